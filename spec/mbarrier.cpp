@@ -1,0 +1,112 @@
+#include "spec/mbarrier.hpp"
+
+namespace pc::spec::mbarrier {
+namespace {
+
+// PTX ISA, "Phase completion of the mbarrier object": the current phase
+// completes when the pending arrival count and the tx-count both reach zero;
+// the pending count is then reloaded with the expected count.
+Result settle(State s, Outcome o, bool no_complete) {
+  if (s.pending == 0 && s.tx == 0) {
+    if (no_complete) return {s, Outcome::fail(Violation::nocomplete_would_complete)};
+    s.phase += 1;
+    s.pending = s.expected;
+    o.phase_completed = true;
+  }
+  return {s, o};
+}
+
+bool tx_in_range(std::int64_t tx) { return tx >= -max_tx && tx <= max_tx; }
+
+}  // namespace
+
+Violation check_live(const State& s) {
+  switch (s.status) {
+    case Status::uninitialized: return Violation::uninitialized_barrier;
+    case Status::invalidated: return Violation::invalidated_barrier;
+    case Status::live: return Violation::none;
+  }
+  return Violation::uninitialized_barrier;
+}
+
+Result init(State s, std::int64_t count) {
+  if (s.status == Status::live) return {s, Outcome::fail(Violation::reinit_live_barrier)};
+  if (count < 1 || count > max_count) return {s, Outcome::fail(Violation::bad_init_count)};
+  s.status = Status::live;
+  s.phase = 0;
+  s.expected = static_cast<std::int32_t>(count);
+  s.pending = s.expected;
+  s.tx = 0;
+  return {s, Outcome{}};
+}
+
+Token token_before(const State& s) { return Token{s.phase, s.pending}; }
+
+Result arrive(State s, const ArriveArgs& a) {
+  if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
+  if (a.count < 1 || a.count > max_count) return {s, Outcome::fail(Violation::bad_arrive_count)};
+  Outcome o;
+  o.observed = s.phase;
+  if (a.expect_tx != 0) {
+    // arrive.expect_tx: "performs an expect-tx operation prior to the arrive-on operation".
+    const std::int64_t tx = std::int64_t(s.tx) + a.expect_tx;
+    if (!tx_in_range(tx) || a.expect_tx < 0) return {s, Outcome::fail(Violation::tx_out_of_range)};
+    s.tx = static_cast<std::int32_t>(tx);
+  }
+  // Over-arrival (more arrivals than pending) is not given a meaning by the ISA;
+  // the model calls it a violation (see docs/spec.md, "open points").
+  if (s.pending - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
+  if (a.drop) {
+    if (s.expected - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
+    s.expected -= static_cast<std::int32_t>(a.count);
+  }
+  s.pending -= static_cast<std::int32_t>(a.count);
+  return settle(s, o, a.no_complete);
+}
+
+Result expect_tx(State s, std::int64_t bytes) {
+  if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
+  const std::int64_t tx = std::int64_t(s.tx) + bytes;
+  if (bytes < 0 || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
+  s.tx = static_cast<std::int32_t>(tx);
+  return settle(s, Outcome{}, false);
+}
+
+Result complete_tx(State s, std::int64_t bytes) {
+  if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
+  const std::int64_t tx = std::int64_t(s.tx) - bytes;
+  if (bytes < 0 || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
+  s.tx = static_cast<std::int32_t>(tx);
+  return settle(s, Outcome{}, false);
+}
+
+Outcome test_wait_parity(const State& s, std::uint32_t parity) {
+  if (Violation v = check_live(s); v != Violation::none) return Outcome::fail(v);
+  Outcome o;
+  o.observed = (s.phase & 1u) != (parity & 1u) ? 1 : 0;
+  return o;
+}
+
+Outcome test_wait_token(const State& s, Token t) {
+  if (Violation v = check_live(s); v != Violation::none) return Outcome::fail(v);
+  Outcome o;
+  o.observed = s.phase > t.phase ? 1 : 0;
+  return o;
+}
+
+Outcome try_wait_parity(const State& s, std::uint32_t parity) {
+  Outcome o = test_wait_parity(s, parity);
+  if (o.violation == Violation::none && o.observed == 0) o.enabled = false;
+  return o;
+}
+
+std::int64_t pending_count(Token t) { return t.pending; }
+
+Result inval(State s) {
+  if (s.status == Status::uninitialized) return {s, Outcome::fail(Violation::uninitialized_barrier)};
+  if (s.status == Status::invalidated) return {s, Outcome::fail(Violation::invalidated_barrier)};
+  s.status = Status::invalidated;
+  return {s, Outcome{}};
+}
+
+}  // namespace pc::spec::mbarrier

@@ -1,0 +1,98 @@
+// The mbarrier object: PTX ISA, "Parallel Synchronization and Communication
+// Instructions: mbarrier" (cited below by instruction or sub-section title). Every function here is pure: it
+// takes a state and returns the next state with an Outcome. Memory ordering
+// (release/acquire) is not here but in spec/hb.hpp; spec/rules.hpp composes them.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <functional>
+
+#include "spec/outcome.hpp"
+
+namespace pc::spec::mbarrier {
+
+// PTX ISA, mbarrier "Contents of the mbarrier object": "the count ... must be in the range 1 to 2^20-1"; the tx-count
+// range is -(2^20-1) .. 2^20-1 (same section, "tx-count").
+inline constexpr std::int32_t max_count = (1 << 20) - 1;
+inline constexpr std::int32_t max_tx = (1 << 20) - 1;
+
+enum class Status : std::uint8_t { uninitialized, live, invalidated };
+
+struct State {
+  Status status = Status::uninitialized;
+  std::uint32_t phase = 0;     // completed phases; the hardware exposes only its parity
+  std::int32_t expected = 0;   // arrivals expected in each later phase (arrive_drop lowers it)
+  std::int32_t pending = 0;    // arrivals still missing in the current phase
+  std::int32_t tx = 0;         // tx-count of the current phase; negative when complete_tx came first
+  auto operator<=>(const State&) const = default;
+};
+
+// The opaque 64-bit state that mbarrier.arrive returns: "captures the phase of
+// the mbarrier object prior to the arrive-on operation" (PTX ISA, mbarrier.arrive).
+struct Token {
+  std::uint32_t phase = 0;
+  std::int32_t pending = 0;  // pending count before the arrive: what mbarrier.pending_count reads
+  auto operator<=>(const Token&) const = default;
+};
+
+struct Result {
+  State next;
+  Outcome out;
+};
+
+// PTX ISA, mbarrier.init: sets the expected and pending count to `count`,
+// the phase to 0 and the tx-count to 0. Re-initialising a live object is
+// undefined (PTX ISA, mbarrier.inval: the object must be invalidated before its memory is repurposed).
+[[nodiscard]] Result init(State s, std::int64_t count);
+
+struct ArriveArgs {
+  std::int64_t count = 1;      // PTX ISA, mbarrier.arrive: optional count, default 1, range 1..2^20-1
+  bool drop = false;           // arrive_drop: also lowers the expected count (PTX ISA, mbarrier.arrive_drop)
+  bool no_complete = false;    // .noComplete: UB if this arrive would complete the phase
+  std::int64_t expect_tx = 0;  // .expect_tx: an expect-tx operation before the arrive-on
+};
+// The arrive-on operation (PTX ISA, "Arrive-on operation on mbarrier object"),
+// with the variants of mbarrier.arrive and mbarrier.arrive_drop.
+// Outcome.observed is the Token's phase (see token_of()).
+[[nodiscard]] Result arrive(State s, const ArriveArgs& a);
+[[nodiscard]] Token token_before(const State& s);
+
+// PTX ISA, "expect-tx operation": tx-count += bytes.
+[[nodiscard]] Result expect_tx(State s, std::int64_t bytes);
+// PTX ISA, "complete-tx operation": tx-count -= bytes; may complete the phase.
+[[nodiscard]] Result complete_tx(State s, std::int64_t bytes);
+
+// PTX ISA, mbarrier.test_wait/mbarrier.try_wait with .parity: true iff the phase whose
+// parity is `parity` has completed, that is the current phase's parity differs.
+// On a fresh barrier parity(1) is true and parity(0) false (H100, harness test
+// fresh_parity; the ISA: "the immediately preceding phase" of phase 0 counts as complete).
+[[nodiscard]] Outcome test_wait_parity(const State& s, std::uint32_t parity);
+// test_wait with the token of an earlier arrive: true iff that phase completed.
+[[nodiscard]] Outcome test_wait_token(const State& s, Token t);
+// try_wait: like test_wait, but when the phase is incomplete the thread may be
+// suspended, and it returns false only after a time limit (same section). For an
+// explorer, a wait loop around try_wait is enabled exactly when test_wait is true.
+[[nodiscard]] Outcome try_wait_parity(const State& s, std::uint32_t parity);
+
+// PTX ISA, mbarrier.pending_count: the pending arrival count held in a Token.
+[[nodiscard]] std::int64_t pending_count(Token t);
+
+// PTX ISA, mbarrier.inval: the object may be reused as memory or re-initialised.
+[[nodiscard]] Result inval(State s);
+
+// Validity of any operation other than init on the object.
+[[nodiscard]] Violation check_live(const State& s);
+
+}  // namespace pc::spec::mbarrier
+
+template <>
+struct std::hash<pc::spec::mbarrier::State> {
+  std::size_t operator()(const pc::spec::mbarrier::State& s) const noexcept {
+    std::uint64_t h = static_cast<std::uint64_t>(s.status) * 0x9E3779B97F4A7C15ull;
+    for (std::uint64_t v : {std::uint64_t(s.phase), std::uint64_t(std::uint32_t(s.expected)),
+                            std::uint64_t(std::uint32_t(s.pending)), std::uint64_t(std::uint32_t(s.tx))})
+      h = (h ^ v) * 0x100000001B3ull;
+    return static_cast<std::size_t>(h);
+  }
+};

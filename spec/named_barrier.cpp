@@ -1,0 +1,55 @@
+#include "spec/named_barrier.hpp"
+
+namespace pc::spec::named {
+
+Violation check_operands(const ArriveArgs& a) {
+  if (a.id < 0 || a.id >= num_ids) return Violation::named_id_out_of_range;
+  const std::int64_t count = a.count == 0 ? a.cta_threads : a.count;
+  if (count <= 0 || count % warp_size != 0) return Violation::named_count_not_warp_multiple;
+  if (a.id == 0 && a.cta_threads > 0 && count != a.cta_threads) return Violation::named_id0_clash;
+  return Violation::none;
+}
+
+Result arrive(State s, const ArriveArgs& a) {
+  if (Violation v = check_operands(a); v != Violation::none) return {s, Outcome::fail(v)};
+  const std::int64_t count = a.count == 0 ? a.cta_threads : a.count;
+  // "all threads ... must use the same thread count" for one instance.
+  if (s.arrived > 0 && s.count != count) return {s, Outcome::fail(Violation::named_count_mismatch)};
+  if (s.arrived + a.threads > count) return {s, Outcome::fail(Violation::named_count_mismatch)};
+  Outcome o;
+  o.observed = s.generation;
+  s.count = static_cast<std::uint16_t>(count);
+  s.arrived = static_cast<std::uint16_t>(s.arrived + a.threads);
+  if (a.red != Red::none) {
+    s.acc_popc = static_cast<std::uint16_t>(s.acc_popc + (a.predicate ? a.threads : 0));
+    s.acc_and = static_cast<std::uint8_t>(s.acc_and & (a.predicate ? 1 : 0));
+    s.acc_or = static_cast<std::uint8_t>(s.acc_or | (a.predicate ? 1 : 0));
+  }
+  if (s.arrived == s.count) {
+    s.generation += 1;
+    s.last_popc = s.acc_popc;
+    s.last_and = s.acc_and;
+    s.last_or = s.acc_or;
+    s.count = 0;
+    s.arrived = 0;
+    s.acc_popc = 0;
+    s.acc_and = 1;
+    s.acc_or = 0;
+    o.phase_completed = true;
+  }
+  return {s, o};
+}
+
+Outcome wait(const State& s, std::uint32_t joined, Red red, int /*threads*/) {
+  if (s.generation <= joined) return Outcome::blocked();
+  Outcome o;
+  switch (red) {
+    case Red::none: o.observed = 0; break;
+    case Red::popc: o.observed = s.last_popc; break;
+    case Red::and_: o.observed = s.last_and; break;
+    case Red::or_: o.observed = s.last_or; break;
+  }
+  return o;
+}
+
+}  // namespace pc::spec::named

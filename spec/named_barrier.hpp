@@ -1,0 +1,60 @@
+// Named (CTA) barriers: PTX ISA, "bar, barrier" (barrier{.cta}.sync, .arrive,
+// .red) in "Parallel Synchronization and Communication Instructions".
+// One State per barrier id per CTA. Pure functions, as in spec/mbarrier.hpp.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+
+#include "spec/outcome.hpp"
+
+namespace pc::spec::named {
+
+inline constexpr int num_ids = 16;  // PTX ISA, bar: "a ... in the range 0..15"
+inline constexpr int warp_size = 32;
+
+enum class Red : std::uint8_t { none, popc, and_, or_ };
+
+struct State {
+  std::uint16_t count = 0;        // thread count of the instance in progress (0: none)
+  std::uint16_t arrived = 0;      // threads arrived at it so far
+  std::uint32_t generation = 0;   // completed instances
+  std::uint16_t acc_popc = 0;     // bar.red accumulators of the instance in progress
+  std::uint8_t acc_and = 1, acc_or = 0;
+  std::int32_t last_popc = 0;     // results of the last completed instance
+  std::uint8_t last_and = 1, last_or = 0;
+  auto operator<=>(const State&) const = default;
+};
+
+struct Result {
+  State next;
+  Outcome out;  // observed: the generation (instance) this arrival joined
+};
+
+struct ArriveArgs {
+  int id = 0;
+  std::int64_t count = 0;   // the b operand; 0 means "all threads of the CTA"
+  int threads = warp_size;  // threads of the arriving agent (32: a warp, 128: a warp group)
+  int cta_threads = 0;      // threads of the CTA (for id 0 and for an absent count)
+  Red red = Red::none;
+  bool predicate = false;   // bar.red's predicate, uniform over the agent's threads
+};
+
+// Checks of the operands (PTX ISA, bar: id range; "b must be a multiple of warp
+// size"; id 0 is the barrier of __syncthreads, CUDA C++ Programming Guide,
+// "Synchronization Functions", so a partial count on it clashes with every
+// __syncthreads of the CTA).
+[[nodiscard]] Violation check_operands(const ArriveArgs& a);
+
+// The arrival part of bar.sync, bar.arrive and bar.red: adds the agent's threads;
+// the instance completes when `count` threads have arrived ("when a barrier
+// completes, the waiting threads are restarted without delay, and the barrier
+// is reinitialized so that it can be immediately reused").
+[[nodiscard]] Result arrive(State s, const ArriveArgs& a);
+
+// The waiting part of bar.sync / bar.red: enabled once the instance the thread
+// joined (`joined` = the observed value of arrive) has completed. For bar.red
+// the observed value is the reduction result, computed over the agent's threads.
+[[nodiscard]] Outcome wait(const State& s, std::uint32_t joined, Red red, int threads);
+
+}  // namespace pc::spec::named

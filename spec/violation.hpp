@@ -1,0 +1,93 @@
+// The violation kinds of the model: undefined behaviour, misuse and the
+// properties the checker reports. The names are a stable contract: they are
+// the vocabulary of --json, --sarif and `# expect:` lines. Only ever append.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace pc::spec {
+
+// X(enumerator, stable name, one-line meaning)
+#define PC_VIOLATIONS(X)                                                                    \
+  X(deadlock, "deadlock", "every live agent is blocked and no async event is pending")     \
+  X(data_race, "data_race", "two accesses to one buffer, one a write, not ordered by happens-before") \
+  X(proxy_race, "proxy_race",                                                               \
+    "a generic-proxy write reached by an async-proxy access with no fence.proxy.async between") \
+  X(uninitialized_barrier, "uninitialized_barrier", "use of an mbarrier that was never initialized") \
+  X(invalidated_barrier, "invalidated_barrier", "use of an mbarrier after mbarrier.inval")   \
+  X(reinit_live_barrier, "reinit_live_barrier", "mbarrier.init on a barrier that is live (not invalidated)") \
+  X(bad_init_count, "bad_init_count", "mbarrier.init count outside 1..2^20-1")               \
+  X(arrival_underflow, "arrival_underflow", "an arrive would take the pending arrival count below zero") \
+  X(bad_arrive_count, "bad_arrive_count", "an arrive count outside 1..2^20-1")               \
+  X(tx_out_of_range, "tx_out_of_range", "the tx-count left the range -(2^20-1)..2^20-1")     \
+  X(nocomplete_would_complete, "nocomplete_would_complete",                                 \
+    "an arrive with .noComplete would have completed the current phase")                    \
+  X(unsynchronized_init, "unsynchronized_init",                                             \
+    "an mbarrier used by another thread or the async proxy before its init was made visible") \
+  X(named_count_mismatch, "named_count_mismatch",                                           \
+    "participants of one named-barrier instance gave different thread counts, or more threads arrived than counted") \
+  X(named_count_not_warp_multiple, "named_count_not_warp_multiple",                         \
+    "a named-barrier thread count that is not a multiple of the warp size")                 \
+  X(named_id_out_of_range, "named_id_out_of_range", "a named-barrier id outside 0..15")       \
+  X(named_id0_clash, "named_id0_clash", "barrier id 0 (__syncthreads) used with a partial thread count") \
+  X(remote_wait, "remote_wait", "a wait or test on an mbarrier of another CTA")               \
+  X(exit_with_pending, "exit_with_pending",                                                 \
+    "a CTA exits while async operations or remote arrivals still target its shared memory") \
+  X(parity_alias, "parity_alias",                                                           \
+    "a waiter resumed after its barrier moved two or more phases past the one it last observed") \
+  X(cluster_barrier_misuse, "cluster_barrier_misuse",                                       \
+    "barrier.cluster.wait without a matching arrive, or two arrives without a wait")        \
+  X(async_group_misuse, "async_group_misuse", "wgmma or bulk async-group protocol broken (e.g. wgmma without wgmma.fence)") \
+  X(amd_missing_waitcnt, "amd_missing_waitcnt",                                             \
+    "an AMD barrier crossed with LDS operations still outstanding (no s_waitcnt lgkmcnt(0))") \
+  X(split_barrier_misuse, "split_barrier_misuse", "gfx12 s_barrier_wait without a preceding s_barrier_signal") \
+  X(assertion_failed, "assertion_failed", "an assert of the kernel does not hold")
+
+enum class Violation : std::uint8_t {
+  none = 0,
+#define PC_X(e, name, doc) e,
+  PC_VIOLATIONS(PC_X)
+#undef PC_X
+};
+
+[[nodiscard]] constexpr std::string_view violation_name(Violation v) {
+  switch (v) {
+    case Violation::none: return "none";
+#define PC_X(e, name, doc) \
+  case Violation::e:       \
+    return name;
+    PC_VIOLATIONS(PC_X)
+#undef PC_X
+  }
+  return "?";
+}
+
+[[nodiscard]] constexpr std::string_view violation_doc(Violation v) {
+  switch (v) {
+    case Violation::none: return "no violation";
+#define PC_X(e, name, doc) \
+  case Violation::e:       \
+    return doc;
+    PC_VIOLATIONS(PC_X)
+#undef PC_X
+  }
+  return "?";
+}
+
+[[nodiscard]] constexpr std::optional<Violation> violation_from_name(std::string_view s) {
+#define PC_X(e, name, doc) \
+  if (s == name) return Violation::e;
+  PC_VIOLATIONS(PC_X)
+#undef PC_X
+  return std::nullopt;
+}
+
+inline constexpr int violation_count = 0
+#define PC_X(e, name, doc) +1
+    PC_VIOLATIONS(PC_X)
+#undef PC_X
+    ;
+
+}  // namespace pc::spec

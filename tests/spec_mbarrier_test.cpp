@@ -1,0 +1,108 @@
+// Rules of spec/mbarrier.hpp, including the facts measured on an H100.
+#include <doctest/doctest.h>
+
+#include "spec/mbarrier.hpp"
+
+using namespace pc::spec;
+using namespace pc::spec::mbarrier;
+
+namespace {
+State live(std::int64_t count) {
+  Result r = init(State{}, count);
+  REQUIRE(r.out.ok());
+  return r.next;
+}
+}  // namespace
+
+TEST_CASE("fresh barrier: parity(1) true, parity(0) false (H100, fresh_parity)") {
+  State s = live(1);
+  CHECK(test_wait_parity(s, 1).observed == 1);
+  CHECK(test_wait_parity(s, 0).observed == 0);
+  CHECK_FALSE(try_wait_parity(s, 0).enabled);
+  CHECK(try_wait_parity(s, 1).enabled);
+}
+
+TEST_CASE("count arrivals complete a phase, fewer do not") {
+  State s = live(3);
+  for (int i = 0; i < 2; ++i) {
+    Result r = arrive(s, {});
+    REQUIRE(r.out.ok());
+    CHECK_FALSE(r.out.phase_completed);
+    s = r.next;
+  }
+  CHECK(test_wait_parity(s, 0).observed == 0);
+  Result r = arrive(s, {});
+  CHECK(r.out.phase_completed);
+  CHECK(r.next.phase == 1);
+  CHECK(r.next.pending == 3);
+  CHECK(test_wait_parity(r.next, 0).observed == 1);
+  CHECK(test_wait_parity(r.next, 1).observed == 0);
+}
+
+TEST_CASE("expect_tx holds the phase open until complete_tx") {
+  State s = live(1);
+  Result r = arrive(s, {.count = 1, .expect_tx = 1024});
+  REQUIRE(r.out.ok());
+  CHECK_FALSE(r.out.phase_completed);
+  r = complete_tx(r.next, 512);
+  CHECK_FALSE(r.out.phase_completed);
+  r = complete_tx(r.next, 512);
+  CHECK(r.out.phase_completed);
+  CHECK(r.next.phase == 1);
+}
+
+TEST_CASE("complete_tx before expect_tx: tx-count goes negative, phase completes at zero") {
+  State s = live(1);
+  Result r = complete_tx(s, 256);
+  REQUIRE(r.out.ok());
+  CHECK(r.next.tx == -256);
+  r = arrive(r.next, {.count = 1, .expect_tx = 256});
+  CHECK(r.out.phase_completed);
+}
+
+TEST_CASE("arrive_drop lowers the expected count of later phases") {
+  State s = live(2);
+  Result r = arrive(s, {.count = 1, .drop = true});
+  REQUIRE(r.out.ok());
+  CHECK(r.next.expected == 1);
+  r = arrive(r.next, {});
+  CHECK(r.out.phase_completed);
+  CHECK(r.next.pending == 1);  // the next phase needs one arrival only
+  r = arrive(r.next, {});
+  CHECK(r.out.phase_completed);
+}
+
+TEST_CASE("phase arithmetic over many phases") {
+  State s = live(2);
+  for (std::uint32_t k = 0; k < 1000; ++k) {
+    CHECK(test_wait_parity(s, k & 1u).observed == 0);
+    CHECK(test_wait_parity(s, (k + 1) & 1u).observed == 1);
+    Token t = token_before(s);
+    s = arrive(s, {}).next;
+    CHECK(test_wait_token(s, t).observed == 0);
+    s = arrive(s, {}).next;
+    CHECK(test_wait_token(s, t).observed == 1);
+    CHECK(s.phase == k + 1);
+  }
+}
+
+TEST_CASE("violations of mbarrier use, and the correct use beside each") {
+  CHECK(arrive(State{}, {}).out.violation == Violation::uninitialized_barrier);
+  CHECK(init(State{}, 0).out.violation == Violation::bad_init_count);
+  CHECK(init(State{}, max_count + 1).out.violation == Violation::bad_init_count);
+  CHECK(init(State{}, max_count).out.ok());
+  State s = live(1);
+  CHECK(init(s, 1).out.violation == Violation::reinit_live_barrier);
+  State dead = inval(s).next;
+  CHECK(arrive(dead, {}).out.violation == Violation::invalidated_barrier);
+  CHECK(init(dead, 1).out.ok());
+  CHECK(arrive(live(1), {.count = 2}).out.violation == Violation::arrival_underflow);
+  CHECK(arrive(live(2), {.count = 2}).out.ok());
+  CHECK(arrive(live(1), {.count = 0}).out.violation == Violation::bad_arrive_count);
+  CHECK(arrive(live(2), {.count = 1, .no_complete = true}).out.ok());
+  CHECK(arrive(live(1), {.count = 1, .no_complete = true}).out.violation ==
+        Violation::nocomplete_would_complete);
+  CHECK(expect_tx(live(1), max_tx + 1).out.violation == Violation::tx_out_of_range);
+  CHECK(expect_tx(live(1), max_tx).out.ok());
+  CHECK(complete_tx(live(1), max_tx + 1).out.violation == Violation::tx_out_of_range);
+}
