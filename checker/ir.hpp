@@ -1,0 +1,141 @@
+// The IR of abstract kernels: what the DSL front end produces and the explorer
+// consumes. It holds no semantics: it names objects, operations and control flow.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "checker/ops.hpp"
+
+namespace pc::ir {
+
+struct Loc {
+  int line = 0;  // 1-based; 0 = unknown
+  int col = 0;
+};
+
+// ---- integer expressions, stored in the kernel's arena ----
+using ExprId = std::int32_t;  // index into Kernel::exprs; -1 = absent
+inline constexpr ExprId no_expr = -1;
+
+enum class ExprKind : std::uint8_t { constant, var, unary, binary };
+enum class UnOp : std::uint8_t { neg, lnot };
+enum class BinOp : std::uint8_t { add, sub, mul, div, mod, bxor, band, bor, lt, le, gt, ge, eq, ne, land, lor };
+
+struct Expr {
+  ExprKind kind = ExprKind::constant;
+  UnOp un = UnOp::neg;
+  BinOp bin = BinOp::add;
+  std::int64_t value = 0;  // constant
+  int var = -1;            // var: index into the role's variables
+  ExprId a = no_expr, b = no_expr;
+  Loc loc;
+};
+
+// Variables every role has, at these indices.
+inline constexpr int var_cta = 0;       // the agent's CTA in its cluster, 0-based
+inline constexpr int var_instance = 1;  // the agent's index among its role's instances in that CTA
+inline constexpr int num_builtin_vars = 2;
+
+// ---- declared objects ----
+struct Param {
+  std::string name;
+  std::int64_t value = 0;                 // the value used by the explicit search
+  std::vector<std::int64_t> candidates;   // optional range/set for symbolic checks
+  Loc loc;
+};
+
+struct BufferDecl {
+  std::string name;
+  int size = 1;              // array length
+  std::int64_t bytes = 0;    // bytes of one element
+  Loc loc;
+};
+
+struct MbarrierDecl {
+  std::string name;
+  int size = 1;               // array length
+  std::int64_t count = 0;     // > 0: initialised with this count before any agent starts (and made visible)
+                              // 0: left uninitialised; the kernel must `init` it
+  Loc loc;
+};
+
+// A reference to an element of a buffer or mbarrier array, optionally in another CTA.
+struct Ref {
+  int object = -1;           // index into Kernel::buffers or Kernel::mbarriers
+  ExprId index = no_expr;    // absent: element 0
+  ExprId cta = no_expr;      // absent: the agent's own CTA (`@ e` in the DSL)
+  Loc loc;
+};
+
+enum class Lanes : std::uint8_t { all, one };
+enum class Sem : std::uint8_t { standard, release, relaxed, acquire };  // standard: the PTX default
+enum class Scope : std::uint8_t { standard, cta, cluster };
+enum class Red : std::uint8_t { none, popc, and_, or_ };
+
+struct Op {
+  OpCode code = OpCode::exit;
+  Lanes lanes = Lanes::all;
+  Loc loc;
+  Ref bar;                    // mbarrier operand
+  std::vector<Ref> bufs;      // buffer operands
+  ExprId count = no_expr;     // arrive count, init count, named-barrier thread count
+  ExprId bytes = no_expr;     // tx bytes
+  ExprId parity = no_expr;    // wait parity
+  ExprId id = no_expr;        // named-barrier id
+  ExprId n = no_expr;         // wait_group N, bar_red predicate
+  ExprId multicast = no_expr; // CTA bit mask for multicast TMA loads / tcgen05.commit
+  int token_var = -1;         // wait/test_wait/pending_count by token: the variable holding it
+  int dest_var = -1;          // variable receiving what the operation observed (test_wait, tokens, bar_red)
+  Sem sem = Sem::standard;
+  Scope scope = Scope::standard;
+  Red red = Red::none;
+  bool no_complete = false;
+  bool noinc = false;
+};
+
+enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true };
+
+struct Stmt {
+  StmtKind kind = StmtKind::op;
+  Loc loc;
+  Op op;                      // op
+  int var = -1;               // assign target; for-loop variable
+  ExprId expr = no_expr;      // assign value; if / assert condition
+  ExprId lo = no_expr, hi = no_expr;  // for v in lo .. hi (hi exclusive)
+  std::vector<Stmt> body;     // for body; if-then
+  std::vector<Stmt> else_body;
+};
+
+enum class Granularity : std::uint8_t { warp, warpgroup };
+[[nodiscard]] constexpr int threads_of(Granularity g) { return g == Granularity::warp ? 32 : 128; }
+
+struct Role {
+  std::string name;
+  Granularity granularity = Granularity::warp;
+  int count = 1;              // instances per CTA it is placed on
+  int cta = -1;               // -1: every CTA of the cluster; else only that CTA
+  std::vector<std::string> vars;  // variable names; the first num_builtin_vars are builtins
+  std::vector<Stmt> body;
+  Loc loc;
+};
+
+enum class Target : std::uint8_t { nvidia, amd };
+
+struct Kernel {
+  std::string name;
+  std::string file;
+  Target target = Target::nvidia;
+  std::vector<Param> params;
+  int cluster_ctas = 1;
+  int cta_threads = 0;        // 0: the sum of its roles' threads
+  std::vector<BufferDecl> buffers;
+  std::vector<MbarrierDecl> mbarriers;
+  std::vector<Role> roles;
+  std::vector<Expr> exprs;
+  std::string expect;         // the `# expect:` line, if any ("verified" or a violation name)
+  Loc loc;
+};
+
+}  // namespace pc::ir
