@@ -21,10 +21,14 @@ using Syncs = std::uint64_t;    // one bit per synchronization object
 
 // The lane classes of one agent (a warp or a warp group). `leader` is the
 // elected lane that runs `one:` operations; `rest` stands for all other lanes.
-// `bulk` and `mma` are the agent's async units: what its TMA copies read and
-// what its wgmma/tcgen05 operations read, until a wait retires them.
-enum class Lane : std::uint8_t { leader = 0, rest = 1, bulk = 2, mma = 3 };
-inline constexpr int lanes_per_agent = 4;
+// The others are the agent's async units, each the "thread" of what it
+// accesses until a wait or a barrier completion orders it: bulk0/bulk1 the
+// source reads of its TMA stores, mma0/mma1 the shared-memory reads of its
+// wgmma/tcgen05 operations (async groups alternate between the two units of a
+// kind, so that `wait_group 1` can retire the older group and keep the newer),
+// cp_async the writes of its cp.async copies, tma the writes of its TMA loads.
+enum class Lane : std::uint8_t { leader = 0, rest = 1, bulk0 = 2, bulk1 = 3, mma0 = 4, mma1 = 5, cp_async = 6, tma = 7 };
+inline constexpr int lanes_per_agent = 8;
 inline constexpr int max_agents = 64 / lanes_per_agent;
 inline constexpr int max_syncs = 64;
 
@@ -47,6 +51,11 @@ enum class Kind : std::uint8_t { read = 0, write = 1 };
 struct Event {
   std::uint8_t thread = 0;
   Proxy proxy = Proxy::generic;
+  // The access was made by every lane of the agent, each on its own part of
+  // the buffer: two such accesses of the same agent's lane classes do not
+  // conflict with each other. A `one:` access (the leader on the buffer as a
+  // whole) conflicts with the other lanes as with any thread.
+  bool spread = false;
   Threads after = 0;
   Threads after_async = 0;
   Syncs released = 0, released_async = 0;
@@ -54,10 +63,12 @@ struct Event {
   auto operator<=>(const Event&) const = default;
 };
 
+// The writes and reads of a buffer not yet known to be ordered before a later
+// write: at most one of each per thread (a thread's newer access subsumes its
+// older one by program order), sorted by thread.
 struct Buffer {
-  bool has_write = false;
-  Event write;
-  std::vector<Event> reads;  // at most one per thread, sorted by thread
+  std::vector<Event> writes;
+  std::vector<Event> reads;
   auto operator<=>(const Buffer&) const = default;
 };
 
@@ -81,17 +92,22 @@ struct Check {
 //    (PTX ISA "Proxies": a proxy fence is needed between proxies);
 //  - async writes seen through an mbarrier wait need no proxy fence (PTX ISA,
 //    cp.async.bulk: completion is signalled through the mbarrier's complete-tx).
-[[nodiscard]] Check access(Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, std::uint8_t actor);
+[[nodiscard]] Check access(Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, std::uint8_t actor,
+                           bool spread = false);
+
+// Records a write by `thread` without a conflict test: the initialisation of
+// an mbarrier's memory, whose conflicts are the mbarrier rules' business.
+void overwrite(Memory& m, int buf, std::uint8_t thread);
 
 // The same conflict test as access() without recording anything.
-[[nodiscard]] Check check_only(const Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer);
+[[nodiscard]] Check check_only(const Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, bool spread = false);
 
 // `thread` performs a release into sync object `sync`: everything it knows is
 // attached to the object, to be made visible at the object's next completion.
 void release(Memory& m, std::uint8_t thread, int sync);
-// One event (buffer's write) is released into `sync` by an async unit: the
-// complete-tx of a TMA load.
-void release_write(Memory& m, int buf, int sync);
+// The write of `thread` (an async unit) to `buf` is released into `sync`: the
+// complete-tx of a TMA load releases that copy's data and nothing else.
+void release_write(Memory& m, int buf, std::uint8_t thread, int sync);
 // The sync object completed a phase: what was released into it becomes visible.
 void complete(Memory& m, int sync);
 // `thread` performs an acquire on `sync` that observed its latest completion.
@@ -101,6 +117,8 @@ void acquire(Memory& m, std::uint8_t thread, int sync);
 void order(Memory& m, std::uint8_t from, Threads to);
 // fence.proxy.async by `thread`: the generic writes it knows become known to the
 // async proxy through it (PTX ISA, membar/fence: "fence.proxy.async").
-void proxy_fence(Memory& m, std::uint8_t thread);
+// `first_buf`/`end_buf` restrict it to a range of buffers (fence.mbarrier_init
+// orders only mbarrier initialisations); by default every buffer.
+void proxy_fence(Memory& m, std::uint8_t thread, int first_buf = 0, int end_buf = -1);
 
 }  // namespace pc::spec::hb

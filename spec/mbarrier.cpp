@@ -102,6 +102,13 @@ Outcome try_wait_parity(const State& s, std::uint32_t parity) {
 
 std::int64_t pending_count(Token t) { return t.pending; }
 
+Result increment_pending(State s) {
+  if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
+  if (s.pending + 1 > max_count) return {s, Outcome::fail(Violation::bad_arrive_count)};
+  s.pending += 1;
+  return {s, Outcome{}};
+}
+
 Result inval(State s) {
   if (s.status == Status::uninitialized) return {s, Outcome::fail(Violation::uninitialized_barrier)};
   if (s.status == Status::invalidated) return {s, Outcome::fail(Violation::invalidated_barrier)};

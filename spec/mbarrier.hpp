@@ -78,6 +78,12 @@ struct ArriveArgs {
 // PTX ISA, mbarrier.pending_count: the pending arrival count held in a Token.
 [[nodiscard]] std::int64_t pending_count(Token t);
 
+// PTX ISA, cp.async.mbarrier.arrive: "the pending count of the mbarrier
+// object is incremented by 1 prior to the asynchronous arrive-on operation"
+// unless .noinc is given. This is that increment, done when the instruction
+// is issued; the arrive itself is an ordinary arrive() when the copies land.
+[[nodiscard]] Result increment_pending(State s);
+
 // PTX ISA, mbarrier.inval: the object may be reused as memory or re-initialised.
 [[nodiscard]] Result inval(State s);
 

@@ -1,0 +1,309 @@
+// Breadth-first search over the global states of a kernel. Visited states are
+// kept as 64-bit fingerprints (hash compaction) with a parent link and the
+// action that reached them, so that the first violation found comes with a
+// shortest schedule, replayed afterwards with descriptions for the trace.
+#include "checker/explore.hpp"
+
+#include <chrono>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checker/program.hpp"
+#include "checker/reduce.hpp"
+#include "checker/state.hpp"
+#include "checker/step.hpp"
+#include "checker/visited.hpp"
+
+namespace pc::check {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A schedule step: agent index, or agents + index into the pending events.
+using Action = std::uint16_t;
+
+struct Found {
+  bool any = false;
+  spec::Violation violation = spec::Violation::none;
+  std::uint32_t parent = 0;   // id of the state the failing action was taken from
+  bool deadlock = false;      // the state `parent` itself is deadlocked
+  Action action = 0;
+};
+
+std::string kernel_tag(const Program& p) {
+  std::string bytes;
+  serialize(Stepper(p, false).initial(), bytes);
+  bytes += p.kernel->name;
+  for (const auto& code : p.code) bytes += std::to_string(code.size()) + ",";
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(hash_bytes(bytes) & 0xffffffffu));
+  return buf;
+}
+
+class Search {
+ public:
+  Search(const ir::Kernel& k, const Options& opt) : prog_(instantiate(k)), opt_(opt), step_(prog_, false) {}
+
+  Result run();
+  Result replay();
+
+ private:
+  Program prog_;
+  Options opt_;
+  Stepper step_;
+  Visited visited_;
+
+  int agents() const { return static_cast<int>(prog_.agents.size()); }
+  void normalize(State& s) const {
+    if (opt_.reduction) run_local_steps(step_, s);
+  }
+  // Applies one action; false if it is not enabled.
+  bool apply(const Stepper& st, State& s, Action a, StepInfo& info) const {
+    if (a < agents()) {
+      if (s.agents[a].exited) return false;
+      info = st.agent_step(s, a);
+    } else {
+      const int i = a - agents();
+      if (i >= static_cast<int>(s.pending.size())) return false;
+      info = st.pending_step(s, i);
+    }
+    return info.enabled;
+  }
+  std::vector<Action> path_to(std::uint32_t id) const {
+    std::vector<Action> path;
+    while (id != 0) {
+      path.push_back(visited_.action(id));
+      id = visited_.parent(id);
+    }
+    return {path.rbegin(), path.rend()};
+  }
+  void describe(const std::vector<Action>& path, bool deadlock, Result& r) const;
+  std::string token(const std::vector<Action>& path) const;
+  void fill_agents(Result& r) const {
+    for (const AgentInfo& a : prog_.agents)
+      r.agents.push_back(Agent{a.name, prog_.kernel->roles[static_cast<std::size_t>(a.role)].name, a.cta, a.instance});
+  }
+};
+
+std::string Search::token(const std::vector<Action>& path) const {
+  std::ostringstream o;
+  o << "v1." << (opt_.reduction ? 'R' : 'N') << '.' << kernel_tag(prog_) << '.';
+  for (std::size_t i = 0; i < path.size(); ++i) o << (i ? "-" : "") << path[i];
+  return o.str();
+}
+
+// Re-runs a schedule with descriptions on, filling the trace; the last action
+// (or, for a deadlock, the final state) is the violation.
+void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r) const {
+  Stepper st(prog_, true);
+  State s = st.initial();
+  normalize(s);
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    StepInfo info;
+    const Action a = path[i];
+    const int agent = a < agents() ? a : -1;
+    const int issuer = a < agents() ? a : s.pending[static_cast<std::size_t>(a - agents())].agent;
+    (void)issuer;
+    apply(st, s, a, info);
+    TraceStep t;
+    t.agent = agent;
+    t.text = info.text.empty() && info.violation != spec::Violation::none ? "(violation)" : info.text;
+    t.loc = info.loc;
+    t.phase_completed = !info.completed.empty();
+    t.object = info.completed;
+    r.trace.push_back(t);
+    if (info.violation != spec::Violation::none) {
+      r.violation = info.violation;
+      r.message = info.message;
+      r.loc = info.loc;
+      r.agent = agent;
+      return;
+    }
+    normalize(s);
+  }
+  if (deadlock) {
+    r.violation = spec::Violation::deadlock;
+    std::string msg = "deadlock: ";
+    bool first = true;
+    for (int a = 0; a < agents(); ++a) {
+      if (s.agents[static_cast<std::size_t>(a)].exited) continue;
+      TraceStep t;
+      t.agent = a;
+      t.blocked = true;
+      t.loc = st.loc_of(s, a);
+      t.text = "blocked: " + st.describe_blocked(s, a);
+      r.trace.push_back(t);
+      msg += (first ? "" : "; ") + st.describe_blocked(s, a);
+      if (first) {
+        r.loc = t.loc;
+        r.agent = a;
+      }
+      first = false;
+    }
+    r.message = msg;
+  }
+}
+
+Result Search::run() {
+  const auto t0 = Clock::now();
+  Result r;
+  fill_agents(r);
+  State init = step_.initial();
+  normalize(init);
+  std::string bytes;
+  serialize(init, bytes);
+  visited_.insert(hash_bytes(bytes), 0, 0);
+
+  std::vector<std::pair<State, std::uint32_t>> level, next;
+  level.emplace_back(std::move(init), 0);
+  Found found;
+  std::uint64_t depth = 0, expanded = 0;
+  auto last_progress = t0;
+  std::string stop_reason;
+
+  while (!level.empty() && !found.any && stop_reason.empty()) {
+    for (std::size_t li = 0; li < level.size() && !found.any; ++li) {
+      const State& s = level[li].first;
+      const std::uint32_t id = level[li].second;
+      bool any_enabled = false;
+      const int total = agents() + static_cast<int>(s.pending.size());
+      for (int a = 0; a < total && !found.any; ++a) {
+        State t = s;
+        StepInfo info;
+        if (!apply(step_, t, static_cast<Action>(a), info)) continue;
+        any_enabled = true;
+        ++r.transitions;
+        if (info.violation != spec::Violation::none) {
+          found = Found{true, info.violation, id, false, static_cast<Action>(a)};
+          break;
+        }
+        normalize(t);
+        serialize(t, bytes);
+        if (visited_.insert(hash_bytes(bytes), id, static_cast<Action>(a)))
+          next.emplace_back(std::move(t), visited_.size() - 1);
+      }
+      if (!found.any && !any_enabled) {
+        bool live = false;
+        for (const AgentState& a : s.agents) live |= !a.exited;
+        if (live) found = Found{true, spec::Violation::deadlock, id, true, 0};
+      }
+      if ((++expanded & 1023) == 0) {
+        const auto now = Clock::now();
+        const double secs = std::chrono::duration<double>(now - t0).count();
+        if (opt_.timeout_s > 0 && secs > opt_.timeout_s) stop_reason = "timeout";
+        if (visited_.size() > opt_.max_states) stop_reason = "max-states";
+        const std::uint64_t mem = visited_.bytes() + (level.size() + next.size()) * (bytes.size() + sizeof(State));
+        if (mem > opt_.max_memory_mb * 1024 * 1024) stop_reason = "max-memory";
+        if (opt_.progress && now - last_progress > std::chrono::seconds(3)) {
+          last_progress = now;
+          std::fprintf(stderr, "progress: %llu states, %.0f states/s, depth %llu, queue %zu, memory %.1f MiB\n",
+                       static_cast<unsigned long long>(visited_.size()), visited_.size() / (secs > 0 ? secs : 1),
+                       static_cast<unsigned long long>(depth), next.size(), mem / 1048576.0);
+        }
+        if (!stop_reason.empty()) break;
+      }
+    }
+    level.swap(next);
+    next.clear();
+    ++depth;
+  }
+
+  r.states = visited_.size();
+  r.max_depth = depth;
+  r.memory_bytes = visited_.bytes();
+  if (found.any) {
+    r.verdict = Verdict::violation;
+    std::vector<Action> path = path_to(found.parent);
+    if (!found.deadlock) path.push_back(found.action);
+    describe(path, found.deadlock, r);
+    r.replay = token(path);
+  } else if (!stop_reason.empty()) {
+    r.verdict = Verdict::inconclusive;
+    r.inconclusive_reason = stop_reason;
+  } else {
+    r.verdict = Verdict::verified;
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+Result Search::replay() {
+  const auto t0 = Clock::now();
+  Result r;
+  fill_agents(r);
+  // v1.<mode>.<tag>.<a-b-c>
+  const std::string& tok = opt_.replay;
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (int i = 0; i < 3; ++i) {
+    const std::size_t dot = tok.find('.', from);
+    if (dot == std::string::npos) throw KernelError("malformed replay token '" + tok + "'", {});
+    parts.push_back(tok.substr(from, dot - from));
+    from = dot + 1;
+  }
+  if (parts[0] != "v1" || (parts[1] != "R" && parts[1] != "N"))
+    throw KernelError("malformed replay token '" + tok + "'", {});
+  if (parts[2] != kernel_tag(prog_))
+    throw KernelError("the replay token was made for another kernel (or other parameters)", {});
+  opt_.reduction = parts[1] == "R";
+  std::vector<Action> path;
+  const std::string rest = tok.substr(from);
+  std::size_t i = 0;
+  while (i < rest.size()) {
+    std::size_t j = rest.find('-', i);
+    if (j == std::string::npos) j = rest.size();
+    const std::string num = rest.substr(i, j - i);
+    if (num.empty() || num.size() > 5 || num.find_first_not_of("0123456789") != std::string::npos)
+      throw KernelError("malformed replay token '" + tok + "'", {});
+    path.push_back(static_cast<Action>(std::stoi(num)));
+    i = j + 1;
+  }
+  // Follow the schedule; check every action is enabled.
+  State s = step_.initial();
+  normalize(s);
+  bool violated = false;
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    StepInfo info;
+    if (!apply(step_, s, path[k], info))
+      throw KernelError("the replay token's step " + std::to_string(k + 1) + " is not possible in this kernel", {});
+    if (info.violation != spec::Violation::none) {
+      if (k + 1 != path.size()) throw KernelError("the replay token goes on past a violation", {});
+      violated = true;
+      break;
+    }
+    normalize(s);
+  }
+  bool deadlock = false;
+  if (!violated) {
+    bool any = false, live = false;
+    for (int a = 0; a < agents() + static_cast<int>(s.pending.size()) && !any; ++a) {
+      State t = s;
+      StepInfo info;
+      any = apply(step_, t, static_cast<Action>(a), info);
+    }
+    for (const AgentState& a : s.agents) live |= !a.exited;
+    deadlock = !any && live;
+  }
+  r.states = path.size() + 1;
+  if (violated || deadlock) {
+    r.verdict = Verdict::violation;
+    describe(path, deadlock, r);
+    r.replay = tok;
+  } else {
+    r.verdict = Verdict::inconclusive;
+    r.inconclusive_reason = "replay-ended-without-violation";
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace
+
+Result check(const ir::Kernel& k, const Options& opt) {
+  Search s(k, opt);
+  return opt.replay.empty() ? s.run() : s.replay();
+}
+
+}  // namespace pc::check

@@ -1,0 +1,246 @@
+#include "checker/program.hpp"
+
+#include <functional>
+
+#include "spec/hb.hpp"
+#include "spec/named_barrier.hpp"
+
+namespace pc::check {
+namespace {
+
+using ir::ExprId;
+using ir::OpCode;
+
+bool is_constant(const std::vector<ir::Expr>& ex, ExprId e) {
+  if (e == ir::no_expr) return true;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  switch (x.kind) {
+    case ir::ExprKind::constant: return true;
+    case ir::ExprKind::var: return false;
+    case ir::ExprKind::unary: return is_constant(ex, x.a);
+    case ir::ExprKind::binary: return is_constant(ex, x.a) && is_constant(ex, x.b);
+  }
+  return false;
+}
+
+bool uses_named_barrier(OpCode c) {
+  return c == OpCode::bar_sync || c == OpCode::bar_arrive || c == OpCode::bar_red ||
+         c == OpCode::syncthreads || c == OpCode::s_barrier || c == OpCode::s_barrier_signal ||
+         c == OpCode::s_barrier_wait;
+}
+
+struct Flattener {
+  Program& p;
+  std::vector<Instr>& out;
+
+  ExprId add(ir::Expr e) {
+    p.exprs.push_back(e);
+    return static_cast<ExprId>(p.exprs.size()) - 1;
+  }
+
+  void block(const std::vector<ir::Stmt>& body) {
+    for (const ir::Stmt& s : body) stmt(s);
+  }
+
+  void stmt(const ir::Stmt& s) {
+    switch (s.kind) {
+      case ir::StmtKind::op: out.push_back(Instr{InstrKind::op, &s.op, -1, ir::no_expr, -1, s.loc}); break;
+      case ir::StmtKind::assign: out.push_back(Instr{InstrKind::assign, nullptr, s.var, s.expr, -1, s.loc}); break;
+      case ir::StmtKind::assert_true:
+        out.push_back(Instr{InstrKind::assert_true, nullptr, -1, s.expr, -1, s.loc});
+        break;
+      case ir::StmtKind::if_else: {
+        const std::size_t br = out.size();
+        out.push_back(Instr{InstrKind::branch_false, nullptr, -1, s.expr, -1, s.loc});
+        block(s.body);
+        if (s.else_body.empty()) {
+          out[br].target = static_cast<int>(out.size());
+        } else {
+          const std::size_t jmp = out.size();
+          out.push_back(Instr{InstrKind::jump, nullptr, -1, ir::no_expr, -1, s.loc});
+          out[br].target = static_cast<int>(out.size());
+          block(s.else_body);
+          out[jmp].target = static_cast<int>(out.size());
+        }
+        break;
+      }
+      case ir::StmtKind::for_loop: {
+        // v = lo; top: if !(v < hi) goto end; body; v = v + 1; goto top; end:
+        out.push_back(Instr{InstrKind::assign, nullptr, s.var, s.lo, -1, s.loc});
+        const ExprId v = add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, s.var, ir::no_expr, ir::no_expr, s.loc});
+        const ExprId cond = add({ir::ExprKind::binary, ir::UnOp::neg, ir::BinOp::lt, 0, -1, v, s.hi, s.loc});
+        const ExprId one = add({ir::ExprKind::constant, ir::UnOp::neg, ir::BinOp::add, 1, -1, ir::no_expr, ir::no_expr, s.loc});
+        const ExprId inc = add({ir::ExprKind::binary, ir::UnOp::neg, ir::BinOp::add, 0, -1, v, one, s.loc});
+        const int top = static_cast<int>(out.size());
+        out.push_back(Instr{InstrKind::branch_false, nullptr, -1, cond, -1, s.loc});
+        block(s.body);
+        out.push_back(Instr{InstrKind::assign, nullptr, s.var, inc, -1, s.loc});
+        out.push_back(Instr{InstrKind::jump, nullptr, -1, ir::no_expr, top, s.loc});
+        out[static_cast<std::size_t>(top)].target = static_cast<int>(out.size());
+        break;
+      }
+    }
+  }
+};
+
+void scan_ops(const std::vector<ir::Stmt>& body, const std::function<void(const ir::Op&)>& f) {
+  for (const ir::Stmt& s : body) {
+    if (s.kind == ir::StmtKind::op) f(s.op);
+    scan_ops(s.body, f);
+    scan_ops(s.else_body, f);
+  }
+}
+
+}  // namespace
+
+std::int64_t eval(const Program& p, ExprId e, const std::int64_t* vars) {
+  const ir::Expr& x = p.exprs.at(static_cast<std::size_t>(e));
+  switch (x.kind) {
+    case ir::ExprKind::constant: return x.value;
+    case ir::ExprKind::var: return vars[x.var];
+    case ir::ExprKind::unary: {
+      const std::int64_t a = eval(p, x.a, vars);
+      return x.un == ir::UnOp::neg ? -a : (a == 0 ? 1 : 0);
+    }
+    case ir::ExprKind::binary: {
+      const std::int64_t a = eval(p, x.a, vars);
+      if (x.bin == ir::BinOp::land && a == 0) return 0;
+      if (x.bin == ir::BinOp::lor && a != 0) return 1;
+      const std::int64_t b = eval(p, x.b, vars);
+      switch (x.bin) {
+        case ir::BinOp::add: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+        case ir::BinOp::sub: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
+        case ir::BinOp::mul: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+        case ir::BinOp::div:
+        case ir::BinOp::mod:
+          if (b == 0) throw KernelError("division by zero", x.loc);
+          if (b == -1) return x.bin == ir::BinOp::div ? -a : 0;
+          return x.bin == ir::BinOp::div ? a / b : a % b;
+        case ir::BinOp::bxor: return a ^ b;
+        case ir::BinOp::band: return a & b;
+        case ir::BinOp::bor: return a | b;
+        case ir::BinOp::lt: return a < b;
+        case ir::BinOp::le: return a <= b;
+        case ir::BinOp::gt: return a > b;
+        case ir::BinOp::ge: return a >= b;
+        case ir::BinOp::eq: return a == b;
+        case ir::BinOp::ne: return a != b;
+        case ir::BinOp::land:
+        case ir::BinOp::lor: return b != 0;
+      }
+    }
+  }
+  return 0;
+}
+
+std::string Program::buffer_name(int inst) const {
+  const int cta = inst / buffers_per_cta, local = inst % buffers_per_cta;
+  for (std::size_t d = kernel->buffers.size(); d-- > 0;) {
+    if (local >= buffer_base[d]) {
+      std::string s = kernel->buffers[d].name + "[" + std::to_string(local - buffer_base[d]) + "]";
+      return ctas > 1 ? s + "@cta" + std::to_string(cta) : s;
+    }
+  }
+  return "?";
+}
+
+int Program::mbar_decl(int inst) const {
+  const int local = inst % mbars_per_cta;
+  for (std::size_t d = kernel->mbarriers.size(); d-- > 0;)
+    if (local >= mbar_base[d]) return static_cast<int>(d);
+  return 0;
+}
+
+std::string Program::mbar_name(int inst) const {
+  const int d = mbar_decl(inst);
+  const int local = inst % mbars_per_cta;
+  std::string s = kernel->mbarriers[static_cast<std::size_t>(d)].name + "[" +
+                  std::to_string(local - mbar_base[static_cast<std::size_t>(d)]) + "]";
+  return ctas > 1 ? s + "@cta" + std::to_string(mbar_cta(inst)) : s;
+}
+
+Program instantiate(const ir::Kernel& k) {
+  Program p;
+  p.kernel = &k;
+  p.exprs = k.exprs;
+  if (k.cluster_ctas < 1 || k.cluster_ctas > 16) throw KernelError("cluster size must be 1..16", k.loc);
+  p.ctas = k.cluster_ctas;
+
+  for (const ir::BufferDecl& b : k.buffers) {
+    if (b.size < 1) throw KernelError("buffer array '" + b.name + "' must have at least one element", b.loc);
+    p.buffer_base.push_back(p.buffers_per_cta);
+    p.buffers_per_cta += b.size;
+  }
+  for (const ir::MbarrierDecl& m : k.mbarriers) {
+    if (m.size < 1) throw KernelError("mbarrier array '" + m.name + "' must have at least one element", m.loc);
+    p.mbar_base.push_back(p.mbars_per_cta);
+    p.mbars_per_cta += m.size;
+  }
+  p.mbar_has_init.assign(k.mbarriers.size(), false);
+
+  // Agents, CTA by CTA, role by role, instance by instance.
+  p.cta_threads.assign(static_cast<std::size_t>(p.ctas), 0);
+  for (int cta = 0; cta < p.ctas; ++cta) {
+    for (std::size_t r = 0; r < k.roles.size(); ++r) {
+      const ir::Role& role = k.roles[r];
+      if (role.cta >= p.ctas) throw KernelError("role '" + role.name + "' is placed on a CTA outside the cluster", role.loc);
+      if (role.cta >= 0 && role.cta != cta) continue;
+      for (int i = 0; i < role.count; ++i) {
+        AgentInfo a;
+        a.role = static_cast<int>(r);
+        a.cta = cta;
+        a.instance = i;
+        a.threads = ir::threads_of(role.granularity);
+        a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
+                 (p.ctas > 1 ? "@cta" + std::to_string(cta) : "");
+        p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;
+        p.agents.push_back(a);
+      }
+    }
+  }
+  if (p.agents.empty()) throw KernelError("the kernel has no agents (no role)", k.loc);
+  if (static_cast<int>(p.agents.size()) > spec::hb::max_agents)
+    throw KernelError("the model holds at most " + std::to_string(spec::hb::max_agents) + " agents; this kernel has " +
+                          std::to_string(p.agents.size()),
+                      k.loc);
+  if (k.cta_threads > 0)
+    for (int& t : p.cta_threads) t = k.cta_threads;
+
+  // Named-barrier ids in use, and which mbarrier declarations have an init.
+  std::vector<bool> used(spec::named::num_ids, false);
+  bool any_dynamic = false;
+  for (const ir::Role& role : k.roles) {
+    scan_ops(role.body, [&](const ir::Op& op) {
+      if (op.code == OpCode::mbar_init && op.bar.object >= 0 &&
+          op.bar.object < static_cast<int>(k.mbarriers.size()))
+        p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
+      if (!uses_named_barrier(op.code)) return;
+      if (op.id == ir::no_expr) {
+        used[0] = true;
+      } else if (is_constant(p.exprs, op.id)) {
+        const std::int64_t id = eval(p, op.id, nullptr);
+        if (id >= 0 && id < spec::named::num_ids) used[static_cast<std::size_t>(id)] = true;
+      } else {
+        any_dynamic = true;
+      }
+    });
+  }
+  p.named_slot.assign(spec::named::num_ids, -1);
+  for (int id = 0; id < spec::named::num_ids; ++id)
+    if (any_dynamic || used[static_cast<std::size_t>(id)]) p.named_slot[static_cast<std::size_t>(id)] = p.named_used++;
+  p.sync_count = p.num_mbars() + p.ctas * p.named_used + 1;
+  if (p.sync_count > spec::hb::max_syncs)
+    throw KernelError("the model holds at most " + std::to_string(spec::hb::max_syncs) +
+                          " barriers (mbarrier instances plus named barriers per CTA); this kernel needs " +
+                          std::to_string(p.sync_count),
+                      k.loc);
+
+  for (const ir::Role& role : k.roles) {
+    p.code.emplace_back();
+    Flattener f{p, p.code.back()};
+    f.block(role.body);
+  }
+  return p;
+}
+
+}  // namespace pc::check

@@ -1,0 +1,86 @@
+// A kernel instantiated for the explorer: agents placed on CTAs, object arrays
+// expanded into instances, and each role's structured body flattened into code
+// with jumps. No semantics here, only names and numbers.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "checker/ir.hpp"
+
+namespace pc::check {
+
+// An error in a kernel that is only found when it is instantiated or run
+// (an index out of range, a division by zero): bad input, exit 2.
+struct KernelError : std::invalid_argument {
+  ir::Loc loc;
+  KernelError(const std::string& what, ir::Loc l) : std::invalid_argument(what), loc(l) {}
+};
+
+enum class InstrKind : std::uint8_t { op, assign, jump, branch_false, assert_true };
+
+struct Instr {
+  InstrKind kind = InstrKind::op;
+  const ir::Op* op = nullptr;  // op
+  int var = -1;                // assign target
+  ir::ExprId expr = ir::no_expr;
+  int target = -1;             // jump / branch_false destination
+  ir::Loc loc;
+};
+
+struct AgentInfo {
+  int role = 0;
+  int cta = 0;
+  int instance = 0;
+  int threads = 32;
+  std::string name;
+};
+
+struct Program {
+  const ir::Kernel* kernel = nullptr;
+  std::vector<ir::Expr> exprs;              // the kernel's, plus loop increments and bounds
+  std::vector<std::vector<Instr>> code;     // per role
+  std::vector<AgentInfo> agents;
+  int ctas = 1;
+  std::vector<int> cta_threads;             // per CTA
+
+  // Object instances, numbered CTA-major: instance = cta * per_cta + base[decl] + index.
+  std::vector<int> buffer_base, mbar_base;
+  int buffers_per_cta = 0, mbars_per_cta = 0;
+  std::vector<bool> mbar_has_init;          // per declaration: the kernel has an init op on it
+
+  // Synchronisation objects for happens-before: mbarrier instances, then the
+  // named-barrier ids in use per CTA, then the cluster barrier.
+  std::vector<int> named_slot;              // id -> slot, -1 if unused
+  int named_used = 0;
+  int sync_count = 0;
+
+  [[nodiscard]] int num_buffers() const { return buffers_per_cta * ctas; }
+  [[nodiscard]] int num_mbars() const { return mbars_per_cta * ctas; }
+  // hb::Memory holds the data buffers, then one pseudo-buffer per mbarrier
+  // instance standing for its initialisation.
+  [[nodiscard]] int mem_buffers() const { return num_buffers() + num_mbars(); }
+  [[nodiscard]] int mbar_pseudo_buffer(int mbar) const { return num_buffers() + mbar; }
+  [[nodiscard]] int mbar_sync(int mbar) const { return mbar; }
+  [[nodiscard]] int named_sync(int cta, int id) const {
+    return num_mbars() + cta * named_used + named_slot[static_cast<std::size_t>(id)];
+  }
+  [[nodiscard]] int cluster_sync() const { return sync_count - 1; }
+
+  [[nodiscard]] std::string buffer_name(int inst) const;
+  [[nodiscard]] std::string mbar_name(int inst) const;
+  [[nodiscard]] int mbar_decl(int inst) const;
+  [[nodiscard]] int mbar_cta(int inst) const { return inst / mbars_per_cta; }
+  [[nodiscard]] int buffer_cta(int inst) const { return inst / buffers_per_cta; }
+};
+
+// Throws KernelError for a kernel the explorer cannot instantiate.
+[[nodiscard]] Program instantiate(const ir::Kernel& k);
+
+// Integer expressions over an agent's variables. Throws KernelError on
+// division by zero.
+[[nodiscard]] std::int64_t eval(const Program& p, ir::ExprId e, const std::int64_t* vars);
+
+}  // namespace pc::check

@@ -1,0 +1,72 @@
+// The global state the explorer searches: every agent's control state, every
+// spec/ object, the pending async events, and the happens-before memory.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "spec/cluster.hpp"
+#include "spec/hb.hpp"
+#include "spec/mbarrier.hpp"
+#include "spec/named_barrier.hpp"
+
+namespace pc::check {
+
+// An agent's async groups of one kind (bulk copies, or wgmma): groups are
+// numbered from 0; `committed` groups are closed; operations issued now join
+// group `committed`. Groups alternate between two async units (hb lanes) so
+// that a wait can retire the older unit while the newer stays in flight;
+// last[u] is one past the highest group that used unit u (0: unit idle).
+struct Groups {
+  std::uint16_t committed = 0;
+  std::uint16_t last[2] = {0, 0};
+  auto operator<=>(const Groups&) const = default;
+};
+
+struct AgentState {
+  std::uint16_t pc = 0;
+  std::uint8_t stage = 0;         // 1: a bar.sync/bar.red/cluster_sync has arrived and now waits
+  bool exited = false;
+  bool wgmma_fenced = false;      // wgmma.fence since the last wgmma.commit_group
+  std::uint8_t lgkm = 0;          // AMD: LDS operations issued and not yet waited for (saturates at 1)
+  std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
+  spec::cluster::Ticket cluster_ticket = 0;
+  std::uint32_t split_ticket = 0; // AMD split barrier: 0 none, g+1 signalled into instance g
+  Groups bulk, mma;
+  std::vector<std::int64_t> vars;
+  std::vector<std::uint32_t> last_seen;  // per mbarrier instance: the phase this agent last observed
+  auto operator<=>(const AgentState&) const = default;
+};
+
+enum class PendingKind : std::uint8_t { tma_load, tcgen05_arrive, cp_async_arrive };
+
+// An issued async operation that completes at some later point.
+struct Pending {
+  PendingKind kind = PendingKind::tma_load;
+  std::uint8_t agent = 0;    // issuer
+  std::uint16_t pc = 0;      // issuing instruction (for traces)
+  std::uint16_t mbar = 0;    // barrier instance it completes on
+  std::int32_t buf = -1;     // TMA load destination buffer instance
+  std::int32_t bytes = 0;
+  bool noinc = false;
+  auto operator<=>(const Pending&) const = default;
+};
+
+struct State {
+  std::vector<AgentState> agents;
+  std::vector<spec::mbarrier::State> mbars;
+  std::vector<spec::named::State> named;  // cta * named_used + slot
+  spec::cluster::State cluster;
+  std::vector<Pending> pending;           // sorted
+  spec::hb::Memory mem;
+  std::uint32_t cta_exited = 0;           // bit per CTA whose agents have all exited
+  auto operator<=>(const State&) const = default;
+};
+
+// A compact byte encoding of the state: equal states, equal bytes.
+void serialize(const State& s, std::string& out);
+[[nodiscard]] std::uint64_t hash_bytes(const std::string& bytes);
+
+}  // namespace pc::check

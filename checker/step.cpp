@@ -1,0 +1,760 @@
+#include "checker/step.hpp"
+
+#include <algorithm>
+
+#include "spec/ordering.hpp"
+
+namespace pc::check {
+namespace {
+
+using ir::OpCode;
+using spec::Violation;
+namespace hb = spec::hb;
+namespace mb = spec::mbarrier;
+namespace ord = spec::ordering;
+
+std::uint8_t tid(int agent, hb::Lane l) { return hb::thread_of(agent, l); }
+
+ord::Sem to_sem(ir::Sem s) { return static_cast<ord::Sem>(s); }
+ord::Scope to_scope(ir::Scope s) { return static_cast<ord::Scope>(s); }
+
+// The lane classes that execute an operation.
+struct Lanes {
+  bool leader = true, rest = false;
+  int threads = 1;  // how many threads execute it
+};
+
+Lanes lanes_of(const ir::Op& op, int agent_threads) {
+  switch (ir::op_lanes(op.code)) {
+    case ir::LanePolicy::leader: return {true, false, 1};
+    case ir::LanePolicy::aligned: return {true, true, agent_threads};
+    case ir::LanePolicy::any: break;
+  }
+  if (op.lanes == ir::Lanes::one) return {true, false, 1};
+  return {true, true, agent_threads};
+}
+
+template <class F>
+void for_lanes(const Lanes& l, int agent, F&& f) {
+  if (l.leader) f(tid(agent, hb::Lane::leader));
+  if (l.rest) f(tid(agent, hb::Lane::rest));
+}
+
+std::string lanes_prefix(const ir::Op& op) {
+  if (ir::op_lanes(op.code) != ir::LanePolicy::any) return "";
+  return op.lanes == ir::Lanes::one ? "one: " : "all: ";
+}
+
+// What an operation failed with, as an exception internal to this file: the
+// step stops and reports it.
+struct Stop {
+  Violation v;
+  std::string msg;
+};
+
+class Exec {
+ public:
+  Exec(const Program& p, bool describe, State& s, int a, StepInfo& info)
+      : p_(p), describe_(describe), s_(s), a_(a), ag_(s.agents[static_cast<std::size_t>(a)]),
+        info_(info), me_(p.agents[static_cast<std::size_t>(a)]) {}
+
+  void run();
+
+ private:
+  const Program& p_;
+  bool describe_;
+  State& s_;
+  int a_;
+  AgentState& ag_;
+  StepInfo& info_;
+  const AgentInfo& me_;
+
+  std::int64_t ev(ir::ExprId e, std::int64_t dflt = 0) const {
+    return e == ir::no_expr ? dflt : eval(p_, e, ag_.vars.data());
+  }
+  void say(const std::string& t) {
+    if (describe_) info_.text = t;
+  }
+  [[noreturn]] void stop(Violation v, const std::string& msg) { throw Stop{v, msg}; }
+
+  int target_cta(const ir::Ref& r) {
+    const std::int64_t c = ev(r.cta, me_.cta);
+    if (c < 0 || c >= p_.ctas)
+      throw KernelError("CTA index " + std::to_string(c) + " is outside the cluster of " + std::to_string(p_.ctas), r.loc);
+    return static_cast<int>(c);
+  }
+  int element(const ir::Ref& r, int size, const std::string& name) {
+    const std::int64_t i = ev(r.index, 0);
+    if (i < 0 || i >= size)
+      throw KernelError("index " + std::to_string(i) + " is outside " + name + "[" + std::to_string(size) + "]", r.loc);
+    return static_cast<int>(i);
+  }
+  int mbar_at(const ir::Ref& r, int cta) {
+    const ir::MbarrierDecl& d = p_.kernel->mbarriers.at(static_cast<std::size_t>(r.object));
+    return cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(r.object)] + element(r, d.size, d.name);
+  }
+  int buf_at(const ir::Ref& r, int cta) {
+    const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(r.object));
+    return cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(r.object)] + element(r, d.size, d.name);
+  }
+  void require_alive(int cta, const std::string& what) {
+    if (s_.cta_exited & (1u << cta))
+      stop(Violation::exit_with_pending, what + " targets CTA " + std::to_string(cta) + ", which has already exited");
+  }
+
+  // The mbarrier's initialisation must be visible to this use (PTX ISA,
+  // mbarrier.init + fence.mbarrier_init; docs/spec.md "Initialisation").
+  void require_init_visible(int mbar, hb::Proxy proxy, const Lanes& l) {
+    auto check = [&](std::uint8_t t) {
+      hb::Check c = hb::check_only(s_.mem, p_.mbar_pseudo_buffer(mbar), hb::Kind::read, proxy, t);
+      if (c.violation != Violation::none)
+        stop(Violation::unsynchronized_init,
+             p_.mbar_name(mbar) + " is used" + (proxy == hb::Proxy::async ? " by the async proxy" : "") +
+                 " before its mbarrier.init is ordered before this use" +
+                 (proxy == hb::Proxy::async ? " (fence.mbarrier_init / fence.proxy.async, then a barrier)" : ""));
+    };
+    for_lanes(l, a_, check);
+  }
+  // A barrier that is used but never initialised is "uninitialized"; if the
+  // kernel does initialise it somewhere, the use merely came first: the init
+  // is not ordered before it.
+  [[noreturn]] void mbar_fail(int mbar, Violation v) {
+    if (v == Violation::uninitialized_barrier && p_.mbar_has_init[static_cast<std::size_t>(p_.mbar_decl(mbar))])
+      stop(Violation::unsynchronized_init, p_.mbar_name(mbar) + " is used before the mbarrier.init that initialises it");
+    stop(v, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(v)));
+  }
+  void phase_done(int mbar) {
+    hb::complete(s_.mem, p_.mbar_sync(mbar));
+    if (describe_)
+      info_.completed = p_.mbar_name(mbar) + " phase " + std::to_string(s_.mbars[static_cast<std::size_t>(mbar)].phase - 1) +
+                        " complete";
+  }
+  void access(const ir::Ref& r, hb::Kind k, const Lanes& l);
+  void race(const hb::Check& c, const std::string& what, int buf);
+  void mbar_arrive(const ir::Op& op, const Lanes& l);
+  void mbar_wait(const ir::Op& op, bool blocking);
+  void named(const ir::Op& op, int id, std::int64_t count, bool wait, bool amd);
+  void retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threads to);
+  void exit_agent();
+  void op(const ir::Op& op);
+};
+
+void Exec::race(const hb::Check& c, const std::string& what, int buf) {
+  if (c.violation == Violation::none) return;
+  const int other_agent = c.other_thread / hb::lanes_per_agent;
+  const auto lane = static_cast<hb::Lane>(c.other_thread % hb::lanes_per_agent);
+  static const char* lane_names[] = {"leader lane", "other lanes", "TMA store", "TMA store", "async MMA",
+                                     "async MMA",   "cp.async",    "TMA load"};
+  stop(c.violation, what + " " + p_.buffer_name(buf) + " by " + me_.name + (c.violation == Violation::proxy_race
+                                                                              ? " (async proxy) is not ordered after the generic write by "
+                                                                              : " is not ordered after the earlier ") +
+                        (c.violation == Violation::proxy_race ? "" : (c.other_was_write ? "write by " : "read by ")) +
+                        p_.agents[static_cast<std::size_t>(other_agent)].name + " (" +
+                        lane_names[static_cast<int>(lane)] + ")" +
+                        (c.violation == Violation::proxy_race ? ": no fence.proxy.async between them" : ""));
+}
+
+void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
+  const int cta = target_cta(r);
+  if (cta != me_.cta) require_alive(cta, "a distributed shared memory access");
+  const int buf = buf_at(r, cta);
+  for_lanes(l, a_, [&](std::uint8_t t) {
+    race(hb::access(s_.mem, buf, k, hb::Proxy::generic, t, t, l.rest), k == hb::Kind::write ? "write of" : "read of", buf);
+  });
+  if (p_.kernel->target == ir::Target::amd) ag_.lgkm = 1;
+}
+
+void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
+  const int cta = target_cta(op.bar);
+  const bool remote = cta != me_.cta;
+  if (remote) require_alive(cta, "a remote mbarrier arrive");
+  const int mbar = mbar_at(op.bar, cta);
+  require_init_visible(mbar, hb::Proxy::generic, l);
+  mb::ArriveArgs args;
+  args.count = ev(op.count, 1) * l.threads;
+  args.drop = op.code == OpCode::mbar_arrive_drop;
+  args.no_complete = op.no_complete;
+  if (op.code == OpCode::mbar_arrive_expect_tx || (args.drop && op.bytes != ir::no_expr))
+    args.expect_tx = ev(op.bytes, 0) * l.threads;
+  mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+  const mb::Token tok = mb::token_before(st);
+  const mb::Result r = mb::arrive(st, args);
+  if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+  st = r.next;
+  if (ord::arrive_releases(to_sem(op.sem)) && ord::release_reaches(to_scope(op.scope), !remote))
+    for_lanes(l, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, p_.mbar_sync(mbar)); });
+  if (r.out.phase_completed) phase_done(mbar);
+  if (op.dest_var >= 0)
+    ag_.vars[static_cast<std::size_t>(op.dest_var)] = (std::int64_t(tok.phase) << 32) | std::uint32_t(tok.pending);
+  say(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " count " +
+      std::to_string(args.count) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx) : "") + " (pending " +
+      std::to_string(tok.pending) + " -> " + std::to_string(r.next.pending) + ")");
+}
+
+void Exec::mbar_wait(const ir::Op& op, bool blocking) {
+  const int cta = target_cta(op.bar);
+  const int mbar = mbar_at(op.bar, cta);
+  if (cta != me_.cta) stop(Violation::remote_wait, "a wait on " + p_.mbar_name(mbar) + ", an mbarrier of another CTA");
+  const Lanes both{true, true, me_.threads};
+  require_init_visible(mbar, hb::Proxy::generic, both);
+  const mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+  spec::Outcome o;
+  const bool by_token = op.token_var >= 0;
+  if (by_token) {
+    const std::int64_t v = ag_.vars[static_cast<std::size_t>(op.token_var)];
+    o = mb::test_wait_token(st, mb::Token{static_cast<std::uint32_t>(v >> 32), static_cast<std::int32_t>(v & 0xffffffff)});
+  } else {
+    o = mb::test_wait_parity(st, static_cast<std::uint32_t>(ev(op.parity, 0)));
+  }
+  if (o.violation != Violation::none) mbar_fail(mbar, o.violation);
+  if (blocking && o.observed == 0) {
+    info_.enabled = false;
+    return;
+  }
+  if (o.observed == 1) {
+    std::uint32_t& last = ag_.last_seen[static_cast<std::size_t>(mbar)];
+    if (!by_token && st.phase >= last + 2)
+      stop(Violation::parity_alias, me_.name + " passed a wait on " + p_.mbar_name(mbar) + " parity " +
+                                        std::to_string(ev(op.parity, 0)) + " when the barrier was at phase " +
+                                        std::to_string(st.phase) + ", two or more phases past phase " +
+                                        std::to_string(last) + " that it last observed");
+    last = st.phase;
+    if (ord::wait_acquires(to_sem(op.sem)))
+      for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.mbar_sync(mbar)); });
+  }
+  if (op.dest_var >= 0) ag_.vars[static_cast<std::size_t>(op.dest_var)] = o.observed;
+  say(std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
+      (by_token ? " token" : " parity " + std::to_string(ev(op.parity, 0))) + " -> " +
+      (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")");
+}
+
+void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait, bool amd) {
+  namespace nb = spec::named;
+  const Lanes both{true, true, me_.threads};
+  const nb::Red red = static_cast<nb::Red>(op.red);
+  if (ag_.stage == 0) {
+    if (amd && ag_.lgkm)
+      stop(Violation::amd_missing_waitcnt, me_.name + " reaches " + std::string(ir::op_keyword(op.code)) +
+                                               " with LDS operations outstanding: s_waitcnt lgkmcnt(0) first");
+    nb::ArriveArgs args;
+    args.id = id;
+    args.count = count;
+    args.threads = me_.threads;
+    args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
+    args.red = red;
+    args.predicate = ev(op.n, 0) != 0;
+    if (Violation v = nb::check_operands(args); v != Violation::none)
+      stop(v, "named barrier " + std::to_string(id) + " with thread count " + std::to_string(count) + ": " +
+                  std::string(spec::violation_doc(v)));
+    const int sync = p_.named_sync(me_.cta, id);
+    nb::State& st = s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+    const nb::Result r = nb::arrive(st, args);
+    if (r.out.violation != Violation::none)
+      stop(r.out.violation, "named barrier " + std::to_string(id) + ": " + me_.name + " arrives with count " +
+                                std::to_string(count) + " while " + std::to_string(st.arrived) + " of " +
+                                std::to_string(st.count) + " threads have arrived");
+    st = r.next;
+    for_lanes(both, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, sync); });
+    if (r.out.phase_completed) {
+      hb::complete(s_.mem, sync);
+      if (describe_) info_.completed = "named barrier " + std::to_string(id) + " instance complete";
+    }
+    say(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + ", " + std::to_string(count ? count : args.cta_threads) +
+        " (" + std::to_string(r.out.phase_completed ? st.count : st.arrived) + " arrived)");
+    ag_.ticket = static_cast<std::uint32_t>(r.out.observed);
+    if (!wait) {
+      ++ag_.pc;
+      return;
+    }
+    ag_.stage = 1;
+    if (!r.out.phase_completed) return;  // the agent now waits; a later step resumes it
+  }
+  const nb::State& st = s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+  const spec::Outcome o = nb::wait(st, ag_.ticket, red, me_.threads);
+  if (!o.enabled) {
+    info_.enabled = false;
+    return;
+  }
+  for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.named_sync(me_.cta, id)); });
+  if (op.dest_var >= 0) ag_.vars[static_cast<std::size_t>(op.dest_var)] = o.observed;
+  if (describe_ && info_.text.empty()) say(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
+  ag_.stage = 0;
+  ++ag_.pc;
+}
+
+void Exec::retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threads to) {
+  const hb::Lane units[2] = {u0, u1};
+  for (int u = 0; u < 2; ++u) {
+    if (g.last[u] != 0 && std::int64_t(g.last[u]) <= std::int64_t(g.committed) - n) {
+      hb::order(s_.mem, tid(a_, units[u]), to);
+      g.last[u] = 0;
+    }
+  }
+}
+
+void Exec::exit_agent() {
+  ag_.exited = true;
+  say("exit");
+  std::uint32_t live = 0;
+  for (std::size_t i = 0; i < s_.agents.size(); ++i)
+    if (!s_.agents[i].exited) live += static_cast<std::uint32_t>(p_.agents[i].threads);
+  const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, live);
+  s_.cluster = cr.next;
+  if (cr.out.phase_completed) hb::complete(s_.mem, p_.cluster_sync());
+  bool cta_done = true;
+  for (std::size_t i = 0; i < s_.agents.size(); ++i)
+    if (p_.agents[i].cta == me_.cta && !s_.agents[i].exited) cta_done = false;
+  if (!cta_done) return;
+  s_.cta_exited |= 1u << me_.cta;
+  for (const Pending& pe : s_.pending) {
+    if (p_.mbar_cta(pe.mbar) == me_.cta || (pe.buf >= 0 && p_.buffer_cta(pe.buf) == me_.cta))
+      stop(Violation::exit_with_pending, "CTA " + std::to_string(me_.cta) + " exits while an async operation issued by " +
+                                             p_.agents[pe.agent].name + " still targets " + p_.mbar_name(pe.mbar) +
+                                             (pe.buf >= 0 ? " / " + p_.buffer_name(pe.buf) : ""));
+  }
+}
+
+void Exec::op(const ir::Op& op) {
+  const Lanes l = lanes_of(op, me_.threads);
+  const std::uint8_t leader = tid(a_, hb::Lane::leader);
+  const hb::Threads both = hb::lanes_of(a_);
+  switch (op.code) {
+    case OpCode::read:
+    case OpCode::write:
+      for (const ir::Ref& r : op.bufs) access(r, op.code == OpCode::write ? hb::Kind::write : hb::Kind::read, l);
+      say(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " +
+          (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
+      break;
+    case OpCode::mbar_init: {
+      const int mbar = mbar_at(op.bar, me_.cta);
+      mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+      const mb::Result r = mb::init(st, ev(op.count, 1));
+      if (r.out.violation != Violation::none) stop(r.out.violation, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(r.out.violation)));
+      st = r.next;
+      hb::overwrite(s_.mem, p_.mbar_pseudo_buffer(mbar), leader);
+      say("init " + p_.mbar_name(mbar) + " count " + std::to_string(st.expected));
+      break;
+    }
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx: mbar_arrive(op, l); break;
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx: {
+      const int cta = target_cta(op.bar);
+      if (cta != me_.cta) require_alive(cta, "a remote mbarrier operation");
+      const int mbar = mbar_at(op.bar, cta);
+      require_init_visible(mbar, hb::Proxy::generic, l);
+      mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+      const std::int64_t bytes = ev(op.bytes, 0) * l.threads;
+      const mb::Result r = op.code == OpCode::mbar_expect_tx ? mb::expect_tx(st, bytes) : mb::complete_tx(st, bytes);
+      if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+      st = r.next;
+      if (r.out.phase_completed) phase_done(mbar);
+      say(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " bytes " + std::to_string(bytes) +
+          " (tx " + std::to_string(st.tx) + ")");
+      break;
+    }
+    case OpCode::mbar_wait: mbar_wait(op, true); break;
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait: mbar_wait(op, false); break;
+    case OpCode::mbar_pending_count: {
+      const std::int64_t v = op.token_var >= 0 ? ag_.vars[static_cast<std::size_t>(op.token_var)] : 0;
+      const std::int64_t n = mb::pending_count(mb::Token{static_cast<std::uint32_t>(v >> 32), static_cast<std::int32_t>(v & 0xffffffff)});
+      if (op.dest_var >= 0) ag_.vars[static_cast<std::size_t>(op.dest_var)] = n;
+      say("pending_count -> " + std::to_string(n));
+      break;
+    }
+    case OpCode::mbar_inval: {
+      const int mbar = mbar_at(op.bar, me_.cta);
+      mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+      const mb::Result r = mb::inval(st);
+      if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+      st = r.next;
+      say("inval " + p_.mbar_name(mbar));
+      break;
+    }
+    case OpCode::fence_mbarrier_init:
+      for_lanes(l, a_, [&](std::uint8_t t) { hb::proxy_fence(s_.mem, t, p_.num_buffers(), p_.mem_buffers()); });
+      say(lanes_prefix(op) + "fence.mbarrier_init");
+      break;
+    case OpCode::bar_sync:
+    case OpCode::bar_red:
+      named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), true, false);
+      return;
+    case OpCode::bar_arrive: named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), false, false); return;
+    case OpCode::syncthreads: named(op, 0, 0, true, false); return;
+    case OpCode::s_barrier: named(op, 0, 0, true, true); return;
+    case OpCode::s_barrier_signal: {
+      if (ag_.split_ticket != 0)
+        stop(Violation::split_barrier_misuse, me_.name + " signals the split barrier twice without a wait");
+      named(op, 0, 0, false, true);
+      // named() left the joined instance in ticket; remember it for the wait.
+      ag_.split_ticket = ag_.ticket + 1;
+      return;
+    }
+    case OpCode::s_barrier_wait: {
+      if (ag_.split_ticket == 0)
+        stop(Violation::split_barrier_misuse, me_.name + " waits on the split barrier without a preceding s_barrier_signal");
+      const spec::named::State& st = s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[0])];
+      // The instance joined is ticket-1; it has completed once the generation passed it.
+      const spec::Outcome o = spec::named::wait(st, ag_.split_ticket - 1, spec::named::Red::none, me_.threads);
+      if (!o.enabled) {
+        info_.enabled = false;
+        return;
+      }
+      for_lanes(Lanes{true, true, me_.threads}, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.named_sync(me_.cta, 0)); });
+      ag_.split_ticket = 0;
+      say("s_barrier_wait resumes");
+      break;
+    }
+    case OpCode::s_waitcnt:
+      ag_.lgkm = 0;
+      say("s_waitcnt lgkmcnt(0)");
+      break;
+    case OpCode::syncwarp:
+      hb::order(s_.mem, tid(a_, hb::Lane::leader), hb::bit(tid(a_, hb::Lane::rest)));
+      hb::order(s_.mem, tid(a_, hb::Lane::rest), hb::bit(tid(a_, hb::Lane::leader)));
+      say("syncwarp");
+      break;
+    case OpCode::tma_load: {
+      const ir::Ref& dst = op.bufs.at(0);
+      const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+      const std::int64_t bytes = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
+      std::string where;
+      for (int c = 0; c < p_.ctas; ++c) {
+        if (!(mask & (std::int64_t(1) << c))) continue;
+        if (c != me_.cta) require_alive(c, "a multicast TMA load");
+        const int mbar = mbar_at(op.bar, c);
+        const int buf = buf_at(dst, c);
+        require_init_visible(mbar, hb::Proxy::async, Lanes{true, false, 1});
+        race(hb::access(s_.mem, buf, hb::Kind::write, hb::Proxy::async, leader, tid(a_, hb::Lane::tma)), "TMA load into", buf);
+        Pending pe{PendingKind::tma_load, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
+                   static_cast<std::int32_t>(bytes), false};
+        s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
+        if (describe_) where += (where.empty() ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
+      }
+      say("tma_load " + where + " (" + std::to_string(bytes) + " bytes, in flight)");
+      break;
+    }
+    case OpCode::tma_store: {
+      const int unit = ag_.bulk.committed % 2;
+      for (const ir::Ref& r : op.bufs) {
+        const int buf = buf_at(r, me_.cta);
+        race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, leader,
+                        tid(a_, unit ? hb::Lane::bulk1 : hb::Lane::bulk0)),
+             "TMA store from", buf);
+      }
+      ag_.bulk.last[unit] = static_cast<std::uint16_t>(ag_.bulk.committed + 1);
+      say("tma_store " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
+      break;
+    }
+    case OpCode::bulk_commit_group:
+      ++ag_.bulk.committed;
+      say("commit_group");
+      break;
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+      // The copies complete on their own: waiting never blocks for ever; what
+      // it adds is order from the retired groups' reads to this thread.
+      retire(ag_.bulk, ev(op.n, 0), hb::Lane::bulk0, hb::Lane::bulk1, hb::bit(leader));
+      say(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
+      break;
+    case OpCode::cp_async:
+      for (const ir::Ref& r : op.bufs) {
+        const int buf = buf_at(r, me_.cta);
+        for_lanes(l, a_, [&](std::uint8_t t) {
+          race(hb::access(s_.mem, buf, hb::Kind::write, hb::Proxy::generic, t, tid(a_, hb::Lane::cp_async), l.rest),
+               "cp.async into", buf);
+        });
+      }
+      say(lanes_prefix(op) + "cp_async");
+      break;
+    case OpCode::cp_async_mbarrier_arrive: {
+      const int mbar = mbar_at(op.bar, me_.cta);
+      require_init_visible(mbar, hb::Proxy::generic, l);
+      if (!op.noinc) {
+        mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+        for (int i = 0; i < l.threads; ++i) {
+          const mb::Result r = mb::increment_pending(st);
+          if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+          st = r.next;
+        }
+      }
+      Pending pe{PendingKind::cp_async_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1,
+                 l.threads, op.noinc};
+      s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
+      say(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
+      break;
+    }
+    case OpCode::wgmma_fence:
+      ag_.wgmma_fenced = true;
+      say("wgmma_fence");
+      break;
+    case OpCode::wgmma: {
+      if (!ag_.wgmma_fenced)
+        stop(Violation::async_group_misuse, me_.name + " issues wgmma without a wgmma.fence since its last commit_group");
+      const int unit = ag_.mma.committed % 2;
+      std::string names;
+      for (const ir::Ref& r : op.bufs) {
+        const int buf = buf_at(r, me_.cta);
+        for_lanes(l, a_, [&](std::uint8_t t) {
+          race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, t, tid(a_, unit ? hb::Lane::mma1 : hb::Lane::mma0)),
+               "wgmma read of", buf);
+        });
+        if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
+      }
+      ag_.mma.last[unit] = static_cast<std::uint16_t>(ag_.mma.committed + 1);
+      say("wgmma read " + names);
+      break;
+    }
+    case OpCode::wgmma_commit:
+      ++ag_.mma.committed;
+      ag_.wgmma_fenced = false;
+      say("wgmma_commit");
+      break;
+    case OpCode::wgmma_wait:
+      retire(ag_.mma, ev(op.n, 0), hb::Lane::mma0, hb::Lane::mma1, both);
+      say("wgmma_wait " + std::to_string(ev(op.n, 0)));
+      break;
+    case OpCode::tcgen05_mma: {
+      std::string names;
+      for (const ir::Ref& r : op.bufs) {
+        const int buf = buf_at(r, me_.cta);
+        race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, leader, tid(a_, hb::Lane::mma0)), "tcgen05.mma read of", buf);
+        if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
+      }
+      say("tcgen05_mma read " + names);
+      break;
+    }
+    case OpCode::tcgen05_commit: {
+      const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+      std::string where;
+      for (int c = 0; c < p_.ctas; ++c) {
+        if (!(mask & (std::int64_t(1) << c))) continue;
+        if (c != me_.cta) require_alive(c, "a multicast tcgen05.commit");
+        const int mbar = mbar_at(op.bar, c);
+        require_init_visible(mbar, hb::Proxy::async, Lanes{true, false, 1});
+        Pending pe{PendingKind::tcgen05_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1, 1, false};
+        s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
+        if (describe_) where += (where.empty() ? "" : ", ") + p_.mbar_name(mbar);
+      }
+      say("tcgen05_commit -> " + where + " (arrives when the MMAs finish)");
+      break;
+    }
+    case OpCode::fence_proxy_async:
+      for_lanes(l, a_, [&](std::uint8_t t) { hb::proxy_fence(s_.mem, t); });
+      say(lanes_prefix(op) + "fence.proxy.async");
+      break;
+    case OpCode::cluster_arrive:
+    case OpCode::cluster_sync:
+    case OpCode::cluster_wait: {
+      bool arrived_now = false;
+      if (op.code != OpCode::cluster_wait && ag_.stage == 0) {
+        std::uint32_t live = 0;
+        for (std::size_t i = 0; i < s_.agents.size(); ++i)
+          if (!s_.agents[i].exited) live += static_cast<std::uint32_t>(p_.agents[i].threads);
+        const spec::cluster::Result r =
+            spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), live);
+        if (r.out.violation != Violation::none)
+          stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
+        if (ord::cluster_arrive_releases(to_sem(op.sem)))
+          for_lanes(l, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, p_.cluster_sync()); });
+        s_.cluster = r.next;
+        ag_.cluster_ticket = r.ticket;
+        if (r.out.phase_completed) {
+          hb::complete(s_.mem, p_.cluster_sync());
+          if (describe_) info_.completed = "cluster barrier instance complete";
+        }
+        say(std::string(ir::op_keyword(op.code)) + (op.sem == ir::Sem::relaxed ? " relaxed" : "") + " (arrive)");
+        if (op.code == OpCode::cluster_arrive) break;
+        ag_.stage = 1;
+        arrived_now = true;
+      }
+      const spec::cluster::Result r = spec::cluster::wait(s_.cluster, ag_.cluster_ticket);
+      if (r.out.violation != Violation::none)
+        stop(r.out.violation, me_.name + " waits at the cluster barrier without having arrived");
+      if (!r.out.enabled) {
+        info_.enabled = arrived_now;  // the arrive alone was progress
+        return;
+      }
+      ag_.cluster_ticket = r.ticket;
+      for_lanes(Lanes{true, true, me_.threads}, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.cluster_sync()); });
+      ag_.stage = 0;
+      if (describe_ && !arrived_now) say(std::string(ir::op_keyword(op.code)) + " resumes");
+      break;
+    }
+    case OpCode::exit:
+      exit_agent();
+      return;
+  }
+  ++ag_.pc;
+}
+
+void Exec::run() {
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(me_.role)];
+  if (ag_.pc >= code.size()) {
+    info_.loc = p_.kernel->roles[static_cast<std::size_t>(me_.role)].loc;
+    exit_agent();
+    return;
+  }
+  const Instr& in = code[ag_.pc];
+  info_.loc = in.loc;
+  switch (in.kind) {
+    case InstrKind::assign:
+      ag_.vars[static_cast<std::size_t>(in.var)] = ev(in.expr);
+      ++ag_.pc;
+      say(p_.kernel->roles[static_cast<std::size_t>(me_.role)].vars[static_cast<std::size_t>(in.var)] + " = " +
+          std::to_string(ag_.vars[static_cast<std::size_t>(in.var)]));
+      return;
+    case InstrKind::jump: ag_.pc = static_cast<std::uint16_t>(in.target); return;
+    case InstrKind::branch_false:
+      ag_.pc = ev(in.expr) != 0 ? static_cast<std::uint16_t>(ag_.pc + 1) : static_cast<std::uint16_t>(in.target);
+      return;
+    case InstrKind::assert_true:
+      if (ev(in.expr) == 0) stop(Violation::assertion_failed, me_.name + ": assertion does not hold");
+      ++ag_.pc;
+      say("assert holds");
+      return;
+    case InstrKind::op:
+      op(*in.op);
+      return;
+  }
+}
+
+}  // namespace
+
+State Stepper::initial() const {
+  State s;
+  s.agents.resize(p_.agents.size());
+  for (std::size_t i = 0; i < p_.agents.size(); ++i) {
+    AgentState& a = s.agents[i];
+    const AgentInfo& info = p_.agents[i];
+    a.vars.assign(p_.kernel->roles[static_cast<std::size_t>(info.role)].vars.size(), 0);
+    a.vars[ir::var_cta] = info.cta;
+    a.vars[ir::var_instance] = info.instance;
+    a.last_seen.assign(static_cast<std::size_t>(p_.num_mbars()), 0);
+  }
+  s.mbars.resize(static_cast<std::size_t>(p_.num_mbars()));
+  for (int m = 0; m < p_.num_mbars(); ++m) {
+    const std::int64_t count = p_.kernel->mbarriers[static_cast<std::size_t>(p_.mbar_decl(m))].count;
+    if (count > 0) {
+      const mb::Result r = mb::init(mb::State{}, count);
+      if (r.out.violation != Violation::none)
+        throw KernelError("mbarrier '" + p_.mbar_name(m) + "': count must be 1..2^20-1",
+                          p_.kernel->mbarriers[static_cast<std::size_t>(p_.mbar_decl(m))].loc);
+      s.mbars[static_cast<std::size_t>(m)] = r.next;
+    }
+  }
+  s.named.resize(static_cast<std::size_t>(p_.ctas * p_.named_used));
+  s.mem.buffers.resize(static_cast<std::size_t>(p_.mem_buffers()));
+  return s;
+}
+
+StepInfo Stepper::agent_step(State& s, int a) const {
+  StepInfo info;
+  Exec e(p_, describe_, s, a, info);
+  try {
+    e.run();
+  } catch (const Stop& st) {
+    info.violation = st.v;
+    info.message = st.msg;
+  }
+  return info;
+}
+
+StepInfo Stepper::pending_step(State& s, int i) const {
+  StepInfo info;
+  const Pending pe = s.pending[static_cast<std::size_t>(i)];
+  s.pending.erase(s.pending.begin() + i);
+  info.loc = p_.code[static_cast<std::size_t>(p_.agents[pe.agent].role)][pe.pc].loc;
+  const int cta = p_.mbar_cta(pe.mbar);
+  if (s.cta_exited & (1u << cta)) {
+    info.violation = Violation::exit_with_pending;
+    info.message = "an async operation of " + p_.agents[pe.agent].name + " completes on " + p_.mbar_name(pe.mbar) +
+                   " after CTA " + std::to_string(cta) + " exited";
+    return info;
+  }
+  mb::State& st = s.mbars[pe.mbar];
+  mb::Result r;
+  if (pe.kind == PendingKind::tma_load) {
+    r = mb::complete_tx(st, pe.bytes);
+    if (r.out.violation == Violation::none)
+      hb::release_write(s.mem, pe.buf, tid(pe.agent, hb::Lane::tma), p_.mbar_sync(pe.mbar));
+  } else {
+    const hb::Lane unit = pe.kind == PendingKind::tcgen05_arrive ? hb::Lane::mma0 : hb::Lane::cp_async;
+    hb::release(s.mem, tid(pe.agent, unit), p_.mbar_sync(pe.mbar));
+    r = mb::arrive(st, mb::ArriveArgs{pe.bytes, false, false, 0});
+  }
+  if (r.out.violation != Violation::none) {
+    info.violation = r.out.violation == Violation::uninitialized_barrier &&
+                             p_.mbar_has_init[static_cast<std::size_t>(p_.mbar_decl(pe.mbar))]
+                         ? Violation::unsynchronized_init
+                         : r.out.violation;
+    info.message = "async completion on " + p_.mbar_name(pe.mbar) + ": " + std::string(spec::violation_doc(r.out.violation)) +
+                   (pe.kind == PendingKind::tma_load ? " (TMA load of " + std::to_string(pe.bytes) + " bytes)" : "");
+    return info;
+  }
+  st = r.next;
+  if (r.out.phase_completed) {
+    hb::complete(s.mem, p_.mbar_sync(pe.mbar));
+    if (describe_) info.completed = p_.mbar_name(pe.mbar) + " phase " + std::to_string(st.phase - 1) + " complete";
+  }
+  if (describe_) {
+    const std::string who = p_.agents[pe.agent].name;
+    switch (pe.kind) {
+      case PendingKind::tma_load:
+        info.text = "TMA load by " + who + " lands in " + p_.buffer_name(pe.buf) + ": complete_tx " + std::to_string(pe.bytes) +
+                    " on " + p_.mbar_name(pe.mbar) + " (tx " + std::to_string(st.tx) + ")";
+        break;
+      case PendingKind::tcgen05_arrive:
+        info.text = "tcgen05 MMAs of " + who + " finish: arrive on " + p_.mbar_name(pe.mbar);
+        break;
+      case PendingKind::cp_async_arrive:
+        info.text = "cp.async copies of " + who + " finish: arrive on " + p_.mbar_name(pe.mbar);
+        break;
+    }
+  }
+  return info;
+}
+
+bool Stepper::next_is_local(const State& s, int a) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  if (ag.exited) return false;
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
+  if (ag.pc >= code.size()) return false;
+  const InstrKind k = code[ag.pc].kind;
+  return k == InstrKind::assign || k == InstrKind::jump || k == InstrKind::branch_false;
+}
+
+ir::Loc Stepper::loc_of(const State& s, int a) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+  if (ag.pc >= code.size()) return p_.kernel->roles[static_cast<std::size_t>(info.role)].loc;
+  return code[ag.pc].loc;
+}
+
+std::string Stepper::describe_blocked(const State& s, int a) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+  if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) return info.name + " is blocked";
+  const ir::Op& op = *code[ag.pc].op;
+  std::string what = std::string(ir::op_keyword(op.code));
+  if (op.bar.object >= 0) {
+    const int m = p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(op.bar.index == ir::no_expr ? 0 : eval(p_, op.bar.index, ag.vars.data())) +
+                  info.cta * p_.mbars_per_cta;
+    if (m >= 0 && m < p_.num_mbars()) {
+      const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
+      what += " " + p_.mbar_name(m);
+      if (op.parity != ir::no_expr) what += " parity " + std::to_string(eval(p_, op.parity, ag.vars.data()));
+      what += " (barrier at phase " + std::to_string(st.phase) + ", pending " + std::to_string(st.pending) + ", tx " +
+              std::to_string(st.tx) + ")";
+    }
+  } else if (op.id != ir::no_expr) {
+    what += " " + std::to_string(eval(p_, op.id, ag.vars.data()));
+  }
+  return info.name + " waits at " + what + " (line " + std::to_string(code[ag.pc].loc.line) + ")";
+}
+
+}  // namespace pc::check

@@ -1,0 +1,47 @@
+// One transition of the global state: an agent executes its next instruction,
+// or a pending async event completes. Every rule applied here is a call into
+// spec/; this file only resolves operands and routes effects.
+#pragma once
+
+#include <string>
+
+#include "checker/program.hpp"
+#include "checker/state.hpp"
+#include "spec/violation.hpp"
+
+namespace pc::check {
+
+struct StepInfo {
+  bool enabled = true;
+  spec::Violation violation = spec::Violation::none;
+  std::string message;        // violation detail (filled only when describing)
+  std::string text;           // what happened (filled only when describing)
+  std::string completed;      // the barrier whose phase completed, if any (when describing)
+  ir::Loc loc;
+};
+
+class Stepper {
+ public:
+  Stepper(const Program& p, bool describe) : p_(p), describe_(describe) {}
+
+  [[nodiscard]] State initial() const;
+  // Agent `a` executes its next instruction. Not enabled: the state is unchanged
+  // in meaning (the caller discards it).
+  [[nodiscard]] StepInfo agent_step(State& s, int a) const;
+  // Pending event `i` (index into s.pending) completes.
+  [[nodiscard]] StepInfo pending_step(State& s, int i) const;
+  // Whether the agent's next instruction touches only its own variables
+  // (assignments and control flow): such a step commutes with every other.
+  [[nodiscard]] bool next_is_local(const State& s, int a) const;
+  // Why agent `a` cannot move (for a deadlock report).
+  [[nodiscard]] std::string describe_blocked(const State& s, int a) const;
+  [[nodiscard]] ir::Loc loc_of(const State& s, int a) const;
+
+  [[nodiscard]] const Program& program() const { return p_; }
+
+ private:
+  const Program& p_;
+  bool describe_;
+};
+
+}  // namespace pc::check

@@ -1,0 +1,40 @@
+// The cluster barrier: PTX ISA, barrier.cluster ("barrier.cluster.arrive ...
+// barrier.cluster.wait causes the executing thread to wait for all non-exited
+// threads of the cluster to perform barrier.cluster.arrive"; "each thread
+// must arrive exactly once before waiting", and the arrive must precede the
+// wait). Pure functions over one State per cluster; the per-thread part (has
+// this agent arrived, in which instance) is a Ticket the caller keeps.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+
+#include "spec/outcome.hpp"
+
+namespace pc::spec::cluster {
+
+struct State {
+  std::uint32_t generation = 0;  // completed instances
+  std::uint32_t arrived = 0;     // threads arrived in the current instance
+  auto operator<=>(const State&) const = default;
+};
+
+// 0: not arrived; g + 1: arrived in instance g and not yet waited.
+using Ticket = std::uint32_t;
+
+struct Result {
+  State next;
+  Ticket ticket = 0;
+  Outcome out;
+};
+
+// An agent of `threads` threads arrives; `expected` is the number of
+// non-exited threads of the cluster. Arriving twice without a wait is misuse.
+[[nodiscard]] Result arrive(State s, Ticket t, std::uint32_t threads, std::uint32_t expected);
+// Enabled once the instance the ticket joined has completed. Waiting without
+// having arrived is misuse.
+[[nodiscard]] Result wait(State s, Ticket t);
+// A thread exits: the instance in progress may now be complete.
+[[nodiscard]] Result on_exit(State s, std::uint32_t expected);
+
+}  // namespace pc::spec::cluster

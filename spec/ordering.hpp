@@ -1,0 +1,34 @@
+// Which operations order memory, and how far. The memory-ordering qualifiers
+// and their defaults: PTX ISA, mbarrier.arrive ("the optional .sem qualifier
+// ... if no qualifier is specified, defaults to .release"; ".scope defaults to
+// .cta"), mbarrier.test_wait/try_wait (".acquire" by default, ".relaxed"),
+// barrier.cluster.arrive (".release" by default, ".relaxed"),
+// barrier.cluster.wait (".acquire" by default), bar/barrier ("barrier{.cta}
+// ... guarantee that ... memory accesses requested by the threads prior to the
+// barrier are performed relative to all threads participating"), and the
+// Memory Consistency Model ("Scope", "Morally strong operations").
+#pragma once
+
+#include <cstdint>
+
+namespace pc::spec::ordering {
+
+enum class Sem : std::uint8_t { standard, release, relaxed, acquire };
+enum class Scope : std::uint8_t { standard, cta, cluster };
+
+// An mbarrier arrive (any variant) releases unless it is .relaxed.
+[[nodiscard]] constexpr bool arrive_releases(Sem s) { return s != Sem::relaxed; }
+// test_wait/try_wait acquire unless .relaxed.
+[[nodiscard]] constexpr bool wait_acquires(Sem s) { return s != Sem::relaxed; }
+// barrier.cluster.arrive releases unless .relaxed; barrier.cluster.wait always acquires.
+[[nodiscard]] constexpr bool cluster_arrive_releases(Sem s) { return s != Sem::relaxed; }
+
+// A release reaches the threads of the scope it names: .cta only the
+// releasing thread's CTA (the default), .cluster every CTA of the cluster. A
+// release into a barrier of another CTA with .cta scope orders nothing for
+// that CTA's threads: "a .cta-scoped release is not seen by another CTA".
+[[nodiscard]] constexpr bool release_reaches(Scope s, bool same_cta) {
+  return same_cta || s == Scope::cluster;
+}
+
+}  // namespace pc::spec::ordering
