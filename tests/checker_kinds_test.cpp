@@ -1,0 +1,197 @@
+// Each violation kind the explorer reports, reached by a minimal kernel, with
+// the corrected kernel beside it verifying.
+#include <doctest/doctest.h>
+
+#include "checker/builder.hpp"
+#include "checker/explore.hpp"
+
+using namespace pc;
+using namespace pc::ir;
+using check::Verdict;
+using spec::Violation;
+
+namespace {
+
+check::Result run(const Kernel& k, bool reduction = true) {
+  check::Options o;
+  o.reduction = reduction;
+  return check::check(k, o);
+}
+
+Stmt op(OpBuilder b) { return b; }
+OpBuilder O(OpCode c) { return KernelBuilder::op(c); }
+
+// A generic write read by a TMA store: needs fence.proxy.async in the writer.
+Kernel tma_store_after_generic_write(bool fence) {
+  KernelBuilder kb("tma_store");
+  const int out = kb.buffer("out", 1, 256);
+  Role& w = kb.role("epilogue", Granularity::warp);
+  w.body.push_back(O(OpCode::write).buf(out));
+  if (fence) w.body.push_back(O(OpCode::fence_proxy_async));
+  w.body.push_back(O(OpCode::syncwarp));
+  w.body.push_back(O(OpCode::tma_store).buf(out));
+  w.body.push_back(O(OpCode::bulk_commit_group));
+  w.body.push_back(O(OpCode::bulk_wait_group_read).n(kb.c(0)));
+  return kb.build();
+}
+
+// A TMA load into `buf` completing on `full`; a consumer waits and reads.
+Kernel tma_pipeline(std::int64_t expect_bytes, std::int64_t parity) {
+  KernelBuilder kb("tma");
+  const int a = kb.buffer("A", 1, 1024);
+  const int full = kb.mbarrier("full", 1, 1);
+  Role& p = kb.role("producer", Granularity::warp);
+  p.body.push_back(O(OpCode::mbar_arrive_expect_tx).bar(full).bytes(kb.c(expect_bytes)).one());
+  p.body.push_back(O(OpCode::tma_load).buf(a).bar(full));
+  Role& c = kb.role("consumer", Granularity::warpgroup);
+  c.body.push_back(O(OpCode::mbar_wait).bar(full).parity(kb.c(parity)));
+  c.body.push_back(O(OpCode::read).buf(a));
+  return kb.build();
+}
+
+}  // namespace
+
+TEST_CASE("proxy_race: generic write then TMA store without fence.proxy.async") {
+  check::Result bad = run(tma_store_after_generic_write(false));
+  REQUIRE(bad.verdict == Verdict::violation);
+  CHECK(bad.violation == Violation::proxy_race);
+  CHECK(run(tma_store_after_generic_write(true)).verdict == Verdict::verified);
+}
+
+TEST_CASE("TMA load observed through the barrier; expect_tx bytes must match") {
+  CHECK(run(tma_pipeline(1024, 0)).verdict == Verdict::verified);
+  // Too few bytes expected: the copy drives the tx-count below zero and it
+  // never returns to zero, so the phase never completes.
+  check::Result few = run(tma_pipeline(512, 0));
+  REQUIRE(few.verdict == Verdict::violation);
+  CHECK(few.violation == Violation::deadlock);
+  CHECK(few.message.find("tx -512") != std::string::npos);
+  // Too many: the phase never completes.
+  check::Result many = run(tma_pipeline(2048, 0));
+  REQUIRE(many.verdict == Verdict::violation);
+  CHECK(many.violation == Violation::deadlock);
+}
+
+TEST_CASE("exit_with_pending: a CTA exits while its TMA load is in flight") {
+  KernelBuilder kb("exit");
+  const int a = kb.buffer("A", 1, 64);
+  const int full = kb.mbarrier("full", 1, 1);
+  Role& p = kb.role("producer", Granularity::warp);
+  p.body.push_back(O(OpCode::mbar_arrive_expect_tx).bar(full).bytes(kb.c(64)).one());
+  p.body.push_back(O(OpCode::tma_load).buf(a).bar(full));
+  Kernel k = kb.build();
+  check::Result r = run(k);
+  REQUIRE(r.verdict == Verdict::violation);
+  CHECK(r.violation == Violation::exit_with_pending);
+  // Waiting for the copy first is fine.
+  k.roles[0].body.push_back(O(OpCode::mbar_wait).bar(full).parity(kb.c(0)));
+  k.exprs = kb.kernel().exprs;
+  CHECK(run(k).verdict == Verdict::verified);
+}
+
+TEST_CASE("named barrier: producer bar.arrive, consumer bar.sync; count mismatch and misuse") {
+  auto make = [](std::int64_t prod_count, std::int64_t cons_count, std::int64_t id) {
+    KernelBuilder kb("named");
+    kb.cta_threads(256);  // two more warps elsewhere in the CTA: id 0 would need all 256
+    const int d = kb.buffer("d", 1, 64);
+    Role& p = kb.role("producer", Granularity::warp);
+    p.body.push_back(O(OpCode::write).buf(d));
+    p.body.push_back(O(OpCode::bar_arrive).id(kb.c(id)).count(kb.c(prod_count)));
+    Role& c = kb.role("consumer", Granularity::warp);
+    c.body.push_back(O(OpCode::bar_sync).id(kb.c(id)).count(kb.c(cons_count)));
+    c.body.push_back(O(OpCode::read).buf(d));
+    return kb.build();
+  };
+  CHECK(run(make(64, 64, 1)).verdict == Verdict::verified);
+  CHECK(run(make(64, 96, 1)).violation == Violation::named_count_mismatch);
+  CHECK(run(make(96, 96, 1)).violation == Violation::deadlock);
+  CHECK(run(make(48, 48, 1)).violation == Violation::named_count_not_warp_multiple);
+  CHECK(run(make(64, 64, 16)).violation == Violation::named_id_out_of_range);
+  CHECK(run(make(64, 64, 0)).violation == Violation::named_id0_clash);
+}
+
+TEST_CASE("parity_alias: the producer laps a slow consumer that waits by parity") {
+  // The producer completes two phases without waiting for the consumer; the
+  // consumer then waits for phase 0 by parity 0 and passes at phase 2.
+  KernelBuilder kb("lap");
+  const int bar = kb.mbarrier("full", 1, 1);
+  Role& p = kb.role("producer", Granularity::warp);
+  p.body.push_back(O(OpCode::mbar_arrive).bar(bar).one());
+  p.body.push_back(O(OpCode::mbar_arrive).bar(bar).one());
+  Role& c = kb.role("consumer", Granularity::warp);
+  c.body.push_back(O(OpCode::mbar_test_wait).bar(bar).parity(kb.c(1)).dest(KernelBuilder::var(c, "r")));
+  c.body.push_back(O(OpCode::mbar_wait).bar(bar).parity(kb.c(0)));
+  check::Result r = run(kb.build());
+  REQUIRE(r.verdict == Verdict::violation);
+  CHECK(r.violation == Violation::parity_alias);
+}
+
+TEST_CASE("remote_wait and the cluster barrier") {
+  KernelBuilder kb("cluster");
+  kb.cluster(2);
+  const int d = kb.buffer("d", 1, 64);
+  const int bar = kb.mbarrier("bar", 1, 1);
+  Role& w = kb.role("worker", Granularity::warp);
+  // CTA 0 writes into CTA 1's buffer, then everyone meets at the cluster barrier.
+  const ExprId is0 = kb.bin(BinOp::eq, kb.v(var_cta), kb.c(0));
+  w.body.push_back(KernelBuilder::if_else(is0, {op(O(OpCode::write).buf(d, no_expr, kb.c(1)))}));
+  w.body.push_back(O(OpCode::cluster_sync));
+  w.body.push_back(KernelBuilder::if_else(kb.un(UnOp::lnot, is0), {op(O(OpCode::read).buf(d))}));
+  Kernel good = kb.build();
+  CHECK(run(good).verdict == Verdict::verified);
+  // The same with a relaxed arrive: no order, a race.
+  Kernel relaxed = good;
+  relaxed.roles[0].body[1] = op(O(OpCode::cluster_arrive).sem(Sem::relaxed));
+  relaxed.roles[0].body.insert(relaxed.roles[0].body.begin() + 2, op(O(OpCode::cluster_wait)));
+  CHECK(run(relaxed).violation == Violation::data_race);
+  // Waiting on the peer's mbarrier is not allowed.
+  Kernel remote = good;
+  remote.roles[0].body.push_back(op(O(OpCode::mbar_wait).bar(bar, no_expr, kb.c(1)).parity(kb.c(1))));
+  remote.exprs = kb.kernel().exprs;
+  CHECK(run(remote).violation == Violation::remote_wait);
+}
+
+TEST_CASE("unsynchronized_init: init by one warp, used by another without a barrier") {
+  auto make = [](bool sync) {
+    KernelBuilder kb("init");
+    const int bar = kb.mbarrier("bar", 1, 0);
+    Role& a = kb.role("initializer", Granularity::warp);
+    a.body.push_back(O(OpCode::mbar_init).bar(bar).count(kb.c(2)));
+    if (sync) a.body.push_back(O(OpCode::syncthreads));
+    a.body.push_back(O(OpCode::mbar_arrive).bar(bar).one());
+    Role& b = kb.role("user", Granularity::warp);
+    if (sync) b.body.push_back(O(OpCode::syncthreads));
+    b.body.push_back(O(OpCode::mbar_arrive).bar(bar).one());
+    b.body.push_back(O(OpCode::mbar_wait).bar(bar).parity(kb.c(0)));
+    return kb.build();
+  };
+  CHECK(run(make(false)).violation == Violation::unsynchronized_init);
+  CHECK(run(make(true)).verdict == Verdict::verified);
+}
+
+TEST_CASE("AMD: s_barrier needs s_waitcnt lgkmcnt(0) after LDS writes") {
+  auto make = [](bool waitcnt) {
+    KernelBuilder kb("amd");
+    kb.target(Target::amd);
+    const int lds = kb.buffer("lds", 1, 256);
+    Role& w = kb.role("wave", Granularity::warp, 2);
+    w.body.push_back(KernelBuilder::if_else(kb.bin(BinOp::eq, kb.v(var_instance), kb.c(0)),
+                                            {op(O(OpCode::write).buf(lds))}));
+    if (waitcnt) w.body.push_back(O(OpCode::s_waitcnt));
+    w.body.push_back(O(OpCode::s_barrier));
+    w.body.push_back(O(OpCode::read).buf(lds));
+    return kb.build();
+  };
+  CHECK(run(make(false)).violation == Violation::amd_missing_waitcnt);
+  CHECK(run(make(true)).verdict == Verdict::verified);
+}
+
+TEST_CASE("reduction and no reduction agree on these kernels") {
+  for (const Kernel& k : {tma_pipeline(1024, 0), tma_pipeline(512, 0), tma_pipeline(2048, 0),
+                          tma_store_after_generic_write(false), tma_store_after_generic_write(true)}) {
+    check::Result a = run(k, true), b = run(k, false);
+    CHECK(a.verdict == b.verdict);
+    CHECK(a.violation == b.violation);
+    CHECK(a.states <= b.states);
+  }
+}
