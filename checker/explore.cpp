@@ -14,6 +14,7 @@
 #include "checker/reduce.hpp"
 #include "checker/state.hpp"
 #include "checker/step.hpp"
+#include "checker/symmetry.hpp"
 #include "checker/visited.hpp"
 
 namespace pc::check {
@@ -44,7 +45,8 @@ std::string kernel_tag(const Program& p) {
 
 class Search {
  public:
-  Search(const ir::Kernel& k, const Options& opt) : prog_(instantiate(k)), opt_(opt), step_(prog_, false) {}
+  Search(const ir::Kernel& k, const Options& opt)
+      : prog_(instantiate(k)), opt_(opt), step_(prog_, false), sym_(prog_) {}
 
   Result run();
   Result replay();
@@ -53,7 +55,14 @@ class Search {
   Program prog_;
   Options opt_;
   Stepper step_;
+  Symmetry sym_;
   Visited visited_;
+
+  std::uint64_t fingerprint(const State& s, std::string& bytes) const {
+    if (opt_.reduction && sym_.active()) serialize(sym_.canonical(s), bytes);
+    else serialize(s, bytes);
+    return hash_bytes(bytes);
+  }
 
   int agents() const { return static_cast<int>(prog_.agents.size()); }
   void normalize(State& s) const {
@@ -153,8 +162,7 @@ Result Search::run() {
   State init = step_.initial();
   normalize(init);
   std::string bytes;
-  serialize(init, bytes);
-  visited_.insert(hash_bytes(bytes), 0, 0);
+  visited_.insert(fingerprint(init, bytes), 0, 0);
 
   std::vector<std::pair<State, std::uint32_t>> level, next;
   level.emplace_back(std::move(init), 0);
@@ -180,8 +188,7 @@ Result Search::run() {
           break;
         }
         normalize(t);
-        serialize(t, bytes);
-        if (visited_.insert(hash_bytes(bytes), id, static_cast<Action>(a)))
+        if (visited_.insert(fingerprint(t, bytes), id, static_cast<Action>(a)))
           next.emplace_back(std::move(t), visited_.size() - 1);
       }
       if (!found.any && !any_enabled) {

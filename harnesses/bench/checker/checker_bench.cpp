@@ -1,0 +1,64 @@
+// Checker benchmark: states/s, bytes per stored state and the reduction factor
+// over scalable families (and, with --family NAME --w N --p N, one instance,
+// for timing side by side with SPIN by harnesses/bench/checker/vs_spin.sh).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "checker/explore.hpp"
+#include "harnesses/bench/checker/families.hpp"
+
+namespace {
+
+pc::check::Result run(const pc::ir::Kernel& k, bool reduction) {
+  pc::check::Options o;
+  o.reduction = reduction;
+  o.max_states = 200'000'000;
+  return pc::check::check(k, o);
+}
+
+void row(const char* family, int w, int p, const pc::ir::Kernel& k, bool with_plain) {
+  const pc::check::Result r = run(k, true);
+  std::printf("%-10s W=%d P=%-3d %-9s states %10llu  %8.0f states/s  %5.1f B/state", family, w, p,
+              pc::check::verdict_name(r.verdict), static_cast<unsigned long long>(r.states),
+              r.states / (r.seconds > 0 ? r.seconds : 1e-9), double(r.memory_bytes) / double(r.states));
+  if (with_plain) {
+    const pc::check::Result n = run(k, false);
+    std::printf("  no-reduction %10llu  factor %.4f", static_cast<unsigned long long>(n.states),
+                double(r.states) / double(n.states));
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string family;
+  int w = 0, p = 0;
+  bool plain = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--family") && i + 1 < argc) family = argv[++i];
+    else if (!std::strcmp(argv[i], "--w") && i + 1 < argc) w = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--p") && i + 1 < argc) p = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--no-reduction")) plain = true;
+    else {
+      std::fprintf(stderr, "usage: checker_bench [--family barrier|consumers --w N --p N [--no-reduction]]\n");
+      return 2;
+    }
+  }
+  if (!family.empty()) {
+    const pc::ir::Kernel k = family == "barrier" ? pc::bench::barrier_family(w, p) : pc::bench::consumers_family(w, p);
+    const pc::check::Result r = run(k, !plain);
+    std::printf("%s states %llu seconds %.3f states/s %.0f bytes/state %.1f\n", pc::check::verdict_name(r.verdict),
+                static_cast<unsigned long long>(r.states), r.seconds, r.states / (r.seconds > 0 ? r.seconds : 1e-9),
+                double(r.memory_bytes) / double(r.states));
+    return r.verdict == pc::check::Verdict::verified ? 0 : 1;
+  }
+  std::printf("# barrier family: W warps meet at an mbarrier for P phases\n");
+  for (int ww = 2; ww <= 6; ++ww) row("barrier", ww, 4, pc::bench::barrier_family(ww, 4), ww <= 4);
+  std::printf("# consumers family: one producer, W identical consumers, 2 stages, P iterations\n");
+  for (int ww = 1; ww <= 5; ++ww) row("consumers", ww, 4, pc::bench::consumers_family(ww, 4), ww <= 3);
+  return 0;
+}
