@@ -1,7 +1,8 @@
 // Breadth-first search over the global states of a kernel. Visited states are
-// kept as 64-bit fingerprints (hash compaction) with a parent link and the
-// action that reached them, so that the first violation found comes with a
-// shortest schedule, replayed afterwards with descriptions for the trace.
+// kept as 64-bit fingerprints (hash compaction). When a violation is found,
+// the search runs again with parent links, up to the violation's depth only:
+// breadth-first order is deterministic, so it meets the same violation, now
+// with a shortest schedule, replayed with descriptions for the trace.
 #include "checker/explore.hpp"
 
 #include <chrono>
@@ -56,7 +57,9 @@ class Search {
   Options opt_;
   Stepper step_;
   Symmetry sym_;
-  Visited visited_;
+  FingerprintSet visited_;
+  Links links_;
+  bool with_links_ = false;
 
   std::uint64_t fingerprint(const State& s, std::string& bytes) const {
     if (opt_.reduction && sym_.active()) serialize(sym_.canonical(s), bytes);
@@ -83,11 +86,17 @@ class Search {
   std::vector<Action> path_to(std::uint32_t id) const {
     std::vector<Action> path;
     while (id != 0) {
-      path.push_back(visited_.action(id));
-      id = visited_.parent(id);
+      path.push_back(links_.action(id));
+      id = links_.parent(id);
     }
     return {path.rbegin(), path.rend()};
   }
+  bool visit(std::uint64_t fp, std::uint32_t parent, Action a) {
+    if (!visited_.insert(fp)) return false;
+    if (with_links_) links_.add(parent, a);
+    return true;
+  }
+  Result search(std::uint64_t max_depth);
   void describe(const std::vector<Action>& path, bool deadlock, Result& r) const;
   std::string token(const std::vector<Action>& path) const;
   void fill_agents(Result& r) const {
@@ -157,12 +166,29 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r)
 
 Result Search::run() {
   const auto t0 = Clock::now();
+  Result r = search(~std::uint64_t{0});
+  if (r.verdict == Verdict::violation) {
+    // The same search again, with links, stops at the same violation.
+    const Result first = r;
+    visited_ = FingerprintSet();
+    with_links_ = true;
+    r = search(first.max_depth);
+    r.states = first.states;
+    r.transitions = first.transitions;
+    r.memory_bytes = first.memory_bytes;
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+Result Search::search(std::uint64_t max_depth) {
+  const auto t0 = Clock::now();
   Result r;
   fill_agents(r);
   State init = step_.initial();
   normalize(init);
   std::string bytes;
-  visited_.insert(fingerprint(init, bytes), 0, 0);
+  visit(fingerprint(init, bytes), 0, 0);
 
   std::vector<std::pair<State, std::uint32_t>> level, next;
   level.emplace_back(std::move(init), 0);
@@ -171,13 +197,14 @@ Result Search::run() {
   auto last_progress = t0;
   std::string stop_reason;
 
-  while (!level.empty() && !found.any && stop_reason.empty()) {
+  while (!level.empty() && !found.any && stop_reason.empty() && depth <= max_depth) {
     for (std::size_t li = 0; li < level.size() && !found.any; ++li) {
       const State& s = level[li].first;
       const std::uint32_t id = level[li].second;
       bool any_enabled = false;
       const int total = agents() + static_cast<int>(s.pending.size());
       for (int a = 0; a < total && !found.any; ++a) {
+        if (a < agents() && step_.surely_blocked(s, a)) continue;
         State t = s;
         StepInfo info;
         if (!apply(step_, t, static_cast<Action>(a), info)) continue;
@@ -188,8 +215,8 @@ Result Search::run() {
           break;
         }
         normalize(t);
-        if (visited_.insert(fingerprint(t, bytes), id, static_cast<Action>(a)))
-          next.emplace_back(std::move(t), visited_.size() - 1);
+        if (visit(fingerprint(t, bytes), id, static_cast<Action>(a)))
+          next.emplace_back(std::move(t), static_cast<std::uint32_t>(visited_.size() - 1));
       }
       if (!found.any && !any_enabled) {
         bool live = false;
@@ -222,10 +249,13 @@ Result Search::run() {
   r.memory_bytes = visited_.bytes();
   if (found.any) {
     r.verdict = Verdict::violation;
-    std::vector<Action> path = path_to(found.parent);
-    if (!found.deadlock) path.push_back(found.action);
-    describe(path, found.deadlock, r);
-    r.replay = token(path);
+    r.violation = found.violation;
+    if (with_links_) {
+      std::vector<Action> path = path_to(found.parent);
+      if (!found.deadlock) path.push_back(found.action);
+      describe(path, found.deadlock, r);
+      r.replay = token(path);
+    }
   } else if (!stop_reason.empty()) {
     r.verdict = Verdict::inconclusive;
     r.inconclusive_reason = stop_reason;

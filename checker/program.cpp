@@ -198,6 +198,11 @@ Program instantiate(const ir::Kernel& k) {
       }
     }
   }
+  int vars = 0;
+  for (const AgentInfo& a : p.agents) {
+    p.var_base.push_back(vars);
+    vars += static_cast<int>(k.roles[static_cast<std::size_t>(a.role)].vars.size());
+  }
   if (p.agents.empty()) throw KernelError("the kernel has no agents (no role)", k.loc);
   if (static_cast<int>(p.agents.size()) > spec::hb::max_agents)
     throw KernelError("the model holds at most " + std::to_string(spec::hb::max_agents) + " agents; this kernel has " +

@@ -43,6 +43,7 @@ struct Program {
   std::vector<ir::Expr> exprs;              // the kernel's, plus loop increments and bounds
   std::vector<std::vector<Instr>> code;     // per role
   std::vector<AgentInfo> agents;
+  std::vector<int> var_base;                // per agent: its first variable in State::vars
   int ctas = 1;
   std::vector<int> cta_threads;             // per CTA
 

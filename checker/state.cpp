@@ -5,80 +5,92 @@
 namespace pc::check {
 namespace {
 
-template <class T>
-void put(std::string& out, const T& v) {
-  const std::size_t n = out.size();
-  out.resize(n + sizeof(T));
-  std::memcpy(out.data() + n, &v, sizeof(T));
-}
+// Writes fields into a buffer sized up front: serialisation is on the hot path.
+struct Writer {
+  char* p;
+  template <class T>
+  void put(const T& v) {
+    std::memcpy(p, &v, sizeof(T));
+    p += sizeof(T);
+  }
+  void raw(const void* d, std::size_t n) {
+    if (n == 0) return;
+    std::memcpy(p, d, n);
+    p += n;
+  }
+};
 
-void put_event(std::string& out, const spec::hb::Event& e) {
-  put(out, e.thread);
-  put(out, static_cast<std::uint8_t>(static_cast<int>(e.proxy) | (e.spread << 1)));
-  put(out, e.after);
-  put(out, e.after_async);
-  put(out, e.released);
-  put(out, e.released_async);
-  put(out, e.visible);
-  put(out, e.visible_async);
+constexpr std::size_t event_bytes = 2 + 1 + 1 + 1 + 6 * 8;
+
+void put_event(Writer& w, const spec::hb::Event& e) {
+  w.put(e.buf);
+  w.put(static_cast<std::uint8_t>(e.write));
+  w.put(e.thread);
+  w.put(static_cast<std::uint8_t>(static_cast<int>(e.proxy) | (e.spread << 1)));
+  w.put(e.after);
+  w.put(e.after_async);
+  w.put(e.released);
+  w.put(e.released_async);
+  w.put(e.visible);
+  w.put(e.visible_async);
 }
 
 }  // namespace
 
 void serialize(const State& s, std::string& out) {
-  out.clear();
+  const std::size_t bound = s.agents.size() * 40 + s.vars.size() * 8 + s.last_seen.size() * 4 + s.mbars.size() * 17 +
+                            s.named.size() * 24 + 8 + 4 + s.pending.size() * 16 + 4 + s.mem.events.size() * event_bytes + 4;
+  out.resize(bound);
+  Writer w{out.data()};
   for (const AgentState& a : s.agents) {
-    put(out, a.pc);
-    put(out, a.stage);
-    put(out, static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.lgkm << 2)));
-    put(out, a.ticket);
-    put(out, a.cluster_ticket);
-    put(out, a.split_ticket);
+    w.put(a.pc);
+    w.put(a.stage);
+    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.lgkm << 2)));
+    w.put(a.ticket);
+    w.put(a.cluster_ticket);
+    w.put(a.split_ticket);
     for (const Groups* g : {&a.bulk, &a.mma}) {
-      put(out, g->committed);
-      put(out, g->last[0]);
-      put(out, g->last[1]);
+      w.put(g->committed);
+      w.put(g->last[0]);
+      w.put(g->last[1]);
     }
-    for (std::int64_t v : a.vars) put(out, v);
-    for (std::uint32_t v : a.last_seen) put(out, v);
   }
+  w.raw(s.vars.data(), s.vars.size() * sizeof(std::int64_t));
+  w.raw(s.last_seen.data(), s.last_seen.size() * sizeof(std::uint32_t));
   for (const spec::mbarrier::State& m : s.mbars) {
-    put(out, m.status);
-    put(out, m.phase);
-    put(out, m.expected);
-    put(out, m.pending);
-    put(out, m.tx);
+    w.put(m.status);
+    w.put(m.phase);
+    w.put(m.expected);
+    w.put(m.pending);
+    w.put(m.tx);
   }
   for (const spec::named::State& n : s.named) {
-    put(out, n.count);
-    put(out, n.arrived);
-    put(out, n.generation);
-    put(out, n.acc_popc);
-    put(out, n.acc_and);
-    put(out, n.acc_or);
-    put(out, n.last_popc);
-    put(out, n.last_and);
-    put(out, n.last_or);
+    w.put(n.count);
+    w.put(n.arrived);
+    w.put(n.generation);
+    w.put(n.acc_popc);
+    w.put(n.acc_and);
+    w.put(n.acc_or);
+    w.put(n.last_popc);
+    w.put(n.last_and);
+    w.put(n.last_or);
   }
-  put(out, s.cluster.generation);
-  put(out, s.cluster.arrived);
-  put(out, static_cast<std::uint32_t>(s.pending.size()));
+  w.put(s.cluster.generation);
+  w.put(s.cluster.arrived);
+  w.put(static_cast<std::uint32_t>(s.pending.size()));
   for (const Pending& p : s.pending) {
-    put(out, p.kind);
-    put(out, p.agent);
-    put(out, p.pc);
-    put(out, p.mbar);
-    put(out, p.buf);
-    put(out, p.bytes);
-    put(out, p.noinc);
+    w.put(p.kind);
+    w.put(p.agent);
+    w.put(p.pc);
+    w.put(p.mbar);
+    w.put(p.buf);
+    w.put(p.bytes);
+    w.put(p.noinc);
   }
-  for (const spec::hb::Buffer& b : s.mem.buffers) {
-    put(out, static_cast<std::uint8_t>(b.writes.size()));
-    for (const spec::hb::Event& e : b.writes) put_event(out, e);
-    put(out, static_cast<std::uint8_t>(b.reads.size()));
-    for (const spec::hb::Event& e : b.reads) put_event(out, e);
-  }
-  put(out, s.cta_exited);
+  w.put(static_cast<std::uint32_t>(s.mem.events.size()));
+  for (const spec::hb::Event& e : s.mem.events) put_event(w, e);
+  w.put(s.cta_exited);
+  out.resize(static_cast<std::size_t>(w.p - out.data()));
 }
 
 std::uint64_t hash_bytes(const std::string& bytes) {

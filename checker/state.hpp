@@ -35,8 +35,6 @@ struct AgentState {
   spec::cluster::Ticket cluster_ticket = 0;
   std::uint32_t split_ticket = 0; // AMD split barrier: 0 none, g+1 signalled into instance g
   Groups bulk, mma;
-  std::vector<std::int64_t> vars;
-  std::vector<std::uint32_t> last_seen;  // per mbarrier instance: the phase this agent last observed
   auto operator<=>(const AgentState&) const = default;
 };
 
@@ -56,6 +54,11 @@ struct Pending {
 
 struct State {
   std::vector<AgentState> agents;
+  // Each agent's variables (Program::var_base), and per agent and mbarrier
+  // instance the phase it last observed (agent * mbarriers + instance); kept
+  // outside AgentState so that a state copies in few pieces.
+  std::vector<std::int64_t> vars;
+  std::vector<std::uint32_t> last_seen;
   std::vector<spec::mbarrier::State> mbars;
   std::vector<spec::named::State> named;  // cta * named_used + slot
   spec::cluster::State cluster;

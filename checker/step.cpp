@@ -69,12 +69,15 @@ class Exec {
   StepInfo& info_;
   const AgentInfo& me_;
 
+  std::int64_t* vars() const { return s_.vars.data() + p_.var_base[static_cast<std::size_t>(a_)]; }
   std::int64_t ev(ir::ExprId e, std::int64_t dflt = 0) const {
-    return e == ir::no_expr ? dflt : eval(p_, e, ag_.vars.data());
+    return e == ir::no_expr ? dflt : eval(p_, e, vars());
   }
-  void say(const std::string& t) {
-    if (describe_) info_.text = t;
-  }
+  // Descriptions are built only when describing (a trace), never in the search.
+#define SAY(...)                          \
+  do {                                    \
+    if (describe_) info_.text = __VA_ARGS__; \
+  } while (0)
   [[noreturn]] void stop(Violation v, const std::string& msg) { throw Stop{v, msg}; }
 
   int target_cta(const ir::Ref& r) {
@@ -185,8 +188,8 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
     for_lanes(l, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, p_.mbar_sync(mbar)); });
   if (r.out.phase_completed) phase_done(mbar);
   if (op.dest_var >= 0)
-    ag_.vars[static_cast<std::size_t>(op.dest_var)] = (std::int64_t(tok.phase) << 32) | std::uint32_t(tok.pending);
-  say(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " count " +
+    vars()[static_cast<std::size_t>(op.dest_var)] = (std::int64_t(tok.phase) << 32) | std::uint32_t(tok.pending);
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " count " +
       std::to_string(args.count) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx) : "") + " (pending " +
       std::to_string(tok.pending) + " -> " + std::to_string(r.next.pending) + ")");
 }
@@ -201,7 +204,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
   spec::Outcome o;
   const bool by_token = op.token_var >= 0;
   if (by_token) {
-    const std::int64_t v = ag_.vars[static_cast<std::size_t>(op.token_var)];
+    const std::int64_t v = vars()[static_cast<std::size_t>(op.token_var)];
     o = mb::test_wait_token(st, mb::Token{static_cast<std::uint32_t>(v >> 32), static_cast<std::int32_t>(v & 0xffffffff)});
   } else {
     o = mb::test_wait_parity(st, static_cast<std::uint32_t>(ev(op.parity, 0)));
@@ -212,7 +215,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
     return;
   }
   if (o.observed == 1) {
-    std::uint32_t& last = ag_.last_seen[static_cast<std::size_t>(mbar)];
+    std::uint32_t& last = s_.last_seen[static_cast<std::size_t>(a_ * p_.num_mbars() + mbar)];
     if (!by_token && st.phase >= last + 2)
       stop(Violation::parity_alias, me_.name + " passed a wait on " + p_.mbar_name(mbar) + " parity " +
                                         std::to_string(ev(op.parity, 0)) + " when the barrier was at phase " +
@@ -222,8 +225,8 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
     if (ord::wait_acquires(to_sem(op.sem)))
       for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.mbar_sync(mbar)); });
   }
-  if (op.dest_var >= 0) ag_.vars[static_cast<std::size_t>(op.dest_var)] = o.observed;
-  say(std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
+  if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
+  SAY(std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
       (by_token ? " token" : " parity " + std::to_string(ev(op.parity, 0))) + " -> " +
       (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")");
 }
@@ -259,7 +262,7 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait, bool a
       hb::complete(s_.mem, sync);
       if (describe_) info_.completed = "named barrier " + std::to_string(id) + " instance complete";
     }
-    say(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + ", " + std::to_string(count ? count : args.cta_threads) +
+    SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + ", " + std::to_string(count ? count : args.cta_threads) +
         " (" + std::to_string(r.out.phase_completed ? st.count : st.arrived) + " arrived)");
     ag_.ticket = static_cast<std::uint32_t>(r.out.observed);
     if (!wait) {
@@ -276,8 +279,8 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait, bool a
     return;
   }
   for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.named_sync(me_.cta, id)); });
-  if (op.dest_var >= 0) ag_.vars[static_cast<std::size_t>(op.dest_var)] = o.observed;
-  if (describe_ && info_.text.empty()) say(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
+  if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
+  if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
   ag_.stage = 0;
   ++ag_.pc;
 }
@@ -294,7 +297,7 @@ void Exec::retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threa
 
 void Exec::exit_agent() {
   ag_.exited = true;
-  say("exit");
+  SAY("exit");
   std::uint32_t live = 0;
   for (std::size_t i = 0; i < s_.agents.size(); ++i)
     if (!s_.agents[i].exited) live += static_cast<std::uint32_t>(p_.agents[i].threads);
@@ -322,7 +325,7 @@ void Exec::op(const ir::Op& op) {
     case OpCode::read:
     case OpCode::write:
       for (const ir::Ref& r : op.bufs) access(r, op.code == OpCode::write ? hb::Kind::write : hb::Kind::read, l);
-      say(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " +
+      SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " +
           (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
       break;
     case OpCode::mbar_init: {
@@ -332,7 +335,7 @@ void Exec::op(const ir::Op& op) {
       if (r.out.violation != Violation::none) stop(r.out.violation, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(r.out.violation)));
       st = r.next;
       hb::overwrite(s_.mem, p_.mbar_pseudo_buffer(mbar), leader);
-      say("init " + p_.mbar_name(mbar) + " count " + std::to_string(st.expected));
+      SAY("init " + p_.mbar_name(mbar) + " count " + std::to_string(st.expected));
       break;
     }
     case OpCode::mbar_arrive:
@@ -350,7 +353,7 @@ void Exec::op(const ir::Op& op) {
       if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
       st = r.next;
       if (r.out.phase_completed) phase_done(mbar);
-      say(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " bytes " + std::to_string(bytes) +
+      SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " bytes " + std::to_string(bytes) +
           " (tx " + std::to_string(st.tx) + ")");
       break;
     }
@@ -358,10 +361,10 @@ void Exec::op(const ir::Op& op) {
     case OpCode::mbar_test_wait:
     case OpCode::mbar_try_wait: mbar_wait(op, false); break;
     case OpCode::mbar_pending_count: {
-      const std::int64_t v = op.token_var >= 0 ? ag_.vars[static_cast<std::size_t>(op.token_var)] : 0;
+      const std::int64_t v = op.token_var >= 0 ? vars()[static_cast<std::size_t>(op.token_var)] : 0;
       const std::int64_t n = mb::pending_count(mb::Token{static_cast<std::uint32_t>(v >> 32), static_cast<std::int32_t>(v & 0xffffffff)});
-      if (op.dest_var >= 0) ag_.vars[static_cast<std::size_t>(op.dest_var)] = n;
-      say("pending_count -> " + std::to_string(n));
+      if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = n;
+      SAY("pending_count -> " + std::to_string(n));
       break;
     }
     case OpCode::mbar_inval: {
@@ -370,12 +373,12 @@ void Exec::op(const ir::Op& op) {
       const mb::Result r = mb::inval(st);
       if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
       st = r.next;
-      say("inval " + p_.mbar_name(mbar));
+      SAY("inval " + p_.mbar_name(mbar));
       break;
     }
     case OpCode::fence_mbarrier_init:
       for_lanes(l, a_, [&](std::uint8_t t) { hb::proxy_fence(s_.mem, t, p_.num_buffers(), p_.mem_buffers()); });
-      say(lanes_prefix(op) + "fence.mbarrier_init");
+      SAY(lanes_prefix(op) + "fence.mbarrier_init");
       break;
     case OpCode::bar_sync:
     case OpCode::bar_red:
@@ -404,17 +407,17 @@ void Exec::op(const ir::Op& op) {
       }
       for_lanes(Lanes{true, true, me_.threads}, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.named_sync(me_.cta, 0)); });
       ag_.split_ticket = 0;
-      say("s_barrier_wait resumes");
+      SAY("s_barrier_wait resumes");
       break;
     }
     case OpCode::s_waitcnt:
       ag_.lgkm = 0;
-      say("s_waitcnt lgkmcnt(0)");
+      SAY("s_waitcnt lgkmcnt(0)");
       break;
     case OpCode::syncwarp:
       hb::order(s_.mem, tid(a_, hb::Lane::leader), hb::bit(tid(a_, hb::Lane::rest)));
       hb::order(s_.mem, tid(a_, hb::Lane::rest), hb::bit(tid(a_, hb::Lane::leader)));
-      say("syncwarp");
+      SAY("syncwarp");
       break;
     case OpCode::tma_load: {
       const ir::Ref& dst = op.bufs.at(0);
@@ -433,7 +436,7 @@ void Exec::op(const ir::Op& op) {
         s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
         if (describe_) where += (where.empty() ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
       }
-      say("tma_load " + where + " (" + std::to_string(bytes) + " bytes, in flight)");
+      SAY("tma_load " + where + " (" + std::to_string(bytes) + " bytes, in flight)");
       break;
     }
     case OpCode::tma_store: {
@@ -445,19 +448,19 @@ void Exec::op(const ir::Op& op) {
              "TMA store from", buf);
       }
       ag_.bulk.last[unit] = static_cast<std::uint16_t>(ag_.bulk.committed + 1);
-      say("tma_store " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
+      SAY("tma_store " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
       break;
     }
     case OpCode::bulk_commit_group:
       ++ag_.bulk.committed;
-      say("commit_group");
+      SAY("commit_group");
       break;
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
       // The copies complete on their own: waiting never blocks for ever; what
       // it adds is order from the retired groups' reads to this thread.
       retire(ag_.bulk, ev(op.n, 0), hb::Lane::bulk0, hb::Lane::bulk1, hb::bit(leader));
-      say(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
+      SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
       break;
     case OpCode::cp_async:
       for (const ir::Ref& r : op.bufs) {
@@ -467,7 +470,7 @@ void Exec::op(const ir::Op& op) {
                "cp.async into", buf);
         });
       }
-      say(lanes_prefix(op) + "cp_async");
+      SAY(lanes_prefix(op) + "cp_async");
       break;
     case OpCode::cp_async_mbarrier_arrive: {
       const int mbar = mbar_at(op.bar, me_.cta);
@@ -483,12 +486,12 @@ void Exec::op(const ir::Op& op) {
       Pending pe{PendingKind::cp_async_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1,
                  l.threads, op.noinc};
       s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
-      say(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
+      SAY(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
       break;
     }
     case OpCode::wgmma_fence:
       ag_.wgmma_fenced = true;
-      say("wgmma_fence");
+      SAY("wgmma_fence");
       break;
     case OpCode::wgmma: {
       if (!ag_.wgmma_fenced)
@@ -504,17 +507,17 @@ void Exec::op(const ir::Op& op) {
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
       ag_.mma.last[unit] = static_cast<std::uint16_t>(ag_.mma.committed + 1);
-      say("wgmma read " + names);
+      SAY("wgmma read " + names);
       break;
     }
     case OpCode::wgmma_commit:
       ++ag_.mma.committed;
       ag_.wgmma_fenced = false;
-      say("wgmma_commit");
+      SAY("wgmma_commit");
       break;
     case OpCode::wgmma_wait:
       retire(ag_.mma, ev(op.n, 0), hb::Lane::mma0, hb::Lane::mma1, both);
-      say("wgmma_wait " + std::to_string(ev(op.n, 0)));
+      SAY("wgmma_wait " + std::to_string(ev(op.n, 0)));
       break;
     case OpCode::tcgen05_mma: {
       std::string names;
@@ -523,7 +526,7 @@ void Exec::op(const ir::Op& op) {
         race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, leader, tid(a_, hb::Lane::mma0)), "tcgen05.mma read of", buf);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
-      say("tcgen05_mma read " + names);
+      SAY("tcgen05_mma read " + names);
       break;
     }
     case OpCode::tcgen05_commit: {
@@ -538,12 +541,12 @@ void Exec::op(const ir::Op& op) {
         s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
         if (describe_) where += (where.empty() ? "" : ", ") + p_.mbar_name(mbar);
       }
-      say("tcgen05_commit -> " + where + " (arrives when the MMAs finish)");
+      SAY("tcgen05_commit -> " + where + " (arrives when the MMAs finish)");
       break;
     }
     case OpCode::fence_proxy_async:
       for_lanes(l, a_, [&](std::uint8_t t) { hb::proxy_fence(s_.mem, t); });
-      say(lanes_prefix(op) + "fence.proxy.async");
+      SAY(lanes_prefix(op) + "fence.proxy.async");
       break;
     case OpCode::cluster_arrive:
     case OpCode::cluster_sync:
@@ -565,7 +568,7 @@ void Exec::op(const ir::Op& op) {
           hb::complete(s_.mem, p_.cluster_sync());
           if (describe_) info_.completed = "cluster barrier instance complete";
         }
-        say(std::string(ir::op_keyword(op.code)) + (op.sem == ir::Sem::relaxed ? " relaxed" : "") + " (arrive)");
+        SAY(std::string(ir::op_keyword(op.code)) + (op.sem == ir::Sem::relaxed ? " relaxed" : "") + " (arrive)");
         if (op.code == OpCode::cluster_arrive) break;
         ag_.stage = 1;
         arrived_now = true;
@@ -580,7 +583,7 @@ void Exec::op(const ir::Op& op) {
       ag_.cluster_ticket = r.ticket;
       for_lanes(Lanes{true, true, me_.threads}, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.cluster_sync()); });
       ag_.stage = 0;
-      if (describe_ && !arrived_now) say(std::string(ir::op_keyword(op.code)) + " resumes");
+      if (describe_ && !arrived_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
       break;
     }
     case OpCode::exit:
@@ -601,10 +604,10 @@ void Exec::run() {
   info_.loc = in.loc;
   switch (in.kind) {
     case InstrKind::assign:
-      ag_.vars[static_cast<std::size_t>(in.var)] = ev(in.expr);
+      vars()[static_cast<std::size_t>(in.var)] = ev(in.expr);
       ++ag_.pc;
-      say(p_.kernel->roles[static_cast<std::size_t>(me_.role)].vars[static_cast<std::size_t>(in.var)] + " = " +
-          std::to_string(ag_.vars[static_cast<std::size_t>(in.var)]));
+      SAY(p_.kernel->roles[static_cast<std::size_t>(me_.role)].vars[static_cast<std::size_t>(in.var)] + " = " +
+          std::to_string(vars()[static_cast<std::size_t>(in.var)]));
       return;
     case InstrKind::jump: ag_.pc = static_cast<std::uint16_t>(in.target); return;
     case InstrKind::branch_false:
@@ -613,7 +616,7 @@ void Exec::run() {
     case InstrKind::assert_true:
       if (ev(in.expr) == 0) stop(Violation::assertion_failed, me_.name + ": assertion does not hold");
       ++ag_.pc;
-      say("assert holds");
+      SAY("assert holds");
       return;
     case InstrKind::op:
       op(*in.op);
@@ -626,14 +629,16 @@ void Exec::run() {
 State Stepper::initial() const {
   State s;
   s.agents.resize(p_.agents.size());
+  std::size_t nvars = 0;
+  for (std::size_t i = 0; i < p_.agents.size(); ++i)
+    nvars += p_.kernel->roles[static_cast<std::size_t>(p_.agents[i].role)].vars.size();
+  s.vars.assign(nvars, 0);
   for (std::size_t i = 0; i < p_.agents.size(); ++i) {
-    AgentState& a = s.agents[i];
     const AgentInfo& info = p_.agents[i];
-    a.vars.assign(p_.kernel->roles[static_cast<std::size_t>(info.role)].vars.size(), 0);
-    a.vars[ir::var_cta] = info.cta;
-    a.vars[ir::var_instance] = info.instance;
-    a.last_seen.assign(static_cast<std::size_t>(p_.num_mbars()), 0);
+    s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_cta)] = info.cta;
+    s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_instance)] = info.instance;
   }
+  s.last_seen.assign(p_.agents.size() * static_cast<std::size_t>(p_.num_mbars()), 0);
   s.mbars.resize(static_cast<std::size_t>(p_.num_mbars()));
   for (int m = 0; m < p_.num_mbars(); ++m) {
     const std::int64_t count = p_.kernel->mbarriers[static_cast<std::size_t>(p_.mbar_decl(m))].count;
@@ -646,7 +651,7 @@ State Stepper::initial() const {
     }
   }
   s.named.resize(static_cast<std::size_t>(p_.ctas * p_.named_used));
-  s.mem.buffers.resize(static_cast<std::size_t>(p_.mem_buffers()));
+  s.mem.buffers = p_.mem_buffers();
   return s;
 }
 
@@ -717,6 +722,41 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   return info;
 }
 
+bool Stepper::surely_blocked(const State& s, int a) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  if (ag.exited) return true;
+  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+  if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) return false;
+  const ir::Op& op = *code[ag.pc].op;
+  const std::int64_t* vars = s.vars.data() + p_.var_base[static_cast<std::size_t>(a)];
+  switch (op.code) {
+    case OpCode::mbar_wait: {
+      if (op.token_var >= 0 || op.bar.cta != ir::no_expr || op.bar.object < 0) return false;
+      const ir::MbarrierDecl& d = p_.kernel->mbarriers[static_cast<std::size_t>(op.bar.object)];
+      const std::int64_t i = op.bar.index == ir::no_expr ? 0 : eval(p_, op.bar.index, vars);
+      if (i < 0 || i >= d.size) return false;
+      const int m = info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(i);
+      const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
+      if (st.status != mb::Status::live) return false;
+      const spec::Outcome o = mb::test_wait_parity(st, static_cast<std::uint32_t>(op.parity == ir::no_expr ? 0 : eval(p_, op.parity, vars)));
+      return o.violation == Violation::none && o.observed == 0;
+    }
+    case OpCode::bar_sync:
+    case OpCode::bar_red:
+    case OpCode::syncthreads:
+    case OpCode::s_barrier: {
+      if (ag.stage != 1) return false;
+      const int id = op.code == OpCode::bar_sync || op.code == OpCode::bar_red ? static_cast<int>(eval(p_, op.id, vars)) : 0;
+      if (id < 0 || id >= spec::named::num_ids || p_.named_slot[static_cast<std::size_t>(id)] < 0) return false;
+      const spec::named::State& st =
+          s.named[static_cast<std::size_t>(info.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+      return !spec::named::wait(st, ag.ticket, spec::named::Red::none, info.threads).enabled;
+    }
+    default: return false;
+  }
+}
+
 bool Stepper::next_is_local(const State& s, int a) const {
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
   if (ag.exited) return false;
@@ -742,17 +782,17 @@ std::string Stepper::describe_blocked(const State& s, int a) const {
   const ir::Op& op = *code[ag.pc].op;
   std::string what = std::string(ir::op_keyword(op.code));
   if (op.bar.object >= 0) {
-    const int m = p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(op.bar.index == ir::no_expr ? 0 : eval(p_, op.bar.index, ag.vars.data())) +
+    const int m = p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(op.bar.index == ir::no_expr ? 0 : eval(p_, op.bar.index, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)])) +
                   info.cta * p_.mbars_per_cta;
     if (m >= 0 && m < p_.num_mbars()) {
       const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
       what += " " + p_.mbar_name(m);
-      if (op.parity != ir::no_expr) what += " parity " + std::to_string(eval(p_, op.parity, ag.vars.data()));
+      if (op.parity != ir::no_expr) what += " parity " + std::to_string(eval(p_, op.parity, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)]));
       what += " (barrier at phase " + std::to_string(st.phase) + ", pending " + std::to_string(st.pending) + ", tx " +
               std::to_string(st.tx) + ")";
     }
   } else if (op.id != ir::no_expr) {
-    what += " " + std::to_string(eval(p_, op.id, ag.vars.data()));
+    what += " " + std::to_string(eval(p_, op.id, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)]));
   }
   return info.name + " waits at " + what + " (line " + std::to_string(code[ag.pc].loc.line) + ")";
 }

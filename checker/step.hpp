@@ -33,6 +33,10 @@ class Stepper {
   // Whether the agent's next instruction touches only its own variables
   // (assignments and control flow): such a step commutes with every other.
   [[nodiscard]] bool next_is_local(const State& s, int a) const;
+  // True only when agent `a`'s next step is certainly not enabled (it waits
+  // on a barrier whose phase or instance has not completed): the search skips
+  // it without copying the state. False when unsure.
+  [[nodiscard]] bool surely_blocked(const State& s, int a) const;
   // Why agent `a` cannot move (for a deadlock report).
   [[nodiscard]] std::string describe_blocked(const State& s, int a) const;
   [[nodiscard]] ir::Loc loc_of(const State& s, int a) const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <tuple>
 
 namespace pc::check {
 namespace {
@@ -47,61 +48,71 @@ std::uint8_t permute_thread(std::uint8_t t, const std::vector<int>& to) {
 
 }  // namespace
 
-Symmetry::Symmetry(const Program& p) {
+Symmetry::Symmetry(const Program& p) : p_(p) {
   for (std::size_t r = 0; r < p.code.size(); ++r) {
     if (code_reads_var(p, static_cast<int>(r), ir::var_instance)) continue;
     for (int cta = 0; cta < p.ctas; ++cta) {
       std::vector<int> g;
       for (std::size_t a = 0; a < p.agents.size(); ++a)
         if (p.agents[a].role == static_cast<int>(r) && p.agents[a].cta == cta) g.push_back(static_cast<int>(a));
-      if (g.size() > 1) groups_.push_back(std::move(g));
+      if (g.size() > 1) groups_.push_back(Group{std::move(g), static_cast<int>(p.kernel->roles[r].vars.size())});
     }
   }
   active_ = !groups_.empty();
 }
 
 State Symmetry::canonical(const State& s) const {
+  const std::size_t nm = s.agents.empty() ? 0 : s.last_seen.size() / s.agents.size();
+  auto vars_of = [&](int a) { return s.vars.begin() + p_.var_base[static_cast<std::size_t>(a)]; };
+  auto seen_of = [&](int a) { return s.last_seen.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(a) * nm); };
   // to[a]: the new index of agent a.
   std::vector<int> to(s.agents.size());
   std::iota(to.begin(), to.end(), 0);
-  for (const std::vector<int>& g : groups_) {
-    std::vector<int> order = g;
+  bool moved = false;
+  for (const Group& g : groups_) {
+    std::vector<int> order = g.agents;
     std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
       const AgentState& a = s.agents[static_cast<std::size_t>(x)];
       const AgentState& b = s.agents[static_cast<std::size_t>(y)];
+      if (auto c = a <=> b; c != 0) return c < 0;
       // The instance variable is never read by this role: leave it out of the order.
-      if (auto c = a.pc <=> b.pc; c != 0) return c < 0;
-      if (auto c = a.stage <=> b.stage; c != 0) return c < 0;
-      if (auto c = a.exited <=> b.exited; c != 0) return c < 0;
-      if (auto c = a.ticket <=> b.ticket; c != 0) return c < 0;
-      if (auto c = a.cluster_ticket <=> b.cluster_ticket; c != 0) return c < 0;
-      if (auto c = a.bulk <=> b.bulk; c != 0) return c < 0;
-      if (auto c = a.mma <=> b.mma; c != 0) return c < 0;
-      if (auto c = std::lexicographical_compare_three_way(a.vars.begin() + ir::num_builtin_vars, a.vars.end(),
-                                                          b.vars.begin() + ir::num_builtin_vars, b.vars.end());
+      if (auto c = std::lexicographical_compare_three_way(vars_of(x) + ir::num_builtin_vars, vars_of(x) + g.nvars,
+                                                          vars_of(y) + ir::num_builtin_vars, vars_of(y) + g.nvars);
           c != 0)
         return c < 0;
-      return a.last_seen < b.last_seen;
+      return std::lexicographical_compare(seen_of(x), seen_of(x) + static_cast<std::ptrdiff_t>(nm), seen_of(y),
+                                          seen_of(y) + static_cast<std::ptrdiff_t>(nm));
     });
-    for (std::size_t i = 0; i < g.size(); ++i) to[static_cast<std::size_t>(order[i])] = g[i];
+    for (std::size_t i = 0; i < g.agents.size(); ++i) {
+      to[static_cast<std::size_t>(order[i])] = g.agents[i];
+      moved |= order[i] != g.agents[i];
+    }
   }
+  if (!moved) return s;
   State c = s;
   for (std::size_t a = 0; a < s.agents.size(); ++a) {
-    c.agents[static_cast<std::size_t>(to[a])] = s.agents[a];
-    c.agents[static_cast<std::size_t>(to[a])].vars[ir::var_instance] = s.agents[static_cast<std::size_t>(to[a])].vars[ir::var_instance];
+    const int b = to[a];
+    if (b == static_cast<int>(a)) continue;
+    c.agents[static_cast<std::size_t>(b)] = s.agents[a];
+    // Variables move with the agent, except `instance`, which belongs to the position.
+    const std::size_t n = p_.kernel->roles[static_cast<std::size_t>(p_.agents[a].role)].vars.size();
+    for (std::size_t v = 0; v < n; ++v)
+      if (v != static_cast<std::size_t>(ir::var_instance))
+        c.vars[static_cast<std::size_t>(p_.var_base[static_cast<std::size_t>(b)]) + v] =
+            s.vars[static_cast<std::size_t>(p_.var_base[a]) + v];
+    std::copy(seen_of(static_cast<int>(a)), seen_of(static_cast<int>(a)) + static_cast<std::ptrdiff_t>(nm),
+              c.last_seen.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * nm));
   }
   for (Pending& pe : c.pending) pe.agent = static_cast<std::uint8_t>(to[pe.agent]);
   std::sort(c.pending.begin(), c.pending.end());
-  for (spec::hb::Buffer& b : c.mem.buffers) {
-    for (std::vector<spec::hb::Event>* v : {&b.writes, &b.reads}) {
-      for (spec::hb::Event& e : *v) {
-        e.thread = permute_thread(e.thread, to);
-        e.after = permute_bits(e.after, to);
-        e.after_async = permute_bits(e.after_async, to);
-      }
-      std::sort(v->begin(), v->end(), [](const spec::hb::Event& x, const spec::hb::Event& y) { return x.thread < y.thread; });
-    }
+  for (spec::hb::Event& e : c.mem.events) {
+    e.thread = permute_thread(e.thread, to);
+    e.after = permute_bits(e.after, to);
+    e.after_async = permute_bits(e.after_async, to);
   }
+  std::sort(c.mem.events.begin(), c.mem.events.end(), [](const spec::hb::Event& x, const spec::hb::Event& y) {
+    return std::tie(x.buf, x.write, x.thread) < std::tie(y.buf, y.write, y.thread);
+  });
   return c;
 }
 

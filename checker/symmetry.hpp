@@ -22,7 +22,12 @@ class Symmetry {
   [[nodiscard]] State canonical(const State& s) const;
 
  private:
-  std::vector<std::vector<int>> groups_;  // agents that may be permuted among themselves
+  struct Group {
+    std::vector<int> agents;  // agents that may be permuted among themselves
+    int nvars = 0;            // variables of their role
+  };
+  const Program& p_;
+  std::vector<Group> groups_;
   bool active_ = false;
 };
 

@@ -1,17 +1,10 @@
 #include "spec/hb.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace pc::spec::hb {
 namespace {
-
-template <class F>
-void for_each_event(Memory& m, F&& f) {
-  for (Buffer& b : m.buffers) {
-    for (Event& e : b.writes) f(e);
-    for (Event& e : b.reads) f(e);
-  }
-}
 
 // An async-proxy event is seen the same way by both proxies.
 void mirror(Event& e) {
@@ -24,18 +17,34 @@ void mirror(Event& e) {
 
 bool same_agent(std::uint8_t a, std::uint8_t b) { return a / lanes_per_agent == b / lanes_per_agent; }
 
-Violation conflict(const Event& prior, bool prior_is_write, Proxy p, std::uint8_t issuer, bool spread) {
+bool before(const Event& x, std::uint16_t buf, bool write, std::uint8_t thread) {
+  if (x.buf != buf) return x.buf < buf;
+  if (x.write != write) return x.write < write;
+  return x.thread < thread;
+}
+
+std::pair<std::size_t, std::size_t> range(const Memory& m, int buf) {
+  if (buf < 0 || buf >= m.buffers) throw std::out_of_range("hb: buffer index");
+  const auto lo = std::lower_bound(m.events.begin(), m.events.end(), buf,
+                                   [](const Event& e, int b) { return e.buf < b; });
+  const auto hi = std::upper_bound(lo, m.events.end(), buf, [](int b, const Event& e) { return b < e.buf; });
+  return {static_cast<std::size_t>(lo - m.events.begin()), static_cast<std::size_t>(hi - m.events.begin())};
+}
+
+Violation conflict(const Event& prior, Proxy p, std::uint8_t issuer, bool spread) {
   if (prior.thread == issuer) return Violation::none;
   if (spread && prior.spread && same_agent(prior.thread, issuer)) return Violation::none;
   const Threads me = bit(issuer);
   if (!(prior.after & me)) return Violation::data_race;
-  if (p == Proxy::async && prior_is_write && prior.proxy == Proxy::generic && !(prior.after_async & me))
+  if (p == Proxy::async && prior.write && prior.proxy == Proxy::generic && !(prior.after_async & me))
     return Violation::proxy_race;
   return Violation::none;
 }
 
-Event fresh(std::uint8_t actor, Proxy p, bool spread) {
+Event fresh(int buf, bool write, std::uint8_t actor, Proxy p, bool spread) {
   Event e;
+  e.buf = static_cast<std::uint16_t>(buf);
+  e.write = write;
   e.thread = actor;
   e.proxy = p;
   e.spread = spread;
@@ -44,21 +53,21 @@ Event fresh(std::uint8_t actor, Proxy p, bool spread) {
   return e;
 }
 
-void put(std::vector<Event>& v, const Event& e) {
-  auto it = std::find_if(v.begin(), v.end(), [&](const Event& x) { return x.thread >= e.thread; });
-  if (it != v.end() && it->thread == e.thread) *it = e;
-  else v.insert(it, e);
+void put(Memory& m, const Event& e) {
+  auto it = std::lower_bound(m.events.begin(), m.events.end(), e,
+                             [](const Event& x, const Event& y) { return before(x, y.buf, y.write, y.thread); });
+  if (it != m.events.end() && it->buf == e.buf && it->write == e.write && it->thread == e.thread) *it = e;
+  else m.events.insert(it, e);
 }
 
 }  // namespace
 
 Check check_only(const Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, bool spread) {
-  const Buffer& b = m.buffers.at(static_cast<std::size_t>(buf));
-  for (const Event& w : b.writes)
-    if (Violation v = conflict(w, true, p, issuer, spread); v != Violation::none) return {v, w.thread, true};
-  if (k == Kind::write) {
-    for (const Event& r : b.reads)
-      if (Violation v = conflict(r, false, p, issuer, spread); v != Violation::none) return {v, r.thread, false};
+  const auto [lo, hi] = range(m, buf);
+  for (std::size_t i = lo; i < hi; ++i) {
+    const Event& e = m.events[i];
+    if (!e.write && k == Kind::read) continue;  // two reads never conflict
+    if (Violation v = conflict(e, p, issuer, spread); v != Violation::none) return {v, e.thread, e.write};
   }
   return {};
 }
@@ -68,40 +77,40 @@ Check access(Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, std::uint
   if (c.violation != Violation::none) return c;
   // The actor (an async unit) inherits what its issuer knows when it is issued.
   if (actor != issuer) order(m, issuer, bit(actor));
-  Buffer& b = m.buffers.at(static_cast<std::size_t>(buf));
-  const Event e = fresh(actor, p, spread);
   if (k == Kind::write) {
     // Everything earlier is ordered before this write (checked above), except
     // the agent's own other lanes' parts of a spread access: those stay.
-    auto ordered = [&](const Event& x) { return !(spread && x.spread && same_agent(x.thread, issuer) && x.thread != actor); };
-    b.writes.erase(std::remove_if(b.writes.begin(), b.writes.end(), ordered), b.writes.end());
-    b.reads.erase(std::remove_if(b.reads.begin(), b.reads.end(), ordered), b.reads.end());
-    put(b.writes, e);
-  } else {
-    put(b.reads, e);
+    const auto [lo, hi] = range(m, buf);
+    auto keep = [&](const Event& x) { return spread && x.spread && same_agent(x.thread, issuer) && x.thread != actor; };
+    const auto first = m.events.begin() + static_cast<std::ptrdiff_t>(lo);
+    const auto last = m.events.begin() + static_cast<std::ptrdiff_t>(hi);
+    m.events.erase(std::remove_if(first, last, [&](const Event& x) { return !keep(x); }), last);
   }
+  put(m, fresh(buf, k == Kind::write, actor, p, spread));
   return {};
 }
 
 void overwrite(Memory& m, int buf, std::uint8_t thread) {
-  Buffer& b = m.buffers.at(static_cast<std::size_t>(buf));
-  b.writes.assign(1, fresh(thread, Proxy::generic, false));
-  b.reads.clear();
+  const auto [lo, hi] = range(m, buf);
+  m.events.erase(m.events.begin() + static_cast<std::ptrdiff_t>(lo), m.events.begin() + static_cast<std::ptrdiff_t>(hi));
+  put(m, fresh(buf, true, thread, Proxy::generic, false));
 }
 
 void release(Memory& m, std::uint8_t thread, int sync) {
   const Syncs s = Syncs{1} << sync;
   const Threads t = bit(thread);
-  for_each_event(m, [&](Event& e) {
+  for (Event& e : m.events) {
     if (e.after & t) e.released |= s;
     if (e.after_async & t) e.released_async |= s;
     mirror(e);
-  });
+  }
 }
 
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync) {
-  for (Event& e : m.buffers.at(static_cast<std::size_t>(buf)).writes) {
-    if (e.thread != thread) continue;
+  const auto [lo, hi] = range(m, buf);
+  for (std::size_t i = lo; i < hi; ++i) {
+    Event& e = m.events[i];
+    if (!e.write || e.thread != thread) continue;
     e.released |= Syncs{1} << sync;
     e.released_async |= Syncs{1} << sync;
     mirror(e);
@@ -110,42 +119,37 @@ void release_write(Memory& m, int buf, std::uint8_t thread, int sync) {
 
 void complete(Memory& m, int sync) {
   const Syncs s = Syncs{1} << sync;
-  for_each_event(m, [&](Event& e) {
+  for (Event& e : m.events) {
     if (e.released & s) e.visible |= s;
     if (e.released_async & s) e.visible_async |= s;
     mirror(e);
-  });
+  }
 }
 
 void acquire(Memory& m, std::uint8_t thread, int sync) {
   const Syncs s = Syncs{1} << sync;
   const Threads t = bit(thread);
-  for_each_event(m, [&](Event& e) {
+  for (Event& e : m.events) {
     if (e.visible & s) e.after |= t;
     if (e.visible_async & s) e.after_async |= t;
     mirror(e);
-  });
+  }
 }
 
 void order(Memory& m, std::uint8_t from, Threads to) {
   const Threads f = bit(from);
-  for_each_event(m, [&](Event& e) {
+  for (Event& e : m.events) {
     if (e.after & f) e.after |= to;
     if (e.after_async & f) e.after_async |= to;
     mirror(e);
-  });
+  }
 }
 
 void proxy_fence(Memory& m, std::uint8_t thread, int first_buf, int end_buf) {
   const Threads t = bit(thread);
-  const int end = end_buf < 0 ? static_cast<int>(m.buffers.size()) : end_buf;
-  for (int i = first_buf; i < end; ++i) {
-    Buffer& b = m.buffers[static_cast<std::size_t>(i)];
-    for (Event& e : b.writes)
-      if (e.after & t) e.after_async |= t;
-    for (Event& e : b.reads)
-      if (e.after & t) e.after_async |= t;
-  }
+  const int end = end_buf < 0 ? m.buffers : end_buf;
+  for (Event& e : m.events)
+    if (e.buf >= first_buf && e.buf < end && (e.after & t)) e.after_async |= t;
 }
 
 }  // namespace pc::spec::hb

@@ -49,6 +49,8 @@ enum class Kind : std::uint8_t { read = 0, write = 1 };
 // into which a thread in `after` released it; `visible` the ones whose release
 // has completed (a phase completion), so that an acquire of that object orders it.
 struct Event {
+  std::uint16_t buf = 0;
+  bool write = false;
   std::uint8_t thread = 0;
   Proxy proxy = Proxy::generic;
   // The access was made by every lane of the agent, each on its own part of
@@ -63,17 +65,13 @@ struct Event {
   auto operator<=>(const Event&) const = default;
 };
 
-// The writes and reads of a buffer not yet known to be ordered before a later
-// write: at most one of each per thread (a thread's newer access subsumes its
-// older one by program order), sorted by thread.
-struct Buffer {
-  std::vector<Event> writes;
-  std::vector<Event> reads;
-  auto operator<=>(const Buffer&) const = default;
-};
-
+// The writes and reads of each buffer not yet known to be ordered before a
+// later write: at most one write and one read per thread and buffer (a
+// thread's newer access subsumes its older one by program order). One flat
+// list, sorted by (buffer, write, thread), so that a state copies in one piece.
 struct Memory {
-  std::vector<Buffer> buffers;
+  int buffers = 0;
+  std::vector<Event> events;
   auto operator<=>(const Memory&) const = default;
 };
 
