@@ -39,16 +39,17 @@ void put_event(Writer& w, const spec::hb::Event& e) {
 
 void serialize(const State& s, std::string& out) {
   const std::size_t bound = s.agents.size() * 40 + s.vars.size() * 8 + s.last_seen.size() * 4 + s.mbars.size() * 17 +
-                            s.named.size() * 24 + 8 + 4 + s.pending.size() * 16 + 4 + s.mem.events.size() * event_bytes + 4;
+                            s.named.size() * 24 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 16 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
   for (const AgentState& a : s.agents) {
     w.put(a.pc);
     w.put(a.stage);
-    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.lgkm << 2)));
+    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2)));
     w.put(a.ticket);
     w.put(a.cluster_ticket);
-    w.put(a.split_ticket);
+    w.put(a.wave.lds_outstanding);
+    w.put(a.wave.joined);
     for (const Groups* g : {&a.bulk, &a.mma}) {
       w.put(g->committed);
       w.put(g->last[0]);
@@ -74,6 +75,11 @@ void serialize(const State& s, std::string& out) {
     w.put(n.last_popc);
     w.put(n.last_and);
     w.put(n.last_or);
+  }
+  for (const spec::amd::Barrier& b : s.amd) {
+    w.put(b.waves);
+    w.put(b.arrived);
+    w.put(b.generation);
   }
   w.put(s.cluster.generation);
   w.put(s.cluster.arrived);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/amd.hpp"
 #include "spec/cluster.hpp"
 #include "spec/hb.hpp"
 #include "spec/mbarrier.hpp"
@@ -30,10 +31,9 @@ struct AgentState {
   std::uint8_t stage = 0;         // 1: a bar.sync/bar.red/cluster_sync has arrived and now waits
   bool exited = false;
   bool wgmma_fenced = false;      // wgmma.fence since the last wgmma.commit_group
-  std::uint8_t lgkm = 0;          // AMD: LDS operations issued and not yet waited for (saturates at 1)
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
   spec::cluster::Ticket cluster_ticket = 0;
-  std::uint32_t split_ticket = 0; // AMD split barrier: 0 none, g+1 signalled into instance g
+  spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal
   Groups bulk, mma;
   auto operator<=>(const AgentState&) const = default;
 };
@@ -62,6 +62,7 @@ struct State {
   std::vector<spec::mbarrier::State> mbars;
   std::vector<spec::named::State> named;  // cta * named_used + slot
   spec::cluster::State cluster;
+  std::vector<spec::amd::Barrier> amd;    // AMD workgroup barrier per CTA (empty for NVIDIA kernels)
   std::vector<Pending> pending;           // sorted
   spec::hb::Memory mem;
   std::uint32_t cta_exited = 0;           // bit per CTA whose agents have all exited

@@ -136,7 +136,8 @@ class Exec {
   void race(const hb::Check& c, const std::string& what, int buf);
   void mbar_arrive(const ir::Op& op, const Lanes& l);
   void mbar_wait(const ir::Op& op, bool blocking);
-  void named(const ir::Op& op, int id, std::int64_t count, bool wait, bool amd);
+  void named(const ir::Op& op, int id, std::int64_t count, bool wait);
+  void amd_barrier(const ir::Op& op, bool signal, bool wait);
   void retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threads to);
   void exit_agent();
   void op(const ir::Op& op);
@@ -164,7 +165,7 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   for_lanes(l, a_, [&](std::uint8_t t) {
     race(hb::access(s_.mem, buf, k, hb::Proxy::generic, t, t, l.rest), k == hb::Kind::write ? "write of" : "read of", buf);
   });
-  if (p_.kernel->target == ir::Target::amd) ag_.lgkm = 1;
+  if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
 }
 
 void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
@@ -231,14 +232,11 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
       (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")");
 }
 
-void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait, bool amd) {
+void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
   namespace nb = spec::named;
   const Lanes both{true, true, me_.threads};
   const nb::Red red = static_cast<nb::Red>(op.red);
   if (ag_.stage == 0) {
-    if (amd && ag_.lgkm)
-      stop(Violation::amd_missing_waitcnt, me_.name + " reaches " + std::string(ir::op_keyword(op.code)) +
-                                               " with LDS operations outstanding: s_waitcnt lgkmcnt(0) first");
     nb::ArriveArgs args;
     args.id = id;
     args.count = count;
@@ -285,6 +283,55 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait, bool a
   ++ag_.pc;
 }
 
+// The AMD workgroup barrier (spec/amd.hpp). Its happens-before: the LDS
+// operations a wave completed before signalling (s_waitcnt) are visible to the
+// waves that pass the wait, which the model draws as a release at the signal
+// and an acquire at the wait (docs/spec.md, "AMD").
+void Exec::amd_barrier(const ir::Op& op, bool signal, bool wait) {
+  namespace amd = spec::amd;
+  if (p_.kernel->target != ir::Target::amd)
+    throw KernelError(std::string(ir::op_keyword(op.code)) + " needs `target amd`", op.loc);
+  amd::Barrier& bar = s_.amd[static_cast<std::size_t>(me_.cta)];
+  const int sync = p_.named_sync(me_.cta, 0);
+  const Lanes both{true, true, me_.threads};
+  bool signalled_now = false;
+  if (signal && ag_.stage == 0) {
+    const amd::Result r = amd::signal(bar, ag_.wave);
+    if (r.out.violation == Violation::amd_missing_waitcnt)
+      stop(r.out.violation, me_.name + " reaches " + std::string(ir::op_keyword(op.code)) +
+                                " with LDS operations outstanding: s_waitcnt lgkmcnt(0) first");
+    if (r.out.violation != Violation::none)
+      stop(r.out.violation, me_.name + " signals the workgroup barrier twice without waiting");
+    for_lanes(both, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, sync); });
+    bar = r.barrier;
+    ag_.wave = r.wave;
+    if (r.out.phase_completed) {
+      hb::complete(s_.mem, sync);
+      if (describe_) info_.completed = "workgroup barrier instance complete";
+    }
+    SAY(std::string(ir::op_keyword(op.code)) + " (" + std::to_string(bar.arrived) + " of " + std::to_string(bar.waves) +
+        " waves)");
+    if (!wait) {
+      ++ag_.pc;
+      return;
+    }
+    ag_.stage = 1;
+    signalled_now = true;
+  }
+  const amd::Result r = amd::wait(bar, ag_.wave);
+  if (r.out.violation != Violation::none)
+    stop(r.out.violation, me_.name + " waits on the split barrier without a preceding s_barrier_signal");
+  if (!r.out.enabled) {
+    info_.enabled = signalled_now;
+    return;
+  }
+  ag_.wave = r.wave;
+  for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, sync); });
+  ag_.stage = 0;
+  if (!signalled_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
+  ++ag_.pc;
+}
+
 void Exec::retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threads to) {
   const hb::Lane units[2] = {u0, u1};
   for (int u = 0; u < 2; ++u) {
@@ -304,6 +351,12 @@ void Exec::exit_agent() {
   const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, live);
   s_.cluster = cr.next;
   if (cr.out.phase_completed) hb::complete(s_.mem, p_.cluster_sync());
+  if (!s_.amd.empty()) {
+    spec::amd::Barrier& bar = s_.amd[static_cast<std::size_t>(me_.cta)];
+    const std::uint32_t gen = bar.generation;
+    bar = spec::amd::wave_exit(bar, ag_.wave);
+    if (bar.generation != gen) hb::complete(s_.mem, p_.named_sync(me_.cta, 0));
+  }
   bool cta_done = true;
   for (std::size_t i = 0; i < s_.agents.size(); ++i)
     if (p_.agents[i].cta == me_.cta && !s_.agents[i].exited) cta_done = false;
@@ -382,36 +435,17 @@ void Exec::op(const ir::Op& op) {
       break;
     case OpCode::bar_sync:
     case OpCode::bar_red:
-      named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), true, false);
+      named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), true);
       return;
-    case OpCode::bar_arrive: named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), false, false); return;
-    case OpCode::syncthreads: named(op, 0, 0, true, false); return;
-    case OpCode::s_barrier: named(op, 0, 0, true, true); return;
-    case OpCode::s_barrier_signal: {
-      if (ag_.split_ticket != 0)
-        stop(Violation::split_barrier_misuse, me_.name + " signals the split barrier twice without a wait");
-      named(op, 0, 0, false, true);
-      // named() left the joined instance in ticket; remember it for the wait.
-      ag_.split_ticket = ag_.ticket + 1;
-      return;
-    }
-    case OpCode::s_barrier_wait: {
-      if (ag_.split_ticket == 0)
-        stop(Violation::split_barrier_misuse, me_.name + " waits on the split barrier without a preceding s_barrier_signal");
-      const spec::named::State& st = s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[0])];
-      // The instance joined is ticket-1; it has completed once the generation passed it.
-      const spec::Outcome o = spec::named::wait(st, ag_.split_ticket - 1, spec::named::Red::none, me_.threads);
-      if (!o.enabled) {
-        info_.enabled = false;
-        return;
-      }
-      for_lanes(Lanes{true, true, me_.threads}, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.named_sync(me_.cta, 0)); });
-      ag_.split_ticket = 0;
-      SAY("s_barrier_wait resumes");
-      break;
-    }
+    case OpCode::bar_arrive: named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), false); return;
+    case OpCode::syncthreads: named(op, 0, 0, true); return;
+    case OpCode::s_barrier: amd_barrier(op, true, true); return;
+    case OpCode::s_barrier_signal: amd_barrier(op, true, false); return;
+    case OpCode::s_barrier_wait: amd_barrier(op, false, true); return;
     case OpCode::s_waitcnt:
-      ag_.lgkm = 0;
+      // LDS operations complete on their own, in order: waiting for all of
+      // them never blocks for ever, so the wait completes them at once.
+      while (!spec::amd::waitcnt_lgkm(ag_.wave, 0).enabled) ag_.wave = spec::amd::lds_complete(ag_.wave);
       SAY("s_waitcnt lgkmcnt(0)");
       break;
     case OpCode::syncwarp:
@@ -651,6 +685,13 @@ State Stepper::initial() const {
     }
   }
   s.named.resize(static_cast<std::size_t>(p_.ctas * p_.named_used));
+  if (p_.kernel->target == ir::Target::amd) {
+    for (int cta = 0; cta < p_.ctas; ++cta) {
+      int waves = 0;
+      for (const AgentInfo& a : p_.agents) waves += a.cta == cta;
+      s.amd.push_back(spec::amd::make_barrier(static_cast<std::uint16_t>(waves)));
+    }
+  }
   s.mem.buffers = p_.mem_buffers();
   return s;
 }
@@ -744,8 +785,7 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     }
     case OpCode::bar_sync:
     case OpCode::bar_red:
-    case OpCode::syncthreads:
-    case OpCode::s_barrier: {
+    case OpCode::syncthreads: {
       if (ag.stage != 1) return false;
       const int id = op.code == OpCode::bar_sync || op.code == OpCode::bar_red ? static_cast<int>(eval(p_, op.id, vars)) : 0;
       if (id < 0 || id >= spec::named::num_ids || p_.named_slot[static_cast<std::size_t>(id)] < 0) return false;

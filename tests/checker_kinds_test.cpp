@@ -195,3 +195,21 @@ TEST_CASE("reduction and no reduction agree on these kernels") {
     CHECK(a.states <= b.states);
   }
 }
+
+TEST_CASE("AMD gfx12 split barrier: signal after the LDS write, wait before the read") {
+  auto make = [](bool signal) {
+    KernelBuilder kb("split");
+    kb.target(Target::amd);
+    const int lds = kb.buffer("lds", 1, 256);
+    Role& w = kb.role("wave", Granularity::warp, 2);
+    const ExprId first = kb.bin(BinOp::eq, kb.v(var_instance), kb.c(0));
+    w.body.push_back(KernelBuilder::if_else(first, {op(O(OpCode::write).buf(lds))}));
+    w.body.push_back(O(OpCode::s_waitcnt));
+    if (signal) w.body.push_back(O(OpCode::s_barrier_signal));
+    w.body.push_back(O(OpCode::s_barrier_wait));
+    w.body.push_back(KernelBuilder::if_else(kb.un(UnOp::lnot, first), {op(O(OpCode::read).buf(lds))}));
+    return kb.build();
+  };
+  CHECK(run(make(true)).verdict == Verdict::verified);
+  CHECK(run(make(false)).violation == Violation::split_barrier_misuse);
+}
