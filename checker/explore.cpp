@@ -190,22 +190,40 @@ Result Search::search(std::uint64_t max_depth) {
   std::string bytes;
   visit(fingerprint(init, bytes), 0, 0);
 
-  std::vector<std::pair<State, std::uint32_t>> level, next;
-  level.emplace_back(std::move(init), 0);
+  // Each BFS level is a byte arena of serialised states: no allocation per state.
+  struct Level {
+    std::vector<char> bytes;
+    std::vector<std::pair<std::size_t, std::uint32_t>> items;  // offset, state id
+    void push(const std::string& b, std::uint32_t id) {
+      items.emplace_back(bytes.size(), id);
+      bytes.insert(bytes.end(), b.begin(), b.end());
+    }
+    std::size_t size() const { return items.size(); }
+    bool empty() const { return items.empty(); }
+    void clear() {
+      bytes.clear();
+      items.clear();
+    }
+  } level, next;
+  const bool canonical = opt_.reduction && sym_.active();
+  std::string actual;
+  serialize(init, actual);
+  level.push(actual, 0);
   Found found;
+  State s = init, t = init;
   std::uint64_t depth = 0, expanded = 0;
   auto last_progress = t0;
   std::string stop_reason;
 
   while (!level.empty() && !found.any && stop_reason.empty() && depth <= max_depth) {
     for (std::size_t li = 0; li < level.size() && !found.any; ++li) {
-      const State& s = level[li].first;
-      const std::uint32_t id = level[li].second;
+      deserialize(level.bytes.data() + level.items[li].first, s);
+      const std::uint32_t id = level.items[li].second;
       bool any_enabled = false;
       const int total = agents() + static_cast<int>(s.pending.size());
       for (int a = 0; a < total && !found.any; ++a) {
         if (a < agents() && step_.surely_blocked(s, a)) continue;
-        State t = s;
+        t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
         StepInfo info;
         if (!apply(step_, t, static_cast<Action>(a), info)) continue;
         any_enabled = true;
@@ -215,8 +233,12 @@ Result Search::search(std::uint64_t max_depth) {
           break;
         }
         normalize(t);
-        if (visit(fingerprint(t, bytes), id, static_cast<Action>(a)))
-          next.emplace_back(std::move(t), static_cast<std::uint32_t>(visited_.size() - 1));
+        if (visit(fingerprint(t, bytes), id, static_cast<Action>(a))) {
+          // The queue keeps the state itself, not its canonical representative,
+          // so that a schedule's actions stay valid along the path.
+          if (canonical) serialize(t, actual);
+          next.push(canonical ? actual : bytes, static_cast<std::uint32_t>(visited_.size() - 1));
+        }
       }
       if (!found.any && !any_enabled) {
         bool live = false;
@@ -228,7 +250,8 @@ Result Search::search(std::uint64_t max_depth) {
         const double secs = std::chrono::duration<double>(now - t0).count();
         if (opt_.timeout_s > 0 && secs > opt_.timeout_s) stop_reason = "timeout";
         if (visited_.size() > opt_.max_states) stop_reason = "max-states";
-        const std::uint64_t mem = visited_.bytes() + (level.size() + next.size()) * (bytes.size() + sizeof(State));
+        const std::uint64_t mem = visited_.bytes() + level.bytes.capacity() + next.bytes.capacity() +
+                                  (level.items.capacity() + next.items.capacity()) * 16;
         if (mem > opt_.max_memory_mb * 1024 * 1024) stop_reason = "max-memory";
         if (opt_.progress && now - last_progress > std::chrono::seconds(3)) {
           last_progress = now;
@@ -239,7 +262,7 @@ Result Search::search(std::uint64_t max_depth) {
         if (!stop_reason.empty()) break;
       }
     }
-    level.swap(next);
+    std::swap(level, next);
     next.clear();
     ++depth;
   }

@@ -35,7 +35,104 @@ void put_event(Writer& w, const spec::hb::Event& e) {
   w.put(e.visible_async);
 }
 
+// Reads fields back in the order Writer wrote them.
+struct Reader {
+  const char* p;
+  template <class T>
+  void get(T& v) {
+    std::memcpy(&v, p, sizeof(T));
+    p += sizeof(T);
+  }
+  template <class T>
+  T get() {
+    T v;
+    get(v);
+    return v;
+  }
+  void raw(void* d, std::size_t n) {
+    if (n == 0) return;
+    std::memcpy(d, p, n);
+    p += n;
+  }
+};
+
+void get_event(Reader& r, spec::hb::Event& e) {
+  r.get(e.buf);
+  e.write = r.get<std::uint8_t>() != 0;
+  r.get(e.thread);
+  const auto bits = r.get<std::uint8_t>();
+  e.proxy = static_cast<spec::hb::Proxy>(bits & 1);
+  e.spread = (bits >> 1) & 1;
+  r.get(e.after);
+  r.get(e.after_async);
+  r.get(e.released);
+  r.get(e.released_async);
+  r.get(e.visible);
+  r.get(e.visible_async);
+}
+
 }  // namespace
+
+void deserialize(const char* bytes, State& s) {
+  Reader r{bytes};
+  for (AgentState& a : s.agents) {
+    r.get(a.pc);
+    r.get(a.stage);
+    const auto bits = r.get<std::uint8_t>();
+    a.exited = bits & 1;
+    a.wgmma_fenced = (bits >> 1) & 1;
+    a.wave.signaled = (bits >> 2) & 1;
+    r.get(a.ticket);
+    r.get(a.cluster_ticket);
+    r.get(a.wave.lds_outstanding);
+    r.get(a.wave.joined);
+    for (Groups* g : {&a.bulk, &a.mma}) {
+      r.get(g->committed);
+      r.get(g->last[0]);
+      r.get(g->last[1]);
+    }
+  }
+  r.raw(s.vars.data(), s.vars.size() * sizeof(std::int64_t));
+  r.raw(s.last_seen.data(), s.last_seen.size() * sizeof(std::uint32_t));
+  for (spec::mbarrier::State& m : s.mbars) {
+    r.get(m.status);
+    r.get(m.phase);
+    r.get(m.expected);
+    r.get(m.pending);
+    r.get(m.tx);
+  }
+  for (spec::named::State& n : s.named) {
+    r.get(n.count);
+    r.get(n.arrived);
+    r.get(n.generation);
+    r.get(n.acc_popc);
+    r.get(n.acc_and);
+    r.get(n.acc_or);
+    r.get(n.last_popc);
+    r.get(n.last_and);
+    r.get(n.last_or);
+  }
+  for (spec::amd::Barrier& b : s.amd) {
+    r.get(b.waves);
+    r.get(b.arrived);
+    r.get(b.generation);
+  }
+  r.get(s.cluster.generation);
+  r.get(s.cluster.arrived);
+  s.pending.resize(r.get<std::uint32_t>());
+  for (Pending& p : s.pending) {
+    r.get(p.kind);
+    r.get(p.agent);
+    r.get(p.pc);
+    r.get(p.mbar);
+    r.get(p.buf);
+    r.get(p.bytes);
+    r.get(p.noinc);
+  }
+  s.mem.events.resize(r.get<std::uint32_t>());
+  for (spec::hb::Event& e : s.mem.events) get_event(r, e);
+  r.get(s.cta_exited);
+}
 
 void serialize(const State& s, std::string& out) {
   const std::size_t bound = s.agents.size() * 40 + s.vars.size() * 8 + s.last_seen.size() * 4 + s.mbars.size() * 17 +
@@ -100,27 +197,35 @@ void serialize(const State& s, std::string& out) {
 }
 
 std::uint64_t hash_bytes(const std::string& bytes) {
-  // 64-bit multiply-mix over 8-byte words (a wyhash-style mixer), seeded with the length.
-  std::uint64_t h = 0x9E3779B97F4A7C15ull ^ (bytes.size() * 0xC2B2AE3D27D4EB4Full);
-  const char* p = bytes.data();
-  std::size_t n = bytes.size();
+  // Two independent multiply-mix lanes over 16-byte blocks (in the manner of
+  // wyhash), so that the multiplications overlap; then both lanes are folded.
   auto mix = [](std::uint64_t a, std::uint64_t b) {
     const __uint128_t r = static_cast<__uint128_t>(a) * b;
     return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
   };
-  while (n >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = mix(h ^ w, 0xA0761D6478BD642Full);
-    p += 8;
-    n -= 8;
+  constexpr std::uint64_t k0 = 0xA0761D6478BD642Full, k1 = 0xE7037ED1A0B428DBull, k2 = 0x8EBC6AF09C88C6E3ull;
+  std::uint64_t h0 = 0x9E3779B97F4A7C15ull ^ bytes.size(), h1 = 0xC2B2AE3D27D4EB4Full;
+  const char* p = bytes.data();
+  std::size_t n = bytes.size();
+  while (n >= 16) {
+    std::uint64_t a, b;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + 8, 8);
+    h0 = mix(h0 ^ a, k0);
+    h1 = mix(h1 ^ b, k1);
+    p += 16;
+    n -= 16;
   }
-  if (n > 0) {
-    std::uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = mix(h ^ w, 0xE7037ED1A0B428DBull);
+  std::uint64_t a = 0, b = 0;
+  if (n > 8) {
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + 8, n - 8);
+  } else if (n > 0) {
+    std::memcpy(&a, p, n);
   }
-  return mix(h, 0x8EBC6AF09C88C6E3ull);
+  h0 = mix(h0 ^ a, k0);
+  h1 = mix(h1 ^ b, k1);
+  return mix(h0 ^ k2, h1 ^ k2);
 }
 
 }  // namespace pc::check

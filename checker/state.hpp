@@ -71,6 +71,9 @@ struct State {
 
 // A compact byte encoding of the state: equal states, equal bytes.
 void serialize(const State& s, std::string& out);
+// The inverse of serialize, into a state whose fixed-size parts (agents,
+// variables, barriers) already have the kernel's sizes.
+void deserialize(const char* bytes, State& s);
 [[nodiscard]] std::uint64_t hash_bytes(const std::string& bytes);
 
 }  // namespace pc::check
