@@ -25,8 +25,8 @@ void row(const char* family, int w, int p, const pc::ir::Kernel& k, bool with_pl
               r.states / (r.seconds > 0 ? r.seconds : 1e-9), double(r.memory_bytes) / double(r.states));
   if (with_plain) {
     const pc::check::Result n = run(k, false);
-    std::printf("  no-reduction %10llu  factor %.4f", static_cast<unsigned long long>(n.states),
-                double(r.states) / double(n.states));
+    std::printf("  no-reduction %10llu (%8.0f states/s)  factor %.4f", static_cast<unsigned long long>(n.states),
+                n.states / (n.seconds > 0 ? n.seconds : 1e-9), double(r.states) / double(n.states));
   }
   std::printf("\n");
   std::fflush(stdout);
@@ -57,8 +57,17 @@ int main(int argc, char** argv) {
     return r.verdict == pc::check::Verdict::verified ? 0 : 1;
   }
   std::printf("# barrier family: W warps meet at an mbarrier for P phases\n");
-  for (int ww = 2; ww <= 6; ++ww) row("barrier", ww, 4, pc::bench::barrier_family(ww, 4), ww <= 4);
+  for (int ww = 2; ww <= 8; ++ww) row("barrier", ww, 50, pc::bench::barrier_family(ww, 50), ww <= 5);
   std::printf("# consumers family: one producer, W identical consumers, 2 stages, P iterations\n");
-  for (int ww = 1; ww <= 5; ++ww) row("consumers", ww, 4, pc::bench::consumers_family(ww, 4), ww <= 3);
+  for (int ww = 1; ww <= 6; ++ww) row("consumers", ww, 8, pc::bench::consumers_family(ww, 8), ww <= 3);
+  std::printf("# throughput on larger instances, no reduction\n");
+  for (const auto& [name, k] : {std::pair{"barrier", pc::bench::barrier_family(4, 200)},
+                                std::pair{"barrier", pc::bench::barrier_family(6, 12)},
+                                std::pair{"consumers", pc::bench::consumers_family(3, 40)}}) {
+    const pc::check::Result r = run(k, false);
+    std::printf("%-10s %-18s states %10llu  %6.2f s  %9.0f states/s  %5.1f B/state\n", name, k.name.c_str(),
+                static_cast<unsigned long long>(r.states), r.seconds, r.states / (r.seconds > 0 ? r.seconds : 1e-9),
+                double(r.memory_bytes) / double(r.states));
+  }
   return 0;
 }
