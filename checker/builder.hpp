@@ -68,8 +68,8 @@ class KernelBuilder {
   KernelBuilder& target(Target t) { k_.target = t; return *this; }
   KernelBuilder& expect(std::string e) { k_.expect = std::move(e); return *this; }
 
-  int buffer(std::string name, int size, std::int64_t bytes, Loc loc = {}) {
-    k_.buffers.push_back(BufferDecl{std::move(name), size, bytes, loc});
+  int buffer(std::string name, int size, std::int64_t bytes, Loc loc = {}, ExprId bytes_expr = no_expr) {
+    k_.buffers.push_back(BufferDecl{std::move(name), size, bytes, bytes_expr, loc});
     return static_cast<int>(k_.buffers.size()) - 1;
   }
   int mbarrier(std::string name, int size, std::int64_t count, Loc loc = {}) {
@@ -93,10 +93,21 @@ class KernelBuilder {
     return static_cast<int>(r.vars.size()) - 1;
   }
 
-  ExprId c(std::int64_t v, Loc loc = {}) { return add({ExprKind::constant, UnOp::neg, BinOp::add, v, -1, no_expr, no_expr, loc}); }
-  ExprId v(int var, Loc loc = {}) { return add({ExprKind::var, UnOp::neg, BinOp::add, 0, var, no_expr, no_expr, loc}); }
-  ExprId un(UnOp op, ExprId a, Loc loc = {}) { return add({ExprKind::unary, op, BinOp::add, 0, -1, a, no_expr, loc}); }
-  ExprId bin(BinOp op, ExprId a, ExprId b, Loc loc = {}) { return add({ExprKind::binary, UnOp::neg, op, 0, -1, a, b, loc}); }
+  ExprId c(std::int64_t v, Loc loc = {}) { return add({ExprKind::constant, UnOp::neg, BinOp::add, v, -1, -1, no_expr, no_expr, loc}); }
+  // A parameter: a constant holding its value, which remembers where it came from.
+  int param(std::string name, std::int64_t value, std::vector<std::int64_t> candidates = {}, Loc loc = {}) {
+    k_.params.push_back(Param{std::move(name), value, std::move(candidates), loc});
+    return static_cast<int>(k_.params.size()) - 1;
+  }
+  ExprId p(int param, Loc loc = {}) {
+    return add({ExprKind::constant, UnOp::neg, BinOp::add, k_.params.at(static_cast<std::size_t>(param)).value, param, -1,
+                no_expr, no_expr, loc});
+  }
+  ExprId v(int var, Loc loc = {}) { return add({ExprKind::var, UnOp::neg, BinOp::add, 0, -1, var, no_expr, no_expr, loc}); }
+  ExprId un(UnOp op, ExprId a, Loc loc = {}) { return add({ExprKind::unary, op, BinOp::add, 0, -1, -1, a, no_expr, loc}); }
+  ExprId bin(BinOp op, ExprId a, ExprId b, Loc loc = {}) {
+    return add({ExprKind::binary, UnOp::neg, op, 0, -1, -1, a, b, loc});
+  }
 
   static OpBuilder op(OpCode c, Loc loc = {}) { return OpBuilder(c, loc); }
 

@@ -28,6 +28,7 @@ struct Expr {
   UnOp un = UnOp::neg;
   BinOp bin = BinOp::add;
   std::int64_t value = 0;  // constant
+  int param = -1;          // constant: the parameter it stands for (index into Kernel::params), if any
   int var = -1;            // var: index into the role's variables
   ExprId a = no_expr, b = no_expr;
   Loc loc;
@@ -50,6 +51,7 @@ struct BufferDecl {
   std::string name;
   int size = 1;              // array length
   std::int64_t bytes = 0;    // bytes of one element
+  ExprId bytes_expr = no_expr;  // the expression it came from, for symbolic checks (checker/smt)
   Loc loc;
 };
 

@@ -67,10 +67,10 @@ struct Flattener {
       case ir::StmtKind::for_loop: {
         // v = lo; top: if !(v < hi) goto end; body; v = v + 1; goto top; end:
         out.push_back(Instr{InstrKind::assign, nullptr, s.var, s.lo, -1, s.loc});
-        const ExprId v = add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, s.var, ir::no_expr, ir::no_expr, s.loc});
-        const ExprId cond = add({ir::ExprKind::binary, ir::UnOp::neg, ir::BinOp::lt, 0, -1, v, s.hi, s.loc});
-        const ExprId one = add({ir::ExprKind::constant, ir::UnOp::neg, ir::BinOp::add, 1, -1, ir::no_expr, ir::no_expr, s.loc});
-        const ExprId inc = add({ir::ExprKind::binary, ir::UnOp::neg, ir::BinOp::add, 0, -1, v, one, s.loc});
+        const ExprId v = add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, -1, s.var, ir::no_expr, ir::no_expr, s.loc});
+        const ExprId cond = add({ir::ExprKind::binary, ir::UnOp::neg, ir::BinOp::lt, 0, -1, -1, v, s.hi, s.loc});
+        const ExprId one = add({ir::ExprKind::constant, ir::UnOp::neg, ir::BinOp::add, 1, -1, -1, ir::no_expr, ir::no_expr, s.loc});
+        const ExprId inc = add({ir::ExprKind::binary, ir::UnOp::neg, ir::BinOp::add, 0, -1, -1, v, one, s.loc});
         const int top = static_cast<int>(out.size());
         out.push_back(Instr{InstrKind::branch_false, nullptr, -1, cond, -1, s.loc});
         block(s.body);
