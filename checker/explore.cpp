@@ -116,8 +116,19 @@ std::string Search::token(const std::vector<Action>& path) const {
 // (or, for a deadlock, the final state) is the violation.
 void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r) const {
   Stepper st(prog_, true);
+  // Operations the reduction runs without interleaving still belong in the trace.
+  auto record = [&](int agent, const StepInfo& info) {
+    TraceStep t;
+    t.agent = agent;
+    t.text = info.text;
+    t.loc = info.loc;
+    r.trace.push_back(t);
+  };
+  auto normalize_described = [&](State& x) {
+    if (opt_.reduction) run_local_steps(st, x, record);
+  };
   State s = st.initial();
-  normalize(s);
+  normalize_described(s);
   for (std::size_t i = 0; i < path.size(); ++i) {
     StepInfo info;
     const Action a = path[i];
@@ -139,7 +150,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r)
       r.agent = agent;
       return;
     }
-    normalize(s);
+    normalize_described(s);
   }
   if (deadlock) {
     r.violation = spec::Violation::deadlock;

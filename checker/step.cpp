@@ -802,8 +802,32 @@ bool Stepper::next_is_local(const State& s, int a) const {
   if (ag.exited) return false;
   const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
   if (ag.pc >= code.size()) return false;
-  const InstrKind k = code[ag.pc].kind;
-  return k == InstrKind::assign || k == InstrKind::jump || k == InstrKind::branch_false;
+  const Instr& in = code[ag.pc];
+  if (in.kind == InstrKind::assign || in.kind == InstrKind::jump || in.kind == InstrKind::branch_false) return true;
+  if (in.kind != InstrKind::op) return false;
+  // Operations that never block, never fail, and read or write only this
+  // agent's own threads' bits in happens-before (hb::order and hb::proxy_fence
+  // from and to its own lanes and units) or its own counters: every other
+  // agent's step reads and writes other bits, so they commute with all of them.
+  switch (in.op->code) {
+    case OpCode::syncwarp:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_mbarrier_init:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma_commit:
+    case OpCode::wgmma_wait:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::s_waitcnt: return true;
+    default: return false;
+  }
+}
+
+bool Stepper::next_is_control(const State& s, int a) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
+  return !ag.exited && ag.pc < code.size() && code[ag.pc].kind != InstrKind::op;
 }
 
 ir::Loc Stepper::loc_of(const State& s, int a) const {
