@@ -24,9 +24,9 @@ run_pair() {  # label, our flags, pan binary
   ours=$("$bench" --family barrier --w "$W" --p "$P" $2)
   ours_states=$(echo "$ours" | awk '{print $3}')
   ours_s=$(secs "$bench" --family barrier --w "$W" --p "$P" $2)
-  spin_out=$(./"$3" -m10000000 2>&1)
+  spin_out=$(./"$3" -m$((P * W * 8 + 1000)) -w21 2>&1)
   spin_states=$(echo "$spin_out" | awk '/states, stored/ {print $1; exit}')
-  spin_s=$(secs ./"$3" -m10000000)
+  spin_s=$(secs ./"$3" -m$((P * W * 8 + 1000)) -w21)
   awk -v l="$1" -v os="$ours_states" -v ot="$ours_s" -v ss="$spin_states" -v st="$spin_s" 'BEGIN {
     ot = (ot > 0.001 ? ot : 0.001); st = (st > 0.001 ? st : 0.001);
     printf "%-14s phasecheck %10d states %7.2f s %10.0f states/s | spin %10d states %7.2f s %10.0f states/s | time ratio %.2f\n",
