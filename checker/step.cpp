@@ -461,7 +461,10 @@ void Exec::op(const ir::Op& op) {
       for (int c = 0; c < p_.ctas; ++c) {
         if (!(mask & (std::int64_t(1) << c))) continue;
         if (c != me_.cta) require_alive(c, "a multicast TMA load");
-        const int mbar = mbar_at(op.bar, c);
+        // The copy signals the barrier of each destination CTA, or, with
+        // `-> BAR[i] @ c`, the barrier of CTA c (a pair-CTA load signalling the leader).
+        const int bar_cta = op.bar.cta == ir::no_expr ? c : target_cta(op.bar);
+        const int mbar = mbar_at(op.bar, bar_cta);
         const int buf = buf_at(dst, c);
         require_init_visible(mbar, hb::Proxy::async, Lanes{true, false, 1});
         race(hb::access(s_.mem, buf, hb::Kind::write, hb::Proxy::async, leader, tid(a_, hb::Lane::tma)), "TMA load into", buf);
@@ -556,7 +559,10 @@ void Exec::op(const ir::Op& op) {
     case OpCode::tcgen05_mma: {
       std::string names;
       for (const ir::Ref& r : op.bufs) {
-        const int buf = buf_at(r, me_.cta);
+        // A pair-CTA MMA (cta_group::2) reads operands in the peer CTA too: `BUF[i] @ c`.
+        const int cta = target_cta(r);
+        if (cta != me_.cta) require_alive(cta, "a pair-CTA tcgen05.mma");
+        const int buf = buf_at(r, cta);
         race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, leader, tid(a_, hb::Lane::mma0)), "tcgen05.mma read of", buf);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
