@@ -96,7 +96,7 @@ class KernelBuilder {
   ExprId c(std::int64_t v, Loc loc = {}) { return add({ExprKind::constant, UnOp::neg, BinOp::add, v, -1, -1, no_expr, no_expr, loc}); }
   // A parameter: a constant holding its value, which remembers where it came from.
   int param(std::string name, std::int64_t value, std::vector<std::int64_t> candidates = {}, Loc loc = {}) {
-    k_.params.push_back(Param{std::move(name), value, std::move(candidates), loc});
+    k_.params.push_back(Param{std::move(name), value, std::move(candidates), 1, 0, loc});
     return static_cast<int>(k_.params.size()) - 1;
   }
   ExprId p(int param, Loc loc = {}) {

@@ -43,7 +43,8 @@ inline constexpr int num_builtin_vars = 2;
 struct Param {
   std::string name;
   std::int64_t value = 0;                 // the value used by the explicit search
-  std::vector<std::int64_t> candidates;   // optional range/set for symbolic checks
+  std::vector<std::int64_t> candidates;   // optional set of values for symbolic checks (`in {a, b}`)
+  std::int64_t lo = 1, hi = 0;            // optional range for symbolic checks (`in lo..hi`); empty when lo > hi
   Loc loc;
 };
 

@@ -79,6 +79,10 @@ class Encoder {
     for (const auto& [p, e] : params_) {
       const ir::Param& par = k_.params[static_cast<std::size_t>(p)];
       std::vector<std::int64_t> cs = par.candidates;
+      if (par.lo <= par.hi) {
+        all = all && e >= c_.int_val(static_cast<int64_t>(par.lo)) && e <= c_.int_val(static_cast<int64_t>(par.hi));
+        continue;
+      }
       if (cs.empty()) {
         all = all && e == c_.int_val(static_cast<int64_t>(par.value));
         continue;

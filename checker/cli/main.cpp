@@ -1,0 +1,228 @@
+// check-kernel: verify abstract kernels (.bk) before deploying them.
+// Exit status (a contract, docs/cli.md): 0 verified, 1 violation found,
+// 2 bad input or usage, 3 inconclusive; over several files, the worst
+// (bad input, then inconclusive, then violation, then verified).
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/program.hpp"
+#include "checker/report/report.hpp"
+#include "checker/smt/symbolic.hpp"
+
+namespace {
+
+constexpr const char* version = "check-kernel 0.1 (phasecheck)";
+
+constexpr const char* help = R"(usage: check-kernel FILE... [options]
+
+Verifies each abstract kernel (.bk, see docs/dsl.md): explores every
+interleaving of its agents and async operations and reports "verified", a
+violation with a shortest trace and a replay token, or "inconclusive".
+
+options:
+  --param NAME=VALUE   set a parameter for the explicit search (repeatable)
+  --json               print results as JSON (docs/check-kernel.schema.json)
+  --sarif              print results as SARIF 2.1.0 (for code-scanning tools)
+  --trace-html OUT     write the counterexample timeline of a violation to OUT
+                       (with several files: OUT gets the first violation's)
+  --symbolic           also prove, with Z3, tx balance and named-barrier counts
+                       for every parameter value in its declared range or set
+  --no-reduction       explore without partial-order and symmetry reductions
+  --max-states N       stop after N states (verdict: inconclusive)
+  --max-memory MB      stop when state storage passes MB MiB (inconclusive)
+  --timeout S          stop after S seconds (inconclusive)
+  --replay TOKEN       re-run exactly the schedule of a reported trace
+  --check-expect       exit 1 when a file's verdict differs from its
+                       '# expect:' line (and 0 when all match)
+  --brief              one line per kernel, no trace
+  --progress           a progress line on stderr every 3 seconds
+  --help, --version
+
+exit status: 0 verified, 1 violation, 2 bad input or usage, 3 inconclusive;
+over several files the worst of them (bad input > inconclusive > violation).
+)";
+
+int usage(const std::string& msg) {
+  std::fprintf(stderr, "check-kernel: %s\n(try check-kernel --help)\n", msg.c_str());
+  return 2;
+}
+
+bool parse_u64(const char* s, std::uint64_t& out) {
+  if (!s || !*s || *s == '-') return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (errno || *end) return false;
+  out = v;
+  return true;
+}
+
+bool parse_i64(const std::string& s, std::int64_t& out) {
+  if (s.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 0);
+  if (errno || *end) return false;
+  out = v;
+  return true;
+}
+
+int rank(pc::check::Exit e) {
+  switch (e) {
+    case pc::check::Exit::verified: return 0;
+    case pc::check::Exit::violation: return 1;
+    case pc::check::Exit::inconclusive: return 2;
+    case pc::check::Exit::bad_input: return 3;
+  }
+  return 3;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> files;
+  std::vector<std::pair<std::string, std::int64_t>> params;
+  pc::check::Options opt;
+  bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false;
+  std::string html_out;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&](const char* what) -> const char* {
+      if (i + 1 >= argc) return nullptr;
+      (void)what;
+      return argv[++i];
+    };
+    if (a == "--help" || a == "-h") {
+      std::fputs(help, stdout);
+      return 0;
+    } else if (a == "--version") {
+      std::puts(version);
+      return 0;
+    } else if (a == "--json") {
+      want_json = true;
+    } else if (a == "--sarif") {
+      want_sarif = true;
+    } else if (a == "--symbolic") {
+      symbolic = true;
+    } else if (a == "--no-reduction") {
+      opt.reduction = false;
+    } else if (a == "--check-expect") {
+      check_expect = true;
+    } else if (a == "--brief") {
+      brief = true;
+    } else if (a == "--progress") {
+      opt.progress = true;
+    } else if (a == "--param") {
+      const char* v = value("--param");
+      if (!v) return usage("--param needs NAME=VALUE");
+      const std::string s = v;
+      const std::size_t eq = s.find('=');
+      std::int64_t n = 0;
+      if (eq == std::string::npos || eq == 0 || !parse_i64(s.substr(eq + 1), n))
+        return usage("--param needs NAME=VALUE with an integer VALUE, not '" + s + "'");
+      params.emplace_back(s.substr(0, eq), n);
+    } else if (a == "--trace-html") {
+      const char* v = value("--trace-html");
+      if (!v) return usage("--trace-html needs a file name");
+      html_out = v;
+    } else if (a == "--max-states") {
+      if (!parse_u64(value("--max-states"), opt.max_states) || opt.max_states == 0)
+        return usage("--max-states needs a positive integer");
+    } else if (a == "--max-memory") {
+      if (!parse_u64(value("--max-memory"), opt.max_memory_mb) || opt.max_memory_mb == 0)
+        return usage("--max-memory needs a positive number of MiB");
+    } else if (a == "--timeout") {
+      const char* v = value("--timeout");
+      char* end = nullptr;
+      opt.timeout_s = v ? std::strtod(v, &end) : -1;
+      if (!v || *end || !(opt.timeout_s > 0)) return usage("--timeout needs a positive number of seconds");
+    } else if (a == "--replay") {
+      const char* v = value("--replay");
+      if (!v) return usage("--replay needs a token");
+      opt.replay = v;
+    } else if (a.size() > 1 && a[0] == '-') {
+      return usage("unknown option '" + a + "'");
+    } else {
+      files.push_back(a);
+    }
+  }
+  if (files.empty()) return usage("no kernel file given");
+  if (want_json && want_sarif) return usage("--json and --sarif exclude each other");
+  if (!opt.replay.empty() && files.size() != 1) return usage("--replay takes exactly one file");
+
+  std::vector<pc::report::FileReport> reports;
+  pc::check::Exit worst = pc::check::Exit::verified;
+  bool all_match = true;
+  const bool text_out = !want_json && !want_sarif;
+  for (const std::string& path : files) {
+    pc::report::FileReport f;
+    f.file = path;
+    pc::dsl::Parsed parsed = pc::dsl::parse_file(path, f.source, params);
+    f.kernel = parsed.kernel.name;
+    f.expect = parsed.kernel.expect;
+    for (const pc::ir::Param& p : parsed.kernel.params) f.params.emplace_back(p.name, p.value);
+    if (!parsed.ok()) {
+      f.bad_input = true;
+      f.diagnostics = std::move(parsed.errors);
+    } else {
+      try {
+        f.result = pc::check::check(parsed.kernel, opt);
+        if (symbolic) f.symbolic = pc::smt::check_symbolic(parsed.kernel);
+      } catch (const pc::check::KernelError& e) {
+        f.bad_input = true;
+        f.diagnostics.push_back({path, e.loc, e.what()});
+      } catch (const std::bad_alloc&) {
+        f.bad_input = false;
+        f.result.verdict = pc::check::Verdict::inconclusive;
+        f.result.inconclusive_reason = "out-of-memory";
+      }
+    }
+    if (text_out) {
+      std::fputs(pc::report::text(f, !brief).c_str(), f.bad_input ? stderr : stdout);
+      std::fflush(stdout);
+    }
+    if (rank(pc::report::exit_of(f)) > rank(worst)) worst = pc::report::exit_of(f);
+    all_match &= pc::report::matches_expectation(f) && !f.expect.empty();
+    reports.push_back(std::move(f));
+  }
+  if (want_json) std::fputs(pc::report::json(reports).c_str(), stdout);
+  if (want_sarif) std::fputs(pc::report::sarif(reports).c_str(), stdout);
+  if (!html_out.empty()) {
+    for (const pc::report::FileReport& f : reports) {
+      if (f.bad_input || f.result.verdict != pc::check::Verdict::violation) continue;
+      std::ofstream out(html_out, std::ios::binary);
+      out << pc::report::html(f);
+      if (!out) {
+        std::fprintf(stderr, "check-kernel: cannot write %s\n", html_out.c_str());
+        return 2;
+      }
+      if (text_out) std::printf("trace timeline written to %s\n", html_out.c_str());
+      break;
+    }
+  }
+  if (text_out && files.size() > 1) {
+    int counts[4] = {0, 0, 0, 0};
+    for (const auto& f : reports) ++counts[static_cast<int>(pc::report::exit_of(f))];
+    std::printf("%zu kernels: %d verified, %d with a violation, %d inconclusive, %d bad input\n", files.size(), counts[0],
+                counts[1], counts[3], counts[2]);
+  }
+  if (check_expect) {
+    if (text_out) {
+      for (const auto& f : reports)
+        if (!pc::report::matches_expectation(f) || f.expect.empty())
+          std::printf("expectation not met: %s (expected %s, got %s)\n", f.file.c_str(),
+                      f.expect.empty() ? "an '# expect:' line" : f.expect.c_str(), pc::report::outcome_name(f).c_str());
+    }
+    return all_match ? 0 : 1;
+  }
+  return static_cast<int>(worst);
+}

@@ -1,0 +1,841 @@
+#include "checker/dsl/parser.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "checker/dsl/lexer.hpp"
+#include "spec/violation.hpp"
+
+namespace pc::dsl {
+namespace {
+
+using ir::ExprId;
+using ir::OpCode;
+
+constexpr int max_block_depth = 64;
+constexpr int max_expr_depth = 200;
+constexpr int max_errors = 20;
+constexpr std::int64_t max_array = 1024;
+constexpr std::int64_t max_role_count = 64;
+
+struct Fail {};  // a diagnostic was recorded; skip to the end of the statement
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> d(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) d[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t prev = d[0];
+    d[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t cur = d[j];
+      d[j] = std::min({d[j] + 1, d[j - 1] + 1, prev + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      prev = cur;
+    }
+  }
+  return d[b.size()];
+}
+
+std::string suggest(const std::string& name, const std::vector<std::string>& known) {
+  std::string best;
+  std::size_t best_d = name.size() / 2 + 2;
+  for (const std::string& k : known) {
+    const std::size_t d = edit_distance(name, k);
+    if (d < best_d) {
+      best_d = d;
+      best = k;
+    }
+  }
+  return best.empty() ? "" : " (did you mean '" + best + "'?)";
+}
+
+class Parser {
+ public:
+  Parser(const Lexed& lx, const std::string& file, const std::vector<std::pair<std::string, std::int64_t>>& overrides)
+      : t_(lx.tokens), file_(file), overrides_(overrides) {
+    k_.file = file;
+    for (const LexError& e : lx.errors) errors_.push_back({file_, e.loc, e.message});
+    expects_ = lx.expects;
+  }
+
+  Parsed run();
+
+ private:
+  const std::vector<Token>& t_;
+  std::size_t pos_ = 0;
+  std::string file_;
+  const std::vector<std::pair<std::string, std::int64_t>>& overrides_;
+  std::vector<std::pair<ir::Loc, std::string>> expects_;
+  ir::Kernel k_;
+  std::vector<Diagnostic> errors_;
+  std::map<std::string, int> params_, buffers_, mbars_;
+  ir::Role* role_ = nullptr;
+  std::map<std::string, int> vars_;
+  int depth_ = 0, expr_depth_ = 0;
+  bool seen_kernel_ = false;
+
+  // ---- tokens ----
+  const Token& peek(std::size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
+  const Token& next() {
+    const Token& tk = peek();
+    if (pos_ < t_.size() - 1) ++pos_;
+    return tk;
+  }
+  bool is(std::string_view text, std::size_t ahead = 0) const {
+    const Token& tk = peek(ahead);
+    return (tk.kind == Tok::name || tk.kind == Tok::punct) && tk.text == text;
+  }
+  bool accept(std::string_view text) {
+    if (!is(text)) return false;
+    next();
+    return true;
+  }
+  static std::string describe(const Token& tk) {
+    switch (tk.kind) {
+      case Tok::name: return "'" + tk.text + "'";
+      case Tok::number: return "number " + tk.text;
+      case Tok::punct: return "'" + tk.text + "'";
+      case Tok::newline: return "end of line";
+      case Tok::indent: return "an indented block";
+      case Tok::dedent: return "end of block";
+      case Tok::end: return "end of file";
+    }
+    return "?";
+  }
+  [[noreturn]] void fail(ir::Loc loc, std::string msg) {
+    errors_.push_back({file_, loc, std::move(msg)});
+    throw Fail{};
+  }
+  [[noreturn]] void expected(std::string what) { fail(peek().loc, "expected " + what + ", found " + describe(peek())); }
+  void expect(std::string_view text) {
+    if (!accept(text)) expected("'" + std::string(text) + "'");
+  }
+  std::string name(const char* what) {
+    if (peek().kind != Tok::name) expected(what);
+    return next().text;
+  }
+  void end_of_statement() {
+    if (peek().kind != Tok::newline && peek().kind != Tok::end) expected("end of line");
+    if (peek().kind == Tok::newline) next();
+  }
+  // After an error: drop the rest of the statement (and a block it opens).
+  void recover() {
+    while (peek().kind != Tok::newline && peek().kind != Tok::end) next();
+    if (peek().kind == Tok::newline) next();
+    if (peek().kind == Tok::indent) {
+      int level = 0;
+      do {
+        if (peek().kind == Tok::indent) ++level;
+        if (peek().kind == Tok::dedent) --level;
+        if (peek().kind == Tok::end) return;
+        next();
+      } while (level > 0);
+    }
+  }
+
+  // ---- expressions ----
+  ExprId add(ir::Expr e) {
+    k_.exprs.push_back(e);
+    return static_cast<ExprId>(k_.exprs.size()) - 1;
+  }
+  ExprId constant(std::int64_t v, ir::Loc loc, int param = -1) {
+    return add({ir::ExprKind::constant, ir::UnOp::neg, ir::BinOp::add, v, param, -1, ir::no_expr, ir::no_expr, loc});
+  }
+  ExprId binary(ir::BinOp op, ExprId a, ExprId b, ir::Loc loc) {
+    return add({ir::ExprKind::binary, ir::UnOp::neg, op, 0, -1, -1, a, b, loc});
+  }
+
+  ExprId expr() {
+    if (++expr_depth_ > max_expr_depth) fail(peek().loc, "expression nested too deeply (the limit is 200)");
+    ExprId e = binary_level(0);
+    --expr_depth_;
+    return e;
+  }
+  ExprId binary_level(int level) {
+    static const std::vector<std::vector<std::pair<std::string_view, ir::BinOp>>> levels = {
+        {{"||", ir::BinOp::lor}},
+        {{"&&", ir::BinOp::land}},
+        {{"|", ir::BinOp::bor}},
+        {{"^", ir::BinOp::bxor}},
+        {{"&", ir::BinOp::band}},
+        {{"==", ir::BinOp::eq}, {"!=", ir::BinOp::ne}},
+        {{"<", ir::BinOp::lt}, {"<=", ir::BinOp::le}, {">", ir::BinOp::gt}, {">=", ir::BinOp::ge}},
+        {{"+", ir::BinOp::add}, {"-", ir::BinOp::sub}},
+        {{"*", ir::BinOp::mul}, {"/", ir::BinOp::div}, {"%", ir::BinOp::mod}},
+    };
+    if (level == static_cast<int>(levels.size())) return unary();
+    ExprId lhs = binary_level(level + 1);
+    for (;;) {
+      bool matched = false;
+      for (const auto& [text, op] : levels[static_cast<std::size_t>(level)]) {
+        if (peek().kind == Tok::punct && peek().text == text) {
+          const ir::Loc loc = next().loc;
+          lhs = binary(op, lhs, binary_level(level + 1), loc);
+          matched = true;
+          break;
+        }
+      }
+      if (!matched) return lhs;
+    }
+  }
+  ExprId unary() {
+    const ir::Loc loc = peek().loc;
+    if (accept("-") || accept("!")) {
+      const bool neg = t_[pos_ - 1].text == "-";
+      if (++expr_depth_ > max_expr_depth) fail(loc, "expression nested too deeply (the limit is 200)");
+      ExprId a = unary();
+      --expr_depth_;
+      return add({ir::ExprKind::unary, neg ? ir::UnOp::neg : ir::UnOp::lnot, ir::BinOp::add, 0, -1, -1, a, ir::no_expr, loc});
+    }
+    return primary();
+  }
+  ExprId primary() {
+    const Token& tk = peek();
+    if (tk.kind == Tok::number) {
+      next();
+      return constant(tk.value, tk.loc);
+    }
+    if (accept("(")) {
+      ExprId e = expr();
+      expect(")");
+      return e;
+    }
+    if (tk.kind == Tok::name) {
+      next();
+      if (role_) {
+        auto v = vars_.find(tk.text);
+        if (v != vars_.end())
+          return add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, -1, v->second, ir::no_expr, ir::no_expr, tk.loc});
+      }
+      auto p = params_.find(tk.text);
+      if (p != params_.end()) return constant(k_.params[static_cast<std::size_t>(p->second)].value, tk.loc, p->second);
+      std::vector<std::string> known;
+      for (const auto& [n, i] : params_) known.push_back(n);
+      if (role_)
+        for (const auto& [n, i] : vars_) known.push_back(n);
+      fail(tk.loc, "unknown name '" + tk.text + "'" + suggest(tk.text, known) +
+                       (role_ ? "" : "; only parameters may appear outside roles"));
+    }
+    expected("an expression");
+  }
+
+  // The value of an expression over parameters only.
+  std::optional<std::int64_t> const_value(ExprId e) const {
+    const ir::Expr& x = k_.exprs[static_cast<std::size_t>(e)];
+    switch (x.kind) {
+      case ir::ExprKind::constant: return x.value;
+      case ir::ExprKind::var: return std::nullopt;
+      case ir::ExprKind::unary: {
+        auto a = const_value(x.a);
+        if (!a) return std::nullopt;
+        return x.un == ir::UnOp::neg ? -*a : (*a == 0 ? 1 : 0);
+      }
+      case ir::ExprKind::binary: {
+        auto a = const_value(x.a), b = const_value(x.b);
+        if (!a || !b) return std::nullopt;
+        const __int128 A = *a, B = *b;
+        __int128 r = 0;
+        switch (x.bin) {
+          case ir::BinOp::add: r = A + B; break;
+          case ir::BinOp::sub: r = A - B; break;
+          case ir::BinOp::mul: r = A * B; break;
+          case ir::BinOp::div:
+          case ir::BinOp::mod:
+            if (B == 0) return std::nullopt;
+            r = x.bin == ir::BinOp::div ? A / B : A % B;
+            break;
+          case ir::BinOp::bxor: r = A ^ B; break;
+          case ir::BinOp::band: r = A & B; break;
+          case ir::BinOp::bor: r = A | B; break;
+          case ir::BinOp::lt: r = A < B; break;
+          case ir::BinOp::le: r = A <= B; break;
+          case ir::BinOp::gt: r = A > B; break;
+          case ir::BinOp::ge: r = A >= B; break;
+          case ir::BinOp::eq: r = A == B; break;
+          case ir::BinOp::ne: r = A != B; break;
+          case ir::BinOp::land: r = A && B; break;
+          case ir::BinOp::lor: r = A || B; break;
+        }
+        if (r > max_number || r < -max_number) return std::nullopt;
+        return static_cast<std::int64_t>(r);
+      }
+    }
+    return std::nullopt;
+  }
+  std::int64_t const_expr(const char* what, std::int64_t lo, std::int64_t hi) {
+    const ir::Loc loc = peek().loc;
+    ExprId e = expr();
+    auto v = const_value(e);
+    if (!v) fail(loc, std::string(what) + " must be a constant expression of parameters (and not divide by zero or overflow)");
+    if (*v < lo || *v > hi)
+      fail(loc, std::string(what) + " is " + std::to_string(*v) + "; it must be in " + std::to_string(lo) + ".." +
+                    std::to_string(hi));
+    return *v;
+  }
+
+  // ---- declarations ----
+  void declaration();
+  void param();
+  void role();
+  void block(std::vector<ir::Stmt>& out);
+  void statement(std::vector<ir::Stmt>& out);
+  void if_rest(ir::Stmt& s);
+  int define_var(const std::string& n) {
+    auto it = vars_.find(n);
+    if (it != vars_.end()) return it->second;
+    role_->vars.push_back(n);
+    const int v = static_cast<int>(role_->vars.size()) - 1;
+    vars_[n] = v;
+    return v;
+  }
+
+  // ---- operations ----
+  ir::Ref ref(const std::map<std::string, int>& names, const char* kind, bool allow_cta = true);
+  ir::Op op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest);
+  void options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope, bool allow_nocomplete);
+  void check_parity(ExprId e, ir::Loc loc) {
+    if (auto v = const_value(e); v && *v != 0 && *v != 1) fail(loc, "parity must be 0 or 1, not " + std::to_string(*v));
+  }
+  void finish();
+};
+
+ir::Ref Parser::ref(const std::map<std::string, int>& names, const char* kind, bool allow_cta) {
+  const Token& tk = peek();
+  if (tk.kind != Tok::name) expected(std::string("the name of ") + kind);
+  next();
+  auto it = names.find(tk.text);
+  if (it == names.end()) {
+    std::vector<std::string> known;
+    for (const auto& [n, i] : names) known.push_back(n);
+    fail(tk.loc, "unknown " + std::string(kind) + " '" + tk.text + "'" + suggest(tk.text, known));
+  }
+  ir::Ref r;
+  r.object = it->second;
+  r.loc = tk.loc;
+  const bool is_buf = &names == &buffers_;
+  const int size = is_buf ? k_.buffers[static_cast<std::size_t>(r.object)].size : k_.mbarriers[static_cast<std::size_t>(r.object)].size;
+  if (accept("[")) {
+    const ir::Loc loc = peek().loc;
+    r.index = expr();
+    expect("]");
+    if (auto v = const_value(r.index); v && (*v < 0 || *v >= size))
+      fail(loc, "index " + std::to_string(*v) + " is outside " + tk.text + "[" + std::to_string(size) + "]");
+  } else if (size > 1) {
+    fail(tk.loc, std::string(kind) + " '" + tk.text + "' has " + std::to_string(size) + " elements: give an index, " +
+                     tk.text + "[i]");
+  }
+  if (allow_cta && accept("@")) {
+    const ir::Loc loc = peek().loc;
+    r.cta = expr();
+    if (auto v = const_value(r.cta); v && (*v < 0 || *v >= k_.cluster_ctas))
+      fail(loc, "CTA " + std::to_string(*v) + " is outside the cluster of " + std::to_string(k_.cluster_ctas));
+  }
+  return r;
+}
+
+void Parser::options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope, bool allow_nocomplete) {
+  while (peek().kind == Tok::name) {
+    const Token& tk = peek();
+    if (allow_count && tk.text == "count") {
+      next();
+      op.count = expr();
+    } else if (allow_bytes && tk.text == "bytes") {
+      next();
+      op.bytes = expr();
+    } else if (allow_sem && (tk.text == "release" || tk.text == "relaxed" || tk.text == "acquire")) {
+      next();
+      op.sem = tk.text == "release" ? ir::Sem::release : tk.text == "relaxed" ? ir::Sem::relaxed : ir::Sem::acquire;
+    } else if (allow_scope && (tk.text == "cta" || tk.text == "cluster")) {
+      next();
+      op.scope = tk.text == "cta" ? ir::Scope::cta : ir::Scope::cluster;
+    } else if (allow_nocomplete && tk.text == "nocomplete") {
+      next();
+      op.no_complete = true;
+    } else {
+      fail(tk.loc, "unexpected '" + tk.text + "' after " + std::string(ir::op_keyword(op.code)) + ": it takes " +
+                       std::string(ir::op_operands_doc(op.code)));
+    }
+  }
+}
+
+ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest) {
+  ir::Op op;
+  op.code = code;
+  op.loc = loc;
+  op.lanes = lanes;
+  op.dest_var = dest;
+  const std::string kw(ir::op_keyword(code));
+  const ir::LanePolicy policy = ir::op_lanes(code);
+  if (lanes_given && policy == ir::LanePolicy::aligned && lanes == ir::Lanes::one)
+    fail(loc, "'" + kw + "' is executed by the whole warp or warp group together: remove 'one:'");
+  if (lanes_given && policy == ir::LanePolicy::leader && lanes == ir::Lanes::all)
+    fail(loc, "'" + kw + "' is issued by one elected lane: write 'one:' or no prefix");
+  auto token_var = [&]() {
+    const Token& tk = peek();
+    const std::string n = name("a variable holding a token");
+    auto it = vars_.find(n);
+    if (it == vars_.end()) fail(tk.loc, "unknown variable '" + n + "'");
+    return it->second;
+  };
+  auto wait_operands = [&]() {
+    op.bar = ref(mbars_, "mbarrier");
+    if (accept("parity")) {
+      const ir::Loc ploc = peek().loc;
+      op.parity = expr();
+      check_parity(op.parity, ploc);
+    } else if (accept("token")) {
+      op.token_var = token_var();
+    } else {
+      expected("'parity P' or 'token T'");
+    }
+    options(op, false, false, true, true, false);
+  };
+  switch (code) {
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::cp_async:
+      op.bufs.push_back(ref(buffers_, "buffer"));
+      while (accept(",")) op.bufs.push_back(ref(buffers_, "buffer"));
+      break;
+    case OpCode::tma_store:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      break;
+    case OpCode::mbar_init:
+      op.bar = ref(mbars_, "mbarrier", false);
+      expect("count");
+      op.count = expr();
+      break;
+    case OpCode::mbar_arrive:
+      op.bar = ref(mbars_, "mbarrier");
+      options(op, true, false, true, true, true);
+      break;
+    case OpCode::mbar_arrive_drop:
+      op.bar = ref(mbars_, "mbarrier");
+      options(op, true, true, true, true, true);
+      break;
+    case OpCode::mbar_arrive_expect_tx:
+      op.bar = ref(mbars_, "mbarrier");
+      options(op, true, true, true, true, false);
+      if (op.bytes == ir::no_expr) fail(loc, "arrive_expect_tx needs 'bytes B'");
+      break;
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+      op.bar = ref(mbars_, "mbarrier");
+      options(op, false, true, false, false, false);
+      if (op.bytes == ir::no_expr) fail(loc, kw + " needs 'bytes B'");
+      break;
+    case OpCode::mbar_wait:
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait: wait_operands(); break;
+    case OpCode::mbar_pending_count: op.token_var = token_var(); break;
+    case OpCode::mbar_inval: op.bar = ref(mbars_, "mbarrier", false); break;
+    case OpCode::bar_sync:
+    case OpCode::bar_arrive:
+    case OpCode::bar_red: {
+      if (code == OpCode::bar_red) {
+        const Token& tk = peek();
+        const std::string r = name("popc, and or or");
+        if (r == "popc") op.red = ir::Red::popc;
+        else if (r == "and") op.red = ir::Red::and_;
+        else if (r == "or") op.red = ir::Red::or_;
+        else fail(tk.loc, "expected popc, and or or, found '" + r + "'");
+      }
+      op.id = expr();
+      if (accept(",")) op.count = expr();
+      if (code == OpCode::bar_red) {
+        expect(",");
+        op.n = expr();
+      }
+      break;
+    }
+    case OpCode::tma_load:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      expect("->");
+      op.bar = ref(mbars_, "mbarrier");
+      while (peek().kind == Tok::name) {
+        if (accept("bytes")) op.bytes = expr();
+        else if (accept("multicast")) op.multicast = expr();
+        else fail(peek().loc, "unexpected '" + peek().text + "' after tma_load: it takes " + std::string(ir::op_operands_doc(code)));
+      }
+      break;
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::wgmma_wait: op.n = expr(); break;
+    case OpCode::cp_async_mbarrier_arrive:
+      op.bar = ref(mbars_, "mbarrier", false);
+      if (accept("noinc")) op.noinc = true;
+      break;
+    case OpCode::wgmma:
+    case OpCode::tcgen05_mma:
+      expect("read");
+      op.bufs.push_back(ref(buffers_, "buffer"));
+      while (accept(",")) op.bufs.push_back(ref(buffers_, "buffer"));
+      break;
+    case OpCode::tcgen05_commit:
+      op.bar = ref(mbars_, "mbarrier", false);
+      if (accept("multicast")) op.multicast = expr();
+      break;
+    case OpCode::cluster_arrive: options(op, false, false, true, false, false); break;
+    default: break;  // no operands
+  }
+  const bool returns = code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
+                       code == OpCode::bar_red || code == OpCode::mbar_arrive || code == OpCode::mbar_arrive_expect_tx ||
+                       code == OpCode::mbar_arrive_drop;
+  if (dest >= 0 && !returns) fail(loc, "'" + kw + "' returns no value to assign");
+  if (dest < 0 && (code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
+                   code == OpCode::bar_red))
+    fail(loc, "'" + kw + "' returns a value: write 'r = " + kw + " ...'");
+  return op;
+}
+
+void Parser::block(std::vector<ir::Stmt>& out) {
+  expect(":");
+  if (peek().kind != Tok::newline) expected("end of line after ':'");
+  next();
+  if (peek().kind != Tok::indent) fail(peek().loc, "expected an indented block after ':'");
+  next();
+  if (++depth_ > max_block_depth) fail(peek().loc, "blocks nested too deeply (the limit is 64)");
+  while (peek().kind != Tok::dedent && peek().kind != Tok::end) {
+    if (peek().kind == Tok::newline) {
+      next();
+      continue;
+    }
+    try {
+      statement(out);
+    } catch (const Fail&) {
+      if (static_cast<int>(errors_.size()) >= max_errors) throw;
+      recover();
+    }
+  }
+  --depth_;
+  if (peek().kind == Tok::dedent) next();
+}
+
+// After 'if' (or 'elif'): the condition, the block, and an elif/else chain.
+void Parser::if_rest(ir::Stmt& s) {
+  s.kind = ir::StmtKind::if_else;
+  s.expr = expr();
+  block(s.body);
+  if (is("elif")) {
+    ir::Stmt inner;
+    inner.loc = next().loc;
+    if_rest(inner);
+    s.else_body.push_back(std::move(inner));
+  } else if (accept("else")) {
+    block(s.else_body);
+  }
+}
+
+void Parser::statement(std::vector<ir::Stmt>& out) {
+  const Token& tk = peek();
+  if (tk.kind == Tok::indent) fail(tk.loc, "unexpected indentation");
+  if (tk.kind != Tok::name) expected("a statement");
+  ir::Stmt s;
+  s.loc = tk.loc;
+  if (tk.text == "for") {
+    next();
+    const std::string v = name("a loop variable");
+    if (v == "cta" || v == "instance") fail(t_[pos_ - 1].loc, "'" + v + "' is a builtin and cannot be a loop variable");
+    expect("in");
+    s.kind = ir::StmtKind::for_loop;
+    s.lo = expr();
+    expect("..");
+    s.hi = expr();
+    s.var = define_var(v);
+    block(s.body);
+    out.push_back(std::move(s));
+    return;
+  }
+  if (tk.text == "if") {
+    next();
+    if_rest(s);
+    out.push_back(std::move(s));
+    return;
+  }
+  if (tk.text == "else" || tk.text == "elif") fail(tk.loc, "'" + tk.text + "' without a matching 'if'");
+  if (tk.text == "assert") {
+    next();
+    s.kind = ir::StmtKind::assert_true;
+    s.expr = expr();
+    end_of_statement();
+    out.push_back(std::move(s));
+    return;
+  }
+  // [dest =] [one:|all:] op ...   or   var = expr
+  int dest = -1;
+  std::string dest_name;
+  if (is("=", 1) && !ir::op_from_keyword(tk.text)) {
+    dest_name = tk.text;
+    if (dest_name == "cta" || dest_name == "instance") fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
+    next();
+    next();
+    if (peek().kind != Tok::name || !ir::op_from_keyword(peek().text)) {
+      s.kind = ir::StmtKind::assign;
+      s.expr = expr();
+      s.var = define_var(dest_name);
+      end_of_statement();
+      out.push_back(std::move(s));
+      return;
+    }
+  }
+  ir::Lanes lanes = ir::Lanes::all;
+  bool lanes_given = false;
+  if ((is("one") || is("all")) && is(":", 1)) {
+    lanes = is("one") ? ir::Lanes::one : ir::Lanes::all;
+    lanes_given = true;
+    next();
+    next();
+  }
+  const Token& optk = peek();
+  if (optk.kind != Tok::name) expected("an operation");
+  auto code = ir::op_from_keyword(optk.text);
+  if (!code) {
+    std::vector<std::string> known;
+#define PC_X(e, kw, l, doc) known.emplace_back(kw);
+    PC_OPS(PC_X)
+#undef PC_X
+    fail(optk.loc, "unknown operation '" + optk.text + "'" + suggest(optk.text, known));
+  }
+  next();
+  if (!dest_name.empty()) dest = define_var(dest_name);
+  s.kind = ir::StmtKind::op;
+  s.loc = lanes_given ? tk.loc : optk.loc;
+  s.op = op(*code, optk.loc, lanes, lanes_given, dest);
+  end_of_statement();
+  out.push_back(std::move(s));
+}
+
+void Parser::param() {
+  const Token& tk = peek();
+  const std::string n = name("a parameter name");
+  if (params_.count(n)) fail(tk.loc, "parameter '" + n + "' is declared twice");
+  expect("=");
+  ir::Param p;
+  p.name = n;
+  p.loc = tk.loc;
+  p.value = const_expr("a parameter value", -max_number, max_number);
+  if (accept("in")) {
+    if (accept("{")) {
+      do p.candidates.push_back(const_expr("a parameter value", -max_number, max_number));
+      while (accept(","));
+      expect("}");
+    } else {
+      p.lo = const_expr("a range bound", -max_number, max_number);
+      expect("..");
+      p.hi = const_expr("a range bound", -max_number, max_number);
+      if (p.lo > p.hi) fail(tk.loc, "empty range " + std::to_string(p.lo) + ".." + std::to_string(p.hi));
+    }
+  }
+  for (const auto& [on, ov] : overrides_)
+    if (on == n) p.value = ov;
+  const bool in_set = p.candidates.empty() || std::find(p.candidates.begin(), p.candidates.end(), p.value) != p.candidates.end();
+  const bool in_range = p.lo > p.hi || (p.value >= p.lo && p.value <= p.hi);
+  if (!in_set || !in_range) fail(tk.loc, "parameter '" + n + "' = " + std::to_string(p.value) + " is outside its declared values");
+  params_[n] = static_cast<int>(k_.params.size());
+  k_.params.push_back(std::move(p));
+  end_of_statement();
+}
+
+void Parser::role() {
+  const Token& tk = peek();
+  ir::Role r;
+  r.name = name("a role name");
+  r.loc = tk.loc;
+  for (const ir::Role& other : k_.roles)
+    if (other.name == r.name) fail(tk.loc, "role '" + r.name + "' is declared twice");
+  const Token& g = peek();
+  const std::string gran = name("'warp' or 'warpgroup'");
+  if (gran == "warp") r.granularity = ir::Granularity::warp;
+  else if (gran == "warpgroup") r.granularity = ir::Granularity::warpgroup;
+  else fail(g.loc, "expected 'warp' or 'warpgroup', found '" + gran + "'");
+  // Multiplicity: `x N` or `xN`.
+  if (peek().kind == Tok::name && peek().text.size() > 1 && peek().text[0] == 'x' &&
+      std::all_of(peek().text.begin() + 1, peek().text.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    const Token& m = next();
+    const std::string digits = m.text.substr(1);
+    if (digits.size() > 3 || std::stoll(digits) < 1 || std::stoll(digits) > max_role_count)
+      fail(m.loc, "a role has 1.." + std::to_string(max_role_count) + " instances");
+    r.count = static_cast<int>(std::stoll(digits));
+  } else if (accept("x")) {
+    r.count = static_cast<int>(const_expr("the number of instances", 1, max_role_count));
+  }
+  if (accept("on")) {
+    expect("cta");
+    r.cta = static_cast<int>(const_expr("the CTA of a role", 0, k_.cluster_ctas - 1));
+  }
+  k_.roles.push_back(std::move(r));
+  role_ = &k_.roles.back();
+  role_->vars = {"cta", "instance"};
+  vars_ = {{"cta", ir::var_cta}, {"instance", ir::var_instance}};
+  std::vector<ir::Stmt> body;
+  block(body);
+  role_ = &k_.roles.back();
+  role_->body = std::move(body);
+  if (role_->body.empty()) fail(role_->loc, "role '" + role_->name + "' has an empty body");
+  role_ = nullptr;
+}
+
+void Parser::declaration() {
+  const Token& tk = peek();
+  if (tk.kind == Tok::indent) fail(tk.loc, "unexpected indentation at the top level");
+  if (tk.kind != Tok::name) expected("a declaration (kernel, param, target, cluster, cta, smem, mbarrier, role)");
+  const std::string kw = next().text;
+  if (kw == "kernel") {
+    if (seen_kernel_) fail(tk.loc, "a file holds one kernel; 'kernel' appears twice");
+    seen_kernel_ = true;
+    k_.name = name("a kernel name");
+    k_.loc = tk.loc;
+    end_of_statement();
+  } else if (kw == "param") {
+    param();
+  } else if (kw == "target") {
+    const Token& t = peek();
+    const std::string v = name("'nvidia' or 'amd'");
+    if (v == "nvidia") k_.target = ir::Target::nvidia;
+    else if (v == "amd") k_.target = ir::Target::amd;
+    else fail(t.loc, "expected 'nvidia' or 'amd', found '" + v + "'");
+    end_of_statement();
+  } else if (kw == "cluster") {
+    if (!k_.roles.empty() || !k_.buffers.empty() || !k_.mbarriers.empty())
+      fail(tk.loc, "declare the cluster before buffers, barriers and roles");
+    k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, 16));
+    end_of_statement();
+  } else if (kw == "cta") {
+    expect("threads");
+    expect("=");
+    k_.cta_threads = static_cast<int>(const_expr("the CTA's thread count", 32, 1024));
+    end_of_statement();
+  } else if (kw == "smem" || kw == "mbarrier") {
+    const Token& nt = peek();
+    const std::string n = name(kw == "smem" ? "a buffer name" : "an mbarrier name");
+    if (buffers_.count(n) || mbars_.count(n) || params_.count(n)) fail(nt.loc, "'" + n + "' is already declared");
+    int size = 1;
+    if (accept("[")) {
+      size = static_cast<int>(const_expr("an array size", 1, max_array));
+      expect("]");
+    }
+    if (kw == "smem") {
+      expect("bytes");
+      const ir::Loc bl = peek().loc;
+      ir::BufferDecl b;
+      b.name = n;
+      b.size = size;
+      b.loc = nt.loc;
+      b.bytes_expr = expr();
+      auto v = const_value(b.bytes_expr);
+      if (!v || *v < 1 || *v > (1 << 30)) fail(bl, "buffer bytes must be a constant in 1..2^30");
+      b.bytes = *v;
+      buffers_[n] = static_cast<int>(k_.buffers.size());
+      k_.buffers.push_back(b);
+    } else {
+      ir::MbarrierDecl m;
+      m.name = n;
+      m.size = size;
+      m.loc = nt.loc;
+      if (accept("count")) m.count = const_expr("an mbarrier count", 1, (1 << 20) - 1);
+      mbars_[n] = static_cast<int>(k_.mbarriers.size());
+      k_.mbarriers.push_back(m);
+    }
+    end_of_statement();
+  } else if (kw == "role") {
+    role();
+  } else {
+    fail(tk.loc, "expected a declaration (kernel, param, target, cluster, cta, smem, mbarrier, role), found '" + kw + "'" +
+                     suggest(kw, {"kernel", "param", "target", "cluster", "cta", "smem", "mbarrier", "role"}));
+  }
+}
+
+void Parser::finish() {
+  if (!seen_kernel_) errors_.push_back({file_, {1, 1}, "the file declares no kernel: start it with 'kernel NAME'"});
+  else if (k_.roles.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
+  for (const auto& [on, ov] : overrides_) {
+    (void)ov;
+    if (!params_.count(on)) {
+      std::vector<std::string> known;
+      for (const auto& [n, i] : params_) known.push_back(n);
+      errors_.push_back({file_, {0, 0}, "--param " + on + ": the kernel has no such parameter" + suggest(on, known)});
+    }
+  }
+  if (expects_.size() > 1) errors_.push_back({file_, expects_[1].first, "more than one '# expect:' line"});
+  if (!expects_.empty()) {
+    const std::string& e = expects_[0].second;
+    if (e != "verified" && !spec::violation_from_name(e))
+      errors_.push_back({file_, expects_[0].first, "'# expect: " + e + "': expected 'verified' or a violation name (docs/spec.md)"});
+    k_.expect = e;
+  }
+}
+
+Parsed Parser::run() {
+  try {
+    while (peek().kind != Tok::end) {
+      if (peek().kind == Tok::newline || peek().kind == Tok::dedent) {
+        next();
+        continue;
+      }
+      try {
+        declaration();
+      } catch (const Fail&) {
+        if (static_cast<int>(errors_.size()) >= max_errors) throw;
+        recover();
+      }
+    }
+    finish();
+  } catch (const Fail&) {
+    errors_.push_back({file_, peek().loc, "too many errors; stopping"});
+  }
+  std::stable_sort(errors_.begin(), errors_.end(), [](const Diagnostic& a, const Diagnostic& b) {
+    return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
+  });
+  return Parsed{std::move(k_), std::move(errors_)};
+}
+
+}  // namespace
+
+Parsed parse(std::string_view source, const std::string& file, const std::vector<std::pair<std::string, std::int64_t>>& overrides) {
+  if (source.size() > max_source_bytes)
+    return Parsed{{}, {{file, {0, 0}, "the file is larger than 16 MiB; a .bk kernel is a few hundred lines"}}};
+  const Lexed lx = lex(source);
+  Parser p(lx, file, overrides);
+  return p.run();
+}
+
+Parsed parse_file(const std::string& path, std::string& source_out,
+                  const std::vector<std::pair<std::string, std::int64_t>>& overrides) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Parsed{{}, {{path, {0, 0}, "cannot open the file"}}};
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  if (size < 0) return Parsed{{}, {{path, {0, 0}, "cannot read the file"}}};
+  if (static_cast<std::size_t>(size) > max_source_bytes)
+    return Parsed{{}, {{path, {0, 0}, "the file is larger than 16 MiB; a .bk kernel is a few hundred lines"}}};
+  in.seekg(0);
+  source_out.assign(static_cast<std::size_t>(size), '\0');
+  in.read(source_out.data(), size);
+  if (!in) return Parsed{{}, {{path, {0, 0}, "cannot read the file"}}};
+  return parse(source_out, path, overrides);
+}
+
+std::string render(const Diagnostic& d, std::string_view source) {
+  std::ostringstream o;
+  o << d.file;
+  if (d.loc.line > 0) o << ':' << d.loc.line << ':' << d.loc.col;
+  o << ": error: " << d.message << '\n';
+  if (d.loc.line <= 0) return o.str();
+  std::size_t start = 0;
+  for (int l = 1; l < d.loc.line && start != std::string_view::npos; ++l) {
+    start = source.find('\n', start);
+    if (start != std::string_view::npos) ++start;
+  }
+  if (start == std::string_view::npos || start > source.size()) return o.str();
+  std::size_t end = source.find('\n', start);
+  if (end == std::string_view::npos) end = source.size();
+  std::string line(source.substr(start, std::min<std::size_t>(end - start, 200)));
+  for (char& c : line)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = c == '\t' ? ' ' : '?';
+  o << "  " << line << '\n' << "  " << std::string(static_cast<std::size_t>(std::max(0, std::min(d.loc.col - 1, 200))), ' ') << "^\n";
+  return o.str();
+}
+
+}  // namespace pc::dsl

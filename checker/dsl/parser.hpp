@@ -1,0 +1,42 @@
+// The .bk front end: text to ir::Kernel, or diagnostics that point at
+// file:line:column. The grammar is in docs/dsl.md.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "checker/ir.hpp"
+
+namespace pc::dsl {
+
+struct Diagnostic {
+  std::string file;
+  ir::Loc loc;
+  std::string message;
+};
+
+struct Parsed {
+  ir::Kernel kernel;
+  std::vector<Diagnostic> errors;
+  [[nodiscard]] bool ok() const { return errors.empty(); }
+};
+
+// `overrides` replace parameter values (check-kernel --param NAME=VALUE); an
+// override that names no parameter of the kernel is an error.
+[[nodiscard]] Parsed parse(std::string_view source, const std::string& file,
+                           const std::vector<std::pair<std::string, std::int64_t>>& overrides = {});
+
+inline constexpr std::size_t max_source_bytes = 16u << 20;
+
+// Reads and parses a file; a file that cannot be read, or is larger than
+// max_source_bytes, gives a diagnostic at line 0.
+[[nodiscard]] Parsed parse_file(const std::string& path, std::string& source_out,
+                                const std::vector<std::pair<std::string, std::int64_t>>& overrides = {});
+
+// "file:line:col: error: message", the source line, and a caret under the column.
+[[nodiscard]] std::string render(const Diagnostic& d, std::string_view source);
+
+}  // namespace pc::dsl

@@ -1,0 +1,113 @@
+// JSON output of check-kernel; the schema is docs/check-kernel.schema.json.
+#include <cstdio>
+#include <sstream>
+
+#include "checker/report/report.hpp"
+
+namespace pc::report {
+
+std::string json_escape(std::string_view s) {
+  std::string o;
+  o.reserve(s.size() + 2);
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      case '\t': o += "\\t"; break;
+      case '\r': o += "\\r"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned char>(c));
+          o += buf;
+        } else {
+          o += c;
+        }
+    }
+  }
+  return o;
+}
+
+namespace {
+
+std::string q(std::string_view s) { return "\"" + json_escape(s) + "\""; }
+
+std::string loc(const std::string& file, ir::Loc l) {
+  return "{\"file\": " + q(file) + ", \"line\": " + std::to_string(l.line) + ", \"column\": " + std::to_string(l.col) + "}";
+}
+
+}  // namespace
+
+std::string json(const std::vector<FileReport>& files) {
+  std::ostringstream o;
+  int worst = 0;
+  for (const FileReport& f : files) {
+    const int e = static_cast<int>(exit_of(f));
+    // Bad input is the worst outcome, then inconclusive, then violation.
+    auto rank = [](int x) { return x == 2 ? 3 : x == 3 ? 2 : x; };
+    if (rank(e) > rank(worst)) worst = e;
+  }
+  o << "{\n  \"tool\": \"check-kernel\",\n  \"format_version\": 1,\n  \"exit_code\": " << worst << ",\n  \"kernels\": [";
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const FileReport& f = files[i];
+    const check::Result& r = f.result;
+    o << (i ? ",\n" : "\n") << "    {\n      \"file\": " << q(f.file) << ",\n      \"kernel\": " << q(f.kernel)
+      << ",\n      \"outcome\": " << q(outcome_name(f)) << ",\n      \"exit_code\": " << static_cast<int>(exit_of(f));
+    if (!f.expect.empty())
+      o << ",\n      \"expect\": " << q(f.expect) << ",\n      \"matches_expect\": " << (matches_expectation(f) ? "true" : "false");
+    o << ",\n      \"params\": {";
+    for (std::size_t p = 0; p < f.params.size(); ++p)
+      o << (p ? ", " : "") << q(f.params[p].first) << ": " << f.params[p].second;
+    o << "}";
+    if (f.bad_input) {
+      o << ",\n      \"errors\": [";
+      for (std::size_t d = 0; d < f.diagnostics.size(); ++d)
+        o << (d ? ", " : "") << "{\"message\": " << q(f.diagnostics[d].message)
+          << ", \"location\": " << loc(f.diagnostics[d].file, f.diagnostics[d].loc) << "}";
+      o << "]\n    }";
+      continue;
+    }
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.6f", r.seconds);
+    o << ",\n      \"verdict\": " << q(check::verdict_name(r.verdict)) << ",\n      \"stats\": {\"states\": " << r.states
+      << ", \"transitions\": " << r.transitions << ", \"depth\": " << r.max_depth << ", \"seconds\": " << secs
+      << ", \"memory_bytes\": " << r.memory_bytes << "}";
+    if (r.verdict == check::Verdict::inconclusive) o << ",\n      \"inconclusive_reason\": " << q(r.inconclusive_reason);
+    if (r.verdict == check::Verdict::violation) {
+      o << ",\n      \"violation\": {\"kind\": " << q(spec::violation_name(r.violation)) << ", \"message\": " << q(r.message)
+        << ", \"description\": " << q(spec::violation_doc(r.violation)) << ", \"location\": " << loc(f.file, r.loc)
+        << ", \"agent\": " << (r.agent >= 0 ? q(r.agents[static_cast<std::size_t>(r.agent)].name) : "null")
+        << ", \"replay\": " << q(r.replay) << "}";
+      o << ",\n      \"agents\": [";
+      for (std::size_t a = 0; a < r.agents.size(); ++a)
+        o << (a ? ", " : "") << "{\"name\": " << q(r.agents[a].name) << ", \"role\": " << q(r.agents[a].role)
+          << ", \"cta\": " << r.agents[a].cta << ", \"instance\": " << r.agents[a].instance << "}";
+      o << "],\n      \"trace\": [";
+      for (std::size_t t = 0; t < r.trace.size(); ++t) {
+        const check::TraceStep& s = r.trace[t];
+        o << (t ? ",\n        " : "\n        ") << "{\"step\": " << t + 1 << ", \"agent\": "
+          << (s.agent >= 0 ? q(r.agents[static_cast<std::size_t>(s.agent)].name) : "null") << ", \"text\": " << q(s.text)
+          << ", \"location\": " << loc(f.file, s.loc) << ", \"phase_completed\": " << (s.phase_completed ? q(s.object) : "null")
+          << ", \"blocked\": " << (s.blocked ? "true" : "false") << "}";
+      }
+      o << "\n      ]";
+    }
+    if (!f.symbolic.empty()) {
+      o << ",\n      \"symbolic\": [";
+      for (std::size_t s = 0; s < f.symbolic.size(); ++s) {
+        const smt::Finding& x = f.symbolic[s];
+        o << (s ? ", " : "") << "{\"check\": " << q(x.check) << ", \"status\": " << q(smt::status_name(x.status))
+          << ", \"claim\": " << q(x.claim) << ", \"location\": " << loc(f.file, x.loc) << ", \"witness\": {";
+        for (std::size_t w = 0; w < x.witness.size(); ++w) o << (w ? ", " : "") << q(x.witness[w].first) << ": " << x.witness[w].second;
+        o << "}}";
+      }
+      o << "]";
+    }
+    o << "\n    }";
+  }
+  o << "\n  ]\n}\n";
+  return o.str();
+}
+
+}  // namespace pc::report
