@@ -69,7 +69,7 @@ class Search {
 
   int agents() const { return static_cast<int>(prog_.agents.size()); }
   void normalize(State& s) const {
-    if (opt_.reduction) run_local_steps(step_, s);
+    run_local_steps(step_, s, opt_.reduction);
   }
   // Applies one action; false if it is not enabled.
   bool apply(const Stepper& st, State& s, Action a, StepInfo& info) const {
@@ -125,7 +125,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r)
     r.trace.push_back(t);
   };
   auto normalize_described = [&](State& x) {
-    if (opt_.reduction) run_local_steps(st, x, record);
+    run_local_steps(st, x, opt_.reduction, record);
   };
   State s = st.initial();
   normalize_described(s);

@@ -803,14 +803,14 @@ bool Stepper::surely_blocked(const State& s, int a) const {
   }
 }
 
-bool Stepper::next_is_local(const State& s, int a) const {
+bool Stepper::next_is_local(const State& s, int a, bool private_ops) const {
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
   if (ag.exited) return false;
   const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
   if (ag.pc >= code.size()) return false;
   const Instr& in = code[ag.pc];
   if (in.kind == InstrKind::assign || in.kind == InstrKind::jump || in.kind == InstrKind::branch_false) return true;
-  if (in.kind != InstrKind::op) return false;
+  if (in.kind != InstrKind::op || !private_ops) return false;
   // Operations that never block, never fail, and read or write only this
   // agent's own threads' bits in happens-before (hb::order and hb::proxy_fence
   // from and to its own lanes and units) or its own counters: every other

@@ -30,10 +30,11 @@ class Stepper {
   [[nodiscard]] StepInfo agent_step(State& s, int a) const;
   // Pending event `i` (index into s.pending) completes.
   [[nodiscard]] StepInfo pending_step(State& s, int i) const;
-  // Whether the agent's next step touches only what is its own (its
-  // variables and control flow, its fences, its async-group bookkeeping):
-  // such a step is always enabled, never fails and commutes with every other.
-  [[nodiscard]] bool next_is_local(const State& s, int a) const;
+  // Whether the agent's next step touches only what is its own: its
+  // variables and control flow, and with `private_ops` also its fences and its
+  // async-group bookkeeping. Such a step is always enabled, never fails and
+  // commutes with every other.
+  [[nodiscard]] bool next_is_local(const State& s, int a, bool private_ops) const;
   // Whether the next instruction is an assignment or control flow (not an operation).
   [[nodiscard]] bool next_is_control(const State& s, int a) const;
   // True only when agent `a`'s next step is certainly not enabled (it waits

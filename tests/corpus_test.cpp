@@ -1,0 +1,66 @@
+// The corpus: every kernel in kernels/ verifies or fails exactly as its
+// `# expect:` line says, with and without reductions, and every violation's
+// replay token reproduces it.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+
+using namespace pc;
+
+namespace {
+
+std::vector<std::string> corpus() {
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels"))
+    if (e.is_regular_file() && e.path().extension() == ".bk") files.push_back(e.path().string());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::string outcome(const check::Result& r) {
+  if (r.verdict == check::Verdict::verified) return "verified";
+  if (r.verdict == check::Verdict::inconclusive) return "inconclusive";
+  return std::string(spec::violation_name(r.violation));
+}
+
+}  // namespace
+
+TEST_CASE("the corpus has the seed systems and the bug classes") {
+  const std::vector<std::string> files = corpus();
+  CHECK(files.size() >= 24);
+  int bugs = 0;
+  for (const std::string& f : files) bugs += f.find("/bugs/") != std::string::npos;
+  CHECK(bugs >= 15);
+}
+
+TEST_CASE("every corpus kernel matches its expectation, with and without reductions") {
+  for (const std::string& file : corpus()) {
+    CAPTURE(file);
+    std::string src;
+    dsl::Parsed p = dsl::parse_file(file, src);
+    REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.errors[0].message));
+    REQUIRE_FALSE(p.kernel.expect.empty());
+    check::Options with;
+    check::Options plain;
+    plain.reduction = false;
+    const check::Result a = check::check(p.kernel, with);
+    const check::Result b = check::check(p.kernel, plain);
+    CHECK(outcome(a) == p.kernel.expect);
+    CHECK(outcome(b) == p.kernel.expect);
+    CHECK(a.states <= b.states);
+    if (a.verdict == check::Verdict::violation) {
+      CHECK_FALSE(a.trace.empty());
+      check::Options replay;
+      replay.replay = a.replay;
+      const check::Result again = check::check(p.kernel, replay);
+      CHECK(outcome(again) == p.kernel.expect);
+      CHECK(again.trace.size() == a.trace.size());
+    }
+  }
+}
