@@ -68,7 +68,10 @@ struct ArriveArgs {
 // On a fresh barrier parity(1) is true and parity(0) false (H100, harness test
 // fresh_parity; the ISA: "the immediately preceding phase" of phase 0 counts as complete).
 [[nodiscard]] Outcome test_wait_parity(const State& s, std::uint32_t parity);
-// test_wait with the token of an earlier arrive: true iff that phase completed.
+// test_wait with the token of an earlier arrive: true iff the current phase's
+// parity differs from the token's, that is the token's phase completed and the
+// barrier is not an even number of phases further (measured on the H100:
+// harness test op_sequences; the ISA says only "the phase indicated by state").
 [[nodiscard]] Outcome test_wait_token(const State& s, Token t);
 // try_wait: like test_wait, but when the phase is incomplete the thread may be
 // suspended, and it returns false only after a time limit (same section). For an

@@ -106,3 +106,14 @@ TEST_CASE("violations of mbarrier use, and the correct use beside each") {
   CHECK(expect_tx(live(1), max_tx).out.ok());
   CHECK(complete_tx(live(1), max_tx + 1).out.violation == Violation::tx_out_of_range);
 }
+
+TEST_CASE("test_wait with a token sees the parity only (H100, harness test op_sequences)") {
+  State s = live(1);
+  const Token t = token_before(s);
+  s = arrive(s, {}).next;  // phase 0 completes
+  CHECK(test_wait_token(s, t).observed == 1);
+  s = arrive(s, {}).next;  // phase 1 completes: the parity is the token's again
+  CHECK(test_wait_token(s, t).observed == 0);
+  s = arrive(s, {}).next;
+  CHECK(test_wait_token(s, t).observed == 1);
+}

@@ -1,0 +1,133 @@
+#include "harnesses/conformance/allowed.hpp"
+
+#include "checker/builder.hpp"
+#include "checker/explore.hpp"
+
+namespace pc::conformance {
+
+using namespace ir;
+
+const char* litmus_name(Litmus l) {
+  switch (l) {
+    case Litmus::mp_mbarrier_release: return "mp_mbarrier_release";
+    case Litmus::mp_mbarrier_relaxed: return "mp_mbarrier_relaxed";
+    case Litmus::mp_named_barrier: return "mp_named_barrier";
+    case Litmus::tma_load_mbarrier: return "tma_load_mbarrier";
+    case Litmus::tma_store_fenced: return "tma_store_fenced";
+    case Litmus::tma_store_unfenced: return "tma_store_unfenced";
+    case Litmus::cluster_release: return "cluster_release";
+    case Litmus::cluster_relaxed: return "cluster_relaxed";
+    case Litmus::mp_sw_mbarrier: return "mp_sw_mbarrier";
+    case Litmus::arrive_drop_progress: return "arrive_drop_progress";
+    case Litmus::hang_short_count: return "hang_short_count";
+    case Litmus::finish_full_count: return "finish_full_count";
+  }
+  return "?";
+}
+
+Kernel litmus_kernel(Litmus l) {
+  KernelBuilder kb(litmus_name(l));
+  auto op = [](OpCode c) { return KernelBuilder::op(c); };
+  switch (l) {
+    case Litmus::mp_mbarrier_release:
+    case Litmus::mp_mbarrier_relaxed:
+    case Litmus::mp_sw_mbarrier: {
+      // The software mbarrier's arrive is a release and its poll an acquire
+      // (spec/primitives.hpp), so its litmus kernel is the release one.
+      const int data = kb.buffer("data", 1, 4);
+      const int full = kb.mbarrier("full", 1, 1);
+      Role& p = kb.role("producer", Granularity::warp);
+      p.body.push_back(op(OpCode::write).buf(data).one());
+      OpBuilder a = op(OpCode::mbar_arrive).bar(full).one();
+      if (l == Litmus::mp_mbarrier_relaxed) a.sem(Sem::relaxed);
+      p.body.push_back(a);
+      Role& c = kb.role("consumer", Granularity::warp);
+      c.body.push_back(op(OpCode::mbar_wait).bar(full).parity(kb.c(0)));
+      c.body.push_back(op(OpCode::read).buf(data).one());
+      break;
+    }
+    case Litmus::mp_named_barrier: {
+      const int data = kb.buffer("data", 1, 4);
+      Role& p = kb.role("producer", Granularity::warp);
+      p.body.push_back(op(OpCode::write).buf(data).one());
+      p.body.push_back(op(OpCode::bar_arrive).id(kb.c(1)).count(kb.c(64)));
+      Role& c = kb.role("consumer", Granularity::warp);
+      c.body.push_back(op(OpCode::bar_sync).id(kb.c(1)).count(kb.c(64)));
+      c.body.push_back(op(OpCode::read).buf(data).one());
+      break;
+    }
+    case Litmus::tma_load_mbarrier: {
+      const int data = kb.buffer("data", 1, 16);
+      const int full = kb.mbarrier("full", 1, 1);
+      Role& c = kb.role("consumer", Granularity::warp);
+      c.body.push_back(op(OpCode::mbar_arrive_expect_tx).bar(full).bytes(kb.c(16)).one());
+      c.body.push_back(op(OpCode::tma_load).buf(data).bar(full));
+      c.body.push_back(op(OpCode::mbar_wait).bar(full).parity(kb.c(0)));
+      c.body.push_back(op(OpCode::read).buf(data).one());
+      break;
+    }
+    case Litmus::tma_store_fenced:
+    case Litmus::tma_store_unfenced: {
+      const int data = kb.buffer("data", 1, 16);
+      Role& w = kb.role("writer", Granularity::warp);
+      w.body.push_back(op(OpCode::write).buf(data));
+      if (l == Litmus::tma_store_fenced) w.body.push_back(op(OpCode::fence_proxy_async));
+      w.body.push_back(op(OpCode::syncwarp));
+      w.body.push_back(op(OpCode::tma_store).buf(data));
+      w.body.push_back(op(OpCode::bulk_commit_group));
+      w.body.push_back(op(OpCode::bulk_wait_group).n(kb.c(0)));
+      break;
+    }
+    case Litmus::cluster_release:
+    case Litmus::cluster_relaxed: {
+      kb.cluster(2);
+      const int data = kb.buffer("data", 1, 4);
+      Role& w = kb.role("worker", Granularity::warp);
+      const ExprId is0 = kb.bin(BinOp::eq, kb.v(var_cta), kb.c(0));
+      w.body.push_back(KernelBuilder::if_else(is0, {Stmt(op(OpCode::write).buf(data, no_expr, kb.c(1)).one())}));
+      OpBuilder a = op(OpCode::cluster_arrive);
+      if (l == Litmus::cluster_relaxed) a.sem(Sem::relaxed);
+      w.body.push_back(a);
+      w.body.push_back(op(OpCode::cluster_wait));
+      w.body.push_back(KernelBuilder::if_else(kb.un(UnOp::lnot, is0), {Stmt(op(OpCode::read).buf(data).one())}));
+      break;
+    }
+    case Litmus::arrive_drop_progress: {
+      const int bar = kb.mbarrier("bar", 1, 2);
+      Role& a = kb.role("stays", Granularity::warp);
+      a.body.push_back(op(OpCode::mbar_arrive).bar(bar).one());
+      a.body.push_back(op(OpCode::mbar_wait).bar(bar).parity(kb.c(0)));
+      a.body.push_back(op(OpCode::mbar_arrive).bar(bar).one());
+      a.body.push_back(op(OpCode::mbar_wait).bar(bar).parity(kb.c(1)));
+      Role& b = kb.role("leaves", Granularity::warp);
+      b.body.push_back(op(OpCode::mbar_arrive_drop).bar(bar).one());
+      break;
+    }
+    case Litmus::hang_short_count:
+    case Litmus::finish_full_count: {
+      const int bar = kb.mbarrier("bar", 1, 2);
+      Role& a = kb.role("arriver", Granularity::warp);
+      a.body.push_back(op(OpCode::mbar_arrive).bar(bar).one());
+      if (l == Litmus::finish_full_count) a.body.push_back(op(OpCode::mbar_arrive).bar(bar).one());
+      Role& w = kb.role("waiter", Granularity::warp);
+      w.body.push_back(op(OpCode::mbar_wait).bar(bar).parity(kb.c(0)));
+      break;
+    }
+  }
+  return kb.build();
+}
+
+Allowed allowed(Litmus l) {
+  const check::Result r = check::check(litmus_kernel(l), check::Options{});
+  Allowed a;
+  switch (r.verdict) {
+    case check::Verdict::verified: a.verdict = "verified"; break;
+    case check::Verdict::inconclusive: a.verdict = "inconclusive"; break;
+    case check::Verdict::violation: a.verdict = spec::violation_name(r.violation); break;
+  }
+  a.stale = r.violation == spec::Violation::data_race || r.violation == spec::Violation::proxy_race;
+  a.may_hang = r.violation == spec::Violation::deadlock;
+  return a;
+}
+
+}  // namespace pc::conformance

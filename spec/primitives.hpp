@@ -1,0 +1,264 @@
+// One API for the barrier primitives of spec/. The same source compiles three ways:
+//
+//   host (g++/clang, or the host pass of nvcc/hipcc): each function applies
+//     the spec/ rule to a model object (Mbarrier below), so a test or a
+//     harness computes what the model says a sequence of operations observes;
+//   nvcc for sm_90a (__CUDA_ARCH__): each function is one PTX instruction, its
+//     exact form and minimum target in the comment above it;
+//   hipcc for gfx90a/gfx940 (__HIP_DEVICE_COMPILE__): the AMD primitives
+//     (s_barrier, s_waitcnt) and the software mbarrier of spec/sw_mbarrier.hpp
+//     in one 64-bit LDS word.
+//
+// The hardware and the model must agree on every observation: harnesses/
+// conformance runs the device side and compares with the host side.
+#pragma once
+
+#include <cstdint>
+
+#include "spec/portability.hpp"
+#include "spec/sw_mbarrier.hpp"
+
+#include "spec/mbarrier.hpp"
+
+// The sections below are chosen by compiler, not by pass: under nvcc the
+// device functions are declared in both passes (a kernel's body is parsed by
+// the host pass too), and the model functions exist wherever host code is
+// compiled. The device mbarrier is the 8-byte word (hw_mbarrier), the model
+// one a spec/ state (Mbarrier): the same function names take either.
+
+namespace pc::prim {
+
+// Memory-ordering qualifiers as tag types, chosen at compile time.
+struct release_t {};
+struct relaxed_t {};
+inline constexpr release_t release{};
+inline constexpr relaxed_t relaxed{};
+
+#if defined(__CUDACC__) && !defined(__HIPCC__)
+// ============================ NVIDIA device (PTX) ============================
+
+using hw_mbarrier = std::uint64_t;  // the 8-byte mbarrier object in shared memory
+using mbarrier_t = hw_mbarrier;
+
+__device__ inline std::uint32_t smem(const void* p) {
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// mbarrier.init.shared::cta.b64 [addr], count;            PTX 7.0, sm_80
+__device__ inline void mbarrier_init(mbarrier_t* bar, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(bar)), "r"(count) : "memory");
+}
+// mbarrier.arrive.release.cta.shared::cta.b64 state, [addr], count;   PTX 8.0, sm_90
+__device__ inline std::uint64_t mbarrier_arrive(mbarrier_t* bar, std::uint32_t count, release_t = {}) {
+  std::uint64_t state;
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  return state;
+}
+// mbarrier.arrive.relaxed.cta.shared::cta.b64 state, [addr], count;   PTX 8.6, sm_90
+__device__ inline std::uint64_t mbarrier_arrive(mbarrier_t* bar, std::uint32_t count, relaxed_t) {
+  std::uint64_t state;
+  asm volatile("mbarrier.arrive.relaxed.cta.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  return state;
+}
+// mbarrier.arrive.noComplete.shared::cta.b64 state, [addr], count;    PTX 7.0, sm_80
+__device__ inline std::uint64_t mbarrier_arrive_nocomplete(mbarrier_t* bar, std::uint32_t count) {
+  std::uint64_t state;
+  asm volatile("mbarrier.arrive.noComplete.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  return state;
+}
+// mbarrier.arrive_drop.shared::cta.b64 state, [addr], count;          PTX 7.0, sm_80 (count: sm_90)
+__device__ inline std::uint64_t mbarrier_arrive_drop(mbarrier_t* bar, std::uint32_t count) {
+  std::uint64_t state;
+  asm volatile("mbarrier.arrive_drop.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  return state;
+}
+// mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [addr], tx;   PTX 8.0, sm_90
+__device__ inline std::uint64_t mbarrier_arrive_expect_tx(mbarrier_t* bar, std::uint32_t tx) {
+  std::uint64_t state;
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(tx) : "memory");
+  return state;
+}
+// mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [addr], tx;          PTX 8.0, sm_90
+__device__ inline void mbarrier_expect_tx(mbarrier_t* bar, std::uint32_t tx) {
+  asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem(bar)), "r"(tx) : "memory");
+}
+// mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [addr], tx;        PTX 8.0, sm_90
+__device__ inline void mbarrier_complete_tx(mbarrier_t* bar, std::uint32_t tx) {
+  asm volatile("mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(smem(bar)), "r"(tx) : "memory");
+}
+// mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 p, [addr], parity;   PTX 7.1, sm_80
+__device__ inline bool mbarrier_test_wait_parity(mbarrier_t* bar, std::uint32_t parity) {
+  std::uint32_t ok;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
+  return ok != 0;
+}
+// mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [addr], parity;    PTX 7.8, sm_90
+__device__ inline bool mbarrier_try_wait_parity(mbarrier_t* bar, std::uint32_t parity) {
+  std::uint32_t ok;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
+  return ok != 0;
+}
+// mbarrier.test_wait.acquire.cta.shared::cta.b64 p, [addr], state;          PTX 7.0, sm_80
+__device__ inline bool mbarrier_test_wait(mbarrier_t* bar, std::uint64_t state) {
+  std::uint32_t ok;
+  asm volatile("{ .reg .pred p; mbarrier.test_wait.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+               : "=r"(ok) : "r"(smem(bar)), "l"(state) : "memory");
+  return ok != 0;
+}
+// mbarrier.pending_count.b64 count, state;                             PTX 7.0, sm_80
+__device__ inline std::uint32_t mbarrier_pending_count(std::uint64_t state) {
+  std::uint32_t n;
+  asm volatile("mbarrier.pending_count.b64 %0, %1;" : "=r"(n) : "l"(state));
+  return n;
+}
+// mbarrier.inval.shared::cta.b64 [addr];                               PTX 7.0, sm_80
+__device__ inline void mbarrier_inval(mbarrier_t* bar) {
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(smem(bar)) : "memory");
+}
+// fence.mbarrier_init.release.cluster;                                 PTX 8.0, sm_90
+__device__ inline void fence_mbarrier_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// fence.proxy.async.shared::cta;                                       PTX 8.0, sm_90
+__device__ inline void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// barrier.sync.aligned id, count;                                      PTX 6.0, sm_70
+__device__ inline void bar_sync(std::uint32_t id, std::uint32_t count) {
+  asm volatile("barrier.sync.aligned %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+// barrier.arrive.aligned id, count;                                    PTX 6.0, sm_70
+__device__ inline void bar_arrive(std::uint32_t id, std::uint32_t count) {
+  asm volatile("barrier.arrive.aligned %0, %1;" ::"r"(id), "r"(count) : "memory");
+}
+// barrier.cluster.arrive.release.aligned;                              PTX 8.0, sm_90
+__device__ inline void cluster_arrive(release_t = {}) { asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory"); }
+// barrier.cluster.arrive.relaxed.aligned;                              PTX 8.0, sm_90
+__device__ inline void cluster_arrive(relaxed_t) { asm volatile("barrier.cluster.arrive.relaxed.aligned;" ::: "memory"); }
+// barrier.cluster.wait.acquire.aligned;                                PTX 8.0, sm_90
+__device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar];   PTX 8.0, sm_90
+__device__ inline void tma_load_1d(void* dst, const void* src, std::uint32_t bytes, mbarrier_t* bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem(dst)),
+               "l"(src), "r"(bytes), "r"(smem(bar))
+               : "memory");
+}
+// cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size;      PTX 8.0, sm_90
+__device__ inline void tma_store_1d(void* dst, const void* src, std::uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(smem(src)), "r"(bytes) : "memory");
+}
+// cp.async.bulk.commit_group;                                          PTX 8.0, sm_90
+__device__ inline void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// cp.async.bulk.wait_group.read 0;                                     PTX 8.0, sm_90
+__device__ inline void bulk_wait_group_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+// cp.async.bulk.wait_group 0;                                          PTX 8.0, sm_90
+__device__ inline void bulk_wait_group0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+
+#endif
+
+#if defined(__HIPCC__)
+// ================================ AMD device =================================
+
+// s_barrier: "synchronize waves within a threadgroup" (CDNA3 ISA, S_BARRIER).
+__device__ inline void s_barrier() { __builtin_amdgcn_s_barrier(); }
+// s_waitcnt lgkmcnt(0): on gfx9 the simm16 holds vmcnt[3:0] and [15:14],
+// expcnt[6:4], lgkmcnt[11:8]; all-ones except lgkmcnt waits for LDS only.
+__device__ inline void s_waitcnt_lgkm0() { __builtin_amdgcn_s_waitcnt(0xc07f); }
+
+#endif
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+// ====================== software mbarrier (both vendors) =====================
+// spec/sw_mbarrier.hpp in one 64-bit shared-memory word: arrive computes the
+// next word with the spec's own function and publishes it by compare-and-swap;
+// waiting polls the word. The fences give the release and acquire that the
+// hardware mbarrier's arrive and wait carry by default.
+__device__ inline void sw_mbarrier_init(unsigned long long* word, std::uint32_t count) {
+  *word = spec::sw_mbarrier::init(count);
+}
+__device__ inline void sw_mbarrier_arrive(unsigned long long* word, std::uint32_t count) {
+  __threadfence_block();  // release: earlier writes before the arrive
+  unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(word);
+  for (;;) {
+    const unsigned long long next = spec::sw_mbarrier::arrive(old, count);
+    const unsigned long long seen = atomicCAS(word, old, next);
+    if (seen == old) break;
+    old = seen;
+  }
+}
+__device__ inline bool sw_mbarrier_test_wait_parity(unsigned long long* word, std::uint32_t parity) {
+  const unsigned long long w = *reinterpret_cast<volatile unsigned long long*>(word);
+  const bool done = spec::sw_mbarrier::test_wait_parity(w, parity);
+  if (done) __threadfence_block();  // acquire: later reads after the observation
+  return done;
+}
+#endif
+
+// ================================ host (model) ===============================
+// The same names on a model object: what the specification says each call
+// observes. `violation` records the first undefined use (the device would do
+// something the model does not define).
+struct Mbarrier {
+  spec::mbarrier::State state;
+  spec::Violation violation = spec::Violation::none;
+};
+
+// The model's arrive token: what the device's opaque 64-bit state stands for.
+struct ModelToken {
+  spec::mbarrier::Token token;
+};
+
+namespace detail {
+inline ModelToken token(const spec::mbarrier::State& s) { return ModelToken{spec::mbarrier::token_before(s)}; }
+inline void apply(Mbarrier* b, const spec::mbarrier::Result& r) {
+  if (r.out.violation != spec::Violation::none) {
+    if (b->violation == spec::Violation::none) b->violation = r.out.violation;
+    return;
+  }
+  b->state = r.next;
+}
+}  // namespace detail
+
+inline void mbarrier_init(Mbarrier* b, std::uint32_t count) { detail::apply(b, spec::mbarrier::init(b->state, count)); }
+template <class Sem = release_t>
+inline ModelToken mbarrier_arrive(Mbarrier* b, std::uint32_t count, Sem = {}) {
+  const ModelToken t = detail::token(b->state);
+  detail::apply(b, spec::mbarrier::arrive(b->state, {count, false, false, 0}));
+  return t;
+}
+inline ModelToken mbarrier_arrive_nocomplete(Mbarrier* b, std::uint32_t count) {
+  const ModelToken t = detail::token(b->state);
+  detail::apply(b, spec::mbarrier::arrive(b->state, {count, false, true, 0}));
+  return t;
+}
+inline ModelToken mbarrier_arrive_drop(Mbarrier* b, std::uint32_t count) {
+  const ModelToken t = detail::token(b->state);
+  detail::apply(b, spec::mbarrier::arrive(b->state, {count, true, false, 0}));
+  return t;
+}
+inline ModelToken mbarrier_arrive_expect_tx(Mbarrier* b, std::uint32_t tx) {
+  const ModelToken t = detail::token(b->state);
+  detail::apply(b, spec::mbarrier::arrive(b->state, {1, false, false, tx}));
+  return t;
+}
+inline void mbarrier_expect_tx(Mbarrier* b, std::uint32_t tx) { detail::apply(b, spec::mbarrier::expect_tx(b->state, tx)); }
+inline void mbarrier_complete_tx(Mbarrier* b, std::uint32_t tx) { detail::apply(b, spec::mbarrier::complete_tx(b->state, tx)); }
+inline bool mbarrier_test_wait_parity(Mbarrier* b, std::uint32_t parity) {
+  return spec::mbarrier::test_wait_parity(b->state, parity).observed != 0;
+}
+inline bool mbarrier_try_wait_parity(Mbarrier* b, std::uint32_t parity) { return mbarrier_test_wait_parity(b, parity); }
+inline bool mbarrier_test_wait(Mbarrier* b, ModelToken t) {
+  return spec::mbarrier::test_wait_token(b->state, t.token).observed != 0;
+}
+inline std::uint32_t mbarrier_pending_count(ModelToken t) {
+  return static_cast<std::uint32_t>(spec::mbarrier::pending_count(t.token));
+}
+inline void mbarrier_inval(Mbarrier* b) { detail::apply(b, spec::mbarrier::inval(b->state)); }
+
+// The software mbarrier on the host: the spec's word functions, sequentially.
+inline void sw_mbarrier_init(std::uint64_t* word, std::uint32_t count) { *word = spec::sw_mbarrier::init(count); }
+inline void sw_mbarrier_arrive(std::uint64_t* word, std::uint32_t count) { *word = spec::sw_mbarrier::arrive(*word, count); }
+inline bool sw_mbarrier_test_wait_parity(std::uint64_t* word, std::uint32_t parity) {
+  return spec::sw_mbarrier::test_wait_parity(*word, parity);
+}
+}  // namespace pc::prim

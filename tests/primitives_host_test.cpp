@@ -1,0 +1,51 @@
+// The host side of spec/primitives.hpp is the model: the same calls a kernel
+// makes, answered by spec/. These are the facts the H100 run confirmed
+// (docs/conformance/h100-2026-11-22.md, fixed sequences).
+#include <doctest/doctest.h>
+
+#include "spec/primitives.hpp"
+
+namespace prim = pc::prim;
+
+TEST_CASE("primitives on the host: the model's answers to the fixed sequences") {
+  prim::Mbarrier b;
+  prim::mbarrier_init(&b, 3);
+  CHECK_FALSE(prim::mbarrier_test_wait_parity(&b, 0));
+  CHECK(prim::mbarrier_test_wait_parity(&b, 1));
+  const prim::ModelToken t = prim::mbarrier_arrive(&b, 1);
+  CHECK(prim::mbarrier_pending_count(t) == 3);  // the state before the arrive
+  prim::mbarrier_arrive(&b, 1, prim::relaxed);
+  prim::mbarrier_arrive(&b, 1);
+  CHECK(prim::mbarrier_test_wait_parity(&b, 0));
+  CHECK(prim::mbarrier_test_wait(&b, t));
+  CHECK(b.violation == pc::spec::Violation::none);
+
+  prim::Mbarrier tx;
+  prim::mbarrier_init(&tx, 1);
+  prim::mbarrier_complete_tx(&tx, 64);
+  CHECK_FALSE(prim::mbarrier_test_wait_parity(&tx, 0));
+  prim::mbarrier_arrive_expect_tx(&tx, 64);
+  CHECK(prim::mbarrier_test_wait_parity(&tx, 0));
+}
+
+TEST_CASE("primitives on the host record undefined use instead of guessing") {
+  prim::Mbarrier b;
+  prim::mbarrier_init(&b, 1);
+  prim::mbarrier_arrive(&b, 2);
+  CHECK(b.violation == pc::spec::Violation::arrival_underflow);
+  prim::Mbarrier c;
+  prim::mbarrier_init(&c, 1);
+  prim::mbarrier_arrive_nocomplete(&c, 1);
+  CHECK(c.violation == pc::spec::Violation::nocomplete_would_complete);
+}
+
+TEST_CASE("the software mbarrier through the same API") {
+  std::uint64_t w = 0;
+  prim::sw_mbarrier_init(&w, 2);
+  CHECK(prim::sw_mbarrier_test_wait_parity(&w, 1));
+  CHECK_FALSE(prim::sw_mbarrier_test_wait_parity(&w, 0));
+  prim::sw_mbarrier_arrive(&w, 1);
+  CHECK_FALSE(prim::sw_mbarrier_test_wait_parity(&w, 0));
+  prim::sw_mbarrier_arrive(&w, 1);
+  CHECK(prim::sw_mbarrier_test_wait_parity(&w, 0));
+}
