@@ -670,10 +670,12 @@ void Parser::role() {
   role_->vars = {"cta", "instance"};
   vars_ = {{"cta", ir::var_cta}, {"instance", ir::var_instance}};
   std::vector<ir::Stmt> body;
+  const std::size_t errors_before = errors_.size();
   block(body);
   role_ = &k_.roles.back();
   role_->body = std::move(body);
-  if (role_->body.empty()) fail(role_->loc, "role '" + role_->name + "' has an empty body");
+  if (role_->body.empty() && errors_.size() == errors_before)
+    fail(role_->loc, "role '" + role_->name + "' has an empty body");
   role_ = nullptr;
 }
 
