@@ -138,7 +138,9 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r)
     apply(st, s, a, info);
     TraceStep t;
     t.agent = agent;
-    t.text = info.text.empty() && info.violation != spec::Violation::none ? "(violation)" : info.text;
+    t.text = info.text.empty() && info.violation != spec::Violation::none
+                 ? "-> " + std::string(spec::violation_name(info.violation))
+                 : info.text;
     t.loc = info.loc;
     t.phase_completed = !info.completed.empty();
     t.object = info.completed;
