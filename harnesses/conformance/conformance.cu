@@ -281,17 +281,27 @@ __global__ void arrive_drop_progress(Counts* out) {
   }
 }
 
-// Liveness: count 2 and one (`Full`: two) arrivals; the waiter's watchdog says hung or finished.
-template <bool Full>
+// Liveness: count 2 and one (`Full`: two) arrivals; the waiter's watchdog says
+// hung or finished. `Sw`: the same on the software mbarrier.
+template <bool Full, bool Sw = false>
 __global__ void liveness(Counts* out) {
   __shared__ prim::hw_mbarrier bar;
-  if (threadIdx.x == 0) prim::mbarrier_init(&bar, 2);
+  __shared__ unsigned long long sw;
+  if (threadIdx.x == 0) {
+    if (Sw) prim::sw_mbarrier_init(&sw, 2);
+    else prim::mbarrier_init(&bar, 2);
+  }
   __syncthreads();
   if (threadIdx.x == 32) {
-    prim::mbarrier_arrive(&bar, 1);
-    if (Full) prim::mbarrier_arrive(&bar, 1);
+    for (int k = 0; k < (Full ? 2 : 1); ++k) {
+      if (Sw) prim::sw_mbarrier_arrive(&sw, 1);
+      else prim::mbarrier_arrive(&bar, 1);
+    }
   }
-  if (threadIdx.x == 0) atomicAdd(wait_parity(&bar, 0, 1ll << 24) ? &out->fresh : &out->hung, 1ull);
+  if (threadIdx.x == 0) {
+    const bool ok = Sw ? sw_wait_parity(&sw, 0, 1ll << 24) : wait_parity(&bar, 0, 1ll << 24);
+    atomicAdd(ok ? &out->fresh : &out->hung, 1ull);
+  }
 }
 
 // ---------------------------------------------------------------- op sequences
@@ -333,6 +343,23 @@ __global__ void run_sequences(const std::uint32_t* ops, int len, Obs* obs) {
     r[i].value = value;
   }
   if (o[len - 1] >> 24 != op_inval) prim::mbarrier_inval(&bar);
+}
+
+// The same sequences on the software mbarrier: only init and arrive with a
+// count (it has no tx-count, drop or noComplete); the observations must equal
+// the hardware mbarrier's model.
+__global__ void run_sw_sequences(const std::uint32_t* ops, int len, Obs* obs) {
+  __shared__ unsigned long long word;
+  if (threadIdx.x != 0) return;
+  const std::uint32_t* o = ops + static_cast<std::size_t>(blockIdx.x) * len;
+  Obs* r = obs + static_cast<std::size_t>(blockIdx.x) * len;
+  prim::sw_mbarrier_init(&word, o[0]);
+  for (int i = 1; i < len; ++i) {
+    if (o[i] >> 24 == op_arrive) prim::sw_mbarrier_arrive(&word, o[i] & 0xffffff);
+    r[i].parity_bits =
+        (prim::sw_mbarrier_test_wait_parity(&word, 0) ? 1u : 0u) | (prim::sw_mbarrier_test_wait_parity(&word, 1) ? 2u : 0u);
+    r[i].value = 0;
+  }
 }
 
 // The model's observations of one sequence (the host side of primitives.hpp).
@@ -485,6 +512,13 @@ int main(int argc, char** argv) {
              static_cast<unsigned long long>(sms) * 8);
   run_litmus(Litmus::hang_short_count, 1000, [&](std::uint32_t) { liveness<false><<<sms * 8, 64>>>(counts); },
              static_cast<unsigned long long>(sms) * 8);
+  // The software mbarrier, under the same watchdog.
+  const std::size_t before = rows.size();
+  run_litmus(Litmus::finish_full_count, 10000, [&](std::uint32_t) { liveness<true, true><<<sms * 8, 64>>>(counts); },
+             static_cast<unsigned long long>(sms) * 8);
+  run_litmus(Litmus::hang_short_count, 1000, [&](std::uint32_t) { liveness<false, true><<<sms * 8, 64>>>(counts); },
+             static_cast<unsigned long long>(sms) * 8);
+  for (std::size_t k = before; k < rows.size(); ++k) rows[k].test += " (software mbarrier)";
 
   }
   // Op sequences: observations must equal the model's exactly.
@@ -536,6 +570,40 @@ int main(int argc, char** argv) {
         }
       }
     }
+  }
+  // Software mbarrier: arrive-only sequences, compared with the hardware mbarrier's model.
+  unsigned long long sw_obs = 0, sw_outside = 0;
+  if (suite) {
+    std::vector<std::uint32_t> swops(static_cast<std::size_t>(seqs) * len);
+    for (int q = 0; q < seqs; ++q) {
+      std::uint32_t* o = swops.data() + static_cast<std::size_t>(q) * len;
+      o[0] = 1 + rng() % 4;
+      std::uint32_t pending = o[0];
+      for (int i = 1; i < len; ++i) {
+        const std::uint32_t want = 1 + rng() % 2;
+        if (rng() % 4 == 0 || want > pending) {
+          o[i] = op_observe << 24;
+          continue;
+        }
+        o[i] = op_arrive << 24 | want;
+        pending = pending - want == 0 ? o[0] : pending - want;
+      }
+    }
+    CUDA_CHECK(cudaMemcpy(dops, swops.data(), swops.size() * 4, cudaMemcpyHostToDevice));
+    run_sw_sequences<<<seqs, 32>>>(dops, len, dobs);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    CUDA_CHECK(cudaMemcpy(obs.data(), dobs, obs.size() * sizeof(Obs), cudaMemcpyDeviceToHost));
+    for (int q = 0; q < seqs; ++q) {
+      bool defined = true;
+      const std::vector<Obs> m = model_run(swops.data() + static_cast<std::size_t>(q) * len, len, defined);
+      for (int i = 1; i < len; ++i) {
+        ++sw_obs;
+        if (obs[static_cast<std::size_t>(q) * len + i].parity_bits != m[static_cast<std::size_t>(i)].parity_bits || !defined)
+          ++sw_outside;
+      }
+    }
+    std::printf("%-22s %12llu observations  outside-model %llu\n", "sw_op_sequences", sw_obs, sw_outside);
   }
   const double seq_secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - ts).count();
   std::printf("%-22s %12llu observations  outside-model %llu  %.2f s\n", "op_sequences", seq_obs, seq_outside, seq_secs);
@@ -609,8 +677,8 @@ int main(int argc, char** argv) {
     total += r.instances;
     outside += r.outside;
   }
-  total += seq_obs;
-  outside += seq_outside;
+  total += seq_obs + sw_obs;
+  outside += seq_outside + sw_outside;
   FILE* f = std::fopen(report.c_str(), "w");
   if (!f) {
     std::perror(report.c_str());
@@ -633,6 +701,8 @@ int main(int argc, char** argv) {
   }
   std::fprintf(f, "| op_sequences (%d random sequences of %d ops) | model observations | %llu | | | | %llu | | |\n", seqs, len, seq_obs,
                seq_outside);
+  std::fprintf(f, "| sw_op_sequences (software mbarrier, %d sequences) | model observations | %llu | | | | %llu | | |\n", seqs,
+               sw_obs, sw_outside);
   for (const auto& [k, v] : seq_mismatch) std::fprintf(f, "\nmismatch %s: %llu", k.c_str(), v);
   if (!first_mismatch.empty()) std::fprintf(f, "\nfirst mismatch: %s\n", first_mismatch.c_str());
   std::fprintf(f, "\n\n## Fixed sequences (after each op: test_wait.parity(0), parity(1), and the op's value)\n\n");
