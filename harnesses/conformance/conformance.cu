@@ -316,6 +316,30 @@ struct Obs {
   std::uint32_t value;        // op-specific: pending_count of an arrive's token, or a token test
 };
 
+// One operation of a sequence, on the device barrier or on the model: the same
+// source for both, so the two sides cannot drift. Returns the op's value.
+#pragma nv_exec_check_disable
+template <class Bar, class Token>
+__host__ __device__ std::uint32_t apply_op(Bar* bar, Token& token, std::uint32_t code, std::uint32_t arg) {
+  switch (code) {
+    case op_arrive: token = prim::mbarrier_arrive(bar, arg); return prim::mbarrier_pending_count(token);
+    case op_drop: token = prim::mbarrier_arrive_drop(bar, arg); return prim::mbarrier_pending_count(token);
+    case op_expect: prim::mbarrier_expect_tx(bar, arg); return 0;
+    case op_complete: prim::mbarrier_complete_tx(bar, arg); return 0;
+    case op_arrive_tx: token = prim::mbarrier_arrive_expect_tx(bar, arg); return prim::mbarrier_pending_count(token);
+    case op_nocomplete: token = prim::mbarrier_arrive_nocomplete(bar, arg); return prim::mbarrier_pending_count(token);
+    case op_token_test: return prim::mbarrier_test_wait(bar, token) ? 1 : 0;
+    case op_inval: prim::mbarrier_inval(bar); return 0;
+    case op_try_wait: return prim::mbarrier_try_wait_parity(bar, arg) ? 1 : 0;
+    default: return 0;
+  }
+}
+#pragma nv_exec_check_disable
+template <class Bar>
+__host__ __device__ std::uint32_t parities(Bar* bar) {
+  return (prim::mbarrier_test_wait_parity(bar, 0) ? 1u : 0u) | (prim::mbarrier_test_wait_parity(bar, 1) ? 2u : 0u);
+}
+
 // Each block runs one sequence on its own barrier, by one thread; ops[0] is the init count.
 __global__ void run_sequences(const std::uint32_t* ops, int len, Obs* obs) {
   __shared__ prim::hw_mbarrier bar;
@@ -326,20 +350,8 @@ __global__ void run_sequences(const std::uint32_t* ops, int len, Obs* obs) {
   std::uint64_t token = 0;
   for (int i = 1; i < len; ++i) {
     const std::uint32_t code = o[i] >> 24, arg = o[i] & 0xffffff;
-    std::uint32_t value = 0;
-    switch (code) {
-      case op_arrive: token = prim::mbarrier_arrive(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_drop: token = prim::mbarrier_arrive_drop(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_expect: prim::mbarrier_expect_tx(&bar, arg); break;
-      case op_complete: prim::mbarrier_complete_tx(&bar, arg); break;
-      case op_arrive_tx: token = prim::mbarrier_arrive_expect_tx(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_nocomplete: token = prim::mbarrier_arrive_nocomplete(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_token_test: value = prim::mbarrier_test_wait(&bar, token) ? 1 : 0; break;
-      case op_inval: prim::mbarrier_inval(&bar); break;
-      case op_try_wait: value = prim::mbarrier_try_wait_parity(&bar, arg) ? 1 : 0; break;
-      default: break;
-    }
-    r[i].parity_bits = (prim::mbarrier_test_wait_parity(&bar, 0) ? 1u : 0u) | (prim::mbarrier_test_wait_parity(&bar, 1) ? 2u : 0u);
+    const std::uint32_t value = apply_op(&bar, token, code, arg);
+    r[i].parity_bits = parities(&bar);
     r[i].value = value;
   }
   if (o[len - 1] >> 24 != op_inval) prim::mbarrier_inval(&bar);
@@ -370,21 +382,8 @@ std::vector<Obs> model_run(const std::uint32_t* o, int len, bool& defined) {
   prim::ModelToken token;
   for (int i = 1; i < len; ++i) {
     const std::uint32_t code = o[i] >> 24, arg = o[i] & 0xffffff;
-    std::uint32_t value = 0;
-    switch (code) {
-      case op_arrive: token = prim::mbarrier_arrive(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_drop: token = prim::mbarrier_arrive_drop(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_expect: prim::mbarrier_expect_tx(&bar, arg); break;
-      case op_complete: prim::mbarrier_complete_tx(&bar, arg); break;
-      case op_arrive_tx: token = prim::mbarrier_arrive_expect_tx(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_nocomplete: token = prim::mbarrier_arrive_nocomplete(&bar, arg); value = prim::mbarrier_pending_count(token); break;
-      case op_token_test: value = prim::mbarrier_test_wait(&bar, token) ? 1 : 0; break;
-      case op_inval: prim::mbarrier_inval(&bar); break;
-      case op_try_wait: value = prim::mbarrier_try_wait_parity(&bar, arg) ? 1 : 0; break;
-      default: break;
-    }
-    r[static_cast<std::size_t>(i)].parity_bits =
-        (prim::mbarrier_test_wait_parity(&bar, 0) ? 1u : 0u) | (prim::mbarrier_test_wait_parity(&bar, 1) ? 2u : 0u);
+    const std::uint32_t value = apply_op(&bar, token, code, arg);
+    r[static_cast<std::size_t>(i)].parity_bits = parities(&bar);
     r[static_cast<std::size_t>(i)].value = value;
   }
   defined = bar.violation == pc::spec::Violation::none;
