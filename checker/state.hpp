@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "spec/amd.hpp"
+#include "spec/async_group.hpp"
 #include "spec/cluster.hpp"
 #include "spec/hb.hpp"
 #include "spec/mbarrier.hpp"
@@ -15,16 +16,7 @@
 
 namespace pc::check {
 
-// An agent's async groups of one kind (bulk copies, or wgmma): groups are
-// numbered from 0; `committed` groups are closed; operations issued now join
-// group `committed`. Groups alternate between two async units (hb lanes) so
-// that a wait can retire the older unit while the newer stays in flight;
-// last[u] is one past the highest group that used unit u (0: unit idle).
-struct Groups {
-  std::uint16_t committed = 0;
-  std::uint16_t last[2] = {0, 0};
-  auto operator<=>(const Groups&) const = default;
-};
+using spec::async_group::Groups;
 
 struct AgentState {
   std::uint16_t pc = 0;

@@ -217,7 +217,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
   }
   if (o.observed == 1) {
     std::uint32_t& last = s_.last_seen[static_cast<std::size_t>(a_ * p_.num_mbars() + mbar)];
-    if (!by_token && st.phase >= last + 2)
+    if (!by_token && mb::parity_aliased(last, st.phase))
       stop(Violation::parity_alias, me_.name + " passed a wait on " + p_.mbar_name(mbar) + " parity " +
                                         std::to_string(ev(op.parity, 0)) + " when the barrier was at phase " +
                                         std::to_string(st.phase) + ", two or more phases past phase " +
@@ -334,12 +334,9 @@ void Exec::amd_barrier(const ir::Op& op, bool signal, bool wait) {
 
 void Exec::retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threads to) {
   const hb::Lane units[2] = {u0, u1};
-  for (int u = 0; u < 2; ++u) {
-    if (g.last[u] != 0 && std::int64_t(g.last[u]) <= std::int64_t(g.committed) - n) {
-      hb::order(s_.mem, tid(a_, units[u]), to);
-      g.last[u] = 0;
-    }
-  }
+  const unsigned retired = spec::async_group::wait(g, n);
+  for (int u = 0; u < 2; ++u)
+    if (retired & (1u << u)) hb::order(s_.mem, tid(a_, units[u]), to);
 }
 
 void Exec::exit_agent() {
@@ -477,19 +474,18 @@ void Exec::op(const ir::Op& op) {
       break;
     }
     case OpCode::tma_store: {
-      const int unit = ag_.bulk.committed % 2;
+      const int unit = spec::async_group::issue(ag_.bulk);
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
         race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, leader,
                         tid(a_, unit ? hb::Lane::bulk1 : hb::Lane::bulk0)),
              "TMA store from", buf);
       }
-      ag_.bulk.last[unit] = static_cast<std::uint16_t>(ag_.bulk.committed + 1);
       SAY("tma_store " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
       break;
     }
     case OpCode::bulk_commit_group:
-      ++ag_.bulk.committed;
+      spec::async_group::commit(ag_.bulk);
       SAY("commit_group");
       break;
     case OpCode::bulk_wait_group:
@@ -533,7 +529,7 @@ void Exec::op(const ir::Op& op) {
     case OpCode::wgmma: {
       if (!ag_.wgmma_fenced)
         stop(Violation::async_group_misuse, me_.name + " issues wgmma without a wgmma.fence since its last commit_group");
-      const int unit = ag_.mma.committed % 2;
+      const int unit = spec::async_group::issue(ag_.mma);
       std::string names;
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
@@ -543,12 +539,11 @@ void Exec::op(const ir::Op& op) {
         });
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
-      ag_.mma.last[unit] = static_cast<std::uint16_t>(ag_.mma.committed + 1);
       SAY("wgmma read " + names);
       break;
     }
     case OpCode::wgmma_commit:
-      ++ag_.mma.committed;
+      spec::async_group::commit(ag_.mma);
       ag_.wgmma_fenced = false;
       SAY("wgmma_commit");
       break;

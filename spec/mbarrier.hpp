@@ -78,6 +78,15 @@ struct ArriveArgs {
 // explorer, a wait loop around try_wait is enabled exactly when test_wait is true.
 [[nodiscard]] Outcome try_wait_parity(const State& s, std::uint32_t parity);
 
+// Parity aliasing: a thread that last observed the barrier at phase
+// `last_seen` passes a parity wait when the barrier is at `phase`. Two or more
+// phases later, the parity it tested stood for a later phase than the one it
+// meant (test_wait.parity sees only the parity: PTX ISA mbarrier.test_wait;
+// H100, harness test op_sequences). The waiter lost a phase: parity_alias.
+[[nodiscard]] constexpr bool parity_aliased(std::uint32_t last_seen, std::uint32_t phase) {
+  return phase >= last_seen + 2;
+}
+
 // PTX ISA, mbarrier.pending_count: the pending arrival count held in a Token.
 [[nodiscard]] std::int64_t pending_count(Token t);
 
