@@ -68,9 +68,7 @@ class Search {
   }
 
   int agents() const { return static_cast<int>(prog_.agents.size()); }
-  void normalize(State& s) const {
-    run_local_steps(step_, s, opt_.reduction);
-  }
+  void normalize(State& s, int only = -1) const { run_local_steps(step_, s, opt_.reduction, only); }
   // Applies one action; false if it is not enabled.
   bool apply(const Stepper& st, State& s, Action a, StepInfo& info) const {
     if (a < agents()) {
@@ -245,7 +243,9 @@ Result Search::search(std::uint64_t max_depth) {
           found = Found{true, info.violation, id, false, static_cast<Action>(a)};
           break;
         }
-        normalize(t);
+        // Only the agent that moved can have reached local steps; a pending
+        // event moves no agent.
+        if (a < agents()) normalize(t, a);
         if (visit(fingerprint(t, bytes), id, static_cast<Action>(a))) {
           // The queue keeps the state itself, not its canonical representative,
           // so that a schedule's actions stay valid along the path.

@@ -17,10 +17,14 @@ namespace pc::check {
 // Peled, "All from one, one for all", CAV 1993; Godefroid, LNCS 1032). The
 // kernels' state graphs are acyclic (every loop is a counted `for`), so no
 // cycle proviso is needed. `on_step` sees each operation run this way, for traces.
+// `only` >= 0 limits it to that agent: after a step of agent `only`, the
+// others are already at an operation that is not local.
 template <class OnStep>
-void run_local_steps(const Stepper& st, State& s, bool private_ops, OnStep&& on_step) {
+void run_local_steps(const Stepper& st, State& s, bool private_ops, OnStep&& on_step, int only = -1) {
   constexpr int limit = 1 << 22;  // a loop with no operation in it must not spin for ever
-  for (int a = 0; a < static_cast<int>(s.agents.size()); ++a) {
+  const int first = only >= 0 ? only : 0;
+  const int end = only >= 0 ? only + 1 : static_cast<int>(s.agents.size());
+  for (int a = first; a < end; ++a) {
     for (int n = 0; st.next_is_local(s, a, private_ops); ++n) {
       if (n == limit) throw KernelError("a loop runs more than 4 million steps without an operation", st.loc_of(s, a));
       const bool control = st.next_is_control(s, a);
@@ -30,8 +34,8 @@ void run_local_steps(const Stepper& st, State& s, bool private_ops, OnStep&& on_
   }
 }
 
-inline void run_local_steps(const Stepper& st, State& s, bool private_ops) {
-  run_local_steps(st, s, private_ops, [](int, const StepInfo&) {});
+inline void run_local_steps(const Stepper& st, State& s, bool private_ops, int only = -1) {
+  run_local_steps(st, s, private_ops, [](int, const StepInfo&) {}, only);
 }
 
 }  // namespace pc::check

@@ -18,6 +18,16 @@ struct Writer {
     std::memcpy(p, d, n);
     p += n;
   }
+  // LEB128: small values (most counters, phases, variables) take one byte,
+  // so states are short to hash. Zigzag for signed values.
+  void var(std::uint64_t v) {
+    while (v >= 0x80) {
+      *p++ = static_cast<char>(v | 0x80);
+      v >>= 7;
+    }
+    *p++ = static_cast<char>(v);
+  }
+  void svar(std::int64_t v) { var((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63)); }
 };
 
 constexpr std::size_t event_bytes = 2 + 1 + 1 + 1 + 6 * 8;
@@ -54,6 +64,18 @@ struct Reader {
     std::memcpy(d, p, n);
     p += n;
   }
+  std::uint64_t var() {
+    std::uint64_t v = 0;
+    for (int shift = 0;; shift += 7) {
+      const auto b = static_cast<std::uint8_t>(*p++);
+      v |= std::uint64_t(b & 0x7f) << shift;
+      if (!(b & 0x80)) return v;
+    }
+  }
+  std::int64_t svar() {
+    const std::uint64_t u = var();
+    return static_cast<std::int64_t>(u >> 1) ^ -static_cast<std::int64_t>(u & 1);
+  }
 };
 
 void get_event(Reader& r, spec::hb::Event& e) {
@@ -82,24 +104,24 @@ void deserialize(const char* bytes, State& s) {
     a.exited = bits & 1;
     a.wgmma_fenced = (bits >> 1) & 1;
     a.wave.signaled = (bits >> 2) & 1;
-    r.get(a.ticket);
-    r.get(a.cluster_ticket);
-    r.get(a.wave.lds_outstanding);
-    r.get(a.wave.joined);
+    a.ticket = static_cast<std::uint32_t>(r.var());
+    a.cluster_ticket = static_cast<std::uint32_t>(r.var());
+    a.wave.lds_outstanding = static_cast<std::uint32_t>(r.var());
+    a.wave.joined = static_cast<std::uint32_t>(r.var());
     for (Groups* g : {&a.bulk, &a.mma}) {
-      r.get(g->committed);
-      r.get(g->last[0]);
-      r.get(g->last[1]);
+      g->committed = static_cast<std::uint16_t>(r.var());
+      g->last[0] = static_cast<std::uint16_t>(r.var());
+      g->last[1] = static_cast<std::uint16_t>(r.var());
     }
   }
-  r.raw(s.vars.data(), s.vars.size() * sizeof(std::int64_t));
-  r.raw(s.last_seen.data(), s.last_seen.size() * sizeof(std::uint32_t));
+  for (std::int64_t& v : s.vars) v = r.svar();
+  for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint32_t>(r.var());
   for (spec::mbarrier::State& m : s.mbars) {
     r.get(m.status);
-    r.get(m.phase);
-    r.get(m.expected);
-    r.get(m.pending);
-    r.get(m.tx);
+    m.phase = static_cast<std::uint32_t>(r.var());
+    m.expected = static_cast<std::int32_t>(r.svar());
+    m.pending = static_cast<std::int32_t>(r.svar());
+    m.tx = static_cast<std::int32_t>(r.svar());
   }
   for (spec::named::State& n : s.named) {
     r.get(n.count);
@@ -135,7 +157,7 @@ void deserialize(const char* bytes, State& s) {
 }
 
 void serialize(const State& s, std::string& out) {
-  const std::size_t bound = s.agents.size() * 40 + s.vars.size() * 8 + s.last_seen.size() * 4 + s.mbars.size() * 17 +
+  const std::size_t bound = s.agents.size() * 48 + s.vars.size() * 10 + s.last_seen.size() * 5 + s.mbars.size() * 21 +
                             s.named.size() * 24 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 16 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
@@ -143,24 +165,24 @@ void serialize(const State& s, std::string& out) {
     w.put(a.pc);
     w.put(a.stage);
     w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2)));
-    w.put(a.ticket);
-    w.put(a.cluster_ticket);
-    w.put(a.wave.lds_outstanding);
-    w.put(a.wave.joined);
+    w.var(a.ticket);
+    w.var(a.cluster_ticket);
+    w.var(a.wave.lds_outstanding);
+    w.var(a.wave.joined);
     for (const Groups* g : {&a.bulk, &a.mma}) {
-      w.put(g->committed);
-      w.put(g->last[0]);
-      w.put(g->last[1]);
+      w.var(g->committed);
+      w.var(g->last[0]);
+      w.var(g->last[1]);
     }
   }
-  w.raw(s.vars.data(), s.vars.size() * sizeof(std::int64_t));
-  w.raw(s.last_seen.data(), s.last_seen.size() * sizeof(std::uint32_t));
+  for (std::int64_t v : s.vars) w.svar(v);
+  for (std::uint32_t v : s.last_seen) w.var(v);
   for (const spec::mbarrier::State& m : s.mbars) {
     w.put(m.status);
-    w.put(m.phase);
-    w.put(m.expected);
-    w.put(m.pending);
-    w.put(m.tx);
+    w.var(m.phase);
+    w.svar(m.expected);
+    w.svar(m.pending);
+    w.svar(m.tx);
   }
   for (const spec::named::State& n : s.named) {
     w.put(n.count);

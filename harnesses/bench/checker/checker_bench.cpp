@@ -61,9 +61,9 @@ int main(int argc, char** argv) {
   std::printf("# consumers family: one producer, W identical consumers, 2 stages, P iterations\n");
   for (int ww = 1; ww <= 6; ++ww) row("consumers", ww, 8, pc::bench::consumers_family(ww, 8), ww <= 3);
   std::printf("# throughput on larger instances, no reduction\n");
-  for (const auto& [name, k] : {std::pair{"barrier", pc::bench::barrier_family(4, 200)},
-                                std::pair{"barrier", pc::bench::barrier_family(6, 12)},
-                                std::pair{"consumers", pc::bench::consumers_family(3, 40)}}) {
+  for (const auto& [name, k] : {std::pair{"barrier", pc::bench::barrier_family(6, 200)},
+                                std::pair{"barrier", pc::bench::barrier_family(8, 40)},
+                                std::pair{"consumers", pc::bench::consumers_family(6, 8)}}) {
     const pc::check::Result r = run(k, false);
     std::printf("%-10s %-18s states %10llu  %6.2f s  %9.0f states/s  %5.1f B/state\n", name, k.name.c_str(),
                 static_cast<unsigned long long>(r.states), r.seconds, r.states / (r.seconds > 0 ? r.seconds : 1e-9),
