@@ -10,7 +10,9 @@
 //    random delays and a stress warp; observed outcomes must be allowed.
 // 3. liveness: a kernel the model says finishes must finish; one it says can
 //    hang must be caught hung by a device-side watchdog, not waited on.
-// 4. open points: what the hardware does where the ISA leaves it open.
+// 4. op litmus: two threads on one barrier; every observed outcome must be one
+//    that some interleaving of the model's operations gives (op_litmus.hpp).
+// 5. open points: what the hardware does where the ISA leaves it open.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
