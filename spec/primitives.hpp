@@ -176,13 +176,14 @@ __device__ inline void s_waitcnt_lgkm0() { __builtin_amdgcn_s_waitcnt(0xc07f); }
 __device__ inline void sw_mbarrier_init(unsigned long long* word, std::uint32_t count) {
   *word = spec::sw_mbarrier::init(count);
 }
-__device__ inline void sw_mbarrier_arrive(unsigned long long* word, std::uint32_t count) {
+// Returns the word before the arrive (the software mbarrier's state token).
+__device__ inline unsigned long long sw_mbarrier_arrive(unsigned long long* word, std::uint32_t count) {
   __threadfence_block();  // release: earlier writes before the arrive
   unsigned long long old = *reinterpret_cast<volatile unsigned long long*>(word);
   for (;;) {
     const unsigned long long next = spec::sw_mbarrier::arrive(old, count);
     const unsigned long long seen = atomicCAS(word, old, next);
-    if (seen == old) break;
+    if (seen == old) return old;
     old = seen;
   }
 }
@@ -257,8 +258,17 @@ inline void mbarrier_inval(Mbarrier* b) { detail::apply(b, spec::mbarrier::inval
 
 // The software mbarrier on the host: the spec's word functions, sequentially.
 inline void sw_mbarrier_init(std::uint64_t* word, std::uint32_t count) { *word = spec::sw_mbarrier::init(count); }
-inline void sw_mbarrier_arrive(std::uint64_t* word, std::uint32_t count) { *word = spec::sw_mbarrier::arrive(*word, count); }
+inline std::uint64_t sw_mbarrier_arrive(std::uint64_t* word, std::uint32_t count) {
+  const std::uint64_t old = *word;
+  *word = spec::sw_mbarrier::arrive(old, count);
+  return old;
+}
 inline bool sw_mbarrier_test_wait_parity(std::uint64_t* word, std::uint32_t parity) {
   return spec::sw_mbarrier::test_wait_parity(*word, parity);
+}
+// The pending count held in a word returned by sw_mbarrier_arrive (the
+// software twin of mbarrier.pending_count on an arrive's state).
+PC_HOST_DEVICE constexpr std::uint32_t sw_mbarrier_pending_count(std::uint64_t before) {
+  return spec::sw_mbarrier::pending(before);
 }
 }  // namespace pc::prim

@@ -10,7 +10,9 @@
 //    random delays and a stress warp; observed outcomes must be allowed.
 // 3. liveness: a kernel the model says finishes must finish; one it says can
 //    hang must be caught hung by a device-side watchdog, not waited on.
-// 4. open points: what the hardware does where the ISA leaves it open.
+// 4. op litmus: two threads on one barrier; every observed outcome must be one
+//    that some interleaving of the model's operations gives (op_litmus.hpp).
+// 5. open points: what the hardware does where the ISA leaves it open.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -24,11 +26,14 @@
 #include <vector>
 
 #include "harnesses/conformance/allowed.hpp"
+#include "harnesses/conformance/op_litmus.hpp"
+#include "harnesses/conformance/ops.hpp"
 #include "spec/primitives.hpp"
 
 namespace cg = cooperative_groups;
 namespace prim = pc::prim;
 using pc::conformance::Litmus;
+using namespace pc::conformance;  // op codes, apply_op, op litmus
 
 #define CUDA_CHECK(x)                                                                                   \
   do {                                                                                                  \
@@ -304,41 +309,95 @@ __global__ void liveness(Counts* out) {
   }
 }
 
-// ---------------------------------------------------------------- op sequences
 
-enum SeqOp : std::uint32_t {
-  op_observe = 0,  // nothing: just the parity observations
-  op_arrive = 1, op_drop, op_expect, op_complete, op_arrive_tx, op_nocomplete, op_token_test, op_inval, op_try_wait,
-};
+// ---------------------------------------------------------------- op litmus (harnesses/conformance/op_litmus.hpp)
 
-struct Obs {
-  std::uint32_t parity_bits;  // bit 0: test_wait.parity(0), bit 1: test_wait.parity(1), after the op
-  std::uint32_t value;        // op-specific: pending_count of an arrive's token, or a token test
-};
-
-// One operation of a sequence, on the device barrier or on the model: the same
-// source for both, so the two sides cannot drift. Returns the op's value.
-#pragma nv_exec_check_disable
-template <class Bar, class Token>
-__host__ __device__ std::uint32_t apply_op(Bar* bar, Token& token, std::uint32_t code, std::uint32_t arg) {
-  switch (code) {
-    case op_arrive: token = prim::mbarrier_arrive(bar, arg); return prim::mbarrier_pending_count(token);
-    case op_drop: token = prim::mbarrier_arrive_drop(bar, arg); return prim::mbarrier_pending_count(token);
-    case op_expect: prim::mbarrier_expect_tx(bar, arg); return 0;
-    case op_complete: prim::mbarrier_complete_tx(bar, arg); return 0;
-    case op_arrive_tx: token = prim::mbarrier_arrive_expect_tx(bar, arg); return prim::mbarrier_pending_count(token);
-    case op_nocomplete: token = prim::mbarrier_arrive_nocomplete(bar, arg); return prim::mbarrier_pending_count(token);
-    case op_token_test: return prim::mbarrier_test_wait(bar, token) ? 1 : 0;
-    case op_inval: prim::mbarrier_inval(bar); return 0;
-    case op_try_wait: return prim::mbarrier_try_wait_parity(bar, arg) ? 1 : 0;
-    default: return 0;
+// A device-wide outcome histogram: open addressing over 64-bit keys.
+constexpr unsigned long long hist_empty = ~0ull;
+__device__ inline void hist_add(unsigned long long* keys, unsigned long long* counts, int slots, unsigned long long key,
+                                unsigned long long n, unsigned long long* overflow) {
+  unsigned h = static_cast<unsigned>((key * 0x9E3779B97F4A7C15ull) >> 40) % static_cast<unsigned>(slots);
+  for (int probe = 0; probe < slots; ++probe, h = (h + 1) % static_cast<unsigned>(slots)) {
+    const unsigned long long prev = atomicCAS(&keys[h], hist_empty, key);
+    if (prev == hist_empty || prev == key) {
+      atomicAdd(&counts[h], n);
+      return;
+    }
   }
+  atomicAdd(overflow, n);
 }
-#pragma nv_exec_check_disable
-template <class Bar>
-__host__ __device__ std::uint32_t parities(Bar* bar) {
-  return (prim::mbarrier_test_wait_parity(bar, 0) ? 1u : 0u) | (prim::mbarrier_test_wait_parity(bar, 1) ? 2u : 0u);
+
+struct OpLitmusDev {
+  std::uint32_t count;
+  int na, nb;
+  std::uint32_t a[op_litmus_max_ops], b[op_litmus_max_ops];
+};
+constexpr int global_slots = 256, block_slots = 64;
+
+// Lane l of warp 0 is thread A and lane l of warp 1 thread B of instance l:
+// 32 instances per iteration, each on its own barrier. Warp 2 stresses
+// memory; every op is preceded by a random pause (thread randomisation).
+template <bool Sw>
+__global__ void op_litmus_kernel(OpLitmusDev t, int iters, std::uint32_t seed0, unsigned long long* gkeys,
+                                 unsigned long long* gcounts, unsigned long long* overflow, std::uint32_t* gscratch) {
+  __shared__ prim::hw_mbarrier bars[32];
+  __shared__ unsigned long long words[32];
+  __shared__ std::uint32_t bvals[op_litmus_max_ops][32];
+  __shared__ unsigned long long skeys[block_slots], scounts[block_slots];
+  __shared__ volatile std::uint32_t scratch[64];
+  __shared__ volatile int stop;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  std::uint32_t seed = seed0 ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  if (threadIdx.x < block_slots) {
+    skeys[threadIdx.x] = hist_empty;
+    scounts[threadIdx.x] = 0;
+  }
+  if (threadIdx.x == 0) stop = 0;
+  __syncthreads();
+  if (warp == 2) {
+    stress(scratch, gscratch, seed, &stop);
+  } else {
+    const std::uint32_t* ops = warp == 0 ? t.a : t.b;
+    const int n = warp == 0 ? t.na : t.nb;
+    for (int it = 0; it < iters; ++it) {
+      if (warp == 0) {
+        if (Sw) prim::sw_mbarrier_init(&words[lane], t.count);
+        else prim::mbarrier_init(&bars[lane], t.count);
+      }
+      prim::bar_sync(1, 64);
+      std::uint32_t vals[op_litmus_max_ops] = {};
+      std::uint64_t token = 0;
+#pragma unroll
+      for (int k = 0; k < op_litmus_max_ops; ++k) {
+        if (k < n) {
+          const long long until = clock64() + (xorshift(seed) & 63);
+          while (clock64() < until) {
+          }
+          const std::uint32_t o = ops[k];
+          vals[k] = Sw ? apply_sw_op(&words[lane], op_code(o), op_arg(o)) : apply_op(&bars[lane], token, op_code(o), op_arg(o));
+          if (warp == 1) bvals[k][lane] = vals[k];
+        }
+      }
+      prim::bar_sync(1, 64);
+      if (warp == 0) {
+        std::uint32_t bv[op_litmus_max_ops];
+#pragma unroll
+        for (int k = 0; k < op_litmus_max_ops; ++k) bv[k] = bvals[k][lane];
+        const std::uint32_t fin = Sw ? apply_sw_op(&words[lane], op_probe, 0) : apply_op(&bars[lane], token, op_probe, 0);
+        const unsigned long long key = op_litmus_key(vals, t.na, bv, t.nb, fin);
+        hist_add(skeys, scounts, block_slots, key, 1, &gcounts[global_slots]);
+        if (!Sw) prim::mbarrier_inval(&bars[lane]);
+      }
+      prim::bar_sync(1, 64);
+    }
+    if (threadIdx.x == 0) stop = 1;
+  }
+  __syncthreads();
+  if (threadIdx.x < block_slots && skeys[threadIdx.x] != hist_empty)
+    hist_add(gkeys, gcounts, global_slots, skeys[threadIdx.x], scounts[threadIdx.x], &gcounts[global_slots]);
 }
+
+// ---------------------------------------------------------------- op sequences
 
 // Each block runs one sequence on its own barrier, by one thread; ops[0] is the init count.
 __global__ void run_sequences(const std::uint32_t* ops, int len, Obs* obs) {
@@ -420,6 +479,14 @@ struct Row {
   std::string note;
 };
 
+struct OpRow {
+  std::string test;
+  int interleavings = 0, unseen = 0;
+  unsigned long long instances = 0, outside = 0;
+  double seconds = 0;
+  std::vector<std::string> lines;
+};
+
 int main(int argc, char** argv) {
   unsigned long long target = 20'000'000;
   std::uint32_t seed = 12345;
@@ -456,6 +523,8 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMalloc(&dst, 16 * sms * 64));
 
   std::vector<Row> rows;
+  std::vector<OpRow> op_rows;
+  const unsigned long long op_target = target / 2;
   const bool suite = open_only.empty();
   auto run_litmus = [&](Litmus l, unsigned long long want, auto&& launch, unsigned long long per_launch) {
     const pc::conformance::Allowed a = pc::conformance::allowed(l);
@@ -519,6 +588,68 @@ int main(int argc, char** argv) {
              static_cast<unsigned long long>(sms) * 8);
   for (std::size_t k = before; k < rows.size(); ++k) rows[k].test += " (software mbarrier)";
 
+  // Op litmus: outcome histograms against every interleaving of the model.
+  {
+    unsigned long long *gkeys = nullptr, *gcounts = nullptr;
+    CUDA_CHECK(cudaMalloc(&gkeys, global_slots * sizeof(unsigned long long)));
+    CUDA_CHECK(cudaMalloc(&gcounts, (global_slots + 1) * sizeof(unsigned long long)));
+    const int oblocks = sms * 16, oiters = 256;
+    const unsigned long long oper = static_cast<unsigned long long>(oblocks) * oiters * 32;
+    for (const OpLitmus& t : op_litmus_suite()) {
+      for (int sw = 0; sw < (t.software ? 2 : 1); ++sw) {
+        OpLitmusDev d{};
+        d.count = t.count;
+        d.na = static_cast<int>(t.a.size());
+        d.nb = static_cast<int>(t.b.size());
+        for (int k = 0; k < d.na; ++k) d.a[k] = t.a[static_cast<std::size_t>(k)];
+        for (int k = 0; k < d.nb; ++k) d.b[k] = t.b[static_cast<std::size_t>(k)];
+        CUDA_CHECK(cudaMemset(gkeys, 0xff, global_slots * sizeof(unsigned long long)));
+        CUDA_CHECK(cudaMemset(gcounts, 0, (global_slots + 1) * sizeof(unsigned long long)));
+        const auto t0 = std::chrono::steady_clock::now();
+        unsigned long long launched = 0;
+        for (std::uint32_t s = seed; launched < op_target; ++s, launched += oper) {
+          if (sw) op_litmus_kernel<true><<<oblocks, 96>>>(d, oiters, s, gkeys, gcounts, gcounts + global_slots, gscratch);
+          else op_litmus_kernel<false><<<oblocks, 96>>>(d, oiters, s, gkeys, gcounts, gcounts + global_slots, gscratch);
+        }
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
+        std::vector<unsigned long long> hk(global_slots), hc(global_slots + 1);
+        CUDA_CHECK(cudaMemcpy(hk.data(), gkeys, hk.size() * 8, cudaMemcpyDeviceToHost));
+        CUDA_CHECK(cudaMemcpy(hc.data(), gcounts, hc.size() * 8, cudaMemcpyDeviceToHost));
+        OpRow r;
+        r.test = std::string(t.name) + (sw ? " (software mbarrier)" : "");
+        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        const Allowed2 allowed = op_litmus_allowed(t, sw != 0);
+        r.interleavings = allowed.interleavings;
+        r.outside = hc[global_slots];  // histogram overflow counts as outside
+        std::map<std::uint64_t, unsigned long long> seen;
+        for (int k = 0; k < global_slots; ++k)
+          if (hk[static_cast<std::size_t>(k)] != hist_empty) seen[hk[static_cast<std::size_t>(k)]] += hc[static_cast<std::size_t>(k)];
+        for (const auto& [key, c] : seen) {
+          r.instances += c;
+          const bool ok = allowed.outcomes.count(key) != 0;
+          if (!ok) r.outside += c;
+          r.lines.push_back("| `" + op_litmus_outcome_text(t, key) + "` | " + std::to_string(c) + " | " +
+                            (ok ? std::to_string(allowed.outcomes.at(key)) : std::string("0")) + " | " +
+                            (ok ? "allowed" : "**outside model**") + " |");
+        }
+        r.instances += hc[global_slots];
+        for (const auto& [key, n] : allowed.outcomes) {
+          if (seen.count(key)) continue;
+          ++r.unseen;
+          r.lines.push_back("| `" + op_litmus_outcome_text(t, key) + "` | 0 | " + std::to_string(n) + " | allowed but unseen |");
+        }
+        std::printf("%-40s %12llu instances  %zu outcomes seen, %d allowed, %d unseen  outside-model %llu  %.2f s  (%.3g/s)\n",
+                    r.test.c_str(), r.instances, seen.size(), static_cast<int>(allowed.outcomes.size()), r.unseen, r.outside,
+                    r.seconds, r.instances / r.seconds);
+        std::fflush(stdout);
+        op_rows.push_back(r);
+      }
+    }
+    CUDA_CHECK(cudaFree(gkeys));
+    CUDA_CHECK(cudaFree(gcounts));
+  }
+
   }
   // Op sequences: observations must equal the model's exactly.
   const int seqs = suite ? 20000 : 0, len = 48;
@@ -558,7 +689,7 @@ int main(int argc, char** argv) {
       const bool value_ok = d.value == m[static_cast<std::size_t>(i)].value;
       if (!parity_ok || !value_ok) {
         ++seq_outside;
-        static const char* names[] = {"?", "arrive", "arrive_drop", "expect_tx", "complete_tx", "arrive_expect_tx", "arrive_nocomplete", "test_wait_token"};
+        const char* const* names = op_names;
         ++seq_mismatch[std::string(names[code < 8 ? code : 0]) + (parity_ok ? " value" : " parity")];
         if (first_mismatch.empty()) {
           char buf[256];
@@ -629,6 +760,7 @@ int main(int argc, char** argv) {
       // Undefined in the model: each runs alone (--open NAME), since the
       // hardware may fault and take the process's context with it.
       {"over_arrival", {1, A(op_arrive, 2), A(op_arrive, 1), A(op_arrive, 1)}},
+      {"over_arrival_second", {2, A(op_arrive, 1), A(op_arrive, 2), A(op_arrive, 1), A(op_arrive, 1)}},
       {"nocomplete_would_complete", {1, A(op_nocomplete, 1), A(op_arrive, 1)}},
       {"arrive_after_inval", {1, A(op_inval, 0), A(op_arrive, 1), A(op_observe, 0)}},
   };
@@ -676,6 +808,10 @@ int main(int argc, char** argv) {
     total += r.instances;
     outside += r.outside;
   }
+  for (const OpRow& r : op_rows) {
+    total += r.instances;
+    outside += r.outside;
+  }
   total += seq_obs + sw_obs;
   outside += seq_outside + sw_outside;
   FILE* f = std::fopen(report.c_str(), "w");
@@ -686,6 +822,8 @@ int main(int argc, char** argv) {
   std::fprintf(f, "# Conformance run: %s\n\n", prop.name);
   std::fprintf(f, "- GPU: %s, %d SMs, compute capability %d.%d\n- driver: %d, CUDA runtime: %d\n- seed: %u\n\n", prop.name, sms,
                prop.major, prop.minor, driver, runtime, seed);
+  std::fprintf(f, "- built by nvcc %d.%d for sm_90a; command: conformance --instances %llu --seed %u --report FILE\n\n",
+               __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, target, seed);
   std::fprintf(f, "instances: %llu\noutside-model: %llu\n\n", total, outside);
   std::fprintf(f, "| test | model says | instances | fresh | stale | hung | outside model | allowed but unseen | instances/s |\n");
   std::fprintf(f, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
@@ -704,6 +842,14 @@ int main(int argc, char** argv) {
                sw_obs, sw_outside);
   for (const auto& [k, v] : seq_mismatch) std::fprintf(f, "\nmismatch %s: %llu", k.c_str(), v);
   if (!first_mismatch.empty()) std::fprintf(f, "\nfirst mismatch: %s\n", first_mismatch.c_str());
+  for (const OpRow& r : op_rows)
+    std::fprintf(f, "| %s | %d interleavings | %llu | | | | %llu | %d outcomes | %.3g |\n", r.test.c_str(), r.interleavings,
+                 r.instances, r.outside, r.unseen, r.instances / r.seconds);
+  std::fprintf(f, "\n\n## Op litmus histograms (two threads on one barrier; allowed = every interleaving of the model)\n");
+  for (const OpRow& r : op_rows) {
+    std::fprintf(f, "\n### %s\n\n| outcome | instances | model interleavings giving it | |\n| --- | --- | --- | --- |\n", r.test.c_str());
+    for (const std::string& l : r.lines) std::fprintf(f, "%s\n", l.c_str());
+  }
   std::fprintf(f, "\n\n## Fixed sequences (after each op: test_wait.parity(0), parity(1), and the op's value)\n\n");
   std::fprintf(f, "| sequence | device | model | |\n| --- | --- | --- | --- |\n%s", fixed_md.c_str());
   std::fclose(f);
