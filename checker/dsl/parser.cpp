@@ -638,7 +638,8 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     if (dest_name == "cta" || dest_name == "instance") fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
     next();
     next();
-    if (peek().kind != Tok::name || !ir::op_from_keyword(peek().text)) {
+    const bool lane_prefix = (is("one") || is("all")) && is(":", 1);
+    if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
       s.kind = ir::StmtKind::assign;
       s.expr = expr();
       s.var = define_var(dest_name);
@@ -668,7 +669,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   next();
   if (!dest_name.empty()) dest = define_var(dest_name);
   s.kind = ir::StmtKind::op;
-  s.loc = lanes_given ? tk.loc : optk.loc;
+  s.loc = tk.loc;  // where the statement starts: `r =` or `one:` if present
   s.op = op(*code, optk.loc, lanes, lanes_given, dest);
   end_of_statement();
   out.push_back(std::move(s));
@@ -818,7 +819,7 @@ void Parser::declaration() {
 
 void Parser::finish() {
   if (!seen_kernel_) errors_.push_back({file_, {1, 1}, "the file declares no kernel: start it with 'kernel NAME'"});
-  else if (k_.roles.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
+  else if (k_.roles.empty() && errors_.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
   for (const auto& [on, ov] : overrides_) {
     (void)ov;
     if (!params_.count(on)) {
