@@ -225,7 +225,7 @@ TEST_CASE("limits: nesting, chains, file size") {
   std::string src;
   const dsl::Parsed none = dsl::parse_file("/nonexistent/dir/x.bk", src);
   REQUIRE(none.errors.size() == 1);
-  CHECK(none.errors[0].message == "cannot open the file");
+  CHECK(none.errors[0].message.rfind("cannot open the file (", 0) == 0);
 }
 
 TEST_CASE("mutated corpus files and random bytes end in diagnostics or a kernel, never a crash") {

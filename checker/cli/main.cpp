@@ -20,7 +20,6 @@
 
 namespace {
 
-constexpr const char* version = "check-kernel 0.1 (phasecheck)";
 
 constexpr const char* help = R"(usage: check-kernel FILE... [options]
 
@@ -97,7 +96,7 @@ int main(int argc, char** argv) {
       std::fputs(help, stdout);
       return 0;
     } else if (a == "--version") {
-      std::puts(version);
+      std::printf("check-kernel %s (phasecheck)\n", pc::report::tool_version);
       return 0;
     } else if (a == "--json") {
       want_json = true;
@@ -176,6 +175,11 @@ int main(int argc, char** argv) {
         f.bad_input = false;
         f.result.verdict = pc::check::Verdict::inconclusive;
         f.result.inconclusive_reason = "out-of-memory";
+      } catch (const std::exception& e) {
+        // An IR the explorer cannot instantiate (explore.hpp), or a defect of
+        // the checker: either way not a verdict, and never an abort.
+        f.bad_input = true;
+        f.diagnostics.push_back({path, {}, std::string("the checker cannot run this kernel: ") + e.what()});
       }
     }
     if (text_out || (quiet && f.bad_input)) {
@@ -189,6 +193,10 @@ int main(int argc, char** argv) {
   if (want_json) std::fputs(pc::report::json(reports).c_str(), stdout);
   if (want_sarif) std::fputs(pc::report::sarif(reports).c_str(), stdout);
   if (!html_out.empty()) {
+    bool any_violation = false;
+    for (const pc::report::FileReport& f : reports)
+      any_violation |= !f.bad_input && f.result.verdict == pc::check::Verdict::violation;
+    if (!any_violation && text_out) std::printf("no violation, so no trace timeline written to %s\n", html_out.c_str());
     for (const pc::report::FileReport& f : reports) {
       if (f.bad_input || f.result.verdict != pc::check::Verdict::violation) continue;
       std::ofstream out(html_out, std::ios::binary);

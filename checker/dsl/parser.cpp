@@ -1,6 +1,9 @@
 #include "checker/dsl/parser.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -889,17 +892,23 @@ std::optional<std::pair<std::string, std::int64_t>> parse_override(std::string_v
 
 Parsed parse_file(const std::string& path, std::string& source_out,
                   const std::vector<std::pair<std::string, std::int64_t>>& overrides) {
+  auto error = [&](std::string msg) { return Parsed{{}, {{path, {0, 0}, std::move(msg)}}}; };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return error("is a directory, not a .bk file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Parsed{{}, {{path, {0, 0}, "cannot open the file"}}};
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Parsed{{}, {{path, {0, 0}, "cannot read the file"}}};
-  if (static_cast<std::size_t>(size) > max_source_bytes)
-    return Parsed{{}, {{path, {0, 0}, "the file is larger than 16 MiB; a .bk kernel is a few hundred lines"}}};
-  in.seekg(0);
-  source_out.assign(static_cast<std::size_t>(size), '\0');
-  in.read(source_out.data(), size);
-  if (!in) return Parsed{{}, {{path, {0, 0}, "cannot read the file"}}};
+  if (!in) return error(std::string("cannot open the file (") + std::strerror(errno) + ")");
+  // Read in chunks rather than asking for the size: a device or a pipe has
+  // none, and /dev/zero never ends.
+  source_out.clear();
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    source_out.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (source_out.size() > max_source_bytes) {
+      source_out.clear();
+      return error("the file is larger than 16 MiB; a .bk kernel is a few hundred lines");
+    }
+  }
+  if (in.bad()) return error("cannot read the file");
   return parse(source_out, path, overrides);
 }
 
