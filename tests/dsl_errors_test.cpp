@@ -37,6 +37,7 @@ TEST_CASE("each error names what was expected, at file:line:column") {
       {"bad char", k + role("  syncwarp $\n"), 3, 12, "unexpected character '$'"},
       {"bad byte", k + role("  syncwarp \x01\n"), 3, 12, "unexpected byte 1 (not printable ASCII)"},
       {"malformed number", k + "param P = 12ab\n" + role("  syncwarp\n"), 2, 11, "malformed number '12a'"},
+      {"bare 0x", k + "param P = 0x\n" + role("  syncwarp\n"), 2, 11, "malformed number '0x': 0x needs hex digits"},
       {"number too large", k + "param P = 4611686018427387905\n" + role("  syncwarp\n"), 2, 11, "number too large (the limit is 2^62)"},
       {"dedent mismatch", k + role("    syncwarp\n  syncwarp\n"), 4, 3, "indentation matches no enclosing block"},
       // structure
@@ -78,6 +79,9 @@ TEST_CASE("each error names what was expected, at file:line:column") {
       {"var outside role", k + "param P = instance\n" + role("  syncwarp\n"), 2, 11, "only parameters may appear outside roles"},
       {"unknown token var", k + mb + role("  r = test_wait b[0] token tt\n"), 5, 28, "unknown variable 'tt'"},
       {"assign builtin", k + role("  cta = 1\n"), 3, 3, "'cta' is a builtin and cannot be assigned"},
+      {"assign parameter", k + "param P = 1\n" + role("  P = 2\n"), 4, 3, "'P' is a parameter, a constant"},
+      {"loop over parameter", k + "param P = 1\n" + role("  for P in 0 .. 2:\n    syncwarp\n"), 4, 7, "'P' is a parameter"},
+      {"token into parameter", k + mb + "param P = 1\n" + role("  P = one: arrive b[0]\n"), 6, 3, "'P' is a parameter"},
       {"loop over builtin", k + role("  for instance in 0 .. 2:\n    syncwarp\n"), 3, 7, "'instance' is a builtin"},
       // operands
       {"index out of range", k + mb + role("  one: arrive b[2]\n"), 5, 17, "index 2 is outside b[2]"},

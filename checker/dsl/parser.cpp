@@ -313,7 +313,10 @@ class Parser {
   void block(std::vector<ir::Stmt>& out);
   void statement(std::vector<ir::Stmt>& out);
   void if_rest(ir::Stmt& s);
-  int define_var(const std::string& n) {
+  int define_var(const std::string& n, ir::Loc loc) {
+    // A parameter is a constant everywhere: a variable of the same name would
+    // silently shadow it in the rest of the role.
+    if (params_.count(n)) fail(loc, "'" + n + "' is a parameter, a constant: it cannot be assigned or be a loop variable");
     auto it = vars_.find(n);
     if (it != vars_.end()) return it->second;
     role_->vars.push_back(n);
@@ -606,6 +609,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   s.loc = tk.loc;
   if (tk.text == "for") {
     next();
+    const ir::Loc vloc = peek().loc;
     const std::string v = name("a loop variable");
     if (v == "cta" || v == "instance") fail(t_[pos_ - 1].loc, "'" + v + "' is a builtin and cannot be a loop variable");
     expect("in");
@@ -613,7 +617,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     s.lo = expr();
     expect("..");
     s.hi = expr();
-    s.var = define_var(v);
+    s.var = define_var(v, vloc);
     block(s.body);
     out.push_back(std::move(s));
     return;
@@ -645,7 +649,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
       s.kind = ir::StmtKind::assign;
       s.expr = expr();
-      s.var = define_var(dest_name);
+      s.var = define_var(dest_name, s.loc);
       end_of_statement();
       out.push_back(std::move(s));
       return;
@@ -670,7 +674,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     fail(optk.loc, "unknown operation '" + optk.text + "'" + suggest(optk.text, known));
   }
   next();
-  if (!dest_name.empty()) dest = define_var(dest_name);
+  if (!dest_name.empty()) dest = define_var(dest_name, s.loc);
   s.kind = ir::StmtKind::op;
   s.loc = tk.loc;  // where the statement starts: `r =` or `one:` if present
   s.op = op(*code, optk.loc, lanes, lanes_given, dest);
