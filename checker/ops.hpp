@@ -17,40 +17,40 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
 // X(enumerator, keyword, lane policy, operands as written in .bk (documentation))
 #define PC_OPS(X)                                                                                 \
   /* shared memory */                                                                             \
-  X(read, "read", any, "BUF[i] [@ CTA]")                                                          \
-  X(write, "write", any, "BUF[i] [@ CTA]")                                                        \
+  X(read, "read", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                          \
+  X(write, "write", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                        \
   /* mbarrier */                                                                                  \
   X(mbar_init, "init", leader, "BAR[i] count N")                                                  \
-  X(mbar_arrive, "arrive", any, "BAR[i] [@ CTA] [count N] [release|relaxed] [cta|cluster] [nocomplete]") \
+  X(mbar_arrive, "arrive", any, "[T =] arrive BAR[i] [@ CTA] [count N] [release|relaxed] [cta|cluster] [nocomplete]") \
   X(mbar_arrive_drop, "arrive_drop", any, "BAR[i] [@ CTA] [count N] [bytes B] [nocomplete] [release|relaxed] [cta|cluster]") \
   X(mbar_arrive_expect_tx, "arrive_expect_tx", any, "BAR[i] [@ CTA] bytes B [count N] [release|relaxed] [cta|cluster]") \
   X(mbar_expect_tx, "expect_tx", any, "BAR[i] [@ CTA] bytes B")                                   \
   X(mbar_complete_tx, "complete_tx", any, "BAR[i] [@ CTA] bytes B")                               \
-  X(mbar_wait, "wait", aligned, "BAR[i] parity P | BAR[i] token R [acquire|relaxed] [cta|cluster]") \
-  X(mbar_test_wait, "test_wait", aligned, "R = test_wait BAR[i] parity P | token T")              \
-  X(mbar_try_wait, "try_wait", aligned, "R = try_wait BAR[i] parity P | token T")                 \
+  X(mbar_wait, "wait", aligned, "BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]") \
+  X(mbar_test_wait, "test_wait", aligned, "R = test_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")              \
+  X(mbar_try_wait, "try_wait", aligned, "R = try_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                 \
   X(mbar_pending_count, "pending_count", aligned, "R = pending_count T")                          \
   X(mbar_inval, "inval", leader, "BAR[i]")                                                        \
   X(fence_mbarrier_init, "fence_mbarrier_init", any, "")                                          \
   /* named barriers */                                                                            \
-  X(bar_sync, "bar_sync", aligned, "ID, THREADS")                                                 \
-  X(bar_arrive, "bar_arrive", aligned, "ID, THREADS")                                             \
+  X(bar_sync, "bar_sync", aligned, "ID [, THREADS]")                                                 \
+  X(bar_arrive, "bar_arrive", aligned, "ID [, THREADS]")                                             \
   X(bar_red, "bar_red", aligned, "R = bar_red popc|and|or ID, THREADS, PRED")                     \
   X(syncthreads, "syncthreads", aligned, "")                                                      \
   X(syncwarp, "syncwarp", aligned, "")                                                            \
   /* async copies and groups */                                                                   \
-  X(tma_load, "tma_load", leader, "BUF[i] -> BAR[i] [bytes B] [multicast MASK]")                  \
+  X(tma_load, "tma_load", leader, "BUF[i] -> BAR[j] [@ CTA] [bytes B] [multicast MASK]")                  \
   X(tma_store, "tma_store", leader, "BUF[i]")                                                     \
   X(bulk_commit_group, "commit_group", leader, "")                                                \
   X(bulk_wait_group, "wait_group", leader, "N")                                                   \
   X(bulk_wait_group_read, "wait_group_read", leader, "N")                                         \
-  X(cp_async, "cp_async", any, "BUF[i]")                                                          \
+  X(cp_async, "cp_async", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                          \
   X(cp_async_mbarrier_arrive, "cp_async_arrive", any, "BAR[i] [noinc]")                           \
   X(wgmma_fence, "wgmma_fence", aligned, "")                                                      \
-  X(wgmma, "wgmma", aligned, "read BUF[i], BUF[j] ...")                                           \
+  X(wgmma, "wgmma", aligned, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                           \
   X(wgmma_commit, "wgmma_commit", aligned, "")                                                    \
   X(wgmma_wait, "wgmma_wait", aligned, "N")                                                       \
-  X(tcgen05_mma, "tcgen05_mma", leader, "read BUF[i], BUF[j] ...")                                \
+  X(tcgen05_mma, "tcgen05_mma", leader, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                \
   X(tcgen05_commit, "tcgen05_commit", leader, "BAR[i] [multicast MASK]")                          \
   /* fences */                                                                                    \
   X(fence_proxy_async, "fence_proxy_async", any, "")                                              \

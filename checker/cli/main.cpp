@@ -20,7 +20,6 @@
 
 namespace {
 
-constexpr const char* version = "check-kernel 0.1 (phasecheck)";
 
 constexpr const char* help = R"(usage: check-kernel FILE... [options]
 
@@ -45,6 +44,8 @@ options:
                        '# expect:' line (and 0 when all match)
   --brief              one line per kernel, no trace
   --progress           a progress line on stderr every 3 seconds
+  --quiet              print nothing but errors in the input: the exit status
+                       tells the outcome
   --help, --version
 
 exit status: 0 verified, 1 violation, 2 bad input or usage, 3 inconclusive;
@@ -66,16 +67,6 @@ bool parse_u64(const char* s, std::uint64_t& out) {
   return true;
 }
 
-bool parse_i64(const std::string& s, std::int64_t& out) {
-  if (s.empty()) return false;
-  errno = 0;
-  char* end = nullptr;
-  const long long v = std::strtoll(s.c_str(), &end, 0);
-  if (errno || *end) return false;
-  out = v;
-  return true;
-}
-
 int rank(pc::check::Exit e) {
   switch (e) {
     case pc::check::Exit::verified: return 0;
@@ -92,7 +83,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> files;
   std::vector<std::pair<std::string, std::int64_t>> params;
   pc::check::Options opt;
-  bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false;
+  bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false, quiet = false;
   std::string html_out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -105,7 +96,7 @@ int main(int argc, char** argv) {
       std::fputs(help, stdout);
       return 0;
     } else if (a == "--version") {
-      std::puts(version);
+      std::printf("check-kernel %s (phasecheck)\n", pc::report::tool_version);
       return 0;
     } else if (a == "--json") {
       want_json = true;
@@ -121,15 +112,14 @@ int main(int argc, char** argv) {
       brief = true;
     } else if (a == "--progress") {
       opt.progress = true;
+    } else if (a == "--quiet" || a == "-q") {
+      quiet = true;
     } else if (a == "--param") {
       const char* v = value("--param");
       if (!v) return usage("--param needs NAME=VALUE");
-      const std::string s = v;
-      const std::size_t eq = s.find('=');
-      std::int64_t n = 0;
-      if (eq == std::string::npos || eq == 0 || !parse_i64(s.substr(eq + 1), n))
-        return usage("--param needs NAME=VALUE with an integer VALUE, not '" + s + "'");
-      params.emplace_back(s.substr(0, eq), n);
+      auto p = pc::dsl::parse_override(v);
+      if (!p) return usage("--param needs NAME=VALUE with an integer VALUE (decimal or 0x hex, at most 2^62), not '" + std::string(v) + "'");
+      params.push_back(std::move(*p));
     } else if (a == "--trace-html") {
       const char* v = value("--trace-html");
       if (!v) return usage("--trace-html needs a file name");
@@ -157,12 +147,13 @@ int main(int argc, char** argv) {
   }
   if (files.empty()) return usage("no kernel file given");
   if (want_json && want_sarif) return usage("--json and --sarif exclude each other");
+  if (quiet && opt.progress) return usage("--quiet and --progress exclude each other");
   if (!opt.replay.empty() && files.size() != 1) return usage("--replay takes exactly one file");
 
   std::vector<pc::report::FileReport> reports;
   pc::check::Exit worst = pc::check::Exit::verified;
   bool all_match = true;
-  const bool text_out = !want_json && !want_sarif;
+  const bool text_out = !want_json && !want_sarif && !quiet;
   for (const std::string& path : files) {
     pc::report::FileReport f;
     f.file = path;
@@ -184,9 +175,14 @@ int main(int argc, char** argv) {
         f.bad_input = false;
         f.result.verdict = pc::check::Verdict::inconclusive;
         f.result.inconclusive_reason = "out-of-memory";
+      } catch (const std::exception& e) {
+        // An IR the explorer cannot instantiate (explore.hpp), or a defect of
+        // the checker: either way not a verdict, and never an abort.
+        f.bad_input = true;
+        f.diagnostics.push_back({path, {}, std::string("the checker cannot run this kernel: ") + e.what()});
       }
     }
-    if (text_out) {
+    if (text_out || (quiet && f.bad_input)) {
       std::fputs(pc::report::text(f, !brief).c_str(), f.bad_input ? stderr : stdout);
       std::fflush(stdout);
     }
@@ -197,6 +193,10 @@ int main(int argc, char** argv) {
   if (want_json) std::fputs(pc::report::json(reports).c_str(), stdout);
   if (want_sarif) std::fputs(pc::report::sarif(reports).c_str(), stdout);
   if (!html_out.empty()) {
+    bool any_violation = false;
+    for (const pc::report::FileReport& f : reports)
+      any_violation |= !f.bad_input && f.result.verdict == pc::check::Verdict::violation;
+    if (!any_violation && text_out) std::printf("no violation, so no trace timeline written to %s\n", html_out.c_str());
     for (const pc::report::FileReport& f : reports) {
       if (f.bad_input || f.result.verdict != pc::check::Verdict::violation) continue;
       std::ofstream out(html_out, std::ios::binary);

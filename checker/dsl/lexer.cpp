@@ -81,7 +81,9 @@ Lexed lex(std::string_view src) {
           else v = v * (hex ? 16 : 10) + d;
           ++q;
         }
-        if (q < text.size() && ident_char(text[q])) {
+        if (hex && q == p + 2) {
+          error(col, "malformed number '" + std::string(text.substr(p, q - p)) + "': 0x needs hex digits");
+        } else if (q < text.size() && ident_char(text[q])) {
           error(col, "malformed number '" + std::string(text.substr(p, q - p + 1)) + "'");
           while (q < text.size() && ident_char(text[q])) ++q;
         } else if (big) {

@@ -1,6 +1,9 @@
 #include "checker/dsl/parser.hpp"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -22,6 +25,22 @@ constexpr std::int64_t max_array = 1024;
 constexpr std::int64_t max_role_count = 64;
 
 struct Fail {};  // a diagnostic was recorded; skip to the end of the statement
+struct Stop {};  // a limit was hit (nesting): the rest of the file would only repeat it
+
+// Counts one level of nesting for as long as it lives, also when a diagnostic
+// unwinds the parse, so that recovery goes on at the right depth.
+class Nest {
+ public:
+  Nest(int& depth, int limit) : depth_(depth) { over_ = ++depth_ > limit; }
+  ~Nest() { --depth_; }
+  Nest(const Nest&) = delete;
+  Nest& operator=(const Nest&) = delete;
+  [[nodiscard]] bool over() const { return over_; }
+
+ private:
+  int& depth_;
+  bool over_ = false;
+};
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> d(b.size() + 1);
@@ -74,6 +93,7 @@ class Parser {
   ir::Role* role_ = nullptr;
   std::map<std::string, int> vars_;
   int depth_ = 0, expr_depth_ = 0;
+  std::vector<int> height_;  // of each expression tree, parallel to k_.exprs
   bool seen_kernel_ = false;
 
   // ---- tokens ----
@@ -108,6 +128,10 @@ class Parser {
     errors_.push_back({file_, loc, std::move(msg)});
     throw Fail{};
   }
+  [[noreturn]] void stop(ir::Loc loc, std::string msg) {
+    errors_.push_back({file_, loc, std::move(msg)});
+    throw Stop{};
+  }
   [[noreturn]] void expected(std::string what) { fail(peek().loc, "expected " + what + ", found " + describe(peek())); }
   void expect(std::string_view text) {
     if (!accept(text)) expected("'" + std::string(text) + "'");
@@ -136,7 +160,15 @@ class Parser {
   }
 
   // ---- expressions ----
+  // Every pass over an expression (constant folding here, evaluation in the
+  // checker) recurses over its tree: a long chain `1+1+...` is as deep as
+  // nested parentheses, so the height of the tree is what is limited.
   ExprId add(ir::Expr e) {
+    int h = 1;
+    for (const ExprId c : {e.a, e.b})
+      if (c != ir::no_expr) h = std::max(h, height_[static_cast<std::size_t>(c)] + 1);
+    if (h > max_expr_depth) stop(e.loc, "expression nested too deeply (the limit is 200 levels; a chain of operators counts too)");
+    height_.push_back(h);
     k_.exprs.push_back(e);
     return static_cast<ExprId>(k_.exprs.size()) - 1;
   }
@@ -148,10 +180,9 @@ class Parser {
   }
 
   ExprId expr() {
-    if (++expr_depth_ > max_expr_depth) fail(peek().loc, "expression nested too deeply (the limit is 200)");
-    ExprId e = binary_level(0);
-    --expr_depth_;
-    return e;
+    const Nest nest(expr_depth_, max_expr_depth);
+    if (nest.over()) stop(peek().loc, "expression nested too deeply (the limit is 200 levels)");
+    return binary_level(0);
   }
   ExprId binary_level(int level) {
     static const std::vector<std::vector<std::pair<std::string_view, ir::BinOp>>> levels = {
@@ -184,9 +215,9 @@ class Parser {
     const ir::Loc loc = peek().loc;
     if (accept("-") || accept("!")) {
       const bool neg = t_[pos_ - 1].text == "-";
-      if (++expr_depth_ > max_expr_depth) fail(loc, "expression nested too deeply (the limit is 200)");
+      const Nest nest(expr_depth_, max_expr_depth);
+      if (nest.over()) stop(loc, "expression nested too deeply (the limit is 200 levels)");
       ExprId a = unary();
-      --expr_depth_;
       return add({ir::ExprKind::unary, neg ? ir::UnOp::neg : ir::UnOp::lnot, ir::BinOp::add, 0, -1, -1, a, ir::no_expr, loc});
     }
     return primary();
@@ -282,7 +313,10 @@ class Parser {
   void block(std::vector<ir::Stmt>& out);
   void statement(std::vector<ir::Stmt>& out);
   void if_rest(ir::Stmt& s);
-  int define_var(const std::string& n) {
+  int define_var(const std::string& n, ir::Loc loc) {
+    // A parameter is a constant everywhere: a variable of the same name would
+    // silently shadow it in the rest of the role.
+    if (params_.count(n)) fail(loc, "'" + n + "' is a parameter, a constant: it cannot be assigned or be a loop variable");
     auto it = vars_.find(n);
     if (it != vars_.end()) return it->second;
     role_->vars.push_back(n);
@@ -298,6 +332,17 @@ class Parser {
   void check_parity(ExprId e, ir::Loc loc) {
     if (auto v = const_value(e); v && *v != 0 && *v != 1) fail(loc, "parity must be 0 or 1, not " + std::to_string(*v));
   }
+  // An operand that is constant and outside what any execution could accept is
+  // a typo, not a schedule to explore: report it here. Operands that depend on
+  // variables are left to the checker, which names the violation.
+  void check_range(ExprId e, const char* what, std::int64_t lo, std::int64_t hi) {
+    if (e == ir::no_expr) return;
+    if (auto v = const_value(e); v && (*v < lo || *v > hi))
+      fail(k_.exprs[static_cast<std::size_t>(e)].loc,
+           std::string(what) + " is " + std::to_string(*v) + "; it must be " +
+               (hi == max_number ? "at least " + std::to_string(lo) : "in " + std::to_string(lo) + ".." + std::to_string(hi)));
+  }
+  void check_operands(const ir::Op& op);
   void finish();
 };
 
@@ -480,6 +525,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::cluster_arrive: options(op, false, false, true, false, false); break;
     default: break;  // no operands
   }
+  check_operands(op);
   const bool returns = code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
                        code == OpCode::bar_red || code == OpCode::mbar_arrive || code == OpCode::mbar_arrive_expect_tx ||
                        code == OpCode::mbar_arrive_drop;
@@ -490,13 +536,37 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
   return op;
 }
 
+void Parser::check_operands(const ir::Op& op) {
+  constexpr std::int64_t max_count = (1 << 20) - 1;  // mbarrier counts and tx bytes (PTX ISA, mbarrier)
+  if (op.code != OpCode::bar_red) check_range(op.n, "the number of pending groups", 0, max_number);
+  check_range(op.multicast, "the multicast CTA mask", 1, (std::int64_t{1} << k_.cluster_ctas) - 1);
+  switch (op.code) {
+    case OpCode::mbar_init:
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx: check_range(op.count, "the count", 1, max_count); break;
+    case OpCode::bar_sync:
+    case OpCode::bar_arrive:
+    case OpCode::bar_red:
+      check_range(op.id, "a named-barrier id", 0, 15);
+      check_range(op.count, "a named-barrier thread count", 32, 1024);
+      if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v % 32 != 0)
+        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
+             "a named-barrier thread count is a multiple of the warp size (32), not " + std::to_string(*v));
+      break;
+    default: break;
+  }
+  check_range(op.bytes, "the byte count", 0, max_count);
+}
+
 void Parser::block(std::vector<ir::Stmt>& out) {
   expect(":");
   if (peek().kind != Tok::newline) expected("end of line after ':'");
   next();
   if (peek().kind != Tok::indent) fail(peek().loc, "expected an indented block after ':'");
   next();
-  if (++depth_ > max_block_depth) fail(peek().loc, "blocks nested too deeply (the limit is 64)");
+  const Nest nest(depth_, max_block_depth);
+  if (nest.over()) stop(peek().loc, "blocks nested too deeply (the limit is 64; each elif counts as one level)");
   while (peek().kind != Tok::dedent && peek().kind != Tok::end) {
     if (peek().kind == Tok::newline) {
       next();
@@ -509,7 +579,6 @@ void Parser::block(std::vector<ir::Stmt>& out) {
       recover();
     }
   }
-  --depth_;
   if (peek().kind == Tok::dedent) next();
 }
 
@@ -519,8 +588,12 @@ void Parser::if_rest(ir::Stmt& s) {
   s.expr = expr();
   block(s.body);
   if (is("elif")) {
+    // An elif is an if nested in the else branch (of the IR, and of every
+    // pass that walks it): it counts against the nesting limit.
     ir::Stmt inner;
     inner.loc = next().loc;
+    const Nest nest(depth_, max_block_depth);
+    if (nest.over()) stop(inner.loc, "blocks nested too deeply (the limit is 64; each elif counts as one level)");
     if_rest(inner);
     s.else_body.push_back(std::move(inner));
   } else if (accept("else")) {
@@ -536,6 +609,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   s.loc = tk.loc;
   if (tk.text == "for") {
     next();
+    const ir::Loc vloc = peek().loc;
     const std::string v = name("a loop variable");
     if (v == "cta" || v == "instance") fail(t_[pos_ - 1].loc, "'" + v + "' is a builtin and cannot be a loop variable");
     expect("in");
@@ -543,7 +617,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     s.lo = expr();
     expect("..");
     s.hi = expr();
-    s.var = define_var(v);
+    s.var = define_var(v, vloc);
     block(s.body);
     out.push_back(std::move(s));
     return;
@@ -571,10 +645,11 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     if (dest_name == "cta" || dest_name == "instance") fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
     next();
     next();
-    if (peek().kind != Tok::name || !ir::op_from_keyword(peek().text)) {
+    const bool lane_prefix = (is("one") || is("all")) && is(":", 1);
+    if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
       s.kind = ir::StmtKind::assign;
       s.expr = expr();
-      s.var = define_var(dest_name);
+      s.var = define_var(dest_name, s.loc);
       end_of_statement();
       out.push_back(std::move(s));
       return;
@@ -599,9 +674,9 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     fail(optk.loc, "unknown operation '" + optk.text + "'" + suggest(optk.text, known));
   }
   next();
-  if (!dest_name.empty()) dest = define_var(dest_name);
+  if (!dest_name.empty()) dest = define_var(dest_name, s.loc);
   s.kind = ir::StmtKind::op;
-  s.loc = lanes_given ? tk.loc : optk.loc;
+  s.loc = tk.loc;  // where the statement starts: `r =` or `one:` if present
   s.op = op(*code, optk.loc, lanes, lanes_given, dest);
   end_of_statement();
   out.push_back(std::move(s));
@@ -751,7 +826,7 @@ void Parser::declaration() {
 
 void Parser::finish() {
   if (!seen_kernel_) errors_.push_back({file_, {1, 1}, "the file declares no kernel: start it with 'kernel NAME'"});
-  else if (k_.roles.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
+  else if (k_.roles.empty() && errors_.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
   for (const auto& [on, ov] : overrides_) {
     (void)ov;
     if (!params_.count(on)) {
@@ -786,6 +861,7 @@ Parsed Parser::run() {
     finish();
   } catch (const Fail&) {
     errors_.push_back({file_, peek().loc, "too many errors; stopping"});
+  } catch (const Stop&) {
   }
   std::stable_sort(errors_.begin(), errors_.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
@@ -803,19 +879,40 @@ Parsed parse(std::string_view source, const std::string& file, const std::vector
   return p.run();
 }
 
+std::optional<std::pair<std::string, std::int64_t>> parse_override(std::string_view s) {
+  const std::size_t eq = s.find('=');
+  if (eq == std::string_view::npos) return std::nullopt;
+  const Lexed name = lex(s.substr(0, eq));
+  const Lexed value = lex(s.substr(eq + 1));
+  // The name: one identifier. The value: [-] number.
+  if (!name.errors.empty() || name.tokens.size() != 3 || name.tokens[0].kind != Tok::name) return std::nullopt;
+  if (!value.errors.empty()) return std::nullopt;
+  std::size_t i = 0;
+  const bool neg = value.tokens.size() == 4 && value.tokens[0].kind == Tok::punct && value.tokens[0].text == "-";
+  if (neg) ++i;
+  if (value.tokens.size() != i + 3 || value.tokens[i].kind != Tok::number) return std::nullopt;
+  return std::pair{name.tokens[0].text, neg ? -value.tokens[i].value : value.tokens[i].value};
+}
+
 Parsed parse_file(const std::string& path, std::string& source_out,
                   const std::vector<std::pair<std::string, std::int64_t>>& overrides) {
+  auto error = [&](std::string msg) { return Parsed{{}, {{path, {0, 0}, std::move(msg)}}}; };
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) return error("is a directory, not a .bk file");
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Parsed{{}, {{path, {0, 0}, "cannot open the file"}}};
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) return Parsed{{}, {{path, {0, 0}, "cannot read the file"}}};
-  if (static_cast<std::size_t>(size) > max_source_bytes)
-    return Parsed{{}, {{path, {0, 0}, "the file is larger than 16 MiB; a .bk kernel is a few hundred lines"}}};
-  in.seekg(0);
-  source_out.assign(static_cast<std::size_t>(size), '\0');
-  in.read(source_out.data(), size);
-  if (!in) return Parsed{{}, {{path, {0, 0}, "cannot read the file"}}};
+  if (!in) return error(std::string("cannot open the file (") + std::strerror(errno) + ")");
+  // Read in chunks rather than asking for the size: a device or a pipe has
+  // none, and /dev/zero never ends.
+  source_out.clear();
+  char buf[1 << 16];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    source_out.append(buf, static_cast<std::size_t>(in.gcount()));
+    if (source_out.size() > max_source_bytes) {
+      source_out.clear();
+      return error("the file is larger than 16 MiB; a .bk kernel is a few hundred lines");
+    }
+  }
+  if (in.bad()) return error("cannot read the file");
   return parse(source_out, path, overrides);
 }
 
@@ -833,10 +930,17 @@ std::string render(const Diagnostic& d, std::string_view source) {
   if (start == std::string_view::npos || start > source.size()) return o.str();
   std::size_t end = source.find('\n', start);
   if (end == std::string_view::npos) end = source.size();
-  std::string line(source.substr(start, std::min<std::size_t>(end - start, 200)));
+  // A long line is shown as a window of it around the column, so that the
+  // caret stays under the right character.
+  constexpr std::size_t width = 160;
+  std::size_t from = 0;
+  const std::size_t col = static_cast<std::size_t>(std::max(1, d.loc.col)) - 1;
+  if (col > width / 2) from = std::min(col - width / 2, end - start);
+  std::string line(source.substr(start + from, std::min<std::size_t>(end - start - from, width)));
   for (char& c : line)
     if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = c == '\t' ? ' ' : '?';
-  o << "  " << line << '\n' << "  " << std::string(static_cast<std::size_t>(std::max(0, std::min(d.loc.col - 1, 200))), ' ') << "^\n";
+  const std::string lead = from > 0 ? "  ..." : "  ";
+  o << lead << line << '\n' << std::string(lead.size() + std::min(col - from, width), ' ') << "^\n";
   return o.str();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -28,6 +29,11 @@ struct Parsed {
 // override that names no parameter of the kernel is an error.
 [[nodiscard]] Parsed parse(std::string_view source, const std::string& file,
                            const std::vector<std::pair<std::string, std::int64_t>>& overrides = {});
+
+// "NAME=VALUE" as `check-kernel --param` takes it, VALUE written as a number is
+// in a .bk file (decimal or 0x hex, an optional minus sign, at most 2^62), so
+// that a value means the same on the command line and in the file.
+[[nodiscard]] std::optional<std::pair<std::string, std::int64_t>> parse_override(std::string_view s);
 
 inline constexpr std::size_t max_source_bytes = 16u << 20;
 

@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target with clang (ASan + UBSan + libFuzzer) and runs it
-# for a bounded time, seeded with the corpus and the docs' examples.
+# Builds the libFuzzer target (checker/fuzz/CMakeLists.txt: clang with
+# libFuzzer, ASan and UBSan) and runs it for a bounded time, seeded with the
+# corpus and the example kernels of docs/dsl.md. A crash, leak, sanitizer
+# report or timeout fails the run; libFuzzer leaves the input that caused it
+# in build-fuzz/ (crash-*, leak-*, timeout-*).
 # usage: checker/fuzz/run.sh [SECONDS]      (default 60)
 set -euo pipefail
 secs=${1:-60}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build-fuzz
-mkdir -p "$out/corpus"
 cxx=$(command -v clang++-14 || command -v clang++)
-srcs=$(ls "$root"/spec/*.cpp "$root"/checker/*.cpp "$root"/checker/dsl/*.cpp)
-"$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -I"$root" \
-  $srcs "$root/checker/fuzz/fuzz_kernel.cpp" -o "$out/fuzz_kernel"
-cp "$root"/kernels/*.bk "$root"/kernels/bugs/*.bk "$out/corpus/"
+cmake -S "$root/checker/fuzz" -B "$out" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
+cmake --build "$out" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
+
+# Seeds: every corpus kernel, and every fenced block of docs/dsl.md that
+# declares a kernel.
+seeds=$out/seeds
+rm -rf "$seeds"
+mkdir -p "$seeds" "$out/corpus"
+cp "$root"/kernels/*.bk "$root"/kernels/bugs/*.bk "$seeds/"
+awk -v dir="$seeds" '
+  /^```/ { if (inblock) { if (text ~ /(^|\n)kernel /) { n++; printf "%s", text > (dir "/dsl_md_" n ".bk"); close(dir "/dsl_md_" n ".bk") }
+                          inblock = 0; text = "" }
+           else inblock = 1
+           next }
+  inblock { text = text $0 "\n" }
+' "$root/docs/dsl.md"
+
 cd "$out"
-./fuzz_kernel -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 corpus 2>&1 | tail -15
+# corpus/ collects what the fuzzer finds interesting (kept between runs);
+# seeds/ is read only.
+./fuzz_kernel -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+  corpus seeds 2>&1 | tail -15
 echo "fuzz: no crash, leak or sanitizer report in ${secs}s"

@@ -13,6 +13,9 @@
 
 namespace pc::report {
 
+// check-kernel's version: --version, and the tool version in SARIF.
+inline constexpr const char* tool_version = "0.1";
+
 // One file's outcome: bad input (diagnostics), or a check result.
 struct FileReport {
   std::string file;

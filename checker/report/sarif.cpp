@@ -1,6 +1,9 @@
 // SARIF 2.1.0 (OASIS, "Static Analysis Results Interchange Format"): one run,
 // one rule per violation kind, one result per violation with its location and
 // the trace as a code flow; bad input is reported as an error-level result too.
+#include <cctype>
+#include <cstdio>
+#include <cstring>
 #include <set>
 #include <sstream>
 
@@ -11,8 +14,25 @@ namespace {
 
 std::string q(std::string_view s) { return "\"" + json_escape(s) + "\""; }
 
+// artifactLocation.uri is a URI reference (RFC 3986): a file name as given,
+// with the characters a URI reserves or forbids percent-encoded.
+std::string uri(std::string_view path) {
+  std::string o;
+  for (const char c : path) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || std::strchr("/-._~", c) != nullptr) {
+      o += c;
+    } else {
+      char buf[4];
+      std::snprintf(buf, sizeof buf, "%%%02X", u);
+      o += buf;
+    }
+  }
+  return o;
+}
+
 std::string location(const std::string& file, ir::Loc l, std::string_view message = {}) {
-  std::string s = "{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " + q(file) + "}, \"region\": {\"startLine\": " +
+  std::string s = "{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " + q(uri(file)) + "}, \"region\": {\"startLine\": " +
                   std::to_string(l.line > 0 ? l.line : 1) + ", \"startColumn\": " + std::to_string(l.col > 0 ? l.col : 1) + "}}";
   if (!message.empty()) s += ", \"message\": {\"text\": " + q(message) + "}";
   return s + "}";
@@ -23,7 +43,7 @@ std::string location(const std::string& file, ir::Loc l, std::string_view messag
 std::string sarif(const std::vector<FileReport>& files) {
   std::ostringstream o;
   o << "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
-    << "    \"tool\": {\"driver\": {\"name\": \"check-kernel\", \"informationUri\": \"docs/cli.md\", \"rules\": [";
+    << "    \"tool\": {\"driver\": {\"name\": \"check-kernel\", \"version\": \"" << tool_version << "\", \"rules\": [";
   // Every violation kind is a rule; its index is its place in the list.
   bool first = true;
   o << "\n      {\"id\": \"bad_input\", \"shortDescription\": {\"text\": \"the .bk file could not be read or parsed\"}}";

@@ -1,0 +1,223 @@
+// The reports of check-kernel against each other and against the standards
+// they follow: the HTML timeline is well-formed and agrees with the JSON
+// trace (a lane per agent plus one for async events, a box per step, the
+// violating steps highlighted, every box linked to an existing source line),
+// source text is escaped, and SARIF locations are URI references.
+#include <doctest/doctest.h>
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tests/json_mini.hpp"
+
+namespace {
+
+const std::string src = PC_SOURCE_DIR;
+const std::string bin = std::string(PC_BINARY_DIR) + "/check-kernel";
+const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "phasecheck_cli_report_test";
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+int run(const std::string& args, std::string& out) {
+  std::filesystem::create_directories(tmp);
+  const std::string o = (tmp / "stdout").string();
+  const int st = std::system((bin + " " + args + " >" + o + " 2>/dev/null").c_str());
+  out = slurp(o);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+// A strict reading of the page as XML-like markup: every tag closed in order
+// (void elements excepted), attribute values quoted, every '&' an entity.
+// Returns "" or what is wrong.
+struct Element {
+  std::string name;
+  std::vector<std::pair<std::string, std::string>> attrs;
+};
+
+std::string check_markup(const std::string& html, std::vector<Element>& opened) {
+  static const std::set<std::string> void_elements = {"meta", "br", "link", "img", "hr", "input"};
+  std::vector<std::string> stack;
+  std::size_t i = 0;
+  while (i < html.size()) {
+    if (html[i] == '&') {
+      const std::size_t semi = html.find(';', i);
+      if (semi == std::string::npos || semi - i > 8) return "bare '&' at " + std::to_string(i);
+      const std::string ent = html.substr(i, semi - i + 1);
+      if (ent != "&amp;" && ent != "&lt;" && ent != "&gt;" && ent != "&quot;" && ent.rfind("&#", 0) != 0)
+        return "unknown entity " + ent;
+      i = semi + 1;
+      continue;
+    }
+    if (html[i] != '<') {
+      if (html[i] == '>') return "bare '>' at " + std::to_string(i);
+      ++i;
+      continue;
+    }
+    if (html.compare(i, 9, "<!DOCTYPE") == 0) {
+      i = html.find('>', i) + 1;
+      continue;
+    }
+    std::size_t j = i + 1;
+    const bool closing = j < html.size() && html[j] == '/';
+    if (closing) ++j;
+    const std::size_t name_end = html.find_first_of(" \n/>", j);
+    if (name_end == std::string::npos) return "unterminated tag";
+    Element e{html.substr(j, name_end - j), {}};
+    if (e.name.empty()) return "empty tag name at " + std::to_string(i);
+    j = name_end;
+    bool self_closing = false;
+    for (;;) {
+      while (j < html.size() && (html[j] == ' ' || html[j] == '\n')) ++j;
+      if (j >= html.size()) return "unterminated tag " + e.name;
+      if (html[j] == '>') break;
+      if (html.compare(j, 2, "/>") == 0) {
+        self_closing = true;
+        ++j;
+        break;
+      }
+      const std::size_t eq = html.find('=', j);
+      if (eq == std::string::npos || html[eq + 1] != '"') return "unquoted attribute in " + e.name;
+      const std::size_t close = html.find('"', eq + 2);
+      if (close == std::string::npos) return "unterminated attribute in " + e.name;
+      const std::string value = html.substr(eq + 2, close - eq - 2);
+      if (value.find('<') != std::string::npos) return "'<' in an attribute of " + e.name;
+      e.attrs.emplace_back(html.substr(j, eq - j), value);
+      j = close + 1;
+    }
+    i = j + 1;
+    if (closing) {
+      if (stack.empty() || stack.back() != e.name) return "</" + e.name + "> closes " + (stack.empty() ? "nothing" : stack.back());
+      stack.pop_back();
+    } else {
+      opened.push_back(e);
+      if (!self_closing && !void_elements.count(e.name)) stack.push_back(e.name);
+    }
+  }
+  return stack.empty() ? "" : "unclosed <" + stack.back() + ">";
+}
+
+std::string attr(const Element& e, const std::string& name) {
+  for (const auto& [n, v] : e.attrs)
+    if (n == name) return v;
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("the HTML timeline agrees with the JSON trace, for a race and for a deadlock") {
+  for (const std::string kernel : {"bugs/wrong_initial_parity", "bugs/named_count_too_large", "bugs/consumer_laps_producer"}) {
+    CAPTURE(kernel);
+    const std::string file = src + "/kernels/" + kernel + ".bk";
+    const std::string page_path = (tmp / "trace.html").string();
+    std::string json_text, text;
+    REQUIRE(run(file + " --json", json_text) == 1);
+    std::filesystem::remove(page_path);
+    REQUIRE(run(file + " --trace-html " + page_path, text) == 1);
+    jsonmini::Value doc;
+    REQUIRE(jsonmini::Reader(json_text).parse(doc));
+    const jsonmini::Value& k = doc.get("kernels")->a.at(0);
+    const std::size_t agents = k.get("agents")->a.size();
+    const auto& trace = k.get("trace")->a;
+    std::size_t blocked = 0;
+    for (const auto& s : trace) blocked += s.get("blocked")->b;
+    const bool deadlock = k.get("outcome")->s == "deadlock";
+
+    const std::string html = slurp(page_path);
+    std::vector<Element> els;
+    CHECK(check_markup(html, els) == "");
+    std::size_t lanes = 0, steps = 0, violating = 0, phase_markers = 0;
+    std::set<std::string> ids, links;
+    for (const Element& e : els) {
+      const std::string cls = attr(e, "class");
+      lanes += cls == "lane-group";
+      steps += cls.rfind("step", 0) == 0;
+      violating += cls.find("violation") != std::string::npos;
+      phase_markers += cls == "phase";
+      if (!attr(e, "id").empty()) ids.insert(attr(e, "id"));
+      if (e.name == "a") links.insert(attr(e, "href"));
+    }
+    CHECK(lanes == agents + 1);
+    CHECK(steps == trace.size());
+    CHECK(violating == (deadlock ? blocked : 1));
+    std::size_t completions = 0;
+    for (const auto& s : trace) completions += s.get("phase_completed")->t != jsonmini::Value::T::null;
+    CHECK(phase_markers == completions);
+    CHECK_FALSE(links.empty());
+    for (const std::string& l : links) {
+      REQUIRE(l.size() > 1);
+      CHECK_MESSAGE(ids.count(l.substr(1)), l);  // every box links to a line of the listing
+    }
+    CHECK(html.find("<svg") != std::string::npos);
+    CHECK(html.find("<script") == std::string::npos);  // self-contained, static
+    CHECK(html.find("http://www.w3.org/2000/svg") != std::string::npos);
+  }
+}
+
+TEST_CASE("source text and names are escaped in the HTML page") {
+  std::filesystem::create_directories(tmp);
+  const std::string file = (tmp / "esc.bk").string();
+  std::ofstream(file) << slurp(src + "/kernels/bugs/wrong_initial_parity.bk")
+                      << "# <script>alert(\"x\")</script> & <b>bold</b>\n";
+  const std::string page_path = (tmp / "esc.html").string();
+  std::string out;
+  REQUIRE(run(file + " --trace-html " + page_path, out) == 1);
+  const std::string html = slurp(page_path);
+  std::vector<Element> els;
+  CHECK(check_markup(html, els) == "");
+  CHECK(html.find("<script>") == std::string::npos);
+  CHECK(html.find("&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &lt;b&gt;") != std::string::npos);
+}
+
+TEST_CASE("SARIF: driver version, URI-encoded artifact locations, a code flow step per trace step") {
+  std::filesystem::create_directories(tmp);
+  const std::string file = (tmp / "with space#1.bk").string();
+  std::ofstream(file) << slurp(src + "/kernels/bugs/wrong_initial_parity.bk");
+  std::string out;
+  REQUIRE(run("'" + file + "' --sarif", out) == 1);
+  jsonmini::Value v;
+  REQUIRE(jsonmini::Reader(out).parse(v));
+  const jsonmini::Value& run0 = v.get("runs")->a.at(0);
+  REQUIRE(run0.get("tool")->get("driver")->get("version"));
+  const jsonmini::Value& result = run0.get("results")->a.at(0);
+  CHECK(result.get("level")->s == "error");
+  const std::string uri = result.get("locations")->a.at(0).get("physicalLocation")->get("artifactLocation")->get("uri")->s;
+  CHECK(uri.find("with%20space%231.bk") != std::string::npos);
+  CHECK(uri.find(' ') == std::string::npos);
+  std::string json_text;
+  REQUIRE(run("'" + file + "' --json", json_text) == 1);
+  jsonmini::Value j;
+  REQUIRE(jsonmini::Reader(json_text).parse(j));
+  const auto& flow = result.get("codeFlows")->a.at(0).get("threadFlows")->a.at(0).get("locations")->a;
+  CHECK(flow.size() == j.get("kernels")->a.at(0).get("trace")->a.size());
+  for (const auto& step : flow) {
+    const jsonmini::Value* region = step.get("location")->get("physicalLocation")->get("region");
+    CHECK(region->get("startLine")->n >= 1);
+    CHECK(region->get("startColumn")->n >= 1);
+    CHECK_FALSE(step.get("location")->get("message")->get("text")->s.empty());
+  }
+  // A verified kernel has no results; bad input is a result at its line.
+  REQUIRE(run(src + "/kernels/tlx_pingpong.bk --sarif", out) == 0);
+  jsonmini::Value none;
+  REQUIRE(jsonmini::Reader(out).parse(none));
+  CHECK(none.get("runs")->a.at(0).get("results")->a.empty());
+  const std::string broken = (tmp / "broken.bk").string();
+  std::ofstream(broken) << "kernel k\nrole r warp:\n  wiat\n";
+  REQUIRE(run(broken + " --sarif", out) == 2);
+  jsonmini::Value b;
+  REQUIRE(jsonmini::Reader(out).parse(b));
+  const jsonmini::Value& bad = b.get("runs")->a.at(0).get("results")->a.at(0);
+  CHECK(bad.get("ruleId")->s == "bad_input");
+  CHECK(bad.get("locations")->a.at(0).get("physicalLocation")->get("region")->get("startLine")->n == 3);
+}

@@ -1,0 +1,271 @@
+// Every diagnostic of the .bk front end: its message and the line:column it
+// points at; the rendering with source line and caret; recovery after an
+// error; and hostile input (mutated corpus files, deep nesting, long chains)
+// that must end in diagnostics, never a crash.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+
+using namespace pc;
+
+namespace {
+
+struct Case {
+  const char* name;
+  std::string source;
+  int line, col;
+  const char* message;  // a part of the first diagnostic
+};
+
+const std::string k = "kernel k\n";
+const std::string mb = "mbarrier b[2] count 1\nsmem A[2] bytes 64\n";
+std::string role(const std::string& body) { return "role r warp:\n" + body; }
+
+}  // namespace
+
+TEST_CASE("each error names what was expected, at file:line:column") {
+  const Case cases[] = {
+      // lexical
+      {"tab", k + role("\tsyncwarp\n"), 3, 1, "indent with spaces, not tabs"},
+      {"bad char", k + role("  syncwarp $\n"), 3, 12, "unexpected character '$'"},
+      {"bad byte", k + role("  syncwarp \x01\n"), 3, 12, "unexpected byte 1 (not printable ASCII)"},
+      {"malformed number", k + "param P = 12ab\n" + role("  syncwarp\n"), 2, 11, "malformed number '12a'"},
+      {"bare 0x", k + "param P = 0x\n" + role("  syncwarp\n"), 2, 11, "malformed number '0x': 0x needs hex digits"},
+      {"number too large", k + "param P = 4611686018427387905\n" + role("  syncwarp\n"), 2, 11, "number too large (the limit is 2^62)"},
+      {"dedent mismatch", k + role("    syncwarp\n  syncwarp\n"), 4, 3, "indentation matches no enclosing block"},
+      // structure
+      {"no kernel", role("  syncwarp\n"), 1, 1, "declares no kernel"},
+      {"two kernels", k + k + role("  syncwarp\n"), 2, 1, "'kernel' appears twice"},
+      {"no role", k, 1, 1, "kernel 'k' has no role"},
+      {"unknown declaration", k + "mbariter b[1]\n" + role("  syncwarp\n"), 2, 1, "found 'mbariter' (did you mean 'mbarrier'?)"},
+      {"top-level indent", k + "  param P = 1\n" + role("  syncwarp\n"), 2, 1, "unexpected indentation at the top level"},
+      {"unterminated role", k + "role r warp:\n", 3, 1, "expected an indented block after ':'"},
+      {"unterminated for", k + role("  for i in 0 .. 2:\n"), 4, 1, "expected an indented block after ':'"},
+      {"role without body", k + "role r warp:\nrole s warp:\n  syncwarp\n", 3, 1, "expected an indented block after ':'"},
+      {"missing colon", k + "role r warp\n  syncwarp\n", 2, 12, "expected ':', found end of line"},
+      {"text after colon", k + "role r warp: syncwarp\n", 2, 14, "expected end of line after ':'"},
+      {"bad granularity", k + "role r thread:\n  syncwarp\n", 2, 8, "expected 'warp' or 'warpgroup', found 'thread'"},
+      {"too many instances", k + "role r warp x65:\n  syncwarp\n", 2, 13, "a role has 1..64 instances"},
+      {"role on missing cta", k + "role r warp on cta 1:\n  syncwarp\n", 2, 20, "the CTA of a role is 1; it must be in 0..0"},
+      {"cluster after role", k + role("  syncwarp\n") + "cluster 2\n", 4, 1, "declare the cluster before"},
+      {"cluster too big", k + "cluster 17\n" + role("  syncwarp\n"), 2, 9, "the cluster size is 17; it must be in 1..16"},
+      {"cta threads", k + "cta threads = 2000\n" + role("  syncwarp\n"), 2, 15, "must be in 32..1024"},
+      {"bad target", k + "target intel\n" + role("  syncwarp\n"), 2, 8, "expected 'nvidia' or 'amd', found 'intel'"},
+      // duplicates
+      {"duplicate param", k + "param P = 1\nparam P = 2\n" + role("  syncwarp\n"), 3, 7, "parameter 'P' is declared twice"},
+      {"duplicate object", k + "smem X bytes 4\nmbarrier X count 1\n" + role("  syncwarp\n"), 3, 10, "'X' is already declared"},
+      {"duplicate role", k + role("  syncwarp\n") + role("  syncwarp\n"), 4, 6, "role 'r' is declared twice"},
+      // parameters and sizes
+      {"param not constant", k + "param P = Q\n" + role("  syncwarp\n"), 2, 11, "unknown name 'Q'"},
+      {"param outside range", k + "param P = 9 in 1..4\n" + role("  syncwarp\n"), 2, 7, "outside its declared values"},
+      {"empty range", k + "param P = 1 in 4..1\n" + role("  syncwarp\n"), 2, 7, "empty range 4..1"},
+      {"array too large", k + "smem X[2000] bytes 4\n" + role("  syncwarp\n"), 2, 8, "an array size is 2000; it must be in 1..1024"},
+      {"buffer bytes", k + "smem X bytes 0\n" + role("  syncwarp\n"), 2, 14, "buffer bytes must be a constant in 1..2^30"},
+      {"mbarrier count", k + "mbarrier b count 1048576\n" + role("  syncwarp\n"), 2, 18, "an mbarrier count is 1048576; it must be in 1..1048575"},
+      {"division by zero", k + "param P = 1 / 0\n" + role("  syncwarp\n"), 2, 11, "must be a constant expression"},
+      // names
+      {"unknown mbarrier", k + mb + role("  wait bb[0] parity 0\n"), 5, 8, "unknown mbarrier 'bb' (did you mean 'b'?)"},
+      {"unknown buffer", k + mb + role("  read AA[0]\n"), 5, 8, "unknown buffer 'AA' (did you mean 'A'?)"},
+      {"buffer as barrier", k + mb + role("  wait A[0] parity 0\n"), 5, 8, "unknown mbarrier 'A'"},
+      {"unknown operation", k + role("  syncwrap\n"), 3, 3, "unknown operation 'syncwrap' (did you mean 'syncwarp'?)"},
+      {"unknown variable", k + mb + role("  x = 1\n  one: arrive b[y]\n"), 6, 17, "unknown name 'y'"},
+      {"var outside role", k + "param P = instance\n" + role("  syncwarp\n"), 2, 11, "only parameters may appear outside roles"},
+      {"unknown token var", k + mb + role("  r = test_wait b[0] token tt\n"), 5, 28, "unknown variable 'tt'"},
+      {"assign builtin", k + role("  cta = 1\n"), 3, 3, "'cta' is a builtin and cannot be assigned"},
+      {"assign parameter", k + "param P = 1\n" + role("  P = 2\n"), 4, 3, "'P' is a parameter, a constant"},
+      {"loop over parameter", k + "param P = 1\n" + role("  for P in 0 .. 2:\n    syncwarp\n"), 4, 7, "'P' is a parameter"},
+      {"token into parameter", k + mb + "param P = 1\n" + role("  P = one: arrive b[0]\n"), 6, 3, "'P' is a parameter"},
+      {"loop over builtin", k + role("  for instance in 0 .. 2:\n    syncwarp\n"), 3, 7, "'instance' is a builtin"},
+      // operands
+      {"index out of range", k + mb + role("  one: arrive b[2]\n"), 5, 17, "index 2 is outside b[2]"},
+      {"negative index", k + mb + role("  read A[-1]\n"), 5, 10, "index -1 is outside A[2]"},
+      {"missing index", k + mb + role("  one: arrive b\n"), 5, 15, "mbarrier 'b' has 2 elements: give an index, b[i]"},
+      {"remote cta out of cluster", k + mb + role("  one: arrive b[0] @ 1\n"), 5, 22, "CTA 1 is outside the cluster of 1"},
+      {"parity 2", k + mb + role("  wait b[0] parity 2\n"), 5, 20, "parity must be 0 or 1, not 2"},
+      {"parity missing", k + mb + role("  wait b[0]\n"), 5, 12, "expected 'parity P' or 'token T', found end of line"},
+      {"arrive count 0", k + mb + role("  one: arrive b[0] count 0\n"), 5, 26, "the count is 0; it must be in 1..1048575"},
+      {"init count", k + mb + role("  init b[0] count 1048576\n"), 5, 19, "the count is 1048576"},
+      {"bytes too large", k + mb + role("  expect_tx b[0] bytes 1048576\n"), 5, 24, "the byte count is 1048576"},
+      {"expect_tx without bytes", k + mb + role("  expect_tx b[0]\n"), 5, 3, "expect_tx needs 'bytes B'"},
+      {"arrive_expect_tx without bytes", k + mb + role("  one: arrive_expect_tx b[0]\n"), 5, 8, "arrive_expect_tx needs 'bytes B'"},
+      {"named id 16", k + role("  bar_sync 16, 64\n"), 3, 12, "a named-barrier id is 16; it must be in 0..15"},
+      {"named count 33", k + role("  bar_sync 1, 33\n"), 3, 15, "multiple of the warp size (32), not 33"},
+      {"named count 0", k + role("  bar_arrive 1, 0\n"), 3, 17, "a named-barrier thread count is 0; it must be in 32..1024"},
+      {"bar_red op", k + role("  r = bar_red xor 1, 32, 1\n"), 3, 15, "expected popc, and or or, found 'xor'"},
+      {"negative wait_group", k + role("  wait_group -1\n"), 3, 14, "the number of pending groups is -1; it must be at least 0"},
+      {"multicast outside cluster", "kernel k\ncluster 2\n" + mb + role("  tcgen05_commit b[0] multicast 4\n"), 6, 33, "multicast CTA mask is 4; it must be in 1..3"},
+      {"unexpected option", k + mb + role("  one: arrive b[0] acquire2\n"), 5, 20, "unexpected 'acquire2' after arrive: it takes"},
+      {"tma_load option", k + mb + role("  tma_load A[0] -> b[0] size 4\n"), 5, 25, "unexpected 'size' after tma_load"},
+      {"tma_load arrow", k + mb + role("  tma_load A[0] b[0]\n"), 5, 17, "expected '->', found 'b'"},
+      {"wgmma read", k + mb + role("  wgmma A[0]\n"), 5, 9, "expected 'read', found 'A'"},
+      {"trailing tokens", k + role("  syncwarp 3\n"), 3, 12, "expected end of line, found number 3"},
+      {"value not returned", k + role("  r = syncwarp\n"), 3, 7, "'syncwarp' returns no value to assign"},
+      {"value dropped", k + mb + role("  test_wait b[0] parity 0\n"), 5, 3, "'test_wait' returns a value: write 'r = test_wait ...'"},
+      // lanes
+      {"one: wait", k + mb + role("  one: wait b[0] parity 0\n"), 5, 8, "'wait' is executed by the whole warp or warp group together: remove 'one:'"},
+      {"one: bar_sync", k + role("  one: bar_sync 1, 32\n"), 3, 8, "remove 'one:'"},
+      {"all: tma_load", k + mb + role("  all: tma_load A[0] -> b[0]\n"), 5, 8, "'tma_load' is issued by one elected lane"},
+      {"lane prefix alone", k + role("  one:\n"), 3, 7, "expected an operation, found end of line"},
+      // statements
+      {"else without if", k + role("  else:\n    syncwarp\n"), 3, 3, "'else' without a matching 'if'"},
+      {"elif without if", k + role("  elif 1:\n    syncwarp\n"), 3, 3, "'elif' without a matching 'if'"},
+      {"for without in", k + role("  for i 0 .. 2:\n    syncwarp\n"), 3, 9, "expected 'in', found number 0"},
+      {"for without ..", k + role("  for i in 0 2:\n    syncwarp\n"), 3, 14, "expected '..', found number 2"},
+      {"unclosed paren", k + role("  x = (1 + 2\n"), 3, 13, "expected ')', found end of line"},
+      {"missing operand", k + role("  x = 1 +\n"), 3, 10, "expected an expression, found end of line"},
+      {"statement is a number", k + role("  3\n"), 3, 3, "expected a statement, found number 3"},
+      // expect lines
+      {"bad expect", "# expect: sometimes\n" + k + role("  syncwarp\n"), 1, 1, "expected 'verified' or a violation name"},
+      {"two expects", "# expect: verified\n# expect: deadlock\n" + k + role("  syncwarp\n"), 2, 1, "more than one '# expect:' line"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.name);
+    CAPTURE(c.source);
+    const dsl::Parsed p = dsl::parse(c.source, "t.bk");
+    REQUIRE_FALSE(p.ok());
+    const dsl::Diagnostic& d = p.errors.front();
+    CHECK(d.file == "t.bk");
+    CHECK(d.message.find(c.message) != std::string::npos);
+    CAPTURE(d.message);
+    CHECK(d.loc.line == c.line);
+    CHECK(d.loc.col == c.col);
+  }
+}
+
+TEST_CASE("a diagnostic renders as file:line:col: error:, the line, and a caret under the column") {
+  const std::string src = "kernel k\nmbarrier full[1] count 1\nrole r warp:\n  wait ful[0] parity 0\n";
+  const dsl::Parsed p = dsl::parse(src, "x.bk");
+  REQUIRE(p.errors.size() == 1);
+  CHECK(dsl::render(p.errors[0], src) ==
+        "x.bk:4:8: error: unknown mbarrier 'ful' (did you mean 'full'?)\n"
+        "    wait ful[0] parity 0\n"
+        "         ^\n");
+  // A long line shows a window around the column, the caret still under it.
+  const std::string long_src = "kernel k\nparam P = " + std::string(500, '1') + "x\nrole r warp:\n  syncwarp\n";
+  const dsl::Parsed q = dsl::parse(long_src, "y.bk");
+  REQUIRE_FALSE(q.ok());
+  const std::string r = dsl::render(q.errors[0], long_src);
+  std::istringstream lines(r);
+  std::string head, text, caret;
+  std::getline(lines, head);
+  std::getline(lines, text);
+  std::getline(lines, caret);
+  CHECK(head.rfind("y.bk:2:11: error: malformed number", 0) == 0);
+  // Diagnostics without a line (a file that cannot be read) have no caret.
+  CHECK(dsl::render({"z.bk", {0, 0}, "cannot open the file"}, "") == "z.bk: error: cannot open the file\n");
+}
+
+TEST_CASE("the caret is under the column in a long line") {
+  const std::string src = "kernel k\nrole r warp:\n  x = " + std::string(300, '(') + "1\n";
+  const dsl::Parsed p = dsl::parse(src, "t.bk");
+  REQUIRE_FALSE(p.ok());
+  const dsl::Diagnostic& d = p.errors.front();
+  CHECK(d.message.find("nested too deeply") != std::string::npos);
+  const std::string r = dsl::render(d, src);
+  const std::size_t l1 = r.find('\n'), l2 = r.find('\n', l1 + 1);
+  const std::string text = r.substr(l1 + 1, l2 - l1 - 1), caret = r.substr(l2 + 1);
+  const std::size_t at = caret.find('^');
+  REQUIRE(at != std::string::npos);
+  REQUIRE(at < text.size());
+  CHECK(text.rfind("  ...", 0) == 0);
+  CHECK(text[at] == '(');
+  CHECK(text.size() < 200);
+}
+
+TEST_CASE("errors recover at the next statement; at most 20 are reported") {
+  const dsl::Parsed p = dsl::parse(k + "mbarrier b[1] count 1\n" +
+                                       role("  wait c[0] parity 0\n  syncwarp\n  one: arrive d[0]\n  for i in 0 .. 2:\n"
+                                            "    wait e[0] parity 0\n  wait b[0] parity 3\n"),
+                                   "t.bk");
+  REQUIRE(p.errors.size() == 4);
+  CHECK(p.errors[0].loc.line == 4);
+  CHECK(p.errors[1].loc.line == 6);
+  CHECK(p.errors[2].loc.line == 8);
+  CHECK(p.errors[3].loc.line == 9);
+  std::string many = k + role("");
+  for (int i = 0; i < 100; ++i) many += "  bogus" + std::to_string(i) + "\n";
+  const dsl::Parsed q = dsl::parse(many, "t.bk");
+  CHECK(q.errors.size() == 21);
+  CHECK(q.errors.back().message == "too many errors; stopping");
+}
+
+TEST_CASE("limits: nesting, chains, file size") {
+  std::string deep = k + "role r warp:\n";
+  for (int i = 0; i < 70; ++i) deep += std::string(2 * (i + 1), ' ') + "if 1:\n";
+  deep += std::string(142, ' ') + "syncwarp\n";
+  const dsl::Parsed a = dsl::parse(deep, "t.bk");
+  REQUIRE(a.errors.size() == 1);  // one diagnostic, not one per level
+  CHECK(a.errors[0].message.find("blocks nested too deeply (the limit is 64") != std::string::npos);
+  // Each elif nests the next if: a long chain hits the same limit, with no stack overflow.
+  std::string chain = k + role("  if 1:\n    syncwarp\n");
+  for (int i = 0; i < 100000; ++i) chain += "  elif 1:\n    syncwarp\n";
+  const dsl::Parsed b = dsl::parse(chain, "t.bk");
+  REQUIRE(b.errors.size() == 1);
+  CHECK(b.errors[0].message.find("each elif counts as one level") != std::string::npos);
+  // 60 elifs are fine.
+  std::string ok = k + role("  if instance == 0:\n    syncwarp\n");
+  for (int i = 1; i < 60; ++i) ok += "  elif instance == " + std::to_string(i) + ":\n    syncwarp\n";
+  CHECK(dsl::parse(ok, "t.bk").ok());
+  // A chain of operators is as deep as nested parentheses.
+  std::string sum = "1";
+  for (int i = 0; i < 200000; ++i) sum += "+1";
+  const dsl::Parsed c = dsl::parse(k + "param P = " + sum + "\n" + role("  syncwarp\n"), "t.bk");
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].message.find("a chain of operators counts too") != std::string::npos);
+  const dsl::Parsed n = dsl::parse(k + "param P = " + std::string(100000, '-') + "1\n" + role("  syncwarp\n"), "t.bk");
+  REQUIRE(n.errors.size() == 1);
+  CHECK(n.errors[0].message.find("expression nested too deeply") != std::string::npos);
+  // Over 16 MiB: refused before lexing.
+  const dsl::Parsed big = dsl::parse(std::string((16u << 20) + 1, ' '), "t.bk");
+  REQUIRE(big.errors.size() == 1);
+  CHECK(big.errors[0].message.find("larger than 16 MiB") != std::string::npos);
+  std::string src;
+  const dsl::Parsed none = dsl::parse_file("/nonexistent/dir/x.bk", src);
+  REQUIRE(none.errors.size() == 1);
+  CHECK(none.errors[0].message.rfind("cannot open the file (", 0) == 0);
+}
+
+TEST_CASE("mutated corpus files and random bytes end in diagnostics or a kernel, never a crash") {
+  std::vector<std::string> seeds;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels")) {
+    if (!e.is_regular_file() || e.path().extension() != ".bk") continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    std::stringstream s;
+    s << in.rdbuf();
+    seeds.push_back(s.str());
+  }
+  REQUIRE_FALSE(seeds.empty());
+  std::mt19937 rng(12345);
+  const std::string alphabet = " \n\t:#[]()@,.-+*/%^&|!<>=0123456789xabefinoprstw_";
+  int parsed_ok = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string s = seeds[rng() % seeds.size()];
+    const int edits = 1 + static_cast<int>(rng() % 4);
+    for (int e = 0; e < edits && !s.empty(); ++e) {
+      const std::size_t at = rng() % s.size();
+      switch (rng() % 4) {
+        case 0: s[at] = alphabet[rng() % alphabet.size()]; break;
+        case 1: s.erase(at, 1 + rng() % 8); break;
+        case 2: s.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+        default: s.insert(at, s.substr(rng() % s.size(), 1 + rng() % 40)); break;
+      }
+    }
+    const dsl::Parsed p = dsl::parse(s, "m.bk");
+    for (const dsl::Diagnostic& d : p.errors) {
+      CHECK(d.loc.line >= 1);
+      CHECK_FALSE(dsl::render(d, s).empty());
+    }
+    parsed_ok += p.ok();
+  }
+  CHECK(parsed_ok > 0);
+  std::string noise(1 << 16, '\0');
+  for (char& ch : noise) ch = static_cast<char>(rng());
+  CHECK_FALSE(dsl::parse(noise, "n.bk").ok());
+}

@@ -1,0 +1,388 @@
+// The .bk front end on every construct of docs/dsl.md: declarations,
+// statements, expressions, every operation of checker/ops.hpp with its
+// operands, source locations, `# expect:` lines and --param overrides.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/ops.hpp"
+
+using namespace pc;
+
+namespace {
+
+dsl::Parsed parse(const std::string& src, const std::vector<std::pair<std::string, std::int64_t>>& overrides = {}) {
+  return dsl::parse(src, "t.bk", overrides);
+}
+
+std::string errors_of(const dsl::Parsed& p) {
+  std::string s;
+  for (const dsl::Diagnostic& d : p.errors)
+    s += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + "\n";
+  return s;
+}
+
+// The value of an expression over constants (what the front end folded).
+std::optional<std::int64_t> fold(const ir::Kernel& k, ir::ExprId e) {
+  const ir::Expr& x = k.exprs.at(static_cast<std::size_t>(e));
+  switch (x.kind) {
+    case ir::ExprKind::constant: return x.value;
+    case ir::ExprKind::var: return std::nullopt;
+    case ir::ExprKind::unary: {
+      auto a = fold(k, x.a);
+      if (!a) return std::nullopt;
+      return x.un == ir::UnOp::neg ? -*a : !*a;
+    }
+    case ir::ExprKind::binary: {
+      auto a = fold(k, x.a), b = fold(k, x.b);
+      if (!a || !b) return std::nullopt;
+      switch (x.bin) {
+        case ir::BinOp::add: return *a + *b;
+        case ir::BinOp::sub: return *a - *b;
+        case ir::BinOp::mul: return *a * *b;
+        case ir::BinOp::div: return *a / *b;
+        case ir::BinOp::mod: return *a % *b;
+        case ir::BinOp::bxor: return *a ^ *b;
+        case ir::BinOp::band: return *a & *b;
+        case ir::BinOp::bor: return *a | *b;
+        case ir::BinOp::lt: return *a < *b;
+        case ir::BinOp::le: return *a <= *b;
+        case ir::BinOp::gt: return *a > *b;
+        case ir::BinOp::ge: return *a >= *b;
+        case ir::BinOp::eq: return *a == *b;
+        case ir::BinOp::ne: return *a != *b;
+        case ir::BinOp::land: return *a && *b;
+        case ir::BinOp::lor: return *a || *b;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+const char* const prelude =
+    "kernel ops\n"
+    "cluster 2\n"
+    "smem A[2] bytes 1024\n"
+    "smem B[2] bytes 1024\n"
+    "mbarrier full[2] count 1\n"
+    "mbarrier fresh\n"
+    "role r warpgroup:\n"
+    "  t = one: arrive full[0]\n";
+
+// One statement of each operation, with all its operand forms. A new entry
+// in checker/ops.hpp fails the test below until it has one here (and in
+// docs/dsl.md).
+const std::map<std::string, std::string> samples = {
+    {"read", "all: read A[0] @ 1, B[1]"},
+    {"write", "one: write A[1]"},
+    {"init", "one: init fresh count 2"},
+    {"arrive", "one: arrive full[1] @ 1 count 2 release cluster nocomplete"},
+    {"arrive_drop", "arrive_drop full[0] count 1 bytes 16 nocomplete relaxed cta"},
+    {"arrive_expect_tx", "one: arrive_expect_tx full[0] bytes 2048 count 1 release cta"},
+    {"expect_tx", "expect_tx full[0] @ 1 bytes 16"},
+    {"complete_tx", "complete_tx full[0] bytes 16"},
+    {"wait", "wait full[0] parity 1 acquire cluster"},
+    {"test_wait", "r = test_wait full[0] token t"},
+    {"try_wait", "r = try_wait full[1] parity 0 relaxed"},
+    {"pending_count", "r = pending_count t"},
+    {"inval", "inval full[1]"},
+    {"fence_mbarrier_init", "fence_mbarrier_init"},
+    {"bar_sync", "bar_sync 1, 256"},
+    {"bar_arrive", "bar_arrive 2"},
+    {"bar_red", "r = bar_red popc 3, 128, instance == 0"},
+    {"syncthreads", "syncthreads"},
+    {"syncwarp", "syncwarp"},
+    {"tma_load", "one: tma_load A[0] -> full[0] @ 1 bytes 512 multicast 3"},
+    {"tma_store", "tma_store A[1]"},
+    {"commit_group", "commit_group"},
+    {"wait_group", "wait_group 0"},
+    {"wait_group_read", "wait_group_read 1"},
+    {"cp_async", "cp_async B[0]"},
+    {"cp_async_arrive", "cp_async_arrive full[0] noinc"},
+    {"wgmma_fence", "wgmma_fence"},
+    {"wgmma", "wgmma read A[0], B[0]"},
+    {"wgmma_commit", "wgmma_commit"},
+    {"wgmma_wait", "wgmma_wait 0"},
+    {"tcgen05_mma", "tcgen05_mma read A[0] @ 1, B[1]"},
+    {"tcgen05_commit", "tcgen05_commit full[0] multicast 3"},
+    {"fence_proxy_async", "fence_proxy_async"},
+    {"cluster_arrive", "cluster_arrive relaxed"},
+    {"cluster_wait", "cluster_wait"},
+    {"cluster_sync", "cluster_sync"},
+    {"s_waitcnt_lgkm", "s_waitcnt_lgkm"},
+    {"s_barrier", "s_barrier"},
+    {"s_barrier_signal", "s_barrier_signal"},
+    {"s_barrier_wait", "s_barrier_wait"},
+    {"exit", "exit"},
+};
+
+}  // namespace
+
+TEST_CASE("every operation of the table parses with its documented operands") {
+  std::vector<std::string> keywords;
+#define PC_X(e, kw, lanes, doc) keywords.emplace_back(kw);
+  PC_OPS(PC_X)
+#undef PC_X
+  CHECK(keywords.size() == samples.size());
+  for (const std::string& kw : keywords) {
+    CAPTURE(kw);
+    auto it = samples.find(kw);
+    REQUIRE(it != samples.end());
+    const dsl::Parsed p = parse(std::string(prelude) + "  " + it->second + "\n");
+    CHECK(errors_of(p) == "");
+    REQUIRE(p.ok());
+    const std::vector<ir::Stmt>& body = p.kernel.roles.at(0).body;
+    REQUIRE(body.size() == 2);
+    const ir::Stmt& s = body[1];
+    CHECK(s.kind == ir::StmtKind::op);
+    CHECK(s.op.code == *ir::op_from_keyword(kw));
+    CHECK(s.loc.line == 9);
+    CHECK(s.loc.col == 3);
+    // The operation's location is its keyword, after `one:`/`all:` and `r =`.
+    CHECK(s.op.loc.col == static_cast<int>(it->second.find(kw)) + 3);
+  }
+}
+
+TEST_CASE("operands land in the IR fields") {
+  auto op_of = [](const std::string& stmt) {
+    const dsl::Parsed p = parse(std::string(prelude) + "  " + stmt + "\n");
+    REQUIRE(p.ok());
+    return p.kernel.roles.at(0).body.at(1).op;
+  };
+  const dsl::Parsed pre = parse(std::string(prelude) + "  syncwarp\n");
+  REQUIRE(pre.ok());
+  const ir::Kernel& k = pre.kernel;
+  CHECK(k.roles[0].body[0].op.code == ir::OpCode::mbar_arrive);
+  CHECK(k.roles[0].body[0].op.dest_var == ir::num_builtin_vars);  // t
+  CHECK(k.roles[0].body[0].op.lanes == ir::Lanes::one);
+
+  const ir::Op arrive = op_of("one: arrive full[1] @ 1 count 2 release cluster nocomplete");
+  CHECK(arrive.bar.object == 0);
+  CHECK(arrive.sem == ir::Sem::release);
+  CHECK(arrive.scope == ir::Scope::cluster);
+  CHECK(arrive.no_complete);
+  CHECK(arrive.lanes == ir::Lanes::one);
+  CHECK(arrive.bar.loc.col == 15);
+  const ir::Op tma = op_of("one: tma_load A[0] -> full[0] @ 1 bytes 512 multicast 3");
+  REQUIRE(tma.bufs.size() == 1);
+  CHECK(tma.bufs[0].object == 0);
+  CHECK(tma.bar.object == 0);
+  CHECK(tma.bar.cta != ir::no_expr);
+  CHECK(tma.bytes != ir::no_expr);
+  CHECK(tma.multicast != ir::no_expr);
+  const ir::Op rd = op_of("all: read A[0] @ 1, B[1]");
+  REQUIRE(rd.bufs.size() == 2);
+  CHECK(rd.bufs[1].object == 1);
+  CHECK(rd.bufs[0].cta != ir::no_expr);
+  CHECK(rd.bufs[1].cta == ir::no_expr);
+  const ir::Op tw = op_of("r = test_wait full[0] token t");
+  CHECK(tw.token_var == ir::num_builtin_vars);
+  CHECK(tw.dest_var == ir::num_builtin_vars + 1);
+  const ir::Op red = op_of("r = bar_red or 3, 128, 1");
+  CHECK(red.red == ir::Red::or_);
+  const ir::Op noinc = op_of("cp_async_arrive full[0] noinc");
+  CHECK(noinc.noinc);
+  const ir::Op bar = op_of("bar_arrive 2");
+  CHECK(bar.id != ir::no_expr);
+  CHECK(bar.count == ir::no_expr);
+  const ir::Op fresh = op_of("one: init fresh count 2");
+  CHECK(fresh.bar.object == 1);
+  CHECK(fresh.bar.index == ir::no_expr);  // a one-element array needs no index
+}
+
+TEST_CASE("declarations: kernel, target, params, cluster, cta, smem, mbarrier, roles") {
+  const dsl::Parsed p = parse(
+      "# expect: deadlock\n"
+      "kernel decls            # a comment\n"
+      "target amd\n"
+      "param S = 2 in 1..8\n"
+      "param T = 0x10 in {8, 16, 32}\n"
+      "param U = S * T - 1\n"
+      "cluster S\n"
+      "cta threads = 384\n"
+      "smem A[S] bytes T * 1024\n"
+      "mbarrier full[S] count 1\n"
+      "mbarrier later[3]\n"
+      "role producer warp:\n"
+      "  syncwarp\n"
+      "role consumer warpgroup x2 on cta 1:\n"
+      "  syncwarp\n"
+      "role third warp x S:\n"
+      "  syncwarp\n");
+  CHECK(errors_of(p) == "");
+  REQUIRE(p.ok());
+  const ir::Kernel& k = p.kernel;
+  CHECK(k.name == "decls");
+  CHECK(k.file == "t.bk");
+  CHECK(k.expect == "deadlock");
+  CHECK(k.loc.line == 2);
+  CHECK(k.target == ir::Target::amd);
+  REQUIRE(k.params.size() == 3);
+  CHECK(k.params[0].value == 2);
+  CHECK(k.params[0].lo == 1);
+  CHECK(k.params[0].hi == 8);
+  CHECK(k.params[1].value == 16);
+  CHECK(k.params[1].candidates == std::vector<std::int64_t>{8, 16, 32});
+  CHECK(k.params[2].value == 31);
+  CHECK(k.params[2].loc.line == 6);
+  CHECK(k.params[2].loc.col == 7);
+  CHECK(k.cluster_ctas == 2);
+  CHECK(k.cta_threads == 384);
+  REQUIRE(k.buffers.size() == 1);
+  CHECK(k.buffers[0].size == 2);
+  CHECK(k.buffers[0].bytes == 16384);
+  CHECK(k.buffers[0].loc.line == 9);
+  REQUIRE(k.mbarriers.size() == 2);
+  CHECK(k.mbarriers[0].count == 1);
+  CHECK(k.mbarriers[1].count == 0);  // uninitialised: the kernel must init it
+  CHECK(k.mbarriers[1].size == 3);
+  REQUIRE(k.roles.size() == 3);
+  CHECK(k.roles[0].granularity == ir::Granularity::warp);
+  CHECK(k.roles[0].count == 1);
+  CHECK(k.roles[0].cta == -1);
+  CHECK(k.roles[1].granularity == ir::Granularity::warpgroup);
+  CHECK(k.roles[1].count == 2);
+  CHECK(k.roles[1].cta == 1);
+  CHECK(k.roles[1].loc.line == 14);
+  CHECK(k.roles[2].count == 2);
+  CHECK(k.roles[0].vars == std::vector<std::string>{"cta", "instance"});
+}
+
+TEST_CASE("statements: for, if/elif/else, assignment, assert, lanes; builtins") {
+  const dsl::Parsed p = parse(
+      "kernel stmts\n"
+      "param N = 4\n"
+      "mbarrier b[2] count 1\n"
+      "role r warp x2:\n"
+      "  for k in 0 .. N:\n"
+      "    s = k % 2\n"
+      "    if s == 0 && instance == 1:\n"
+      "      one: arrive b[s]\n"
+      "    elif cta != 0:\n"
+      "      all: arrive b[1]\n"
+      "    else:\n"
+      "      wait b[s] parity (k / 2) % 2\n"
+      "  assert N > 0\n");
+  CHECK(errors_of(p) == "");
+  REQUIRE(p.ok());
+  const ir::Role& r = p.kernel.roles.at(0);
+  CHECK(r.vars == std::vector<std::string>{"cta", "instance", "k", "s"});
+  REQUIRE(r.body.size() == 2);
+  const ir::Stmt& loop = r.body[0];
+  CHECK(loop.kind == ir::StmtKind::for_loop);
+  CHECK(loop.var == 2);
+  CHECK(fold(p.kernel, loop.lo) == 0);
+  CHECK(fold(p.kernel, loop.hi) == 4);
+  CHECK(loop.loc.line == 5);
+  REQUIRE(loop.body.size() == 2);
+  CHECK(loop.body[0].kind == ir::StmtKind::assign);
+  CHECK(loop.body[0].var == 3);
+  const ir::Stmt& cond = loop.body[1];
+  CHECK(cond.kind == ir::StmtKind::if_else);
+  CHECK(cond.loc.line == 7);
+  REQUIRE(cond.body.size() == 1);
+  CHECK(cond.body[0].op.lanes == ir::Lanes::one);
+  REQUIRE(cond.else_body.size() == 1);  // elif: an if in the else branch
+  const ir::Stmt& elif = cond.else_body[0];
+  CHECK(elif.kind == ir::StmtKind::if_else);
+  CHECK(elif.loc.line == 9);
+  CHECK(elif.body.at(0).op.lanes == ir::Lanes::all);
+  CHECK(elif.else_body.at(0).op.code == ir::OpCode::mbar_wait);
+  CHECK(elif.else_body.at(0).loc.line == 12);
+  CHECK(r.body[1].kind == ir::StmtKind::assert_true);
+  // The builtins are variables 0 and 1.
+  const ir::Expr& c = p.kernel.exprs.at(static_cast<std::size_t>(elif.expr));
+  REQUIRE(c.kind == ir::ExprKind::binary);
+  CHECK(p.kernel.exprs.at(static_cast<std::size_t>(c.a)).var == ir::var_cta);
+}
+
+TEST_CASE("expressions: C precedence, hex, unary operators, parameters as constants") {
+  struct Case {
+    const char* text;
+    std::int64_t value;
+  };
+  const Case cases[] = {
+      {"1 + 2 * 3", 7},       {"(1 + 2) * 3", 9},      {"7 / 2", 3},        {"7 % 4", 3},
+      {"6 ^ 3", 5},           {"6 & 3", 2},            {"6 | 1", 7},        {"1 | 6 ^ 3 & 1", 7},
+      {"-3 + 1", -2},         {"!0 + !5", 1},          {"2 < 3", 1},        {"3 <= 2", 0},
+      {"4 > 3 == 1", 1},      {"2 >= 2", 1},           {"1 != 1", 0},       {"1 && 0 || 1", 1},
+      {"0x1F", 31},           {"P * 2 + 1", 21},       {"- - 4", 4},        {"1 + 2 == 3 && 4 > 2", 1},
+      {"4611686018427387904", std::int64_t{1} << 62},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const dsl::Parsed p = parse(std::string("kernel e\nparam P = 10\nparam Q = ") + c.text + "\nrole r warp:\n  syncwarp\n");
+    CHECK(errors_of(p) == "");
+    REQUIRE(p.ok());
+    CHECK(p.kernel.params.at(1).value == c.value);
+  }
+  // A parameter in a role is a constant that remembers its parameter.
+  const dsl::Parsed p = parse("kernel e\nparam P = 10\nrole r warp:\n  x = P\n");
+  REQUIRE(p.ok());
+  const ir::Expr& e = p.kernel.exprs.at(static_cast<std::size_t>(p.kernel.roles[0].body[0].expr));
+  CHECK(e.kind == ir::ExprKind::constant);
+  CHECK(e.value == 10);
+  CHECK(e.param == 0);
+  CHECK(e.loc.line == 4);
+  CHECK(e.loc.col == 7);
+}
+
+TEST_CASE("--param overrides replace a value before expressions are folded") {
+  const std::string src =
+      "kernel p\nparam S = 2 in 1..4\nparam B = 1024 in {1024, 2048}\nsmem A[S] bytes B * 2\nmbarrier m[S] count 1\n"
+      "role r warp:\n  for i in 0 .. S:\n    one: arrive m[i]\n";
+  const dsl::Parsed base = parse(src);
+  REQUIRE(base.ok());
+  CHECK(base.kernel.buffers[0].size == 2);
+  const dsl::Parsed p = parse(src, {{"S", 3}, {"B", 2048}});
+  CHECK(errors_of(p) == "");
+  REQUIRE(p.ok());
+  CHECK(p.kernel.params[0].value == 3);
+  CHECK(p.kernel.buffers[0].size == 3);
+  CHECK(p.kernel.buffers[0].bytes == 4096);
+  CHECK(p.kernel.mbarriers[0].size == 3);
+  CHECK(fold(p.kernel, p.kernel.roles[0].body[0].hi) == 3);
+  // Outside the declared range or set, or no such parameter: an error.
+  CHECK(errors_of(parse(src, {{"S", 5}})).find("outside its declared values") != std::string::npos);
+  CHECK(errors_of(parse(src, {{"B", 1000}})).find("outside its declared values") != std::string::npos);
+  CHECK(errors_of(parse(src, {{"SS", 1}})).find("no such parameter (did you mean 'S'?)") != std::string::npos);
+
+  // NAME=VALUE is read as numbers in a .bk file are.
+  using O = std::optional<std::pair<std::string, std::int64_t>>;
+  CHECK(dsl::parse_override("S=3") == O({"S", 3}));
+  CHECK(dsl::parse_override("S=-3") == O({"S", -3}));
+  CHECK(dsl::parse_override("S=0x10") == O({"S", 16}));
+  CHECK(dsl::parse_override("S=010") == O({"S", 10}));  // decimal, as in a .bk file
+  CHECK(dsl::parse_override("S=4611686018427387904") == O({"S", std::int64_t{1} << 62}));
+  for (const char* bad : {"S", "S=", "=3", "S=1.5", "S=4611686018427387905", "S=99999999999999999999", "S T=1", "1=2",
+                          "S=3x", "S= 3", "S=--3", "S=1+1"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(dsl::parse_override(bad).has_value());
+  }
+}
+
+TEST_CASE("comments, blank lines, CRLF, a last line without newline") {
+  const dsl::Parsed p = parse("# header\r\n\r\nkernel c   # name\r\n\r\nrole r warp:\r\n\r\n  # inside\r\n  syncwarp\r\n\r\n  syncwarp");
+  CHECK(errors_of(p) == "");
+  REQUIRE(p.ok());
+  CHECK(p.kernel.roles[0].body.size() == 2);
+  CHECK(p.kernel.roles[0].body[1].loc.line == 10);
+  CHECK(p.kernel.expect.empty());
+}
+
+TEST_CASE("the corpus parses and every file states its expectation") {
+  // kernels/ is the corpus test's; here only that the front end accepts it
+  // with no diagnostics and records `# expect:`.
+  for (const char* name : {"tlx_ws_gemm_hopper", "tlx_pingpong", "cutlass_tma_multicast", "amd_split_barrier"}) {
+    CAPTURE(name);
+    std::string src;
+    const dsl::Parsed p = dsl::parse_file(std::string(PC_SOURCE_DIR) + "/kernels/" + name + ".bk", src);
+    CHECK(errors_of(p) == "");
+    CHECK_FALSE(p.kernel.expect.empty());
+    CHECK(p.kernel.name == name);
+  }
+}
