@@ -47,19 +47,16 @@ Result arrive(State s, const ArriveArgs& a) {
   if (a.count < 1 || a.count > max_count) return {s, Outcome::fail(Violation::bad_arrive_count)};
   Outcome o;
   o.observed = s.phase;
-  if (a.expect_tx != 0) {
-    // arrive.expect_tx: "performs an expect-tx operation prior to the arrive-on operation".
-    const std::int64_t tx = std::int64_t(s.tx) + a.expect_tx;
-    if (!tx_in_range(tx) || a.expect_tx < 0) return {s, Outcome::fail(Violation::tx_out_of_range)};
-    s.tx = static_cast<std::int32_t>(tx);
-  }
+  // arrive.expect_tx: "performs an expect-tx operation prior to the arrive-on operation".
+  const std::int64_t tx = std::int64_t(s.tx) + a.expect_tx;
+  if (a.expect_tx < 0 || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
   // Over-arrival (more arrivals than pending) is not given a meaning by the ISA;
-  // the model calls it a violation (see docs/spec.md, "open points").
+  // the model calls it a violation (see docs/spec.md, "open points"). A failing
+  // operation leaves the state as it was.
   if (s.pending - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
-  if (a.drop) {
-    if (s.expected - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
-    s.expected -= static_cast<std::int32_t>(a.count);
-  }
+  if (a.drop && s.expected - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
+  s.tx = static_cast<std::int32_t>(tx);
+  if (a.drop) s.expected -= static_cast<std::int32_t>(a.count);
   s.pending -= static_cast<std::int32_t>(a.count);
   return settle(s, o, a.no_complete);
 }

@@ -98,6 +98,14 @@ TEST_CASE("violations of mbarrier use, and the correct use beside each") {
   CHECK(init(dead, 1).out.ok());
   CHECK(arrive(live(1), {.count = 2}).out.violation == Violation::arrival_underflow);
   CHECK(arrive(live(2), {.count = 2}).out.ok());
+  {  // a failing arrive.expect_tx leaves tx-count and expected count as they were
+    const Result r = arrive(live(1), {.count = 2, .expect_tx = 64});
+    CHECK(r.out.violation == Violation::arrival_underflow);
+    CHECK(r.next.tx == 0);
+    const Result d = arrive(live(1), {.count = 2, .drop = true});
+    CHECK(d.out.violation == Violation::arrival_underflow);
+    CHECK(d.next.expected == 1);
+  }
   CHECK(arrive(live(1), {.count = 0}).out.violation == Violation::bad_arrive_count);
   CHECK(arrive(live(2), {.count = 1, .no_complete = true}).out.ok());
   CHECK(arrive(live(1), {.count = 1, .no_complete = true}).out.violation ==
