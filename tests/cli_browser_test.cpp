@@ -12,17 +12,11 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_support.hpp"
+
 namespace {
 
-const std::string src = PC_SOURCE_DIR;
-const std::string bin = std::string(PC_BINARY_DIR) + "/check-kernel";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using namespace cli_support;
 
 std::size_t count(const std::string& text, const std::string& needle, std::size_t from = 0,
                   std::size_t to = std::string::npos) {

@@ -12,41 +12,17 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_support.hpp"
+
 namespace {
 
-const std::string src = PC_SOURCE_DIR;
-const std::string bin = std::string(PC_BINARY_DIR) + "/check-kernel";
+using namespace cli_support;
 
-struct Run {
-  int status = -1;
-  std::string out, err;
-};
-
-// Runs check-kernel with stdout and stderr kept apart.
-Run run(const std::string& args) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "phasecheck_cli_options_test";
-  std::filesystem::create_directories(dir);
-  const std::string out = (dir / "out").string(), err = (dir / "err").string();
-  const int st = std::system((bin + " " + args + " >" + out + " 2>" + err).c_str());
-  auto slurp = [](const std::string& p) {
-    std::ifstream in(p, std::ios::binary);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-  };
-  return Run{WIFEXITED(st) ? WEXITSTATUS(st) : -1, slurp(out), slurp(err)};
-}
+Run run(const std::string& args) { return cli_support::run("cli_options_test", args); }
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "phasecheck_cli_options_test";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
+  return cli_support::temp_file("cli_options_test", name, content);
 }
-
-const std::string good = src + "/kernels/tlx_pingpong.bk";
-const std::string bad = src + "/kernels/bugs/wrong_initial_parity.bk";
 
 // Options (words starting with "--") in a text.
 std::set<std::string> options_in(const std::string& text) {

@@ -15,27 +15,20 @@
 #include <string>
 #include <vector>
 
+#include "tests/cli_support.hpp"
 #include "tests/json_mini.hpp"
 
 namespace {
 
-const std::string src = PC_SOURCE_DIR;
-const std::string bin = std::string(PC_BINARY_DIR) + "/check-kernel";
-const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "phasecheck_cli_report_test";
+using namespace cli_support;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+const std::filesystem::path tmp = temp_dir("cli_report_test");
 
+// Runs check-kernel; its stdout into `out`, its stderr dropped.
 int run(const std::string& args, std::string& out) {
-  std::filesystem::create_directories(tmp);
-  const std::string o = (tmp / "stdout").string();
-  const int st = std::system((bin + " " + args + " >" + o + " 2>/dev/null").c_str());
-  out = slurp(o);
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  const Run r = cli_support::run("cli_report_test", args);
+  out = r.out;
+  return r.status;
 }
 
 // A strict reading of the page as XML-like markup: every tag closed in order

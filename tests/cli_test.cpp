@@ -12,47 +12,27 @@
 #include <sstream>
 #include <string>
 
+#include "tests/cli_support.hpp"
 #include "tests/json_mini.hpp"
 
 namespace {
 
-const std::string src = PC_SOURCE_DIR;
-const std::string bin = std::string(PC_BINARY_DIR) + "/check-kernel";
+using namespace cli_support;
 
-struct Run {
+// check-kernel's stdout followed by its stderr.
+struct Merged {
   int status = -1;
   std::string out;
 };
 
-Run run(const std::string& args) {
-  Run r;
-  FILE* p = popen((bin + " " + args + " 2>&1").c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
+Merged run(const std::string& args) {
+  const cli_support::Run r = cli_support::run("cli_test", args);
+  return Merged{r.status, r.out + r.err};
 }
 
 std::string temp_file(const std::string& name, const std::string& content) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "phasecheck_cli_test";
-  std::filesystem::create_directories(dir);
-  const std::string path = (dir / name).string();
-  std::ofstream(path, std::ios::binary) << content;
-  return path;
+  return cli_support::temp_file("cli_test", name, content);
 }
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-const std::string good = src + "/kernels/tlx_pingpong.bk";
-const std::string bad = src + "/kernels/bugs/wrong_initial_parity.bk";
 
 }  // namespace
 
@@ -82,18 +62,29 @@ TEST_CASE("usage errors and help") {
 }
 
 TEST_CASE("the text report names the violation, the line, the trace and a replay that reproduces it") {
-  const Run r = run(bad);
+  const Merged r = run(bad);
   CHECK(r.out.find("VIOLATION data_race") != std::string::npos);
   CHECK(r.out.find("wrong_initial_parity.bk:16:3") != std::string::npos);
   CHECK(r.out.find("trace (") != std::string::npos);
   const std::size_t at = r.out.find("--replay ");
   REQUIRE(at != std::string::npos);
   const std::string token = r.out.substr(at + 9, r.out.find('\n', at) - at - 9);
-  const Run again = run(bad + " --replay " + token);
+  const Merged again = run(bad + " --replay " + token);
   CHECK(again.status == 1);
   CHECK(again.out.find("VIOLATION data_race") != std::string::npos);
   CHECK(run(good + " --replay " + token).status == 2);  // another kernel's token
   CHECK(run(bad + " --replay v1.R.zz").status == 2);
+}
+
+TEST_CASE("the text report gives the rule's statement ('why') only where the message does not already say it") {
+  CHECK(run(bad).out.find("  why: two accesses to one buffer") != std::string::npos);
+  const std::string lap = temp_file("lap.bk",
+                                    "kernel lap\nmbarrier full[1] count 1\nrole p warp:\n  one: arrive full[0]\n"
+                                    "  one: arrive_expect_tx full[0] bytes 16\n  one: arrive full[0]\n");
+  const Merged r = run(lap);
+  CHECK(r.out.find("VIOLATION arrival_underflow") != std::string::npos);
+  CHECK(r.out.find("an arrive would take the pending arrival count below zero") != std::string::npos);
+  CHECK(r.out.find("  why:") == std::string::npos);
 }
 
 TEST_CASE("--json validates against docs/check-kernel.schema.json") {
@@ -103,7 +94,7 @@ TEST_CASE("--json validates against docs/check-kernel.schema.json") {
   for (const std::string& args : {good, bad, broken, src + "/kernels/cutlass_tma_multicast.bk --max-states 10",
                                   src + "/kernels/tlx_ws_gemm_hopper.bk --symbolic", good + " " + bad + " " + broken}) {
     CAPTURE(args);
-    const Run r = run(args + " --json");
+    const Merged r = run(args + " --json");
     jsonmini::Value v;
     REQUIRE(jsonmini::Reader(r.out).parse(v));
     CHECK(jsonmini::validate(v, schema, schema) == "");
@@ -117,7 +108,7 @@ TEST_CASE("--json validates against docs/check-kernel.schema.json") {
 }
 
 TEST_CASE("--sarif is SARIF 2.1.0 with results at the right lines") {
-  const Run r = run(good + " " + bad + " --sarif");
+  const Merged r = run(good + " " + bad + " --sarif");
   jsonmini::Value v;
   REQUIRE(jsonmini::Reader(r.out).parse(v));
   CHECK(v.get("version")->s == "2.1.0");
@@ -193,17 +184,17 @@ TEST_CASE("bad and hostile input: a clear error with file:line:column, exit 2, n
   };
   for (const Case& c : cases) {
     CAPTURE(c.name);
-    const Run r = run(temp_file(c.name, c.content));
+    const Merged r = run(temp_file(c.name, c.content));
     CHECK(r.status == 2);
     CHECK(r.out.find(c.expect) != std::string::npos);
     CHECK(r.out.find(c.name + ":") != std::string::npos);
   }
   // A caret under the column.
-  const Run caret = run(temp_file("caret.bk", "kernel k\nrole r warp:\n  wait nothing[0] parity 0\n"));
+  const Merged caret = run(temp_file("caret.bk", "kernel k\nrole r warp:\n  wait nothing[0] parity 0\n"));
   CHECK(caret.out.find("    wait nothing[0] parity 0\n         ^") != std::string::npos);
   CHECK(caret.out.find("empty body") == std::string::npos);  // no follow-on error
   // 10 MB of garbage, and random binary bytes.
-  const Run big = run(temp_file("big.bk", std::string(10u << 20, 'x')));
+  const Merged big = run(temp_file("big.bk", std::string(10u << 20, 'x')));
   CHECK(big.status == 2);
   std::mt19937 rng(7);
   std::string noise(1 << 16, '\0');

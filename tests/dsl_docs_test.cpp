@@ -11,17 +11,13 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/ops.hpp"
+#include "tests/cli_support.hpp"
 
 using namespace pc;
 
 namespace {
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using cli_support::slurp;
 
 // The fenced code blocks of a markdown text that declare a kernel.
 std::vector<std::string> kernel_blocks(const std::string& md) {

@@ -1,5 +1,7 @@
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <string_view>
 
 #include "checker/report/report.hpp"
 
@@ -70,7 +72,9 @@ std::string text(const FileReport& f, bool verbose_trace) {
   o << '\n';
   if (r.verdict == check::Verdict::violation) {
     o << "  " << where(f, r.loc) << ": " << r.message << '\n';
-    o << "  why: " << spec::violation_doc(r.violation) << '\n';
+    // The rule's general statement, unless the message already says just that.
+    const std::string_view doc = spec::violation_doc(r.violation);
+    if (r.message.find(doc) == std::string::npos) o << "  why: " << doc << '\n';
     if (verbose_trace) {
       o << "  trace (" << r.trace.size() << " steps, shortest to the violation):\n";
       for (std::size_t i = 0; i < r.trace.size(); ++i) {
