@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/footprint.hpp"
 #include "checker/program.hpp"
 #include "checker/reduce.hpp"
 #include "checker/state.hpp"
@@ -47,7 +48,7 @@ std::string kernel_tag(const Program& p) {
 class Search {
  public:
   Search(const ir::Kernel& k, const Options& opt)
-      : prog_(instantiate(k)), opt_(opt), step_(prog_, false), sym_(prog_) {}
+      : prog_(instantiate(k)), opt_(opt), step_(prog_, false), sym_(prog_), fp_(prog_) {}
 
   Result run();
   Result replay();
@@ -57,6 +58,7 @@ class Search {
   Options opt_;
   Stepper step_;
   Symmetry sym_;
+  Footprints fp_;
   FingerprintSet visited_;
   Links links_;
   bool with_links_ = false;
@@ -217,6 +219,7 @@ Result Search::search(std::uint64_t max_depth) {
     }
   } level, next;
   const bool canonical = opt_.reduction && sym_.active();
+  const bool por = opt_.reduction && opt_.partial_order && fp_.usable();
   std::string actual;
   serialize(init, actual);
   level.push(actual, 0);
@@ -232,17 +235,19 @@ Result Search::search(std::uint64_t max_depth) {
       const std::uint32_t id = level.items[li].second;
       bool any_enabled = false;
       const int total = agents() + static_cast<int>(s.pending.size());
-      for (int a = 0; a < total && !found.any; ++a) {
-        if (a < agents() && step_.surely_blocked(s, a)) continue;
+      // Takes action `a` from s into t; false if it is not enabled. A
+      // violation ends the search; with `store`, a new state is queued.
+      auto expand = [&](int a, bool store) {
         t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
         StepInfo info;
-        if (!apply(step_, t, static_cast<Action>(a), info)) continue;
+        if (!apply(step_, t, static_cast<Action>(a), info)) return false;
         any_enabled = true;
         ++r.transitions;
         if (info.violation != spec::Violation::none) {
           found = Found{true, info.violation, id, false, static_cast<Action>(a)};
-          break;
+          return true;
         }
+        if (!store) return true;
         // Only the agent that moved can have reached local steps; a pending
         // event moves no agent.
         if (a < agents()) normalize(t, a);
@@ -252,6 +257,21 @@ Result Search::search(std::uint64_t max_depth) {
           if (canonical) serialize(t, actual);
           next.push(canonical ? actual : bytes, static_cast<std::uint32_t>(visited_.size() - 1));
         }
+        return true;
+      };
+      // Partial-order reduction: an enabled step of an agent that no other
+      // agent or pending event can interfere with is a persistent set on its
+      // own; only its successor is stored. Every other enabled step is still
+      // taken, so that a violation it would raise here is reported (see
+      // docs/checker.md for why this keeps every violation and deadlock).
+      int chosen = -1;
+      if (por) {
+        for (int a = 0; a < agents() && chosen < 0 && !found.any; ++a)
+          if (!step_.surely_blocked(s, a) && fp_.independent(s, a) && expand(a, true)) chosen = a;
+      }
+      for (int a = 0; a < total && !found.any; ++a) {
+        if (a == chosen || (a < agents() && step_.surely_blocked(s, a))) continue;
+        expand(a, chosen < 0);
       }
       if (!found.any && !any_enabled) {
         bool live = false;

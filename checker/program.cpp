@@ -151,6 +151,15 @@ int Program::mbar_decl(int inst) const {
   return 0;
 }
 
+int Program::buffer_decl(int inst) const {
+  const int local = inst % buffers_per_cta;
+  for (std::size_t d = kernel->buffers.size(); d-- > 0;)
+    if (local >= buffer_base[d]) return static_cast<int>(d);
+  return 0;
+}
+
+bool is_constant(const Program& p, ExprId e) { return is_constant(p.exprs, e); }
+
 std::string Program::mbar_name(int inst) const {
   const int d = mbar_decl(inst);
   const int local = inst % mbars_per_cta;

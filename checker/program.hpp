@@ -73,12 +73,16 @@ struct Program {
   [[nodiscard]] std::string buffer_name(int inst) const;
   [[nodiscard]] std::string mbar_name(int inst) const;
   [[nodiscard]] int mbar_decl(int inst) const;
+  [[nodiscard]] int buffer_decl(int inst) const;
   [[nodiscard]] int mbar_cta(int inst) const { return inst / mbars_per_cta; }
   [[nodiscard]] int buffer_cta(int inst) const { return inst / buffers_per_cta; }
 };
 
 // Throws KernelError for a kernel the explorer cannot instantiate.
 [[nodiscard]] Program instantiate(const ir::Kernel& k);
+
+// True if the expression reads no variable (its value is the same for every agent).
+[[nodiscard]] bool is_constant(const Program& p, ir::ExprId e);
 
 // Integer expressions over an agent's variables. Throws KernelError on
 // division by zero.

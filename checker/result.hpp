@@ -61,6 +61,7 @@ struct Result {
 
 struct Options {
   bool reduction = true;             // partial-order and symmetry reductions
+  bool partial_order = true;         // with `reduction`: also between shared steps of different agents
   std::uint64_t max_states = 50'000'000;
   std::uint64_t max_memory_mb = 8192;
   double timeout_s = 0;              // 0: none

@@ -1,19 +1,22 @@
 // Checker benchmark: states/s, bytes per stored state and the reduction factor
 // over scalable families (and, with --family NAME --w N --p N, one instance,
-// for timing side by side with SPIN by harnesses/bench/checker/vs_spin.sh).
+// for timing side by side with SPIN by harnesses/bench/checker/vs_spin.sh;
+// with --corpus FILE..., the states of each .bk file under each reduction).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "harnesses/bench/checker/families.hpp"
 
 namespace {
 
-pc::check::Result run(const pc::ir::Kernel& k, bool reduction) {
+pc::check::Result run(const pc::ir::Kernel& k, bool reduction, bool partial_order = true) {
   pc::check::Options o;
   o.reduction = reduction;
+  o.partial_order = partial_order;
   o.max_states = 200'000'000;
   return pc::check::check(k, o);
 }
@@ -32,6 +35,29 @@ void row(const char* family, int w, int p, const pc::ir::Kernel& k, bool with_pl
   std::fflush(stdout);
 }
 
+// States stored for each kernel file with all reductions, with symmetry but
+// no partial-order reduction, and with none.
+int corpus(int argc, char** argv, int first) {
+  std::printf("%-36s %-9s %12s %12s %12s %8s %8s %7s\n", "kernel", "verdict", "reductions", "no-POR", "none",
+              "POR", "all", "s");
+  for (int i = first; i < argc; ++i) {
+    std::string src;
+    const pc::dsl::Parsed parsed = pc::dsl::parse_file(argv[i], src);
+    if (!parsed.ok()) {
+      std::fprintf(stderr, "%s: cannot parse\n", argv[i]);
+      return 2;
+    }
+    const pc::ir::Kernel& k = parsed.kernel;
+    const pc::check::Result all = run(k, true), sym = run(k, true, false), none = run(k, false);
+    std::printf("%-36s %-9s %12llu %12llu %12llu %8.3f %8.3f %7.2f\n", k.name.c_str(),
+                pc::check::verdict_name(all.verdict), static_cast<unsigned long long>(all.states),
+                static_cast<unsigned long long>(sym.states), static_cast<unsigned long long>(none.states),
+                double(all.states) / double(sym.states), double(all.states) / double(none.states), all.seconds);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -43,8 +69,9 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--w") && i + 1 < argc) w = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--p") && i + 1 < argc) p = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-reduction")) plain = true;
+    else if (!std::strcmp(argv[i], "--corpus")) return corpus(argc, argv, i + 1);
     else {
-      std::fprintf(stderr, "usage: checker_bench [--family barrier|consumers --w N --p N [--no-reduction]]\n");
+      std::fprintf(stderr, "usage: checker_bench [--family barrier|consumers --w N --p N [--no-reduction] | --corpus FILE...]\n");
       return 2;
     }
   }

@@ -1,0 +1,238 @@
+#include "checker/footprint.hpp"
+
+namespace pc::check {
+namespace {
+
+using ir::OpCode;
+
+constexpr int max_words = 8;  // 512 resources
+
+}  // namespace
+
+Footprints::Footprints(const Program& p) : p_(p) {
+  const int ctas = p.ctas;
+  mbar_base_ = 0;
+  buf_base_ = mbar_base_ + p.num_mbars();
+  named_base_ = buf_base_ + p.num_buffers();
+  alive_base_ = named_base_ + ctas;
+  cluster_ = alive_base_ + ctas;
+  count_ = cluster_ + 1;
+  const int words = (count_ + 63) / 64;
+  if (words > max_words) return;  // unusable: words_ stays 0
+  words_ = words;
+
+  int rows = 0;
+  for (const AgentInfo& a : p.agents) {
+    code_base_.push_back(rows);
+    rows += static_cast<int>(p.code[static_cast<std::size_t>(a.role)].size()) + 1;
+  }
+  step_.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(words_), 0);
+  future_ = step_;
+
+  for (std::size_t a = 0; a < p.agents.size(); ++a) {
+    const int agent = static_cast<int>(a);
+    const int cta = p.agents[a].cta;
+    const std::vector<Instr>& code = p.code[static_cast<std::size_t>(p.agents[a].role)];
+    const int n = static_cast<int>(code.size());
+    for (int pc = 0; pc < n; ++pc)
+      if (code[static_cast<std::size_t>(pc)].kind == InstrKind::op)
+        op_footprint(*code[static_cast<std::size_t>(pc)].op, cta, nullptr, row(step_, agent, pc));
+    exit_footprint(cta, row(step_, agent, n));
+    // future(pc) = step(pc) | future(every successor), to a fixed point (loops).
+    for (int pc = 0; pc <= n; ++pc)
+      for (int w = 0; w < words_; ++w) row(future_, agent, pc)[w] = row(step_, agent, pc)[w];
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (int pc = n - 1; pc >= 0; --pc) {
+        const Instr& in = code[static_cast<std::size_t>(pc)];
+        int next[2] = {pc + 1, -1};
+        if (in.kind == InstrKind::jump) next[0] = in.target;
+        if (in.kind == InstrKind::branch_false) next[1] = in.target;
+        Set f = row(future_, agent, pc);
+        for (int succ : next) {
+          if (succ < 0) continue;
+          const std::uint64_t* g = row(future_, agent, succ);
+          for (int w = 0; w < words_; ++w) {
+            const std::uint64_t u = f[w] | g[w];
+            changed |= u != f[w];
+            f[w] = u;
+          }
+        }
+      }
+    }
+  }
+}
+
+void Footprints::all(Set set) const {
+  for (int r = 0; r < count_; ++r) add(set, r);
+}
+
+bool Footprints::known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const {
+  if (vars == nullptr && !is_constant(p_, e)) return false;
+  try {
+    value = eval(p_, e, vars);
+    return true;
+  } catch (const KernelError&) {
+    return false;  // the step itself will report it
+  }
+}
+
+template <class F>
+void Footprints::ctas_of(ir::ExprId cta_expr, int own, const std::int64_t* vars, F&& f) const {
+  if (cta_expr == ir::no_expr) return f(own);
+  std::int64_t c = 0;
+  if (known(cta_expr, vars, c) && c >= 0 && c < p_.ctas) return f(static_cast<int>(c));
+  for (int x = 0; x < p_.ctas; ++x) f(x);
+}
+
+void Footprints::exit_footprint(int cta, Set set) const {
+  // An exit lowers the cluster barrier's expected threads and the AMD
+  // barrier's waves, and the last one of a CTA checks what targets it.
+  add(set, cluster_);
+  add(set, named_base_ + cta);
+  add(set, alive_base_ + cta);
+}
+
+void Footprints::op_footprint(const ir::Op& op, int cta, const std::int64_t* vars, Set set) const {
+  // The instances of an array element reference in CTA c: the one its index
+  // names when that is known, else the whole array.
+  auto element = [&](const ir::Ref& r, int size, int first) {
+    std::int64_t i = 0;
+    if (r.index == ir::no_expr || (known(r.index, vars, i) && i >= 0 && i < size)) {
+      add(set, first + static_cast<int>(i));
+    } else {
+      for (int x = 0; x < size; ++x) add(set, first + x);
+    }
+  };
+  auto mbar_in = [&](const ir::Ref& r, int c, bool alive) {
+    const int d = r.object;
+    element(r, p_.kernel->mbarriers[static_cast<std::size_t>(d)].size,
+            mbar_base_ + c * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(d)]);
+    if (alive || c != cta) add(set, alive_base_ + c);
+  };
+  auto buf_in = [&](const ir::Ref& r, int c, bool alive) {
+    const int d = r.object;
+    element(r, p_.kernel->buffers[static_cast<std::size_t>(d)].size,
+            buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)]);
+    if (alive || c != cta) add(set, alive_base_ + c);
+  };
+  auto mbar = [&](const ir::Ref& r, bool alive) {
+    if (r.object < 0) return all(set);
+    ctas_of(r.cta, cta, vars, [&](int c) { mbar_in(r, c, alive || r.cta != ir::no_expr); });
+  };
+  auto buffers = [&](bool alive) {
+    for (const ir::Ref& r : op.bufs)
+      ctas_of(r.cta, cta, vars, [&](int c) { buf_in(r, c, alive || r.cta != ir::no_expr); });
+  };
+  // A multicast reaches the CTAs of its mask: those, when it is known.
+  auto multicast = [&](bool with_bufs) {
+    std::int64_t mask = 0;
+    if (!known(op.multicast, vars, mask)) mask = -1;
+    for (int c = 0; c < p_.ctas; ++c) {
+      if (!(mask & (std::int64_t{1} << c))) continue;
+      if (op.bar.object < 0) return all(set);
+      mbar_in(op.bar, c, true);
+      if (with_bufs)
+        for (const ir::Ref& r : op.bufs) buf_in(r, c, true);
+    }
+  };
+  switch (op.code) {
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::cp_async:
+    case OpCode::wgmma:
+    case OpCode::tcgen05_mma:
+    case OpCode::tma_store: buffers(false); return;
+    case OpCode::mbar_init:
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx:
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+    case OpCode::mbar_wait:
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait:
+    case OpCode::mbar_inval: mbar(op.bar, false); return;
+    case OpCode::mbar_pending_count: return;  // reads the agent's own token
+    // Operations that leave an async event behind: the event's completion
+    // touches the barrier (and the buffer), and the CTA it targets must not
+    // exit before it (alive).
+    case OpCode::tma_load:
+      if (op.multicast != ir::no_expr) return multicast(true);
+      buffers(true);
+      mbar(op.bar, true);
+      return;
+    case OpCode::tcgen05_commit:
+      if (op.multicast != ir::no_expr) return multicast(false);
+      mbar(op.bar, true);
+      return;
+    case OpCode::cp_async_mbarrier_arrive: mbar(op.bar, true); return;
+    case OpCode::bar_sync:
+    case OpCode::bar_arrive:
+    case OpCode::bar_red:
+    case OpCode::syncthreads:
+    case OpCode::s_barrier:
+    case OpCode::s_barrier_signal:
+    case OpCode::s_barrier_wait: add(set, named_base_ + cta); return;
+    case OpCode::cluster_arrive:
+    case OpCode::cluster_wait:
+    case OpCode::cluster_sync: add(set, cluster_); return;
+    case OpCode::exit: exit_footprint(cta, set); return;
+    // The agent's own threads and counters only (Stepper::next_is_local).
+    case OpCode::syncwarp:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_mbarrier_init:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma_commit:
+    case OpCode::wgmma_wait:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::s_waitcnt: return;
+  }
+  all(set);  // an operation not classified above touches everything
+}
+
+void Footprints::pending_footprint(const Pending& e, Set set) const {
+  add(set, mbar_base_ + e.mbar);
+  add(set, alive_base_ + p_.mbar_cta(e.mbar));
+  if (e.buf >= 0) {
+    add(set, buf_base_ + e.buf);
+    add(set, alive_base_ + p_.buffer_cta(e.buf));
+  }
+}
+
+bool Footprints::independent(const State& s, int a) const {
+  if (words_ == 0) return false;
+  const AgentState& me = s.agents[static_cast<std::size_t>(a)];
+  if (me.exited) return false;
+  // The next step's footprint with its indices and CTAs evaluated now: more
+  // precise than the static row.
+  std::uint64_t now[max_words] = {};
+  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+  const std::uint64_t* mine = row(step_, a, me.pc);
+  if (me.pc < code.size() && code[me.pc].kind == InstrKind::op) {
+    op_footprint(*code[me.pc].op, info.cta, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], now);
+    mine = now;
+  }
+  bool empty = true;
+  for (int w = 0; w < words_; ++w) empty &= mine[w] == 0;
+  if (empty) return true;
+  for (std::size_t b = 0; b < s.agents.size(); ++b) {
+    if (static_cast<int>(b) == a || s.agents[b].exited) continue;
+    const std::uint64_t* theirs = row(future_, static_cast<int>(b), s.agents[b].pc);
+    for (int w = 0; w < words_; ++w)
+      if (mine[w] & theirs[w]) return false;
+  }
+  std::uint64_t ev[max_words];
+  for (const Pending& e : s.pending) {
+    for (int w = 0; w < words_; ++w) ev[w] = 0;
+    pending_footprint(e, ev);
+    for (int w = 0; w < words_; ++w)
+      if (mine[w] & ev[w]) return false;
+  }
+  return true;
+}
+
+}  // namespace pc::check

@@ -1,0 +1,67 @@
+// What each step may touch, for the partial-order reduction between agents
+// (checker/explore.cpp, docs/checker.md "Reductions"). A footprint is a set of
+// resources: an mbarrier instance, a buffer instance, the
+// named (and AMD) barriers of one CTA, the liveness of one CTA (what exits
+// and what targets a CTA from outside or through async operations), and the
+// cluster barrier. Two steps of different agents whose footprints are
+// disjoint commute and cannot change each other's enabledness or outcome:
+// every other part of the state they touch is their own (variables, control
+// state, their own threads' columns of happens-before; see docs/checker.md
+// for the case analysis of spec/hb).
+//
+// The footprint of the step an agent is about to take is exact (its indices
+// are evaluated); what other agents may do later is static and coarse (an
+// index or CTA that depends on a variable stands for every one): larger than
+// the truth is safe, it only reduces less.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "checker/program.hpp"
+#include "checker/state.hpp"
+
+namespace pc::check {
+
+class Footprints {
+ public:
+  explicit Footprints(const Program& p);
+
+  // False when the kernel has more resources than the sets hold: no reduction.
+  [[nodiscard]] bool usable() const { return words_ > 0; }
+
+  // May agent `a`'s next step (at its current pc) be taken alone? True when
+  // no other live agent can, from where it stands, ever touch what that step
+  // touches, and no pending async event does either: then {that step} is a
+  // persistent set (Godefroid, LNCS 1032, ch. 4).
+  [[nodiscard]] bool independent(const State& s, int a) const;
+
+ private:
+  const Program& p_;
+  int words_ = 0;      // 64-bit words per set; 0 when unusable
+  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, count_ = 0;
+  std::vector<int> code_base_;          // per agent: its first row in step_ and future_
+  std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
+  std::vector<std::uint64_t> future_;   // union of step_ over every pc reachable from this one
+
+  using Set = std::uint64_t*;
+  Set row(std::vector<std::uint64_t>& v, int agent, int pc) {
+    return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(words_);
+  }
+  const std::uint64_t* row(const std::vector<std::uint64_t>& v, int agent, int pc) const {
+    return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(words_);
+  }
+  void add(Set set, int resource) const { set[resource / 64] |= std::uint64_t{1} << (resource % 64); }
+  void all(Set set) const;
+  // With `vars` (the agent's variables now) every index and CTA expression is
+  // evaluated; without, only constant ones, and the rest stand for all.
+  void op_footprint(const ir::Op& op, int cta, const std::int64_t* vars, Set set) const;
+  void exit_footprint(int cta, Set set) const;
+  void pending_footprint(const Pending& e, Set set) const;
+  [[nodiscard]] bool known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const;
+  // The CTAs a reference may name: its own, the known one, or all.
+  template <class F>
+  void ctas_of(ir::ExprId cta_expr, int own, const std::int64_t* vars, F&& f) const;
+};
+
+}  // namespace pc::check
