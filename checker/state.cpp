@@ -30,19 +30,21 @@ struct Writer {
   void svar(std::int64_t v) { var((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63)); }
 };
 
-constexpr std::size_t event_bytes = 2 + 1 + 1 + 1 + 6 * 8;
+// At most: buffer (3), thread, flags, presence, six masks of up to 10 bytes.
+constexpr std::size_t event_bytes = 3 + 1 + 1 + 1 + 6 * 10;
 
+// An event's six masks are mostly zero or a few low bits: a presence byte
+// says which are there, and those are written as LEB128.
 void put_event(Writer& w, const spec::hb::Event& e) {
-  w.put(e.buf);
-  w.put(static_cast<std::uint8_t>(e.write));
+  w.var(e.buf);
   w.put(e.thread);
-  w.put(static_cast<std::uint8_t>(static_cast<int>(e.proxy) | (e.spread << 1)));
-  w.put(e.after);
-  w.put(e.after_async);
-  w.put(e.released);
-  w.put(e.released_async);
-  w.put(e.visible);
-  w.put(e.visible_async);
+  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (e.spread << 2)));
+  const std::uint64_t masks[6] = {e.after, e.after_async, e.released, e.released_async, e.visible, e.visible_async};
+  std::uint8_t present = 0;
+  for (int i = 0; i < 6; ++i) present |= static_cast<std::uint8_t>((masks[i] != 0) << i);
+  w.put(present);
+  for (int i = 0; i < 6; ++i)
+    if (masks[i] != 0) w.var(masks[i]);
 }
 
 // Reads fields back in the order Writer wrote them.
@@ -79,18 +81,15 @@ struct Reader {
 };
 
 void get_event(Reader& r, spec::hb::Event& e) {
-  r.get(e.buf);
-  e.write = r.get<std::uint8_t>() != 0;
+  e.buf = static_cast<std::uint16_t>(r.var());
   r.get(e.thread);
   const auto bits = r.get<std::uint8_t>();
-  e.proxy = static_cast<spec::hb::Proxy>(bits & 1);
-  e.spread = (bits >> 1) & 1;
-  r.get(e.after);
-  r.get(e.after_async);
-  r.get(e.released);
-  r.get(e.released_async);
-  r.get(e.visible);
-  r.get(e.visible_async);
+  e.write = bits & 1;
+  e.proxy = static_cast<spec::hb::Proxy>((bits >> 1) & 1);
+  e.spread = (bits >> 2) & 1;
+  const auto present = r.get<std::uint8_t>();
+  std::uint64_t* masks[6] = {&e.after, &e.after_async, &e.released, &e.released_async, &e.visible, &e.visible_async};
+  for (int i = 0; i < 6; ++i) *masks[i] = (present >> i) & 1 ? r.var() : 0;
 }
 
 }  // namespace
