@@ -1,5 +1,6 @@
 #include "checker/state.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace pc::check {
@@ -103,6 +104,11 @@ void deserialize(const char* bytes, State& s) {
     a.exited = bits & 1;
     a.wgmma_fenced = (bits >> 1) & 1;
     a.wave.signaled = (bits >> 2) & 1;
+    if (!((bits >> 3) & 1)) {
+      a.ticket = a.cluster_ticket = a.wave.lds_outstanding = a.wave.joined = 0;
+      a.bulk = a.mma = Groups{};
+      continue;
+    }
     a.ticket = static_cast<std::uint32_t>(r.var());
     a.cluster_ticket = static_cast<std::uint32_t>(r.var());
     a.wave.lds_outstanding = static_cast<std::uint32_t>(r.var());
@@ -113,8 +119,16 @@ void deserialize(const char* bytes, State& s) {
       g->last[1] = static_cast<std::uint16_t>(r.var());
     }
   }
-  for (std::int64_t& v : s.vars) v = r.svar();
-  for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint32_t>(r.var());
+  if (r.get<std::uint8_t>()) {
+    for (std::int64_t& v : s.vars) v = static_cast<std::int8_t>(*r.p++);
+  } else {
+    for (std::int64_t& v : s.vars) v = r.svar();
+  }
+  if (r.get<std::uint8_t>()) {
+    for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint8_t>(*r.p++);
+  } else {
+    for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint32_t>(r.var());
+  }
   for (spec::mbarrier::State& m : s.mbars) {
     r.get(m.status);
     m.phase = static_cast<std::uint32_t>(r.var());
@@ -156,14 +170,19 @@ void deserialize(const char* bytes, State& s) {
 }
 
 void serialize(const State& s, std::string& out) {
-  const std::size_t bound = s.agents.size() * 48 + s.vars.size() * 10 + s.last_seen.size() * 5 + s.mbars.size() * 21 +
+  const std::size_t bound = s.agents.size() * 48 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
                             s.named.size() * 24 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 16 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
   for (const AgentState& a : s.agents) {
     w.put(a.pc);
     w.put(a.stage);
-    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2)));
+    // Most agents of most kernels have none of the rarer fields: a flag bit
+    // says whether they follow.
+    const bool rare = (a.ticket | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.bulk.committed |
+                       a.bulk.last[0] | a.bulk.last[1] | a.mma.committed | a.mma.last[0] | a.mma.last[1]) != 0;
+    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3)));
+    if (!rare) continue;
     w.var(a.ticket);
     w.var(a.cluster_ticket);
     w.var(a.wave.lds_outstanding);
@@ -174,8 +193,22 @@ void serialize(const State& s, std::string& out) {
       w.var(g->last[1]);
     }
   }
-  for (std::int64_t v : s.vars) w.svar(v);
-  for (std::uint32_t v : s.last_seen) w.var(v);
+  // Variables and observed phases are nearly always small: then one byte
+  // each, copied without a branch per value (a flag byte says which form).
+  const bool vars_small = std::all_of(s.vars.begin(), s.vars.end(), [](std::int64_t v) { return v >= -128 && v <= 127; });
+  w.put(static_cast<std::uint8_t>(vars_small));
+  if (vars_small) {
+    for (std::int64_t v : s.vars) *w.p++ = static_cast<char>(static_cast<std::int8_t>(v));
+  } else {
+    for (std::int64_t v : s.vars) w.svar(v);
+  }
+  const bool seen_small = std::all_of(s.last_seen.begin(), s.last_seen.end(), [](std::uint32_t v) { return v <= 255; });
+  w.put(static_cast<std::uint8_t>(seen_small));
+  if (seen_small) {
+    for (std::uint32_t v : s.last_seen) *w.p++ = static_cast<char>(static_cast<std::uint8_t>(v));
+  } else {
+    for (std::uint32_t v : s.last_seen) w.var(v);
+  }
   for (const spec::mbarrier::State& m : s.mbars) {
     w.put(m.status);
     w.var(m.phase);
