@@ -2,7 +2,7 @@
 // kept as 64-bit fingerprints (hash compaction). When a violation is found,
 // the search runs again with parent links, up to the violation's depth only:
 // breadth-first order is deterministic, so it meets the same violation, now
-// with a shortest schedule, replayed with descriptions for the trace.
+// with a shortest schedule of the searched graph, replayed with descriptions for the trace.
 #include "checker/explore.hpp"
 
 #include <chrono>

@@ -202,3 +202,28 @@ TEST_CASE("bad and hostile input: a clear error with file:line:column, exit 2, n
   CHECK(run(temp_file("noise.bk", noise)).status == 2);
   CHECK(run(temp_file("huge_file.bk", std::string(17u << 20, '#'))).out.find("larger than 16 MiB") != std::string::npos);
 }
+
+TEST_CASE("the README's example: its kernel gives exactly the output the README shows (timings aside)") {
+  const std::string readme = slurp(src + "/README.md");
+  const std::size_t k0 = readme.find("# expect: verified\nkernel handoff");
+  REQUIRE(k0 != std::string::npos);
+  const std::string kernel = readme.substr(k0, readme.find("```", k0) - k0);
+  const std::size_t o0 = readme.find("$ build/check-kernel handoff.bk\n");
+  REQUIRE(o0 != std::string::npos);
+  const std::size_t body = readme.find('\n', o0) + 1;
+  std::string shown = readme.substr(body, readme.find("```", body) - body);
+  const std::filesystem::path dir = temp_dir("cli_test_readme");
+  std::ofstream(dir / "handoff.bk", std::ios::binary) << kernel;
+  const std::string out = (dir / "out").string();
+  const int st = std::system(("cd '" + dir.string() + "' && '" + bin + "' handoff.bk > '" + out + "' 2>&1").c_str());
+  CHECK(WEXITSTATUS(st) == 1);
+  std::string got = slurp(out);
+  // The time differs from run to run.
+  auto untimed = [](std::string t) {
+    const std::size_t at = t.find(" s)");
+    const std::size_t comma = t.rfind(", ", at);
+    if (at != std::string::npos && comma != std::string::npos) t.replace(comma, at - comma, ", T");
+    return t;
+  };
+  CHECK(untimed(got) == untimed(shown));
+}

@@ -76,7 +76,7 @@ std::string text(const FileReport& f, bool verbose_trace) {
     const std::string_view doc = spec::violation_doc(r.violation);
     if (r.message.find(doc) == std::string::npos) o << "  why: " << doc << '\n';
     if (verbose_trace) {
-      o << "  trace (" << r.trace.size() << " steps, shortest to the violation):\n";
+      o << "  trace (" << r.trace.size() << " steps):\n";
       for (std::size_t i = 0; i < r.trace.size(); ++i) {
         const check::TraceStep& t = r.trace[i];
         const std::string who = t.agent >= 0 ? r.agents[static_cast<std::size_t>(t.agent)].name : "async";
