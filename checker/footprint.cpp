@@ -1,5 +1,7 @@
 #include "checker/footprint.hpp"
 
+#include "checker/step.hpp"
+
 namespace pc::check {
 namespace {
 
@@ -178,19 +180,12 @@ void Footprints::op_footprint(const ir::Op& op, int cta, const std::int64_t* var
     case OpCode::cluster_wait:
     case OpCode::cluster_sync: add(set, cluster_); return;
     case OpCode::exit: exit_footprint(cta, set); return;
-    // The agent's own threads and counters only (Stepper::next_is_local).
-    case OpCode::syncwarp:
-    case OpCode::fence_proxy_async:
-    case OpCode::fence_mbarrier_init:
-    case OpCode::wgmma_fence:
-    case OpCode::wgmma_commit:
-    case OpCode::wgmma_wait:
-    case OpCode::bulk_commit_group:
-    case OpCode::bulk_wait_group:
-    case OpCode::bulk_wait_group_read:
-    case OpCode::s_waitcnt: return;
+    default:
+      // The agent's own threads and counters only (private_op); an operation
+      // classified nowhere touches everything.
+      if (!private_op(op.code)) all(set);
+      return;
   }
-  all(set);  // an operation not classified above touches everything
 }
 
 void Footprints::pending_footprint(const Pending& e, Set set) const {

@@ -805,12 +805,11 @@ bool Stepper::next_is_local(const State& s, int a, bool private_ops) const {
   if (ag.pc >= code.size()) return false;
   const Instr& in = code[ag.pc];
   if (in.kind == InstrKind::assign || in.kind == InstrKind::jump || in.kind == InstrKind::branch_false) return true;
-  if (in.kind != InstrKind::op || !private_ops) return false;
-  // Operations that never block, never fail, and read or write only this
-  // agent's own threads' bits in happens-before (hb::order and hb::proxy_fence
-  // from and to its own lanes and units) or its own counters: every other
-  // agent's step reads and writes other bits, so they commute with all of them.
-  switch (in.op->code) {
+  return in.kind == InstrKind::op && private_ops && private_op(in.op->code);
+}
+
+bool private_op(ir::OpCode c) {
+  switch (c) {
     case OpCode::syncwarp:
     case OpCode::fence_proxy_async:
     case OpCode::fence_mbarrier_init:

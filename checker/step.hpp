@@ -52,4 +52,10 @@ class Stepper {
   bool describe_;
 };
 
+// Operations that never block, never fail, and read or write only the agent's
+// own threads' bits in happens-before (hb::order and hb::proxy_fence from and
+// to its own lanes and units) or its own counters: every other agent's step
+// reads and writes other bits, so they commute with all of them.
+[[nodiscard]] bool private_op(ir::OpCode c);
+
 }  // namespace pc::check

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
+#include "tests/corpus_files.hpp"
 #include "checker/explore.hpp"
 
 using namespace pc;
@@ -182,10 +183,7 @@ bool agree(const std::string& text, int& violations, int& verified, int& reduced
 }  // namespace
 
 TEST_CASE("partial-order reduction: the corpus keeps its verdicts and violation kinds") {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels"))
-    if (e.is_regular_file() && e.path().extension() == ".bk") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = corpus_files();
   std::uint64_t with = 0, without = 0;
   for (const std::string& file : files) {
     CAPTURE(file);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
+#include "tests/corpus_files.hpp"
 #include "checker/program.hpp"
 #include "checker/state.hpp"
 #include "checker/step.hpp"
@@ -17,10 +18,7 @@
 using namespace pc;
 
 TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules of the corpus") {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels"))
-    if (e.is_regular_file() && e.path().extension() == ".bk") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
+  const std::vector<std::string> files = corpus_files();
   std::mt19937 rng(7);
   std::size_t checked = 0, events = 0;
   for (const std::string& file : files) {

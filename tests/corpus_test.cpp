@@ -10,18 +10,12 @@
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "tests/corpus_files.hpp"
 
 using namespace pc;
 
 namespace {
 
-std::vector<std::string> corpus() {
-  std::vector<std::string> files;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels"))
-    if (e.is_regular_file() && e.path().extension() == ".bk") files.push_back(e.path().string());
-  std::sort(files.begin(), files.end());
-  return files;
-}
 
 std::string outcome(const check::Result& r) {
   if (r.verdict == check::Verdict::verified) return "verified";
@@ -32,7 +26,7 @@ std::string outcome(const check::Result& r) {
 }  // namespace
 
 TEST_CASE("the corpus has the seed systems and the bug classes") {
-  const std::vector<std::string> files = corpus();
+  const std::vector<std::string> files = corpus_files();
   CHECK(files.size() >= 24);
   int bugs = 0;
   for (const std::string& f : files) bugs += f.find("/bugs/") != std::string::npos;
@@ -40,7 +34,7 @@ TEST_CASE("the corpus has the seed systems and the bug classes") {
 }
 
 TEST_CASE("every corpus kernel matches its expectation, with and without reductions") {
-  for (const std::string& file : corpus()) {
+  for (const std::string& file : corpus_files()) {
     CAPTURE(file);
     std::string src;
     dsl::Parsed p = dsl::parse_file(file, src);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
+#include "tests/corpus_files.hpp"
 
 using namespace pc;
 
@@ -234,9 +235,8 @@ TEST_CASE("limits: nesting, chains, file size") {
 
 TEST_CASE("mutated corpus files and random bytes end in diagnostics or a kernel, never a crash") {
   std::vector<std::string> seeds;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels")) {
-    if (!e.is_regular_file() || e.path().extension() != ".bk") continue;
-    std::ifstream in(e.path(), std::ios::binary);
+  for (const std::string& file : corpus_files()) {
+    std::ifstream in(file, std::ios::binary);
     std::stringstream s;
     s << in.rdbuf();
     seeds.push_back(s.str());
