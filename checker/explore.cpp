@@ -6,6 +6,9 @@
 #include "checker/explore.hpp"
 
 #include <chrono>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -44,6 +47,56 @@ std::string kernel_tag(const Program& p) {
   std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(hash_bytes(bytes) & 0xffffffffu));
   return buf;
 }
+
+// Each BFS level is an arena of serialised states in fixed-size blocks: no
+// allocation per state, and no copy of the whole level when it grows (a
+// doubling buffer would need the old and the new one at once). The blocks of
+// a finished level go to a spare list that the next level takes from.
+constexpr std::size_t block_bytes = std::size_t{1} << 24;
+
+struct BlockPool {
+  std::vector<std::unique_ptr<char[]>> spare;
+  std::unique_ptr<char[]> take() {
+    if (spare.empty()) return std::unique_ptr<char[]>(new char[block_bytes]);
+    std::unique_ptr<char[]> b = std::move(spare.back());
+    spare.pop_back();
+    return b;
+  }
+};
+
+struct Level {
+  explicit Level(BlockPool* p) : pool(p) {}
+  BlockPool* pool;
+  std::vector<std::unique_ptr<char[]>> held;
+  std::size_t used = block_bytes;  // in the last block
+  std::vector<std::pair<const char*, std::uint32_t>> items;  // state bytes, state id
+
+  void push(const std::string& b, std::uint32_t id) {
+    if (used + b.size() > block_bytes) {
+      if (b.size() > block_bytes) throw std::length_error("a state larger than an arena block");
+      held.push_back(pool->take());
+      used = 0;
+    }
+    char* at = held.back().get() + used;
+    std::memcpy(at, b.data(), b.size());
+    used += b.size();
+    items.emplace_back(at, id);
+  }
+  std::size_t size() const { return items.size(); }
+  bool empty() const { return items.empty(); }
+  std::size_t bytes() const { return held.size() * block_bytes + items.capacity() * sizeof(items[0]); }
+  void clear() {
+    for (auto& b : held) pool->spare.push_back(std::move(b));
+    held.clear();
+    used = block_bytes;
+    items.clear();
+  }
+  void swap(Level& o) {
+    std::swap(held, o.held);
+    std::swap(used, o.used);
+    std::swap(items, o.items);
+  }
+};
 
 class Search {
  public:
@@ -203,21 +256,8 @@ Result Search::search(std::uint64_t max_depth) {
   std::string bytes;
   visit(fingerprint(init, bytes), 0, 0);
 
-  // Each BFS level is a byte arena of serialised states: no allocation per state.
-  struct Level {
-    std::vector<char> bytes;
-    std::vector<std::pair<std::size_t, std::uint32_t>> items;  // offset, state id
-    void push(const std::string& b, std::uint32_t id) {
-      items.emplace_back(bytes.size(), id);
-      bytes.insert(bytes.end(), b.begin(), b.end());
-    }
-    std::size_t size() const { return items.size(); }
-    bool empty() const { return items.empty(); }
-    void clear() {
-      bytes.clear();
-      items.clear();
-    }
-  } level, next;
+  BlockPool blocks;
+  Level level(&blocks), next(&blocks);
   const bool canonical = opt_.reduction && sym_.active();
   const bool por = opt_.reduction && opt_.partial_order && fp_.usable();
   std::string actual;
@@ -231,7 +271,7 @@ Result Search::search(std::uint64_t max_depth) {
 
   while (!level.empty() && !found.any && stop_reason.empty() && depth <= max_depth) {
     for (std::size_t li = 0; li < level.size() && !found.any; ++li) {
-      deserialize(level.bytes.data() + level.items[li].first, s);
+      deserialize(level.items[li].first, s);
       const std::uint32_t id = level.items[li].second;
       bool any_enabled = false;
       const int total = agents() + static_cast<int>(s.pending.size());
@@ -283,8 +323,8 @@ Result Search::search(std::uint64_t max_depth) {
         const double secs = std::chrono::duration<double>(now - t0).count();
         if (opt_.timeout_s > 0 && secs > opt_.timeout_s) stop_reason = "timeout";
         if (visited_.size() > opt_.max_states) stop_reason = "max-states";
-        const std::uint64_t mem = visited_.bytes() + level.bytes.capacity() + next.bytes.capacity() +
-                                  (level.items.capacity() + next.items.capacity()) * 16;
+        const std::uint64_t mem =
+            visited_.bytes() + level.bytes() + next.bytes() + blocks.spare.size() * block_bytes;
         if (mem > opt_.max_memory_mb * 1024 * 1024) stop_reason = "max-memory";
         if (opt_.progress && now - last_progress > std::chrono::seconds(3)) {
           last_progress = now;
@@ -295,7 +335,7 @@ Result Search::search(std::uint64_t max_depth) {
         if (!stop_reason.empty()) break;
       }
     }
-    std::swap(level, next);
+    level.swap(next);
     next.clear();
     ++depth;
   }
