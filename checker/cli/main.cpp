@@ -25,7 +25,8 @@ constexpr const char* help = R"(usage: check-kernel FILE... [options]
 
 Verifies each abstract kernel (.bk, see docs/dsl.md): explores every
 interleaving of its agents and async operations and reports "verified", a
-violation with a trace (the shortest the search found) and a replay token, or "inconclusive".
+violation with a trace (the shortest the search found) and a replay token,
+or "inconclusive".
 
 options:
   --param NAME=VALUE   set a parameter for the explicit search (repeatable)
