@@ -304,15 +304,23 @@ Result Search::search(std::uint64_t max_depth) {
       // own; only its successor is stored. Every other enabled step is still
       // taken, so that a violation it would raise here is reported (see
       // docs/checker.md for why this keeps every violation and deadlock).
-      int chosen = -1;
+      std::uint64_t keep = 0;  // 0: store every successor
       if (por) {
-        for (int a = 0; a < agents() && chosen < 0 && !found.any; ++a)
-          if (!step_.surely_blocked(s, a) && fp_.independent(s, a) && expand(a, true)) chosen = a;
+        std::uint64_t seeds = 0;
+        for (int a = 0; a < total && a < 64; ++a)
+          if (a >= agents() || !step_.surely_blocked(s, a)) seeds |= std::uint64_t{1} << a;
+        keep = fp_.persistent(s, seeds);
       }
+      bool kept_any = false;
       for (int a = 0; a < total && !found.any; ++a) {
-        if (a == chosen || (a < agents() && step_.surely_blocked(s, a))) continue;
-        expand(a, chosen < 0);
+        if (a < agents() && step_.surely_blocked(s, a)) continue;
+        const bool store = keep == 0 || (keep >> a & 1);
+        if (expand(a, store) && store) kept_any = true;
       }
+      // No step of the persistent set was enabled after all: store them all.
+      if (keep != 0 && !kept_any)
+        for (int a = 0; a < total && !found.any; ++a)
+          if (!(a < agents() && step_.surely_blocked(s, a))) expand(a, true);
       if (!found.any && !any_enabled) {
         bool live = false;
         for (const AgentState& a : s.agents) live |= !a.exited;

@@ -1,5 +1,7 @@
 #include "checker/footprint.hpp"
 
+#include <bit>
+
 #include "checker/step.hpp"
 
 namespace pc::check {
@@ -197,37 +199,67 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
   }
 }
 
-bool Footprints::independent(const State& s, int a) const {
-  if (words_ == 0) return false;
-  const AgentState& me = s.agents[static_cast<std::size_t>(a)];
-  if (me.exited) return false;
-  // The next step's footprint with its indices and CTAs evaluated now: more
-  // precise than the static row.
-  std::uint64_t now[max_words] = {};
-  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
-  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
-  const std::uint64_t* mine = row(step_, a, me.pc);
-  if (me.pc < code.size() && code[me.pc].kind == InstrKind::op) {
-    op_footprint(*code[me.pc].op, info.cta, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], now);
-    mine = now;
+std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const {
+  const int agents = static_cast<int>(s.agents.size());
+  const int procs = agents + static_cast<int>(s.pending.size());
+  if (words_ == 0 || procs > 64) return 0;
+  // Per process: the footprint of its next step and of everything it may
+  // still do. An agent's next step is evaluated with its variables now (more
+  // precise than the static row); a pending event is one step.
+  std::vector<std::uint64_t> step(static_cast<std::size_t>(procs * words_), 0), future(step.size(), 0);
+  std::uint64_t live = 0;
+  for (int a = 0; a < agents; ++a) {
+    const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+    if (ag.exited) continue;
+    live |= std::uint64_t{1} << a;
+    std::uint64_t* st = step.data() + static_cast<std::size_t>(a * words_);
+    const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
+    const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+    if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op)
+      op_footprint(*code[ag.pc].op, info.cta, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], st);
+    else
+      for (int w = 0; w < words_; ++w) st[w] = row(step_, a, ag.pc)[w];
+    for (int w = 0; w < words_; ++w) future[static_cast<std::size_t>(a * words_ + w)] = row(future_, a, ag.pc)[w];
   }
-  bool empty = true;
-  for (int w = 0; w < words_; ++w) empty &= mine[w] == 0;
-  if (empty) return true;
-  for (std::size_t b = 0; b < s.agents.size(); ++b) {
-    if (static_cast<int>(b) == a || s.agents[b].exited) continue;
-    const std::uint64_t* theirs = row(future_, static_cast<int>(b), s.agents[b].pc);
+  for (int e = agents; e < procs; ++e) {
+    live |= std::uint64_t{1} << e;
+    std::uint64_t* st = step.data() + static_cast<std::size_t>(e * words_);
+    pending_footprint(s.pending[static_cast<std::size_t>(e - agents)], st);
+    for (int w = 0; w < words_; ++w) future[static_cast<std::size_t>(e * words_ + w)] = st[w];
+  }
+  auto meets = [&](int p, int q) {  // may q, now or later, touch what p's next step touches?
     for (int w = 0; w < words_; ++w)
-      if (mine[w] & theirs[w]) return false;
+      if (step[static_cast<std::size_t>(p * words_ + w)] & future[static_cast<std::size_t>(q * words_ + w)]) return true;
+    return false;
+  };
+  // From each seed, close under "q may touch what the next step of a member
+  // touches": nothing outside the set can then enable, disable or change a
+  // member's next step, so the members' enabled next steps are a persistent
+  // set (Godefroid, LNCS 1032, the conflict-based construction of ch. 4).
+  std::uint64_t best = 0;
+  int best_size = 65;
+  for (int seed = 0; seed < procs; ++seed) {
+    if (!((seeds & live) >> seed & 1)) continue;
+    std::uint64_t set = std::uint64_t{1} << seed, todo = set;
+    while (todo != 0 && set != live) {
+      const int p = std::countr_zero(todo);
+      todo &= todo - 1;
+      for (int q = 0; q < procs; ++q) {
+        const std::uint64_t bit = std::uint64_t{1} << q;
+        if ((live & bit) && !(set & bit) && meets(p, q)) {
+          set |= bit;
+          todo |= bit;
+        }
+      }
+    }
+    const int size = std::popcount(set);
+    if (set != live && size < best_size) {
+      best = set;
+      best_size = size;
+      if (size == 1) break;
+    }
   }
-  std::uint64_t ev[max_words];
-  for (const Pending& e : s.pending) {
-    for (int w = 0; w < words_; ++w) ev[w] = 0;
-    pending_footprint(e, ev);
-    for (int w = 0; w < words_; ++w)
-      if (mine[w] & ev[w]) return false;
-  }
-  return true;
+  return best;
 }
 
 }  // namespace pc::check

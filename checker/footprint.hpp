@@ -30,11 +30,12 @@ class Footprints {
   // False when the kernel has more resources than the sets hold: no reduction.
   [[nodiscard]] bool usable() const { return words_ > 0; }
 
-  // May agent `a`'s next step (at its current pc) be taken alone? True when
-  // no other live agent can, from where it stands, ever touch what that step
-  // touches, and no pending async event does either: then {that step} is a
-  // persistent set (Godefroid, LNCS 1032, ch. 4).
-  [[nodiscard]] bool independent(const State& s, int a) const;
+  // A persistent set at s, as a mask over the processes (agents 0..n-1,
+  // then the pending events): the enabled next steps of the processes in it
+  // are the only successors that need to be stored. Built from each process
+  // in `seeds` (those that may be enabled), the smallest; 0 when every live
+  // process is needed (or the kernel has more than 64 processes).
+  [[nodiscard]] std::uint64_t persistent(const State& s, std::uint64_t seeds) const;
 
  private:
   const Program& p_;
