@@ -1,5 +1,6 @@
 #include "checker/footprint.hpp"
 
+#include <algorithm>
 #include <bit>
 
 #include "checker/step.hpp"
@@ -206,30 +207,32 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   // Per process: the footprint of its next step and of everything it may
   // still do. An agent's next step is evaluated with its variables now (more
   // precise than the static row); a pending event is one step.
-  std::vector<std::uint64_t> step(static_cast<std::size_t>(procs * words_), 0), future(step.size(), 0);
+  // On the stack, filled only as far as used: this runs for every state.
+  std::uint64_t step[64 * max_words], future[64 * max_words];
+  std::fill_n(step, procs * words_, 0);
   std::uint64_t live = 0;
   for (int a = 0; a < agents; ++a) {
     const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
     if (ag.exited) continue;
     live |= std::uint64_t{1} << a;
-    std::uint64_t* st = step.data() + static_cast<std::size_t>(a * words_);
+    std::uint64_t* st = step + a * words_;
     const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
     const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
     if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op)
       op_footprint(*code[ag.pc].op, info.cta, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], st);
     else
       for (int w = 0; w < words_; ++w) st[w] = row(step_, a, ag.pc)[w];
-    for (int w = 0; w < words_; ++w) future[static_cast<std::size_t>(a * words_ + w)] = row(future_, a, ag.pc)[w];
+    for (int w = 0; w < words_; ++w) future[a * words_ + w] = row(future_, a, ag.pc)[w];
   }
   for (int e = agents; e < procs; ++e) {
     live |= std::uint64_t{1} << e;
-    std::uint64_t* st = step.data() + static_cast<std::size_t>(e * words_);
+    std::uint64_t* st = step + e * words_;
     pending_footprint(s.pending[static_cast<std::size_t>(e - agents)], st);
-    for (int w = 0; w < words_; ++w) future[static_cast<std::size_t>(e * words_ + w)] = st[w];
+    for (int w = 0; w < words_; ++w) future[e * words_ + w] = st[w];
   }
   auto meets = [&](int p, int q) {  // may q, now or later, touch what p's next step touches?
     for (int w = 0; w < words_; ++w)
-      if (step[static_cast<std::size_t>(p * words_ + w)] & future[static_cast<std::size_t>(q * words_ + w)]) return true;
+      if (step[p * words_ + w] & future[q * words_ + w]) return true;
     return false;
   };
   // From each seed, close under "q may touch what the next step of a member
