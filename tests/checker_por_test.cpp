@@ -174,6 +174,13 @@ bool agree(const std::string& text, int& violations, int& verified, int& reduced
   // A search for a violation stops at the first one, which the two searches
   // may reach at different depths; a complete search must store no more.
   if (a.verdict == check::Verdict::verified) CHECK(a.states <= b.states);
+  if (a.verdict == check::Verdict::violation) {
+    // The schedule found under the reduction is a real one: it replays.
+    check::Options replay;
+    replay.replay = a.replay;
+    const check::Result again = check::check(p.kernel, replay);
+    CHECK(outcome(again) == outcome(a));
+  }
   (a.verdict == check::Verdict::violation ? violations : verified) += 1;
   ++kinds[outcome(b)];
   reduced += a.verdict == check::Verdict::verified && a.states < b.states;
