@@ -46,10 +46,9 @@ class Footprints {
   std::vector<std::uint64_t> future_;   // union of step_ over every pc reachable from this one
 
   using Set = std::uint64_t*;
-  Set row(std::vector<std::uint64_t>& v, int agent, int pc) {
-    return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(words_);
-  }
-  const std::uint64_t* row(const std::vector<std::uint64_t>& v, int agent, int pc) const {
+  // The set of `agent` at `pc` in step_ or future_.
+  template <class V>
+  auto row(V& v, int agent, int pc) const {
     return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(words_);
   }
   void add(Set set, int resource) const { set[resource / 64] |= std::uint64_t{1} << (resource % 64); }

@@ -59,6 +59,16 @@ struct Result {
   std::uint64_t memory_bytes = 0;  // state storage
 };
 
+// What a `# expect:` line names: "verified", "inconclusive", or the violation.
+[[nodiscard]] inline std::string outcome_name(const Result& r) {
+  switch (r.verdict) {
+    case Verdict::verified: return "verified";
+    case Verdict::inconclusive: return "inconclusive";
+    case Verdict::violation: return std::string(spec::violation_name(r.violation));
+  }
+  return "?";
+}
+
 struct Options {
   bool reduction = true;             // partial-order and symmetry reductions
   bool partial_order = true;         // with `reduction`: also between shared steps of different agents

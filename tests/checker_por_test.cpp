@@ -14,18 +14,14 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
-#include "tests/corpus_files.hpp"
 #include "checker/explore.hpp"
+#include "tests/corpus_files.hpp"
 
 using namespace pc;
 
 namespace {
 
-std::string outcome(const check::Result& r) {
-  if (r.verdict == check::Verdict::verified) return "verified";
-  if (r.verdict == check::Verdict::inconclusive) return "inconclusive";
-  return std::string(spec::violation_name(r.violation));
-}
+using check::outcome_name;
 
 check::Result run(const ir::Kernel& k, bool partial_order) {
   check::Options o;
@@ -179,10 +175,10 @@ bool agree(const std::string& text, int& violations, int& verified, int& reduced
     check::Options replay;
     replay.replay = a.replay;
     const check::Result again = check::check(p.kernel, replay);
-    CHECK(outcome(again) == outcome(a));
+    CHECK(outcome_name(again) == outcome_name(a));
   }
   (a.verdict == check::Verdict::violation ? violations : verified) += 1;
-  ++kinds[outcome(b)];
+  ++kinds[outcome_name(b)];
   reduced += a.verdict == check::Verdict::verified && a.states < b.states;
   return true;
 }
@@ -198,7 +194,7 @@ TEST_CASE("partial-order reduction: the corpus keeps its verdicts and violation 
     const dsl::Parsed p = dsl::parse_file(file, src);
     REQUIRE(p.ok());
     const check::Result a = run(p.kernel, true), b = run(p.kernel, false);
-    CHECK(outcome(a) == outcome(b));
+    CHECK(outcome_name(a) == outcome_name(b));
     CHECK(a.states <= b.states);
     with += a.states;
     without += b.states;
@@ -237,6 +233,6 @@ TEST_CASE("partial-order reduction: a step that an async event in flight can dis
       "role consumer warp:\n  wait m[0] parity 0\n  wait m[0] parity 1\n",
       "pend.bk");
   REQUIRE(p.ok());
-  CHECK(outcome(run(p.kernel, true)) == "deadlock");
-  CHECK(outcome(run(p.kernel, false)) == "deadlock");
+  CHECK(outcome_name(run(p.kernel, true)) == "deadlock");
+  CHECK(outcome_name(run(p.kernel, false)) == "deadlock");
 }

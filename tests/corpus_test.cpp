@@ -14,16 +14,7 @@
 
 using namespace pc;
 
-namespace {
-
-
-std::string outcome(const check::Result& r) {
-  if (r.verdict == check::Verdict::verified) return "verified";
-  if (r.verdict == check::Verdict::inconclusive) return "inconclusive";
-  return std::string(spec::violation_name(r.violation));
-}
-
-}  // namespace
+using check::outcome_name;
 
 TEST_CASE("the corpus has the seed systems and the bug classes") {
   const std::vector<std::string> files = corpus_files();
@@ -45,15 +36,15 @@ TEST_CASE("every corpus kernel matches its expectation, with and without reducti
     plain.reduction = false;
     const check::Result a = check::check(p.kernel, with);
     const check::Result b = check::check(p.kernel, plain);
-    CHECK(outcome(a) == p.kernel.expect);
-    CHECK(outcome(b) == p.kernel.expect);
+    CHECK(outcome_name(a) == p.kernel.expect);
+    CHECK(outcome_name(b) == p.kernel.expect);
     CHECK(a.states <= b.states);
     if (a.verdict == check::Verdict::violation) {
       CHECK_FALSE(a.trace.empty());
       check::Options replay;
       replay.replay = a.replay;
       const check::Result again = check::check(p.kernel, replay);
-      CHECK(outcome(again) == p.kernel.expect);
+      CHECK(outcome_name(again) == p.kernel.expect);
       CHECK(again.trace.size() == a.trace.size());
     }
   }

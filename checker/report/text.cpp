@@ -8,13 +8,7 @@
 namespace pc::report {
 
 std::string outcome_name(const FileReport& f) {
-  if (f.bad_input) return "bad_input";
-  switch (f.result.verdict) {
-    case check::Verdict::verified: return "verified";
-    case check::Verdict::inconclusive: return "inconclusive";
-    case check::Verdict::violation: return std::string(spec::violation_name(f.result.violation));
-  }
-  return "?";
+  return f.bad_input ? "bad_input" : check::outcome_name(f.result);
 }
 
 bool matches_expectation(const FileReport& f) { return f.expect.empty() || f.expect == outcome_name(f); }
