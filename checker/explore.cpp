@@ -50,7 +50,7 @@ std::string kernel_tag(const Program& p) {
 class Search {
  public:
   Search(const ir::Kernel& k, const Options& opt)
-      : prog_(instantiate(k)), opt_(opt), step_(prog_, false), sym_(prog_), fp_(prog_) {}
+      : prog_(instantiate(k)), opt_(opt), step_(prog_, false, opt.strict), sym_(prog_), fp_(prog_) {}
 
   Result run();
   Result replay();
@@ -99,6 +99,12 @@ class Search {
     return true;
   }
   Result search(std::uint64_t max_depth);
+  // Keeps the first finding of each warning kind (the search goes on).
+  void note_warning(Result& r, const StepInfo& info, int action) const {
+    for (const Warning& w : r.warnings)
+      if (w.kind == info.warning) return;
+    r.warnings.push_back(Warning{info.warning, info.warning_message, info.loc, action < agents() ? action : -1});
+  }
   void describe(const std::vector<Action>& path, bool deadlock, Result& r) const;
   std::string token(const std::vector<Action>& path) const;
   void fill_agents(Result& r) const {
@@ -117,7 +123,7 @@ std::string Search::token(const std::vector<Action>& path) const {
 // Re-runs a schedule with descriptions on, filling the trace; the last action
 // (or, for a deadlock, the final state) is the violation.
 void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r) const {
-  Stepper st(prog_, true);
+  Stepper st(prog_, true, opt_.strict);
   // Operations the reduction runs without interleaving still belong in the trace.
   auto record = [&](int agent, const StepInfo& info) {
     TraceStep t;
@@ -236,6 +242,7 @@ Result Search::search(std::uint64_t max_depth) {
           found = Found{true, info.violation, id, false, static_cast<Action>(a)};
           return true;
         }
+        if (info.warning != spec::Violation::none) note_warning(r, info, a);
         if (!store) return true;
         // Only the agent that moved can have reached local steps; a pending
         // event moves no agent.

@@ -193,6 +193,9 @@ void Footprints::op_footprint(const ir::Op& op, int cta, const std::int64_t* var
 
 void Footprints::pending_footprint(const Pending& e, Set set) const {
   add(set, mbar_base_ + e.mbar);
+  // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
+  // one may enable another, so they share a resource.
+  if (e.kind == PendingKind::tcgen05_arrive) add(set, alive_base_ + p_.agents[e.agent].cta);
   add(set, alive_base_ + p_.mbar_cta(e.mbar));
   if (e.buf >= 0) {
     add(set, buf_base_ + e.buf);

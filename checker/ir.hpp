@@ -72,7 +72,7 @@ struct Ref {
   Loc loc;
 };
 
-enum class Lanes : std::uint8_t { all, one };
+enum class Lanes : std::uint8_t { all, one, each };  // each: the elected lane of every warp
 enum class Sem : std::uint8_t { standard, release, relaxed, acquire };  // standard: the PTX default
 enum class Scope : std::uint8_t { standard, cta, cluster };
 enum class Red : std::uint8_t { none, popc, and_, or_ };

@@ -200,6 +200,7 @@ Program instantiate(const ir::Kernel& k) {
         a.cta = cta;
         a.instance = i;
         a.threads = ir::threads_of(role.granularity);
+        a.warps = a.threads / 32;
         a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
                  (p.ctas > 1 ? "@cta" + std::to_string(cta) : "");
         p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;
@@ -213,10 +214,15 @@ Program instantiate(const ir::Kernel& k) {
     vars += static_cast<int>(k.roles[static_cast<std::size_t>(a.role)].vars.size());
   }
   if (p.agents.empty()) throw KernelError("the kernel has no agents (no role)", k.loc);
-  if (static_cast<int>(p.agents.size()) > spec::hb::max_agents)
-    throw KernelError("the model holds at most " + std::to_string(spec::hb::max_agents) + " agents; this kernel has " +
-                          std::to_string(p.agents.size()),
-                      k.loc);
+  int threads = 0;
+  for (AgentInfo& a : p.agents) {
+    a.hb = spec::hb::AgentThreads{static_cast<std::uint8_t>(threads), static_cast<std::uint8_t>(a.warps)};
+    threads += a.hb.count();
+    if (threads > spec::hb::max_threads)
+      throw KernelError("the model holds at most " + std::to_string(spec::hb::max_threads) +
+                            " threads of happens-before (two per warp and four per agent); this kernel needs more",
+                        k.loc);
+  }
   if (k.cta_threads > 0)
     for (int& t : p.cta_threads) t = k.cta_threads;
 
@@ -243,6 +249,31 @@ Program instantiate(const ir::Kernel& k) {
   for (int id = 0; id < spec::named::num_ids; ++id)
     if (any_dynamic || used[static_cast<std::size_t>(id)]) p.named_slot[static_cast<std::size_t>(id)] = p.named_used++;
   p.sync_count = p.num_mbars() + p.ctas * p.named_used + 1;
+  // mbarriers that may be arrived on from another CTA (an arrive whose CTA is
+  // given) get the channels of other scopes (program.hpp).
+  std::vector<bool> remote(k.mbarriers.size(), false);
+  for (const ir::Role& role : k.roles)
+    scan_ops(role.body, [&](const ir::Op& op) {
+      const bool arrives = op.code == OpCode::mbar_arrive || op.code == OpCode::mbar_arrive_drop ||
+                           op.code == OpCode::mbar_arrive_expect_tx;
+      if (arrives && op.bar.cta != ir::no_expr && op.bar.object >= 0 && op.bar.object < static_cast<int>(k.mbarriers.size()))
+        remote[static_cast<std::size_t>(op.bar.object)] = true;
+    });
+  p.fence_sync.assign(p.agents.size(), -1);
+  for (std::size_t a = 0; a < p.agents.size(); ++a) {
+    bool fences = false;
+    scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body,
+             [&](const ir::Op& op) { fences |= op.code == OpCode::fence_mbarrier_init; });
+    if (fences) p.fence_sync[a] = p.sync_count++;
+  }
+  p.mbar_cluster_sync.assign(static_cast<std::size_t>(p.num_mbars()), -1);
+  p.mbar_weak_sync.assign(static_cast<std::size_t>(p.num_mbars()), -1);
+  if (p.ctas > 1)
+    for (int m = 0; m < p.num_mbars(); ++m)
+      if (remote[static_cast<std::size_t>(p.mbar_decl(m))]) {
+        p.mbar_cluster_sync[static_cast<std::size_t>(m)] = p.sync_count++;
+        p.mbar_weak_sync[static_cast<std::size_t>(m)] = p.sync_count++;
+      }
   if (p.sync_count > spec::hb::max_syncs)
     throw KernelError("the model holds at most " + std::to_string(spec::hb::max_syncs) +
                           " barriers (mbarrier instances plus named barriers per CTA); this kernel needs " +
@@ -255,6 +286,25 @@ Program instantiate(const ir::Kernel& k) {
     f.block(role.body);
   }
   return p;
+}
+
+std::string Program::thread_name(std::uint8_t t) const {
+  for (const AgentInfo& a : agents) {
+    if (!a.hb.owns(t)) continue;
+    const int i = t - a.hb.base;
+    const std::string warp = a.warps > 1 ? " of warp " + std::to_string(i / 2) : "";
+    if (a.hb.is_lane(t)) return a.name + " (" + (i % 2 == 0 ? "leader lane" : "other lanes") + warp + ")";
+    static const char* units[] = {"TMA store", "async MMA", "cp.async", "TMA load"};
+    return a.name + " (" + units[i - 2 * a.warps] + ")";
+  }
+  return "thread " + std::to_string(t);
+}
+
+spec::hb::Syncs Program::mbar_syncs(int mbar) const {
+  spec::hb::Syncs s = spec::hb::Syncs{1} << mbar_sync(mbar);
+  for (const std::vector<int>* v : {&mbar_cluster_sync, &mbar_weak_sync})
+    if (const int c = (*v)[static_cast<std::size_t>(mbar)]; c >= 0) s |= spec::hb::Syncs{1} << c;
+  return s;
 }
 
 }  // namespace pc::check

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checker/ir.hpp"
+#include "spec/hb.hpp"
 
 namespace pc::check {
 
@@ -35,6 +36,8 @@ struct AgentInfo {
   int cta = 0;
   int instance = 0;
   int threads = 32;
+  int warps = 1;
+  spec::hb::AgentThreads hb;   // its threads in happens-before (lane classes per warp, async units)
   std::string name;
 };
 
@@ -57,6 +60,14 @@ struct Program {
   std::vector<int> named_slot;              // id -> slot, -1 if unused
   int named_used = 0;
   int sync_count = 0;
+  // Per mbarrier instance that may receive arrivals from another CTA, two more
+  // sync objects (-1 where it never does): releases from another CTA at
+  // .cluster scope, which only a .cluster acquire synchronises with, and at
+  // .cta scope, which none does (kept to name a scope race).
+  std::vector<int> mbar_cluster_sync, mbar_weak_sync;
+  // Per agent whose role has a release fence (fence_mbarrier_init): the sync
+  // object its fences release into, forwarded by its later arrives; else -1.
+  std::vector<int> fence_sync;
 
   [[nodiscard]] int num_buffers() const { return buffers_per_cta * ctas; }
   [[nodiscard]] int num_mbars() const { return mbars_per_cta * ctas; }
@@ -68,9 +79,13 @@ struct Program {
   [[nodiscard]] int named_sync(int cta, int id) const {
     return num_mbars() + cta * named_used + named_slot[static_cast<std::size_t>(id)];
   }
-  [[nodiscard]] int cluster_sync() const { return sync_count - 1; }
+  [[nodiscard]] int cluster_sync() const { return num_mbars() + ctas * named_used; }
+  // Every sync object an mbarrier instance's phase completion completes.
+  [[nodiscard]] spec::hb::Syncs mbar_syncs(int mbar) const;
 
   [[nodiscard]] std::string buffer_name(int inst) const;
+  // A thread of happens-before in words: "consumer#1 (leader lane of warp 0)".
+  [[nodiscard]] std::string thread_name(std::uint8_t t) const;
   [[nodiscard]] std::string mbar_name(int inst) const;
   [[nodiscard]] int mbar_decl(int inst) const;
   [[nodiscard]] int buffer_decl(int inst) const;

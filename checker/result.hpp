@@ -42,8 +42,17 @@ struct Agent {
   int instance = 0;
 };
 
+// A finding of a warning kind (spec::is_warning): the search went on past it.
+struct Warning {
+  spec::Violation kind = spec::Violation::none;
+  std::string message;
+  ir::Loc loc;
+  int agent = -1;
+};
+
 struct Result {
   Verdict verdict = Verdict::verified;
+  std::vector<Warning> warnings;   // the first finding of each warning kind (none under `strict`)
   spec::Violation violation = spec::Violation::none;
   std::string message;       // one line: what went wrong, where
   ir::Loc loc;               // the violating operation
@@ -77,6 +86,7 @@ struct Options {
   double timeout_s = 0;              // 0: none
   std::string replay;                // non-empty: follow this schedule only
   bool progress = false;             // a progress line on stderr every few seconds
+  bool strict = false;               // warning kinds are violations (--strict)
 };
 
 }  // namespace pc::check

@@ -31,21 +31,37 @@ struct Writer {
   void svar(std::int64_t v) { var((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63)); }
 };
 
-// At most: buffer (3), thread, flags, presence, six masks of up to 10 bytes.
-constexpr std::size_t event_bytes = 3 + 1 + 1 + 1 + 6 * 10;
+// At most: buffer (3), thread, flags, spread, group (3), presence, three
+// thread masks of up to 19 bytes and four sync masks of up to 10.
+constexpr std::size_t event_bytes = 3 + 1 + 1 + 1 + 3 + 1 + 3 * 19 + 4 * 10;
 
-// An event's six masks are mostly zero or a few low bits: a presence byte
-// says which are there, and those are written as LEB128.
+// An event's masks are mostly zero or a few low bits: a presence byte says
+// which are there, and those are written as LEB128 (a thread mask in two
+// halves). The spread owner and group follow a flag bit.
 void put_event(Writer& w, const spec::hb::Event& e) {
   w.var(e.buf);
   w.put(e.thread);
-  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (e.spread << 2)));
-  const std::uint64_t masks[6] = {e.after, e.after_async, e.released, e.released_async, e.visible, e.visible_async};
+  const bool extra = e.spread != 0 || e.group != 0;
+  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (extra << 2)));
+  if (extra) {
+    w.put(e.spread);
+    w.var(e.group);
+  }
+  const spec::hb::Threads threads[3] = {e.after, e.after_async, e.after_weak};
+  const std::uint64_t syncs[4] = {e.released, e.released_async, e.visible, e.visible_async};
   std::uint8_t present = 0;
-  for (int i = 0; i < 6; ++i) present |= static_cast<std::uint8_t>((masks[i] != 0) << i);
+  for (int i = 0; i < 3; ++i) present |= static_cast<std::uint8_t>((threads[i] != 0) << i);
+  for (int i = 0; i < 4; ++i) present |= static_cast<std::uint8_t>((syncs[i] != 0) << (3 + i));
+  const bool high = ((e.after | e.after_async | e.after_weak) >> 64) != 0;
+  present |= static_cast<std::uint8_t>(high << 7);
   w.put(present);
-  for (int i = 0; i < 6; ++i)
-    if (masks[i] != 0) w.var(masks[i]);
+  for (int i = 0; i < 3; ++i) {
+    if (threads[i] == 0) continue;
+    w.var(static_cast<std::uint64_t>(threads[i]));
+    if (high) w.var(static_cast<std::uint64_t>(threads[i] >> 64));
+  }
+  for (int i = 0; i < 4; ++i)
+    if (syncs[i] != 0) w.var(syncs[i]);
 }
 
 // Reads fields back in the order Writer wrote them.
@@ -87,10 +103,23 @@ void get_event(Reader& r, spec::hb::Event& e) {
   const auto bits = r.get<std::uint8_t>();
   e.write = bits & 1;
   e.proxy = static_cast<spec::hb::Proxy>((bits >> 1) & 1);
-  e.spread = (bits >> 2) & 1;
+  e.spread = 0;
+  e.group = 0;
+  if ((bits >> 2) & 1) {
+    r.get(e.spread);
+    e.group = static_cast<std::uint16_t>(r.var());
+  }
   const auto present = r.get<std::uint8_t>();
-  std::uint64_t* masks[6] = {&e.after, &e.after_async, &e.released, &e.released_async, &e.visible, &e.visible_async};
-  for (int i = 0; i < 6; ++i) *masks[i] = (present >> i) & 1 ? r.var() : 0;
+  const bool high = (present >> 7) & 1;
+  spec::hb::Threads* threads[3] = {&e.after, &e.after_async, &e.after_weak};
+  std::uint64_t* syncs[4] = {&e.released, &e.released_async, &e.visible, &e.visible_async};
+  for (int i = 0; i < 3; ++i) {
+    *threads[i] = 0;
+    if (!((present >> i) & 1)) continue;
+    *threads[i] = r.var();
+    if (high) *threads[i] |= static_cast<spec::hb::Threads>(r.var()) << 64;
+  }
+  for (int i = 0; i < 4; ++i) *syncs[i] = (present >> (3 + i)) & 1 ? r.var() : 0;
 }
 
 }  // namespace
@@ -115,8 +144,8 @@ void deserialize(const char* bytes, State& s) {
     a.wave.joined = static_cast<std::uint32_t>(r.var());
     for (Groups* g : {&a.bulk, &a.mma}) {
       g->committed = static_cast<std::uint16_t>(r.var());
-      g->last[0] = static_cast<std::uint16_t>(r.var());
-      g->last[1] = static_cast<std::uint16_t>(r.var());
+      g->issued = static_cast<std::uint16_t>(r.var());
+      g->retired = static_cast<std::uint16_t>(r.var());
     }
   }
   if (r.get<std::uint8_t>()) {
@@ -146,6 +175,7 @@ void deserialize(const char* bytes, State& s) {
     r.get(n.last_popc);
     r.get(n.last_and);
     r.get(n.last_or);
+    r.get(n.whole_cta);
   }
   for (spec::amd::Barrier& b : s.amd) {
     r.get(b.waves);
@@ -163,6 +193,7 @@ void deserialize(const char* bytes, State& s) {
     r.get(p.buf);
     r.get(p.bytes);
     r.get(p.noinc);
+    r.get(p.group);
   }
   s.mem.events.resize(r.get<std::uint32_t>());
   for (spec::hb::Event& e : s.mem.events) get_event(r, e);
@@ -171,7 +202,7 @@ void deserialize(const char* bytes, State& s) {
 
 void serialize(const State& s, std::string& out) {
   const std::size_t bound = s.agents.size() * 48 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
-                            s.named.size() * 24 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 16 + 4 + s.mem.events.size() * event_bytes + 4;
+                            s.named.size() * 25 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 18 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
   for (const AgentState& a : s.agents) {
@@ -180,7 +211,7 @@ void serialize(const State& s, std::string& out) {
     // Most agents of most kernels have none of the rarer fields: a flag bit
     // says whether they follow.
     const bool rare = (a.ticket | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.bulk.committed |
-                       a.bulk.last[0] | a.bulk.last[1] | a.mma.committed | a.mma.last[0] | a.mma.last[1]) != 0;
+                       a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired) != 0;
     w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3)));
     if (!rare) continue;
     w.var(a.ticket);
@@ -189,8 +220,8 @@ void serialize(const State& s, std::string& out) {
     w.var(a.wave.joined);
     for (const Groups* g : {&a.bulk, &a.mma}) {
       w.var(g->committed);
-      w.var(g->last[0]);
-      w.var(g->last[1]);
+      w.var(g->issued);
+      w.var(g->retired);
     }
   }
   // Variables and observed phases are nearly always small: then one byte
@@ -226,6 +257,7 @@ void serialize(const State& s, std::string& out) {
     w.put(n.last_popc);
     w.put(n.last_and);
     w.put(n.last_or);
+    w.put(n.whole_cta);
   }
   for (const spec::amd::Barrier& b : s.amd) {
     w.put(b.waves);
@@ -243,6 +275,7 @@ void serialize(const State& s, std::string& out) {
     w.put(p.buf);
     w.put(p.bytes);
     w.put(p.noinc);
+    w.put(p.group);
   }
   w.put(static_cast<std::uint32_t>(s.mem.events.size()));
   for (const spec::hb::Event& e : s.mem.events) put_event(w, e);

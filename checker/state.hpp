@@ -26,7 +26,8 @@ struct AgentState {
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
   spec::cluster::Ticket cluster_ticket = 0;
   spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal
-  Groups bulk, mma;
+  Groups bulk;                    // bulk async-groups of the leader lane (the thread that issues TMA stores)
+  Groups mma;                     // wgmma groups, or the tcgen05 operations grouped by tcgen05.commit
   auto operator<=>(const AgentState&) const = default;
 };
 
@@ -41,6 +42,7 @@ struct Pending {
   std::int32_t buf = -1;     // TMA load destination buffer instance
   std::int32_t bytes = 0;
   bool noinc = false;
+  std::uint16_t group = 0;   // tcgen05 arrive: the commit's group (the MMAs up to it); commits complete in order
   auto operator<=>(const Pending&) const = default;
 };
 

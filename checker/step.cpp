@@ -13,36 +13,42 @@ namespace hb = spec::hb;
 namespace mb = spec::mbarrier;
 namespace ord = spec::ordering;
 
-std::uint8_t tid(int agent, hb::Lane l) { return hb::thread_of(agent, l); }
-
 ord::Sem to_sem(ir::Sem s) { return static_cast<ord::Sem>(s); }
 ord::Scope to_scope(ir::Scope s) { return static_cast<ord::Scope>(s); }
 
-// The lane classes that execute an operation.
+// The lane classes that execute an operation (spec/hb.hpp, AgentThreads):
+// `one:` the elected lane of warp 0, `each:` the elected lane of every warp,
+// `all:` (and aligned operations) every lane of every warp.
 struct Lanes {
-  bool leader = true, rest = false;
-  int threads = 1;  // how many threads execute it
+  hb::Threads threads = 0;  // the lane classes
+  int count = 1;            // how many hardware threads execute it
+  bool every = false;       // every lane: each on its own part of a buffer
 };
 
-Lanes lanes_of(const ir::Op& op, int agent_threads) {
+Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
+  const Lanes all{a.hb.lanes(), a.threads, true};
   switch (ir::op_lanes(op.code)) {
-    case ir::LanePolicy::leader: return {true, false, 1};
-    case ir::LanePolicy::aligned: return {true, true, agent_threads};
+    case ir::LanePolicy::leader: return {hb::bit(a.hb.leader()), 1, false};
+    case ir::LanePolicy::aligned: return all;
     case ir::LanePolicy::any: break;
   }
-  if (op.lanes == ir::Lanes::one) return {true, false, 1};
-  return {true, true, agent_threads};
-}
-
-template <class F>
-void for_lanes(const Lanes& l, int agent, F&& f) {
-  if (l.leader) f(tid(agent, hb::Lane::leader));
-  if (l.rest) f(tid(agent, hb::Lane::rest));
+  if (op.lanes == ir::Lanes::one) return {hb::bit(a.hb.leader()), 1, false};
+  if (op.lanes == ir::Lanes::each) return {a.hb.leaders(), a.warps, false};
+  return all;
 }
 
 std::string lanes_prefix(const ir::Op& op) {
   if (ir::op_lanes(op.code) != ir::LanePolicy::any) return "";
-  return op.lanes == ir::Lanes::one ? "one: " : "all: ";
+  return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : "all: ";
+}
+
+std::string scope_text(const ir::Op& op, bool arrive) {
+  std::string t;
+  if (op.sem == ir::Sem::relaxed) t += " relaxed";
+  else if (op.sem != ir::Sem::standard) t += arrive ? " release" : " acquire";
+  if (op.scope == ir::Scope::cluster) t += " cluster";
+  else if (op.scope == ir::Scope::cta) t += " cta";
+  return t;
 }
 
 // What an operation failed with, as an exception internal to this file: the
@@ -54,8 +60,8 @@ struct Stop {
 
 class Exec {
  public:
-  Exec(const Program& p, bool describe, State& s, int a, StepInfo& info)
-      : p_(p), describe_(describe), s_(s), a_(a), ag_(s.agents[static_cast<std::size_t>(a)]),
+  Exec(const Program& p, bool describe, bool strict, State& s, int a, StepInfo& info)
+      : p_(p), describe_(describe), strict_(strict), s_(s), a_(a), ag_(s.agents[static_cast<std::size_t>(a)]),
         info_(info), me_(p.agents[static_cast<std::size_t>(a)]) {}
 
   void run();
@@ -63,6 +69,7 @@ class Exec {
  private:
   const Program& p_;
   bool describe_;
+  bool strict_ = false;
   State& s_;
   int a_;
   AgentState& ag_;
@@ -107,16 +114,33 @@ class Exec {
 
   // The mbarrier's initialisation must be visible to this use (PTX ISA,
   // mbarrier.init + fence.mbarrier_init; docs/spec.md "Initialisation").
-  void require_init_visible(int mbar, hb::Proxy proxy, const Lanes& l) {
-    auto check = [&](std::uint8_t t) {
-      hb::Check c = hb::check_only(s_.mem, p_.mbar_pseudo_buffer(mbar), hb::Kind::read, proxy, t);
-      if (c.violation != Violation::none)
-        stop(Violation::unsynchronized_init,
-             p_.mbar_name(mbar) + " is used" + (proxy == hb::Proxy::async ? " by the async proxy" : "") +
-                 " before its mbarrier.init is ordered before this use" +
-                 (proxy == hb::Proxy::async ? " (fence.mbarrier_init / fence.proxy.async, then a barrier)" : ""));
-    };
-    for_lanes(l, a_, check);
+  // The async proxy's use of a barrier that the same thread initialised with
+  // no proxy fence between is a warning (docs/spec.md, "Stances").
+  void require_init_visible(int mbar, hb::Proxy proxy, hb::Threads issuers) {
+    hb::Access acc;
+    acc.buf = p_.mbar_pseudo_buffer(mbar);
+    acc.proxy = proxy;
+    acc.issuers = issuers;
+    const hb::Check c = hb::check_only(s_.mem, acc);
+    if (c.violation == Violation::proxy_race && c.other_thread == c.issuer) {
+      warn(Violation::async_init_unfenced,
+           p_.mbar_name(mbar) + " is used by the async proxy (complete-tx) right after " + me_.name +
+               " initialised it, with no fence.mbarrier_init or fence.proxy.async between");
+      return;
+    }
+    if (c.violation != Violation::none)
+      stop(Violation::unsynchronized_init,
+           p_.mbar_name(mbar) + " is used" + (proxy == hb::Proxy::async ? " by the async proxy" : "") +
+               " before its mbarrier.init is ordered before this use" +
+               (proxy == hb::Proxy::async ? " (fence.mbarrier_init / fence.proxy.async, then a barrier)" : ""));
+  }
+  // A finding that rests on a point the field relies on (spec::is_warning):
+  // recorded, and the step goes on; with --strict it stops the search.
+  void warn(Violation v, const std::string& msg) {
+    if (strict_) stop(v, msg);
+    if (info_.warning != Violation::none) return;
+    info_.warning = v;
+    info_.warning_message = msg;
   }
   // A barrier that is used but never initialised is "uninitialized"; if the
   // kernel does initialise it somewhere, the use merely came first: the init
@@ -127,44 +151,88 @@ class Exec {
     stop(v, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(v)));
   }
   void phase_done(int mbar) {
-    hb::complete(s_.mem, p_.mbar_sync(mbar));
+    const hb::Syncs all = p_.mbar_syncs(mbar);
+    for (int k = 0; k < hb::max_syncs; ++k)
+      if (all >> k & 1) hb::complete(s_.mem, k);
     if (describe_)
       info_.completed = p_.mbar_name(mbar) + " phase " + std::to_string(s_.mbars[static_cast<std::size_t>(mbar)].phase - 1) +
                         " complete";
   }
   void access(const ir::Ref& r, hb::Kind k, const Lanes& l);
-  void race(const hb::Check& c, const std::string& what, int buf);
+  // `every`: the access was made by every lane (named by the agent alone).
+  void race(const hb::Check& c, const std::string& what, int buf, bool every = false);
+  // An access of an async unit of this agent (TMA, MMA, cp.async), issued by `issuers`.
+  hb::Check unit_access(int buf, hb::Kind k, hb::Proxy proxy, hb::Threads issuers, hb::Unit u, std::uint16_t group,
+                        bool every) {
+    hb::Access acc;
+    acc.buf = buf;
+    acc.kind = k;
+    acc.proxy = proxy;
+    acc.issuers = issuers;
+    acc.spread = every ? static_cast<std::uint8_t>(a_ + 1) : 0;
+    acc.unit = me_.hb.unit(u);
+    acc.group = group;
+    return hb::access(s_.mem, acc);
+  }
+  // A relaxed arrive after this agent's release fence forms a release
+  // pattern with it (PTX ISA, Memory Consistency Model, "Release and acquire
+  // patterns"): what the fence released is released into `sync` too.
+  void fence_forward(int sync) {
+    if (const int f = p_.fence_sync[static_cast<std::size_t>(a_)]; f >= 0) hb::forward(s_.mem, f, sync);
+  }
   void mbar_arrive(const ir::Op& op, const Lanes& l);
   void mbar_wait(const ir::Op& op, bool blocking);
   void named(const ir::Op& op, int id, std::int64_t count, bool wait);
   void amd_barrier(const ir::Op& op, bool signal, bool wait);
-  void retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threads to);
+  void retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to);
+  std::uint32_t live_threads(int cta) const {
+    std::uint32_t live = 0;
+    for (std::size_t i = 0; i < s_.agents.size(); ++i)
+      if (!s_.agents[i].exited && (cta < 0 || p_.agents[i].cta == cta)) live += static_cast<std::uint32_t>(p_.agents[i].threads);
+    return live;
+  }
   void exit_agent();
   void op(const ir::Op& op);
 };
 
-void Exec::race(const hb::Check& c, const std::string& what, int buf) {
-  if (c.violation == Violation::none) return;
-  const int other_agent = c.other_thread / hb::lanes_per_agent;
-  const auto lane = static_cast<hb::Lane>(c.other_thread % hb::lanes_per_agent);
-  static const char* lane_names[] = {"leader lane", "other lanes", "TMA store", "TMA store", "async MMA",
-                                     "async MMA",   "cp.async",    "TMA load"};
-  stop(c.violation, what + " " + p_.buffer_name(buf) + " by " + me_.name + (c.violation == Violation::proxy_race
-                                                                              ? " (async proxy) is not ordered after the generic write by "
-                                                                              : " is not ordered after the earlier ") +
-                        (c.violation == Violation::proxy_race ? "" : (c.other_was_write ? "write by " : "read by ")) +
-                        p_.agents[static_cast<std::size_t>(other_agent)].name + " (" +
-                        lane_names[static_cast<int>(lane)] + ")" +
-                        (c.violation == Violation::proxy_race ? ": no fence.proxy.async between them" : ""));
+void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every) {
+  if (c.violation == Violation::none && c.warning == Violation::none) return;
+  const std::string other = p_.thread_name(c.other_thread);
+  const std::string mine = what + " " + p_.buffer_name(buf) + " by " + (every ? me_.name : p_.thread_name(c.issuer));
+  const Violation v = c.violation != Violation::none ? c.violation : c.warning;
+  std::string msg;
+  switch (v) {
+    case Violation::proxy_race:
+      msg = mine + " (async proxy) is not ordered after the generic write by " + other +
+            ": no fence.proxy.async between them";
+      break;
+    case Violation::cross_proxy_war:
+      msg = mine + " (async proxy) overwrites what " + other +
+            " read through the generic proxy, with no fence.proxy.async after those reads";
+      break;
+    case Violation::scope_race:
+    case Violation::scope_war:
+      msg = mine + " is ordered after the earlier " + (c.other_was_write ? "write" : "read") + " by " + other +
+            " only through a release and an acquire in different CTAs whose scopes do not include each other: use "
+            "a .release.cluster arrive and an .acquire.cluster wait";
+      break;
+    default:
+      msg = mine + " is not ordered after the earlier " + (c.other_was_write ? "write by " : "read by ") + other;
+  }
+  if (c.violation != Violation::none) stop(c.violation, msg);
+  warn(c.warning, msg);
 }
 
 void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   const int cta = target_cta(r);
   if (cta != me_.cta) require_alive(cta, "a distributed shared memory access");
   const int buf = buf_at(r, cta);
-  for_lanes(l, a_, [&](std::uint8_t t) {
-    race(hb::access(s_.mem, buf, k, hb::Proxy::generic, t, t, l.rest), k == hb::Kind::write ? "write of" : "read of", buf);
-  });
+  hb::Access acc;
+  acc.buf = buf;
+  acc.kind = k;
+  acc.issuers = l.threads;
+  acc.spread = l.every ? static_cast<std::uint8_t>(a_ + 1) : 0;
+  race(hb::access(s_.mem, acc), k == hb::Kind::write ? "write of" : "read of", buf, l.every);
   if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
 }
 
@@ -173,24 +241,37 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   const bool remote = cta != me_.cta;
   if (remote) require_alive(cta, "a remote mbarrier arrive");
   const int mbar = mbar_at(op.bar, cta);
-  require_init_visible(mbar, hb::Proxy::generic, l);
+  require_init_visible(mbar, hb::Proxy::generic, l.threads);
   mb::ArriveArgs args;
-  args.count = ev(op.count, 1) * l.threads;
+  args.count = ev(op.count, 1) * l.count;
   args.drop = op.code == OpCode::mbar_arrive_drop;
   args.no_complete = op.no_complete;
   if (op.code == OpCode::mbar_arrive_expect_tx || (args.drop && op.bytes != ir::no_expr))
-    args.expect_tx = ev(op.bytes, 0) * l.threads;
+    args.expect_tx = ev(op.bytes, 0) * l.count;
   mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
   const mb::Token tok = mb::token_before(st);
   const mb::Result r = mb::arrive(st, args);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
   st = r.next;
-  if (ord::arrive_releases(to_sem(op.sem)) && ord::release_reaches(to_scope(op.scope), !remote))
-    for_lanes(l, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, p_.mbar_sync(mbar)); });
+  // Into which of the barrier's sync objects the release goes: the one every
+  // acquire synchronises with, or, from another CTA, the one of its scope
+  // (ordering::release_channel).
+  const int sync = [&] {
+    switch (ord::release_channel(to_scope(op.scope), remote)) {
+      case ord::Channel::any_scope: return p_.mbar_sync(mbar);
+      case ord::Channel::cluster_scope: return p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)];
+      case ord::Channel::too_narrow: break;
+    }
+    return p_.mbar_weak_sync[static_cast<std::size_t>(mbar)];
+  }();
+  if (sync >= 0) {
+    if (ord::arrive_releases(to_sem(op.sem))) hb::release(s_.mem, l.threads, sync);
+    fence_forward(sync);
+  }
   if (r.out.phase_completed) phase_done(mbar);
   if (op.dest_var >= 0)
     vars()[static_cast<std::size_t>(op.dest_var)] = (std::int64_t(tok.phase) << 32) | std::uint32_t(tok.pending);
-  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " count " +
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + scope_text(op, true) + " count " +
       std::to_string(args.count) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx) : "") + " (pending " +
       std::to_string(tok.pending) + " -> " + std::to_string(r.next.pending) + ")");
 }
@@ -199,8 +280,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
   const int cta = target_cta(op.bar);
   const int mbar = mbar_at(op.bar, cta);
   if (cta != me_.cta) stop(Violation::remote_wait, "a wait on " + p_.mbar_name(mbar) + ", an mbarrier of another CTA");
-  const Lanes both{true, true, me_.threads};
-  require_init_visible(mbar, hb::Proxy::generic, both);
+  require_init_visible(mbar, hb::Proxy::generic, me_.hb.lanes());
   const mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
   spec::Outcome o;
   const bool by_token = op.token_var >= 0;
@@ -215,26 +295,37 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
     info_.enabled = false;
     return;
   }
+  std::string lapped;
   if (o.observed == 1) {
-    std::uint32_t& last = s_.last_seen[static_cast<std::size_t>(a_ * p_.num_mbars() + mbar)];
-    if (!by_token && mb::parity_aliased(last, st.phase))
-      stop(Violation::parity_alias, me_.name + " passed a wait on " + p_.mbar_name(mbar) + " parity " +
-                                        std::to_string(ev(op.parity, 0)) + " when the barrier was at phase " +
-                                        std::to_string(st.phase) + ", two or more phases past phase " +
-                                        std::to_string(last) + " that it last observed");
-    last = st.phase;
-    if (ord::wait_acquires(to_sem(op.sem)))
-      for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.mbar_sync(mbar)); });
+    // Lapping is judged by its effects (a deadlock or a race, found exactly);
+    // a trace says where a waiter passed a barrier two or more phases past
+    // the phase it last observed, which explains such an effect.
+    if (describe_) {
+      std::uint32_t& last = s_.last_seen[static_cast<std::size_t>(a_ * p_.num_mbars() + mbar)];
+      if (!by_token && mb::parity_aliased(last, st.phase))
+        lapped = " [lapped: the barrier is " + std::to_string(st.phase - last) + " phases past phase " +
+                 std::to_string(last) + " that " + me_.name + " last observed]";
+      last = st.phase;
+    }
+    if (ord::wait_acquires(to_sem(op.sem))) {
+      // A .cta acquire synchronises only with releases from its own CTA; a
+      // .cluster acquire also with .cluster releases from other CTAs.
+      const bool cluster = op.scope == ir::Scope::cluster;
+      hb::Syncs strong = hb::Syncs{1} << p_.mbar_sync(mbar), weak = 0;
+      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0)
+        (cluster ? strong : weak) |= hb::Syncs{1} << c;
+      if (const int w = p_.mbar_weak_sync[static_cast<std::size_t>(mbar)]; w >= 0) weak |= hb::Syncs{1} << w;
+      hb::acquire(s_.mem, me_.hb.lanes(), strong, weak);
+    }
   }
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
   SAY(std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
-      (by_token ? " token" : " parity " + std::to_string(ev(op.parity, 0))) + " -> " +
-      (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")");
+      (by_token ? " token" : " parity " + std::to_string(ev(op.parity, 0))) + scope_text(op, false) + " -> " +
+      (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")" + lapped);
 }
 
 void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
   namespace nb = spec::named;
-  const Lanes both{true, true, me_.threads};
   const nb::Red red = static_cast<nb::Red>(op.red);
   if (ag_.stage == 0) {
     nb::ArriveArgs args;
@@ -242,6 +333,7 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     args.count = count;
     args.threads = me_.threads;
     args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
+    args.live_threads = live_threads(me_.cta);
     args.red = red;
     args.predicate = ev(op.n, 0) != 0;
     if (Violation v = nb::check_operands(args); v != Violation::none)
@@ -255,7 +347,7 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
                                 std::to_string(count) + " while " + std::to_string(st.arrived) + " of " +
                                 std::to_string(st.count) + " threads have arrived");
     st = r.next;
-    for_lanes(both, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, sync); });
+ hb::release(s_.mem, me_.hb.lanes(), sync);
     if (r.out.phase_completed) {
       hb::complete(s_.mem, sync);
       if (describe_) info_.completed = "named barrier " + std::to_string(id) + " instance complete";
@@ -276,7 +368,7 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     info_.enabled = false;
     return;
   }
-  for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.named_sync(me_.cta, id)); });
+  hb::acquire(s_.mem, me_.hb.lanes(), hb::Syncs{1} << p_.named_sync(me_.cta, id));
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
   if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
   ag_.stage = 0;
@@ -293,7 +385,6 @@ void Exec::amd_barrier(const ir::Op& op, bool signal, bool wait) {
     throw KernelError(std::string(ir::op_keyword(op.code)) + " needs `target amd`", op.loc);
   amd::Barrier& bar = s_.amd[static_cast<std::size_t>(me_.cta)];
   const int sync = p_.named_sync(me_.cta, 0);
-  const Lanes both{true, true, me_.threads};
   bool signalled_now = false;
   if (signal && ag_.stage == 0) {
     const amd::Result r = amd::signal(bar, ag_.wave);
@@ -302,7 +393,7 @@ void Exec::amd_barrier(const ir::Op& op, bool signal, bool wait) {
                                 " with LDS operations outstanding: s_waitcnt lgkmcnt(0) first");
     if (r.out.violation != Violation::none)
       stop(r.out.violation, me_.name + " signals the workgroup barrier twice without waiting");
-    for_lanes(both, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, sync); });
+    hb::release(s_.mem, me_.hb.lanes(), sync);
     bar = r.barrier;
     ag_.wave = r.wave;
     if (r.out.phase_completed) {
@@ -326,28 +417,32 @@ void Exec::amd_barrier(const ir::Op& op, bool signal, bool wait) {
     return;
   }
   ag_.wave = r.wave;
-  for_lanes(both, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, sync); });
+  hb::acquire(s_.mem, me_.hb.lanes(), hb::Syncs{1} << sync);
   ag_.stage = 0;
   if (!signalled_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
   ++ag_.pc;
 }
 
-void Exec::retire(Groups& g, std::int64_t n, hb::Lane u0, hb::Lane u1, hb::Threads to) {
-  const hb::Lane units[2] = {u0, u1};
-  const unsigned retired = spec::async_group::wait(g, n);
-  for (int u = 0; u < 2; ++u)
-    if (retired & (1u << u)) hb::order(s_.mem, tid(a_, units[u]), to);
+void Exec::retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to) {
+  hb::retire(s_.mem, me_.hb.unit(u), spec::async_group::wait(g, n), to);
 }
 
 void Exec::exit_agent() {
   ag_.exited = true;
   SAY("exit");
-  std::uint32_t live = 0;
-  for (std::size_t i = 0; i < s_.agents.size(); ++i)
-    if (!s_.agents[i].exited) live += static_cast<std::uint32_t>(p_.agents[i].threads);
-  const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, live);
+  const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, live_threads(-1));
   s_.cluster = cr.next;
   if (cr.out.phase_completed) hb::complete(s_.mem, p_.cluster_sync());
+  // A barrier without a thread count waits for the CTA's non-exited threads:
+  // this exit may complete an instance in progress.
+  for (int id = 0; id < spec::named::num_ids; ++id) {
+    if (p_.named_slot[static_cast<std::size_t>(id)] < 0) continue;
+    spec::named::State& st =
+        s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+    const spec::named::Result r = spec::named::on_exit(st, static_cast<int>(live_threads(me_.cta)));
+    st = r.next;
+    if (r.out.phase_completed) hb::complete(s_.mem, p_.named_sync(me_.cta, id));
+  }
   if (!s_.amd.empty()) {
     spec::amd::Barrier& bar = s_.amd[static_cast<std::size_t>(me_.cta)];
     const std::uint32_t gen = bar.generation;
@@ -359,6 +454,17 @@ void Exec::exit_agent() {
     if (p_.agents[i].cta == me_.cta && !s_.agents[i].exited) cta_done = false;
   if (!cta_done) return;
   s_.cta_exited |= 1u << me_.cta;
+  // The CTA's shared memory goes with it: no async group of its threads may
+  // still read it (a TMA store not waited for with wait_group.read, a wgmma
+  // not waited for).
+  for (std::size_t i = 0; i < s_.agents.size(); ++i) {
+    if (p_.agents[i].cta != me_.cta) continue;
+    const AgentState& other = s_.agents[i];
+    if (spec::async_group::in_flight(other.bulk) || spec::async_group::in_flight(other.mma))
+      stop(Violation::exit_with_pending, "CTA " + std::to_string(me_.cta) + " exits while " + p_.agents[i].name +
+                                             "'s " + (spec::async_group::in_flight(other.bulk) ? "TMA store" : "MMA") +
+                                             " may still read its shared memory (no wait_group for it)");
+  }
   for (const Pending& pe : s_.pending) {
     if (p_.mbar_cta(pe.mbar) == me_.cta || (pe.buf >= 0 && p_.buffer_cta(pe.buf) == me_.cta))
       stop(Violation::exit_with_pending, "CTA " + std::to_string(me_.cta) + " exits while an async operation issued by " +
@@ -368,9 +474,8 @@ void Exec::exit_agent() {
 }
 
 void Exec::op(const ir::Op& op) {
-  const Lanes l = lanes_of(op, me_.threads);
-  const std::uint8_t leader = tid(a_, hb::Lane::leader);
-  const hb::Threads both = hb::lanes_of(a_);
+  const Lanes l = lanes_of(op, me_);
+  const std::uint8_t leader = me_.hb.leader();
   switch (op.code) {
     case OpCode::read:
     case OpCode::write:
@@ -396,9 +501,9 @@ void Exec::op(const ir::Op& op) {
       const int cta = target_cta(op.bar);
       if (cta != me_.cta) require_alive(cta, "a remote mbarrier operation");
       const int mbar = mbar_at(op.bar, cta);
-      require_init_visible(mbar, hb::Proxy::generic, l);
+      require_init_visible(mbar, hb::Proxy::generic, l.threads);
       mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
-      const std::int64_t bytes = ev(op.bytes, 0) * l.threads;
+      const std::int64_t bytes = ev(op.bytes, 0) * l.count;
       const mb::Result r = op.code == OpCode::mbar_expect_tx ? mb::expect_tx(st, bytes) : mb::complete_tx(st, bytes);
       if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
       st = r.next;
@@ -427,8 +532,14 @@ void Exec::op(const ir::Op& op) {
       break;
     }
     case OpCode::fence_mbarrier_init:
-      for_lanes(l, a_, [&](std::uint8_t t) { hb::proxy_fence(s_.mem, t, p_.num_buffers(), p_.mem_buffers()); });
-      SAY(lanes_prefix(op) + "fence.mbarrier_init");
+      // fence.mbarrier_init.release.cluster: the thread's prior inits become
+      // visible to the async proxy, and are released at cluster scope by the
+      // thread's later (even relaxed) arrives (PTX ISA membar/fence:
+      // "fence.mbarrier_init is a light-weight fence ... with .release
+      // semantics at .cluster scope" for prior mbarrier.init operations).
+      hb::proxy_fence(s_.mem, l.threads, p_.num_buffers(), p_.mem_buffers());
+      hb::release_range(s_.mem, l.threads, p_.fence_sync[static_cast<std::size_t>(a_)], p_.num_buffers(), p_.mem_buffers());
+      SAY(lanes_prefix(op) + "fence.mbarrier_init.release.cluster");
       break;
     case OpCode::bar_sync:
     case OpCode::bar_red:
@@ -446,8 +557,13 @@ void Exec::op(const ir::Op& op) {
       SAY("s_waitcnt lgkmcnt(0)");
       break;
     case OpCode::syncwarp:
-      hb::order(s_.mem, tid(a_, hb::Lane::leader), hb::bit(tid(a_, hb::Lane::rest)));
-      hb::order(s_.mem, tid(a_, hb::Lane::rest), hb::bit(tid(a_, hb::Lane::leader)));
+      // __syncwarp orders the lanes of each warp among themselves, never two
+      // warps (PTX ISA bar.warp.sync: "the executing thread waits until all
+      // threads in membermask", a mask of one warp's lanes).
+      for (int w = 0; w < me_.warps; ++w) {
+        hb::order(s_.mem, me_.hb.leader(w), hb::bit(me_.hb.rest(w)));
+        hb::order(s_.mem, me_.hb.rest(w), hb::bit(me_.hb.leader(w)));
+      }
       SAY("syncwarp");
       break;
     case OpCode::tma_load: {
@@ -463,10 +579,10 @@ void Exec::op(const ir::Op& op) {
         const int bar_cta = op.bar.cta == ir::no_expr ? c : target_cta(op.bar);
         const int mbar = mbar_at(op.bar, bar_cta);
         const int buf = buf_at(dst, c);
-        require_init_visible(mbar, hb::Proxy::async, Lanes{true, false, 1});
-        race(hb::access(s_.mem, buf, hb::Kind::write, hb::Proxy::async, leader, tid(a_, hb::Lane::tma)), "TMA load into", buf);
+        require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
+        race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false), "TMA load into", buf);
         Pending pe{PendingKind::tma_load, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
-                   static_cast<std::int32_t>(bytes), false};
+                   static_cast<std::int32_t>(bytes), false, 0};
         s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
         if (describe_) where += (where.empty() ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
       }
@@ -474,11 +590,10 @@ void Exec::op(const ir::Op& op) {
       break;
     }
     case OpCode::tma_store: {
-      const int unit = spec::async_group::issue(ag_.bulk);
+      const std::uint16_t group = spec::async_group::issue(ag_.bulk);
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
-        race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, leader,
-                        tid(a_, unit ? hb::Lane::bulk1 : hb::Lane::bulk0)),
+        race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::bulk, group, false),
              "TMA store from", buf);
       }
       SAY("tma_store " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
@@ -492,32 +607,32 @@ void Exec::op(const ir::Op& op) {
     case OpCode::bulk_wait_group_read:
       // The copies complete on their own: waiting never blocks for ever; what
       // it adds is order from the retired groups' reads to this thread.
-      retire(ag_.bulk, ev(op.n, 0), hb::Lane::bulk0, hb::Lane::bulk1, hb::bit(leader));
+      // Only the waiting thread is ordered after the retired groups' reads
+      // (cp.async.bulk.wait_group: "cause the executing thread to wait").
+      retire(ag_.bulk, ev(op.n, 0), hb::Unit::bulk, hb::bit(leader));
       SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
       break;
     case OpCode::cp_async:
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
-        for_lanes(l, a_, [&](std::uint8_t t) {
-          race(hb::access(s_.mem, buf, hb::Kind::write, hb::Proxy::generic, t, tid(a_, hb::Lane::cp_async), l.rest),
-               "cp.async into", buf);
-        });
+        race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::cp_async, 0, l.every),
+             "cp.async into", buf, l.every);
       }
       SAY(lanes_prefix(op) + "cp_async");
       break;
     case OpCode::cp_async_mbarrier_arrive: {
       const int mbar = mbar_at(op.bar, me_.cta);
-      require_init_visible(mbar, hb::Proxy::generic, l);
+      require_init_visible(mbar, hb::Proxy::generic, l.threads);
       if (!op.noinc) {
         mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
-        for (int i = 0; i < l.threads; ++i) {
+        for (int i = 0; i < l.count; ++i) {
           const mb::Result r = mb::increment_pending(st);
           if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
           st = r.next;
         }
       }
       Pending pe{PendingKind::cp_async_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1,
-                 l.threads, op.noinc};
+                 l.count, op.noinc, 0};
       s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
       SAY(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
       break;
@@ -529,14 +644,12 @@ void Exec::op(const ir::Op& op) {
     case OpCode::wgmma: {
       if (!ag_.wgmma_fenced)
         stop(Violation::async_group_misuse, me_.name + " issues wgmma without a wgmma.fence since its last commit_group");
-      const int unit = spec::async_group::issue(ag_.mma);
+      const std::uint16_t group = spec::async_group::issue(ag_.mma);
       std::string names;
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
-        for_lanes(l, a_, [&](std::uint8_t t) {
-          race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, t, tid(a_, unit ? hb::Lane::mma1 : hb::Lane::mma0)),
-               "wgmma read of", buf);
-        });
+        race(unit_access(buf, hb::Kind::read, hb::Proxy::async, l.threads, hb::Unit::mma, group, false), "wgmma read of", buf,
+             true);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
       SAY("wgmma read " + names);
@@ -548,7 +661,7 @@ void Exec::op(const ir::Op& op) {
       SAY("wgmma_commit");
       break;
     case OpCode::wgmma_wait:
-      retire(ag_.mma, ev(op.n, 0), hb::Lane::mma0, hb::Lane::mma1, both);
+      retire(ag_.mma, ev(op.n, 0), hb::Unit::mma, me_.hb.lanes());
       SAY("wgmma_wait " + std::to_string(ev(op.n, 0)));
       break;
     case OpCode::tcgen05_mma: {
@@ -558,7 +671,10 @@ void Exec::op(const ir::Op& op) {
         const int cta = target_cta(r);
         if (cta != me_.cta) require_alive(cta, "a pair-CTA tcgen05.mma");
         const int buf = buf_at(r, cta);
-        race(hb::access(s_.mem, buf, hb::Kind::read, hb::Proxy::async, leader, tid(a_, hb::Lane::mma0)), "tcgen05.mma read of", buf);
+        // The group a later tcgen05.commit closes; no wait_group retires it.
+        const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
+        race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::mma, group, false),
+             "tcgen05.mma read of", buf);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
       SAY("tcgen05_mma read " + names);
@@ -566,13 +682,15 @@ void Exec::op(const ir::Op& op) {
     }
     case OpCode::tcgen05_commit: {
       const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+      const std::uint16_t group = spec::async_group::commit(ag_.mma);
       std::string where;
       for (int c = 0; c < p_.ctas; ++c) {
         if (!(mask & (std::int64_t(1) << c))) continue;
         if (c != me_.cta) require_alive(c, "a multicast tcgen05.commit");
         const int mbar = mbar_at(op.bar, c);
-        require_init_visible(mbar, hb::Proxy::async, Lanes{true, false, 1});
-        Pending pe{PendingKind::tcgen05_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1, 1, false};
+        require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
+        Pending pe{PendingKind::tcgen05_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1, 1,
+                   false, group};
         s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
         if (describe_) where += (where.empty() ? "" : ", ") + p_.mbar_name(mbar);
       }
@@ -580,7 +698,7 @@ void Exec::op(const ir::Op& op) {
       break;
     }
     case OpCode::fence_proxy_async:
-      for_lanes(l, a_, [&](std::uint8_t t) { hb::proxy_fence(s_.mem, t); });
+      hb::proxy_fence(s_.mem, l.threads);
       SAY(lanes_prefix(op) + "fence.proxy.async");
       break;
     case OpCode::cluster_arrive:
@@ -588,15 +706,12 @@ void Exec::op(const ir::Op& op) {
     case OpCode::cluster_wait: {
       bool arrived_now = false;
       if (op.code != OpCode::cluster_wait && ag_.stage == 0) {
-        std::uint32_t live = 0;
-        for (std::size_t i = 0; i < s_.agents.size(); ++i)
-          if (!s_.agents[i].exited) live += static_cast<std::uint32_t>(p_.agents[i].threads);
         const spec::cluster::Result r =
-            spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), live);
+            spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), live_threads(-1));
         if (r.out.violation != Violation::none)
           stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
-        if (ord::cluster_arrive_releases(to_sem(op.sem)))
-          for_lanes(l, a_, [&](std::uint8_t t) { hb::release(s_.mem, t, p_.cluster_sync()); });
+        if (ord::cluster_arrive_releases(to_sem(op.sem))) hb::release(s_.mem, l.threads, p_.cluster_sync());
+        fence_forward(p_.cluster_sync());
         s_.cluster = r.next;
         ag_.cluster_ticket = r.ticket;
         if (r.out.phase_completed) {
@@ -616,7 +731,7 @@ void Exec::op(const ir::Op& op) {
         return;
       }
       ag_.cluster_ticket = r.ticket;
-      for_lanes(Lanes{true, true, me_.threads}, a_, [&](std::uint8_t t) { hb::acquire(s_.mem, t, p_.cluster_sync()); });
+      hb::acquire(s_.mem, me_.hb.lanes(), hb::Syncs{1} << p_.cluster_sync());
       ag_.stage = 0;
       if (describe_ && !arrived_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
       break;
@@ -699,7 +814,7 @@ State Stepper::initial() const {
 
 StepInfo Stepper::agent_step(State& s, int a) const {
   StepInfo info;
-  Exec e(p_, describe_, s, a, info);
+  Exec e(p_, describe_, strict_, s, a, info);
   try {
     e.run();
   } catch (const Stop& st) {
@@ -712,6 +827,15 @@ StepInfo Stepper::agent_step(State& s, int a) const {
 StepInfo Stepper::pending_step(State& s, int i) const {
   StepInfo info;
   const Pending pe = s.pending[static_cast<std::size_t>(i)];
+  // The tcgen05.commit arrivals of one thread come in the order of the
+  // commits (each tracks all prior tcgen05 operations of the thread, PTX ISA
+  // tcgen05.commit): a later one waits for the earlier ones.
+  if (pe.kind == PendingKind::tcgen05_arrive)
+    for (const Pending& q : s.pending)
+      if (q.kind == PendingKind::tcgen05_arrive && q.agent == pe.agent && q.group < pe.group) {
+        info.enabled = false;
+        return info;
+      }
   s.pending.erase(s.pending.begin() + i);
   info.loc = p_.code[static_cast<std::size_t>(p_.agents[pe.agent].role)][pe.pc].loc;
   const int cta = p_.mbar_cta(pe.mbar);
@@ -726,10 +850,11 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   if (pe.kind == PendingKind::tma_load) {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none)
-      hb::release_write(s.mem, pe.buf, tid(pe.agent, hb::Lane::tma), p_.mbar_sync(pe.mbar));
+      hb::release_write(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), p_.mbar_sync(pe.mbar));
   } else {
-    const hb::Lane unit = pe.kind == PendingKind::tcgen05_arrive ? hb::Lane::mma0 : hb::Lane::cp_async;
-    hb::release(s.mem, tid(pe.agent, unit), p_.mbar_sync(pe.mbar));
+    const hb::Unit unit = pe.kind == PendingKind::tcgen05_arrive ? hb::Unit::mma : hb::Unit::cp_async;
+    hb::release_unit(s.mem, p_.agents[pe.agent].hb.unit(unit), pe.kind == PendingKind::tcgen05_arrive ? pe.group : 0,
+                     p_.mbar_sync(pe.mbar));
     r = mb::arrive(st, mb::ArriveArgs{pe.bytes, false, false, 0});
   }
   if (r.out.violation != Violation::none) {
@@ -743,7 +868,9 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   }
   st = r.next;
   if (r.out.phase_completed) {
-    hb::complete(s.mem, p_.mbar_sync(pe.mbar));
+    const hb::Syncs all = p_.mbar_syncs(pe.mbar);
+    for (int k = 0; k < hb::max_syncs; ++k)
+      if (all >> k & 1) hb::complete(s.mem, k);
     if (describe_) info.completed = p_.mbar_name(pe.mbar) + " phase " + std::to_string(st.phase - 1) + " complete";
   }
   if (describe_) {

@@ -17,12 +17,15 @@ struct StepInfo {
   std::string message;        // violation detail (filled only when describing)
   std::string text;           // what happened (filled only when describing)
   std::string completed;      // the barrier whose phase completed, if any (when describing)
+  spec::Violation warning = spec::Violation::none;  // a warning kind the step raised (spec::is_warning)
+  std::string warning_message;
   ir::Loc loc;
 };
 
 class Stepper {
  public:
-  Stepper(const Program& p, bool describe) : p_(p), describe_(describe) {}
+  // `strict`: a warning kind stops the step as a violation (--strict).
+  Stepper(const Program& p, bool describe, bool strict = false) : p_(p), describe_(describe), strict_(strict) {}
 
   [[nodiscard]] State initial() const;
   // Agent `a` executes its next instruction. Not enabled: the state is unchanged
@@ -50,6 +53,7 @@ class Stepper {
  private:
   const Program& p_;
   bool describe_;
+  bool strict_;
 };
 
 // Operations that never block, never fail, and read or write only the agent's

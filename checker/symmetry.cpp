@@ -30,20 +30,36 @@ bool code_reads_var(const Program& p, int role, int var) {
   return false;
 }
 
-spec::hb::Threads permute_bits(spec::hb::Threads t, const std::vector<int>& to) {
-  using spec::hb::lanes_per_agent;
+// Agents of one role have the same threads (AgentThreads of the same size):
+// a permutation of agents moves each agent's block of thread bits.
+spec::hb::Threads permute_bits(const Program& p, spec::hb::Threads t, const std::vector<int>& to) {
   spec::hb::Threads out = 0;
-  const spec::hb::Threads block = (spec::hb::Threads{1} << lanes_per_agent) - 1;
   for (std::size_t a = 0; a < to.size(); ++a) {
-    const spec::hb::Threads bits = (t >> (a * lanes_per_agent)) & block;
-    out |= bits << (static_cast<std::size_t>(to[a]) * lanes_per_agent);
+    const spec::hb::AgentThreads& from = p.agents[a].hb;
+    const spec::hb::Threads block = (spec::hb::Threads{1} << from.count()) - 1;
+    const spec::hb::Threads bits = (t >> from.base) & block;
+    out |= bits << p.agents[static_cast<std::size_t>(to[a])].hb.base;
   }
   return out;
 }
 
-std::uint8_t permute_thread(std::uint8_t t, const std::vector<int>& to) {
-  using spec::hb::lanes_per_agent;
-  return static_cast<std::uint8_t>(to[t / lanes_per_agent] * lanes_per_agent + t % lanes_per_agent);
+// The sync objects of agents' release fences move with their agents.
+spec::hb::Syncs permute_syncs(const Program& p, spec::hb::Syncs s, const std::vector<int>& to) {
+  spec::hb::Syncs fences = 0, moved = 0;
+  for (std::size_t a = 0; a < to.size(); ++a) {
+    const int f = p.fence_sync[a];
+    if (f < 0) continue;
+    fences |= spec::hb::Syncs{1} << f;
+    if (s >> f & 1) moved |= spec::hb::Syncs{1} << p.fence_sync[static_cast<std::size_t>(to[a])];
+  }
+  return (s & ~fences) | moved;
+}
+
+std::uint8_t permute_thread(const Program& p, std::uint8_t t, const std::vector<int>& to) {
+  for (std::size_t a = 0; a < to.size(); ++a)
+    if (p.agents[a].hb.owns(t))
+      return static_cast<std::uint8_t>(p.agents[static_cast<std::size_t>(to[a])].hb.base + (t - p.agents[a].hb.base));
+  return t;
 }
 
 }  // namespace
@@ -106,9 +122,12 @@ State Symmetry::canonical(const State& s) const {
   for (Pending& pe : c.pending) pe.agent = static_cast<std::uint8_t>(to[pe.agent]);
   std::sort(c.pending.begin(), c.pending.end());
   for (spec::hb::Event& e : c.mem.events) {
-    e.thread = permute_thread(e.thread, to);
-    e.after = permute_bits(e.after, to);
-    e.after_async = permute_bits(e.after_async, to);
+    e.thread = permute_thread(p_, e.thread, to);
+    e.after = permute_bits(p_, e.after, to);
+    e.after_async = permute_bits(p_, e.after_async, to);
+    e.after_weak = permute_bits(p_, e.after_weak, to);
+    for (spec::hb::Syncs* m : {&e.released, &e.released_async, &e.visible, &e.visible_async}) *m = permute_syncs(p_, *m, to);
+    if (e.spread != 0) e.spread = static_cast<std::uint8_t>(to[static_cast<std::size_t>(e.spread - 1)] + 1);
   }
   std::sort(c.mem.events.begin(), c.mem.events.end(), [](const spec::hb::Event& x, const spec::hb::Event& y) {
     return std::tie(x.buf, x.write, x.thread) < std::tie(y.buf, y.write, y.thread);

@@ -1,15 +1,17 @@
 // Async groups: bulk async-groups (PTX ISA cp.async.bulk.commit_group,
-// cp.async.bulk.wait_group[.read]) and wgmma groups (wgmma.commit_group,
-// wgmma.wait_group). Operations issued join the open group; commit closes it;
+// cp.async.bulk.wait_group[.read]), wgmma groups (wgmma.commit_group,
+// wgmma.wait_group) and the groups of tcgen05 operations a tcgen05.commit
+// closes. Operations issued join the open group; commit closes it;
 // `wait_group N` waits until at most the N most recent committed groups are
-// pending ("all prior bulk async-groups ... complete"). The operations finish
-// on their own, so a wait never blocks for ever: what it adds is order from
-// the finished groups' accesses to the waiting thread.
+// pending ("all prior bulk async-groups ... complete"), and it does so for the
+// executing thread only (cp.async.bulk.wait_group: "cause the executing thread
+// to wait"). The operations finish on their own, so a wait never blocks for
+// ever: what it adds is order from the finished groups' accesses to the
+// waiting thread.
 //
-// The model keeps two async units per kind (spec/hb.hpp lanes): groups
-// alternate between them, so that `wait_group 1` can retire the older group
-// while the newer stays in flight. A unit is retired only when every group
-// that used it is old enough: never more order than the ISA gives.
+// Groups are numbered from 1; an access of an async unit carries the number of
+// its group (spec/hb.hpp, Event::group), so any number of groups may be in
+// flight and a wait retires exactly the groups the ISA says.
 #pragma once
 
 #include <compare>
@@ -18,32 +20,31 @@
 namespace pc::spec::async_group {
 
 struct Groups {
-  std::uint16_t committed = 0;        // closed groups; the open group has this number
-  std::uint16_t last[2] = {0, 0};     // per unit: one past the highest group that used it (0: idle)
+  std::uint16_t committed = 0;  // closed groups; the open group is committed + 1
+  std::uint16_t issued = 0;     // the highest group an operation was issued in (0: none)
+  std::uint16_t retired = 0;    // every group up to this one is known complete
   auto operator<=>(const Groups&) const = default;
 };
 
-// The unit (0 or 1) that an operation issued now uses; marks it in use.
-[[nodiscard]] constexpr int issue(Groups& g) {
-  const int unit = g.committed % 2;
-  g.last[unit] = static_cast<std::uint16_t>(g.committed + 1);
-  return unit;
+// The group an operation issued now joins (the open group).
+[[nodiscard]] constexpr std::uint16_t issue(Groups& g) {
+  g.issued = static_cast<std::uint16_t>(g.committed + 1);
+  return g.issued;
 }
 
-// commit_group: closes the open group.
-constexpr void commit(Groups& g) { ++g.committed; }
+// commit_group: closes the open group; returns its number.
+constexpr std::uint16_t commit(Groups& g) { return ++g.committed; }
 
-// wait_group N: the units whose groups are all older than the N most recent
-// committed ones are retired (bit u of the result); they become idle.
-[[nodiscard]] constexpr unsigned wait(Groups& g, std::int64_t n) {
-  unsigned retired = 0;
-  for (int u = 0; u < 2; ++u) {
-    if (g.last[u] != 0 && std::int64_t(g.last[u]) <= std::int64_t(g.committed) - n) {
-      retired |= 1u << u;
-      g.last[u] = 0;
-    }
-  }
-  return retired;
+// wait_group N: every group older than the N most recent committed ones has
+// completed. Returns the highest group now known complete (0: none).
+[[nodiscard]] constexpr std::uint16_t wait(Groups& g, std::int64_t n) {
+  const std::int64_t upto = std::int64_t(g.committed) - (n < 0 ? 0 : n);
+  if (upto > g.retired) g.retired = static_cast<std::uint16_t>(upto);
+  return g.retired;
 }
+
+// Whether an issued operation's group has not been waited for: its accesses
+// may still be in progress (a CTA must not exit then).
+[[nodiscard]] constexpr bool in_flight(const Groups& g) { return g.issued > g.retired; }
 
 }  // namespace pc::spec::async_group

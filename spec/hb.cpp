@@ -15,8 +15,6 @@ void mirror(Event& e) {
   }
 }
 
-bool same_agent(std::uint8_t a, std::uint8_t b) { return a / lanes_per_agent == b / lanes_per_agent; }
-
 bool before(const Event& x, std::uint16_t buf, bool write, std::uint8_t thread) {
   if (x.buf != buf) return x.buf < buf;
   if (x.write != write) return x.write < write;
@@ -31,25 +29,42 @@ std::pair<std::size_t, std::size_t> range(const Memory& m, int buf) {
   return {static_cast<std::size_t>(lo - m.events.begin()), static_cast<std::size_t>(hi - m.events.begin())};
 }
 
-Violation conflict(const Event& prior, Proxy p, std::uint8_t issuer, bool spread) {
-  if (prior.thread == issuer) return Violation::none;
-  if (spread && prior.spread && same_agent(prior.thread, issuer)) return Violation::none;
+// The conflict of one issuer's access with one earlier access (hb.hpp, check_only).
+Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
+  Check c;
+  c.other_thread = prior.thread;
+  c.issuer = issuer;
+  c.other_was_write = prior.write;
+  c.other_proxy = prior.proxy;
+  if (!prior.write && a.kind == Kind::read) return c;  // two reads never conflict
   const Threads me = bit(issuer);
-  if (!(prior.after & me)) return Violation::data_race;
-  if (p == Proxy::async && prior.write && prior.proxy == Proxy::generic && !(prior.after_async & me))
-    return Violation::proxy_race;
-  return Violation::none;
+  const bool same_part = a.spread != 0 && a.spread == prior.spread;  // lanes of one all-lane access each on its part
+  if (prior.thread != issuer && !same_part && !(prior.after & me)) {
+    // Only a scope kept them apart: a read of the earlier write is an error
+    // (stale data), an overwrite the stance of docs/spec.md ("Stances")
+    // makes a warning.
+    if (!(prior.after_weak & me)) c.violation = Violation::data_race;
+    else if (a.kind == Kind::read) c.violation = Violation::scope_race;
+    else c.warning = Violation::scope_war;
+    return c;
+  }
+  if (a.proxy == Proxy::async && !(prior.after_async & me) && prior.proxy == Proxy::generic) {
+    if (prior.write) c.violation = Violation::proxy_race;
+    else if (a.kind == Kind::write) c.warning = Violation::cross_proxy_war;
+  }
+  return c;
 }
 
-Event fresh(int buf, bool write, std::uint8_t actor, Proxy p, bool spread) {
+Event fresh(const Access& a, std::uint8_t actor) {
   Event e;
-  e.buf = static_cast<std::uint16_t>(buf);
-  e.write = write;
+  e.buf = static_cast<std::uint16_t>(a.buf);
+  e.write = a.kind == Kind::write;
   e.thread = actor;
-  e.proxy = p;
-  e.spread = spread;
+  e.proxy = a.proxy;
+  e.spread = a.unit >= 0 ? 0 : a.spread;
+  e.group = a.unit >= 0 ? a.group : 0;
   e.after = bit(actor);
-  e.after_async = p == Proxy::async ? bit(actor) : 0;
+  e.after_async = a.proxy == Proxy::async ? bit(actor) : 0;
   return e;
 }
 
@@ -60,48 +75,96 @@ void put(Memory& m, const Event& e) {
   else m.events.insert(it, e);
 }
 
-}  // namespace
-
-Check check_only(const Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, bool spread) {
-  const auto [lo, hi] = range(m, buf);
-  for (std::size_t i = lo; i < hi; ++i) {
-    const Event& e = m.events[i];
-    if (!e.write && k == Kind::read) continue;  // two reads never conflict
-    if (Violation v = conflict(e, p, issuer, spread); v != Violation::none) return {v, e.thread, e.write};
-  }
-  return {};
+template <class F>
+void each_thread(Threads t, F&& f) {
+  for (int i = 0; t != 0; ++i, t >>= 1)
+    if (t & 1) f(static_cast<std::uint8_t>(i));
 }
 
-Check access(Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, std::uint8_t actor, bool spread) {
-  Check c = check_only(m, buf, k, p, issuer, spread);
+}  // namespace
+
+Check check_only(const Memory& m, const Access& a) {
+  const auto [lo, hi] = range(m, a.buf);
+  Check found;
+  each_thread(a.issuers, [&](std::uint8_t issuer) {
+    for (std::size_t i = lo; i < hi && found.violation == Violation::none; ++i) {
+      const Check c = conflict(m.events[i], a, issuer);
+      if (c.violation != Violation::none || (c.warning != Violation::none && found.warning == Violation::none)) found = c;
+    }
+  });
+  return found;
+}
+
+Check access(Memory& m, const Access& a) {
+  const Check c = check_only(m, a);
   if (c.violation != Violation::none) return c;
-  // The actor (an async unit) inherits what its issuer knows when it is issued.
-  if (actor != issuer) order(m, issuer, bit(actor));
-  if (k == Kind::write) {
+  std::vector<std::uint8_t> actors;
+  if (a.unit >= 0) {
+    // The unit inherits what its issuers know when it is issued.
+    each_thread(a.issuers, [&](std::uint8_t t) { order(m, t, bit(static_cast<std::uint8_t>(a.unit))); });
+    actors.push_back(static_cast<std::uint8_t>(a.unit));
+  } else {
+    each_thread(a.issuers, [&](std::uint8_t t) { actors.push_back(t); });
+  }
+  if (a.kind == Kind::write) {
     // Everything earlier is ordered before this write (checked above), except
-    // the agent's own other lanes' parts of a spread access: those stay.
-    const auto [lo, hi] = range(m, buf);
-    auto keep = [&](const Event& x) { return spread && x.spread && same_agent(x.thread, issuer) && x.thread != actor; };
+    // the parts other lanes of the same all-lane access keep: those stay.
+    const auto [lo, hi] = range(m, a.buf);
+    auto keep = [&](const Event& x) {
+      return a.spread != 0 && x.spread == a.spread && a.unit < 0 && !(a.issuers & bit(x.thread));
+    };
     const auto first = m.events.begin() + static_cast<std::ptrdiff_t>(lo);
     const auto last = m.events.begin() + static_cast<std::ptrdiff_t>(hi);
     m.events.erase(std::remove_if(first, last, [&](const Event& x) { return !keep(x); }), last);
   }
-  put(m, fresh(buf, k == Kind::write, actor, p, spread));
-  return {};
+  for (std::uint8_t actor : actors) put(m, fresh(a, actor));
+  return c;
 }
 
 void overwrite(Memory& m, int buf, std::uint8_t thread) {
   const auto [lo, hi] = range(m, buf);
   m.events.erase(m.events.begin() + static_cast<std::ptrdiff_t>(lo), m.events.begin() + static_cast<std::ptrdiff_t>(hi));
-  put(m, fresh(buf, true, thread, Proxy::generic, false));
+  Access a;
+  a.buf = buf;
+  a.kind = Kind::write;
+  put(m, fresh(a, thread));
 }
 
-void release(Memory& m, std::uint8_t thread, int sync) {
+void release(Memory& m, Threads from, int sync) {
   const Syncs s = Syncs{1} << sync;
-  const Threads t = bit(thread);
   for (Event& e : m.events) {
-    if (e.after & t) e.released |= s;
-    if (e.after_async & t) e.released_async |= s;
+    if (e.after & from) e.released |= s;
+    if (e.after_async & from) e.released_async |= s;
+    mirror(e);
+  }
+}
+
+void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf) {
+  const Syncs s = Syncs{1} << sync;
+  for (Event& e : m.events) {
+    if (e.buf < first_buf || e.buf >= end_buf) continue;
+    if (e.after & from) e.released |= s;
+    if (e.after_async & from) e.released_async |= s;
+    mirror(e);
+  }
+}
+
+void forward(Memory& m, int from_sync, int to_sync) {
+  const Syncs f = Syncs{1} << from_sync, t = Syncs{1} << to_sync;
+  for (Event& e : m.events) {
+    if (e.released & f) e.released |= t;
+    if (e.released_async & f) e.released_async |= t;
+    mirror(e);
+  }
+}
+
+void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync) {
+  const Syncs s = Syncs{1} << sync;
+  const Threads u = bit(unit);
+  for (Event& e : m.events) {
+    if (e.thread == unit && group != 0 && e.group > group) continue;  // a later group's access: still in flight
+    if (e.after & u) e.released |= s;
+    if (e.after_async & u) e.released_async |= s;
     mirror(e);
   }
 }
@@ -126,12 +189,11 @@ void complete(Memory& m, int sync) {
   }
 }
 
-void acquire(Memory& m, std::uint8_t thread, int sync) {
-  const Syncs s = Syncs{1} << sync;
-  const Threads t = bit(thread);
+void acquire(Memory& m, Threads to, Syncs strong, Syncs weak) {
   for (Event& e : m.events) {
-    if (e.visible & s) e.after |= t;
-    if (e.visible_async & s) e.after_async |= t;
+    if (e.visible & strong) e.after |= to;
+    if (e.visible_async & strong) e.after_async |= to;
+    if ((e.visible & weak) && (e.after & to) != to) e.after_weak |= to;
     mirror(e);
   }
 }
@@ -145,11 +207,18 @@ void order(Memory& m, std::uint8_t from, Threads to) {
   }
 }
 
-void proxy_fence(Memory& m, std::uint8_t thread, int first_buf, int end_buf) {
-  const Threads t = bit(thread);
+void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to) {
+  for (Event& e : m.events) {
+    if (e.thread != unit || e.group == 0 || e.group > group) continue;
+    e.after |= to;
+    e.after_async |= to;
+  }
+}
+
+void proxy_fence(Memory& m, Threads by, int first_buf, int end_buf) {
   const int end = end_buf < 0 ? m.buffers : end_buf;
   for (Event& e : m.events)
-    if (e.buf >= first_buf && e.buf < end && (e.after & t)) e.after_async |= t;
+    if (e.buf >= first_buf && e.buf < end) e.after_async |= e.after & by;
 }
 
 }  // namespace pc::spec::hb

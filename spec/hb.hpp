@@ -1,11 +1,14 @@
 // Happens-before over shared memory, bounded: per buffer, the last write and
 // the last read of each thread since it, each with the set of threads known to
 // be ordered after it. Sources: PTX ISA "Memory Consistency Model" (release and
-// acquire patterns, morally strong operations, "Proxies", "Causality order"),
-// and PTX ISA membar/fence ("fence.proxy.async").
+// acquire patterns, morally strong operations, scope, "Proxies", "Causality
+// order"), PTX ISA membar/fence ("fence.proxy.async"), bar.warp.sync
+// (`__syncwarp` orders the threads of one warp), and the async-group
+// instructions (cp.async.bulk.wait_group: "wait ... by the executing thread").
 //
-// A "thread" here is a lane class of an agent (the leader lane, the other
-// lanes) or one of its async units (bulk copies, matrix ops): see Lane.
+// A "thread" here is a lane class of an agent or one of its async units (see
+// AgentThreads): the elected lane of each warp, the other lanes of each warp,
+// and the agent's TMA store reads, MMA reads, cp.async writes and TMA load writes.
 #pragma once
 
 #include <compare>
@@ -16,29 +19,46 @@
 
 namespace pc::spec::hb {
 
-using Threads = std::uint64_t;  // one bit per thread: agent * lanes_per_agent + lane
-using Syncs = std::uint64_t;    // one bit per synchronization object
-
-// The lane classes of one agent (a warp or a warp group). `leader` is the
-// elected lane that runs `one:` operations; `rest` stands for all other lanes.
-// The others are the agent's async units, each the "thread" of what it
-// accesses until a wait or a barrier completion orders it: bulk0/bulk1 the
-// source reads of its TMA stores, mma0/mma1 the shared-memory reads of its
-// wgmma/tcgen05 operations (async groups alternate between the two units of a
-// kind, so that `wait_group 1` can retire the older group and keep the newer),
-// cp_async the writes of its cp.async copies, tma the writes of its TMA loads.
-enum class Lane : std::uint8_t { leader = 0, rest = 1, bulk0 = 2, bulk1 = 3, mma0 = 4, mma1 = 5, cp_async = 6, tma = 7 };
-inline constexpr int lanes_per_agent = 8;
-inline constexpr int max_agents = 64 / lanes_per_agent;
+__extension__ using Threads = unsigned __int128;  // one bit per thread (AgentThreads numbers them)
+using Syncs = std::uint64_t;                      // one bit per synchronization object
+inline constexpr int max_threads = 128;
 inline constexpr int max_syncs = 64;
 
-[[nodiscard]] constexpr std::uint8_t thread_of(int agent, Lane l) {
-  return static_cast<std::uint8_t>(agent * lanes_per_agent + static_cast<int>(l));
-}
 [[nodiscard]] constexpr Threads bit(std::uint8_t thread) { return Threads{1} << thread; }
-[[nodiscard]] constexpr Threads lanes_of(int agent) {
-  return bit(thread_of(agent, Lane::leader)) | bit(thread_of(agent, Lane::rest));
-}
+
+// The async units of an agent, each the "thread" of what it accesses until a
+// wait or a barrier completion orders it. Groups (bulk async-groups, wgmma
+// groups, tcgen05 commits) are told apart by the group number an access
+// carries, so any number of groups may be in flight.
+enum class Unit : std::uint8_t { bulk = 0, mma = 1, cp_async = 2, tma = 3 };
+inline constexpr int units = 4;
+
+// The threads of one agent of `warps` warps, numbered from `base`: per warp its
+// elected lane (`leader(w)`, the lane that runs `one:` operations in warp 0 and
+// `each:` operations in every warp) and its other lanes (`rest(w)`), then the
+// units. `__syncwarp` orders leader(w) and rest(w) of one warp, nothing more.
+struct AgentThreads {
+  std::uint8_t base = 0;
+  std::uint8_t warps = 1;
+  [[nodiscard]] constexpr int count() const { return 2 * warps + units; }
+  [[nodiscard]] constexpr std::uint8_t leader(int w = 0) const { return static_cast<std::uint8_t>(base + 2 * w); }
+  [[nodiscard]] constexpr std::uint8_t rest(int w = 0) const { return static_cast<std::uint8_t>(base + 2 * w + 1); }
+  [[nodiscard]] constexpr std::uint8_t unit(Unit u) const {
+    return static_cast<std::uint8_t>(base + 2 * warps + static_cast<int>(u));
+  }
+  [[nodiscard]] constexpr Threads leaders() const {
+    Threads t = 0;
+    for (int w = 0; w < warps; ++w) t |= bit(leader(w));
+    return t;
+  }
+  [[nodiscard]] constexpr Threads lanes() const {
+    Threads t = 0;
+    for (int w = 0; w < warps; ++w) t |= bit(leader(w)) | bit(rest(w));
+    return t;
+  }
+  [[nodiscard]] constexpr bool owns(std::uint8_t t) const { return t >= base && t < base + count(); }
+  [[nodiscard]] constexpr bool is_lane(std::uint8_t t) const { return t >= base && t < base + 2 * warps; }
+};
 
 enum class Proxy : std::uint8_t { generic = 0, async = 1 };
 enum class Kind : std::uint8_t { read = 0, write = 1 };
@@ -47,19 +67,25 @@ enum class Kind : std::uint8_t { read = 0, write = 1 };
 // generic proxy, `after_async` as seen by the async proxy (they differ for a
 // generic write until a fence.proxy.async). `released` marks the sync objects
 // into which a thread in `after` released it; `visible` the ones whose release
-// has completed (a phase completion), so that an acquire of that object orders it.
+// has completed (a phase completion), so that an acquire of that object orders
+// it. `after_weak` holds the threads that acquired it through a release and an
+// acquire that are not morally strong (a scope too narrow): not ordered, and
+// a race with them is reported as a scope race.
 struct Event {
   std::uint16_t buf = 0;
   bool write = false;
   std::uint8_t thread = 0;
   Proxy proxy = Proxy::generic;
-  // The access was made by every lane of the agent, each on its own part of
-  // the buffer: two such accesses of the same agent's lane classes do not
-  // conflict with each other. A `one:` access (the leader on the buffer as a
-  // whole) conflicts with the other lanes as with any thread.
-  bool spread = false;
+  // Non-zero for an access made by every lane of agent `spread - 1`, each on
+  // its own part of the buffer: two such accesses by lane classes of that
+  // agent do not conflict with each other. Never set for an async unit's
+  // access, nor for a `one:` access (the leader on the buffer as a whole).
+  std::uint8_t spread = 0;
+  // An async unit's access: the group it was issued in (1-based; 0: none).
+  std::uint16_t group = 0;
   Threads after = 0;
   Threads after_async = 0;
+  Threads after_weak = 0;
   Syncs released = 0, released_async = 0;
   Syncs visible = 0, visible_async = 0;
   auto operator<=>(const Event&) const = default;
@@ -67,8 +93,9 @@ struct Event {
 
 // The writes and reads of each buffer not yet known to be ordered before a
 // later write: at most one write and one read per thread and buffer (a
-// thread's newer access subsumes its older one by program order). One flat
-// list, sorted by (buffer, write, thread), so that a state copies in one piece.
+// thread's newer access subsumes its older one by program order; for an async
+// unit, a newer group completes no earlier than an older one). One flat list,
+// sorted by (buffer, write, thread), so that a state copies in one piece.
 struct Memory {
   int buffers = 0;
   std::vector<Event> events;
@@ -76,47 +103,81 @@ struct Memory {
 };
 
 struct Check {
-  Violation violation = Violation::none;
+  Violation violation = Violation::none;  // an error: the access is not recorded
+  Violation warning = Violation::none;    // a warning kind (violation none): the access is recorded
   std::uint8_t other_thread = 0;  // the thread of the conflicting earlier access
+  std::uint8_t issuer = 0;        // the thread of this access that conflicts
   bool other_was_write = false;
+  Proxy other_proxy = Proxy::generic;
 };
 
-// An access to buffer `buf`. `issuer` is the thread whose knowledge decides the
-// ordering (the thread that executes or issues the access); `actor` is the
-// thread recorded as accessing (the issuer itself, or its async unit).
-// Rules (docs/spec.md, "Data races and proxies"):
-//  - conflicting accesses (one a write) must be ordered: issuer in `after`;
-//  - an async-proxy access to a generic write needs the issuer in `after_async`
-//    (PTX ISA "Proxies": a proxy fence is needed between proxies);
+// What an access is: executed by the threads `issuers` (each on its own part
+// when `spread` names their agent), recorded as their own accesses, or, when
+// `unit` is set, as one access of that async unit in group `group` (the unit
+// inherits what its issuers know when it is issued).
+struct Access {
+  int buf = 0;
+  Kind kind = Kind::read;
+  Proxy proxy = Proxy::generic;
+  Threads issuers = 0;
+  std::uint8_t spread = 0;
+  int unit = -1;  // a thread number, or -1
+  std::uint16_t group = 0;
+};
+
+// The conflict rules (docs/spec.md, "Happens-before and proxies"), checked for
+// each issuer against every earlier access of the buffer:
+//  - conflicting accesses (one a write) by different threads must be ordered:
+//    the issuer in the earlier access's `after`; else `data_race` (or
+//    `scope_race` when only a scope kept them apart);
+//  - an async-proxy access to a generic write needs the issuer in `after_async`,
+//    also when the issuer made that write itself (PTX ISA "Proxies": a proxy
+//    fence is needed between proxies); else `proxy_race`;
+//  - an async-proxy write after generic reads, ordered but with no proxy fence:
+//    `cross_proxy_war` (a warning kind: docs/spec.md, "Stances");
 //  - async writes seen through an mbarrier wait need no proxy fence (PTX ISA,
 //    cp.async.bulk: completion is signalled through the mbarrier's complete-tx).
-[[nodiscard]] Check access(Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, std::uint8_t actor,
-                           bool spread = false);
+// The first conflict is returned; `check_only` records nothing.
+[[nodiscard]] Check check_only(const Memory& m, const Access& a);
+[[nodiscard]] Check access(Memory& m, const Access& a);
 
 // Records a write by `thread` without a conflict test: the initialisation of
 // an mbarrier's memory, whose conflicts are the mbarrier rules' business.
 void overwrite(Memory& m, int buf, std::uint8_t thread);
 
-// The same conflict test as access() without recording anything.
-[[nodiscard]] Check check_only(const Memory& m, int buf, Kind k, Proxy p, std::uint8_t issuer, bool spread = false);
-
-// `thread` performs a release into sync object `sync`: everything it knows is
-// attached to the object, to be made visible at the object's next completion.
-void release(Memory& m, std::uint8_t thread, int sync);
-// The write of `thread` (an async unit) to `buf` is released into `sync`: the
+// The threads `from` perform a release into sync object `sync`: everything
+// they know is attached to the object, to be made visible at its next completion.
+void release(Memory& m, Threads from, int sync);
+// Only what the threads `from` know of buffers first_buf..end_buf-1 (a
+// fence.mbarrier_init releases the thread's prior inits and nothing else).
+void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf);
+// What was released into `from_sync` is released into `to_sync` too: a
+// release fence (into a sync object of its own) and a later relaxed arrive
+// form a release pattern (PTX ISA, Memory Consistency Model).
+void forward(Memory& m, int from_sync, int to_sync);
+// The completion of async unit `unit`'s groups up to `group` is released into
+// `sync` (a tcgen05.commit's arrive): the unit's own accesses of those groups,
+// and what the unit knew when they were issued.
+void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync);
+// The write of async unit `thread` to `buf` is released into `sync`: the
 // complete-tx of a TMA load releases that copy's data and nothing else.
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync);
 // The sync object completed a phase: what was released into it becomes visible.
 void complete(Memory& m, int sync);
-// `thread` performs an acquire on `sync` that observed its latest completion.
-void acquire(Memory& m, std::uint8_t thread, int sync);
-// Direct order from one thread to others (__syncwarp, the retirement of an
-// async unit by wait_group): everything `from` knows, `to` knows.
+// The threads `to` perform an acquire that observed the latest completion of
+// the objects in `strong` (morally strong with the releases into them) and of
+// those in `weak` (releases the acquire's scope does not reach: `after_weak`).
+void acquire(Memory& m, Threads to, Syncs strong, Syncs weak = 0);
+// Direct order from one thread to others (__syncwarp): everything `from`
+// knows, `to` knows.
 void order(Memory& m, std::uint8_t from, Threads to);
-// fence.proxy.async by `thread`: the generic writes it knows become known to the
-// async proxy through it (PTX ISA, membar/fence: "fence.proxy.async").
+// The groups up to `group` of async unit `unit` have completed and the
+// threads `to` waited for them (wait_group): their accesses are ordered before `to`.
+void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to);
+// fence.proxy.async by the threads `by`: the generic accesses they know become
+// known to the async proxy through them (PTX ISA, membar/fence).
 // `first_buf`/`end_buf` restrict it to a range of buffers (fence.mbarrier_init
 // orders only mbarrier initialisations); by default every buffer.
-void proxy_fence(Memory& m, std::uint8_t thread, int first_buf = 0, int end_buf = -1);
+void proxy_fence(Memory& m, Threads by, int first_buf = 0, int end_buf = -1);
 
 }  // namespace pc::spec::hb

@@ -10,14 +10,36 @@ Violation check_operands(const ArriveArgs& a) {
   return Violation::none;
 }
 
+namespace {
+Result settle(State s, Outcome o) {
+  if (s.arrived > 0 && s.arrived >= s.count) {
+    s.generation += 1;
+    s.last_popc = s.acc_popc;
+    s.last_and = s.acc_and;
+    s.last_or = s.acc_or;
+    s.count = 0;
+    s.arrived = 0;
+    s.whole_cta = false;
+    s.acc_popc = 0;
+    s.acc_and = 1;
+    s.acc_or = 0;
+    o.phase_completed = true;
+  }
+  return {s, o};
+}
+}  // namespace
+
 Result arrive(State s, const ArriveArgs& a) {
   if (Violation v = check_operands(a); v != Violation::none) return {s, Outcome::fail(v)};
-  const std::int64_t count = a.count == 0 ? a.cta_threads : a.count;
+  const bool whole = a.count == 0;
+  const std::int64_t count = whole ? (a.live_threads >= 0 ? a.live_threads : a.cta_threads) : a.count;
   // "all threads ... must use the same thread count" for one instance.
-  if (s.arrived > 0 && s.count != count) return {s, Outcome::fail(Violation::named_count_mismatch)};
+  if (s.arrived > 0 && (s.whole_cta != whole || (!whole && s.count != count)))
+    return {s, Outcome::fail(Violation::named_count_mismatch)};
   if (s.arrived + a.threads > count) return {s, Outcome::fail(Violation::named_count_mismatch)};
   Outcome o;
   o.observed = s.generation;
+  s.whole_cta = whole;
   s.count = static_cast<std::uint16_t>(count);
   s.arrived = static_cast<std::uint16_t>(s.arrived + a.threads);
   if (a.red != Red::none) {
@@ -25,19 +47,13 @@ Result arrive(State s, const ArriveArgs& a) {
     s.acc_and = static_cast<std::uint8_t>(s.acc_and & (a.predicate ? 1 : 0));
     s.acc_or = static_cast<std::uint8_t>(s.acc_or | (a.predicate ? 1 : 0));
   }
-  if (s.arrived == s.count) {
-    s.generation += 1;
-    s.last_popc = s.acc_popc;
-    s.last_and = s.acc_and;
-    s.last_or = s.acc_or;
-    s.count = 0;
-    s.arrived = 0;
-    s.acc_popc = 0;
-    s.acc_and = 1;
-    s.acc_or = 0;
-    o.phase_completed = true;
-  }
-  return {s, o};
+  return settle(s, o);
+}
+
+Result on_exit(State s, int live) {
+  if (!s.whole_cta || s.arrived == 0) return {s, Outcome{}};
+  s.count = static_cast<std::uint16_t>(live);
+  return settle(s, Outcome{});
 }
 
 Outcome wait(const State& s, std::uint32_t joined, Red red, int /*threads*/) {

@@ -23,6 +23,7 @@ struct State {
   std::uint8_t acc_and = 1, acc_or = 0;
   std::int32_t last_popc = 0;     // results of the last completed instance
   std::uint8_t last_and = 1, last_or = 0;
+  bool whole_cta = false;         // the instance in progress was given no count: every non-exited thread
   auto operator<=>(const State&) const = default;
 };
 
@@ -35,7 +36,8 @@ struct ArriveArgs {
   int id = 0;
   std::int64_t count = 0;   // the b operand; 0 means "all threads of the CTA"
   int threads = warp_size;  // threads of the arriving agent (32: a warp, 128: a warp group)
-  int cta_threads = 0;      // threads of the CTA (for id 0 and for an absent count)
+  int cta_threads = 0;      // threads of the CTA (for id 0 and the checks of an absent count)
+  int live_threads = -1;    // threads of the CTA not exited (an absent count waits for these); -1: cta_threads
   Red red = Red::none;
   bool predicate = false;   // bar.red's predicate, uniform over the agent's threads
 };
@@ -50,7 +52,15 @@ struct ArriveArgs {
 // the instance completes when `count` threads have arrived ("when a barrier
 // completes, the waiting threads are restarted without delay, and the barrier
 // is reinitialized so that it can be immediately reused").
+// With no count, the instance waits for the CTA's threads that have not
+// exited (PTX ISA, bar/barrier: with no b operand "all threads in the CTA
+// participate"; exited threads are not waited for, as barrier.cluster says of
+// "all non-exited threads", and the H100 does for bar.sync 0).
 [[nodiscard]] Result arrive(State s, const ArriveArgs& a);
+
+// A thread group of the CTA exited: an instance without count in progress
+// completes when every thread still live has arrived (`live`).
+[[nodiscard]] Result on_exit(State s, int live);
 
 // The waiting part of bar.sync / bar.red: enabled once the instance the thread
 // joined (`joined` = the observed value of arrive) has completed. For bar.red

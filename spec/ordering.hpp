@@ -31,4 +31,16 @@ enum class Scope : std::uint8_t { standard, cta, cluster };
   return same_cta || s == Scope::cluster;
 }
 
+// Which acquires a release into an mbarrier synchronises with: a release and
+// an acquire are morally strong only when each one's scope includes the other
+// thread ("Morally strong operations"). From the barrier's own CTA any acquire
+// does; from another CTA at .cluster scope only a .cluster acquire; from
+// another CTA at .cta scope none (NVIDIA/cutlass#3324 and #3643 are 2-CTA
+// kernels that read stale data this way).
+enum class Channel : std::uint8_t { any_scope, cluster_scope, too_narrow };
+[[nodiscard]] constexpr Channel release_channel(Scope s, bool remote) {
+  if (!remote) return Channel::any_scope;
+  return s == Scope::cluster ? Channel::cluster_scope : Channel::too_narrow;
+}
+
 }  // namespace pc::spec::ordering

@@ -36,6 +36,9 @@ options:
                        (with several files: OUT gets the first violation's)
   --symbolic           also prove, with Z3, tx balance and named-barrier counts
                        for every parameter value in its declared range or set
+  --strict             findings of the warning kinds (points the field relies
+                       on with no failure known, docs/spec.md "Stances") are
+                       violations: the search stops at them with a trace
   --no-reduction       explore without partial-order and symmetry reductions
   --max-states N       stop after N states (verdict: inconclusive)
   --max-memory MB      stop when state storage passes MB MiB (inconclusive)
@@ -105,6 +108,8 @@ int main(int argc, char** argv) {
       want_sarif = true;
     } else if (a == "--symbolic") {
       symbolic = true;
+    } else if (a == "--strict") {
+      opt.strict = true;
     } else if (a == "--no-reduction") {
       opt.reduction = false;
     } else if (a == "--check-expect") {

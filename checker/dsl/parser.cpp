@@ -413,9 +413,10 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
   op.dest_var = dest;
   const std::string kw(ir::op_keyword(code));
   const ir::LanePolicy policy = ir::op_lanes(code);
-  if (lanes_given && policy == ir::LanePolicy::aligned && lanes == ir::Lanes::one)
-    fail(loc, "'" + kw + "' is executed by the whole warp or warp group together: remove 'one:'");
-  if (lanes_given && policy == ir::LanePolicy::leader && lanes == ir::Lanes::all)
+  if (lanes_given && policy == ir::LanePolicy::aligned && lanes != ir::Lanes::all)
+    fail(loc, "'" + kw + "' is executed by the whole warp or warp group together: remove '" +
+                  (lanes == ir::Lanes::one ? "one:" : "each:") + "'");
+  if (lanes_given && policy == ir::LanePolicy::leader && lanes != ir::Lanes::one)
     fail(loc, "'" + kw + "' is issued by one elected lane: write 'one:' or no prefix");
   auto token_var = [&]() {
     const Token& tk = peek();
@@ -637,7 +638,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     out.push_back(std::move(s));
     return;
   }
-  // [dest =] [one:|all:] op ...   or   var = expr
+  // [dest =] [one:|each:|all:] op ...   or   var = expr
   int dest = -1;
   std::string dest_name;
   if (is("=", 1) && !ir::op_from_keyword(tk.text)) {
@@ -645,7 +646,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     if (dest_name == "cta" || dest_name == "instance") fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
     next();
     next();
-    const bool lane_prefix = (is("one") || is("all")) && is(":", 1);
+    const bool lane_prefix = (is("one") || is("all") || is("each")) && is(":", 1);
     if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
       s.kind = ir::StmtKind::assign;
       s.expr = expr();
@@ -657,8 +658,8 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   }
   ir::Lanes lanes = ir::Lanes::all;
   bool lanes_given = false;
-  if ((is("one") || is("all")) && is(":", 1)) {
-    lanes = is("one") ? ir::Lanes::one : ir::Lanes::all;
+  if ((is("one") || is("all") || is("each")) && is(":", 1)) {
+    lanes = is("one") ? ir::Lanes::one : is("each") ? ir::Lanes::each : ir::Lanes::all;
     lanes_given = true;
     next();
     next();

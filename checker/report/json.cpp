@@ -74,6 +74,14 @@ std::string json(const std::vector<FileReport>& files) {
       << ", \"transitions\": " << r.transitions << ", \"depth\": " << r.max_depth << ", \"seconds\": " << secs
       << ", \"memory_bytes\": " << r.memory_bytes << "}";
     if (r.verdict == check::Verdict::inconclusive) o << ",\n      \"inconclusive_reason\": " << q(r.inconclusive_reason);
+    o << ",\n      \"warnings\": [";
+    for (std::size_t w = 0; w < r.warnings.size(); ++w) {
+      const check::Warning& x = r.warnings[w];
+      o << (w ? ", " : "") << "{\"kind\": " << q(spec::violation_name(x.kind)) << ", \"message\": " << q(x.message)
+        << ", \"location\": " << loc(f.file, x.loc)
+        << ", \"agent\": " << (x.agent >= 0 ? q(r.agents[static_cast<std::size_t>(x.agent)].name) : "null") << "}";
+    }
+    o << "]";
     if (r.verdict == check::Verdict::violation) {
       o << ",\n      \"violation\": {\"kind\": " << q(spec::violation_name(r.violation)) << ", \"message\": " << q(r.message)
         << ", \"description\": " << q(spec::violation_doc(r.violation)) << ", \"location\": " << loc(f.file, r.loc)

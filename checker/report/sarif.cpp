@@ -65,6 +65,12 @@ std::string sarif(const std::vector<FileReport>& files) {
       continue;
     }
     const check::Result& r = f.result;
+    for (const check::Warning& w : r.warnings) {
+      o << (any ? "," : "") << "\n      {\"ruleId\": " << q(spec::violation_name(w.kind))
+        << ", \"level\": \"warning\", \"message\": {\"text\": " << q(f.kernel + ": " + w.message) << "}, \"locations\": ["
+        << location(f.file, w.loc) << "]}";
+      any = true;
+    }
     if (r.verdict != check::Verdict::violation) continue;
     o << (any ? "," : "") << "\n      {\"ruleId\": " << q(spec::violation_name(r.violation))
       << ", \"level\": \"error\", \"message\": {\"text\": " << q(f.kernel + ": " + r.message) << "}, \"locations\": ["

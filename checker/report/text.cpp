@@ -56,7 +56,11 @@ std::string text(const FileReport& f, bool verbose_trace) {
   std::snprintf(stats, sizeof stats, "%llu states, %.2f s", static_cast<unsigned long long>(r.states), r.seconds);
   o << f.file << ": " << f.kernel << ": ";
   switch (r.verdict) {
-    case check::Verdict::verified: o << "VERIFIED (" << stats << ")"; break;
+    case check::Verdict::verified:
+      o << "VERIFIED";
+      if (!r.warnings.empty()) o << ", " << r.warnings.size() << (r.warnings.size() == 1 ? " warning" : " warnings");
+      o << " (" << stats << ")";
+      break;
     case check::Verdict::inconclusive:
       o << "INCONCLUSIVE: " << r.inconclusive_reason << " reached (" << stats << "); nothing was proven";
       break;
@@ -88,6 +92,9 @@ std::string text(const FileReport& f, bool verbose_trace) {
     }
     o << "  replay: check-kernel " << f.file << " --replay " << r.replay << '\n';
   }
+  for (const check::Warning& w : r.warnings)
+    o << "  warning " << spec::violation_name(w.kind) << ": " << where(f, w.loc) << ": " << w.message
+      << "\n    (a point the field relies on with no failure known: docs/spec.md, \"Stances\"; --strict makes it an error)\n";
   for (const smt::Finding& s : f.symbolic) {
     o << "  symbolic " << s.check << ": " << smt::status_name(s.status) << ": " << s.claim;
     if (s.status == smt::Status::counterexample) {
