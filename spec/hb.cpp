@@ -50,7 +50,7 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   }
   if (a.proxy == Proxy::async && !(prior.after_async & me) && prior.proxy == Proxy::generic) {
     if (prior.write) c.violation = Violation::proxy_race;
-    else if (a.kind == Kind::write) c.warning = Violation::cross_proxy_war;
+    else if (a.kind == Kind::write) c.violation = Violation::cross_proxy_war;
   }
   return c;
 }

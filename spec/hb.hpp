@@ -134,7 +134,8 @@ struct Access {
 //    also when the issuer made that write itself (PTX ISA "Proxies": a proxy
 //    fence is needed between proxies); else `proxy_race`;
 //  - an async-proxy write after generic reads, ordered but with no proxy fence:
-//    `cross_proxy_war` (a warning kind: docs/spec.md, "Stances");
+//    `cross_proxy_war` (H100, harness test generic_read_then_tma_overwrite:
+//    reads still in flight at the release return the new data);
 //  - async writes seen through an mbarrier wait need no proxy fence (PTX ISA,
 //    cp.async.bulk: completion is signalled through the mbarrier's complete-tx).
 // The first conflict is returned; `check_only` records nothing.

@@ -2,7 +2,7 @@
 // spec/primitives.hpp runs here, and its observations are compared with the
 // host side (the model) and with what the checker allows (allowed.cpp).
 //
-//   conformance [--instances N] [--seed S] [--report FILE]
+//   conformance [--instances N] [--seed S] [--report FILE] [--open NAME] [--contested]
 //
 // 1. sequences: random valid op sequences on one mbarrier (thousands of blocks,
 //    one sequence each); every observation must equal the model's.
@@ -13,6 +13,9 @@
 // 4. op litmus: two threads on one barrier; every observed outcome must be one
 //    that some interleaving of the model's operations gives (op_litmus.hpp).
 // 5. open points: what the hardware does where the ISA leaves it open.
+// 6. contested points (--contested, or --open NAME for one of them): where the
+//    PTX ISA's letter and field practice differ; outcomes counted against what
+//    the letter allows (docs/conformance/h100-2026-11-23-contested.md).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -20,6 +23,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <functional>
 #include <map>
 #include <random>
 #include <string>
@@ -468,6 +473,827 @@ std::vector<std::uint32_t> random_sequence(std::mt19937& rng, int len) {
   return ops;
 }
 
+// ---------------------------------------------------------------- contested points (--contested)
+//
+// Four points where the PTX ISA's letter and field practice (CUTLASS and the
+// CUDA guide's examples) differ. Every instruction is written here as inline
+// PTX, its PTX ISA name in the comment above it, so that these tests do not
+// depend on spec/primitives.hpp. Each test counts outcomes on the device; the
+// host says which of them the ISA's letter allows (contested_tests below).
+namespace contested {
+
+__device__ inline std::uint32_t saddr(const void* p) { return static_cast<std::uint32_t>(__cvta_generic_to_shared(p)); }
+// mov.u32 r, %cluster_ctarank;                                          PTX 7.8, sm_90
+__device__ inline std::uint32_t cluster_rank() {
+  std::uint32_t r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+  return r;
+}
+// mapa.shared::cluster.u32 d, a, rank;                                  PTX 7.8, sm_90
+__device__ inline std::uint32_t mapa(std::uint32_t a, std::uint32_t rank) {
+  std::uint32_t d;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(d) : "r"(a), "r"(rank));
+  return d;
+}
+// st.shared::cluster.u32 [a], v;  (weak; a DSMEM address from mapa)     PTX 7.8, sm_90
+__device__ inline void st_cluster(std::uint32_t a, std::uint32_t v) {
+  asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+}
+// ld.shared::cluster.u32 v, [a];  (weak)                                PTX 7.8, sm_90
+__device__ inline std::uint32_t ld_cluster(std::uint32_t a) {
+  std::uint32_t v;
+  asm volatile("ld.shared::cluster.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+// st.shared::cta.u32 [a], v;  (weak)                                    PTX 7.8, sm_90
+__device__ inline void st_cta(std::uint32_t a, std::uint32_t v) {
+  asm volatile("st.shared::cta.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+}
+// ld.shared::cta.u32 v, [a];  (weak)                                    PTX 7.8, sm_90
+__device__ inline std::uint32_t ld_cta(std::uint32_t a) {
+  std::uint32_t v;
+  asm volatile("ld.shared::cta.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+// mbarrier.init.shared::cta.b64 [a], count;                             PTX 7.0, sm_80
+__device__ inline void mbar_init(std::uint32_t a, std::uint32_t count) {
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(a), "r"(count) : "memory");
+}
+// mbarrier.inval.shared::cta.b64 [a];                                   PTX 7.0, sm_80
+__device__ inline void mbar_inval(std::uint32_t a) { asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(a) : "memory"); }
+// fence.mbarrier_init.release.cluster;                                  PTX 8.0, sm_90
+__device__ inline void fence_mbar_init() { asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory"); }
+// fence.proxy.async.shared::cta;                                        PTX 8.0, sm_90
+__device__ inline void fence_proxy_async() { asm volatile("fence.proxy.async.shared::cta;" ::: "memory"); }
+// mbarrier.arrive.release.cta.shared::cta.b64 _, [a], 1;                PTX 8.0, sm_90
+__device__ inline void arrive_local(std::uint32_t a) {
+  asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 _, [%0], 1;" ::"r"(a) : "memory");
+}
+// Remote arrive on an mbarrier of another CTA of the cluster (a mapa address):
+//   Sc 0: mbarrier.arrive.release.cta.shared::cluster.b64 _, [a], 1;      PTX 8.0, sm_90
+//   Sc 1: mbarrier.arrive.release.cluster.shared::cluster.b64 _, [a], 1;  PTX 8.0, sm_90
+//   Sc 2: mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [a], 1;  PTX 8.6, sm_90
+template <int Sc>
+__device__ inline void arrive_remote(std::uint32_t a) {
+  if constexpr (Sc == 0) asm volatile("mbarrier.arrive.release.cta.shared::cluster.b64 _, [%0], 1;" ::"r"(a) : "memory");
+  else if constexpr (Sc == 1) asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0], 1;" ::"r"(a) : "memory");
+  else asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0], 1;" ::"r"(a) : "memory");
+}
+//   Sc 0: mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [a], parity;      PTX 8.0, sm_90
+//   Sc 1: mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [a], parity;  PTX 8.0, sm_90
+template <int Sc>
+__device__ inline bool try_wait(std::uint32_t a, std::uint32_t parity) {
+  std::uint32_t ok;
+  if constexpr (Sc == 0)
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(ok) : "r"(a), "r"(parity) : "memory");
+  else
+    asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(ok) : "r"(a), "r"(parity) : "memory");
+  return ok != 0;
+}
+// A wait with a watchdog: false if the phase did not complete within `budget` cycles.
+template <int Sc>
+__device__ inline bool wait(std::uint32_t a, std::uint32_t parity, long long budget = 1ll << 26) {
+  const long long deadline = clock64() + budget;
+  while (!try_wait<Sc>(a, parity))
+    if (clock64() > deadline) return false;
+  return true;
+}
+// mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [a], tx;     PTX 8.0, sm_90
+__device__ inline void arrive_expect_tx(std::uint32_t a, std::uint32_t tx) {
+  asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 _, [%0], %1;" ::"r"(a), "r"(tx) : "memory");
+}
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar];   PTX 8.0, sm_90
+__device__ inline void bulk_load(std::uint32_t dst, const void* src, std::uint32_t bytes, std::uint32_t bar) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst), "l"(src),
+               "r"(bytes), "r"(bar)
+               : "memory");
+}
+// cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size;       PTX 8.0, sm_90
+__device__ inline void bulk_store(void* dst, std::uint32_t src, std::uint32_t bytes) {
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes) : "memory");
+}
+// cp.async.bulk.commit_group;                                           PTX 8.0, sm_90
+__device__ inline void commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+// cp.async.bulk.wait_group.read 0;                                      PTX 8.0, sm_90
+__device__ inline void wait_group_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
+// cp.async.bulk.wait_group 0;                                           PTX 8.0, sm_90
+__device__ inline void wait_group0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+// barrier.sync.aligned 0;  (__syncthreads)                              PTX 6.0, sm_70
+__device__ inline void bar_sync0() { asm volatile("barrier.sync.aligned 0;" ::: "memory"); }
+// barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;   PTX 8.0, sm_90
+__device__ inline void cluster_sync() {
+  asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
+}
+
+// Outcome counters: slot k of `out` counts outcome k of the test (host table).
+__device__ inline void add(unsigned long long* out, int k, unsigned long long n) {
+  if (n) atomicAdd(&out[k], n);
+}
+
+// 1. scope_{cta,cluster}_remote_arrive. A 2-CTA cluster; lane l of warp 0 is
+// one instance: in CTA 1 the producer writes the datum, then arrives on CTA
+// 0's full[l] remotely (release scope Rel: 0 .cta, 1 .cluster, 2 .relaxed
+// control); in CTA 0 the consumer waits on full[l] (acquire scope Acq: 0 .cta,
+// 1 .cluster) and reads the datum. Push: the datum lives in CTA 0 and CTA 1
+// writes it through DSMEM; pull: it lives in CTA 1 and CTA 0 reads it through
+// DSMEM. The buffer is handed back by a remote arrive on CTA 1's empty[l]
+// (.release.cluster / .acquire.cluster, the ISA-correct direction). Warp 1
+// stresses local memory, warp 2 the DSMEM path (stores into the peer's scratch).
+// Outcomes: 0 fresh, 1 stale (an older datum), 2 future (a newer one: the
+// hand-back failed), 3 hung (watchdog).
+template <int Rel, int Acq, bool Pull>
+__global__ void remote_arrive_mp(int iters, std::uint32_t seed0, unsigned long long* out, std::uint32_t* gscratch) {
+  __shared__ alignas(8) std::uint64_t full[32], empty[32];
+  __shared__ alignas(128) std::uint32_t data[32];
+  __shared__ alignas(128) volatile std::uint32_t scratch[64];
+  __shared__ alignas(128) std::uint32_t rscratch[64];
+  __shared__ volatile int stop;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const std::uint32_t rank = cluster_rank();
+  std::uint32_t seed = seed0 ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  if (threadIdx.x < 32) {
+    mbar_init(saddr(&full[lane]), 1);
+    mbar_init(saddr(&empty[lane]), 1);
+    data[lane] = 0;
+    fence_mbar_init();  // each initialising thread: its inits before the peer's remote arrives
+  }
+  if (threadIdx.x == 0) stop = 0;
+  cluster_sync();
+  unsigned long long fresh = 0, stale = 0, future = 0, hung = 0;
+  if (warp == 0) {
+    if (rank == 1) {  // producer
+      const std::uint32_t rfull = mapa(saddr(&full[lane]), 0);
+      const std::uint32_t dat = Pull ? saddr(&data[lane]) : mapa(saddr(&data[lane]), 0);
+      for (int i = 0; i < iters; ++i) {
+        if (!wait<1>(saddr(&empty[lane]), (i & 1) ^ 1)) break;  // a fresh barrier's parity 1 is complete
+        jitter(seed);
+        if (Pull) st_cta(dat, static_cast<std::uint32_t>(i + 1));
+        else st_cluster(dat, static_cast<std::uint32_t>(i + 1));
+        arrive_remote<Rel>(rfull);
+      }
+    } else {  // consumer
+      const std::uint32_t rempty = mapa(saddr(&empty[lane]), 1);
+      const std::uint32_t dat = Pull ? mapa(saddr(&data[lane]), 1) : saddr(&data[lane]);
+      for (int i = 0; i < iters; ++i) {
+        if (!wait<Acq>(saddr(&full[lane]), i & 1)) {
+          ++hung;
+          break;
+        }
+        const std::uint32_t v = Pull ? ld_cluster(dat) : ld_cta(dat);
+        const std::uint32_t want = static_cast<std::uint32_t>(i + 1);
+        if (v == want) ++fresh;
+        else if (v < want) ++stale;
+        else ++future;
+        jitter(seed);
+        arrive_remote<1>(rempty);
+      }
+    }
+    __syncwarp();
+    if (lane == 0) stop = 1;
+  } else if (warp == 1) {
+    stress(scratch, gscratch, seed, &stop);
+  } else {
+    const std::uint32_t peer = mapa(saddr(&rscratch[0]), rank ^ 1);
+    while (!stop) {
+      const std::uint32_t r = xorshift(seed);
+      st_cluster(peer + 4 * ((lane + r) & 63), r);
+    }
+  }
+  cluster_sync();  // neither CTA exits while the other may still touch its shared memory
+  if (rank == 0 && warp == 0) {
+    add(out, 0, fresh);
+    add(out, 1, stale);
+    add(out, 2, future);
+    add(out, 3, hung);
+  }
+}
+
+// 2. init_then_own_tma_no_fence. Lane l of warp 0 is one instance, on its own
+// barrier: mbarrier.init (count 1), then with no fence.mbarrier_init and no
+// fence.proxy.async (Fence: both, the control) arrive.expect_tx 16 and a
+// 16-byte cp.async.bulk global->shared completing on that barrier; wait with
+// a watchdog; check the 16 bytes; inval. Warp 1 stresses.
+// Outcomes: 0 completed with the right data, 1 completed with wrong data,
+// 2 hung (watchdog). A fault is seen by the host.
+template <bool Fence>
+__global__ void init_own_tma(int iters, const std::uint32_t* src, int chunks, unsigned long long* out, std::uint32_t* gscratch) {
+  __shared__ alignas(8) std::uint64_t bars[32];
+  __shared__ alignas(128) std::uint32_t dst[32][4];
+  __shared__ alignas(128) volatile std::uint32_t scratch[64];
+  __shared__ volatile int stop;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  std::uint32_t seed = 0x9e3779b9u ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  if (threadIdx.x == 0) stop = 0;
+  __syncthreads();
+  unsigned long long ok = 0, wrong = 0, hung = 0;
+  if (warp == 0) {
+    const std::uint32_t bar = saddr(&bars[lane]), d = saddr(&dst[lane][0]);
+    for (int i = 0; i < iters; ++i) {
+      const int c = static_cast<int>((blockIdx.x * 32u + lane * 7u + i * 13u) % static_cast<unsigned>(chunks));
+      mbar_init(bar, 1);
+      if (Fence) {
+        fence_mbar_init();
+        fence_proxy_async();
+      }
+      arrive_expect_tx(bar, 16);
+      bulk_load(d, src + 4 * c, 16, bar);
+      if (!wait<0>(bar, 0, 1ll << 24)) {
+        ++hung;
+        break;
+      }
+      bool good = true;
+      for (int k = 0; k < 4; ++k) good &= ld_cta(d + 4 * k) == static_cast<std::uint32_t>(4 * c + k + 1);
+      if (good) ++ok;
+      else ++wrong;
+      mbar_inval(bar);
+    }
+    __syncwarp();
+    if (lane == 0) stop = 1;
+  } else {
+    stress(scratch, gscratch, seed, &stop);
+  }
+  if (warp == 0) {
+    add(out, 0, ok);
+    add(out, 1, wrong);
+    add(out, 2, hung);
+  }
+}
+
+// barrier.sync.aligned 1, 128;  (a named barrier over the 128 readers)    PTX 6.0, sm_70
+__device__ inline void bar_sync_readers() { asm volatile("barrier.sync.aligned 1, 128;" ::: "memory"); }
+// barrier.red.or.pred p, 2, 128, q;  (bar.red over the 128 readers)        PTX 6.0, sm_70
+__device__ inline bool bar_or_readers(bool q) {
+  std::uint32_t r;
+  asm volatile("{ .reg .pred p, q; setp.ne.u32 q, %1, 0; bar.red.or.pred p, 2, 128, q; selp.u32 %0, 1, 0, p; }"
+               : "=r"(r) : "r"(q ? 1u : 0u) : "memory");
+  return r != 0;
+}
+
+// 3. generic_read_then_tma_overwrite. Warps 0-3 (the readers) read all of a
+// 4 KB buffer with generic loads (ld.shared, 32 a thread; Conflicts: each
+// warp's load is a 32-way bank conflict, so that the loads queue; else each
+// warp's load reads 32 consecutive words), then
+//   Mode 0: barrier.sync over the readers (no fence.proxy.async); thread 0
+//           issues a 4 KB cp.async.bulk into the same buffer;
+//   Mode 1: each reader arrives (.release.cta) on an `empty` mbarrier (count
+//           128), thread 0 waits on it (.acquire.cta), then issues the copy:
+//           the CUTLASS consumer-release / producer-acquire shape;
+//   Mode 2: control: thread 0 issues the copy before the reads, with no
+//           ordering at all, to show that the test can see new data;
+//   Mode 3: control, the letter's way: each reader fence.proxy.async after its
+//           reads, then barrier.sync and the copy as in mode 0;
+//   Mode 4: control of the classification: each reader stores the xor of the
+//           values it read to a sink word (so its loads have returned) before
+//           the barrier.sync of mode 0; no proxy fence.
+// Every reader then waits on `full` for the copy and checks the values it
+// read before it. Warp 4 stresses. The buffer held chunk c(i-1) (the previous
+// copy, async proxy too); the copy writes chunk c(i); word w of chunk c is
+// c * 1024 + w + 1.
+// Outcomes per overwrite: 0 every read returned the old data, 1 some read
+// returned the new data (none neither), 2 some read returned neither, 3 hung
+// (watchdog). Slots 8-10 count loads: all, new, neither.
+constexpr int rt_words = 1024, rt_readers = 128;
+template <int Mode, bool Conflicts>
+__global__ void read_then_tma(int iters, const std::uint32_t* src, int chunks, unsigned long long* out, std::uint32_t* gscratch) {
+  __shared__ alignas(128) std::uint32_t buf[rt_words];
+  __shared__ alignas(8) std::uint64_t fullb, emptyb;
+  __shared__ std::uint32_t sink[rt_readers];
+  __shared__ alignas(128) volatile std::uint32_t scratch[64];
+  __shared__ volatile int stop;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, tid = threadIdx.x;
+  std::uint32_t seed = 0x85ebca6bu ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  const std::uint32_t full = saddr(&fullb), empty = saddr(&emptyb), b = saddr(&buf[0]);
+  auto chunk = [&](int i) { return (blockIdx.x + 7u * static_cast<unsigned>(i)) % static_cast<unsigned>(chunks); };
+  if (tid == 0) {
+    mbar_init(full, 1);
+    mbar_init(empty, rt_readers);
+    stop = 0;
+    fence_mbar_init();
+    fence_proxy_async();
+  }
+  __syncthreads();
+  if (warp >= rt_readers / 32) {
+    stress(scratch, gscratch, seed, &stop);
+    return;
+  }
+  unsigned long long res[4] = {0, 0, 0, 0}, loads = 0, lnew = 0, lother = 0;
+  if (tid == 0) {  // the buffer's first contents, written by the async proxy as well
+    arrive_expect_tx(full, rt_words * 4);
+    bulk_load(b, src + static_cast<std::size_t>(chunk(0)) * rt_words, rt_words * 4, full);
+  }
+  bool alive = wait<0>(full, 0);
+  if (bar_or_readers(!alive)) {
+    res[3] = 1;
+  } else {
+    for (int i = 1; i <= iters; ++i) {
+      const std::uint32_t oldbase = chunk(i - 1) * rt_words, newbase = chunk(i) * rt_words;
+      const std::uint32_t* next = src + static_cast<std::size_t>(chunk(i)) * rt_words;
+      if (Mode == 2 && tid == 0) {
+        arrive_expect_tx(full, rt_words * 4);
+        bulk_load(b, next, rt_words * 4, full);
+      }
+      // word read by load k of this thread
+      auto word = [&](int k) {
+        return Conflicts ? static_cast<std::uint32_t>(lane * 32 + ((k + warp * 8) & 31))
+                         : static_cast<std::uint32_t>((k * rt_readers + warp * 32 + lane) & (rt_words - 1));
+      };
+      std::uint32_t v[32];
+#pragma unroll
+      for (int k = 0; k < 32; ++k) v[k] = ld_cta(b + 4u * word(k));
+      if (Mode == 3) fence_proxy_async();
+      if (Mode == 4) {
+        std::uint32_t x = 0;
+#pragma unroll
+        for (int k = 0; k < 32; ++k) x ^= v[k];
+        st_cta(saddr(&sink[tid]), x);
+      }
+      if (Mode == 0 || Mode == 3 || Mode == 4) bar_sync_readers();
+      if (Mode == 1) arrive_local(empty);
+      if (tid == 0 && Mode != 2) {
+        if (Mode == 1 && !wait<0>(empty, (i - 1) & 1)) alive = false;
+        if (alive) {
+          arrive_expect_tx(full, rt_words * 4);
+          bulk_load(b, next, rt_words * 4, full);
+        }
+      }
+      if (alive && !wait<0>(full, i & 1)) alive = false;
+      int saw_new = 0, saw_other = 0;
+#pragma unroll
+      for (int k = 0; k < 32; ++k) {
+        const std::uint32_t idx = word(k);
+        if (v[k] == oldbase + idx + 1) continue;
+        if (v[k] == newbase + idx + 1) ++saw_new;
+        else ++saw_other;
+      }
+      const bool any_hung = bar_or_readers(!alive);
+      const bool any_other = bar_or_readers(saw_other != 0);
+      const bool any_new = bar_or_readers(saw_new != 0);
+      if (any_hung) {
+        ++res[3];
+        break;
+      }
+      loads += 32;
+      lnew += static_cast<unsigned>(saw_new);
+      lother += static_cast<unsigned>(saw_other);
+      ++res[any_other ? 2 : any_new ? 1 : 0];
+    }
+  }
+  if (tid == 0) {
+    stop = 1;
+    for (int k = 0; k < 4; ++k) add(out, k, res[k]);
+  }
+  add(out, 8, loads);
+  add(out, 9, lnew);
+  add(out, 10, lother);
+}
+
+// 4. leader_wait_group_read_then_lanes_write. Each of warps 0-3 is one
+// instance per iteration, with its own 128-byte staging buffer: every lane
+// writes its word (generic), fence.proxy.async, __syncwarp; lane 0 issues a
+// 128-byte cp.async.bulk shared->global store (bulk async-group),
+// commit_group, and then
+//   Mode 0: wait_group.read 0; lanes 1-31 then overwrite their words with no
+//           __syncwarp and no barrier, written as CUDA C++: `if (lane == 0)
+//           {...}` then `if (lane != 0) overwrite` (the compiler may, and
+//           nvcc 13.0 does, merge the two into one if/else, the overwrite on
+//           the other path);
+//   Mode 3: the same order kept in the PTX: one asm block of predicated
+//           instructions, straight-line: @p copy, @p commit, @p wait_group.read
+//           0, @!p st.shared (no branch, no __syncwarp);
+//   Mode 1: control: wait_group.read 0, __syncwarp, then the overwrite (the
+//           letter's way);
+//   Mode 2: control: no wait_group.read before the overwrite (a race, to
+//           show that the test can see new values).
+// Lane 0 then waits (wait_group 0) for the store to complete and reads the
+// 32 global words. Warp 4 stresses.
+// Outcomes per store: 0 global holds the old (pre-overwrite) words, 1 some word
+// is a new (overwritten) value (none neither), 2 some word is neither.
+// Slots 8-9 count words: all, new.
+template <int Mode>
+__global__ void leader_store(int iters, std::uint32_t* gdst, unsigned long long* out, std::uint32_t* gscratch) {
+  __shared__ alignas(128) std::uint32_t stage[4][32];
+  __shared__ alignas(128) volatile std::uint32_t scratch[64];
+  __shared__ volatile int stop;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  std::uint32_t seed = 0xc2b2ae35u ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  if (threadIdx.x == 0) stop = 0;
+  __syncthreads();
+  if (warp == 4) {
+    stress(scratch, gscratch, seed, &stop);
+    return;
+  }
+  std::uint32_t* g = gdst + (static_cast<std::size_t>(blockIdx.x) * 4 + warp) * 32;
+  const std::uint32_t s = saddr(&stage[warp][0]);
+  unsigned long long res[3] = {0, 0, 0}, words = 0, wnew = 0;
+  for (int i = 0; i < iters; ++i) {
+    const std::uint32_t v = (static_cast<std::uint32_t>(i) * 2654435761u) ^ (blockIdx.x * 4u + warp) * 40503u;
+    st_cta(s + 4u * lane, v + lane);
+    fence_proxy_async();
+    __syncwarp();
+    if (Mode == 3) {
+      // setp; @p cp.async.bulk.global.shared::cta.bulk_group; @p cp.async.bulk.commit_group;
+      // @p cp.async.bulk.wait_group.read 0; @!p st.shared::cta.u32      PTX 8.0, sm_90
+      asm volatile(
+          "{ .reg .pred p; setp.eq.u32 p, %0, 0;\n\t"
+          "@p cp.async.bulk.global.shared::cta.bulk_group [%1], [%2], 128;\n\t"
+          "@p cp.async.bulk.commit_group;\n\t"
+          "@p cp.async.bulk.wait_group.read 0;\n\t"
+          "@!p st.shared::cta.u32 [%3], %4; }" ::"r"(static_cast<std::uint32_t>(lane)),
+          "l"(g), "r"(s), "r"(s + 4u * lane), "r"(~(v + lane))
+          : "memory");
+    } else {
+      if (lane == 0) {
+        bulk_store(g, s, 128);
+        commit_group();
+        if (Mode != 2) wait_group_read0();
+      }
+      if (Mode == 1) __syncwarp();
+      if (lane != 0) st_cta(s + 4u * lane, ~(v + lane));
+    }
+    if (lane == 0) {
+      wait_group0();
+      int nnew = 0, nother = 0;
+      for (int k = 0; k < 32; ++k) {
+        const std::uint32_t w = reinterpret_cast<volatile std::uint32_t*>(g)[k];
+        if (w == v + k) continue;
+        if (k != 0 && w == ~(v + k)) ++nnew;
+        else ++nother;
+      }
+      words += 32;
+      wnew += static_cast<unsigned>(nnew);
+      ++res[nother ? 2 : nnew ? 1 : 0];
+    }
+    __syncwarp();  // the next iteration's writes come after lane 0's check
+  }
+  if (lane == 0) {
+    for (int k = 0; k < 3; ++k) add(out, k, res[k]);
+    add(out, 8, words);
+    add(out, 9, wnew);
+  }
+  asm volatile("barrier.sync.aligned 3, 128;" ::: "memory");  // barrier.sync: the four instance warps are done
+  if (threadIdx.x == 0) stop = 1;
+}
+
+}  // namespace contested
+
+// ---------------------------------------------------------------- contested points: the host side
+
+namespace contested_host {
+
+// An outcome of a test, and whether the PTX ISA's letter allows it there.
+struct Outcome {
+  const char* name;
+  bool allowed;
+};
+struct Variant {
+  std::string test;     // the point's name (--open NAME selects every variant of it)
+  std::string variant;  // what this variant does
+  bool control = false;  // a control: not the contested point itself
+  std::vector<Outcome> outcomes;                  // counter slot k = outcome k
+  std::vector<std::pair<int, std::string>> extra;  // counter slots 8.. (load or word counts)
+  bool fault_allowed = false;                      // a fault (the kernel does not complete) is allowed by the letter
+  std::function<cudaError_t(std::uint32_t)> launch;  // one launch with this seed; its launch error
+  unsigned long long per_launch = 0, want = 0;
+};
+struct Result {
+  std::vector<unsigned long long> counts;
+  std::vector<unsigned long long> extra;
+  unsigned long long instances = 0;
+  double seconds = 0;
+  std::string fault;  // non-empty: the launch failed (the context is lost) or the host timed out
+  bool ran = false;
+};
+
+// Waits for the device with a deadline: a kernel that never returns is
+// reported, not waited on for ever.
+inline cudaError_t sync_deadline(double seconds, bool& timed_out) {
+  timed_out = false;
+  cudaEvent_t ev;
+  cudaError_t e = cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+  if (e != cudaSuccess) return e;
+  e = cudaEventRecord(ev);
+  if (e != cudaSuccess) return e;
+  const auto t0 = std::chrono::steady_clock::now();
+  while ((e = cudaEventQuery(ev)) == cudaErrorNotReady) {
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > seconds) {
+      timed_out = true;
+      return e;
+    }
+    struct timespec ts{0, 1000000};
+    nanosleep(&ts, nullptr);
+  }
+  cudaEventDestroy(ev);
+  return e;
+}
+
+// The letter of the PTX ISA, per point, as the report states it.
+inline const char* letter_of(const std::string& test) {
+  if (test == "scope_cta_remote_arrive" || test == "scope_cluster_remote_arrive" || test == "scope_relaxed_remote_arrive")
+    return "The consumer's wait synchronizes with the producer's arrive only if the two are morally strong: each "
+           "operation's scope must include the other's thread (PTX ISA, Memory Consistency Model: morally strong "
+           "operations; mbarrier.arrive / mbarrier.try_wait `.sem` and `.scope`). A `.release.cta` arrive by a thread of "
+           "CTA 1 has a scope (CTA 1) that does not include the consumer in CTA 0, and an `.acquire.cta` wait in CTA 0 has a "
+           "scope that does not include the producer in CTA 1: so only `.release.cluster` with `.acquire.cluster` orders the "
+           "datum, and in the three other combinations a stale read is allowed. The arrive still counts whatever its "
+           "scope, so a hang is never allowed; `future` (a newer datum) needs the hand-back, which is `.cluster` both ways, "
+           "to fail, and is not allowed.";
+  if (test == "init_then_own_tma_no_fence")
+    return "mbarrier.init is a generic-proxy write of the barrier; the complete-tx of cp.async.bulk is performed by the "
+           "async proxy. The ISA asks for a proxy fence between accesses of one location through two proxies, and "
+           "names fence.mbarrier_init (or fence.proxy.async) as the fence that makes an mbarrier.init visible to the "
+           "async proxy; the same thread issuing both does not remove the need. Without it the complete-tx may act on the "
+           "barrier as it was before the init: the behaviour is not defined, so every outcome is allowed (right data, "
+           "wrong data, a hang, a fault). With the fences (control) only `completed, right data` is allowed.";
+  if (test == "generic_read_then_tma_overwrite")
+    return "barrier.sync (and an mbarrier release/acquire) orders the generic proxy; a write by the async proxy after "
+           "generic reads of the same location is, by the letter, ordered only through fence.proxy.async (PTX ISA, "
+           "Memory Consistency Model, Proxies: accesses of one location through different proxies need a proxy "
+           "fence). Without one, the copy's write is not ordered after the reads, so a read may return the NEW data "
+           "(allowed). Every read returns the value of some write of its location, so `neither` is not allowed; the "
+           "copy always completes, so a hang is not allowed. The model (docs/spec.md) forbids `new` here: it treats "
+           "the reads as ordered before the copy by the barrier alone, as CUTLASS's consumer release does.";
+  if (test == "leader_wait_group_read_then_lanes_write")
+    return "cp.async.bulk.wait_group.read 0 makes the executing thread (lane 0) wait until its bulk groups have read "
+           "their source; the other lanes are not ordered after lane 0's wait by anything (falling out of lane 0's "
+           "`if` is no synchronization: __syncwarp or a barrier is), so their overwrites race with the copy's "
+           "async-proxy reads, and global memory may receive NEW (overwritten) values: allowed. A word is either "
+           "the old or the new value, so `neither` is not allowed. With __syncwarp (control) only `old` is allowed.";
+  return "";
+}
+
+// Runs every selected variant; the report is rewritten after each one, so a
+// fault or a timeout keeps what ran before it.
+inline int run(const std::vector<Variant>& vs, unsigned long long* dcounts, std::uint32_t seed, const std::string& report,
+               const std::string& header, const std::string& command) {
+  std::vector<Result> results(vs.size());
+  auto write_report = [&]() {
+    FILE* f = std::fopen(report.c_str(), "w");
+    if (!f) {
+      std::perror(report.c_str());
+      return;
+    }
+    std::fprintf(f, "%s", header.c_str());
+    std::fprintf(f, "- command: `%s`\n\n", command.c_str());
+    std::string last;
+    for (std::size_t k = 0; k < vs.size(); ++k) {
+      const Variant& v = vs[k];
+      const Result& r = results[k];
+      if (v.test != last) {
+        last = v.test;
+        std::fprintf(f, "\n## %s\n\nISA letter: %s\n\n", v.test.c_str(), letter_of(v.test));
+        std::fprintf(f, "| variant | outcome | count | ISA letter | seen |\n| --- | --- | --- | --- | --- |\n");
+      }
+      const std::string name = v.variant + (v.control ? " (control)" : "");
+      if (!r.ran) {
+        std::fprintf(f, "| %s | (not run) | | | |\n", name.c_str());
+        continue;
+      }
+      for (std::size_t o = 0; o < v.outcomes.size(); ++o) {
+        const unsigned long long c = r.counts[o];
+        std::fprintf(f, "| %s | %s | %llu | %s | %s |\n", name.c_str(), v.outcomes[o].name, c,
+                     v.outcomes[o].allowed ? "allowed" : "not allowed",
+                     c ? (v.outcomes[o].allowed ? "seen" : "**seen, not allowed**") : (v.outcomes[o].allowed ? "**allowed, unseen**" : "-"));
+      }
+      std::fprintf(f, "| %s | fault / no return | %s | %s | %s |\n", name.c_str(), r.fault.empty() ? "0" : r.fault.c_str(),
+                   v.fault_allowed ? "allowed" : "not allowed",
+                   r.fault.empty() ? (v.fault_allowed ? "**allowed, unseen**" : "-") : (v.fault_allowed ? "seen" : "**seen, not allowed**"));
+      std::string ex;
+      for (std::size_t e = 0; e < v.extra.size(); ++e)
+        ex += (e ? ", " : "") + v.extra[e].second + " " + std::to_string(r.extra[e]);
+      std::fprintf(f, "| %s | (instances %llu%s%s; %.2f s) | | | |\n", name.c_str(), r.instances, ex.empty() ? "" : "; ", ex.c_str(),
+                   r.seconds);
+    }
+    std::fclose(f);
+  };
+  int rc = 0;
+  for (std::size_t k = 0; k < vs.size(); ++k) {
+    const Variant& v = vs[k];
+    Result& r = results[k];
+    r.counts.assign(v.outcomes.size(), 0);
+    r.extra.assign(v.extra.size(), 0);
+    r.ran = true;
+    CUDA_CHECK(cudaMemset(dcounts, 0, 16 * sizeof(unsigned long long)));
+    const auto t0 = std::chrono::steady_clock::now();
+    unsigned long long launched = 0;
+    cudaError_t e = cudaSuccess;
+    bool timed_out = false;
+    for (std::uint32_t s = 0; launched < v.want && e == cudaSuccess && !timed_out; ++s) {
+      e = v.launch(seed + s);
+      launched += v.per_launch;
+      if (e == cudaSuccess && (s % 16 == 15 || launched >= v.want)) e = sync_deadline(120.0, timed_out);
+    }
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (timed_out) r.fault = "no return within 120 s";
+    else if (e != cudaSuccess) r.fault = std::string(cudaGetErrorName(e)) + " (" + cudaGetErrorString(e) + ")";
+    if (r.fault.empty()) {
+      unsigned long long h[16];
+      CUDA_CHECK(cudaMemcpy(h, dcounts, sizeof h, cudaMemcpyDeviceToHost));
+      for (std::size_t o = 0; o < v.outcomes.size(); ++o) r.instances += r.counts[o] = h[o];
+      for (std::size_t x = 0; x < v.extra.size(); ++x) r.extra[x] = h[v.extra[x].first];
+    }
+    std::printf("%-40s %-44s %12llu instances ", v.test.c_str(), (v.variant + (v.control ? " (control)" : "")).c_str(), r.instances);
+    for (std::size_t o = 0; o < v.outcomes.size(); ++o) std::printf(" %s %llu", v.outcomes[o].name, r.counts[o]);
+    for (std::size_t x = 0; x < v.extra.size(); ++x) std::printf(" [%s %llu]", v.extra[x].second.c_str(), r.extra[x]);
+    if (!r.fault.empty()) std::printf("  FAULT: %s", r.fault.c_str());
+    std::printf("  %.3f s\n", r.seconds);
+    std::fflush(stdout);
+    for (std::size_t o = 0; o < v.outcomes.size(); ++o)
+      if (r.counts[o] && !v.outcomes[o].allowed) rc = 1;
+    write_report();
+    if (!r.fault.empty()) {
+      if (!v.fault_allowed) rc = 1;
+      std::printf("the context is lost after a fault or a timeout: the remaining variants are not run\n");
+      std::fflush(stdout);
+      std::_Exit(rc ? rc : 4);  // a timed-out kernel may still run: leave without waiting for it
+    }
+  }
+  return rc;
+}
+
+inline bool is_test(const std::string& n) {
+  return n == "scope_cta_remote_arrive" || n == "scope_cluster_remote_arrive" || n == "scope_relaxed_remote_arrive" ||
+         n == "init_then_own_tma_no_fence" || n == "generic_read_then_tma_overwrite" || n == "leader_wait_group_read_then_lanes_write";
+}
+
+}  // namespace contested_host
+
+namespace contested_host {
+
+template <int Rel, int Acq, bool Pull>
+cudaError_t launch_remote(int blocks, int iters, std::uint32_t s, unsigned long long* out, std::uint32_t* g) {
+  cudaLaunchConfig_t cfg{};
+  cfg.gridDim = dim3(static_cast<unsigned>(blocks));
+  cfg.blockDim = dim3(96);
+  cfg.dynamicSmemBytes = 0;
+  cfg.stream = nullptr;
+  cudaLaunchAttribute a[1];
+  a[0].id = cudaLaunchAttributeClusterDimension;
+  a[0].val.clusterDim.x = 2;
+  a[0].val.clusterDim.y = 1;
+  a[0].val.clusterDim.z = 1;
+  cfg.attrs = a;
+  cfg.numAttrs = 1;
+  return cudaLaunchKernelEx(&cfg, contested::remote_arrive_mp<Rel, Acq, Pull>, iters, s, out, g);
+}
+
+// The four points and their controls. `want`: instances per variant (controls a quarter).
+inline std::vector<Variant> variants(int sms, unsigned long long want, unsigned long long* out, std::uint32_t* gscratch,
+                                     const std::uint32_t* src16, int chunks16, const std::uint32_t* src4k, int chunks4k,
+                                     std::uint32_t* gdst) {
+  std::vector<Variant> vs;
+  const unsigned long long ctl = want / 4 ? want / 4 : 1;
+  // 1. remote arrive scopes.
+  {
+    const int blocks = (sms / 2) * 2 * 8, iters = 1024;
+    const unsigned long long per = static_cast<unsigned long long>(blocks / 2) * 32 * iters;
+    const std::vector<Outcome> oc = {{"fresh", true}, {"stale", true}, {"future", false}, {"hung", false}};
+    const std::vector<Outcome> oc_ordered = {{"fresh", true}, {"stale", false}, {"future", false}, {"hung", false}};
+    auto add = [&](const char* test, const char* name, bool control, bool ordered, auto launch) {
+      Variant v;
+      v.test = test;
+      v.variant = name;
+      v.control = control;
+      v.outcomes = ordered ? oc_ordered : oc;
+      v.launch = launch;
+      v.per_launch = per;
+      v.want = control ? ctl : want;
+      vs.push_back(v);
+    };
+    add("scope_cta_remote_arrive", "push: release.cta / acquire.cta", false, false,
+        [=](std::uint32_t s) { return launch_remote<0, 0, false>(blocks, iters, s, out, gscratch); });
+    add("scope_cta_remote_arrive", "push: release.cta / acquire.cluster", false, false,
+        [=](std::uint32_t s) { return launch_remote<0, 1, false>(blocks, iters, s, out, gscratch); });
+    add("scope_cta_remote_arrive", "pull: release.cta / acquire.cta", false, false,
+        [=](std::uint32_t s) { return launch_remote<0, 0, true>(blocks, iters, s, out, gscratch); });
+    add("scope_cta_remote_arrive", "pull: release.cta / acquire.cluster", false, false,
+        [=](std::uint32_t s) { return launch_remote<0, 1, true>(blocks, iters, s, out, gscratch); });
+    add("scope_cluster_remote_arrive", "push: release.cluster / acquire.cta", false, false,
+        [=](std::uint32_t s) { return launch_remote<1, 0, false>(blocks, iters, s, out, gscratch); });
+    add("scope_cluster_remote_arrive", "push: release.cluster / acquire.cluster", false, true,
+        [=](std::uint32_t s) { return launch_remote<1, 1, false>(blocks, iters, s, out, gscratch); });
+    add("scope_cluster_remote_arrive", "pull: release.cluster / acquire.cta", false, false,
+        [=](std::uint32_t s) { return launch_remote<1, 0, true>(blocks, iters, s, out, gscratch); });
+    add("scope_cluster_remote_arrive", "pull: release.cluster / acquire.cluster", false, true,
+        [=](std::uint32_t s) { return launch_remote<1, 1, true>(blocks, iters, s, out, gscratch); });
+    add("scope_relaxed_remote_arrive", "push: relaxed.cluster / acquire.cluster", true, false,
+        [=](std::uint32_t s) { return launch_remote<2, 1, false>(blocks, iters, s, out, gscratch); });
+    add("scope_relaxed_remote_arrive", "pull: relaxed.cluster / acquire.cluster", true, false,
+        [=](std::uint32_t s) { return launch_remote<2, 1, true>(blocks, iters, s, out, gscratch); });
+  }
+  // 3. generic reads, then a TMA overwrite.
+  {
+    const int blocks = sms * 8, iters = 256;
+    const unsigned long long per = static_cast<unsigned long long>(blocks) * iters;
+    const std::vector<std::pair<int, std::string>> ex = {{8, "loads"}, {9, "new loads"}, {10, "neither loads"}};
+    auto mk = [&](const char* name, bool control, bool new_allowed, std::function<cudaError_t(std::uint32_t)> launch) {
+      Variant v;
+      v.test = "generic_read_then_tma_overwrite";
+      v.variant = name;
+      v.control = control;
+      v.outcomes = {{"old", true}, {"new", new_allowed}, {"neither", false}, {"hung", false}};
+      v.extra = ex;
+      v.launch = launch;
+      v.per_launch = per;
+      v.want = (control ? ctl : want) / 64 ? (control ? ctl : want) / 64 : 1;  // an overwrite is 4096 loads
+      vs.push_back(v);
+    };
+    mk("conflicting reads; barrier.sync; TMA load", false, true, [=](std::uint32_t) {
+      contested::read_then_tma<0, true><<<blocks, 160>>>(iters, src4k, chunks4k, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("conflict-free reads; barrier.sync; TMA load", false, true, [=](std::uint32_t) {
+      contested::read_then_tma<0, false><<<blocks, 160>>>(iters, src4k, chunks4k, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("conflicting reads; mbarrier arrive / wait; TMA load", false, true, [=](std::uint32_t) {
+      contested::read_then_tma<1, true><<<blocks, 160>>>(iters, src4k, chunks4k, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("conflict-free reads; mbarrier arrive / wait; TMA load", false, true, [=](std::uint32_t) {
+      contested::read_then_tma<1, false><<<blocks, 160>>>(iters, src4k, chunks4k, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("conflicting reads; values used (sink store); barrier.sync; TMA load", true, true, [=](std::uint32_t) {
+      contested::read_then_tma<4, true><<<blocks, 160>>>(iters, src4k, chunks4k, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("conflicting reads; fence.proxy.async; barrier.sync; TMA load", true, false, [=](std::uint32_t) {
+      contested::read_then_tma<3, true><<<blocks, 160>>>(iters, src4k, chunks4k, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("TMA load concurrent with the conflicting reads", true, true, [=](std::uint32_t) {
+      contested::read_then_tma<2, true><<<blocks, 160>>>(iters, src4k, chunks4k, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+  }
+  // 4. the leader's wait_group.read, then the other lanes' writes.
+  {
+    const int blocks = sms * 16, iters = 256;
+    const unsigned long long per = static_cast<unsigned long long>(blocks) * 4 * iters;
+    const std::vector<std::pair<int, std::string>> ex = {{8, "words"}, {9, "new words"}};
+    auto mk = [&](const char* name, bool control, bool new_allowed, std::function<cudaError_t(std::uint32_t)> launch) {
+      Variant v;
+      v.test = "leader_wait_group_read_then_lanes_write";
+      v.variant = name;
+      v.control = control;
+      v.outcomes = {{"old", true}, {"new", new_allowed}, {"neither", false}};
+      v.extra = ex;
+      v.launch = launch;
+      v.per_launch = per;
+      v.want = control ? ctl : want;
+      vs.push_back(v);
+    };
+    mk("C++: if (lane 0) {copy; wait_group.read 0} if (lane != 0) write", false, true, [=](std::uint32_t) {
+      contested::leader_store<0><<<blocks, 160>>>(iters, gdst, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("PTX order: @p copy; @p wait_group.read 0; @!p write", false, true, [=](std::uint32_t) {
+      contested::leader_store<3><<<blocks, 160>>>(iters, gdst, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("lane 0 wait_group.read 0; __syncwarp; lanes write", true, false, [=](std::uint32_t) {
+      contested::leader_store<1><<<blocks, 160>>>(iters, gdst, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+    mk("no wait_group.read; lanes write", true, true, [=](std::uint32_t) {
+      contested::leader_store<2><<<blocks, 160>>>(iters, gdst, out, gscratch);
+      return cudaPeekAtLastError();
+    });
+  }
+  // 2. init, then the thread's own TMA with no fence: last, since a fault takes the context.
+  {
+    const int blocks = sms * 16, iters = 256;
+    const unsigned long long per = static_cast<unsigned long long>(blocks) * 32 * iters;
+    Variant v;
+    v.test = "init_then_own_tma_no_fence";
+    v.variant = "fence.mbarrier_init + fence.proxy.async after the init";
+    v.control = true;
+    v.outcomes = {{"completed, right data", true}, {"completed, wrong data", false}, {"hung", false}};
+    v.launch = [=](std::uint32_t) {
+      contested::init_own_tma<true><<<blocks, 64>>>(iters, src16, chunks16, out, gscratch);
+      return cudaPeekAtLastError();
+    };
+    v.per_launch = per;
+    v.want = ctl;
+    vs.push_back(v);
+    v.variant = "init; arrive.expect_tx; TMA load (no fence)";
+    v.control = false;
+    v.outcomes = {{"completed, right data", true}, {"completed, wrong data", true}, {"hung", true}};
+    v.fault_allowed = true;
+    v.launch = [=](std::uint32_t) {
+      contested::init_own_tma<false><<<blocks, 64>>>(iters, src16, chunks16, out, gscratch);
+      return cudaPeekAtLastError();
+    };
+    v.want = want;
+    vs.push_back(v);
+  }
+  return vs;
+}
+
+}  // namespace contested_host
+
 // ---------------------------------------------------------------- driver
 
 struct Row {
@@ -491,14 +1317,16 @@ int main(int argc, char** argv) {
   unsigned long long target = 20'000'000;
   std::uint32_t seed = 12345;
   std::string report = "conformance-report.md";
-  std::string open_only;  // --open NAME: run that one fixed sequence only
+  std::string open_only;  // --open NAME: run that one fixed sequence (or contested point) only
+  bool contested_all = false;  // --contested: run the four contested points only
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--instances") && i + 1 < argc) target = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
     else if (!std::strcmp(argv[i], "--report") && i + 1 < argc) report = argv[++i];
     else if (!std::strcmp(argv[i], "--open") && i + 1 < argc) open_only = argv[++i];
+    else if (!std::strcmp(argv[i], "--contested")) contested_all = true;
     else {
-      std::fprintf(stderr, "usage: conformance [--instances N] [--seed S] [--report FILE] [--open NAME]\n");
+      std::fprintf(stderr, "usage: conformance [--instances N] [--seed S] [--report FILE] [--open NAME] [--contested]\n");
       return 2;
     }
   }
@@ -521,6 +1349,39 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemcpy(dsrc, src.data(), src.size() * 4, cudaMemcpyHostToDevice));
   std::uint32_t* dst = nullptr;
   CUDA_CHECK(cudaMalloc(&dst, 16 * sms * 64));
+
+  // Contested points: --contested runs all four (and their controls), --open
+  // NAME one of them; --instances is the budget of each variant (controls: a quarter).
+  if (contested_all || contested_host::is_test(open_only)) {
+    const int chunks4k = 64;
+    std::vector<std::uint32_t> s4k(static_cast<std::size_t>(chunks4k) * contested::rt_words);
+    for (std::size_t k = 0; k < s4k.size(); ++k) s4k[k] = static_cast<std::uint32_t>(k + 1);
+    std::uint32_t* dsrc4k = nullptr;
+    CUDA_CHECK(cudaMalloc(&dsrc4k, s4k.size() * 4));
+    CUDA_CHECK(cudaMemcpy(dsrc4k, s4k.data(), s4k.size() * 4, cudaMemcpyHostToDevice));
+    std::uint32_t* gdst = nullptr;
+    CUDA_CHECK(cudaMalloc(&gdst, static_cast<std::size_t>(sms) * 16 * 4 * 32 * 4));
+    unsigned long long* dcounts = nullptr;
+    CUDA_CHECK(cudaMalloc(&dcounts, 16 * sizeof(unsigned long long)));
+    std::vector<contested_host::Variant> vs =
+        contested_host::variants(sms, target, dcounts, gscratch, dsrc, chunks, dsrc4k, chunks4k, gdst);
+    if (!contested_all) {
+      std::vector<contested_host::Variant> one;
+      for (const auto& v : vs)
+        if (v.test == open_only) one.push_back(v);
+      vs = one;
+    }
+    char head[1024];
+    std::snprintf(head, sizeof head,
+                  "# Contested points: %s\n\n- GPU: %s, %d SMs, compute capability %d.%d\n- driver: %d, CUDA runtime: %d\n"
+                  "- built by nvcc %d.%d for sm_90a\n- instances per variant: %llu (controls: a quarter; "
+                  "generic_read_then_tma_overwrite: a 64th, each instance being 4096 loads); seed %u\n",
+                  prop.name, prop.name, sms, prop.major, prop.minor, driver, runtime, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__,
+                  target, seed);
+    std::string cmd = "conformance";
+    for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
+    return contested_host::run(vs, dcounts, seed, report, head, cmd);
+  }
 
   std::vector<Row> rows;
   std::vector<OpRow> op_rows;

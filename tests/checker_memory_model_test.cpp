@@ -1,0 +1,168 @@
+// The memory model at the granularity the PTX ISA orders it (docs/spec.md,
+// "Happens-before and proxies", "Stances"): for each point, the minimal kernel
+// that shows it gets its verdict and the corrected form verifies, with and
+// without reductions.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+
+using namespace pc;
+
+namespace {
+
+check::Result run(const std::string& text, bool reduction, bool strict = false) {
+  const dsl::Parsed p = dsl::parse(text, "mm.bk");
+  REQUIRE(p.ok());
+  check::Options o;
+  o.reduction = reduction;
+  o.strict = strict;
+  return check::check(p.kernel, o);
+}
+
+// `bug` gets violation `kind`; `fixed` verifies with no warning.
+void pair(const std::string& bug, const char* kind, const std::string& fixed) {
+  for (bool reduction : {true, false}) {
+    CAPTURE(reduction);
+    const check::Result b = run(bug, reduction);
+    CAPTURE(bug);
+    CHECK(check::outcome_name(b) == kind);
+    const check::Result f = run(fixed, reduction);
+    CAPTURE(fixed);
+    CHECK(check::outcome_name(f) == "verified");
+    CHECK(f.warnings.empty());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("syncwarp orders the lanes of one warp, not a warp group; each: arrives once per warp") {
+  const std::string head = "kernel wg\nsmem out[1] bytes 16384\nmbarrier done[1] count C\nrole producer warpgroup:\n  all: write out[0]\n";
+  const std::string tail = "role consumer warp:\n  wait done[0] parity 0\n  all: read out[0]\n";
+  auto k = [&](const std::string& count, const std::string& sync) {
+    std::string h = head;
+    h.replace(h.find(" C\n"), 3, " " + count + "\n");
+    return h + sync + tail;
+  };
+  pair(k("1", "  syncwarp\n  one: arrive done[0]\n"), "data_race", k("1", "  bar_sync 1, 128\n  one: arrive done[0]\n"));
+  pair(k("4", "  each: arrive done[0]\n"), "data_race", k("4", "  syncwarp\n  each: arrive done[0]\n"));
+}
+
+TEST_CASE("a leader's wait_group_read orders the TMA store's reads before the leader only") {
+  const std::string k = "kernel st\nsmem stage[1] bytes 4096\nrole epilogue warp:\n  all: write stage[0]\n"
+                        "  all: fence_proxy_async\n  syncwarp\n  one: tma_store stage[0]\n  commit_group\n"
+                        "  wait_group_read 0\n";
+  pair(k + "  all: write stage[0]\n", "data_race", k + "  syncwarp\n  all: write stage[0]\n");
+}
+
+TEST_CASE("two cp.async of one agent into one buffer conflict until a wait orders them") {
+  const std::string k = "kernel cp\nsmem buf[1] bytes 4096\nmbarrier done[1] count 32\nrole loader warp:\n"
+                        "  all: cp_async buf[0]\n";
+  pair(k + "  all: cp_async buf[0]\n  all: cp_async_arrive done[0] noinc\n  wait done[0] parity 0\n", "data_race",
+       k + "  all: cp_async_arrive done[0] noinc\n  wait done[0] parity 0\n  all: cp_async buf[0]\n"
+           "  all: cp_async_arrive done[0] noinc\n  wait done[0] parity 1\n  all: read buf[0]\n");
+}
+
+TEST_CASE("scopes: a .cta acquire does not synchronise with another CTA's release") {
+  auto k = [](const std::string& arrive, const std::string& wait) {
+    return "kernel sc\ncluster 2\nsmem inbox[1] bytes 1024\nmbarrier ready[1] count 1\nrole sender warp on cta 0:\n"
+           "  all: write inbox[0] @ 1\n  syncwarp\n  one: arrive ready[0] @ 1 " + arrive + "\n"
+           "role receiver warp on cta 1:\n  wait ready[0] parity 0" + wait + "\n  all: read inbox[0]\n";
+  };
+  pair(k("release cluster", ""), "scope_race", k("release cluster", " acquire cluster"));
+  pair(k("release cta", " acquire cluster"), "scope_race", k("release cluster", " acquire cluster"));
+  const check::Result r = run(k("release cluster", ""), true);
+  CHECK(r.message.find(".acquire.cluster") != std::string::npos);  // the report names the fix
+}
+
+TEST_CASE("a thread's own generic write needs fence.proxy.async before its own async-proxy access") {
+  const std::string k = "kernel own\nsmem out[1] bytes 4096\nrole epilogue warp:\n  one: write out[0]\n";
+  const std::string store = "  one: tma_store out[0]\n  commit_group\n  wait_group_read 0\n";
+  pair(k + store, "proxy_race", k + "  one: fence_proxy_async\n" + store);
+}
+
+TEST_CASE("a CTA must not exit while its own TMA store or wgmma may still read its shared memory") {
+  const std::string st = "kernel ex\nsmem out[1] bytes 4096\nrole epilogue warp:\n  one: write out[0]\n"
+                         "  one: fence_proxy_async\n  one: tma_store out[0]\n  commit_group\n";
+  pair(st, "exit_with_pending", st + "  wait_group_read 0\n");
+  const std::string mma = "kernel exm\nsmem a[1] bytes 4096\nrole math warpgroup:\n  wgmma_fence\n  wgmma read a[0]\n"
+                          "  wgmma_commit\n";
+  pair(mma, "exit_with_pending", mma + "  wgmma_wait 0\n");
+}
+
+TEST_CASE("fence.mbarrier_init releases the inits at cluster scope: the cluster init idiom verifies") {
+  auto k = [](const std::string& fence) {
+    return "kernel ci\ncluster 2\nsmem tile[1] bytes 1024\nmbarrier full[1]\nrole producer warp:\n"
+           "  one: init full[0] count 1\n" + fence + "  cluster_arrive relaxed\n  cluster_wait\n"
+           "  one: arrive_expect_tx full[0] bytes 1024\n  one: tma_load tile[0] -> full[0]\n"
+           "  cluster_sync\n"
+           "role consumer warp:\n  cluster_arrive relaxed\n  cluster_wait\n  wait full[0] parity 0\n  all: read tile[0]\n"
+           "  cluster_sync\n";
+  };
+  pair(k(""), "unsynchronized_init", k("  one: fence_mbarrier_init\n"));
+}
+
+TEST_CASE("barriers without a thread count wait for the non-exited threads only") {
+  const std::string k = "kernel ew\nrole early warp:\n  exit\nrole main warp x 2:\n";
+  pair(k + "  bar_sync 1, 96\n", "deadlock", k + "  syncthreads\n");
+}
+
+TEST_CASE("wait_group N with any number of groups in flight retires exactly the older ones") {
+  const std::string k = "kernel g3\nsmem out[3] bytes 4096\nrole epilogue warp:\n  for i in 0 .. 3:\n"
+                        "    one: write out[i]\n    one: fence_proxy_async\n    one: tma_store out[i]\n    commit_group\n";
+  pair(k + "  wait_group_read 3\n  one: write out[0]\n  wait_group_read 0\n", "data_race",
+       k + "  wait_group_read 2\n  one: write out[0]\n  wait_group_read 0\n");
+}
+
+TEST_CASE("a thread's tcgen05.commit arrivals come in order: waiting for the last covers the earlier") {
+  const std::string k = "kernel tc\nsmem a[2] bytes 4096\nmbarrier done[2] count 1\nrole mma warp:\n"
+                        "  tcgen05_mma read a[0]\n  tcgen05_commit done[0]\n  tcgen05_mma read a[1]\n"
+                        "  tcgen05_commit done[1]\n";
+  pair(k + "  wait done[0] parity 0\n", "exit_with_pending", k + "  wait done[1] parity 0\n");
+}
+
+TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict makes them errors") {
+  const std::string war = "kernel w\nsmem tile[1] bytes 4096\nmbarrier full[1] count 1\nmbarrier empty[1] count 1\n"
+                          "role producer warp:\n  one: arrive_expect_tx full[0] bytes 4096\n  one: tma_load tile[0] -> full[0]\n"
+                          "  wait empty[0] parity 0\n  one: arrive_expect_tx full[0] bytes 4096\n"
+                          "  one: tma_load tile[0] -> full[0]\n"
+                          "role consumer warp:\n  wait full[0] parity 0\n  all: read tile[0]\nFENCE  syncwarp\n"
+                          "  one: arrive empty[0]\n  wait full[0] parity 1\n";
+  auto k = [&](const std::string& fence) {
+    std::string t = war;
+    t.replace(t.find("FENCE"), 5, fence);
+    return t;
+  };
+  const std::string init = "kernel i\nsmem tile[1] bytes 4096\nmbarrier full[1]\nrole loader warp:\n"
+                           "  one: init full[0] count 1\nFENCE  syncwarp\n  one: arrive_expect_tx full[0] bytes 4096\n"
+                           "  one: tma_load tile[0] -> full[0]\n  wait full[0] parity 0\n  all: read tile[0]\n";
+  auto ki = [&](const std::string& fence) {
+    std::string t = init;
+    t.replace(t.find("FENCE"), 5, fence);
+    return t;
+  };
+  // Generic reads then a TMA overwrite with no proxy fence: an error (the
+  // H100 returns the new data to reads in flight at the release).
+  pair(k(""), "cross_proxy_war", k("  all: fence_proxy_async\n"));
+  struct Case {
+    std::string warned, clean;
+    const char* kind;
+  } cases[] = {{ki(""), ki("  one: fence_mbarrier_init\n"), "async_init_unfenced"}};
+  for (const Case& c : cases) {
+    CAPTURE(c.kind);
+    for (bool reduction : {true, false}) {
+      const check::Result r = run(c.warned, reduction);
+      CHECK(r.verdict == check::Verdict::verified);
+      REQUIRE(r.warnings.size() == 1);
+      CHECK(spec::violation_name(r.warnings[0].kind) == c.kind);
+      const check::Result s = run(c.warned, reduction, true);
+      CHECK(check::outcome_name(s) == c.kind);
+      CHECK_FALSE(s.trace.empty());
+      const check::Result f = run(c.clean, reduction, true);
+      CHECK(f.verdict == check::Verdict::verified);
+      CHECK(f.warnings.empty());
+    }
+  }
+}
