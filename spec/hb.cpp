@@ -84,7 +84,8 @@ void each_thread(Threads t, F&& f) {
 }  // namespace
 
 Check check_only(const Memory& m, const Access& a) {
-  const auto [lo, hi] = range(m, a.buf);
+  const std::pair<std::size_t, std::size_t> r = range(m, a.buf);  // not a structured binding: clang 14 cannot capture one
+  const std::size_t lo = r.first, hi = r.second;
   Check found;
   each_thread(a.issuers, [&](std::uint8_t issuer) {
     for (std::size_t i = lo; i < hi && found.violation == Violation::none; ++i) {
