@@ -151,9 +151,7 @@ class Exec {
     stop(v, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(v)));
   }
   void phase_done(int mbar) {
-    const hb::Syncs all = p_.mbar_syncs(mbar);
-    for (int k = 0; k < hb::max_syncs; ++k)
-      if (all >> k & 1) hb::complete(s_.mem, k);
+    hb::complete_all(s_.mem, p_.mbar_syncs(mbar));
     if (describe_)
       info_.completed = p_.mbar_name(mbar) + " phase " + std::to_string(s_.mbars[static_cast<std::size_t>(mbar)].phase - 1) +
                         " complete";
@@ -868,9 +866,7 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   }
   st = r.next;
   if (r.out.phase_completed) {
-    const hb::Syncs all = p_.mbar_syncs(pe.mbar);
-    for (int k = 0; k < hb::max_syncs; ++k)
-      if (all >> k & 1) hb::complete(s.mem, k);
+    hb::complete_all(s.mem, p_.mbar_syncs(pe.mbar));
     if (describe_) info.completed = p_.mbar_name(pe.mbar) + " phase " + std::to_string(st.phase - 1) + " complete";
   }
   if (describe_) {

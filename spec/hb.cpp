@@ -190,6 +190,14 @@ void complete(Memory& m, int sync) {
   }
 }
 
+void complete_all(Memory& m, Syncs syncs) {
+  for (Event& e : m.events) {
+    e.visible |= e.released & syncs;
+    e.visible_async |= e.released_async & syncs;
+    mirror(e);
+  }
+}
+
 void acquire(Memory& m, Threads to, Syncs strong, Syncs weak) {
   for (Event& e : m.events) {
     if (e.visible & strong) e.after |= to;

@@ -165,6 +165,8 @@ void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync);
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync);
 // The sync object completed a phase: what was released into it becomes visible.
 void complete(Memory& m, int sync);
+// Each object of `syncs` completed (one barrier phase completes all its objects).
+void complete_all(Memory& m, Syncs syncs);
 // The threads `to` perform an acquire that observed the latest completion of
 // the objects in `strong` (morally strong with the releases into them) and of
 // those in `weak` (releases the acquire's scope does not reach: `after_weak`).

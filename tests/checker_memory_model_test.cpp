@@ -22,6 +22,12 @@ check::Result run(const std::string& text, bool reduction, bool strict = false) 
   return check::check(p.kernel, o);
 }
 
+// `text` with `marker` replaced by `by`.
+std::string with(std::string text, const std::string& marker, const std::string& by) {
+  text.replace(text.find(marker), marker.size(), by);
+  return text;
+}
+
 // `bug` gets violation `kind`; `fixed` verifies with no warning.
 void pair(const std::string& bug, const char* kind, const std::string& fixed) {
   for (bool reduction : {true, false}) {
@@ -41,11 +47,7 @@ void pair(const std::string& bug, const char* kind, const std::string& fixed) {
 TEST_CASE("syncwarp orders the lanes of one warp, not a warp group; each: arrives once per warp") {
   const std::string head = "kernel wg\nsmem out[1] bytes 16384\nmbarrier done[1] count C\nrole producer warpgroup:\n  all: write out[0]\n";
   const std::string tail = "role consumer warp:\n  wait done[0] parity 0\n  all: read out[0]\n";
-  auto k = [&](const std::string& count, const std::string& sync) {
-    std::string h = head;
-    h.replace(h.find(" C\n"), 3, " " + count + "\n");
-    return h + sync + tail;
-  };
+  auto k = [&](const std::string& count, const std::string& sync) { return with(head, " C\n", " " + count + "\n") + sync + tail; };
   pair(k("1", "  syncwarp\n  one: arrive done[0]\n"), "data_race", k("1", "  bar_sync 1, 128\n  one: arrive done[0]\n"));
   pair(k("4", "  each: arrive done[0]\n"), "data_race", k("4", "  syncwarp\n  each: arrive done[0]\n"));
 }
@@ -130,19 +132,11 @@ TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict make
                           "  one: tma_load tile[0] -> full[0]\n"
                           "role consumer warp:\n  wait full[0] parity 0\n  all: read tile[0]\nFENCE  syncwarp\n"
                           "  one: arrive empty[0]\n  wait full[0] parity 1\n";
-  auto k = [&](const std::string& fence) {
-    std::string t = war;
-    t.replace(t.find("FENCE"), 5, fence);
-    return t;
-  };
+  auto k = [&](const std::string& fence) { return with(war, "FENCE", fence); };
   const std::string init = "kernel i\nsmem tile[1] bytes 4096\nmbarrier full[1]\nrole loader warp:\n"
                            "  one: init full[0] count 1\nFENCE  syncwarp\n  one: arrive_expect_tx full[0] bytes 4096\n"
                            "  one: tma_load tile[0] -> full[0]\n  wait full[0] parity 0\n  all: read tile[0]\n";
-  auto ki = [&](const std::string& fence) {
-    std::string t = init;
-    t.replace(t.find("FENCE"), 5, fence);
-    return t;
-  };
+  auto ki = [&](const std::string& fence) { return with(init, "FENCE", fence); };
   // Generic reads then a TMA overwrite with no proxy fence: an error (the
   // H100 returns the new data to reads in flight at the release).
   pair(k(""), "cross_proxy_war", k("  all: fence_proxy_async\n"));
