@@ -6,6 +6,7 @@
 // for the trace.
 #include "checker/explore.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <sstream>
@@ -99,6 +100,11 @@ class Search {
     return true;
   }
   Result search(std::uint64_t max_depth);
+  // --check-reduction: at a state where only the processes of `keep` are
+  // stored, each enabled step of the set commutes with each enabled step left
+  // out (docs/checker.md, "Checking the reduction"); else InternalError.
+  void check_commute(const State& s, std::uint64_t keep, std::uint64_t depth) const;
+  std::string process_name(const State& s, int a) const;
   // Keeps the first finding of each warning kind (the search goes on).
   void note_warning(Result& r, const StepInfo& info, int action) const {
     for (const Warning& w : r.warnings)
@@ -202,6 +208,117 @@ Result Search::run() {
   return r;
 }
 
+std::string Search::process_name(const State& s, int a) const {
+  if (a < agents()) {
+    const ir::Loc l = step_.loc_of(s, a);
+    return prog_.agents[static_cast<std::size_t>(a)].name + " at line " + std::to_string(l.line);
+  }
+  const Pending& pe = s.pending[static_cast<std::size_t>(a - agents())];
+  const ir::Loc l = prog_.code[static_cast<std::size_t>(prog_.agents[pe.agent].role)][pe.pc].loc;
+  return "the async event of " + prog_.agents[pe.agent].name + " from line " + std::to_string(l.line);
+}
+
+void Search::check_commute(const State& s, std::uint64_t keep, std::uint64_t depth) const {
+  const int total = agents() + static_cast<int>(s.pending.size());
+  // The kept processes of s: agents by index, pending events by value.
+  std::vector<int> kept_agents;
+  std::vector<Pending> kept_events;
+  for (int a = 0; a < total; ++a) {
+    if (!(keep >> a & 1)) continue;
+    if (a < agents()) kept_agents.push_back(a);
+    else kept_events.push_back(s.pending[static_cast<std::size_t>(a - agents())]);
+  }
+  auto is_kept = [&](const State& u, int x) {
+    if (x < agents()) return std::find(kept_agents.begin(), kept_agents.end(), x) != kept_agents.end();
+    return std::find(kept_events.begin(), kept_events.end(), u.pending[static_cast<std::size_t>(x - agents())]) !=
+           kept_events.end();
+  };
+  // One step of action x, taken from t; false when not enabled.
+  auto take = [&](State& t, int x, StepInfo& info) {
+    if (x < 0 || (x < agents() && step_.surely_blocked(t, x))) return false;
+    if (!apply(step_, t, static_cast<Action>(x), info)) return false;
+    if (x < agents() && info.violation == spec::Violation::none) normalize(t, x);
+    return true;
+  };
+  // The kept processes as actions of state u (-1: gone).
+  auto kept_actions = [&](const State& u) {
+    std::vector<int> xs = kept_agents;
+    for (const Pending& pe : kept_events) {
+      const auto it = std::find(u.pending.begin(), u.pending.end(), pe);
+      xs.push_back(it == u.pending.end() ? -1 : agents() + static_cast<int>(it - u.pending.begin()));
+    }
+    return xs;
+  };
+  auto fail = [&](const State& u, int p, int q, const std::string& why) {
+    throw InternalError("partial-order reduction check failed in " + prog_.kernel->name + " at depth " +
+                        std::to_string(depth) + ": the step of " + process_name(u, p) +
+                        " (kept) and the step of " + process_name(u, q) + " (left out) " + why);
+  };
+  // Which kept processes have an enabled step at s: they must stay enabled
+  // along every path of left-out steps (Godefroid, LNCS 1032, persistent sets).
+  std::vector<bool> enabled_at_s;
+  for (int x : kept_actions(s)) {
+    State t = s;
+    StepInfo i;
+    enabled_at_s.push_back(take(t, x, i));
+  }
+  // Paths of left-out steps from s, breadth-first, a few steps deep: at each
+  // state on them, every left-out step commutes with every kept step.
+  constexpr int max_path = 2, max_states = 16;
+  std::vector<State> frontier{s}, next;
+  std::string x, y;
+  int seen = 0;
+  for (int len = 0; len <= max_path && !frontier.empty(); ++len) {
+    next.clear();
+    for (const State& u : frontier) {
+      const std::vector<int> kx = kept_actions(u);
+      for (std::size_t k = 0; k < kx.size(); ++k) {
+        if (!enabled_at_s[k]) continue;
+        State t = u;
+        StepInfo i;
+        if (!take(t, kx[k], i))
+          throw InternalError("partial-order reduction check failed in " + prog_.kernel->name + " at depth " +
+                              std::to_string(depth) + ": a path of " + std::to_string(len) +
+                              " left-out steps disables a kept step" +
+                              (kx[k] >= 0 ? " (" + process_name(u, kx[k]) + ")" : std::string()));
+      }
+      const int n = agents() + static_cast<int>(u.pending.size());
+      for (int q = 0; q < n; ++q) {
+        if (is_kept(u, q)) continue;
+        State uq = u;
+        StepInfo iq;
+        if (!take(uq, q, iq)) continue;
+        for (std::size_t k = 0; k < kx.size(); ++k) {
+          if (!enabled_at_s[k]) continue;
+          const int p = kx[k];
+          State up = u;
+          StepInfo ip;
+          (void)take(up, p, ip);
+          if (ip.violation != spec::Violation::none || iq.violation != spec::Violation::none) continue;
+          State upq = up, uqp = uq;
+          StepInfo ipq, iqp;
+          const int q_after_p = q < agents() ? q : [&] {
+            const auto it = std::find(up.pending.begin(), up.pending.end(), u.pending[static_cast<std::size_t>(q - agents())]);
+            return it == up.pending.end() ? -1 : agents() + static_cast<int>(it - up.pending.begin());
+          }();
+          const int p_after_q = kept_actions(uq)[k];
+          if (!take(upq, q_after_p, ipq)) fail(u, p, q, "do not commute: the kept step disables the left-out one");
+          if (!take(uqp, p_after_q, iqp)) fail(u, p, q, "do not commute: the left-out step disables the kept one");
+          if (ipq.violation != iqp.violation)
+            fail(u, p, q, "do not commute: " + std::string(spec::violation_name(ipq.violation)) + " in one order, " +
+                              std::string(spec::violation_name(iqp.violation)) + " in the other");
+          if (ipq.violation != spec::Violation::none) continue;
+          serialize(upq, x);
+          serialize(uqp, y);
+          if (x != y) fail(u, p, q, "do not commute: the two orders reach different states");
+        }
+        if (iq.violation == spec::Violation::none && ++seen <= max_states) next.push_back(std::move(uq));
+      }
+    }
+    frontier.swap(next);
+  }
+}
+
 Result Search::search(std::uint64_t max_depth) {
   const auto t0 = Clock::now();
   Result r;
@@ -266,6 +383,7 @@ Result Search::search(std::uint64_t max_depth) {
         for (int a = 0; a < total && a < 64; ++a)
           if (a >= agents() || !step_.surely_blocked(s, a)) seeds |= std::uint64_t{1} << a;
         keep = fp_.persistent(s, seeds);
+        if (keep != 0 && opt_.check_reduction) check_commute(s, keep, depth);
       }
       bool kept_any = false;
       for (int a = 0; a < total && !found.any; ++a) {

@@ -21,7 +21,8 @@ Footprints::Footprints(const Program& p) : p_(p) {
   named_base_ = buf_base_ + p.num_buffers();
   alive_base_ = named_base_ + ctas;
   cluster_ = alive_base_ + ctas;
-  count_ = cluster_ + 1;
+  pool_base_ = cluster_ + 1;
+  count_ = pool_base_ + static_cast<int>(p.agents.size());
   const int words = (count_ + 63) / 64;
   if (words > max_words) return;  // unusable: words_ stays 0
   words_ = words;
@@ -41,7 +42,7 @@ Footprints::Footprints(const Program& p) : p_(p) {
     const int n = static_cast<int>(code.size());
     for (int pc = 0; pc < n; ++pc)
       if (code[static_cast<std::size_t>(pc)].kind == InstrKind::op)
-        op_footprint(*code[static_cast<std::size_t>(pc)].op, cta, nullptr, row(step_, agent, pc));
+        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, row(step_, agent, pc));
     exit_footprint(cta, row(step_, agent, n));
     // future(pc) = step(pc) | future(every successor), to a fixed point (loops).
     for (int pc = 0; pc <= n; ++pc)
@@ -98,7 +99,8 @@ void Footprints::exit_footprint(int cta, Set set) const {
   add(set, alive_base_ + cta);
 }
 
-void Footprints::op_footprint(const ir::Op& op, int cta, const std::int64_t* vars, Set set) const {
+void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, Set set) const {
+  const int cta = p_.agents[static_cast<std::size_t>(agent)].cta;
   // The instances of an array element reference in CTA c: the one its index
   // names when that is known, else the whole array.
   auto element = [&](const ir::Ref& r, int size, int first) {
@@ -167,11 +169,17 @@ void Footprints::op_footprint(const ir::Op& op, int cta, const std::int64_t* var
       buffers(true);
       mbar(op.bar, true);
       return;
+    // An async arrival takes a sync object of the agent's pool, which its
+    // landing frees (step.cpp, arrive_slot): the pool is a resource.
     case OpCode::tcgen05_commit:
+      add(set, pool_base_ + agent);
       if (op.multicast != ir::no_expr) return multicast(false);
       mbar(op.bar, true);
       return;
-    case OpCode::cp_async_mbarrier_arrive: mbar(op.bar, true); return;
+    case OpCode::cp_async_mbarrier_arrive:
+      add(set, pool_base_ + agent);
+      mbar(op.bar, true);
+      return;
     case OpCode::bar_sync:
     case OpCode::bar_arrive:
     case OpCode::bar_red:
@@ -196,6 +204,7 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
   // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
   // one may enable another, so they share a resource.
   if (e.kind == PendingKind::tcgen05_arrive) add(set, alive_base_ + p_.agents[e.agent].cta);
+  if (e.kind != PendingKind::tma_load) add(set, pool_base_ + e.agent);
   add(set, alive_base_ + p_.mbar_cta(e.mbar));
   if (e.buf >= 0) {
     add(set, buf_base_ + e.buf);
@@ -222,7 +231,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
     const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
     if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op)
-      op_footprint(*code[ag.pc].op, info.cta, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], st);
+      op_footprint(*code[ag.pc].op, a, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], st);
     else
       for (int w = 0; w < words_; ++w) st[w] = row(step_, a, ag.pc)[w];
     for (int w = 0; w < words_; ++w) future[a * words_ + w] = row(future_, a, ag.pc)[w];

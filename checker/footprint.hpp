@@ -2,8 +2,8 @@
 // (checker/explore.cpp, docs/checker.md "Reductions"). A footprint is a set of
 // resources: an mbarrier instance, a buffer instance, the
 // named (and AMD) barriers of one CTA, the liveness of one CTA (what exits
-// and what targets a CTA from outside or through async operations), and the
-// cluster barrier. Two steps of different agents whose footprints are
+// and what targets a CTA from outside or through async operations), the
+// cluster barrier, and an agent's pool of async-arrival sync objects. Two steps of different agents whose footprints are
 // disjoint commute and cannot change each other's enabledness or outcome:
 // every other part of the state they touch is their own (variables, control
 // state, their own threads' columns of happens-before; see docs/checker.md
@@ -40,7 +40,7 @@ class Footprints {
  private:
   const Program& p_;
   int words_ = 0;      // 64-bit words per set; 0 when unusable
-  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, count_ = 0;
+  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, count_ = 0;
   std::vector<int> code_base_;          // per agent: its first row in step_ and future_
   std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
   std::vector<std::uint64_t> future_;   // union of step_ over every pc reachable from this one
@@ -55,7 +55,7 @@ class Footprints {
   void all(Set set) const;
   // With `vars` (the agent's variables now) every index and CTA expression is
   // evaluated; without, only constant ones, and the rest stand for all.
-  void op_footprint(const ir::Op& op, int cta, const std::int64_t* vars, Set set) const;
+  void op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, Set set) const;
   void exit_footprint(int cta, Set set) const;
   void pending_footprint(const Pending& e, Set set) const;
   [[nodiscard]] bool known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const;

@@ -1,5 +1,6 @@
 #include "checker/program.hpp"
 
+#include <algorithm>
 #include <functional>
 
 #include "spec/hb.hpp"
@@ -274,9 +275,29 @@ Program instantiate(const ir::Kernel& k) {
         p.mbar_cluster_sync[static_cast<std::size_t>(m)] = p.sync_count++;
         p.mbar_weak_sync[static_cast<std::size_t>(m)] = p.sync_count++;
       }
+  // What is left of the sync objects is shared among the agents with async
+  // arrivals, at most 8 each (the arrivals one agent has in flight at once).
+  p.arrive_slot_first.assign(p.agents.size(), 0);
+  p.arrive_slot_count.assign(p.agents.size(), 0);
+  std::vector<std::size_t> arrivers;
+  for (std::size_t a = 0; a < p.agents.size(); ++a) {
+    bool arrives = false;
+    scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
+      arrives |= op.code == OpCode::tcgen05_commit || op.code == OpCode::cp_async_mbarrier_arrive;
+    });
+    if (arrives) arrivers.push_back(a);
+  }
+  if (!arrivers.empty()) {
+    const int each = std::min<int>(8, (spec::hb::max_syncs - p.sync_count) / static_cast<int>(arrivers.size()));
+    for (std::size_t a : arrivers) {
+      p.arrive_slot_first[a] = p.sync_count;
+      p.arrive_slot_count[a] = std::max(each, 1);
+      p.sync_count += std::max(each, 1);
+    }
+  }
   if (p.sync_count > spec::hb::max_syncs)
     throw KernelError("the model holds at most " + std::to_string(spec::hb::max_syncs) +
-                          " barriers (mbarrier instances plus named barriers per CTA); this kernel needs " +
+                          " barriers (mbarrier instances, named barriers per CTA, one per agent with async arrivals); this kernel needs " +
                           std::to_string(p.sync_count),
                       k.loc);
 

@@ -20,6 +20,12 @@ struct KernelError : std::invalid_argument {
   KernelError(const std::string& what, ir::Loc l) : std::invalid_argument(what), loc(l) {}
 };
 
+// A defect of the checker found while it runs (a reduction that does not
+// hold where --check-reduction tests it): not a verdict, exit 4.
+struct InternalError : std::logic_error {
+  using std::logic_error::logic_error;
+};
+
 enum class InstrKind : std::uint8_t { op, assign, jump, branch_false, assert_true };
 
 struct Instr {
@@ -68,6 +74,12 @@ struct Program {
   // Per agent whose role has a release fence (fence_mbarrier_init): the sync
   // object its fences release into, forwarded by its later arrives; else -1.
   std::vector<int> fence_sync;
+  // Per agent whose role has tcgen05.commit or cp.async.mbarrier.arrive: its
+  // pool of sync objects (first, count; count 0 where it has none). Each
+  // pending arrival holds one: what the arrive releases is fixed when the
+  // commit or arrive is issued, and moved into the mbarrier when it lands
+  // (step.cpp, pending_step).
+  std::vector<int> arrive_slot_first, arrive_slot_count;
 
   [[nodiscard]] int num_buffers() const { return buffers_per_cta * ctas; }
   [[nodiscard]] int num_mbars() const { return mbars_per_cta * ctas; }

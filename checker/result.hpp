@@ -87,6 +87,7 @@ struct Options {
   std::string replay;                // non-empty: follow this schedule only
   bool progress = false;             // a progress line on stderr every few seconds
   bool strict = false;               // warning kinds are violations (--strict)
+  bool check_reduction = false;      // test the partial-order reduction where it applies (--check-reduction); InternalError if it fails
 };
 
 }  // namespace pc::check

@@ -194,6 +194,7 @@ void deserialize(const char* bytes, State& s) {
     r.get(p.bytes);
     r.get(p.noinc);
     r.get(p.group);
+    r.get(p.slot);
   }
   s.mem.events.resize(r.get<std::uint32_t>());
   for (spec::hb::Event& e : s.mem.events) get_event(r, e);
@@ -276,6 +277,7 @@ void serialize(const State& s, std::string& out) {
     w.put(p.bytes);
     w.put(p.noinc);
     w.put(p.group);
+    w.put(p.slot);
   }
   w.put(static_cast<std::uint32_t>(s.mem.events.size()));
   for (const spec::hb::Event& e : s.mem.events) put_event(w, e);

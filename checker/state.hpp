@@ -43,6 +43,7 @@ struct Pending {
   std::int32_t bytes = 0;
   bool noinc = false;
   std::uint16_t group = 0;   // tcgen05 arrive: the commit's group (the MMAs up to it); commits complete in order
+  std::uint8_t slot = 0;     // tcgen05 / cp.async arrive: the sync object holding what it releases (Program::arrive_slot_first)
   auto operator<=>(const Pending&) const = default;
 };
 

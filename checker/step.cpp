@@ -107,6 +107,21 @@ class Exec {
     const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(r.object));
     return cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(r.object)] + element(r, d.size, d.name);
   }
+  // A free sync object of this agent's arrival pool (Program::arrive_slot_first),
+  // holding from now what the arrival being issued releases.
+  std::uint8_t arrive_slot(const ir::Op& op) {
+    const int first = p_.arrive_slot_first[static_cast<std::size_t>(a_)];
+    for (int slot = first; slot < first + p_.arrive_slot_count[static_cast<std::size_t>(a_)]; ++slot) {
+      bool used = false;
+      for (const Pending& q : s_.pending)
+        used |= q.kind != PendingKind::tma_load && q.agent == a_ && q.slot == slot;
+      if (!used) return static_cast<std::uint8_t>(slot);
+    }
+    throw KernelError(me_.name + " has more than " + std::to_string(p_.arrive_slot_count[static_cast<std::size_t>(a_)]) +
+                          " tcgen05.commit / cp.async.mbarrier.arrive arrivals in flight: the model holds that many per agent",
+                      op.loc);
+  }
+
   void require_alive(int cta, const std::string& what) {
     if (s_.cta_exited & (1u << cta))
       stop(Violation::exit_with_pending, what + " targets CTA " + std::to_string(cta) + ", which has already exited");
@@ -629,8 +644,11 @@ void Exec::op(const ir::Op& op) {
           st = r.next;
         }
       }
+      // It tracks the cp.async operations issued before it (PTX ISA,
+      // cp.async.mbarrier.arrive): what it releases is fixed now.
       Pending pe{PendingKind::cp_async_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1,
-                 l.count, op.noinc, 0};
+                 l.count, op.noinc, 0, arrive_slot(op)};
+      hb::release_unit(s_.mem, me_.hb.unit(hb::Unit::cp_async), 0, pe.slot);
       s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
       SAY(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
       break;
@@ -687,8 +705,11 @@ void Exec::op(const ir::Op& op) {
         if (c != me_.cta) require_alive(c, "a multicast tcgen05.commit");
         const int mbar = mbar_at(op.bar, c);
         require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
+        // It tracks the tcgen05 operations issued before it (PTX ISA,
+        // tcgen05.commit): what it releases is fixed now.
         Pending pe{PendingKind::tcgen05_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1, 1,
-                   false, group};
+                   false, group, arrive_slot(op)};
+        hb::release_unit(s_.mem, me_.hb.unit(hb::Unit::mma), group, pe.slot);
         s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
         if (describe_) where += (where.empty() ? "" : ", ") + p_.mbar_name(mbar);
       }
@@ -850,9 +871,7 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     if (r.out.violation == Violation::none)
       hb::release_write(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), p_.mbar_sync(pe.mbar));
   } else {
-    const hb::Unit unit = pe.kind == PendingKind::tcgen05_arrive ? hb::Unit::mma : hb::Unit::cp_async;
-    hb::release_unit(s.mem, p_.agents[pe.agent].hb.unit(unit), pe.kind == PendingKind::tcgen05_arrive ? pe.group : 0,
-                     p_.mbar_sync(pe.mbar));
+    hb::move(s.mem, pe.slot, p_.mbar_sync(pe.mbar));
     r = mb::arrive(st, mb::ArriveArgs{pe.bytes, false, false, 0});
   }
   if (r.out.violation != Violation::none) {

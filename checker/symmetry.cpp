@@ -43,16 +43,23 @@ spec::hb::Threads permute_bits(const Program& p, spec::hb::Threads t, const std:
   return out;
 }
 
-// The sync objects of agents' release fences move with their agents.
-spec::hb::Syncs permute_syncs(const Program& p, spec::hb::Syncs s, const std::vector<int>& to) {
-  spec::hb::Syncs fences = 0, moved = 0;
+// The sync objects of agents' release fences and async-arrival slots move
+// with their agents.
+int permute_sync(const Program& p, int sync, const std::vector<int>& to) {
   for (std::size_t a = 0; a < to.size(); ++a) {
-    const int f = p.fence_sync[a];
-    if (f < 0) continue;
-    fences |= spec::hb::Syncs{1} << f;
-    if (s >> f & 1) moved |= spec::hb::Syncs{1} << p.fence_sync[static_cast<std::size_t>(to[a])];
+    const auto b = static_cast<std::size_t>(to[a]);
+    if (sync == p.fence_sync[a]) return p.fence_sync[b];
+    const int first = p.arrive_slot_first[a];
+    if (sync >= first && sync < first + p.arrive_slot_count[a]) return p.arrive_slot_first[b] + (sync - first);
   }
-  return (s & ~fences) | moved;
+  return sync;
+}
+
+spec::hb::Syncs permute_syncs(const Program& p, spec::hb::Syncs s, const std::vector<int>& to) {
+  spec::hb::Syncs out = 0;
+  for (int i = 0; s != 0; ++i, s >>= 1)
+    if (s & 1) out |= spec::hb::Syncs{1} << permute_sync(p, i, to);
+  return out;
 }
 
 std::uint8_t permute_thread(const Program& p, std::uint8_t t, const std::vector<int>& to) {
@@ -119,7 +126,10 @@ State Symmetry::canonical(const State& s) const {
     std::copy(seen_of(static_cast<int>(a)), seen_of(static_cast<int>(a)) + static_cast<std::ptrdiff_t>(nm),
               c.last_seen.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(b) * nm));
   }
-  for (Pending& pe : c.pending) pe.agent = static_cast<std::uint8_t>(to[pe.agent]);
+  for (Pending& pe : c.pending) {
+    pe.agent = static_cast<std::uint8_t>(to[pe.agent]);
+    if (pe.kind != PendingKind::tma_load) pe.slot = static_cast<std::uint8_t>(permute_sync(p_, pe.slot, to));
+  }
   std::sort(c.pending.begin(), c.pending.end());
   for (spec::hb::Event& e : c.mem.events) {
     e.thread = permute_thread(p_, e.thread, to);

@@ -170,6 +170,19 @@ void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync) {
   }
 }
 
+void move(Memory& m, int from_sync, int to_sync) {
+  const Syncs f = Syncs{1} << from_sync, t = Syncs{1} << to_sync;
+  for (Event& e : m.events) {
+    if (e.released & f) e.released |= t;
+    if (e.released_async & f) e.released_async |= t;
+    e.released &= ~f;
+    e.released_async &= ~f;
+    e.visible &= ~f;
+    e.visible_async &= ~f;
+    mirror(e);
+  }
+}
+
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync) {
   const auto [lo, hi] = range(m, buf);
   for (std::size_t i = lo; i < hi; ++i) {

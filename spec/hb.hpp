@@ -156,10 +156,17 @@ void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf
 // release fence (into a sync object of its own) and a later relaxed arrive
 // form a release pattern (PTX ISA, Memory Consistency Model).
 void forward(Memory& m, int from_sync, int to_sync);
-// The completion of async unit `unit`'s groups up to `group` is released into
-// `sync` (a tcgen05.commit's arrive): the unit's own accesses of those groups,
-// and what the unit knew when they were issued.
+// The completion of async unit `unit`'s groups up to `group` (0: all) is
+// released into `sync`: the unit's own accesses of those groups, and what the
+// unit knows now, that is what its issuers knew when they issued its accesses.
+// Called when a tcgen05.commit or cp.async.mbarrier.arrive is issued (PTX ISA:
+// each tracks the async operations the thread initiated before it), into a
+// sync object of the arrival's own, moved to the mbarrier when it lands.
 void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync);
+// What was released into `from_sync` is released into `to_sync` instead, and
+// `from_sync` is free again: an async arrival whose release was fixed when it
+// was issued (into a sync object of its own) lands on its mbarrier.
+void move(Memory& m, int from_sync, int to_sync);
 // The write of async unit `thread` to `buf` is released into `sync`: the
 // complete-tx of a TMA load releases that copy's data and nothing else.
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync);

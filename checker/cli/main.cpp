@@ -1,7 +1,8 @@
 // check-kernel: verify abstract kernels (.bk) before deploying them.
 // Exit status (a contract, docs/cli.md): 0 verified, 1 violation found,
-// 2 bad input or usage, 3 inconclusive; over several files, the worst
-// (bad input, then inconclusive, then violation, then verified).
+// 2 bad input or usage, 3 inconclusive, 4 internal error (a defect of the
+// checker); over several files, the worst (internal error, then bad input,
+// then inconclusive, then violation, then verified).
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +41,10 @@ options:
                        on with no failure known, docs/spec.md "Stances") are
                        violations: the search stops at them with a trace
   --no-reduction       explore without partial-order and symmetry reductions
+  --check-reduction    test the partial-order reduction as it runs: at each
+                       state it reduces, every step it keeps commutes with
+                       every enabled step it leaves out (slower; a failure is
+                       a defect of the checker: exit 4)
   --max-states N       stop after N states (verdict: inconclusive)
   --max-memory MB      stop when state storage passes MB MiB (inconclusive)
   --timeout S          stop after S seconds (inconclusive)
@@ -52,8 +57,9 @@ options:
                        tells the outcome
   --help, --version
 
-exit status: 0 verified, 1 violation, 2 bad input or usage, 3 inconclusive;
-over several files the worst of them (bad input > inconclusive > violation).
+exit status: 0 verified, 1 violation, 2 bad input or usage, 3 inconclusive,
+4 internal error (a defect of the checker: please report it); over several
+files the worst of them (internal > bad input > inconclusive > violation).
 )";
 
 int usage(const std::string& msg) {
@@ -88,6 +94,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::int64_t>> params;
   pc::check::Options opt;
   bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false, quiet = false;
+  bool internal = false;  // a defect of the checker showed (InternalError): exit 4
   std::string html_out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -110,6 +117,8 @@ int main(int argc, char** argv) {
       symbolic = true;
     } else if (a == "--strict") {
       opt.strict = true;
+    } else if (a == "--check-reduction") {
+      opt.check_reduction = true;
     } else if (a == "--no-reduction") {
       opt.reduction = false;
     } else if (a == "--check-expect") {
@@ -174,6 +183,11 @@ int main(int argc, char** argv) {
       try {
         f.result = pc::check::check(parsed.kernel, opt);
         if (symbolic) f.symbolic = pc::smt::check_symbolic(parsed.kernel);
+      } catch (const pc::check::InternalError& e) {
+        // A defect of the checker, not of the kernel: reported, exit 4.
+        internal = true;
+        f.bad_input = true;
+        f.diagnostics.push_back({path, {}, std::string("internal error: ") + e.what()});
       } catch (const pc::check::KernelError& e) {
         f.bad_input = true;
         f.diagnostics.push_back({path, e.loc, e.what()});
@@ -221,6 +235,7 @@ int main(int argc, char** argv) {
     std::printf("%zu kernels: %d verified, %d with a violation, %d inconclusive, %d bad input\n", files.size(), counts[0],
                 counts[1], counts[3], counts[2]);
   }
+  if (internal) return 4;
   if (check_expect) {
     if (text_out) {
       for (const auto& f : reports)
