@@ -54,6 +54,8 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
   X(tcgen05_commit, "tcgen05_commit", leader, "BAR[i] [multicast MASK]")                          \
   /* fences */                                                                                    \
   X(fence_proxy_async, "fence_proxy_async", any, "")                                              \
+  X(fence_acq_rel, "fence_acq_rel", any, "cta|cluster")                                           \
+  X(fence_sc, "fence_sc", any, "cta|cluster")                                                     \
   /* cluster barrier */                                                                           \
   X(cluster_arrive, "cluster_arrive", aligned, "[release|relaxed]")                               \
   X(cluster_wait, "cluster_wait", aligned, "")                                                    \

@@ -260,12 +260,22 @@ Program instantiate(const ir::Kernel& k) {
       if (arrives && op.bar.cta != ir::no_expr && op.bar.object >= 0 && op.bar.object < static_cast<int>(k.mbarriers.size()))
         remote[static_cast<std::size_t>(op.bar.object)] = true;
     });
-  p.fence_sync.assign(p.agents.size(), -1);
+  p.fences.assign(p.agents.size(), {});
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
-    bool fences = false;
-    scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body,
-             [&](const ir::Op& op) { fences |= op.code == OpCode::fence_mbarrier_init; });
-    if (fences) p.fence_sync[a] = p.sync_count++;
+    bool cluster = false, cta = false, acquire = false;
+    scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
+      const bool acq_rel = op.code == OpCode::fence_acq_rel || op.code == OpCode::fence_sc;
+      cluster |= op.code == OpCode::fence_mbarrier_init || (acq_rel && op.scope == ir::Scope::cluster);
+      cta |= acq_rel && op.scope != ir::Scope::cluster;
+      acquire |= acq_rel;
+    });
+    Program::Fences& f = p.fences[a];
+    if (cluster) f.release_cluster = p.sync_count++;
+    if (cta) f.release_cta = p.sync_count++;
+    if (acquire) {
+      f.seen_cta = p.sync_count++;
+      f.seen_cluster = p.sync_count++;
+    }
   }
   p.mbar_cluster_sync.assign(static_cast<std::size_t>(p.num_mbars()), -1);
   p.mbar_weak_sync.assign(static_cast<std::size_t>(p.num_mbars()), -1);

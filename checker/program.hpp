@@ -71,9 +71,16 @@ struct Program {
   // .cluster scope, which only a .cluster acquire synchronises with, and at
   // .cta scope, which none does (kept to name a scope race).
   std::vector<int> mbar_cluster_sync, mbar_weak_sync;
-  // Per agent whose role has a release fence (fence_mbarrier_init): the sync
-  // object its fences release into, forwarded by its later arrives; else -1.
-  std::vector<int> fence_sync;
+  // Per agent, the sync objects of its fences (-1 where its role has none of
+  // that kind): what its release fences released at .cluster scope
+  // (fence.mbarrier_init, fence.acq_rel/sc.cluster) and at .cta scope,
+  // forwarded by its later arrives (a release pattern); and what its relaxed
+  // waits observed through channels a .cta or a .cluster acquire reaches, for
+  // a later fence.acq_rel/sc to acquire (an acquire pattern).
+  struct Fences {
+    int release_cluster = -1, release_cta = -1, seen_cta = -1, seen_cluster = -1;
+  };
+  std::vector<Fences> fences;
   // Per agent whose role has tcgen05.commit or cp.async.mbarrier.arrive: its
   // pool of sync objects (first, count; count 0 where it has none). Each
   // pending arrival holds one: what the arrive releases is fixed when the

@@ -187,11 +187,27 @@ class Exec {
     acc.group = group;
     return hb::access(s_.mem, acc);
   }
-  // A relaxed arrive after this agent's release fence forms a release
-  // pattern with it (PTX ISA, Memory Consistency Model, "Release and acquire
-  // patterns"): what the fence released is released into `sync` too.
-  void fence_forward(int sync) {
-    if (const int f = p_.fence_sync[static_cast<std::size_t>(a_)]; f >= 0) hb::forward(s_.mem, f, sync);
+  // The sync object of mbarrier instance `mbar` that a release of `scope`
+  // goes into (ordering::release_channel): the one every acquire synchronises
+  // with, or, from another CTA, the one of its scope; -1 where there is none.
+  int channel_sync(int mbar, ord::Scope scope, bool remote) const {
+    switch (ord::release_channel(scope, remote)) {
+      case ord::Channel::any_scope: return p_.mbar_sync(mbar);
+      case ord::Channel::cluster_scope: return p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)];
+      case ord::Channel::too_narrow: break;
+    }
+    return p_.mbar_weak_sync[static_cast<std::size_t>(mbar)];
+  }
+  // An arrive after this agent's release fences forms a release pattern with
+  // each (PTX ISA, Memory Consistency Model, "Release and acquire patterns"):
+  // what a fence released goes where a release of the pattern's scope goes.
+  void fence_forward(int mbar, bool remote, ord::Scope arrive_scope) {
+    const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)];
+    for (const auto& [from, scope] : {std::pair{f.release_cluster, ord::Scope::cluster}, std::pair{f.release_cta, ord::Scope::cta}}) {
+      if (from < 0) continue;
+      if (const int to = channel_sync(mbar, ord::pattern_scope(scope, arrive_scope), remote); to >= 0)
+        hb::forward(s_.mem, from, to);
+    }
   }
   void mbar_arrive(const ir::Op& op, const Lanes& l);
   void mbar_wait(const ir::Op& op, bool blocking);
@@ -266,21 +282,9 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   const mb::Result r = mb::arrive(st, args);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
   st = r.next;
-  // Into which of the barrier's sync objects the release goes: the one every
-  // acquire synchronises with, or, from another CTA, the one of its scope
-  // (ordering::release_channel).
-  const int sync = [&] {
-    switch (ord::release_channel(to_scope(op.scope), remote)) {
-      case ord::Channel::any_scope: return p_.mbar_sync(mbar);
-      case ord::Channel::cluster_scope: return p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)];
-      case ord::Channel::too_narrow: break;
-    }
-    return p_.mbar_weak_sync[static_cast<std::size_t>(mbar)];
-  }();
-  if (sync >= 0) {
-    if (ord::arrive_releases(to_sem(op.sem))) hb::release(s_.mem, l.threads, sync);
-    fence_forward(sync);
-  }
+  const int sync = channel_sync(mbar, to_scope(op.scope), remote);
+  if (sync >= 0 && ord::arrive_releases(to_sem(op.sem))) hb::release(s_.mem, l.threads, sync);
+  fence_forward(mbar, remote, to_scope(op.scope));
   if (r.out.phase_completed) phase_done(mbar);
   if (op.dest_var >= 0)
     vars()[static_cast<std::size_t>(op.dest_var)] = (std::int64_t(tok.phase) << 32) | std::uint32_t(tok.pending);
@@ -320,15 +324,25 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
                  std::to_string(last) + " that " + me_.name + " last observed]";
       last = st.phase;
     }
+    // A .cta acquire synchronises only with releases from its own CTA; a
+    // .cluster acquire also with .cluster releases from other CTAs.
+    auto strong_for = [&](bool cluster) {
+      hb::Syncs strong = hb::Syncs{1} << p_.mbar_sync(mbar);
+      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && cluster) strong |= hb::Syncs{1} << c;
+      return strong;
+    };
+    const bool cluster = op.scope == ir::Scope::cluster;
     if (ord::wait_acquires(to_sem(op.sem))) {
-      // A .cta acquire synchronises only with releases from its own CTA; a
-      // .cluster acquire also with .cluster releases from other CTAs.
-      const bool cluster = op.scope == ir::Scope::cluster;
-      hb::Syncs strong = hb::Syncs{1} << p_.mbar_sync(mbar), weak = 0;
-      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0)
-        (cluster ? strong : weak) |= hb::Syncs{1} << c;
+      hb::Syncs weak = 0;
+      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster) weak |= hb::Syncs{1} << c;
       if (const int w = p_.mbar_weak_sync[static_cast<std::size_t>(mbar)]; w >= 0) weak |= hb::Syncs{1} << w;
-      hb::acquire(s_.mem, me_.hb.lanes(), strong, weak);
+      hb::acquire(s_.mem, me_.hb.lanes(), strong_for(cluster), weak);
+    } else if (const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)]; f.seen_cta >= 0) {
+      // A relaxed wait: a later fence.acq_rel/sc makes it an acquire pattern
+      // of the narrower scope (ordering::pattern_scope).
+      hb::observe(s_.mem, strong_for(false), f.seen_cta);
+      hb::observe(s_.mem, strong_for(ord::pattern_scope(ord::Scope::cluster, to_scope(op.scope)) == ord::Scope::cluster),
+                  f.seen_cluster);
     }
   }
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
@@ -551,7 +565,8 @@ void Exec::op(const ir::Op& op) {
       // "fence.mbarrier_init is a light-weight fence ... with .release
       // semantics at .cluster scope" for prior mbarrier.init operations).
       hb::proxy_fence(s_.mem, l.threads, p_.num_buffers(), p_.mem_buffers());
-      hb::release_range(s_.mem, l.threads, p_.fence_sync[static_cast<std::size_t>(a_)], p_.num_buffers(), p_.mem_buffers());
+      hb::release_range(s_.mem, l.threads, p_.fences[static_cast<std::size_t>(a_)].release_cluster, p_.num_buffers(),
+                        p_.mem_buffers());
       SAY(lanes_prefix(op) + "fence.mbarrier_init.release.cluster");
       break;
     case OpCode::bar_sync:
@@ -716,6 +731,19 @@ void Exec::op(const ir::Op& op) {
       SAY("tcgen05_commit -> " + where + " (arrives when the MMAs finish)");
       break;
     }
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc: {
+      // fence.acq_rel / fence.sc (PTX ISA membar/fence; fence.sc is also
+      // acq_rel): a release fence for the thread's later arrives (release
+      // patterns, fence_forward) and an acquire fence for what its earlier
+      // relaxed waits observed (acquire patterns), at the fence's scope.
+      const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)];
+      const bool cluster = op.scope == ir::Scope::cluster;
+      hb::release(s_.mem, l.threads, cluster ? f.release_cluster : f.release_cta);
+      hb::acquire(s_.mem, l.threads, hb::Syncs{1} << (cluster ? f.seen_cluster : f.seen_cta));
+      SAY(lanes_prefix(op) + (op.code == OpCode::fence_sc ? "fence.sc." : "fence.acq_rel.") + (cluster ? "cluster" : "cta"));
+      break;
+    }
     case OpCode::fence_proxy_async:
       hb::proxy_fence(s_.mem, l.threads);
       SAY(lanes_prefix(op) + "fence.proxy.async");
@@ -730,7 +758,12 @@ void Exec::op(const ir::Op& op) {
         if (r.out.violation != Violation::none)
           stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
         if (ord::cluster_arrive_releases(to_sem(op.sem))) hb::release(s_.mem, l.threads, p_.cluster_sync());
-        fence_forward(p_.cluster_sync());
+        // A release pattern with a .cluster fence (fence.mbarrier_init or
+        // fence.acq_rel/sc.cluster). A .cta fence's pattern would reach only
+        // this CTA's waiters, which the one cluster sync object cannot tell
+        // apart: not forwarded (docs/spec.md, "Fences").
+        if (const int f = p_.fences[static_cast<std::size_t>(a_)].release_cluster; f >= 0)
+          hb::forward(s_.mem, f, p_.cluster_sync());
         s_.cluster = r.next;
         ag_.cluster_ticket = r.ticket;
         if (r.out.phase_completed) {
@@ -954,6 +987,8 @@ bool private_op(ir::OpCode c) {
   switch (c) {
     case OpCode::syncwarp:
     case OpCode::fence_proxy_async:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
     case OpCode::fence_mbarrier_init:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_commit:

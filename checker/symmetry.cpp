@@ -48,7 +48,11 @@ spec::hb::Threads permute_bits(const Program& p, spec::hb::Threads t, const std:
 int permute_sync(const Program& p, int sync, const std::vector<int>& to) {
   for (std::size_t a = 0; a < to.size(); ++a) {
     const auto b = static_cast<std::size_t>(to[a]);
-    if (sync == p.fence_sync[a]) return p.fence_sync[b];
+    const Program::Fences &fa = p.fences[a], &fb = p.fences[b];
+    if (sync == fa.release_cluster) return fb.release_cluster;
+    if (sync == fa.release_cta) return fb.release_cta;
+    if (sync == fa.seen_cta) return fb.seen_cta;
+    if (sync == fa.seen_cluster) return fb.seen_cluster;
     const int first = p.arrive_slot_first[a];
     if (sync >= first && sync < first + p.arrive_slot_count[a]) return p.arrive_slot_first[b] + (sync - first);
   }

@@ -220,6 +220,15 @@ void acquire(Memory& m, Threads to, Syncs strong, Syncs weak) {
   }
 }
 
+void observe(Memory& m, Syncs from, int to) {
+  const Syncs t = Syncs{1} << to;
+  for (Event& e : m.events) {
+    if (e.visible & from) e.released |= t, e.visible |= t;
+    if (e.visible_async & from) e.released_async |= t, e.visible_async |= t;
+    mirror(e);
+  }
+}
+
 void order(Memory& m, std::uint8_t from, Threads to) {
   const Threads f = bit(from);
   for (Event& e : m.events) {

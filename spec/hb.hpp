@@ -178,6 +178,11 @@ void complete_all(Memory& m, Syncs syncs);
 // the objects in `strong` (morally strong with the releases into them) and of
 // those in `weak` (releases the acquire's scope does not reach: `after_weak`).
 void acquire(Memory& m, Threads to, Syncs strong, Syncs weak = 0);
+// An acquire that is not yet one: a relaxed wait observed the latest
+// completion of the objects in `from`; what is visible through them now is
+// recorded in sync object `to` (marked visible there), for a later acquire
+// fence of the same thread to acquire from `to` (an acquire pattern).
+void observe(Memory& m, Syncs from, int to);
 // Direct order from one thread to others (__syncwarp): everything `from`
 // knows, `to` knows.
 void order(Memory& m, std::uint8_t from, Threads to);

@@ -43,4 +43,15 @@ enum class Channel : std::uint8_t { any_scope, cluster_scope, too_narrow };
   return s == Scope::cluster ? Channel::cluster_scope : Channel::too_narrow;
 }
 
+// A fence and a relaxed barrier operation of the same thread form a release
+// pattern (fence.acq_rel / fence.sc / fence.mbarrier_init.release.cluster,
+// then a relaxed arrive) or an acquire pattern (a relaxed wait that observes
+// a completion, then fence.acq_rel / fence.sc): PTX ISA, Memory Consistency
+// Model, "Release and acquire patterns". The pattern synchronises only as far
+// as both of its operations' scopes reach (each must be morally strong with
+// the other side), so its scope is the narrower of the two.
+[[nodiscard]] constexpr Scope pattern_scope(Scope fence, Scope op) {
+  return fence == Scope::cluster && op == Scope::cluster ? Scope::cluster : Scope::cta;
+}
+
 }  // namespace pc::spec::ordering

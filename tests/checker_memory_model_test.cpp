@@ -160,3 +160,31 @@ TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict make
     }
   }
 }
+
+TEST_CASE("fence.acq_rel / fence.sc with relaxed barrier operations form release and acquire patterns, at the narrower scope") {
+  // Release pattern: data, fence, relaxed arrive. Acquire pattern: relaxed
+  // wait, fence, read. Without the fence the relaxed operation orders nothing.
+  const std::string release = "kernel rel\nsmem d[1] bytes 64\nmbarrier m[1] count 1\nrole p warp:\n  one: write d[0]\n"
+                              "FENCE  one: arrive m[0] relaxed\nrole c warp:\n  wait m[0] parity 0\n  one: read d[0]\n";
+  pair(with(release, "FENCE", ""), "data_race", with(release, "FENCE", "  one: fence_acq_rel cta\n"));
+  pair(with(release, "FENCE", ""), "data_race", with(release, "FENCE", "  one: fence_sc cluster\n"));
+  const std::string acquire = "kernel acq\nsmem d[1] bytes 64\nmbarrier m[1] count 1\nrole p warp:\n  one: write d[0]\n"
+                              "  one: arrive m[0]\nrole c warp:\n  wait m[0] parity 0 relaxed\nFENCE  one: read d[0]\n";
+  pair(with(acquire, "FENCE", ""), "data_race", with(acquire, "FENCE", "  fence_acq_rel cta\n"));
+  // A fence after the read is no acquire for it.
+  CHECK(check::outcome_name(run(with(acquire, "FENCE  one: read d[0]\n", "  one: read d[0]\n  fence_acq_rel cta\n"), true)) ==
+        "data_race");
+  // Across CTAs: a .cta fence with a .cluster relaxed arrive into the peer's
+  // barrier is not morally strong with the peer's .cluster acquire.
+  const std::string remote = "kernel rr\ncluster 2\nsmem d[1] bytes 64\nmbarrier m[1] count 1\n"
+                             "role p warp on cta 0:\n  one: write d[0] @ 1\n  one: fence_acq_rel SCOPE\n"
+                             "  one: arrive m[0] @ 1 relaxed cluster\n"
+                             "role c warp on cta 1:\n  wait m[0] parity 0 acquire cluster\n  one: read d[0]\n";
+  pair(with(remote, "SCOPE", "cta"), "scope_race", with(remote, "SCOPE", "cluster"));
+}
+
+TEST_CASE("fence_acq_rel needs a scope, as in PTX") {
+  const dsl::Parsed p = dsl::parse("kernel f\nrole r warp:\n  fence_acq_rel\n", "f.bk");
+  REQUIRE_FALSE(p.ok());
+  CHECK(p.errors[0].message.find("needs a scope") != std::string::npos);
+}

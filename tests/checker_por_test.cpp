@@ -161,7 +161,8 @@ std::string pipeline_kernel(std::mt19937& rng) {
 // Every async completion the model has, mixed at random over one or two
 // CTAs: TMA loads (multicast too) and stores with bulk groups, cp.async with
 // mbarrier arrivals, wgmma groups, tcgen05 commits (multicast too), remote
-// arrives at either scope, proxy fences and plain accesses. Mostly wrong.
+// arrives at either scope, relaxed waits and acq_rel/sc fences, proxy
+// fences and plain accesses. Mostly wrong.
 std::string async_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const bool two = pick(2);
@@ -179,7 +180,9 @@ std::string async_kernel(std::mt19937& rng) {
     for (int i = 0; i < ops; ++i) {
       const std::string bar = "m[" + std::to_string(pick(2)) + "]", buf = pick(2) ? "a[0]" : "b[0]";
       const std::string peer = two ? " @ " + std::to_string(pick(2)) : "";
-      switch (pick(16)) {
+      switch (pick(18)) {
+        case 16: k += ind + (pick(2) ? "fence_acq_rel cta\n" : "one: fence_sc cluster\n"); break;
+        case 17: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + " relaxed" + (two && pick(2) ? " cluster" : "") + "\n"; break;
         case 0: k += ind + "one: tma_load " + buf + " -> " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;
         case 1: k += ind + "one: arrive_expect_tx " + bar + " bytes 256\n"; break;
         case 2: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + (two && pick(2) ? " acquire cluster" : "") + "\n"; break;
@@ -191,7 +194,7 @@ std::string async_kernel(std::mt19937& rng) {
         case 8: k += ind + "wgmma_wait " + std::to_string(pick(2)) + "\n"; break;
         case 9: k += ind + "one: tcgen05_mma read " + buf + "\n"; break;
         case 10: k += ind + "one: tcgen05_commit " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;
-        case 11: k += ind + "one: arrive " + bar + peer + (pick(2) ? " release cluster" : "") + "\n"; break;
+        case 11: k += ind + "one: arrive " + bar + peer + (pick(3) == 0 ? " release cluster" : pick(2) ? " relaxed cluster" : "") + "\n"; break;
         case 12: k += ind + (pick(2) ? "one: write " : "all: write ") + buf + "\n"; break;
         case 13: k += ind + (pick(2) ? "one: read " : "all: read ") + buf + "\n"; break;
         case 14: k += ind + "fence_proxy_async\n"; break;

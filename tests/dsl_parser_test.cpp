@@ -110,6 +110,8 @@ const std::map<std::string, std::string> samples = {
     {"tcgen05_mma", "tcgen05_mma read A[0] @ 1, B[1]"},
     {"tcgen05_commit", "tcgen05_commit full[0] multicast 3"},
     {"fence_proxy_async", "fence_proxy_async"},
+    {"fence_acq_rel", "fence_acq_rel cta"},
+    {"fence_sc", "fence_sc cluster"},
     {"cluster_arrive", "cluster_arrive relaxed"},
     {"cluster_wait", "cluster_wait"},
     {"cluster_sync", "cluster_sync"},

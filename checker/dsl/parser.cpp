@@ -524,6 +524,12 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       if (accept("multicast")) op.multicast = expr();
       break;
     case OpCode::cluster_arrive: options(op, false, false, true, false, false); break;
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
+      options(op, false, false, false, true, false);
+      // PTX ISA membar/fence: fence{.sem}.scope, the scope is not optional.
+      if (op.scope == ir::Scope::standard) fail(loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
+      break;
     default: break;  // no operands
   }
   check_operands(op);
