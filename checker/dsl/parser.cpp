@@ -569,10 +569,10 @@ void Parser::check_operands(const ir::Op& op) {
     default: break;
   }
   check_range(op.bytes, "the byte count", 0, max_count);
-  // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: "size
-  // ... multiple of 16"; ptxas: "expected to be multiple of 16"): the tx bytes
-  // of a tma_load, or without them the buffer it fills; the buffer a
-  // tma_store reads.
+  // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: its
+  // size operand; ptxas: "expected to be multiple of 16", at most 1048560):
+  // the tx bytes of a tma_load, or without them the buffer it fills; the
+  // buffer a tma_store reads.
   if (op.code == OpCode::tma_load && op.bytes != ir::no_expr) {
     if (auto v = const_value(op.bytes); v && *v % 16 != 0)
       fail(k_.exprs[static_cast<std::size_t>(op.bytes)].loc,
