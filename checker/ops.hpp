@@ -23,7 +23,7 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
   X(mbar_init, "init", leader, "BAR[i] count N")                                                  \
   X(mbar_arrive, "arrive", any, "[T =] arrive BAR[i] [@ CTA] [count N] [release|relaxed] [cta|cluster] [nocomplete]") \
   X(mbar_arrive_drop, "arrive_drop", any, "BAR[i] [@ CTA] [count N] [bytes B] [nocomplete] [release|relaxed] [cta|cluster]") \
-  X(mbar_arrive_expect_tx, "arrive_expect_tx", any, "BAR[i] [@ CTA] bytes B [count N] [release|relaxed] [cta|cluster]") \
+  X(mbar_arrive_expect_tx, "arrive_expect_tx", any, "BAR[i] [@ CTA] bytes B [release|relaxed] [cta|cluster]") \
   X(mbar_expect_tx, "expect_tx", any, "BAR[i] [@ CTA] bytes B")                                   \
   X(mbar_complete_tx, "complete_tx", any, "BAR[i] [@ CTA] bytes B")                               \
   X(mbar_wait, "wait", aligned, "BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]") \
@@ -34,7 +34,7 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
   X(fence_mbarrier_init, "fence_mbarrier_init", any, "")                                          \
   /* named barriers */                                                                            \
   X(bar_sync, "bar_sync", aligned, "ID [, THREADS]")                                                 \
-  X(bar_arrive, "bar_arrive", aligned, "ID [, THREADS]")                                             \
+  X(bar_arrive, "bar_arrive", aligned, "ID, THREADS")                                                 \
   X(bar_red, "bar_red", aligned, "R = bar_red popc|and|or ID, THREADS, PRED")                     \
   X(syncthreads, "syncthreads", aligned, "")                                                      \
   X(syncwarp, "syncwarp", aligned, "")                                                            \

@@ -80,9 +80,9 @@ const std::map<std::string, std::string> samples = {
     {"read", "all: read A[0] @ 1, B[1]"},
     {"write", "one: write A[1]"},
     {"init", "one: init fresh count 2"},
-    {"arrive", "one: arrive full[1] @ 1 count 2 release cluster nocomplete"},
-    {"arrive_drop", "arrive_drop full[0] count 1 bytes 16 nocomplete relaxed cta"},
-    {"arrive_expect_tx", "one: arrive_expect_tx full[0] bytes 2048 count 1 release cta"},
+    {"arrive", "one: arrive full[1] @ 1 count 2 release cluster"},
+    {"arrive_drop", "arrive_drop full[0] @ 1 bytes 16 relaxed cta"},
+    {"arrive_expect_tx", "one: arrive_expect_tx full[0] @ 1 bytes 2048 release cluster"},
     {"expect_tx", "expect_tx full[0] @ 1 bytes 16"},
     {"complete_tx", "complete_tx full[0] bytes 16"},
     {"wait", "wait full[0] parity 1 acquire cluster"},
@@ -92,7 +92,7 @@ const std::map<std::string, std::string> samples = {
     {"inval", "inval full[1]"},
     {"fence_mbarrier_init", "fence_mbarrier_init"},
     {"bar_sync", "bar_sync 1, 256"},
-    {"bar_arrive", "bar_arrive 2"},
+    {"bar_arrive", "bar_arrive 2, 128"},
     {"bar_red", "r = bar_red popc 3, 128, instance == 0"},
     {"syncthreads", "syncthreads"},
     {"syncwarp", "syncwarp"},
@@ -162,13 +162,18 @@ TEST_CASE("operands land in the IR fields") {
   CHECK(k.roles[0].body[0].op.dest_var == ir::num_builtin_vars);  // t
   CHECK(k.roles[0].body[0].op.lanes == ir::Lanes::one);
 
-  const ir::Op arrive = op_of("one: arrive full[1] @ 1 count 2 release cluster nocomplete");
+  const ir::Op arrive = op_of("one: arrive full[1] @ 1 count 2 release cluster");
   CHECK(arrive.bar.object == 0);
+  CHECK(arrive.bar.cta != ir::no_expr);
+  CHECK(arrive.count != ir::no_expr);
   CHECK(arrive.sem == ir::Sem::release);
   CHECK(arrive.scope == ir::Scope::cluster);
-  CHECK(arrive.no_complete);
+  CHECK_FALSE(arrive.no_complete);
   CHECK(arrive.lanes == ir::Lanes::one);
   CHECK(arrive.bar.loc.col == 15);
+  const ir::Op nocomplete = op_of("one: arrive full[1] count 2 release cta nocomplete");
+  CHECK(nocomplete.no_complete);
+  CHECK(nocomplete.scope == ir::Scope::cta);
   const ir::Op tma = op_of("one: tma_load A[0] -> full[0] @ 1 bytes 512 multicast 3");
   REQUIRE(tma.bufs.size() == 1);
   CHECK(tma.bufs[0].object == 0);
@@ -188,9 +193,10 @@ TEST_CASE("operands land in the IR fields") {
   CHECK(red.red == ir::Red::or_);
   const ir::Op noinc = op_of("cp_async_arrive full[0] noinc");
   CHECK(noinc.noinc);
-  const ir::Op bar = op_of("bar_arrive 2");
+  const ir::Op bar = op_of("bar_sync 2");
   CHECK(bar.id != ir::no_expr);
   CHECK(bar.count == ir::no_expr);
+  CHECK(op_of("bar_arrive 2, 64").count != ir::no_expr);
   const ir::Op fresh = op_of("one: init fresh count 2");
   CHECK(fresh.bar.object == 1);
   CHECK(fresh.bar.index == ir::no_expr);  // a one-element array needs no index

@@ -328,7 +328,12 @@ class Parser {
   // ---- operations ----
   ir::Ref ref(const std::map<std::string, int>& names, const char* kind, bool allow_cta = true);
   ir::Op op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest);
-  void options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope, bool allow_nocomplete);
+  // Where each option of an operation was written (line 0: not given), for
+  // diagnostics that point at the option to change.
+  struct OptionLocs {
+    ir::Loc count, bytes, sem, scope, nocomplete;
+  };
+  OptionLocs options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope, bool allow_nocomplete);
   void check_parity(ExprId e, ir::Loc loc) {
     if (auto v = const_value(e); v && *v != 0 && *v != 1) fail(loc, "parity must be 0 or 1, not " + std::to_string(*v));
   }
@@ -343,6 +348,7 @@ class Parser {
                (hi == max_number ? "at least " + std::to_string(lo) : "in " + std::to_string(lo) + ".." + std::to_string(hi)));
   }
   void check_operands(const ir::Op& op);
+  void check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc);
   void finish();
 };
 
@@ -380,29 +386,32 @@ ir::Ref Parser::ref(const std::map<std::string, int>& names, const char* kind, b
   return r;
 }
 
-void Parser::options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope, bool allow_nocomplete) {
+Parser::OptionLocs Parser::options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope,
+                                   bool allow_nocomplete) {
+  OptionLocs at;
   while (peek().kind == Tok::name) {
     const Token& tk = peek();
     if (allow_count && tk.text == "count") {
-      next();
+      at.count = next().loc;
       op.count = expr();
     } else if (allow_bytes && tk.text == "bytes") {
-      next();
+      at.bytes = next().loc;
       op.bytes = expr();
     } else if (allow_sem && (tk.text == "release" || tk.text == "relaxed" || tk.text == "acquire")) {
-      next();
+      at.sem = next().loc;
       op.sem = tk.text == "release" ? ir::Sem::release : tk.text == "relaxed" ? ir::Sem::relaxed : ir::Sem::acquire;
     } else if (allow_scope && (tk.text == "cta" || tk.text == "cluster")) {
-      next();
+      at.scope = next().loc;
       op.scope = tk.text == "cta" ? ir::Scope::cta : ir::Scope::cluster;
     } else if (allow_nocomplete && tk.text == "nocomplete") {
-      next();
+      at.nocomplete = next().loc;
       op.no_complete = true;
     } else {
       fail(tk.loc, "unexpected '" + tk.text + "' after " + std::string(ir::op_keyword(op.code)) + ": it takes " +
                        std::string(ir::op_operands_doc(op.code)));
     }
   }
+  return at;
 }
 
 ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest) {
@@ -413,6 +422,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
   op.dest_var = dest;
   const std::string kw(ir::op_keyword(code));
   const ir::LanePolicy policy = ir::op_lanes(code);
+  OptionLocs at;
   if (lanes_given && policy == ir::LanePolicy::aligned && lanes != ir::Lanes::all)
     fail(loc, "'" + kw + "' is executed by the whole warp or warp group together: remove '" +
                   (lanes == ir::Lanes::one ? "one:" : "each:") + "'");
@@ -455,15 +465,15 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       break;
     case OpCode::mbar_arrive:
       op.bar = ref(mbars_, "mbarrier");
-      options(op, true, false, true, true, true);
+      at = options(op, true, false, true, true, true);
       break;
     case OpCode::mbar_arrive_drop:
       op.bar = ref(mbars_, "mbarrier");
-      options(op, true, true, true, true, true);
+      at = options(op, true, true, true, true, true);
       break;
     case OpCode::mbar_arrive_expect_tx:
       op.bar = ref(mbars_, "mbarrier");
-      options(op, true, true, true, true, false);
+      at = options(op, true, true, true, true, false);
       if (op.bytes == ir::no_expr) fail(loc, "arrive_expect_tx needs 'bytes B'");
       break;
     case OpCode::mbar_expect_tx:
@@ -540,6 +550,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
   if (dest < 0 && (code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
                    code == OpCode::bar_red))
     fail(loc, "'" + kw + "' returns a value: write 'r = " + kw + " ...'");
+  check_isa_form(op, at, loc);
   return op;
 }
 
@@ -564,6 +575,59 @@ void Parser::check_operands(const ir::Op& op) {
     default: break;
   }
   check_range(op.bytes, "the byte count", 0, max_count);
+  // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: its
+  // size operand; ptxas: "expected to be multiple of 16", at most 1048560):
+  // the tx bytes of a tma_load, or without them the buffer it fills; the
+  // buffer a tma_store reads.
+  if (op.code == OpCode::tma_load && op.bytes != ir::no_expr) {
+    if (auto v = const_value(op.bytes); v && *v % 16 != 0)
+      fail(k_.exprs[static_cast<std::size_t>(op.bytes)].loc,
+           "the byte count of a bulk copy is " + std::to_string(*v) +
+               ": PTX cp.async.bulk copies a multiple of 16 bytes (0..1048560); round it to a multiple of 16");
+  } else if ((op.code == OpCode::tma_load || op.code == OpCode::tma_store) && !op.bufs.empty()) {
+    const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
+    if (b.bytes % 16 != 0)
+      fail(op.bufs[0].loc, std::string(ir::op_keyword(op.code)) + " copies all of '" + b.name + "', " + std::to_string(b.bytes) +
+                               " bytes: PTX cp.async.bulk copies a multiple of 16 bytes; declare it a multiple of 16" +
+                               (op.code == OpCode::tma_load ? " or give 'bytes B'" : ""));
+  }
+}
+
+// Forms that parse but that no PTX instruction spells: ptxas rejects them
+// (tests/isa_limits_test.cpp assembles each with ptxas). PTX ISA sections:
+// mbarrier.arrive and mbarrier.arrive_drop (the syntax of their forms), bar,
+// barrier (barrier{.cta}.arrive).
+void Parser::check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc) {
+  const bool arrive = op.code == OpCode::mbar_arrive || op.code == OpCode::mbar_arrive_drop ||
+                      op.code == OpCode::mbar_arrive_expect_tx;
+  if (arrive) {
+    const bool drop = op.code == OpCode::mbar_arrive_drop;
+    const bool tx = op.code == OpCode::mbar_arrive_expect_tx || (drop && op.bytes != ir::no_expr);
+    const std::string ptx = std::string(drop ? "mbarrier.arrive_drop" : "mbarrier.arrive") + (tx ? ".expect_tx" : "");
+    const bool remote = op.bar.cta != ir::no_expr;
+    // mbarrier.arrive{...}.shared::cluster.b64 _, [addr] ...: no state.
+    if (remote && op.dest_var >= 0)
+      fail(k_.exprs[static_cast<std::size_t>(op.bar.cta)].loc,
+           "an arrive on a barrier '@ CTA' returns no state: PTX " + ptx +
+               " on .shared::cluster takes only the sink '_' as its destination; drop '" +
+               role_->vars[static_cast<std::size_t>(op.dest_var)] + " =' or arrive on the agent's own barrier");
+    // .expect_tx forms take [addr], txCount and no count.
+    if (tx && op.count != ir::no_expr)
+      fail(at.count, "PTX " + ptx + " has no count operand (it counts one arrival); drop 'count', or add an 'arrive ... count N' for the other arrivals");
+    // mbarrier.arrive{_drop}.noComplete{.release}{.cta}{.shared{::cta}}.b64 state, [addr], count.
+    if (op.no_complete) {
+      const std::string allowed = "PTX allows .noComplete only as " + std::string(drop ? "mbarrier.arrive_drop" : "mbarrier.arrive") +
+                                  ".noComplete.release.cta on the agent's own barrier (.shared::cta)";
+      if (remote) fail(at.nocomplete, "'nocomplete' on a barrier '@ CTA': " + allowed + "; drop '@ CTA' or 'nocomplete'");
+      if (op.sem == ir::Sem::relaxed) fail(at.nocomplete, "'nocomplete' with 'relaxed': " + allowed + "; drop 'relaxed'");
+      if (op.scope == ir::Scope::cluster) fail(at.nocomplete, "'nocomplete' with 'cluster': " + allowed + "; write 'cta' or drop it");
+      if (tx) fail(at.nocomplete, "'nocomplete' with 'bytes': " + allowed + ", not with .expect_tx; drop 'bytes' or 'nocomplete'");
+    }
+  }
+  // barrier{.cta}.arrive a, b: "a non-zero thread count is required".
+  if (op.code == OpCode::bar_arrive && op.count == ir::no_expr)
+    fail(loc, "bar_arrive needs a thread count: PTX barrier.arrive requires its operand b (only barrier.sync may leave it "
+              "out, for the whole CTA); write 'bar_arrive ID, THREADS'");
 }
 
 void Parser::block(std::vector<ir::Stmt>& out) {
