@@ -191,12 +191,24 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::cluster_wait:
     case OpCode::cluster_sync: add(set, cluster_); return;
     case OpCode::exit: exit_footprint(cta, set); return;
-    default:
-      // The agent's own threads and counters only (private_op); an operation
-      // classified nowhere touches everything.
-      if (!private_op(op.code)) all(set);
+    // The agent's own threads and counters only (private_op, which lists the
+    // same operations: checked at the end of this function).
+    case OpCode::fence_mbarrier_init:
+    case OpCode::syncwarp:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma_commit:
+    case OpCode::wgmma_wait:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
+    case OpCode::s_waitcnt:
+      if (!private_op(op.code)) all(set);  // a private operation that stopped being one touches everything
       return;
   }
+  all(set);  // an op code outside the enum
 }
 
 void Footprints::pending_footprint(const Pending& e, Set set) const {

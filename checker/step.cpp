@@ -969,8 +969,47 @@ bool Stepper::surely_blocked(const State& s, int a) const {
           s.named[static_cast<std::size_t>(info.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
       return !spec::named::wait(st, ag.ticket, spec::named::Red::none, info.threads).enabled;
     }
-    default: return false;
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::mbar_init:
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx:
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait:
+    case OpCode::mbar_pending_count:
+    case OpCode::mbar_inval:
+    case OpCode::fence_mbarrier_init:
+    case OpCode::bar_arrive:
+    case OpCode::syncwarp:
+    case OpCode::tma_load:
+    case OpCode::tma_store:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::cp_async:
+    case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma:
+    case OpCode::wgmma_commit:
+    case OpCode::wgmma_wait:
+    case OpCode::tcgen05_mma:
+    case OpCode::tcgen05_commit:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
+    case OpCode::cluster_arrive:
+    case OpCode::cluster_wait:
+    case OpCode::cluster_sync:
+    case OpCode::s_waitcnt:
+    case OpCode::s_barrier:
+    case OpCode::s_barrier_signal:
+    case OpCode::s_barrier_wait:
+    case OpCode::exit: return false;
   }
+  return false;  // an op code outside the enum
 }
 
 bool Stepper::next_is_local(const State& s, int a, bool private_ops) const {
@@ -997,8 +1036,39 @@ bool private_op(ir::OpCode c) {
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
     case OpCode::s_waitcnt: return true;
-    default: return false;
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::mbar_init:
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx:
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+    case OpCode::mbar_wait:
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait:
+    case OpCode::mbar_pending_count:
+    case OpCode::mbar_inval:
+    case OpCode::bar_sync:
+    case OpCode::bar_arrive:
+    case OpCode::bar_red:
+    case OpCode::syncthreads:
+    case OpCode::tma_load:
+    case OpCode::tma_store:
+    case OpCode::cp_async:
+    case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::wgmma:
+    case OpCode::tcgen05_mma:
+    case OpCode::tcgen05_commit:
+    case OpCode::cluster_arrive:
+    case OpCode::cluster_wait:
+    case OpCode::cluster_sync:
+    case OpCode::s_barrier:
+    case OpCode::s_barrier_signal:
+    case OpCode::s_barrier_wait:
+    case OpCode::exit: return false;
   }
+  return false;  // an op code outside the enum
 }
 
 bool Stepper::next_is_control(const State& s, int a) const {

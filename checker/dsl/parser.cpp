@@ -540,7 +540,20 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       // PTX ISA membar/fence: fence{.sem}.scope, the scope is not optional.
       if (op.scope == ir::Scope::standard) fail(loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
       break;
-    default: break;  // no operands
+    case OpCode::fence_mbarrier_init:
+    case OpCode::syncthreads:
+    case OpCode::syncwarp:
+    case OpCode::bulk_commit_group:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma_commit:
+    case OpCode::fence_proxy_async:
+    case OpCode::cluster_wait:
+    case OpCode::cluster_sync:
+    case OpCode::s_waitcnt:
+    case OpCode::s_barrier:
+    case OpCode::s_barrier_signal:
+    case OpCode::s_barrier_wait:
+    case OpCode::exit: break;  // no operands
   }
   check_operands(op);
   const bool returns = code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
@@ -572,7 +585,42 @@ void Parser::check_operands(const ir::Op& op) {
         fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
              "a named-barrier thread count is a multiple of the warp size (32), not " + std::to_string(*v));
       break;
-    default: break;
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+    case OpCode::mbar_wait:
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait:
+    case OpCode::mbar_pending_count:
+    case OpCode::mbar_inval:
+    case OpCode::fence_mbarrier_init:
+    case OpCode::syncthreads:
+    case OpCode::syncwarp:
+    case OpCode::tma_load:
+    case OpCode::tma_store:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::cp_async:
+    case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma:
+    case OpCode::wgmma_commit:
+    case OpCode::wgmma_wait:
+    case OpCode::tcgen05_mma:
+    case OpCode::tcgen05_commit:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
+    case OpCode::cluster_arrive:
+    case OpCode::cluster_wait:
+    case OpCode::cluster_sync:
+    case OpCode::s_waitcnt:
+    case OpCode::s_barrier:
+    case OpCode::s_barrier_signal:
+    case OpCode::s_barrier_wait:
+    case OpCode::exit: break;
   }
   check_range(op.bytes, "the byte count", 0, max_count);
   // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: its
