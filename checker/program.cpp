@@ -238,10 +238,13 @@ Program instantiate(const ir::Kernel& k) {
       if (!uses_named_barrier(op.code)) return;
       if (op.id == ir::no_expr) {
         used[0] = true;
+        p.id0_whole_cta |= op.code == OpCode::syncthreads;
       } else if (is_constant(p.exprs, op.id)) {
         const std::int64_t id = eval(p, op.id, nullptr);
         if (id >= 0 && id < spec::named::num_ids) used[static_cast<std::size_t>(id)] = true;
+        p.id0_whole_cta |= id == 0 && op.count == ir::no_expr;
       } else {
+        p.id0_whole_cta |= op.count == ir::no_expr;
         any_dynamic = true;
       }
     });

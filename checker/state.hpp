@@ -22,7 +22,7 @@ struct AgentState {
   std::uint16_t pc = 0;
   std::uint8_t stage = 0;         // 1: a bar.sync/bar.red/cluster_sync has arrived and now waits
   bool exited = false;
-  bool wgmma_fenced = false;      // wgmma.fence since the last wgmma.commit_group
+  bool wgmma_fenced = false;      // a wgmma.fence before the agent's first wgmma
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
   spec::cluster::Ticket cluster_ticket = 0;
   spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal

@@ -363,6 +363,7 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     args.live_threads = live_threads(me_.cta);
     args.red = red;
     args.predicate = ev(op.n, 0) != 0;
+    args.id0_whole_cta = p_.id0_whole_cta;
     if (Violation v = nb::check_operands(args); v != Violation::none)
       stop(v, "named barrier " + std::to_string(id) + " with thread count " + std::to_string(count) + ": " +
                   std::string(spec::violation_doc(v)));
@@ -674,7 +675,7 @@ void Exec::op(const ir::Op& op) {
       break;
     case OpCode::wgmma: {
       if (!ag_.wgmma_fenced)
-        stop(Violation::async_group_misuse, me_.name + " issues wgmma without a wgmma.fence since its last commit_group");
+        stop(Violation::async_group_misuse, me_.name + " issues its first wgmma with no wgmma.fence before it");
       const std::uint16_t group = spec::async_group::issue(ag_.mma);
       std::string names;
       for (const ir::Ref& r : op.bufs) {
@@ -688,7 +689,6 @@ void Exec::op(const ir::Op& op) {
     }
     case OpCode::wgmma_commit:
       spec::async_group::commit(ag_.mma);
-      ag_.wgmma_fenced = false;
       SAY("wgmma_commit");
       break;
     case OpCode::wgmma_wait:

@@ -6,7 +6,7 @@ Violation check_operands(const ArriveArgs& a) {
   if (a.id < 0 || a.id >= num_ids) return Violation::named_id_out_of_range;
   const std::int64_t count = a.count == 0 ? a.cta_threads : a.count;
   if (count <= 0 || count % warp_size != 0) return Violation::named_count_not_warp_multiple;
-  if (a.id == 0 && a.cta_threads > 0 && count != a.cta_threads) return Violation::named_id0_clash;
+  if (a.id == 0 && a.id0_whole_cta && a.cta_threads > 0 && count != a.cta_threads) return Violation::named_id0_clash;
   return Violation::none;
 }
 

@@ -40,12 +40,14 @@ struct ArriveArgs {
   int live_threads = -1;    // threads of the CTA not exited (an absent count waits for these); -1: cta_threads
   Red red = Red::none;
   bool predicate = false;   // bar.red's predicate, uniform over the agent's threads
+  bool id0_whole_cta = true; // the kernel also uses barrier 0 for the whole CTA (__syncthreads, or an id-0 barrier with no count)
 };
 
 // Checks of the operands (PTX ISA, bar: id range; "b must be a multiple of warp
 // size"; id 0 is the barrier of __syncthreads, CUDA C++ Programming Guide,
-// "Synchronization Functions", so a partial count on it clashes with every
-// __syncthreads of the CTA).
+// "Synchronization Functions", so a partial count on it clashes with the
+// __syncthreads of the CTA: only when the kernel has one, since PTX allows any
+// warp-multiple count on barrier 0).
 [[nodiscard]] Violation check_operands(const ArriveArgs& a);
 
 // The arrival part of bar.sync, bar.arrive and bar.red: adds the agent's threads;

@@ -107,7 +107,9 @@ TEST_CASE("named barrier: producer bar.arrive, consumer bar.sync; count mismatch
   CHECK(run(make(96, 96, 1)).violation == Violation::deadlock);
   CHECK(run(make(48, 48, 1)).violation == Violation::named_count_not_warp_multiple);
   CHECK(run(make(64, 64, 16)).violation == Violation::named_id_out_of_range);
-  CHECK(run(make(64, 64, 0)).violation == Violation::named_id0_clash);
+  // Barrier 0 with a partial count is legal PTX; it clashes only with a
+  // __syncthreads of the same kernel (kernels/bugs/user_barrier_id0.bk).
+  CHECK(run(make(64, 64, 0)).verdict == Verdict::verified);
 }
 
 TEST_CASE("lapping is judged by its effects: no parity_alias without a deadlock or a race") {
