@@ -42,6 +42,16 @@ std::string lanes_prefix(const ir::Op& op) {
   return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : "all: ";
 }
 
+// A state token in a .bk variable: the phase in bits 32..61, the .noComplete
+// flag in bit 62, the pending count in bits 0..31.
+std::int64_t encode_token(const spec::mbarrier::Token& t) {
+  return (std::int64_t(t.phase & 0x3fffffffu) << 32) | (std::int64_t(t.no_complete) << 62) | std::uint32_t(t.pending);
+}
+spec::mbarrier::Token decode_token(std::int64_t v) {
+  return spec::mbarrier::Token{static_cast<std::uint32_t>((v >> 32) & 0x3fffffff), static_cast<std::int32_t>(v & 0xffffffff),
+                               ((v >> 62) & 1) != 0};
+}
+
 std::string scope_text(const ir::Op& op, bool arrive) {
   std::string t;
   if (op.sem == ir::Sem::relaxed) t += " relaxed";
@@ -286,8 +296,11 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   if (sync >= 0 && ord::arrive_releases(to_sem(op.sem))) hb::release(s_.mem, l.threads, sync);
   fence_forward(mbar, remote, to_scope(op.scope));
   if (r.out.phase_completed) phase_done(mbar);
-  if (op.dest_var >= 0)
-    vars()[static_cast<std::size_t>(op.dest_var)] = (std::int64_t(tok.phase) << 32) | std::uint32_t(tok.pending);
+  if (op.dest_var >= 0) {
+    mb::Token held = tok;
+    held.no_complete = args.no_complete;
+    vars()[static_cast<std::size_t>(op.dest_var)] = encode_token(held);
+  }
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + scope_text(op, true) + " count " +
       std::to_string(args.count) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx) : "") + " (pending " +
       std::to_string(tok.pending) + " -> " + std::to_string(r.next.pending) + ")");
@@ -303,7 +316,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
   const bool by_token = op.token_var >= 0;
   if (by_token) {
     const std::int64_t v = vars()[static_cast<std::size_t>(op.token_var)];
-    o = mb::test_wait_token(st, mb::Token{static_cast<std::uint32_t>(v >> 32), static_cast<std::int32_t>(v & 0xffffffff)});
+    o = mb::test_wait_token(st, decode_token(v));
   } else {
     o = mb::test_wait_parity(st, static_cast<std::uint32_t>(ev(op.parity, 0)));
   }
@@ -545,7 +558,10 @@ void Exec::op(const ir::Op& op) {
     case OpCode::mbar_try_wait: mbar_wait(op, false); break;
     case OpCode::mbar_pending_count: {
       const std::int64_t v = op.token_var >= 0 ? vars()[static_cast<std::size_t>(op.token_var)] : 0;
-      const std::int64_t n = mb::pending_count(mb::Token{static_cast<std::uint32_t>(v >> 32), static_cast<std::int32_t>(v & 0xffffffff)});
+      const mb::Token tok = decode_token(v);
+      if (const Violation u = mb::check_pending_count(tok); u != Violation::none)
+        stop(u, me_.name + " reads pending_count from the state of an arrive without nocomplete (the PTX ISA leaves it undefined)");
+      const std::int64_t n = mb::pending_count(tok);
       if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = n;
       SAY("pending_count -> " + std::to_string(n));
       break;

@@ -102,6 +102,8 @@ Outcome try_wait_parity(const State& s, std::uint32_t parity) {
 
 std::int64_t pending_count(Token t) { return t.pending; }
 
+Violation check_pending_count(Token t) { return t.no_complete ? Violation::none : Violation::pending_count_undefined; }
+
 Result increment_pending(State s) {
   if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
   if (s.pending + 1 > max_count) return {s, Outcome::fail(Violation::bad_arrive_count)};

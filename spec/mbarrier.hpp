@@ -33,6 +33,7 @@ struct State {
 struct Token {
   std::uint32_t phase = 0;
   std::int32_t pending = 0;  // pending count before the arrive: what mbarrier.pending_count reads
+  bool no_complete = false;  // returned by an arrive with .noComplete
   auto operator<=>(const Token&) const = default;
 };
 
@@ -89,6 +90,12 @@ struct ArriveArgs {
 
 // PTX ISA, mbarrier.pending_count: the pending arrival count held in a Token.
 [[nodiscard]] std::int64_t pending_count(Token t);
+// PTX ISA, mbarrier.pending_count: the state operand must come from an
+// mbarrier.arrive.noComplete or mbarrier.arrive_drop.noComplete; with any
+// other state the result is undefined (the H100 returns the pending count
+// before the arrive, harness test pending_count_token, but the ISA does not
+// promise it): `pending_count_undefined`.
+[[nodiscard]] Violation check_pending_count(Token t);
 
 // PTX ISA, cp.async.mbarrier.arrive: "the pending count of the mbarrier
 // object is incremented by 1 prior to the asynchronous arrive-on operation"

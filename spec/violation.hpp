@@ -24,6 +24,8 @@ namespace pc::spec {
   X(tx_out_of_range, "tx_out_of_range", "the tx-count left the range -(2^20-1)..2^20-1")     \
   X(nocomplete_would_complete, "nocomplete_would_complete",                                 \
     "an arrive with .noComplete would have completed the current phase")                    \
+  X(pending_count_undefined, "pending_count_undefined",                                     \
+    "mbarrier.pending_count on the state of an arrive without .noComplete (undefined in the PTX ISA)") \
   X(unsynchronized_init, "unsynchronized_init",                                             \
     "an mbarrier used by another thread or the async proxy before its init was made visible") \
   X(named_count_mismatch, "named_count_mismatch",                                           \

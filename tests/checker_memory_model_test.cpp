@@ -188,3 +188,9 @@ TEST_CASE("fence_acq_rel needs a scope, as in PTX") {
   REQUIRE_FALSE(p.ok());
   CHECK(p.errors[0].message.find("needs a scope") != std::string::npos);
 }
+
+TEST_CASE("pending_count reads only the state of a .noComplete arrive (PTX ISA mbarrier.pending_count)") {
+  const std::string k = "kernel pc\nmbarrier m[1] count 2\nrole r warp:\n  t = one: arrive m[0]OPT\n  n = pending_count t\n"
+                        "  one: arrive m[0]\n  wait m[0] parity 0\n";
+  pair(with(k, "OPT", ""), "pending_count_undefined", with(k, "OPT", " nocomplete"));
+}
