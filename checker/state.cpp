@@ -176,6 +176,7 @@ void deserialize(const char* bytes, State& s) {
     r.get(n.last_and);
     r.get(n.last_or);
     r.get(n.whole_cta);
+    r.get(n.kind);
   }
   for (spec::amd::Barrier& b : s.amd) {
     r.get(b.waves);
@@ -203,7 +204,7 @@ void deserialize(const char* bytes, State& s) {
 
 void serialize(const State& s, std::string& out) {
   const std::size_t bound = s.agents.size() * 48 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
-                            s.named.size() * 25 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 18 + 4 + s.mem.events.size() * event_bytes + 4;
+                            s.named.size() * 26 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 18 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
   for (const AgentState& a : s.agents) {
@@ -259,6 +260,7 @@ void serialize(const State& s, std::string& out) {
     w.put(n.last_and);
     w.put(n.last_or);
     w.put(n.whole_cta);
+    w.put(n.kind);
   }
   for (const spec::amd::Barrier& b : s.amd) {
     w.put(b.waves);

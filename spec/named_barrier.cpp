@@ -20,6 +20,7 @@ Result settle(State s, Outcome o) {
     s.count = 0;
     s.arrived = 0;
     s.whole_cta = false;
+    s.kind = 0;
     s.acc_popc = 0;
     s.acc_and = 1;
     s.acc_or = 0;
@@ -37,6 +38,12 @@ Result arrive(State s, const ArriveArgs& a) {
   if (s.arrived > 0 && (s.whole_cta != whole || (!whole && s.count != count)))
     return {s, Outcome::fail(Violation::named_count_mismatch)};
   if (s.arrived + a.threads > count) return {s, Outcome::fail(Violation::named_count_mismatch)};
+  // PTX ISA, bar: "bar.red should not be intermixed with bar.sync or
+  // bar.arrive using the same active barrier. Execution in this case is
+  // unpredictable."
+  const std::uint8_t kind = a.red == Red::none ? 1 : 2;
+  if (s.arrived > 0 && s.kind != kind) return {s, Outcome::fail(Violation::named_red_mixed)};
+  s.kind = kind;
   Outcome o;
   o.observed = s.generation;
   s.whole_cta = whole;

@@ -24,6 +24,7 @@ struct State {
   std::int32_t last_popc = 0;     // results of the last completed instance
   std::uint8_t last_and = 1, last_or = 0;
   bool whole_cta = false;         // the instance in progress was given no count: every non-exited thread
+  std::uint8_t kind = 0;          // of the instance in progress: 0 none yet, 1 bar.sync/bar.arrive, 2 bar.red
   auto operator<=>(const State&) const = default;
 };
 

@@ -28,6 +28,8 @@ namespace pc::spec {
     "mbarrier.pending_count on the state of an arrive without .noComplete (undefined in the PTX ISA)") \
   X(unsynchronized_init, "unsynchronized_init",                                             \
     "an mbarrier used by another thread or the async proxy before its init was made visible") \
+  X(named_red_mixed, "named_red_mixed",                                                     \
+    "bar.red and bar.sync/bar.arrive on one instance of a named barrier (unpredictable in the PTX ISA)") \
   X(named_count_mismatch, "named_count_mismatch",                                           \
     "participants of one named-barrier instance gave different thread counts, or more threads arrived than counted") \
   X(named_count_not_warp_multiple, "named_count_not_warp_multiple",                         \

@@ -194,3 +194,12 @@ TEST_CASE("pending_count reads only the state of a .noComplete arrive (PTX ISA m
                         "  one: arrive m[0]\n  wait m[0] parity 0\n";
   pair(with(k, "OPT", ""), "pending_count_undefined", with(k, "OPT", " nocomplete"));
 }
+
+TEST_CASE("bar.red and bar.sync on one named-barrier instance are unpredictable (PTX ISA bar)") {
+  const std::string k = "kernel red\nrole a warp:\n  p = bar_red popc 1, 64, 1\nrole b warp:\n  OTHER\n";
+  pair(with(k, "OTHER", "bar_sync 1, 64"), "named_red_mixed", with(k, "OTHER", "q = bar_red popc 1, 64, 0"));
+  // One after the other, on two instances, is fine.
+  const std::string seq = "kernel red2\nrole a warp:\n  p = bar_red popc 1, 64, 1\n  bar_sync 1, 64\n"
+                          "role b warp:\n  q = bar_red popc 1, 64, 0\n  bar_sync 1, 64\n";
+  CHECK(check::outcome_name(run(seq, true)) == "verified");
+}
