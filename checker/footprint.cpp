@@ -201,6 +201,8 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::wgmma_fence:
     case OpCode::wgmma_commit:
     case OpCode::wgmma_wait:
+    case OpCode::tcgen05_fence_before:
+    case OpCode::tcgen05_fence_after:
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:

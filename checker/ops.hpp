@@ -52,6 +52,8 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
   X(wgmma_wait, "wgmma_wait", aligned, "N")                                                       \
   X(tcgen05_mma, "tcgen05_mma", leader, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                \
   X(tcgen05_commit, "tcgen05_commit", leader, "BAR[i] [multicast MASK]")                          \
+  X(tcgen05_fence_before, "tcgen05_fence_before_thread_sync", any, "")                             \
+  X(tcgen05_fence_after, "tcgen05_fence_after_thread_sync", any, "")                               \
   /* fences */                                                                                    \
   X(fence_proxy_async, "fence_proxy_async", any, "")                                              \
   X(fence_acq_rel, "fence_acq_rel", any, "cta|cluster")                                           \

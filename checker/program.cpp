@@ -235,6 +235,7 @@ Program instantiate(const ir::Kernel& k) {
       if (op.code == OpCode::mbar_init && op.bar.object >= 0 &&
           op.bar.object < static_cast<int>(k.mbarriers.size()))
         p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
+      p.has_tcgen05_mma |= op.code == OpCode::tcgen05_mma;
       if (!uses_named_barrier(op.code)) return;
       if (op.id == ir::no_expr) {
         used[0] = true;

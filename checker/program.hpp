@@ -55,6 +55,7 @@ struct Program {
   std::vector<int> var_base;                // per agent: its first variable in State::vars
   int ctas = 1;
   std::vector<int> cta_threads;             // per CTA
+  bool has_tcgen05_mma = false;             // some role issues tcgen05.mma (the tcgen05 fence rule matters)
   bool id0_whole_cta = false;               // some op uses barrier 0 for the whole CTA (syncthreads, or id 0 (or an id not known) with no count)
 
   // Object instances, numbered CTA-major: instance = cta * per_cta + base[decl] + index.

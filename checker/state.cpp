@@ -133,6 +133,7 @@ void deserialize(const char* bytes, State& s) {
     a.exited = bits & 1;
     a.wgmma_fenced = (bits >> 1) & 1;
     a.wave.signaled = (bits >> 2) & 1;
+    a.tc_synced = (bits >> 4) & 1;
     if (!((bits >> 3) & 1)) {
       a.ticket = a.cluster_ticket = a.wave.lds_outstanding = a.wave.joined = 0;
       a.bulk = a.mma = Groups{};
@@ -214,7 +215,7 @@ void serialize(const State& s, std::string& out) {
     // says whether they follow.
     const bool rare = (a.ticket | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.bulk.committed |
                        a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired) != 0;
-    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3)));
+    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4)));
     if (!rare) continue;
     w.var(a.ticket);
     w.var(a.cluster_ticket);

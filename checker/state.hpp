@@ -23,6 +23,7 @@ struct AgentState {
   std::uint8_t stage = 0;         // 1: a bar.sync/bar.red/cluster_sync has arrived and now waits
   bool exited = false;
   bool wgmma_fenced = false;      // a wgmma.fence before the agent's first wgmma
+  bool tc_synced = false;         // a thread synchronization since the last tcgen05.fence::after_thread_sync
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
   spec::cluster::Ticket cluster_ticket = 0;
   spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "spec/ordering.hpp"
+#include "spec/rules.hpp"
 
 namespace pc::check {
 namespace {
@@ -12,6 +13,7 @@ using spec::Violation;
 namespace hb = spec::hb;
 namespace mb = spec::mbarrier;
 namespace ord = spec::ordering;
+namespace rules = spec::rules;
 
 ord::Sem to_sem(ir::Sem s) { return static_cast<ord::Sem>(s); }
 ord::Scope to_scope(ir::Scope s) { return static_cast<ord::Scope>(s); }
@@ -133,8 +135,8 @@ class Exec {
   }
 
   void require_alive(int cta, const std::string& what) {
-    if (s_.cta_exited & (1u << cta))
-      stop(Violation::exit_with_pending, what + " targets CTA " + std::to_string(cta) + ", which has already exited");
+    if (const Violation v = rules::target_alive((s_.cta_exited & (1u << cta)) != 0); v != Violation::none)
+      stop(v, what + " targets CTA " + std::to_string(cta) + ", which has already exited");
   }
 
   // The mbarrier's initialisation must be visible to this use (PTX ISA,
@@ -146,15 +148,16 @@ class Exec {
     acc.buf = p_.mbar_pseudo_buffer(mbar);
     acc.proxy = proxy;
     acc.issuers = issuers;
-    const hb::Check c = hb::check_only(s_.mem, acc);
-    if (c.violation == Violation::proxy_race && c.other_thread == c.issuer) {
-      warn(Violation::async_init_unfenced,
-           p_.mbar_name(mbar) + " is used by the async proxy (complete-tx) right after " + me_.name +
-               " initialised it, with no fence.mbarrier_init or fence.proxy.async between");
-      return;
+    switch (rules::init_use(hb::check_only(s_.mem, acc))) {
+      case rules::InitUse::visible: return;
+      case rules::InitUse::unfenced_own_init:
+        warn(Violation::async_init_unfenced,
+             p_.mbar_name(mbar) + " is used by the async proxy (complete-tx) right after " + me_.name +
+                 " initialised it, with no fence.mbarrier_init or fence.proxy.async between");
+        return;
+      case rules::InitUse::unordered: break;
     }
-    if (c.violation != Violation::none)
-      stop(Violation::unsynchronized_init,
+    stop(Violation::unsynchronized_init,
            p_.mbar_name(mbar) + " is used" + (proxy == hb::Proxy::async ? " by the async proxy" : "") +
                " before its mbarrier.init is ordered before this use" +
                (proxy == hb::Proxy::async ? " (fence.mbarrier_init / fence.proxy.async, then a barrier)" : ""));
@@ -171,7 +174,7 @@ class Exec {
   // kernel does initialise it somewhere, the use merely came first: the init
   // is not ordered before it.
   [[noreturn]] void mbar_fail(int mbar, Violation v) {
-    if (v == Violation::uninitialized_barrier && p_.mbar_has_init[static_cast<std::size_t>(p_.mbar_decl(mbar))])
+    if (rules::uninitialized_use(v, p_.mbar_has_init[static_cast<std::size_t>(p_.mbar_decl(mbar))]) != v)
       stop(Violation::unsynchronized_init, p_.mbar_name(mbar) + " is used before the mbarrier.init that initialises it");
     stop(v, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(v)));
   }
@@ -282,11 +285,11 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   const int mbar = mbar_at(op.bar, cta);
   require_init_visible(mbar, hb::Proxy::generic, l.threads);
   mb::ArriveArgs args;
-  args.count = ev(op.count, 1) * l.count;
+  args.count = rules::per_thread_total(ev(op.count, 1), l.count);
   args.drop = op.code == OpCode::mbar_arrive_drop;
   args.no_complete = op.no_complete;
   if (op.code == OpCode::mbar_arrive_expect_tx || (args.drop && op.bytes != ir::no_expr))
-    args.expect_tx = ev(op.bytes, 0) * l.count;
+    args.expect_tx = rules::per_thread_total(ev(op.bytes, 0), l.count);
   mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
   const mb::Token tok = mb::token_before(st);
   const mb::Result r = mb::arrive(st, args);
@@ -309,7 +312,8 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
 void Exec::mbar_wait(const ir::Op& op, bool blocking) {
   const int cta = target_cta(op.bar);
   const int mbar = mbar_at(op.bar, cta);
-  if (cta != me_.cta) stop(Violation::remote_wait, "a wait on " + p_.mbar_name(mbar) + ", an mbarrier of another CTA");
+  if (const Violation v = rules::wait_target(cta != me_.cta); v != Violation::none)
+    stop(v, "a wait on " + p_.mbar_name(mbar) + ", an mbarrier of another CTA");
   require_init_visible(mbar, hb::Proxy::generic, me_.hb.lanes());
   const mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
   spec::Outcome o;
@@ -337,14 +341,14 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
                  std::to_string(last) + " that " + me_.name + " last observed]";
       last = st.phase;
     }
-    // A .cta acquire synchronises only with releases from its own CTA; a
-    // .cluster acquire also with .cluster releases from other CTAs.
+    // The release channels the wait synchronises with (rules::acquire_channels).
     auto strong_for = [&](bool cluster) {
       hb::Syncs strong = hb::Syncs{1} << p_.mbar_sync(mbar);
       if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && cluster) strong |= hb::Syncs{1} << c;
       return strong;
     };
-    const bool cluster = op.scope == ir::Scope::cluster;
+    const bool cluster = rules::acquire_channels(to_scope(op.scope)).cluster_scope_strong;
+    ag_.tc_synced |= p_.has_tcgen05_mma;
     if (ord::wait_acquires(to_sem(op.sem))) {
       hb::Syncs weak = 0;
       if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster) weak |= hb::Syncs{1} << c;
@@ -354,7 +358,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
       // A relaxed wait: a later fence.acq_rel/sc makes it an acquire pattern
       // of the narrower scope (ordering::pattern_scope).
       hb::observe(s_.mem, strong_for(false), f.seen_cta);
-      hb::observe(s_.mem, strong_for(ord::pattern_scope(ord::Scope::cluster, to_scope(op.scope)) == ord::Scope::cluster),
+      hb::observe(s_.mem, strong_for(rules::acquire_channels(ord::pattern_scope(ord::Scope::cluster, to_scope(op.scope))).cluster_scope_strong),
                   f.seen_cluster);
     }
   }
@@ -410,6 +414,7 @@ void Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     return;
   }
   hb::acquire(s_.mem, me_.hb.lanes(), hb::Syncs{1} << p_.named_sync(me_.cta, id));
+  ag_.tc_synced |= p_.has_tcgen05_mma;
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
   if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
   ag_.stage = 0;
@@ -501,14 +506,19 @@ void Exec::exit_agent() {
   for (std::size_t i = 0; i < s_.agents.size(); ++i) {
     if (p_.agents[i].cta != me_.cta) continue;
     const AgentState& other = s_.agents[i];
-    if (spec::async_group::in_flight(other.bulk) || spec::async_group::in_flight(other.mma))
-      stop(Violation::exit_with_pending, "CTA " + std::to_string(me_.cta) + " exits while " + p_.agents[i].name +
+    rules::CtaExit e;
+    e.store_reads_in_flight = spec::async_group::in_flight(other.bulk);
+    e.mma_reads_in_flight = spec::async_group::in_flight(other.mma);
+    if (const Violation v = rules::cta_exit(e); v != Violation::none)
+      stop(v, "CTA " + std::to_string(me_.cta) + " exits while " + p_.agents[i].name +
                                              "'s " + (spec::async_group::in_flight(other.bulk) ? "TMA store" : "MMA") +
                                              " may still read its shared memory (no wait_group for it)");
   }
   for (const Pending& pe : s_.pending) {
-    if (p_.mbar_cta(pe.mbar) == me_.cta || (pe.buf >= 0 && p_.buffer_cta(pe.buf) == me_.cta))
-      stop(Violation::exit_with_pending, "CTA " + std::to_string(me_.cta) + " exits while an async operation issued by " +
+    rules::CtaExit e;
+    e.async_targets = p_.mbar_cta(pe.mbar) == me_.cta || (pe.buf >= 0 && p_.buffer_cta(pe.buf) == me_.cta);
+    if (const Violation v = rules::cta_exit(e); v != Violation::none)
+      stop(v, "CTA " + std::to_string(me_.cta) + " exits while an async operation issued by " +
                                              p_.agents[pe.agent].name + " still targets " + p_.mbar_name(pe.mbar) +
                                              (pe.buf >= 0 ? " / " + p_.buffer_name(pe.buf) : ""));
   }
@@ -544,7 +554,7 @@ void Exec::op(const ir::Op& op) {
       const int mbar = mbar_at(op.bar, cta);
       require_init_visible(mbar, hb::Proxy::generic, l.threads);
       mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
-      const std::int64_t bytes = ev(op.bytes, 0) * l.count;
+      const std::int64_t bytes = rules::per_thread_total(ev(op.bytes, 0), l.count);
       const mb::Result r = op.code == OpCode::mbar_expect_tx ? mb::expect_tx(st, bytes) : mb::complete_tx(st, bytes);
       if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
       st = r.next;
@@ -602,13 +612,7 @@ void Exec::op(const ir::Op& op) {
       SAY("s_waitcnt lgkmcnt(0)");
       break;
     case OpCode::syncwarp:
-      // __syncwarp orders the lanes of each warp among themselves, never two
-      // warps (PTX ISA bar.warp.sync: "the executing thread waits until all
-      // threads in membermask", a mask of one warp's lanes).
-      for (int w = 0; w < me_.warps; ++w) {
-        hb::order(s_.mem, me_.hb.leader(w), hb::bit(me_.hb.rest(w)));
-        hb::order(s_.mem, me_.hb.rest(w), hb::bit(me_.hb.leader(w)));
-      }
+      rules::syncwarp(s_.mem, me_.hb);
       SAY("syncwarp");
       break;
     case OpCode::tma_load: {
@@ -617,11 +621,9 @@ void Exec::op(const ir::Op& op) {
       const std::int64_t bytes = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
       std::string where;
       for (int c = 0; c < p_.ctas; ++c) {
-        if (!(mask & (std::int64_t(1) << c))) continue;
+        if (!rules::selects(mask, c)) continue;
         if (c != me_.cta) require_alive(c, "a multicast TMA load");
-        // The copy signals the barrier of each destination CTA, or, with
-        // `-> BAR[i] @ c`, the barrier of CTA c (a pair-CTA load signalling the leader).
-        const int bar_cta = op.bar.cta == ir::no_expr ? c : target_cta(op.bar);
+        const int bar_cta = rules::signalled_cta(c, op.bar.cta == ir::no_expr ? -1 : target_cta(op.bar));
         const int mbar = mbar_at(op.bar, bar_cta);
         const int buf = buf_at(dst, c);
         require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
@@ -690,8 +692,8 @@ void Exec::op(const ir::Op& op) {
       SAY("wgmma_fence");
       break;
     case OpCode::wgmma: {
-      if (!ag_.wgmma_fenced)
-        stop(Violation::async_group_misuse, me_.name + " issues its first wgmma with no wgmma.fence before it");
+      if (const Violation v = rules::wgmma_issue(ag_.wgmma_fenced); v != Violation::none)
+        stop(v, me_.name + " issues its first wgmma with no wgmma.fence before it");
       const std::uint16_t group = spec::async_group::issue(ag_.mma);
       std::string names;
       for (const ir::Ref& r : op.bufs) {
@@ -712,6 +714,9 @@ void Exec::op(const ir::Op& op) {
       SAY("wgmma_wait " + std::to_string(ev(op.n, 0)));
       break;
     case OpCode::tcgen05_mma: {
+      if (const Violation v = rules::tcgen05_issue(ag_.tc_synced); v != Violation::none)
+        warn(v, me_.name + " issues tcgen05.mma after a thread synchronization with no tcgen05.fence::after_thread_sync "
+                           "between (PTX ISA, tcgen05 memory consistency model)");
       std::string names;
       for (const ir::Ref& r : op.bufs) {
         // A pair-CTA MMA (cta_group::2) reads operands in the peer CTA too: `BUF[i] @ c`.
@@ -732,7 +737,7 @@ void Exec::op(const ir::Op& op) {
       const std::uint16_t group = spec::async_group::commit(ag_.mma);
       std::string where;
       for (int c = 0; c < p_.ctas; ++c) {
-        if (!(mask & (std::int64_t(1) << c))) continue;
+        if (!rules::selects(mask, c)) continue;
         if (c != me_.cta) require_alive(c, "a multicast tcgen05.commit");
         const int mbar = mbar_at(op.bar, c);
         require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
@@ -747,6 +752,17 @@ void Exec::op(const ir::Op& op) {
       SAY("tcgen05_commit -> " + where + " (arrives when the MMAs finish)");
       break;
     }
+    case OpCode::tcgen05_fence_after:
+      ag_.tc_synced = false;
+      SAY(lanes_prefix(op) + "tcgen05.fence::after_thread_sync");
+      break;
+    case OpCode::tcgen05_fence_before:
+      // Orders the thread's prior asynchronous tcgen05 operations before its
+      // later thread synchronization: those on tensor memory (tcgen05.ld/st,
+      // the MMA's accumulator), which the model does not hold; an MMA's reads
+      // of shared memory are ordered by its tcgen05.commit (docs/spec.md).
+      SAY(lanes_prefix(op) + "tcgen05.fence::before_thread_sync");
+      break;
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc: {
       // fence.acq_rel / fence.sc (PTX ISA membar/fence; fence.sc is also
@@ -800,6 +816,7 @@ void Exec::op(const ir::Op& op) {
       }
       ag_.cluster_ticket = r.ticket;
       hb::acquire(s_.mem, me_.hb.lanes(), hb::Syncs{1} << p_.cluster_sync());
+      ag_.tc_synced |= p_.has_tcgen05_mma;
       ag_.stage = 0;
       if (describe_ && !arrived_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
       break;
@@ -898,17 +915,20 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   // The tcgen05.commit arrivals of one thread come in the order of the
   // commits (each tracks all prior tcgen05 operations of the thread, PTX ISA
   // tcgen05.commit): a later one waits for the earlier ones.
-  if (pe.kind == PendingKind::tcgen05_arrive)
+  if (pe.kind == PendingKind::tcgen05_arrive) {
+    std::uint16_t earliest = 0;
     for (const Pending& q : s.pending)
-      if (q.kind == PendingKind::tcgen05_arrive && q.agent == pe.agent && q.group < pe.group) {
-        info.enabled = false;
-        return info;
-      }
+      if (q.kind == PendingKind::tcgen05_arrive && q.agent == pe.agent && (earliest == 0 || q.group < earliest)) earliest = q.group;
+    if (!spec::rules::commit_may_land(pe.group, earliest)) {
+      info.enabled = false;
+      return info;
+    }
+  }
   s.pending.erase(s.pending.begin() + i);
   info.loc = p_.code[static_cast<std::size_t>(p_.agents[pe.agent].role)][pe.pc].loc;
   const int cta = p_.mbar_cta(pe.mbar);
-  if (s.cta_exited & (1u << cta)) {
-    info.violation = Violation::exit_with_pending;
+  if (const Violation v = spec::rules::target_alive((s.cta_exited & (1u << cta)) != 0); v != Violation::none) {
+    info.violation = v;
     info.message = "an async operation of " + p_.agents[pe.agent].name + " completes on " + p_.mbar_name(pe.mbar) +
                    " after CTA " + std::to_string(cta) + " exited";
     return info;
@@ -924,10 +944,8 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     r = mb::arrive(st, mb::ArriveArgs{pe.bytes, false, false, 0});
   }
   if (r.out.violation != Violation::none) {
-    info.violation = r.out.violation == Violation::uninitialized_barrier &&
-                             p_.mbar_has_init[static_cast<std::size_t>(p_.mbar_decl(pe.mbar))]
-                         ? Violation::unsynchronized_init
-                         : r.out.violation;
+    info.violation =
+        spec::rules::uninitialized_use(r.out.violation, p_.mbar_has_init[static_cast<std::size_t>(p_.mbar_decl(pe.mbar))]);
     info.message = "async completion on " + p_.mbar_name(pe.mbar) + ": " + std::string(spec::violation_doc(r.out.violation)) +
                    (pe.kind == PendingKind::tma_load ? " (TMA load of " + std::to_string(pe.bytes) + " bytes)" : "");
     return info;
@@ -1013,6 +1031,8 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     case OpCode::wgmma_wait:
     case OpCode::tcgen05_mma:
     case OpCode::tcgen05_commit:
+    case OpCode::tcgen05_fence_before:
+    case OpCode::tcgen05_fence_after:
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
@@ -1051,6 +1071,8 @@ bool private_op(ir::OpCode c) {
     case OpCode::bulk_commit_group:
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
+    case OpCode::tcgen05_fence_before:
+    case OpCode::tcgen05_fence_after:
     case OpCode::s_waitcnt: return true;
     case OpCode::read:
     case OpCode::write:

@@ -55,7 +55,9 @@ namespace pc::spec {
   X(cross_proxy_war, "cross_proxy_war",                                                     \
     "generic-proxy reads followed by an async-proxy write of the same buffer with no fence.proxy.async between") \
   X(async_init_unfenced, "async_init_unfenced",                                             \
-    "an mbarrier's initialising thread uses it through the async proxy with no fence.mbarrier_init or fence.proxy.async (warning)")
+    "an mbarrier's initialising thread uses it through the async proxy with no fence.mbarrier_init or fence.proxy.async (warning)") \
+  X(tcgen05_unfenced, "tcgen05_unfenced",                                                   \
+    "a tcgen05 MMA issued after a thread synchronization with no tcgen05.fence::after_thread_sync between (warning)")
 
 enum class Violation : std::uint8_t {
   none = 0,
@@ -100,7 +102,7 @@ enum class Violation : std::uint8_t {
 // on with no failure known (docs/spec.md, "Stances"): reported as warnings, the
 // search goes on, and `--strict` makes them errors.
 [[nodiscard]] constexpr bool is_warning(Violation v) {
-  return v == Violation::scope_war || v == Violation::async_init_unfenced;
+  return v == Violation::scope_war || v == Violation::async_init_unfenced || v == Violation::tcgen05_unfenced;
 }
 
 inline constexpr int violation_count = 0

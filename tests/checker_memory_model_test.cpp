@@ -137,13 +137,26 @@ TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict make
                            "  one: init full[0] count 1\nFENCE  syncwarp\n  one: arrive_expect_tx full[0] bytes 4096\n"
                            "  one: tma_load tile[0] -> full[0]\n  wait full[0] parity 0\n  all: read tile[0]\n";
   auto ki = [&](const std::string& fence) { return with(init, "FENCE", fence); };
+  // tcgen05.mma after a wait with no tcgen05.fence::after_thread_sync: the
+  // letter of the tcgen05 memory consistency model; a fence before the wait
+  // does not count, one after it does.
+  const std::string tc = "kernel t\nsmem a[1] bytes 4096\nmbarrier full[1] count 1\nmbarrier done[1] count 1\n"
+                         "role load warp:\n  one: arrive_expect_tx full[0] bytes 4096\n  one: tma_load a[0] -> full[0]\n"
+                         "role mma warp:\nBEFORE  wait full[0] parity 0\nAFTER  tcgen05_mma read a[0]\n"
+                         "  tcgen05_commit done[0]\n  wait done[0] parity 0\n";
+  auto kt = [&](const std::string& before, const std::string& after) {
+    return with(with(tc, "BEFORE", before), "AFTER", after);
+  };
   // Generic reads then a TMA overwrite with no proxy fence: an error (the
   // H100 returns the new data to reads in flight at the release).
   pair(k(""), "cross_proxy_war", k("  all: fence_proxy_async\n"));
   struct Case {
     std::string warned, clean;
     const char* kind;
-  } cases[] = {{ki(""), ki("  one: fence_mbarrier_init\n"), "async_init_unfenced"}};
+  } cases[] = {{ki(""), ki("  one: fence_mbarrier_init\n"), "async_init_unfenced"},
+               {kt("", ""), kt("", "  tcgen05_fence_after_thread_sync\n"), "tcgen05_unfenced"},
+               {kt("  tcgen05_fence_after_thread_sync\n", "  tcgen05_fence_before_thread_sync\n"),
+                kt("  tcgen05_fence_before_thread_sync\n", "  one: tcgen05_fence_after_thread_sync\n"), "tcgen05_unfenced"}};
   for (const Case& c : cases) {
     CAPTURE(c.kind);
     for (bool reduction : {true, false}) {

@@ -109,6 +109,8 @@ const std::map<std::string, std::string> samples = {
     {"wgmma_wait", "wgmma_wait 0"},
     {"tcgen05_mma", "tcgen05_mma read A[0] @ 1, B[1]"},
     {"tcgen05_commit", "tcgen05_commit full[0] multicast 3"},
+    {"tcgen05_fence_before_thread_sync", "tcgen05_fence_before_thread_sync"},
+    {"tcgen05_fence_after_thread_sync", "one: tcgen05_fence_after_thread_sync"},
     {"fence_proxy_async", "fence_proxy_async"},
     {"fence_acq_rel", "fence_acq_rel cta"},
     {"fence_sc", "fence_sc cluster"},

@@ -546,6 +546,8 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::bulk_commit_group:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_commit:
+    case OpCode::tcgen05_fence_before:
+    case OpCode::tcgen05_fence_after:
     case OpCode::fence_proxy_async:
     case OpCode::cluster_wait:
     case OpCode::cluster_sync:
@@ -610,6 +612,8 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::wgmma_wait:
     case OpCode::tcgen05_mma:
     case OpCode::tcgen05_commit:
+    case OpCode::tcgen05_fence_before:
+    case OpCode::tcgen05_fence_after:
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:

@@ -1,0 +1,147 @@
+// Composition rules: how the objects of spec/ (mbarrier, named and cluster
+// barriers, async groups, happens-before) combine in one step of a kernel.
+// Each is a pure function of what checker/step.cpp resolved (operands, the
+// objects' states, what the hb check found); the explorer only resolves
+// operands, calls these, and writes trace text. docs/spec.md states each rule.
+#pragma once
+
+#include <cstdint>
+
+#include "spec/hb.hpp"
+#include "spec/ordering.hpp"
+#include "spec/violation.hpp"
+
+namespace pc::spec::rules {
+
+// --- Initialisation --------------------------------------------------------
+
+// A use that finds its mbarrier uninitialised. PTX ISA mbarrier.init: any
+// mbarrier operation other than init on an object that is not initialised is
+// undefined. When the kernel does initialise that barrier somewhere, the use
+// merely came first: the init is not ordered before it (`unsynchronized_init`,
+// the fix is a barrier between init and use, not a missing init).
+[[nodiscard]] constexpr Violation uninitialized_use(Violation v, bool kernel_inits_it) {
+  return v == Violation::uninitialized_barrier && kernel_inits_it ? Violation::unsynchronized_init : v;
+}
+
+// Whether a barrier's initialisation is visible to a use, from the hb check
+// of the use (by `proxy`) against the init, a generic write of the barrier's
+// memory (PTX ISA mbarrier.init; fence.mbarrier_init / fence.proxy.async make
+// it visible to the async proxy, "Proxies"). The async proxy's use of a
+// barrier the same thread initialised with no proxy fence between is the
+// `async_init_unfenced` stance (docs/spec.md, "Stances"): a warning.
+enum class InitUse : std::uint8_t { visible, unfenced_own_init, unordered };
+[[nodiscard]] constexpr InitUse init_use(const hb::Check& c) {
+  if (c.violation == Violation::proxy_race && c.other_thread == c.issuer) return InitUse::unfenced_own_init;
+  return c.violation == Violation::none ? InitUse::visible : InitUse::unordered;
+}
+
+// --- Arrivals by several threads ---------------------------------------------
+
+// An mbarrier operation executed by `threads` threads acts once per thread
+// (PTX ISA mbarrier.arrive, expect_tx, complete_tx: "the executing thread"
+// performs the operation): `all:` on an agent of T threads with count N
+// arrives N x T times and expects N x T bytes.
+[[nodiscard]] constexpr std::int64_t per_thread_total(std::int64_t per_thread, int threads) {
+  return per_thread * threads;
+}
+
+// --- Where an operation may point ----------------------------------------------
+
+// mbarrier.test_wait / try_wait take only a .shared::cta address (PTX ISA
+// mbarrier.test_wait/try_wait: "the .shared::cta state space"): a wait on a
+// barrier of another CTA is `remote_wait`.
+[[nodiscard]] constexpr Violation wait_target(bool other_cta) {
+  return other_cta ? Violation::remote_wait : Violation::none;
+}
+
+// Whether a multicast mask (PTX ISA cp.async.bulk.tensor .multicast::cluster,
+// tcgen05.commit .multicast::cluster: "ctaMask ... each bit position
+// corresponds to the %cluster_ctarank") selects CTA `cta`.
+[[nodiscard]] constexpr bool selects(std::int64_t mask, int cta) { return ((mask >> cta) & 1) != 0; }
+
+// The CTA whose mbarrier a multicast TMA load's copy into CTA `dest` signals:
+// each destination's own barrier at the same offset (PTX ISA
+// cp.async.bulk.tensor: "the mbarrier object ... in the destination CTA"),
+// or, for a pair-CTA load (.cta_group::2, written `-> BAR[i] @ c`), the named
+// CTA's barrier (PTX ISA: "the mbarrier ... in either CTA of the CTA-pair").
+[[nodiscard]] constexpr int signalled_cta(int dest, int named_cta) { return named_cta < 0 ? dest : named_cta; }
+
+// A CTA's exit with its shared memory still in use (PTX ISA, "the shared
+// memory of a CTA is ... deallocated when it exits"; cp.async.bulk.wait_group
+// .read for the TMA store's reads, wgmma.wait_group for wgmma's reads): a TMA
+// store or wgmma not waited for, or any async operation or arrival that still
+// targets the CTA's barriers or buffers, is `exit_with_pending`.
+struct CtaExit {
+  bool store_reads_in_flight = false;  // a TMA store group not retired
+  bool mma_reads_in_flight = false;    // a wgmma / tcgen05 group not retired
+  bool async_targets = false;          // a pending completion targets the CTA
+};
+[[nodiscard]] constexpr Violation cta_exit(const CtaExit& e) {
+  return e.store_reads_in_flight || e.mma_reads_in_flight || e.async_targets ? Violation::exit_with_pending
+                                                                             : Violation::none;
+}
+// An operation that targets a CTA that has exited (a remote arrive, a
+// multicast, a completion landing there).
+[[nodiscard]] constexpr Violation target_alive(bool exited) {
+  return exited ? Violation::exit_with_pending : Violation::none;
+}
+
+// --- Tensor-core fences -------------------------------------------------------
+
+// wgmma.fence: "must be used ... before the first wgmma.mma_async" of a
+// warpgroup (PTX ISA wgmma.fence); the register rule (between register writes
+// and a wgmma reading them) is not modelled (docs/spec.md).
+[[nodiscard]] constexpr Violation wgmma_issue(bool fenced_before) {
+  return fenced_before ? Violation::none : Violation::async_group_misuse;
+}
+
+// tcgen05.fence::after_thread_sync orders the thread's later asynchronous
+// tcgen05 operations after its prior thread synchronization (PTX ISA,
+// "Memory Consistency Model for 5th generation of TensorCore operations",
+// "Specialized inter-thread synchronization"): an MMA issued after a wait with
+// no such fence between is not ordered after what the wait saw, by the
+// letter. CUTLASS's sm100 collective issues its MMAs right after the
+// pipeline's wait with no fence, DeepGEMM puts one there; no failure is known:
+// the `tcgen05_unfenced` stance, a warning (docs/spec.md, "Stances").
+[[nodiscard]] constexpr Violation tcgen05_issue(bool synced_since_fence) {
+  return synced_since_fence ? Violation::tcgen05_unfenced : Violation::none;
+}
+
+// A thread's tcgen05.commit arrivals land in the order of the commits: each
+// "tracks the completion of all prior async tcgen05 operations initiated by
+// the executing thread" (PTX ISA tcgen05.commit), so a later commit's arrival
+// implies the earlier groups are done. The arrival of the commit closing
+// `group` may land once no earlier commit of the same thread is pending.
+[[nodiscard]] constexpr bool commit_may_land(std::uint16_t group, std::uint16_t earliest_pending_group) {
+  return earliest_pending_group == 0 || group <= earliest_pending_group;
+}
+
+// --- Warps ---------------------------------------------------------------------
+
+// __syncwarp orders the lanes of each warp among themselves, never two warps
+// (PTX ISA bar.warp.sync: "the executing thread waits until all threads in
+// membermask", a mask of one warp's lanes).
+inline void syncwarp(hb::Memory& m, const hb::AgentThreads& a) {
+  for (int w = 0; w < a.warps; ++w) {
+    hb::order(m, a.leader(w), hb::bit(a.rest(w)));
+    hb::order(m, a.rest(w), hb::bit(a.leader(w)));
+  }
+}
+
+// --- Acquire channels -------------------------------------------------------------
+
+// Which release channels of an mbarrier (ordering::release_channel) a wait of
+// scope `s` synchronises with (morally strong: "Morally strong operations")
+// and which it observes without synchronising (`after_weak`, reported as a
+// scope race). A .cta acquire synchronises only with releases from its own
+// CTA; a .cluster acquire also with .cluster releases from other CTAs; a
+// .cta-scoped release from another CTA synchronises with no acquire.
+struct AcquireChannels {
+  bool cluster_scope_strong = false;
+};
+[[nodiscard]] constexpr AcquireChannels acquire_channels(ordering::Scope s) {
+  return AcquireChannels{s == ordering::Scope::cluster};
+}
+
+}  // namespace pc::spec::rules

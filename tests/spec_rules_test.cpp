@@ -1,0 +1,77 @@
+// The composition rules (spec/rules.hpp), each on its own; the kernels that
+// show them in a search are in tests/checker_*_test.cpp.
+#include <doctest/doctest.h>
+
+#include "spec/rules.hpp"
+
+using namespace pc::spec;
+
+TEST_CASE("rules: a use before the init the kernel has is unsynchronized, with no init anywhere uninitialized") {
+  CHECK(rules::uninitialized_use(Violation::uninitialized_barrier, true) == Violation::unsynchronized_init);
+  CHECK(rules::uninitialized_use(Violation::uninitialized_barrier, false) == Violation::uninitialized_barrier);
+  CHECK(rules::uninitialized_use(Violation::invalidated_barrier, true) == Violation::invalidated_barrier);
+}
+
+TEST_CASE("rules: an init is visible, unfenced for the initialising thread's own async use, or unordered") {
+  hb::Check c;
+  CHECK(rules::init_use(c) == rules::InitUse::visible);
+  c.violation = Violation::proxy_race;
+  c.other_thread = c.issuer = 3;
+  CHECK(rules::init_use(c) == rules::InitUse::unfenced_own_init);
+  c.other_thread = 4;
+  CHECK(rules::init_use(c) == rules::InitUse::unordered);
+  c.violation = Violation::data_race;
+  c.other_thread = 3;
+  CHECK(rules::init_use(c) == rules::InitUse::unordered);
+}
+
+TEST_CASE("rules: per-thread operations, wait targets, multicast and exit") {
+  CHECK(rules::per_thread_total(2, 128) == 256);
+  CHECK(rules::wait_target(true) == Violation::remote_wait);
+  CHECK(rules::wait_target(false) == Violation::none);
+  CHECK(rules::selects(0b101, 0));
+  CHECK_FALSE(rules::selects(0b101, 1));
+  CHECK(rules::selects(0b101, 2));
+  CHECK(rules::signalled_cta(1, -1) == 1);
+  CHECK(rules::signalled_cta(1, 0) == 0);
+  CHECK(rules::cta_exit({}) == Violation::none);
+  CHECK(rules::cta_exit({true, false, false}) == Violation::exit_with_pending);
+  CHECK(rules::cta_exit({false, true, false}) == Violation::exit_with_pending);
+  CHECK(rules::cta_exit({false, false, true}) == Violation::exit_with_pending);
+  CHECK(rules::target_alive(true) == Violation::exit_with_pending);
+}
+
+TEST_CASE("rules: tensor-core fences and the order of a thread's commits") {
+  CHECK(rules::wgmma_issue(false) == Violation::async_group_misuse);
+  CHECK(rules::wgmma_issue(true) == Violation::none);
+  CHECK(rules::tcgen05_issue(true) == Violation::tcgen05_unfenced);
+  CHECK(is_warning(Violation::tcgen05_unfenced));
+  CHECK(rules::tcgen05_issue(false) == Violation::none);
+  CHECK(rules::commit_may_land(2, 0));
+  CHECK(rules::commit_may_land(2, 2));
+  CHECK_FALSE(rules::commit_may_land(3, 2));
+}
+
+TEST_CASE("rules: a .cta wait acquires only its own CTA's releases, a .cluster wait also .cluster ones") {
+  CHECK_FALSE(rules::acquire_channels(ordering::Scope::cta).cluster_scope_strong);
+  CHECK_FALSE(rules::acquire_channels(ordering::Scope::standard).cluster_scope_strong);
+  CHECK(rules::acquire_channels(ordering::Scope::cluster).cluster_scope_strong);
+}
+
+TEST_CASE("rules: __syncwarp orders the lanes of each warp, never two warps") {
+  hb::Memory m;
+  m.buffers = 1;
+  const hb::AgentThreads a{0, 2};
+  hb::Access w;
+  w.buf = 0;
+  w.kind = hb::Kind::write;
+  w.issuers = hb::bit(a.rest(0));
+  REQUIRE(hb::access(m, w).violation == Violation::none);
+  rules::syncwarp(m, a);
+  hb::Access r;
+  r.buf = 0;
+  r.issuers = hb::bit(a.leader(0));
+  CHECK(hb::check_only(m, r).violation == Violation::none);
+  r.issuers = hb::bit(a.leader(1));
+  CHECK(hb::check_only(m, r).violation == Violation::data_race);
+}
