@@ -288,8 +288,10 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   args.count = rules::per_thread_total(ev(op.count, 1), l.count);
   args.drop = op.code == OpCode::mbar_arrive_drop;
   args.no_complete = op.no_complete;
-  if (op.code == OpCode::mbar_arrive_expect_tx || (args.drop && op.bytes != ir::no_expr))
+  if (op.code == OpCode::mbar_arrive_expect_tx || (args.drop && op.bytes != ir::no_expr)) {
+    if (!mb::tx_operand_in_range(ev(op.bytes, 0))) mbar_fail(mbar, Violation::tx_out_of_range);
     args.expect_tx = rules::per_thread_total(ev(op.bytes, 0), l.count);
+  }
   mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
   const mb::Token tok = mb::token_before(st);
   const mb::Result r = mb::arrive(st, args);
@@ -554,6 +556,7 @@ void Exec::op(const ir::Op& op) {
       const int mbar = mbar_at(op.bar, cta);
       require_init_visible(mbar, hb::Proxy::generic, l.threads);
       mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+      if (!mb::tx_operand_in_range(ev(op.bytes, 0))) mbar_fail(mbar, Violation::tx_out_of_range);
       const std::int64_t bytes = rules::per_thread_total(ev(op.bytes, 0), l.count);
       const mb::Result r = op.code == OpCode::mbar_expect_tx ? mb::expect_tx(st, bytes) : mb::complete_tx(st, bytes);
       if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
@@ -619,6 +622,8 @@ void Exec::op(const ir::Op& op) {
       const ir::Ref& dst = op.bufs.at(0);
       const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
       const std::int64_t bytes = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
+      if (const Violation v = rules::bulk_copy_size(bytes); v != Violation::none)
+        stop(v, "a TMA load of " + std::to_string(bytes) + " bytes: " + std::string(spec::violation_doc(v)));
       std::string where;
       for (int c = 0; c < p_.ctas; ++c) {
         if (!rules::selects(mask, c)) continue;

@@ -49,7 +49,7 @@ Result arrive(State s, const ArriveArgs& a) {
   o.observed = s.phase;
   // arrive.expect_tx: "performs an expect-tx operation prior to the arrive-on operation".
   const std::int64_t tx = std::int64_t(s.tx) + a.expect_tx;
-  if (a.expect_tx < 0 || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
+  if (!tx_operand_in_range(a.expect_tx) || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
   // Over-arrival (more arrivals than pending) is not given a meaning by the ISA;
   // the model calls it a violation (see docs/spec.md, "open points"). A failing
   // operation leaves the state as it was.
@@ -64,7 +64,7 @@ Result arrive(State s, const ArriveArgs& a) {
 Result expect_tx(State s, std::int64_t bytes) {
   if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
   const std::int64_t tx = std::int64_t(s.tx) + bytes;
-  if (bytes < 0 || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
+  if (!tx_operand_in_range(bytes) || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
   s.tx = static_cast<std::int32_t>(tx);
   return settle(s, Outcome{}, false);
 }
@@ -72,7 +72,7 @@ Result expect_tx(State s, std::int64_t bytes) {
 Result complete_tx(State s, std::int64_t bytes) {
   if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
   const std::int64_t tx = std::int64_t(s.tx) - bytes;
-  if (bytes < 0 || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
+  if (!tx_operand_in_range(bytes) || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
   s.tx = static_cast<std::int32_t>(tx);
   return settle(s, Outcome{}, false);
 }

@@ -16,6 +16,13 @@ namespace pc::spec::mbarrier {
 // range is -(2^20-1) .. 2^20-1 (same section, "tx-count").
 inline constexpr std::int32_t max_count = (1 << 20) - 1;
 inline constexpr std::int32_t max_tx = (1 << 20) - 1;
+// The txCount operand of expect_tx / complete_tx / arrive.expect_tx (per
+// executing thread): 0 .. 2^20-1 (libcu++ cuda::device::barrier_expect_tx,
+// precondition "0 <= transaction_count_update <= (1 << 20) - 1", which lowers
+// to mbarrier.expect_tx; the tx-count range above). Outside it:
+// `tx_out_of_range`. H100: harness tests `expect_tx_operand_2pow20`,
+// `complete_tx_operand_2pow20` (docs/conformance/findings.md).
+[[nodiscard]] constexpr bool tx_operand_in_range(std::int64_t bytes) { return bytes >= 0 && bytes <= max_tx; }
 
 enum class Status : std::uint8_t { uninitialized, live, invalidated };
 

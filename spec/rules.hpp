@@ -67,6 +67,14 @@ enum class InitUse : std::uint8_t { visible, unfenced_own_init, unordered };
 // CTA's barrier (PTX ISA: "the mbarrier ... in either CTA of the CTA-pair").
 [[nodiscard]] constexpr int signalled_cta(int dest, int named_cta) { return named_cta < 0 ? dest : named_cta; }
 
+// The size of a bulk copy (PTX ISA cp.async.bulk: "size ... must be a
+// multiple of 16"; ptxas for sm_90a accepts 0..1048560 as an immediate):
+// checked where the size is computed, since a parameter may make it anything.
+inline constexpr std::int64_t max_bulk_copy_bytes = 1048560;
+[[nodiscard]] constexpr Violation bulk_copy_size(std::int64_t bytes) {
+  return bytes < 0 || bytes > max_bulk_copy_bytes || bytes % 16 != 0 ? Violation::bad_copy_size : Violation::none;
+}
+
 // A CTA's exit with its shared memory still in use (PTX ISA, "the shared
 // memory of a CTA is ... deallocated when it exits"; cp.async.bulk.wait_group
 // .read for the TMA store's reads, wgmma.wait_group for wgmma's reads): a TMA

@@ -21,7 +21,7 @@ namespace pc::spec {
   X(bad_init_count, "bad_init_count", "mbarrier.init count outside 1..2^20-1")               \
   X(arrival_underflow, "arrival_underflow", "an arrive would take the pending arrival count below zero") \
   X(bad_arrive_count, "bad_arrive_count", "an arrive count outside 1..2^20-1")               \
-  X(tx_out_of_range, "tx_out_of_range", "the tx-count left the range -(2^20-1)..2^20-1")     \
+  X(tx_out_of_range, "tx_out_of_range", "the tx-count left the range -(2^20-1)..2^20-1, or a tx operand is outside 0..2^20-1")     \
   X(nocomplete_would_complete, "nocomplete_would_complete",                                 \
     "an arrive with .noComplete would have completed the current phase")                    \
   X(pending_count_undefined, "pending_count_undefined",                                     \
@@ -56,6 +56,8 @@ namespace pc::spec {
     "generic-proxy reads followed by an async-proxy write of the same buffer with no fence.proxy.async between") \
   X(async_init_unfenced, "async_init_unfenced",                                             \
     "an mbarrier's initialising thread uses it through the async proxy with no fence.mbarrier_init or fence.proxy.async (warning)") \
+  X(bad_copy_size, "bad_copy_size",                                                         \
+    "a bulk copy (TMA) whose size is not a multiple of 16 bytes or is above 1048560 bytes")   \
   X(tcgen05_unfenced, "tcgen05_unfenced",                                                   \
     "a tcgen05 MMA issued after a thread synchronization with no tcgen05.fence::after_thread_sync between (warning)")
 

@@ -216,3 +216,20 @@ TEST_CASE("bar.red and bar.sync on one named-barrier instance are unpredictable 
                           "role b warp:\n  q = bar_red popc 1, 64, 0\n  bar_sync 1, 64\n";
   CHECK(check::outcome_name(run(seq, true)) == "verified");
 }
+
+TEST_CASE("operands the ISA bounds are checked where a loop variable makes them: bulk copy size, tx operand") {
+  // A bulk copy moves a multiple of 16 bytes, at most 1048560 (PTX ISA
+  // cp.async.bulk): a size computed in a loop is checked when it is used.
+  const std::string copy = "kernel c\nsmem a[1] bytes 8192\nmbarrier full[1] count 1\nrole load warp:\n  for i in 0..2:\n"
+                           "    one: arrive_expect_tx full[0] bytes SIZE\n    one: tma_load a[0] -> full[0] bytes SIZE\n"
+                           "    wait full[0] parity i % 2\n";
+  auto kc = [&](const std::string& size) { return with(with(copy, "SIZE", size), "SIZE", size); };
+  pair(kc("16 * i + 8"), "bad_copy_size", kc("16 * i + 16"));
+  // The tx operand is 0..2^20-1 even where the tx-count would stay in range
+  // (a complete_tx first took it to -16).
+  const std::string tx = "kernel t\nmbarrier full[1] count 1\nrole w warp:\n  for i in 1..2:\n"
+                         "    one: complete_tx full[0] bytes 16\n    one: expect_tx full[0] bytes BYTES\n"
+                         "    one: complete_tx full[0] bytes BYTES - 16\n    one: arrive full[0]\n    wait full[0] parity (i - 1) % 2\n";
+  auto kt = [&](const std::string& bytes) { return with(with(tx, "BYTES", bytes), "BYTES", bytes); };
+  pair(kt("1048560 + 16 * i"), "tx_out_of_range", kt("1048560 + 0 * i"));
+}

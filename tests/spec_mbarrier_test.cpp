@@ -125,3 +125,17 @@ TEST_CASE("test_wait with a token sees the parity only (H100, harness test op_se
   s = arrive(s, {}).next;
   CHECK(test_wait_token(s, t).observed == 1);
 }
+
+TEST_CASE("a tx operand outside 0..2^20-1 is tx_out_of_range even when the tx-count stays in range") {
+  State s = live(1);
+  Result r = complete_tx(s, 16);
+  REQUIRE(r.out.ok());
+  CHECK(expect_tx(r.next, 1 << 20).out.violation == Violation::tx_out_of_range);
+  CHECK(expect_tx(r.next, (1 << 20) - 1).out.ok());  // tx 2^20-17: both in range
+  const Result full = expect_tx(s, (1 << 20) - 1);
+  REQUIRE(full.out.ok());
+  CHECK(complete_tx(full.next, 1 << 20).out.violation == Violation::tx_out_of_range);  // tx would be -1
+  ArriveArgs a;
+  a.expect_tx = 1 << 20;
+  CHECK(arrive(r.next, a).out.violation == Violation::tx_out_of_range);
+}

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "checker/dsl/lexer.hpp"
+#include "spec/rules.hpp"
 #include "spec/violation.hpp"
 
 namespace pc::dsl {
@@ -632,13 +633,13 @@ void Parser::check_operands(const ir::Op& op) {
   // the tx bytes of a tma_load, or without them the buffer it fills; the
   // buffer a tma_store reads.
   if (op.code == OpCode::tma_load && op.bytes != ir::no_expr) {
-    if (auto v = const_value(op.bytes); v && *v % 16 != 0)
+    if (auto v = const_value(op.bytes); v && spec::rules::bulk_copy_size(*v) != spec::Violation::none)
       fail(k_.exprs[static_cast<std::size_t>(op.bytes)].loc,
            "the byte count of a bulk copy is " + std::to_string(*v) +
                ": PTX cp.async.bulk copies a multiple of 16 bytes (0..1048560); round it to a multiple of 16");
   } else if ((op.code == OpCode::tma_load || op.code == OpCode::tma_store) && !op.bufs.empty()) {
     const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
-    if (b.bytes % 16 != 0)
+    if (spec::rules::bulk_copy_size(b.bytes) != spec::Violation::none)
       fail(op.bufs[0].loc, std::string(ir::op_keyword(op.code)) + " copies all of '" + b.name + "', " + std::to_string(b.bytes) +
                                " bytes: PTX cp.async.bulk copies a multiple of 16 bytes; declare it a multiple of 16" +
                                (op.code == OpCode::tma_load ? " or give 'bytes B'" : ""));

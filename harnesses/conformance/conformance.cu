@@ -1618,12 +1618,21 @@ int main(int argc, char** argv) {
       {"complete_tx_before_expect_tx", {1, A(op_complete, 64), A(op_arrive_tx, 64)}},
       {"try_wait_false_before_completion", {1, A(op_try_wait, 0), A(op_arrive, 1), A(op_try_wait, 0)}},
       {"token_two_phases_later", {1, A(op_arrive, 1), A(op_arrive, 1), A(op_token_test, 0), A(op_arrive, 1), A(op_token_test, 0)}},
+      // The largest tx operand the ISA allows (2^20-1), expected and delivered.
+      {"tx_operand_max", {1, A(op_arrive_tx, (1 << 20) - 1), A(op_complete, (1 << 20) - 1)}},
       // Undefined in the model: each runs alone (--open NAME), since the
       // hardware may fault and take the process's context with it.
       {"over_arrival", {1, A(op_arrive, 2), A(op_arrive, 1), A(op_arrive, 1)}},
       {"over_arrival_second", {2, A(op_arrive, 1), A(op_arrive, 2), A(op_arrive, 1), A(op_arrive, 1)}},
       {"nocomplete_would_complete", {1, A(op_nocomplete, 1), A(op_arrive, 1)}},
       {"arrive_after_inval", {1, A(op_inval, 0), A(op_arrive, 1), A(op_observe, 0)}},
+      // A tx operand of 2^20, one past the range, where the tx-count itself
+      // stays in range: after a complete_tx of 16 (tx -16), an
+      // arrive.expect_tx of 2^20 (tx 2^20-16 if taken whole), then a
+      // complete_tx of 2^20-16 (tx 0: the phase completes if it was).
+      {"expect_tx_operand_2pow20", {1, A(op_complete, 16), A(op_arrive_tx, 1 << 20), A(op_complete, (1 << 20) - 16)}},
+      // complete_tx of 2^20 after an expect of 2^20-1 (tx -1 if taken whole).
+      {"complete_tx_operand_2pow20", {1, A(op_arrive_tx, (1 << 20) - 1), A(op_complete, 1 << 20), A(op_complete, 0)}},
   };
   std::string fixed_md;
   unsigned long long fixed_outside = 0;
