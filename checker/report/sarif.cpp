@@ -40,7 +40,8 @@ std::string location(const std::string& file, ir::Loc l, std::string_view messag
 
 }  // namespace
 
-std::string sarif(const std::vector<FileReport>& files) {
+std::string sarif(const std::vector<FileReport>& files, int exit_status) {
+  (void)exit_status;
   std::ostringstream o;
   o << "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
     << "    \"tool\": {\"driver\": {\"name\": \"check-kernel\", \"version\": \"" << tool_version << "\", \"rules\": [";
@@ -56,8 +57,8 @@ std::string sarif(const std::vector<FileReport>& files) {
   o << "\n    ]}},\n    \"results\": [";
   bool any = false;
   for (const FileReport& f : files) {
-    if (f.bad_input) {
-      for (const dsl::Diagnostic& d : f.diagnostics) {
+    if (f.failed()) {
+      for (const Diagnostic& d : f.diagnostics) {
         o << (any ? "," : "") << "\n      {\"ruleId\": \"bad_input\", \"level\": \"error\", \"message\": {\"text\": "
           << q(d.message) << "}, \"locations\": [" << location(d.file, d.loc) << "]}";
         any = true;
