@@ -459,7 +459,12 @@ Result Search::search(std::uint64_t max_depth) {
           return true;
         }
         if (info.warning != spec::Violation::none) note_warning(r, info, a);
-        if (!store) return true;
+        if (!store) {
+          // The control flow that follows the step belongs to it: coverage
+          // counts it even where the reduction does not keep the successor.
+          if (coverage_ && a < agents()) normalize(t, a);
+          return true;
+        }
         // Only the agent that moved can have reached local steps; a pending
         // event moves no agent.
         if (a < agents()) normalize(t, a);

@@ -13,8 +13,9 @@
 
 namespace pc::check {
 
-// Checks one kernel. Throws std::invalid_argument for an IR the explorer cannot
-// instantiate (the front end reports that as bad input, exit 2).
+// Checks one kernel. Throws KernelError for an IR the explorer cannot
+// instantiate or a kernel error found while running it (bad input, exit 2),
+// and InternalError for a defect of the checker (exit 4).
 [[nodiscard]] Result check(const ir::Kernel& k, const Options& opt);
 
 // The parameter values a replay token carries (Options::params of the run
