@@ -7,16 +7,20 @@
 #include "checker/explore.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "checker/coverage.hpp"
 #include "checker/footprint.hpp"
 #include "checker/frontier.hpp"
 #include "checker/program.hpp"
 #include "checker/reduce.hpp"
+#include "checker/snapshot.hpp"
 #include "checker/state.hpp"
 #include "checker/step.hpp"
 #include "checker/symmetry.hpp"
@@ -38,14 +42,78 @@ struct Found {
   Action action = 0;
 };
 
+// A tag of the kernel and its parameter values: a replay token made for
+// another kernel, another version of the file or other values does not match.
 std::string kernel_tag(const Program& p) {
   std::string bytes;
   serialize(Stepper(p, false).initial(), bytes);
   bytes += p.kernel->name;
   for (const auto& code : p.code) bytes += std::to_string(code.size()) + ",";
+  for (const ir::Param& x : p.kernel->params) bytes += ";" + x.name + "=" + std::to_string(x.value);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(hash_bytes(bytes) & 0xffffffffu));
   return buf;
+}
+
+using Params = std::vector<std::pair<std::string, std::int64_t>>;
+
+// A replay token: v2.<R|N>.<tag>.<schedule>[.<NAME=VALUE,...>], the schedule
+// being agent or event indices joined by '-', the values those of --param.
+struct Token {
+  bool reduction = true;
+  std::string tag;
+  std::vector<Action> path;
+  Params params;
+};
+
+std::optional<Token> parse_token(const std::string& tok) {
+  std::vector<std::string> parts;
+  std::size_t from = 0;
+  for (;;) {
+    const std::size_t dot = tok.find('.', from);
+    parts.push_back(tok.substr(from, dot == std::string::npos ? std::string::npos : dot - from));
+    if (dot == std::string::npos) break;
+    from = dot + 1;
+  }
+  if (parts.size() < 4 || parts.size() > 5 || parts[0] != "v2" || (parts[1] != "R" && parts[1] != "N")) return std::nullopt;
+  Token t;
+  t.reduction = parts[1] == "R";
+  t.tag = parts[2];
+  if (t.tag.size() != 8 || t.tag.find_first_not_of("0123456789abcdef") != std::string::npos) return std::nullopt;
+  for (std::size_t i = 0; i < parts[3].size();) {
+    std::size_t j = parts[3].find('-', i);
+    if (j == std::string::npos) j = parts[3].size();
+    const std::string num = parts[3].substr(i, j - i);
+    if (num.empty() || num.size() > 5 || num.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+    const int v = std::stoi(num);
+    if (v > 0xffff) return std::nullopt;
+    t.path.push_back(static_cast<Action>(v));
+    i = j + 1;
+    if (j + 1 == parts[3].size()) return std::nullopt;  // a trailing '-'
+  }
+  if (parts.size() == 5) {
+    for (std::size_t i = 0; i <= parts[4].size();) {
+      std::size_t j = parts[4].find(',', i);
+      if (j == std::string::npos) j = parts[4].size();
+      const std::string item = parts[4].substr(i, j - i);
+      const std::size_t eq = item.find('=');
+      if (eq == 0 || eq == std::string::npos) return std::nullopt;
+      std::int64_t v = 0;
+      const char* first = item.data() + eq + 1;
+      const char* last = item.data() + item.size();
+      const auto [end, ec] = std::from_chars(first, last, v);
+      if (ec != std::errc() || end != last || first == last) return std::nullopt;
+      t.params.emplace_back(item.substr(0, eq), v);
+      i = j + 1;
+    }
+  }
+  return t;
+}
+
+std::string params_text(const Params& ps) {
+  std::string s;
+  for (const auto& [n, v] : ps) s += (s.empty() ? "" : ", ") + n + "=" + std::to_string(v);
+  return s.empty() ? "none" : s;
 }
 
 class Search {
@@ -65,6 +133,7 @@ class Search {
   FingerprintSet visited_;
   Links links_;
   bool with_links_ = false;
+  std::unique_ptr<Coverage> coverage_;  // during the first search of run()
 
   std::uint64_t fingerprint(const State& s, std::string& bytes) const {
     if (opt_.reduction && sym_.active()) serialize(sym_.canonical(s), bytes);
@@ -73,7 +142,7 @@ class Search {
   }
 
   int agents() const { return static_cast<int>(prog_.agents.size()); }
-  void normalize(State& s, int only = -1) const { run_local_steps(step_, s, opt_.reduction, only); }
+  void normalize(State& s, int only = -1) const { run_local_steps(step_, s, opt_.reduction, only, coverage_.get()); }
   // Applies one action; false if it is not enabled.
   bool apply(const Stepper& st, State& s, Action a, StepInfo& info) const {
     if (a < agents()) {
@@ -111,7 +180,8 @@ class Search {
       if (w.kind == info.warning) return;
     r.warnings.push_back(Warning{info.warning, info.warning_message, info.loc, action < agents() ? action : -1});
   }
-  void describe(const std::vector<Action>& path, bool deadlock, Result& r) const;
+  // With `snap_at` >= 0, also the state after that many trace steps (--steps).
+  void describe(const std::vector<Action>& path, bool deadlock, Result& r, long long snap_at = -1) const;
   std::string token(const std::vector<Action>& path) const;
   void fill_agents(Result& r) const {
     for (const AgentInfo& a : prog_.agents)
@@ -121,15 +191,22 @@ class Search {
 
 std::string Search::token(const std::vector<Action>& path) const {
   std::ostringstream o;
-  o << "v1." << (opt_.reduction ? 'R' : 'N') << '.' << kernel_tag(prog_) << '.';
+  o << "v2." << (opt_.reduction ? 'R' : 'N') << '.' << kernel_tag(prog_) << '.';
   for (std::size_t i = 0; i < path.size(); ++i) o << (i ? "-" : "") << path[i];
+  for (std::size_t i = 0; i < opt_.params.size(); ++i)
+    o << (i ? "," : ".") << opt_.params[i].first << '=' << opt_.params[i].second;
   return o.str();
 }
 
 // Re-runs a schedule with descriptions on, filling the trace; the last action
 // (or, for a deadlock, the final state) is the violation.
-void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r) const {
+void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r, long long snap_at) const {
   Stepper st(prog_, true, opt_.strict);
+  const State* current = nullptr;
+  auto snap = [&](const State& x) {
+    if (snap_at >= 0 && !r.snapshot.taken && r.trace.size() == static_cast<std::size_t>(snap_at))
+      r.snapshot = snapshot(st, x, r.trace.size());
+  };
   // Operations the reduction runs without interleaving still belong in the trace.
   auto record = [&](int agent, const StepInfo& info) {
     TraceStep t;
@@ -137,18 +214,28 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r)
     t.text = info.text;
     t.loc = info.loc;
     r.trace.push_back(t);
+    if (current) snap(*current);
   };
+  // The state after a step includes the control flow that follows it; when
+  // operations the reduction runs at once follow too, those are steps of
+  // their own, so the state is taken before them.
   auto normalize_described = [&](State& x) {
+    const bool due = snap_at >= 0 && !r.snapshot.taken && r.trace.size() == static_cast<std::size_t>(snap_at);
+    State control = due ? x : State{};
+    if (due) run_local_steps(st, control, false);
+    current = &x;
     run_local_steps(st, x, opt_.reduction, record);
+    current = nullptr;
+    if (due && !r.snapshot.taken) r.snapshot = snapshot(st, control, static_cast<std::size_t>(snap_at));
   };
   State s = st.initial();
   normalize_described(s);
+  State before;
   for (std::size_t i = 0; i < path.size(); ++i) {
     StepInfo info;
     const Action a = path[i];
     const int agent = a < agents() ? a : -1;
-    const int issuer = a < agents() ? a : s.pending[static_cast<std::size_t>(a - agents())].agent;
-    (void)issuer;
+    if (snap_at >= 0) before = s;
     apply(st, s, a, info);
     TraceStep t;
     t.agent = agent;
@@ -159,6 +246,8 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r)
     t.phase_completed = !info.completed.empty();
     t.object = info.completed;
     r.trace.push_back(t);
+    // The state in which a violating step fails: the step did not complete.
+    if (info.violation != spec::Violation::none) snap(before);
     if (info.violation != spec::Violation::none) {
       r.violation = info.violation;
       r.message = info.message;
@@ -193,7 +282,16 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r)
 
 Result Search::run() {
   const auto t0 = Clock::now();
+  coverage_ = std::make_unique<Coverage>(prog_);
   Result r = search(~std::uint64_t{0});
+  if (r.verdict == Verdict::verified) {
+    // Every step enabled at an expanded state is taken, and the reductions
+    // keep every step that some interleaving takes (docs/checker.md,
+    // "Coverage"): an instruction never marked runs in no interleaving.
+    r.coverage = true;
+    r.unreached = coverage_->unreached();
+  }
+  coverage_.reset();
   if (r.verdict == Verdict::violation) {
     // The same search again, with links, stops at the same violation.
     const Result first = r;
@@ -353,6 +451,7 @@ Result Search::search(std::uint64_t max_depth) {
         t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
         StepInfo info;
         if (!apply(step_, t, static_cast<Action>(a), info)) return false;
+        if (coverage_ && a < agents()) coverage_->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
         any_enabled = true;
         ++r.transitions;
         if (info.violation != spec::Violation::none) {
@@ -360,7 +459,12 @@ Result Search::search(std::uint64_t max_depth) {
           return true;
         }
         if (info.warning != spec::Violation::none) note_warning(r, info, a);
-        if (!store) return true;
+        if (!store) {
+          // The control flow that follows the step belongs to it: coverage
+          // counts it even where the reduction does not keep the successor.
+          if (coverage_ && a < agents()) normalize(t, a);
+          return true;
+        }
         // Only the agent that moved can have reached local steps; a pending
         // event moves no agent.
         if (a < agents()) normalize(t, a);
@@ -448,33 +552,21 @@ Result Search::replay() {
   const auto t0 = Clock::now();
   Result r;
   fill_agents(r);
-  // v1.<mode>.<tag>.<a-b-c>
   const std::string& tok = opt_.replay;
-  std::vector<std::string> parts;
-  std::size_t from = 0;
-  for (int i = 0; i < 3; ++i) {
-    const std::size_t dot = tok.find('.', from);
-    if (dot == std::string::npos) throw KernelError("malformed replay token '" + tok + "'", {});
-    parts.push_back(tok.substr(from, dot - from));
-    from = dot + 1;
+  if (tok.rfind("v1.", 0) == 0)
+    throw KernelError("the replay token '" + tok + "' is of an older format (v1, without parameter values): run the check again for a new one", {});
+  const std::optional<Token> parsed = parse_token(tok);
+  if (!parsed) throw KernelError("malformed replay token '" + tok + "'", {});
+  if (parsed->tag != kernel_tag(prog_)) {
+    Params values;
+    for (const ir::Param& x : prog_.kernel->params) values.emplace_back(x.name, x.value);
+    throw KernelError("the replay token does not match this kernel and its parameters: it was made for another kernel, "
+                      "another version of this file, or other parameter values (this run: kernel " +
+                          prog_.kernel->name + ", parameters " + params_text(values) + ")",
+                      {});
   }
-  if (parts[0] != "v1" || (parts[1] != "R" && parts[1] != "N"))
-    throw KernelError("malformed replay token '" + tok + "'", {});
-  if (parts[2] != kernel_tag(prog_))
-    throw KernelError("the replay token was made for another kernel (or other parameters)", {});
-  opt_.reduction = parts[1] == "R";
-  std::vector<Action> path;
-  const std::string rest = tok.substr(from);
-  std::size_t i = 0;
-  while (i < rest.size()) {
-    std::size_t j = rest.find('-', i);
-    if (j == std::string::npos) j = rest.size();
-    const std::string num = rest.substr(i, j - i);
-    if (num.empty() || num.size() > 5 || num.find_first_not_of("0123456789") != std::string::npos)
-      throw KernelError("malformed replay token '" + tok + "'", {});
-    path.push_back(static_cast<Action>(std::stoi(num)));
-    i = j + 1;
-  }
+  opt_.reduction = parsed->reduction;
+  const std::vector<Action>& path = parsed->path;
   // Follow the schedule; check every action is enabled.
   State s = step_.initial();
   normalize(s);
@@ -502,10 +594,17 @@ Result Search::replay() {
     deadlock = !any && live;
   }
   r.states = path.size() + 1;
+  if (violated || deadlock || opt_.steps >= 0) describe(path, deadlock, r, opt_.steps);
+  if (opt_.steps >= 0 && !r.snapshot.taken) {
+    std::size_t steps = 0;
+    for (const TraceStep& t : r.trace) steps += !t.blocked;
+    throw KernelError("--steps " + std::to_string(opt_.steps) + ": the schedule has " + std::to_string(steps) +
+                          " steps (0 is the initial state)",
+                      {});
+  }
+  r.replay = tok;
   if (violated || deadlock) {
     r.verdict = Verdict::violation;
-    describe(path, deadlock, r);
-    r.replay = tok;
   } else {
     r.verdict = Verdict::inconclusive;
     r.inconclusive_reason = "replay-ended-without-violation";
@@ -519,6 +618,13 @@ Result Search::replay() {
 Result check(const ir::Kernel& k, const Options& opt) {
   Search s(k, opt);
   return opt.replay.empty() ? s.run() : s.replay();
+}
+
+std::optional<Params> token_params(const std::string& token) {
+  if (token.rfind("v1.", 0) == 0) return Params{};  // rejected, with its reason, when replayed
+  const std::optional<Token> t = parse_token(token);
+  if (!t) return std::nullopt;
+  return t->params;
 }
 
 }  // namespace pc::check

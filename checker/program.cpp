@@ -94,6 +94,18 @@ void scan_ops(const std::vector<ir::Stmt>& body, const std::function<void(const 
 
 }  // namespace
 
+namespace {
+
+// Arithmetic is checked: a value outside -2^62..2^62 (the range of numbers
+// in a .bk file) is an error at the operator, never a silent wrap.
+std::int64_t checked(__int128 v, ir::Loc loc) {
+  constexpr __int128 limit = __int128{1} << 62;
+  if (v > limit || v < -limit) throw KernelError("integer overflow: the value leaves -2^62..2^62", loc);
+  return static_cast<std::int64_t>(v);
+}
+
+}  // namespace
+
 std::int64_t eval(const Program& p, ExprId e, const std::int64_t* vars) {
   const ir::Expr& x = p.exprs.at(static_cast<std::size_t>(e));
   switch (x.kind) {
@@ -101,22 +113,22 @@ std::int64_t eval(const Program& p, ExprId e, const std::int64_t* vars) {
     case ir::ExprKind::var: return vars[x.var];
     case ir::ExprKind::unary: {
       const std::int64_t a = eval(p, x.a, vars);
-      return x.un == ir::UnOp::neg ? -a : (a == 0 ? 1 : 0);
+      return x.un == ir::UnOp::neg ? checked(-static_cast<__int128>(a), x.loc) : (a == 0 ? 1 : 0);
     }
     case ir::ExprKind::binary: {
       const std::int64_t a = eval(p, x.a, vars);
       if (x.bin == ir::BinOp::land && a == 0) return 0;
       if (x.bin == ir::BinOp::lor && a != 0) return 1;
       const std::int64_t b = eval(p, x.b, vars);
+      const __int128 A = a, B = b;
       switch (x.bin) {
-        case ir::BinOp::add: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-        case ir::BinOp::sub: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) - static_cast<std::uint64_t>(b));
-        case ir::BinOp::mul: return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+        case ir::BinOp::add: return checked(A + B, x.loc);
+        case ir::BinOp::sub: return checked(A - B, x.loc);
+        case ir::BinOp::mul: return checked(A * B, x.loc);
         case ir::BinOp::div:
         case ir::BinOp::mod:
           if (b == 0) throw KernelError("division by zero", x.loc);
-          if (b == -1) return x.bin == ir::BinOp::div ? -a : 0;
-          return x.bin == ir::BinOp::div ? a / b : a % b;
+          return checked(x.bin == ir::BinOp::div ? A / B : A % B, x.loc);
         case ir::BinOp::bxor: return a ^ b;
         case ir::BinOp::band: return a & b;
         case ir::BinOp::bor: return a | b;

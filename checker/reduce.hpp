@@ -2,6 +2,7 @@
 // state; the search applies them when Options::reduction is set.
 #pragma once
 
+#include "checker/coverage.hpp"
 #include "checker/state.hpp"
 #include "checker/step.hpp"
 
@@ -18,9 +19,11 @@ namespace pc::check {
 // kernels' state graphs are acyclic (every loop is a counted `for`), so no
 // cycle proviso is needed. `on_step` sees each operation run this way, for traces.
 // `only` >= 0 limits it to that agent: after a step of agent `only`, the
-// others are already at an operation that is not local.
+// others are already at an operation that is not local. `coverage`, if
+// given, is told each instruction run.
 template <class OnStep>
-void run_local_steps(const Stepper& st, State& s, bool private_ops, OnStep&& on_step, int only = -1) {
+void run_local_steps(const Stepper& st, State& s, bool private_ops, OnStep&& on_step, int only = -1,
+                     Coverage* coverage = nullptr) {
   constexpr int limit = 1 << 22;  // a loop with no operation in it must not spin for ever
   const int first = only >= 0 ? only : 0;
   const int end = only >= 0 ? only + 1 : static_cast<int>(s.agents.size());
@@ -28,14 +31,15 @@ void run_local_steps(const Stepper& st, State& s, bool private_ops, OnStep&& on_
     for (int n = 0; st.next_is_local(s, a, private_ops); ++n) {
       if (n == limit) throw KernelError("a loop runs more than 4 million steps without an operation", st.loc_of(s, a));
       const bool control = st.next_is_control(s, a);
+      if (coverage) coverage->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
       StepInfo info = st.agent_step(s, a);
       if (!control) on_step(a, info);
     }
   }
 }
 
-inline void run_local_steps(const Stepper& st, State& s, bool private_ops, int only = -1) {
-  run_local_steps(st, s, private_ops, [](int, const StepInfo&) {}, only);
+inline void run_local_steps(const Stepper& st, State& s, bool private_ops, int only = -1, Coverage* coverage = nullptr) {
+  run_local_steps(st, s, private_ops, [](int, const StepInfo&) {}, only, coverage);
 }
 
 }  // namespace pc::check

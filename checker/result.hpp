@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/ir.hpp"
@@ -13,8 +14,62 @@ namespace pc::check {
 
 enum class Verdict : std::uint8_t { verified, violation, inconclusive };
 
+// The verdict contract, in one place: what each outcome exits with, and
+// which outcome wins over several files. check-kernel's exit status, the
+// JSON `exit_code` and the text summary all come from here.
+//
 // Exit statuses are a contract (docs/cli.md): only ever extended.
-enum class Exit : int { verified = 0, violation = 1, bad_input = 2, inconclusive = 3 };
+enum class Exit : int { verified = 0, violation = 1, bad_input = 2, inconclusive = 3, internal = 4 };
+
+// How a file's check ended when it reached no verdict: its input was bad (a
+// parse error, a KernelError), or the checker itself failed (InternalError or
+// any other exception: a defect, "please report").
+enum class Failure : std::uint8_t { none, bad_input, internal };
+
+[[nodiscard]] constexpr Exit exit_of(Verdict v) {
+  switch (v) {
+    case Verdict::verified: return Exit::verified;
+    case Verdict::violation: return Exit::violation;
+    case Verdict::inconclusive: return Exit::inconclusive;
+  }
+  return Exit::internal;
+}
+
+[[nodiscard]] constexpr Exit exit_of(Failure f, Verdict v) {
+  switch (f) {
+    case Failure::none: return exit_of(v);
+    case Failure::bad_input: return Exit::bad_input;
+    case Failure::internal: return Exit::internal;
+  }
+  return Exit::internal;
+}
+
+// Over several files the status is the worst: internal error, then bad
+// input, then inconclusive, then violation, then verified.
+[[nodiscard]] constexpr int severity(Exit e) {
+  switch (e) {
+    case Exit::verified: return 0;
+    case Exit::violation: return 1;
+    case Exit::inconclusive: return 2;
+    case Exit::bad_input: return 3;
+    case Exit::internal: return 4;
+  }
+  return 4;
+}
+
+[[nodiscard]] constexpr Exit worst(Exit a, Exit b) { return severity(b) > severity(a) ? b : a; }
+
+// The outcome in the words of the text summary.
+[[nodiscard]] constexpr const char* exit_name(Exit e) {
+  switch (e) {
+    case Exit::verified: return "verified";
+    case Exit::violation: return "with a violation";
+    case Exit::bad_input: return "bad input";
+    case Exit::inconclusive: return "inconclusive";
+    case Exit::internal: return "internal error";
+  }
+  return "?";
+}
 
 [[nodiscard]] constexpr const char* verdict_name(Verdict v) {
   switch (v) {
@@ -50,6 +105,36 @@ struct Warning {
   int agent = -1;
 };
 
+// A statement that no interleaving executed (coverage of a verified search).
+enum class UnreachedKind : std::uint8_t { statement, access, assertion };
+
+struct Unreached {
+  UnreachedKind kind = UnreachedKind::statement;
+  ir::Loc loc;
+  std::string role;
+  std::string what;          // the statement in short: "read tile[0]", "assert", "x = ..."
+};
+
+// The state after some steps of a replayed schedule (--replay TOKEN --steps N).
+struct Position {
+  int agent = 0;             // index into Result::agents
+  ir::Loc loc;               // the statement it is at (line 0: exited)
+  std::string status;        // "exited", "at: wait full[0] parity 1", "blocked: ..."
+};
+
+struct ObjectState {
+  std::string name;          // "full[0]", "named barrier 1@cta0", "cluster barrier"
+  std::string state;         // "phase 1 (parity 1), pending 1 of 1, tx 0"
+};
+
+struct Snapshot {
+  bool taken = false;
+  std::size_t step = 0;      // trace steps done (0: the initial state)
+  std::vector<Position> agents;
+  std::vector<ObjectState> objects;
+  std::vector<std::string> in_flight;  // pending async events, in words
+};
+
 struct Result {
   Verdict verdict = Verdict::verified;
   std::vector<Warning> warnings;   // the first finding of each warning kind (none under `strict`)
@@ -66,6 +151,9 @@ struct Result {
   std::uint64_t max_depth = 0;
   double seconds = 0;
   std::uint64_t memory_bytes = 0;  // state storage
+  bool coverage = false;     // `unreached` is known (a verified search, not a replay)
+  std::vector<Unreached> unreached;  // statements no interleaving executed, in source order
+  Snapshot snapshot;         // with Options::steps
 };
 
 // What a `# expect:` line names: "verified", "inconclusive", or the violation.
@@ -88,6 +176,10 @@ struct Options {
   bool progress = false;             // a progress line on stderr every few seconds
   bool strict = false;               // warning kinds are violations (--strict)
   bool check_reduction = false;      // test the partial-order reduction where it applies (--check-reduction); InternalError if it fails
+  // Parameter values given on the command line (--param): replay tokens carry
+  // them, so that a printed replay command runs as printed.
+  std::vector<std::pair<std::string, std::int64_t>> params;
+  long long steps = -1;              // with `replay`: the state after this many trace steps (--steps)
 };
 
 }  // namespace pc::check

@@ -273,6 +273,16 @@ bool agree_parsed(const dsl::Parsed& p, int& violations, int& verified, int& red
   // A search for a violation stops at the first one, which the two searches
   // may reach at different depths; a complete search must store no more.
   if (a.verdict == check::Verdict::verified) CHECK(a.states <= b.states);
+  // Coverage is the same under the reductions (docs/checker.md, "Coverage").
+  if (a.verdict == check::Verdict::verified && c.verdict == check::Verdict::verified) {
+    auto lines = [](const check::Result& r) {
+      std::vector<int> out;
+      for (const check::Unreached& u : r.unreached) out.push_back(u.loc.line);
+      return out;
+    };
+    CHECK(lines(a) == lines(c));
+    CHECK(lines(b) == lines(c));
+  }
   if (a.verdict == check::Verdict::violation) {
     // The schedule found under the reduction is a real one: it replays.
     check::Options replay;

@@ -47,5 +47,16 @@ TEST_CASE("every corpus kernel matches its expectation, with and without reducti
       CHECK(outcome_name(again) == p.kernel.expect);
       CHECK(again.trace.size() == a.trace.size());
     }
+    // Coverage is the same with the reductions as without them (docs/checker.md, "Coverage").
+    if (a.verdict == check::Verdict::verified) {
+      REQUIRE(a.coverage);
+      REQUIRE(b.coverage);
+      auto lines = [](const check::Result& r) {
+        std::vector<std::pair<int, int>> out;
+        for (const check::Unreached& u : r.unreached) out.emplace_back(u.loc.line, u.loc.col);
+        return out;
+      };
+      CHECK(lines(a) == lines(b));
+    }
   }
 }

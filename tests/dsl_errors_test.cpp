@@ -12,6 +12,8 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/program.hpp"
 #include "tests/corpus_files.hpp"
 
 using namespace pc;
@@ -286,4 +288,84 @@ TEST_CASE("mutated corpus files and random bytes end in diagnostics or a kernel,
   std::string noise(1 << 16, '\0');
   for (char& ch : noise) ch = static_cast<char>(rng());
   CHECK_FALSE(dsl::parse(noise, "n.bk").ok());
+}
+
+TEST_CASE("one mistake, one error: no cascade from a bad declaration, no false 'no such parameter'") {
+  // A declaration with an error: its uses are not reported again.
+  const dsl::Parsed a = dsl::parse(k + "mbarrier full[1] count 0\n" + role("  wait full[0] parity 0\n"), "t.bk");
+  REQUIRE(a.errors.size() == 1);
+  CHECK(a.errors[0].message.find("an mbarrier count is 0") != std::string::npos);
+  const dsl::Parsed b = dsl::parse(k + "smem b[0] bytes 16\n" + role("  read b[0]\n"), "t.bk");
+  REQUIRE(b.errors.size() == 1);
+  CHECK(b.errors[0].message.find("an array size is 0") != std::string::npos);
+  const dsl::Parsed c = dsl::parse(k + "param N = 5 in 1..4\nsmem b[N] bytes 16\n" + role("  read b[N - 1]\n"), "t.bk");
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].message == "parameter 'N' = 5 is outside its declared values");
+  // An out-of-range --param: one error, and not "no such parameter".
+  const dsl::Parsed d = dsl::parse(k + "param N = 2 in 1..4\n" + role("  for i in 0 .. N:\n    syncwarp\n"), "t.bk", {{"N", 9}});
+  REQUIRE(d.errors.size() == 1);
+  CHECK(d.errors[0].message == "parameter 'N' = 9 is outside its declared values");
+  // A name never declared is still an error, with its suggestion.
+  const dsl::Parsed e = dsl::parse(k + "mbarrier full[1] count 1\n" + role("  wait fulll[0] parity 0\n"), "t.bk", {{"M", 1}});
+  REQUIRE(e.errors.size() == 2);
+  CHECK(e.errors[0].message.find("no such parameter") != std::string::npos);
+  CHECK(e.errors[1].message.find("did you mean 'full'") != std::string::npos);
+}
+
+TEST_CASE("a binary file gives at most 20 errors") {
+  std::mt19937 rng(11);
+  std::string noise(1 << 16, '\0');
+  for (char& ch : noise) ch = static_cast<char>(rng());
+  const dsl::Parsed p = dsl::parse(noise, "noise.bk");
+  REQUIRE(p.errors.size() == 21);
+  CHECK(p.errors.back().message == "too many errors; stopping");
+  // Lexical errors only (every line has a bad byte) are cut the same way.
+  std::string bytes;
+  for (int i = 0; i < 3000; ++i) bytes += "\x01\n";
+  const dsl::Parsed q = dsl::parse(bytes, "bytes.bk");
+  CHECK(q.errors.size() == 21);
+}
+
+TEST_CASE("arithmetic is checked: an overflow is an error at the operator") {
+  const dsl::Parsed a = dsl::parse(k + "param N = 4611686018427387904 * 2\n" + role("  syncwarp\n"), "t.bk");
+  REQUIRE(a.errors.size() == 1);
+  CHECK(a.errors[0].loc.line == 2);
+  CHECK(a.errors[0].loc.col == 31);
+  CHECK(a.errors[0].message == "integer overflow in a parameter value: the value leaves -2^62..2^62");
+  // In a statement, the checker finds it when it evaluates it: a KernelError at the operator.
+  const dsl::Parsed b =
+      dsl::parse(k + "param N = 4611686018427387904\n" + role("  x = N * 4\n  if x < 0:\n    syncwarp\n  syncwarp\n"), "t.bk");
+  REQUIRE(b.ok());
+  try {
+    (void)check::check(b.kernel, check::Options{});
+    FAIL("no error");
+  } catch (const check::KernelError& e) {
+    CHECK(std::string(e.what()) == "integer overflow: the value leaves -2^62..2^62");
+    CHECK(e.loc.line == 4);
+    CHECK(e.loc.col == 9);
+  }
+}
+
+TEST_CASE("cta threads must hold the threads of the roles on each CTA") {
+  const dsl::Parsed a = dsl::parse(k + "cta threads = 32\n" + role("  syncthreads\n") + "role q warp:\n  syncthreads\n", "t.bk");
+  REQUIRE(a.errors.size() == 1);
+  CHECK(a.errors[0].loc.line == 2);
+  CHECK(a.errors[0].loc.col == 1);
+  CHECK(a.errors[0].message.find("cta threads = 32, but the roles on CTA 0 have 64 threads (r 32, q 32): a CTA cannot run "
+                                 "more threads than it has") != std::string::npos);
+  const dsl::Parsed b = dsl::parse(k + "cta threads = 96\nrole p warp:\n  syncthreads\nrole c warpgroup:\n  syncthreads\n", "t.bk");
+  REQUIRE(b.errors.size() == 1);
+  CHECK(b.errors[0].message.find("have 160 threads (p 32, c 128)") != std::string::npos);
+  CHECK(dsl::parse(k + "cta threads = 160\nrole p warp:\n  syncthreads\nrole c warpgroup:\n  syncthreads\n", "t.bk").ok());
+  // More threads than the roles: the others are not modelled, and take part in no barrier.
+  CHECK(dsl::parse(k + "cta threads = 256\nrole p warp:\n  syncthreads\n", "t.bk").ok());
+  // Per CTA: a role placed on CTA 1 only makes CTA 1 the larger.
+  const dsl::Parsed c =
+      dsl::parse(k + "cluster 2\ncta threads = 32\nrole p warp:\n  syncwarp\nrole q warp on cta 1:\n  syncwarp\n", "t.bk");
+  REQUIRE(c.errors.size() == 1);
+  CHECK(c.errors[0].message.find("the roles on CTA 1 have 64 threads (p 32, q 32)") != std::string::npos);
+  // Only when the rest is fine: a role with an error reports that error only.
+  const dsl::Parsed d = dsl::parse(k + "cta threads = 32\n" + role("  wiat\n") + "role q warp:\n  syncwarp\n", "t.bk");
+  REQUIRE(d.errors.size() == 1);
+  CHECK(d.errors[0].message.find("unknown operation 'wiat'") != std::string::npos);
 }

@@ -1,6 +1,7 @@
 // A small JSON reader and a validator for the subset of JSON Schema that
-// docs/check-kernel.schema.json uses (type, const, enum, required,
-// properties, additionalProperties, items, $ref to #/$defs, minimum). Tests
+// docs/check-kernel.schema.json and the SARIF test use (type, const, enum,
+// required, properties, additionalProperties (a schema or false), items,
+// $ref to #/$defs, minimum, minItems, minLength, pattern). Tests
 // use it to check check-kernel's --json and --sarif output without a new
 // dependency.
 #pragma once
@@ -8,6 +9,7 @@
 #include <cctype>
 #include <map>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -187,6 +189,13 @@ inline std::string validate(const Value& v, const Value& schema, const Value& ro
   }
   if (const Value* m = schema.get("minimum"))
     if (v.t == Value::T::number && v.n < m->n) return path + ": below the minimum";
+  if (const Value* m = schema.get("minItems"))
+    if (v.t == Value::T::array && static_cast<double>(v.a.size()) < m->n) return path + ": fewer items than minItems";
+  if (const Value* m = schema.get("minLength"))
+    if (v.t == Value::T::string && static_cast<double>(v.s.size()) < m->n) return path + ": shorter than minLength";
+  if (const Value* p = schema.get("pattern"))
+    if (v.t == Value::T::string && !std::regex_search(v.s, std::regex(p->s, std::regex::ECMAScript)))
+      return path + ": does not match " + p->s;
   if (v.t == Value::T::object) {
     if (const Value* req = schema.get("required"))
       for (const Value& k : req->a)
@@ -199,6 +208,8 @@ inline std::string validate(const Value& v, const Value& schema, const Value& ro
         if (std::string e = validate(x, *ps, root, path + "." + k); !e.empty()) return e;
       } else if (extra && extra->t == Value::T::object) {
         if (std::string e = validate(x, *extra, root, path + "." + k); !e.empty()) return e;
+      } else if (extra && extra->t == Value::T::boolean && !extra->b) {
+        return path + ": property " + k + " is not allowed";
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <string>
@@ -15,6 +16,7 @@
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "checker/guard.hpp"
 #include "checker/program.hpp"
 #include "checker/report/report.hpp"
 #include "checker/smt/symbolic.hpp"
@@ -48,7 +50,12 @@ options:
   --max-states N       stop after N states (verdict: inconclusive)
   --max-memory MB      stop when state storage passes MB MiB (inconclusive)
   --timeout S          stop after S seconds (inconclusive)
-  --replay TOKEN       re-run exactly the schedule of a reported trace
+  --replay TOKEN       re-run exactly the schedule of a reported trace (the
+                       token carries the --param values it was made with)
+  --steps N            with --replay: print the state after N steps of the
+                       trace (each agent's line, each barrier's state)
+  --coverage           after a verified search, list every statement that no
+                       interleaving executed (by default: a one-line summary)
   --check-expect       exit 1 when a file's verdict differs from its
                        '# expect:' line (and 0 when all match)
   --brief              one line per kernel, no trace
@@ -77,14 +84,17 @@ bool parse_u64(const char* s, std::uint64_t& out) {
   return true;
 }
 
-int rank(pc::check::Exit e) {
-  switch (e) {
-    case pc::check::Exit::verified: return 0;
-    case pc::check::Exit::violation: return 1;
-    case pc::check::Exit::inconclusive: return 2;
-    case pc::check::Exit::bad_input: return 3;
-  }
-  return 3;
+// Whether two paths name one file (an output must never overwrite an input).
+bool same_file(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::exists(a, ec) && fs::exists(b, ec)) return fs::equivalent(a, b, ec);
+  const fs::path x = fs::weakly_canonical(a, ec), y = fs::weakly_canonical(b, ec);
+  return !ec && x == y;
+}
+
+pc::report::SymbolicClaim claim_of(const pc::smt::Finding& f) {
+  return {f.check, pc::smt::status_name(f.status), f.claim, f.loc, f.witness};
 }
 
 }  // namespace
@@ -94,7 +104,7 @@ int main(int argc, char** argv) {
   std::vector<std::pair<std::string, std::int64_t>> params;
   pc::check::Options opt;
   bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false, quiet = false;
-  bool internal = false;  // a defect of the checker showed (InternalError): exit 4
+  bool full_coverage = false;
   std::string html_out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -123,6 +133,12 @@ int main(int argc, char** argv) {
       opt.reduction = false;
     } else if (a == "--check-expect") {
       check_expect = true;
+    } else if (a == "--coverage") {
+      full_coverage = true;
+    } else if (a == "--steps") {
+      std::uint64_t n = 0;
+      if (!parse_u64(value("--steps"), n) || n > 1000000) return usage("--steps needs a number of steps (0 for the initial state)");
+      opt.steps = static_cast<long long>(n);
     } else if (a == "--brief") {
       brief = true;
     } else if (a == "--progress") {
@@ -164,10 +180,30 @@ int main(int argc, char** argv) {
   if (want_json && want_sarif) return usage("--json and --sarif exclude each other");
   if (quiet && opt.progress) return usage("--quiet and --progress exclude each other");
   if (!opt.replay.empty() && files.size() != 1) return usage("--replay takes exactly one file");
+  if (opt.steps >= 0 && opt.replay.empty()) return usage("--steps goes with --replay TOKEN");
+  for (const std::string& path : files)
+    if (!html_out.empty() && same_file(html_out, path))
+      return usage("--trace-html " + html_out + " is an input file; it would be overwritten");
+  if (!opt.replay.empty()) {
+    // The token carries the --param values it was made with: they apply as
+    // if given here, and one given here with another value is a mismatch.
+    const auto carried = pc::check::token_params(opt.replay);
+    if (!carried) return usage("--replay: malformed token '" + opt.replay + "'");
+    for (const auto& [name, v] : *carried) {
+      bool given = false;
+      for (const auto& [n, w] : params) {
+        if (n != name) continue;
+        given = true;
+        if (w != v)
+          return usage("--replay: the token was made with --param " + name + "=" + std::to_string(v) + ", not " +
+                       name + "=" + std::to_string(w));
+      }
+      if (!given) params.emplace_back(name, v);
+    }
+  }
+  opt.params = params;
 
   std::vector<pc::report::FileReport> reports;
-  pc::check::Exit worst = pc::check::Exit::verified;
-  bool all_match = true;
   const bool text_out = !want_json && !want_sarif && !quiet;
   for (const std::string& path : files) {
     pc::report::FileReport f;
@@ -177,73 +213,64 @@ int main(int argc, char** argv) {
     f.expect = parsed.kernel.expect;
     for (const pc::ir::Param& p : parsed.kernel.params) f.params.emplace_back(p.name, p.value);
     if (!parsed.ok()) {
-      f.bad_input = true;
+      f.failure = pc::check::Failure::bad_input;
       f.diagnostics = std::move(parsed.errors);
     } else {
-      try {
+      pc::check::run_guarded(f, [&] {
         f.result = pc::check::check(parsed.kernel, opt);
-        if (symbolic) f.symbolic = pc::smt::check_symbolic(parsed.kernel);
-      } catch (const pc::check::InternalError& e) {
-        // A defect of the checker, not of the kernel: reported, exit 4.
-        internal = true;
-        f.bad_input = true;
-        f.diagnostics.push_back({path, {}, std::string("internal error: ") + e.what()});
-      } catch (const pc::check::KernelError& e) {
-        f.bad_input = true;
-        f.diagnostics.push_back({path, e.loc, e.what()});
-      } catch (const std::bad_alloc&) {
-        f.bad_input = false;
-        f.result.verdict = pc::check::Verdict::inconclusive;
-        f.result.inconclusive_reason = "out-of-memory";
-      } catch (const std::exception& e) {
-        // An IR the explorer cannot instantiate (explore.hpp), or a defect of
-        // the checker: either way not a verdict, and never an abort.
-        f.bad_input = true;
-        f.diagnostics.push_back({path, {}, std::string("the checker cannot run this kernel: ") + e.what()});
-      }
+        if (symbolic)
+          for (const pc::smt::Finding& x : pc::smt::check_symbolic(parsed.kernel)) f.symbolic.push_back(claim_of(x));
+      });
     }
-    if (text_out || (quiet && f.bad_input)) {
-      std::fputs(pc::report::text(f, !brief).c_str(), f.bad_input ? stderr : stdout);
+    if (text_out || (quiet && f.failed())) {
+      const auto coverage = full_coverage ? pc::report::Coverage::full : pc::report::Coverage::summary;
+      std::fputs(pc::report::text(f, !brief, coverage).c_str(), f.failed() ? stderr : stdout);
       std::fflush(stdout);
     }
-    if (rank(pc::report::exit_of(f)) > rank(worst)) worst = pc::report::exit_of(f);
-    all_match &= pc::report::matches_expectation(f) && !f.expect.empty();
     reports.push_back(std::move(f));
   }
-  if (want_json) std::fputs(pc::report::json(reports).c_str(), stdout);
-  if (want_sarif) std::fputs(pc::report::sarif(reports).c_str(), stdout);
+  // The trace page first: a failure to write it is part of the exit status
+  // that the JSON and SARIF documents report.
+  bool html_failed = false;
   if (!html_out.empty()) {
     bool any_violation = false;
     for (const pc::report::FileReport& f : reports)
-      any_violation |= !f.bad_input && f.result.verdict == pc::check::Verdict::violation;
+      any_violation |= !f.failed() && f.result.verdict == pc::check::Verdict::violation;
     if (!any_violation && text_out) std::printf("no violation, so no trace timeline written to %s\n", html_out.c_str());
     for (const pc::report::FileReport& f : reports) {
-      if (f.bad_input || f.result.verdict != pc::check::Verdict::violation) continue;
+      if (f.failed() || f.result.verdict != pc::check::Verdict::violation) continue;
       std::ofstream out(html_out, std::ios::binary);
       out << pc::report::html(f);
       if (!out) {
         std::fprintf(stderr, "check-kernel: cannot write %s\n", html_out.c_str());
-        return 2;
+        html_failed = true;
+      } else if (text_out) {
+        std::printf("trace timeline written to %s\n", html_out.c_str());
       }
-      if (text_out) std::printf("trace timeline written to %s\n", html_out.c_str());
       break;
     }
   }
+  int status = pc::report::exit_status(reports, check_expect);
+  if (html_failed && status != static_cast<int>(pc::check::Exit::internal)) status = static_cast<int>(pc::check::Exit::bad_input);
+  if (want_json) std::fputs(pc::report::json(reports, status).c_str(), stdout);
+  if (want_sarif) std::fputs(pc::report::sarif(reports, status).c_str(), stdout);
   if (text_out && files.size() > 1) {
-    int counts[4] = {0, 0, 0, 0};
-    for (const auto& f : reports) ++counts[static_cast<int>(pc::report::exit_of(f))];
-    std::printf("%zu kernels: %d verified, %d with a violation, %d inconclusive, %d bad input\n", files.size(), counts[0],
-                counts[1], counts[3], counts[2]);
-  }
-  if (internal) return 4;
-  if (check_expect) {
-    if (text_out) {
-      for (const auto& f : reports)
-        if (!pc::report::matches_expectation(f) || f.expect.empty())
-          std::printf("expectation not met: %s (expected %s, got %s)\n", f.file.c_str(),
-                      f.expect.empty() ? "an '# expect:' line" : f.expect.c_str(), pc::report::outcome_name(f).c_str());
+    using pc::check::Exit;
+    std::printf("%zu kernels:", files.size());
+    const char* sep = " ";
+    for (const Exit e : {Exit::verified, Exit::violation, Exit::inconclusive, Exit::bad_input, Exit::internal}) {
+      int n = 0;
+      for (const auto& f : reports) n += pc::report::exit_of(f) == e;
+      if (n == 0 && e == Exit::internal) continue;
+      std::printf("%s%d %s", sep, n, pc::check::exit_name(e));
+      sep = ", ";
     }
-    return all_match ? 0 : 1;
+    std::printf("\n");
   }
-  return static_cast<int>(worst);
+  if (check_expect && text_out)
+    for (const auto& f : reports)
+      if (!pc::report::matches_expectation(f) || f.expect.empty())
+        std::printf("expectation not met: %s (expected %s, got %s)\n", f.file.c_str(),
+                    f.expect.empty() ? "an '# expect:' line" : f.expect.c_str(), pc::report::outcome_name(f).c_str());
+  return status;
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "checker/dsl/lexer.hpp"
@@ -76,7 +77,14 @@ class Parser {
   Parser(const Lexed& lx, const std::string& file, const std::vector<std::pair<std::string, std::int64_t>>& overrides)
       : t_(lx.tokens), file_(file), overrides_(overrides) {
     k_.file = file;
-    for (const LexError& e : lx.errors) errors_.push_back({file_, e.loc, e.message});
+    // A binary file gives an error per byte: keep the first few.
+    for (const LexError& e : lx.errors) {
+      if (static_cast<int>(errors_.size()) == max_errors) {
+        truncated_ = true;
+        break;
+      }
+      errors_.push_back({file_, e.loc, e.message});
+    }
     expects_ = lx.expects;
   }
 
@@ -96,6 +104,14 @@ class Parser {
   int depth_ = 0, expr_depth_ = 0;
   std::vector<int> height_;  // of each expression tree, parallel to k_.exprs
   bool seen_kernel_ = false;
+  bool truncated_ = false;   // errors were left out: the list ends with "too many errors"
+  // Names whose declaration had an error: a use of one is dropped without a
+  // second error (the first already says what is wrong).
+  std::string declaring_;
+  std::set<std::string> broken_;
+  int silenced_ = 0;         // statements dropped for using a broken name
+  ir::Loc cta_threads_loc_;  // where `cta threads` was declared
+  mutable std::optional<ir::Loc> overflow_;  // where const_value last overflowed
 
   // ---- tokens ----
   const Token& peek(std::size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
@@ -127,6 +143,11 @@ class Parser {
   }
   [[noreturn]] void fail(ir::Loc loc, std::string msg) {
     errors_.push_back({file_, loc, std::move(msg)});
+    throw Fail{};
+  }
+  // A use of a name whose declaration failed: drop the statement quietly.
+  [[noreturn]] void silent() {
+    ++silenced_;
     throw Fail{};
   }
   [[noreturn]] void stop(ir::Loc loc, std::string msg) {
@@ -243,6 +264,7 @@ class Parser {
       }
       auto p = params_.find(tk.text);
       if (p != params_.end()) return constant(k_.params[static_cast<std::size_t>(p->second)].value, tk.loc, p->second);
+      if (broken_.count(tk.text)) silent();
       std::vector<std::string> known;
       for (const auto& [n, i] : params_) known.push_back(n);
       if (role_)
@@ -290,7 +312,10 @@ class Parser {
           case ir::BinOp::land: r = A && B; break;
           case ir::BinOp::lor: r = A || B; break;
         }
-        if (r > max_number || r < -max_number) return std::nullopt;
+        if (r > max_number || r < -max_number) {
+          if (!overflow_) overflow_ = x.loc;
+          return std::nullopt;
+        }
         return static_cast<std::int64_t>(r);
       }
     }
@@ -299,8 +324,11 @@ class Parser {
   std::int64_t const_expr(const char* what, std::int64_t lo, std::int64_t hi) {
     const ir::Loc loc = peek().loc;
     ExprId e = expr();
+    overflow_.reset();
     auto v = const_value(e);
-    if (!v) fail(loc, std::string(what) + " must be a constant expression of parameters (and not divide by zero or overflow)");
+    if (!v && overflow_)
+      fail(*overflow_, "integer overflow in " + std::string(what) + ": the value leaves -2^62..2^62");
+    if (!v) fail(loc, std::string(what) + " must be a constant expression of parameters (and not divide by zero)");
     if (*v < lo || *v > hi)
       fail(loc, std::string(what) + " is " + std::to_string(*v) + "; it must be in " + std::to_string(lo) + ".." +
                     std::to_string(hi));
@@ -351,7 +379,33 @@ class Parser {
   void check_operands(const ir::Op& op);
   void check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc);
   void finish();
+  void check_cta_threads();
 };
+
+// `cta threads = N` states the CTA's size. The roles placed on a CTA are
+// its threads the model runs; they cannot be more than N. Fewer is allowed:
+// the others are threads the kernel does not model, which take part in no
+// barrier (as threads that exit at once; docs/dsl.md).
+void Parser::check_cta_threads() {
+  if (k_.cta_threads <= 0 || !errors_.empty() || silenced_ > 0) return;
+  for (int cta = 0; cta < k_.cluster_ctas; ++cta) {
+    int threads = 0;
+    std::string parts;
+    for (const ir::Role& r : k_.roles) {
+      if (r.cta >= 0 && r.cta != cta) continue;
+      const int t = ir::threads_of(r.granularity) * r.count;
+      threads += t;
+      parts += (parts.empty() ? "" : ", ") + r.name + " " + std::to_string(t);
+    }
+    if (threads <= k_.cta_threads) continue;
+    errors_.push_back({file_, cta_threads_loc_,
+                       "cta threads = " + std::to_string(k_.cta_threads) + ", but the roles on CTA " + std::to_string(cta) +
+                           " have " + std::to_string(threads) + " threads (" + parts +
+                           "): a CTA cannot run more threads than it has; raise the count, or drop the line (the CTA "
+                           "then has its roles' threads)"});
+    return;
+  }
+}
 
 ir::Ref Parser::ref(const std::map<std::string, int>& names, const char* kind, bool allow_cta) {
   const Token& tk = peek();
@@ -359,6 +413,7 @@ ir::Ref Parser::ref(const std::map<std::string, int>& names, const char* kind, b
   next();
   auto it = names.find(tk.text);
   if (it == names.end()) {
+    if (broken_.count(tk.text)) silent();
     std::vector<std::string> known;
     for (const auto& [n, i] : names) known.push_back(n);
     fail(tk.loc, "unknown " + std::string(kind) + " '" + tk.text + "'" + suggest(tk.text, known));
@@ -810,6 +865,7 @@ void Parser::param() {
   const Token& tk = peek();
   const std::string n = name("a parameter name");
   if (params_.count(n)) fail(tk.loc, "parameter '" + n + "' is declared twice");
+  declaring_ = n;
   expect("=");
   ir::Param p;
   p.name = n;
@@ -870,10 +926,11 @@ void Parser::role() {
   vars_ = {{"cta", ir::var_cta}, {"instance", ir::var_instance}};
   std::vector<ir::Stmt> body;
   const std::size_t errors_before = errors_.size();
+  const int silenced_before = silenced_;
   block(body);
   role_ = &k_.roles.back();
   role_->body = std::move(body);
-  if (role_->body.empty() && errors_.size() == errors_before)
+  if (role_->body.empty() && errors_.size() == errors_before && silenced_ == silenced_before)
     fail(role_->loc, "role '" + role_->name + "' has an empty body");
   role_ = nullptr;
 }
@@ -904,6 +961,7 @@ void Parser::declaration() {
     k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, 16));
     end_of_statement();
   } else if (kw == "cta") {
+    cta_threads_loc_ = tk.loc;
     expect("threads");
     expect("=");
     k_.cta_threads = static_cast<int>(const_expr("the CTA's thread count", 32, 1024));
@@ -912,6 +970,7 @@ void Parser::declaration() {
     const Token& nt = peek();
     const std::string n = name(kw == "smem" ? "a buffer name" : "an mbarrier name");
     if (buffers_.count(n) || mbars_.count(n) || params_.count(n)) fail(nt.loc, "'" + n + "' is already declared");
+    declaring_ = n;
     int size = 1;
     if (accept("[")) {
       size = static_cast<int>(const_expr("an array size", 1, max_array));
@@ -951,9 +1010,11 @@ void Parser::declaration() {
 void Parser::finish() {
   if (!seen_kernel_) errors_.push_back({file_, {1, 1}, "the file declares no kernel: start it with 'kernel NAME'"});
   else if (k_.roles.empty() && errors_.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
+  check_cta_threads();
   for (const auto& [on, ov] : overrides_) {
     (void)ov;
-    if (!params_.count(on)) {
+    // A parameter whose declaration failed (its value out of range, say) has its error already.
+    if (!params_.count(on) && !broken_.count(on)) {
       std::vector<std::string> known;
       for (const auto& [n, i] : params_) known.push_back(n);
       errors_.push_back({file_, {0, 0}, "--param " + on + ": the kernel has no such parameter" + suggest(on, known)});
@@ -976,20 +1037,28 @@ Parsed Parser::run() {
         continue;
       }
       try {
+        declaring_.clear();
         declaration();
       } catch (const Fail&) {
+        if (!declaring_.empty()) broken_.insert(declaring_);
         if (static_cast<int>(errors_.size()) >= max_errors) throw;
         recover();
       }
     }
     finish();
   } catch (const Fail&) {
-    errors_.push_back({file_, peek().loc, "too many errors; stopping"});
+    truncated_ = true;
   } catch (const Stop&) {
   }
   std::stable_sort(errors_.begin(), errors_.end(), [](const Diagnostic& a, const Diagnostic& b) {
     return std::tie(a.loc.line, a.loc.col) < std::tie(b.loc.line, b.loc.col);
   });
+  // At most max_errors, then one line that says the rest was left out.
+  if (static_cast<int>(errors_.size()) > max_errors) {
+    errors_.resize(max_errors);
+    truncated_ = true;
+  }
+  if (truncated_) errors_.push_back({file_, errors_.empty() ? ir::Loc{} : errors_.back().loc, "too many errors; stopping"});
   return Parsed{std::move(k_), std::move(errors_)};
 }
 
@@ -1038,34 +1107,6 @@ Parsed parse_file(const std::string& path, std::string& source_out,
   }
   if (in.bad()) return error("cannot read the file");
   return parse(source_out, path, overrides);
-}
-
-std::string render(const Diagnostic& d, std::string_view source) {
-  std::ostringstream o;
-  o << d.file;
-  if (d.loc.line > 0) o << ':' << d.loc.line << ':' << d.loc.col;
-  o << ": error: " << d.message << '\n';
-  if (d.loc.line <= 0) return o.str();
-  std::size_t start = 0;
-  for (int l = 1; l < d.loc.line && start != std::string_view::npos; ++l) {
-    start = source.find('\n', start);
-    if (start != std::string_view::npos) ++start;
-  }
-  if (start == std::string_view::npos || start > source.size()) return o.str();
-  std::size_t end = source.find('\n', start);
-  if (end == std::string_view::npos) end = source.size();
-  // A long line is shown as a window of it around the column, so that the
-  // caret stays under the right character.
-  constexpr std::size_t width = 160;
-  std::size_t from = 0;
-  const std::size_t col = static_cast<std::size_t>(std::max(1, d.loc.col)) - 1;
-  if (col > width / 2) from = std::min(col - width / 2, end - start);
-  std::string line(source.substr(start + from, std::min<std::size_t>(end - start - from, width)));
-  for (char& c : line)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) c = c == '\t' ? ' ' : '?';
-  const std::string lead = from > 0 ? "  ..." : "  ";
-  o << lead << line << '\n' << std::string(lead.size() + std::min(col - from, width), ' ') << "^\n";
-  return o.str();
 }
 
 }  // namespace pc::dsl

@@ -9,15 +9,13 @@
 #include <utility>
 #include <vector>
 
+#include "checker/diagnostic.hpp"
 #include "checker/ir.hpp"
 
 namespace pc::dsl {
 
-struct Diagnostic {
-  std::string file;
-  ir::Loc loc;
-  std::string message;
-};
+using pc::Diagnostic;
+using pc::render;
 
 struct Parsed {
   ir::Kernel kernel;
@@ -41,8 +39,5 @@ inline constexpr std::size_t max_source_bytes = 16u << 20;
 // max_source_bytes, gives a diagnostic at line 0.
 [[nodiscard]] Parsed parse_file(const std::string& path, std::string& source_out,
                                 const std::vector<std::pair<std::string, std::int64_t>>& overrides = {});
-
-// "file:line:col: error: message", the source line, and a caret under the column.
-[[nodiscard]] std::string render(const Diagnostic& d, std::string_view source);
 
 }  // namespace pc::dsl

@@ -37,18 +37,20 @@ std::string loc(const std::string& file, ir::Loc l) {
   return "{\"file\": " + q(file) + ", \"line\": " + std::to_string(l.line) + ", \"column\": " + std::to_string(l.col) + "}";
 }
 
+const char* unreached_kind(check::UnreachedKind k) {
+  switch (k) {
+    case check::UnreachedKind::statement: return "statement";
+    case check::UnreachedKind::access: return "access";
+    case check::UnreachedKind::assertion: return "assert";
+  }
+  return "statement";
+}
+
 }  // namespace
 
-std::string json(const std::vector<FileReport>& files) {
+std::string json(const std::vector<FileReport>& files, int exit_status) {
   std::ostringstream o;
-  int worst = 0;
-  for (const FileReport& f : files) {
-    const int e = static_cast<int>(exit_of(f));
-    // Bad input is the worst outcome, then inconclusive, then violation.
-    auto rank = [](int x) { return x == 2 ? 3 : x == 3 ? 2 : x; };
-    if (rank(e) > rank(worst)) worst = e;
-  }
-  o << "{\n  \"tool\": \"check-kernel\",\n  \"format_version\": 1,\n  \"exit_code\": " << worst << ",\n  \"kernels\": [";
+  o << "{\n  \"tool\": \"check-kernel\",\n  \"format_version\": 1,\n  \"exit_code\": " << exit_status << ",\n  \"kernels\": [";
   for (std::size_t i = 0; i < files.size(); ++i) {
     const FileReport& f = files[i];
     const check::Result& r = f.result;
@@ -60,7 +62,7 @@ std::string json(const std::vector<FileReport>& files) {
     for (std::size_t p = 0; p < f.params.size(); ++p)
       o << (p ? ", " : "") << q(f.params[p].first) << ": " << f.params[p].second;
     o << "}";
-    if (f.bad_input) {
+    if (f.failed()) {
       o << ",\n      \"errors\": [";
       for (std::size_t d = 0; d < f.diagnostics.size(); ++d)
         o << (d ? ", " : "") << "{\"message\": " << q(f.diagnostics[d].message)
@@ -82,6 +84,28 @@ std::string json(const std::vector<FileReport>& files) {
         << ", \"agent\": " << (x.agent >= 0 ? q(r.agents[static_cast<std::size_t>(x.agent)].name) : "null") << "}";
     }
     o << "]";
+    if (r.coverage) {
+      o << ",\n      \"unreached\": [";
+      for (std::size_t u = 0; u < r.unreached.size(); ++u) {
+        const check::Unreached& x = r.unreached[u];
+        o << (u ? ", " : "") << "{\"kind\": " << q(unreached_kind(x.kind)) << ", \"role\": " << q(x.role)
+          << ", \"statement\": " << q(x.what) << ", \"location\": " << loc(f.file, x.loc) << "}";
+      }
+      o << "]";
+    }
+    if (r.snapshot.taken) {
+      const check::Snapshot& sn = r.snapshot;
+      o << ",\n      \"state\": {\"step\": " << sn.step << ", \"agents\": [";
+      for (std::size_t a = 0; a < sn.agents.size(); ++a)
+        o << (a ? ", " : "") << "{\"agent\": " << q(r.agents[static_cast<std::size_t>(sn.agents[a].agent)].name)
+          << ", \"status\": " << q(sn.agents[a].status) << ", \"location\": " << loc(f.file, sn.agents[a].loc) << "}";
+      o << "], \"objects\": [";
+      for (std::size_t b = 0; b < sn.objects.size(); ++b)
+        o << (b ? ", " : "") << "{\"name\": " << q(sn.objects[b].name) << ", \"state\": " << q(sn.objects[b].state) << "}";
+      o << "], \"in_flight\": [";
+      for (std::size_t e = 0; e < sn.in_flight.size(); ++e) o << (e ? ", " : "") << q(sn.in_flight[e]);
+      o << "]}";
+    }
     if (r.verdict == check::Verdict::violation) {
       o << ",\n      \"violation\": {\"kind\": " << q(spec::violation_name(r.violation)) << ", \"message\": " << q(r.message)
         << ", \"description\": " << q(spec::violation_doc(r.violation)) << ", \"location\": " << loc(f.file, r.loc)
@@ -104,8 +128,8 @@ std::string json(const std::vector<FileReport>& files) {
     if (!f.symbolic.empty()) {
       o << ",\n      \"symbolic\": [";
       for (std::size_t s = 0; s < f.symbolic.size(); ++s) {
-        const smt::Finding& x = f.symbolic[s];
-        o << (s ? ", " : "") << "{\"check\": " << q(x.check) << ", \"status\": " << q(smt::status_name(x.status))
+        const SymbolicClaim& x = f.symbolic[s];
+        o << (s ? ", " : "") << "{\"check\": " << q(x.check) << ", \"status\": " << q(x.status)
           << ", \"claim\": " << q(x.claim) << ", \"location\": " << loc(f.file, x.loc) << ", \"witness\": {";
         for (std::size_t w = 0; w < x.witness.size(); ++w) o << (w ? ", " : "") << q(x.witness[w].first) << ": " << x.witness[w].second;
         o << "}}";

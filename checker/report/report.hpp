@@ -1,43 +1,65 @@
 // Writers of check results: text for people, JSON (docs/check-kernel.schema.json)
 // for scripts, SARIF 2.1.0 for code-scanning tools, and a self-contained HTML
-// timeline of a counterexample.
+// timeline of a counterexample. They read results only: nothing here
+// depends on the .bk front end or on the SMT back end.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
-#include "checker/dsl/parser.hpp"
+#include "checker/diagnostic.hpp"
 #include "checker/result.hpp"
-#include "checker/smt/symbolic.hpp"
 
 namespace pc::report {
 
 // check-kernel's version: --version, and the tool version in SARIF.
 inline constexpr const char* tool_version = "0.1";
 
-// One file's outcome: bad input (diagnostics), or a check result.
+// A claim of the symbolic back end (--symbolic), as the reports print it.
+struct SymbolicClaim {
+  std::string check;    // "tx_balance" or "named_count"
+  std::string status;   // "proven", "counterexample" or "unknown"
+  std::string claim;
+  ir::Loc loc;
+  std::vector<std::pair<std::string, std::int64_t>> witness;  // parameter values of a counterexample
+};
+
+// One file's outcome: bad input or an internal error (diagnostics), or a check result.
 struct FileReport {
   std::string file;
   std::string source;
   std::string kernel;
-  bool bad_input = false;
-  std::vector<dsl::Diagnostic> diagnostics;
+  check::Failure failure = check::Failure::none;
+  std::vector<Diagnostic> diagnostics;
   std::string expect;             // the `# expect:` line, if any
   check::Result result;
-  std::vector<smt::Finding> symbolic;  // with --symbolic
+  std::vector<SymbolicClaim> symbolic;  // with --symbolic
   std::vector<std::pair<std::string, std::int64_t>> params;  // parameter values used
+  [[nodiscard]] bool failed() const { return failure != check::Failure::none; }
 };
 
-// "verified", a violation name, "inconclusive", or "bad_input".
+// How much of the coverage the text report lists.
+enum class Coverage : std::uint8_t { summary, full };
+
+// "verified", a violation name, "inconclusive", "bad_input" or "internal_error".
 [[nodiscard]] std::string outcome_name(const FileReport& f);
 // Whether the outcome matches the file's `# expect:` line (true when there is none).
 [[nodiscard]] bool matches_expectation(const FileReport& f);
 [[nodiscard]] check::Exit exit_of(const FileReport& f);
+// The worst exit status over the files (check::worst).
+[[nodiscard]] check::Exit exit_of(const std::vector<FileReport>& files);
+// The process's exit status: the worst over the files; with --check-expect,
+// 0 when every file has an `# expect:` line its outcome matches, else 1 (an
+// internal error stays 4).
+[[nodiscard]] int exit_status(const std::vector<FileReport>& files, bool check_expect);
 
-[[nodiscard]] std::string text(const FileReport& f, bool verbose_trace);
-[[nodiscard]] std::string json(const std::vector<FileReport>& files);
-[[nodiscard]] std::string sarif(const std::vector<FileReport>& files);
+[[nodiscard]] std::string text(const FileReport& f, bool verbose_trace, Coverage coverage = Coverage::summary);
+// `exit_status`: the process's (exit_status above), which the document reports.
+[[nodiscard]] std::string json(const std::vector<FileReport>& files, int exit_status);
+[[nodiscard]] std::string sarif(const std::vector<FileReport>& files, int exit_status);
 [[nodiscard]] std::string html(const FileReport& f);
 
 // JSON string escaping (also used by the HTML writer for data attributes).

@@ -1,22 +1,29 @@
-// SARIF 2.1.0 (OASIS, "Static Analysis Results Interchange Format"): one run,
-// one rule per violation kind, one result per violation with its location and
-// the trace as a code flow; bad input is reported as an error-level result too.
+// SARIF 2.1.0 (OASIS, "Static Analysis Results Interchange Format") as code
+// scanning takes it: one run; one rule per violation kind (and for bad input
+// and unreached statements), each with a short and a full description, help
+// in text and markdown with the fix, and tags; one result per violation at
+// its line, the trace as a code flow, and a fingerprint of the kernel, the
+// kind and the location (not of the schedule, which changes with the
+// search). Files under the working directory are URIs relative to
+// %SRCROOT%. An inconclusive check, or an internal error, is a tool
+// execution notification, and the invocation is marked unsuccessful.
 #include <cctype>
 #include <cstdio>
 #include <cstring>
-#include <set>
+#include <filesystem>
 #include <sstream>
 
 #include "checker/report/report.hpp"
+#include "checker/report/rules.hpp"
 
 namespace pc::report {
 namespace {
 
 std::string q(std::string_view s) { return "\"" + json_escape(s) + "\""; }
 
-// artifactLocation.uri is a URI reference (RFC 3986): a file name as given,
-// with the characters a URI reserves or forbids percent-encoded.
-std::string uri(std::string_view path) {
+// A URI reference (RFC 3986): the path with what a URI reserves or forbids
+// percent-encoded.
+std::string encode(std::string_view path) {
   std::string o;
   for (const char c : path) {
     const unsigned char u = static_cast<unsigned char>(c);
@@ -31,58 +38,170 @@ std::string uri(std::string_view path) {
   return o;
 }
 
+std::string working_dir() {
+  std::error_code ec;
+  std::string d = std::filesystem::current_path(ec).generic_string();
+  if (ec) return "";
+  if (d.empty() || d.back() != '/') d += '/';
+  return d;
+}
+
+// The file relative to the working directory when it lies under it ("" when not).
+std::string relative(const std::string& file) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path abs = fs::weakly_canonical(fs::absolute(file, ec), ec);
+  const fs::path root = fs::weakly_canonical(fs::current_path(ec), ec);
+  if (ec) return "";
+  const fs::path rel = abs.lexically_relative(root);
+  const std::string r = rel.generic_string();
+  if (r.empty() || r == "." || r.rfind("..", 0) == 0 || rel.is_absolute()) return "";
+  return r;
+}
+
+std::string artifact(const std::string& file) {
+  const std::string rel = relative(file);
+  if (!rel.empty()) return "{\"uri\": " + q(encode(rel)) + ", \"uriBaseId\": \"%SRCROOT%\"}";
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const std::string abs = fs::absolute(file, ec).generic_string();
+  return "{\"uri\": " + q("file://" + encode(ec ? file : abs)) + "}";
+}
+
 std::string location(const std::string& file, ir::Loc l, std::string_view message = {}) {
-  std::string s = "{\"physicalLocation\": {\"artifactLocation\": {\"uri\": " + q(uri(file)) + "}, \"region\": {\"startLine\": " +
+  std::string s = "{\"physicalLocation\": {\"artifactLocation\": " + artifact(file) + ", \"region\": {\"startLine\": " +
                   std::to_string(l.line > 0 ? l.line : 1) + ", \"startColumn\": " + std::to_string(l.col > 0 ? l.col : 1) + "}}";
   if (!message.empty()) s += ", \"message\": {\"text\": " + q(message) + "}";
   return s + "}";
 }
 
-}  // namespace
+// 64-bit FNV-1a, as hex: a fingerprint that stays while the finding does.
+std::string fingerprint(const std::string& key) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (const char c : key) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  return buf;
+}
 
-std::string sarif(const std::vector<FileReport>& files) {
-  std::ostringstream o;
-  o << "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
-    << "    \"tool\": {\"driver\": {\"name\": \"check-kernel\", \"version\": \"" << tool_version << "\", \"rules\": [";
-  // Every violation kind is a rule; its index is its place in the list.
-  bool first = true;
-  o << "\n      {\"id\": \"bad_input\", \"shortDescription\": {\"text\": \"the .bk file could not be read or parsed\"}}";
-  first = false;
-#define PC_X(e, name, doc) \
-  o << ",\n      {\"id\": \"" name "\", \"shortDescription\": {\"text\": " << q(doc) << "}}";
+std::string fingerprints(const FileReport& f, std::string_view rule, ir::Loc l) {
+  const std::string rel = relative(f.file);
+  const std::string key = f.kernel + "|" + std::string(rule) + "|" + (rel.empty() ? f.file : rel) + ":" +
+                          std::to_string(l.line) + ":" + std::to_string(l.col);
+  return "{\"phasecheck/v1\": " + q(fingerprint(key)) + "}";
+}
+
+void rule(std::ostringstream& o, std::string_view id, std::string_view short_text, std::string_view full_text, bool first) {
+  const RuleHelp* h = rule_help(id);
+  const std::string fix = h ? std::string(h->fix) : "See docs/spec.md for the rule and its source.";
+  const std::string help = std::string(full_text) + ". Fix: " + fix;
+  const std::string md = "**" + std::string(id) + "**: " + std::string(full_text) + ".\n\n**Fix**: " + fix +
+                         "\n\nThe rule and its source: docs/spec.md; the trace replays with `check-kernel FILE --replay TOKEN`.";
+  o << (first ? "" : ",") << "\n      {\"id\": " << q(id) << ", \"name\": " << q(id) << ", \"shortDescription\": {\"text\": "
+    << q(short_text) << "}, \"fullDescription\": {\"text\": " << q(std::string(full_text) + ".") << "}, \"help\": {\"text\": "
+    << q(help) << ", \"markdown\": " << q(md) << "}, \"properties\": {\"tags\": [\"phasecheck\"";
+  if (h)
+    for (std::string_view t : h->tags) o << ", " << q(t);
+  o << "], \"precision\": \"very-high\"}}";
+}
+
+// The rules, in this order: their indices are the results' ruleIndex.
+std::vector<std::string> rule_ids() {
+  std::vector<std::string> ids = {std::string(rule_bad_input), std::string(rule_unreached)};
+#define PC_X(e, name, doc) ids.emplace_back(name);
   PC_VIOLATIONS(PC_X)
 #undef PC_X
-  (void)first;
-  o << "\n    ]}},\n    \"results\": [";
-  bool any = false;
+  return ids;
+}
+
+int rule_index(std::string_view id) {
+  static const std::vector<std::string> ids = rule_ids();
+  for (std::size_t i = 0; i < ids.size(); ++i)
+    if (ids[i] == id) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+std::string sarif(const std::vector<FileReport>& files, int exit_status) {
+  std::ostringstream o;
+  o << "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
+    << "    \"tool\": {\"driver\": {\"name\": \"check-kernel\", \"fullName\": \"check-kernel (phasecheck)\", \"version\": \""
+    << tool_version << "\", \"semanticVersion\": \"" << tool_version << ".0\", \"rules\": [";
+  rule(o, rule_bad_input, "the .bk file could not be read or parsed", "The input file could not be read, parsed or instantiated",
+       true);
+  rule(o, rule_unreached, "a statement no interleaving executes",
+       "A statement of the kernel that no interleaving of its agents executes, found after a verified search", false);
+#define PC_X(e, name, doc) rule(o, name, doc, std::string("The kernel breaks a rule of the model: ") + doc, false);
+  PC_VIOLATIONS(PC_X)
+#undef PC_X
+  o << "\n    ]}},\n";
+  // Inconclusive checks and internal errors: the run did not do its job.
+  std::vector<std::string> notes;
   for (const FileReport& f : files) {
-    if (f.bad_input) {
-      for (const dsl::Diagnostic& d : f.diagnostics) {
-        o << (any ? "," : "") << "\n      {\"ruleId\": \"bad_input\", \"level\": \"error\", \"message\": {\"text\": "
-          << q(d.message) << "}, \"locations\": [" << location(d.file, d.loc) << "]}";
-        any = true;
+    if (f.failure == check::Failure::internal)
+      for (const Diagnostic& d : f.diagnostics)
+        notes.push_back("{\"level\": \"error\", \"message\": {\"text\": " +
+                        q(f.kernel + ": internal error of check-kernel (please report it): " + d.message) +
+                        "}, \"locations\": [" + location(f.file, {}) + "]}");
+    if (!f.failed() && f.result.verdict == check::Verdict::inconclusive)
+      notes.push_back("{\"level\": \"error\", \"message\": {\"text\": " +
+                      q(f.kernel + ": inconclusive (" + f.result.inconclusive_reason +
+                        "): the search did not finish, so nothing was proven and no result is reported for this kernel") +
+                      "}, \"locations\": [" + location(f.file, {}) + "]}");
+  }
+  o << "    \"invocations\": [{\"executionSuccessful\": " << (notes.empty() ? "true" : "false")
+    << ", \"exitCode\": " << exit_status << ", \"toolExecutionNotifications\": [";
+  for (std::size_t i = 0; i < notes.size(); ++i) o << (i ? ", " : "") << "\n      " << notes[i];
+  o << "]}],\n";
+  const std::string root = working_dir();
+  if (!root.empty()) o << "    \"originalUriBaseIds\": {\"%SRCROOT%\": {\"uri\": " << q("file://" + encode(root)) << "}},\n";
+  o << "    \"results\": [";
+  bool any = false;
+  auto result = [&](std::string_view id, const char* level, const std::string& message, const FileReport& f, ir::Loc l,
+                    const std::string& file) {
+    o << (any ? "," : "") << "\n      {\"ruleId\": " << q(id) << ", \"ruleIndex\": " << rule_index(id) << ", \"level\": \""
+      << level << "\", \"message\": {\"text\": " << q(message) << "}, \"locations\": [" << location(file, l)
+      << "], \"partialFingerprints\": " << fingerprints(f, id, l);
+    any = true;
+  };
+  for (const FileReport& f : files) {
+    if (f.failure == check::Failure::bad_input) {
+      for (const Diagnostic& d : f.diagnostics) {
+        result(rule_bad_input, "error", d.message, f, d.loc, d.file);
+        o << "}";
       }
       continue;
     }
+    if (f.failed()) continue;
     const check::Result& r = f.result;
     for (const check::Warning& w : r.warnings) {
-      o << (any ? "," : "") << "\n      {\"ruleId\": " << q(spec::violation_name(w.kind))
-        << ", \"level\": \"warning\", \"message\": {\"text\": " << q(f.kernel + ": " + w.message) << "}, \"locations\": ["
-        << location(f.file, w.loc) << "]}";
-      any = true;
+      result(spec::violation_name(w.kind), "warning", f.kernel + ": " + w.message, f, w.loc, f.file);
+      o << "}";
+    }
+    for (const check::Unreached& u : r.unreached) {
+      result(rule_unreached, "warning",
+             f.kernel + ": " + u.role + ": '" + u.what + "' never runs in any interleaving" +
+                 (u.kind == check::UnreachedKind::access      ? ": this access is unreachable, so no race on it is checked"
+                  : u.kind == check::UnreachedKind::assertion ? ": this assert is unreachable, so it is never checked"
+                                                              : ""),
+             f, u.loc, f.file);
+      o << "}";
     }
     if (r.verdict != check::Verdict::violation) continue;
-    o << (any ? "," : "") << "\n      {\"ruleId\": " << q(spec::violation_name(r.violation))
-      << ", \"level\": \"error\", \"message\": {\"text\": " << q(f.kernel + ": " + r.message) << "}, \"locations\": ["
-      << location(f.file, r.loc) << "], \"partialFingerprints\": {\"replay\": " << q(r.replay) << "}"
-      << ", \"codeFlows\": [{\"threadFlows\": [{\"locations\": [";
+    result(spec::violation_name(r.violation), "error", f.kernel + ": " + r.message + " (replay: check-kernel " + f.file +
+                                                           " --replay " + r.replay + ")",
+           f, r.loc, f.file);
+    o << ", \"codeFlows\": [{\"threadFlows\": [{\"locations\": [";
     for (std::size_t i = 0; i < r.trace.size(); ++i) {
       const check::TraceStep& t = r.trace[i];
       const std::string who = t.agent >= 0 ? r.agents[static_cast<std::size_t>(t.agent)].name : "async";
       o << (i ? ", " : "") << "{\"location\": " << location(f.file, t.loc, who + ": " + t.text) << "}";
     }
     o << "]}]}]}";
-    any = true;
   }
   o << "\n    ]\n  }]\n}\n";
   return o.str();

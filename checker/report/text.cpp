@@ -8,19 +8,30 @@
 namespace pc::report {
 
 std::string outcome_name(const FileReport& f) {
-  return f.bad_input ? "bad_input" : check::outcome_name(f.result);
+  switch (f.failure) {
+    case check::Failure::none: return check::outcome_name(f.result);
+    case check::Failure::bad_input: return "bad_input";
+    case check::Failure::internal: return "internal_error";
+  }
+  return "internal_error";
 }
 
 bool matches_expectation(const FileReport& f) { return f.expect.empty() || f.expect == outcome_name(f); }
 
-check::Exit exit_of(const FileReport& f) {
-  if (f.bad_input) return check::Exit::bad_input;
-  switch (f.result.verdict) {
-    case check::Verdict::verified: return check::Exit::verified;
-    case check::Verdict::violation: return check::Exit::violation;
-    case check::Verdict::inconclusive: return check::Exit::inconclusive;
-  }
-  return check::Exit::bad_input;
+check::Exit exit_of(const FileReport& f) { return check::exit_of(f.failure, f.result.verdict); }
+
+check::Exit exit_of(const std::vector<FileReport>& files) {
+  check::Exit e = check::Exit::verified;
+  for (const FileReport& f : files) e = check::worst(e, exit_of(f));
+  return e;
+}
+
+int exit_status(const std::vector<FileReport>& files, bool check_expect) {
+  const check::Exit worst = exit_of(files);
+  if (!check_expect || worst == check::Exit::internal) return static_cast<int>(worst);
+  bool all = true;
+  for (const FileReport& f : files) all &= !f.expect.empty() && matches_expectation(f);
+  return static_cast<int>(all ? check::Exit::verified : check::Exit::violation);
 }
 
 namespace {
@@ -42,13 +53,118 @@ std::string source_line(const std::string& src, int line) {
   return a == std::string::npos ? "" : s.substr(a);
 }
 
+std::string padded(const std::string& s, std::size_t width) {
+  return s + std::string(s.size() < width ? width - s.size() : 1, ' ');
+}
+
+// The trace, up to the step --steps asked for, if it did.
+std::string trace_text(const FileReport& f) {
+  const check::Result& r = f.result;
+  std::ostringstream o;
+  const std::size_t shown = r.snapshot.taken ? r.snapshot.step : r.trace.size();
+  if (shown == r.trace.size()) o << "  trace (" << r.trace.size() << " steps):\n";
+  else o << "  trace (the first " << shown << " of " << r.trace.size() << " steps):\n";
+  for (std::size_t i = 0; i < shown; ++i) {
+    const check::TraceStep& t = r.trace[i];
+    const std::string who = t.agent >= 0 ? r.agents[static_cast<std::size_t>(t.agent)].name : "async";
+    char num[32];
+    std::snprintf(num, sizeof num, "%4zu", i + 1);
+    o << "  " << num << "  " << padded(who, 18) << "line " << t.loc.line << ": " << t.text;
+    if (t.phase_completed) o << "   [" << t.object << "]";
+    o << '\n';
+    if (i + 1 == shown || t.blocked) {
+      const std::string src = source_line(f.source, t.loc.line);
+      if (!src.empty()) o << "        " << std::string(18, ' ') << "      | " << src << '\n';
+    }
+  }
+  return o.str();
+}
+
+// --steps: each agent's position, each barrier's state, what is in flight.
+std::string snapshot(const FileReport& f) {
+  const check::Result& r = f.result;
+  std::ostringstream o;
+  const check::Snapshot& s = r.snapshot;
+  o << "  state after step " << s.step << ":\n";
+  for (const check::Position& p : s.agents) {
+    o << "    " << padded(r.agents[static_cast<std::size_t>(p.agent)].name, 18);
+    if (p.loc.line > 0) {
+      o << "line " << p.loc.line;
+      std::string src = source_line(f.source, p.loc.line);
+      src = src.substr(0, src.find('#'));
+      while (!src.empty() && src.back() == ' ') src.pop_back();
+      if (!src.empty()) o << " (" << src << ")";
+      o << ": ";
+    }
+    o << p.status << '\n';
+  }
+  for (const check::ObjectState& b : s.objects) o << "    " << padded(b.name, 18) << b.state << '\n';
+  for (const std::string& e : s.in_flight) o << "    in flight: " << e << '\n';
+  return o.str();
+}
+
+std::string kind_word(check::UnreachedKind k) {
+  switch (k) {
+    case check::UnreachedKind::statement: return "statement";
+    case check::UnreachedKind::access: return "buffer access";
+    case check::UnreachedKind::assertion: return "assert";
+  }
+  return "statement";
+}
+
+// Statements no interleaving executed: a summary, or each with what it means.
+std::string coverage_text(const FileReport& f, Coverage how) {
+  const std::vector<check::Unreached>& u = f.result.unreached;
+  std::ostringstream o;
+  if (how == Coverage::full) {
+    if (u.empty()) o << "  coverage: every statement runs in some interleaving\n";
+    for (const check::Unreached& x : u) {
+      const std::string src = source_line(f.source, x.loc.line);
+      o << "  unreached: " << where(f, x.loc) << ": " << x.role << ": '" << (src.empty() ? x.what : src)
+        << "' never runs in any interleaving";
+      if (x.kind == check::UnreachedKind::access) o << ": this access is unreachable, so no race on it is checked";
+      if (x.kind == check::UnreachedKind::assertion) o << ": this assert is unreachable, so it is never checked";
+      o << '\n';
+    }
+    return o.str();
+  }
+  if (u.empty()) return "";
+  int access = 0, assertion = 0;
+  std::string lines;
+  for (std::size_t i = 0; i < u.size(); ++i) {
+    access += u[i].kind == check::UnreachedKind::access;
+    assertion += u[i].kind == check::UnreachedKind::assertion;
+    if (i < 8) lines += (i ? ", " : "") + std::to_string(u[i].loc.line);
+    else if (i == 8) lines += ", ...";
+  }
+  o << "  warning: " << u.size() << (u.size() == 1 ? " statement never runs" : " statements never run")
+    << " in any interleaving (line" << (u.size() == 1 ? " " : "s ") << lines << ")";
+  if (access + assertion > 0) {
+    o << "; unreachable, so never checked:";
+    if (access) o << " " << access << " " << kind_word(check::UnreachedKind::access) << (access == 1 ? "" : "es");
+    if (access && assertion) o << " and";
+    if (assertion) o << " " << assertion << " " << kind_word(check::UnreachedKind::assertion) << (assertion == 1 ? "" : "s");
+  }
+  o << " (--coverage lists them)\n";
+  return o.str();
+}
+
 }  // namespace
 
-std::string text(const FileReport& f, bool verbose_trace) {
+std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   std::ostringstream o;
-  if (f.bad_input) {
-    for (const dsl::Diagnostic& d : f.diagnostics) o << dsl::render(d, f.source);
-    o << f.file << ": bad input (" << f.diagnostics.size() << (f.diagnostics.size() == 1 ? " error" : " errors") << ")\n";
+  if (f.failure == check::Failure::internal) {
+    for (const Diagnostic& d : f.diagnostics)
+      o << f.file << ": " << (f.kernel.empty() ? "?" : f.kernel) << ": INTERNAL ERROR: " << d.message << '\n';
+    o << "  a defect of check-kernel, not of the kernel: please report it, with this file and the command line\n";
+    return o.str();
+  }
+  if (f.failure == check::Failure::bad_input) {
+    for (const Diagnostic& d : f.diagnostics) o << render(d, f.source);
+    // The front end ends a list it cut short with "too many errors; stopping".
+    const bool cut = !f.diagnostics.empty() && f.diagnostics.back().message == "too many errors; stopping";
+    const std::size_t n = f.diagnostics.size() - (cut ? 1 : 0);
+    o << f.file << ": bad input (" << n << (n == 1 ? " error" : " errors") << (cut ? ", and more left out" : "") << ")\n";
     return o.str();
   }
   const check::Result& r = f.result;
@@ -73,31 +189,21 @@ std::string text(const FileReport& f, bool verbose_trace) {
     // The rule's general statement, unless the message already says just that.
     const std::string_view doc = spec::violation_doc(r.violation);
     if (r.message.find(doc) == std::string::npos) o << "  why: " << doc << '\n';
-    if (verbose_trace) {
-      o << "  trace (" << r.trace.size() << " steps):\n";
-      for (std::size_t i = 0; i < r.trace.size(); ++i) {
-        const check::TraceStep& t = r.trace[i];
-        const std::string who = t.agent >= 0 ? r.agents[static_cast<std::size_t>(t.agent)].name : "async";
-        char num[32];
-        std::snprintf(num, sizeof num, "%4zu", i + 1);
-        o << "  " << num << "  " << who << std::string(who.size() < 18 ? 18 - who.size() : 1, ' ') << "line "
-          << t.loc.line << ": " << t.text;
-        if (t.phase_completed) o << "   [" << t.object << "]";
-        o << '\n';
-        if (i + 1 == r.trace.size() || t.blocked) {
-          const std::string src = source_line(f.source, t.loc.line);
-          if (!src.empty()) o << "        " << std::string(18, ' ') << "      | " << src << '\n';
-        }
-      }
-    }
+    if (verbose_trace) o << trace_text(f);
+    if (r.snapshot.taken) o << snapshot(f);
     o << "  replay: check-kernel " << f.file << " --replay " << r.replay << '\n';
   }
+  if (r.verdict == check::Verdict::inconclusive && r.snapshot.taken) {
+    if (verbose_trace) o << trace_text(f);
+    o << snapshot(f);
+  }
+  if (r.coverage) o << coverage_text(f, coverage);
   for (const check::Warning& w : r.warnings)
     o << "  warning " << spec::violation_name(w.kind) << ": " << where(f, w.loc) << ": " << w.message
       << "\n    (a point the field relies on with no failure known: docs/spec.md, \"Stances\"; --strict makes it an error)\n";
-  for (const smt::Finding& s : f.symbolic) {
-    o << "  symbolic " << s.check << ": " << smt::status_name(s.status) << ": " << s.claim;
-    if (s.status == smt::Status::counterexample) {
+  for (const SymbolicClaim& s : f.symbolic) {
+    o << "  symbolic " << s.check << ": " << s.status << ": " << s.claim;
+    if (s.status == "counterexample") {
       o << " fails for";
       for (const auto& [n, v] : s.witness) o << " --param " << n << "=" << v;
     }

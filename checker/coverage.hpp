@@ -1,0 +1,30 @@
+// Statement coverage of a search: which instructions of each role some agent
+// executed. After a verified search, the statements none executed in any
+// interleaving are reported as warnings (docs/checker.md, "Coverage"); they
+// never change a verdict.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "checker/program.hpp"
+#include "checker/result.hpp"
+
+namespace pc::check {
+
+class Coverage {
+ public:
+  explicit Coverage(const Program& p);
+  // Agent `agent` executed its instruction at `pc`.
+  void mark(int agent, std::uint16_t pc) { hit_[base_[static_cast<std::size_t>(agent)] + pc] = 1; }
+  // The source statements of which no instruction ran, in source order.
+  [[nodiscard]] std::vector<Unreached> unreached() const;
+
+ private:
+  const Program& p_;
+  std::vector<std::size_t> base_;       // per agent: its role's first slot in hit_
+  std::vector<std::size_t> role_base_;  // per role
+  std::vector<std::uint8_t> hit_;
+};
+
+}  // namespace pc::check

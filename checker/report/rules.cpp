@@ -1,0 +1,101 @@
+#include "checker/report/rules.hpp"
+
+namespace pc::report {
+namespace {
+
+const std::vector<RuleHelp>& table() {
+  static const std::vector<RuleHelp> rules = {
+      {"bad_input", "Fix the error at the location given: the file must parse and name only what it declares (docs/dsl.md).",
+       {"input"}},
+      {"unreached_statement",
+       "No interleaving runs this statement: its barrier or branch condition is never met. Check the condition, or remove "
+       "the dead code; what it does (an access, an assert) is never checked.",
+       {"coverage", "maintainability"}},
+      {"deadlock",
+       "Make every wait reachable by the arrivals it needs: check arrival counts, expected parities, the tx bytes each "
+       "barrier expects against what its TMA loads deliver, and that every thread a barrier counts arrives.",
+       {"concurrency", "deadlock", "liveness"}},
+      {"data_race",
+       "Order the two accesses: wait on the mbarrier phase (or named barrier) that the writer's arrive or TMA load "
+       "completes before the other access, and give a reused buffer an 'empty' barrier that the consumer arrives on.",
+       {"concurrency", "race", "memory-model"}},
+      {"proxy_race",
+       "Put fence_proxy_async between generic-proxy writes (st.shared) and the async-proxy access (TMA store, wgmma, "
+       "tcgen05) that reads them, after the barrier that orders them.",
+       {"concurrency", "race", "async-proxy"}},
+      {"uninitialized_barrier", "Initialise the mbarrier (init, or a count in its declaration) before any use.",
+       {"correctness", "mbarrier"}},
+      {"invalidated_barrier", "Do not use an mbarrier after inval; initialise it again first.", {"correctness", "mbarrier"}},
+      {"reinit_live_barrier", "Invalidate the mbarrier (inval) before initialising it again.", {"correctness", "mbarrier"}},
+      {"bad_init_count", "Give init a count in 1..2^20-1.", {"correctness", "mbarrier"}},
+      {"arrival_underflow",
+       "Arrive no more often per phase than the barrier's count: check the count given to init and the arrivals of each "
+       "phase (an arrive_expect_tx is an arrival too).",
+       {"correctness", "mbarrier"}},
+      {"bad_arrive_count", "Give arrive a count in 1..2^20-1.", {"correctness", "mbarrier"}},
+      {"tx_out_of_range",
+       "Keep the bytes expected in one phase within 2^20-1: split a large copy over phases, and match every expect_tx "
+       "with loads of those bytes.",
+       {"correctness", "mbarrier", "tx-count"}},
+      {"nocomplete_would_complete", "Drop nocomplete from the arrive that completes the phase, or arrive with a smaller count.",
+       {"correctness", "mbarrier"}},
+      {"pending_count_undefined", "Read pending_count only from the token of an arrive with nocomplete.",
+       {"correctness", "mbarrier"}},
+      {"unsynchronized_init",
+       "Make the init visible before other threads or the async proxy use the barrier: fence_mbarrier_init (for the "
+       "cluster) or a CTA barrier (syncthreads) after init.",
+       {"concurrency", "mbarrier", "initialisation"}},
+      {"named_red_mixed", "Use bar_red or bar_sync/bar_arrive on one named-barrier instance, not both.",
+       {"correctness", "named-barrier"}},
+      {"named_count_mismatch",
+       "Give every use of one named barrier id the same thread count, equal to the threads that arrive at it.",
+       {"correctness", "named-barrier"}},
+      {"named_count_not_warp_multiple", "Give named barriers a thread count that is a multiple of 32.",
+       {"correctness", "named-barrier"}},
+      {"named_id_out_of_range", "Use named-barrier ids 0..15.", {"correctness", "named-barrier"}},
+      {"named_id0_clash", "Use a user barrier id (1..15) for a partial thread count: id 0 is __syncthreads'.",
+       {"correctness", "named-barrier"}},
+      {"remote_wait", "Wait only on an mbarrier of the agent's own CTA; signal other CTAs with remote arrives.",
+       {"correctness", "cluster"}},
+      {"exit_with_pending",
+       "Keep the CTA alive until everything that targets its shared memory has landed: wait on the barriers of its TMA "
+       "loads and remote arrivals (a cluster barrier before exit), and wait_group 0 for TMA stores.",
+       {"correctness", "async", "cluster"}},
+      {"parity_alias", "No longer reported.", {"correctness"}},
+      {"cluster_barrier_misuse", "Pair every cluster_arrive with one cluster_wait, in that order.", {"correctness", "cluster"}},
+      {"async_group_misuse",
+       "Follow the async-group protocol: wgmma_fence before the first wgmma, commit_group/wgmma_commit before waiting "
+       "on a group.",
+       {"correctness", "async"}},
+      {"amd_missing_waitcnt", "Wait for outstanding LDS operations (s_waitcnt lgkmcnt(0)) before the barrier.",
+       {"correctness", "amd"}},
+      {"split_barrier_misuse", "Signal (s_barrier_signal) before each s_barrier_wait.", {"correctness", "amd"}},
+      {"assertion_failed", "The assert does not hold in the schedule of the trace: fix the kernel or the assert.",
+       {"correctness", "assertion"}},
+      {"scope_race",
+       "Give the release (arrive) and the acquire (wait) that order the two accesses cluster scope when they are in "
+       "different CTAs.",
+       {"concurrency", "race", "scope", "cluster"}},
+      {"scope_war",
+       "Order the overwrite after the other CTA's access with a release and acquire of cluster scope.",
+       {"concurrency", "race", "scope", "cluster"}},
+      {"cross_proxy_war",
+       "Put fence_proxy_async between the generic-proxy reads and the async-proxy write (a TMA load) into the same "
+       "buffer.",
+       {"concurrency", "race", "async-proxy"}},
+      {"async_init_unfenced",
+       "Put fence_mbarrier_init (or fence_proxy_async) between the init and the first async-proxy use of the barrier.",
+       {"concurrency", "mbarrier", "async-proxy"}},
+  };
+  return rules;
+}
+
+}  // namespace
+
+const RuleHelp* rule_help(std::string_view id) {
+  for (const RuleHelp& r : table())
+    if (r.id == id) return &r;
+  return nullptr;
+}
+
+}  // namespace pc::report
