@@ -76,6 +76,13 @@ enum class OpCode : std::uint8_t {
 #undef PC_X
 };
 
+// How many operations the table has (op codes are 0 .. op_count-1).
+inline constexpr int op_count = 0
+#define PC_X(e, kw, lanes, doc) +1
+    PC_OPS(PC_X)
+#undef PC_X
+    ;
+
 [[nodiscard]] constexpr std::string_view op_keyword(OpCode c) {
   switch (c) {
 #define PC_X(e, kw, lanes, doc) \

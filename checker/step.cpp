@@ -63,6 +63,16 @@ std::string scope_text(const ir::Op& op, bool arrive) {
   return t;
 }
 
+// Whether mbarrier instance `mbar`'s initialisation is visible to a use by
+// `issuers` through `proxy` (rules::init_use over the hb check of the use).
+rules::InitUse init_use_of(const Program& p, const hb::Memory& mem, int mbar, hb::Proxy proxy, hb::Threads issuers) {
+  hb::Access acc;
+  acc.buf = p.mbar_pseudo_buffer(mbar);
+  acc.proxy = proxy;
+  acc.issuers = issuers;
+  return rules::init_use(hb::check_only(mem, acc));
+}
+
 // What an operation failed with, as an exception internal to this file: the
 // step stops and reports it.
 struct Stop {
@@ -144,11 +154,7 @@ class Exec {
   // The async proxy's use of a barrier that the same thread initialised with
   // no proxy fence between is a warning (docs/spec.md, "Stances").
   void require_init_visible(int mbar, hb::Proxy proxy, hb::Threads issuers) {
-    hb::Access acc;
-    acc.buf = p_.mbar_pseudo_buffer(mbar);
-    acc.proxy = proxy;
-    acc.issuers = issuers;
-    switch (rules::init_use(hb::check_only(s_.mem, acc))) {
+    switch (init_use_of(p_, s_.mem, mbar, proxy, issuers)) {
       case rules::InitUse::visible: return;
       case rules::InitUse::unfenced_own_init:
         warn(Violation::async_init_unfenced,
@@ -995,6 +1001,9 @@ bool Stepper::surely_blocked(const State& s, int a) const {
       const int m = info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(i);
       const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
       if (st.status != mb::Status::live) return false;
+      // The wait's step would report an init not ordered before it (the
+      // same test as Exec::require_init_visible), not block.
+      if (init_use_of(p_, s.mem, m, hb::Proxy::generic, info.hb.lanes()) != rules::InitUse::visible) return false;
       const spec::Outcome o = mb::test_wait_parity(st, static_cast<std::uint32_t>(op.parity == ir::no_expr ? 0 : eval(p_, op.parity, vars)));
       return o.violation == Violation::none && o.observed == 0;
     }

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,90 @@ std::string cluster_kernel(std::mt19937& rng) {
   }
   return k;
 }
+
+// The operations the other generators leave out: an mbarrier's life (init,
+// its fence, inval), expect_tx / complete_tx, arrive_drop, test_wait,
+// try_wait, token waits and pending_count, named barriers in every form
+// (bar_arrive, bar_red, syncthreads), the split cluster barrier and the
+// tcgen05 fences, over one or two CTAs.
+std::string misc_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool two = pick(3) == 0;
+  std::string k = "kernel misc\n";
+  if (two) k += "cluster 2\n";
+  k += "smem a[1] bytes 256\nmbarrier m[2] count " + std::to_string(1 + pick(2)) + "\nmbarrier z[1]\n";
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    k += "role r" + std::to_string(r) + " warp:\n";
+    const int ops = 2 + pick(4);
+    for (int i = 0; i < ops; ++i) {
+      const std::string bar = pick(3) == 0 ? "z[0]" : "m[" + std::to_string(pick(2)) + "]";
+      const std::string parity = std::to_string(pick(2));
+      switch (pick(20)) {
+        case 0: k += "  one: init z[0] count 1\n"; break;
+        case 1: k += "  one: fence_mbarrier_init\n"; break;
+        case 2: k += "  one: inval " + bar + "\n"; break;
+        case 3: k += "  one: expect_tx " + bar + " bytes 16\n"; break;
+        case 4: k += "  one: complete_tx " + bar + " bytes 16\n"; break;
+        case 5: k += "  one: arrive_drop " + bar + "\n"; break;
+        case 6: k += "  r = test_wait " + bar + " parity " + parity + "\n"; break;
+        case 7: k += "  r = try_wait " + bar + " parity " + parity + (pick(2) ? " relaxed" : "") + "\n"; break;
+        case 8:
+          k += "  t = arrive " + bar + (pick(2) ? " nocomplete" : "") + "\n  c = pending_count t\n";
+          if (pick(2)) k += "  wait " + bar + " token t\n";
+          break;
+        case 9: k += "  bar_arrive 1, 64\n"; break;
+        case 10: k += "  bar_sync 1, 64\n"; break;
+        case 11: k += "  p = bar_red popc 2, 64, 1\n"; break;
+        case 12: k += "  syncthreads\n"; break;
+        case 13: k += "  cluster_arrive" + std::string(pick(2) ? " relaxed" : "") + "\n"; break;
+        case 14: k += "  cluster_wait\n"; break;
+        case 15: k += "  " + std::string(pick(2) ? "tcgen05_fence_before_thread_sync" : "tcgen05_fence_after_thread_sync") + "\n"; break;
+        case 16: k += "  one: tcgen05_mma read a[0]\n"; break;
+        case 17: k += "  wait " + bar + " parity " + parity + "\n"; break;
+        case 18: k += "  one: write a[0]\n"; break;
+        default: k += "  one: arrive " + bar + "\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// AMD: waves writing and reading LDS, s_waitcnt, s_barrier and the gfx12
+// split barrier, now and then a wait left out.
+std::string amd_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel amdgen\ntarget amd\nsmem lds[2] bytes 256\n";
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    k += "role w" + std::to_string(r) + " warp:\n";
+    const int ops = 2 + pick(5);
+    for (int i = 0; i < ops; ++i) {
+      const std::string buf = "lds[" + std::to_string(pick(2)) + "]";
+      switch (pick(7)) {
+        case 0: k += "  all: write " + buf + "\n"; break;
+        case 1: k += "  all: read " + buf + "\n"; break;
+        case 2: k += "  s_waitcnt_lgkm\n"; break;
+        case 3: k += "  s_barrier\n"; break;
+        case 4: k += "  s_barrier_signal\n"; break;
+        case 5: k += "  s_barrier_wait\n"; break;
+        default: k += "  s_waitcnt_lgkm\n  s_barrier\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// Every op code that occurs in a kernel (the reduction check covers what the
+// generators write).
+void collect_ops(const std::vector<ir::Stmt>& body, std::set<ir::OpCode>& seen) {
+  for (const ir::Stmt& st : body) {
+    if (st.kind == ir::StmtKind::op) seen.insert(st.op.code);
+    collect_ops(st.body, seen);
+    collect_ops(st.else_body, seen);
+  }
+}
+std::set<ir::OpCode> generated_ops;  // over every generated kernel that parsed
 
 // Runs both searches on a generated kernel; false if it is not a valid kernel.
 // A ring-buffer pipeline per CTA (1 or 2 CTAs): a producer and C consumers,
@@ -263,6 +348,7 @@ bool agree(const std::string& text, int& violations, int& verified, int& reduced
 }
 
 bool agree_parsed(const dsl::Parsed& p, int& violations, int& verified, int& reduced) {
+  for (const ir::Role& role : p.kernel.roles) collect_ops(role.body, generated_ops);
   const check::Result a = run(p.kernel, true), b = run(p.kernel, false);
   check::Options none;
   none.reduction = false;
@@ -337,6 +423,19 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   for (int i = 0; i < 2600; ++i) async_parsed += agree(async_kernel(rng), violations, verified, reduced);
 
   for (int i = 0; i < 1200; ++i) CHECK(agree(async_pipeline(rng), violations, verified, reduced));
+  int misc_parsed = 0;
+  for (int i = 0; i < 800; ++i) misc_parsed += agree(misc_kernel(rng), violations, verified, reduced);
+  MESSAGE(misc_parsed << " of 800 random kernels of the other operations parse");
+  CHECK(misc_parsed > 500);
+  for (int i = 0; i < 300; ++i) CHECK(agree(amd_kernel(rng), violations, verified, reduced));
+  // The footprints of the reduction (checker/footprint.cpp) are checked against
+  // the steps' execution by --check-reduction on these kernels: every
+  // operation must occur in them, so that a footprint cannot drift unseen.
+  std::string missing;
+  for (int c = 0; c < ir::op_count; ++c)
+    if (!generated_ops.count(static_cast<ir::OpCode>(c)))
+      missing += " " + std::string(ir::op_keyword(static_cast<ir::OpCode>(c)));
+  CHECK_MESSAGE(missing.empty(), "operations no generated kernel has:" << missing);
   MESSAGE(async_parsed << " of 2600 random async kernels parse");
   CHECK(async_parsed > 2000);
   std::string seen;

@@ -86,6 +86,14 @@ const std::vector<RuleHelp>& table() {
       {"async_init_unfenced",
        "Put fence_mbarrier_init (or fence_proxy_async) between the init and the first async-proxy use of the barrier.",
        {"concurrency", "mbarrier", "async-proxy"}},
+      {"bad_copy_size",
+       "Give every bulk copy (TMA) a size that is a multiple of 16 bytes and at most 1048560; where a loop variable "
+       "computes it, check the expression for every iteration.",
+       {"correctness", "tma"}},
+      {"tcgen05_unfenced",
+       "Put tcgen05_fence_after_thread_sync between the wait (or bar_sync, cluster_wait) and the tcgen05 MMAs issued "
+       "after it.",
+       {"concurrency", "tcgen05", "fence"}},
   };
   return rules;
 }
