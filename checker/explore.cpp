@@ -25,6 +25,7 @@
 #include "checker/step.hpp"
 #include "checker/symmetry.hpp"
 #include "checker/visited.hpp"
+#include "spec/rules.hpp"
 
 namespace pc::check {
 namespace {
@@ -616,6 +617,21 @@ Result Search::replay() {
 }  // namespace
 
 Result check(const ir::Kernel& k, const Options& opt) {
+  if (opt.replay.empty() && k.target == ir::Target::nvidia) {
+    // The kernel must fit in a CTA's shared memory before any schedule matters.
+    std::int64_t bytes = 0;
+    for (const ir::BufferDecl& b : k.buffers) bytes += static_cast<std::int64_t>(b.size) * static_cast<std::int64_t>(b.bytes);
+    for (const ir::MbarrierDecl& m : k.mbarriers) bytes += m.size * spec::rules::mbarrier_bytes;
+    if (const spec::Violation v = spec::rules::smem_footprint(bytes); v != spec::Violation::none) {
+      Result r;
+      r.verdict = Verdict::violation;
+      r.violation = v;
+      r.loc = k.loc;
+      r.message = "the shared memory of a CTA is " + std::to_string(bytes) + " bytes (buffers, 8 bytes per mbarrier): above " +
+                  std::to_string(spec::rules::smem_limit_sm90) + " (227 KiB, sm_90a)";
+      return r;
+    }
+  }
   Search s(k, opt);
   return opt.replay.empty() ? s.run() : s.replay();
 }

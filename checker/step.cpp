@@ -670,14 +670,17 @@ void Exec::op(const ir::Op& op) {
       retire(ag_.bulk, ev(op.n, 0), hb::Unit::bulk, hb::bit(leader));
       SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
       break;
-    case OpCode::cp_async:
+    case OpCode::cp_async: {
+      std::string names;
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
         race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::cp_async, 0, l.every),
              "cp.async into", buf, l.every);
+        if (describe_) names += (names.empty() ? " " : ", ") + p_.buffer_name(buf);
       }
-      SAY(lanes_prefix(op) + "cp_async");
+      SAY(lanes_prefix(op) + "cp_async" + names + " (in flight)");
       break;
+    }
     case OpCode::cp_async_mbarrier_arrive: {
       const int mbar = mbar_at(op.bar, me_.cta);
       require_init_visible(mbar, hb::Proxy::generic, l.threads);

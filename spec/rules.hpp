@@ -75,6 +75,16 @@ inline constexpr std::int64_t max_bulk_copy_bytes = 1048560;
   return bytes < 0 || bytes > max_bulk_copy_bytes || bytes % 16 != 0 ? Violation::bad_copy_size : Violation::none;
 }
 
+// Shared memory per CTA: an mbarrier object is 8 bytes (PTX ISA mbarrier:
+// ".b64 ... an opaque object of 8 bytes"); a block of compute capability 9.0
+// gets at most 227 KiB (CUDA C++ Programming Guide, "Technical Specifications
+// per Compute Capability": maximum shared memory per thread block).
+inline constexpr std::int64_t mbarrier_bytes = 8;
+inline constexpr std::int64_t smem_limit_sm90 = 227 * 1024;
+[[nodiscard]] constexpr Violation smem_footprint(std::int64_t bytes_per_cta) {
+  return bytes_per_cta > smem_limit_sm90 ? Violation::smem_overflow : Violation::none;
+}
+
 // A CTA's exit with its shared memory still in use (PTX ISA, "the shared
 // memory of a CTA is ... deallocated when it exits"; cp.async.bulk.wait_group
 // .read for the TMA store's reads, wgmma.wait_group for wgmma's reads): a TMA

@@ -58,6 +58,10 @@ namespace pc::spec {
     "an mbarrier's initialising thread uses it through the async proxy with no fence.mbarrier_init or fence.proxy.async (warning)") \
   X(bad_copy_size, "bad_copy_size",                                                         \
     "a bulk copy (TMA) whose size is not a multiple of 16 bytes or is above 1048560 bytes")   \
+  X(smem_overflow, "smem_overflow",                                                         \
+    "a CTA's shared memory (buffers, 8 bytes per mbarrier) is larger than the target allows") \
+  X(symbolic_counterexample, "symbolic_counterexample",                                     \
+    "--symbolic refuted a claim for some parameter values, and the explicit search at them did not confirm it") \
   X(tcgen05_unfenced, "tcgen05_unfenced",                                                   \
     "a tcgen05 MMA issued after a thread synchronization with no tcgen05.fence::after_thread_sync between (warning)")
 

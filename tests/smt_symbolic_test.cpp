@@ -226,18 +226,6 @@ TEST_CASE("symbolic: the corpus") {
       {"kernels/bugs/named_id_shared_by_two_groups.bk", "named_id"},
       {"kernels/bugs/user_barrier_id0.bk", "named_id"},
   };
-  const std::set<std::string> smem_too_large = {
-      "kernels/tlx_ws_gemm_hopper.bk",
-      "kernels/field/cutlass_sm100_2sm_umma.bk",
-      "kernels/field/cutlass_sm100_2sm_umma_bug_dealloc_init_unfenced.bk",
-      "kernels/field/cutlass_sm100_2sm_umma_bug_expect_tx_full_b.bk",
-      "kernels/field/cutlass_sm100_mixed_tma_cpasync.bk",
-      "kernels/field/cutlass_sm100_mixed_tma_cpasync_bug_cta_scope.bk",
-      "kernels/field/cutlass_sm90_tma_ws_multicast.bk",
-      "kernels/field/cutlass_sm90_tma_ws_multicast_bug_no_producer_tail.bk",
-      "kernels/field/deepgemm_sm90_fp8_1d2d.bk",
-      "kernels/field/deepgemm_sm90_fp8_1d2d_bug_expect_tx_local_only.bk",
-  };
   int proven = 0, refuted = 0, not_checked = 0, found = 0;
   for (const std::string& path : corpus_files()) {
     const std::string name = base(path);
@@ -271,14 +259,27 @@ TEST_CASE("symbolic: the corpus") {
       CHECK(f->witness.size() == free);
       explicit_search_fails(src, path, *f);
     }
-    if (smem_too_large.count(name)) {
-      allowed.insert("smem_footprint");
-      CHECK(find(fs, "smem_footprint", smt::Status::counterexample) != nullptr);
-    }
     for (const smt::Finding& f : fs)
       if (f.status == smt::Status::counterexample) CHECK_MESSAGE(allowed.count(f.check), f.check);
   }
   CHECK(found == static_cast<int>(bug_class.size()));
   MESSAGE("corpus claims: " << proven << " proven, " << refuted << " refuted, " << not_checked << " not checked");
   CHECK(proven > 5 * (refuted + not_checked));
+}
+
+TEST_CASE("symbolic: shared memory past 227 KiB is refuted with the values, and the explicit search reports it there") {
+  const std::string text = "kernel fit\nparam S = 2 in 1..8\nsmem buf[S] bytes 32768\nmbarrier full[S] count 1\n"
+                           "role w warp:\n  one: write buf[0]\n";
+  const dsl::Parsed p = parse(text, "fit.bk");
+  const auto fs = smt::check_symbolic(p.kernel);
+  const smt::Finding* f = find(fs, "smem_footprint", smt::Status::counterexample);
+  REQUIRE(f != nullptr);
+  REQUIRE(f->witness.size() == 1);
+  CHECK(f->witness[0].second == 8);  // 8 x 32 KiB + 64 bytes of barriers: the only value that does not fit
+  CHECK(check::check(p.kernel, {}).verdict == check::Verdict::verified);  // S = 2 fits
+  const dsl::Parsed at = dsl::parse(text, "fit.bk", {{"S", f->witness[0].second}});
+  REQUIRE(at.ok());
+  const check::Result r = check::check(at.kernel, {});
+  CHECK(r.violation == spec::Violation::smem_overflow);
+  CHECK(r.message.find("262208 bytes") != std::string::npos);
 }

@@ -37,8 +37,10 @@ options:
   --sarif              print results as SARIF 2.1.0 (for code-scanning tools)
   --trace-html OUT     write the counterexample timeline of a violation to OUT
                        (with several files: OUT gets the first violation's)
-  --symbolic           also prove, with Z3, tx balance and named-barrier counts
-                       for every parameter value in its declared range or set
+  --symbolic           also prove, with Z3, arrival counts, tx balance, ranges,
+                       named barriers and shared memory for every parameter
+                       value and trip count; a refuted claim is a violation
+                       (exit 1), shown by the explicit search at its values
   --strict             findings of the warning kinds (points the field relies
                        on with no failure known, docs/spec.md "Stances") are
                        violations: the search stops at them with a trace
@@ -93,8 +95,52 @@ bool same_file(const std::string& a, const std::string& b) {
   return !ec && x == y;
 }
 
-pc::report::SymbolicClaim claim_of(const pc::smt::Finding& f) {
-  return {f.check, pc::smt::status_name(f.status), f.claim, f.loc, f.witness};
+pc::report::SymbolicClaim claim_of(const pc::smt::Finding& f, const std::string& file) {
+  return {f.check,    pc::smt::status_name(f.status), f.claim, f.loc, f.witness, f.detail, f.reason,
+          f.status == pc::smt::Status::counterexample ? pc::smt::reproduce_command(f, file) : std::string()};
+}
+
+// A symbolic counterexample is a violation (exit 1): the explicit search
+// runs again at its parameter values and, where it finds the violation there,
+// that is the file's result, with its trace and a replay token that carries
+// those values; where it does not, the result is `symbolic_counterexample`.
+void confirm_symbolic(pc::report::FileReport& f, const std::vector<pc::smt::Finding>& findings,
+                      std::vector<std::pair<std::string, std::int64_t>> params, pc::check::Options opt) {
+  const pc::smt::Finding* cx = nullptr;
+  for (const pc::smt::Finding& x : findings)
+    if (x.status == pc::smt::Status::counterexample) {
+      cx = &x;
+      break;
+    }
+  if (!cx || f.result.verdict == pc::check::Verdict::violation) return;
+  for (const auto& [name, value] : cx->witness) {
+    bool given = false;
+    for (auto& [n, v] : params)
+      if (n == name) v = value, given = true;
+    if (!given) params.emplace_back(name, value);
+  }
+  std::string values;
+  for (const auto& [n, v] : cx->witness) values += (values.empty() ? "" : " ") + n + "=" + std::to_string(v);
+  std::string source;
+  const pc::dsl::Parsed at = pc::dsl::parse_file(f.file, source, params);
+  if (at.ok()) {
+    opt.params = params;
+    pc::check::Result r = pc::check::check(at.kernel, opt);
+    if (r.verdict == pc::check::Verdict::violation) {
+      r.message = "at " + values + " (a counterexample of --symbolic " + cx->check + "): " + r.message;
+      f.result = std::move(r);
+      f.params.clear();
+      for (const pc::ir::Param& p : at.kernel.params) f.params.emplace_back(p.name, p.value);
+      return;
+    }
+  }
+  f.result.verdict = pc::check::Verdict::violation;
+  f.result.violation = pc::spec::Violation::symbolic_counterexample;
+  f.result.loc = cx->loc;
+  f.result.agent = -1;
+  f.result.replay.clear();
+  f.result.message = cx->claim + " fails at " + values + (cx->detail.empty() ? "" : ": " + cx->detail) +
+                     "; the explicit search at those values does not show it: " + pc::smt::reproduce_command(*cx, f.file);
 }
 
 }  // namespace
@@ -218,8 +264,11 @@ int main(int argc, char** argv) {
     } else {
       pc::check::run_guarded(f, [&] {
         f.result = pc::check::check(parsed.kernel, opt);
-        if (symbolic)
-          for (const pc::smt::Finding& x : pc::smt::check_symbolic(parsed.kernel)) f.symbolic.push_back(claim_of(x));
+        if (symbolic) {
+          const std::vector<pc::smt::Finding> findings = pc::smt::check_symbolic(parsed.kernel);
+          for (const pc::smt::Finding& x : findings) f.symbolic.push_back(claim_of(x, path));
+          confirm_symbolic(f, findings, params, opt);
+        }
       });
     }
     if (text_out || (quiet && f.failed())) {

@@ -110,7 +110,7 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
       o << ",\n      \"violation\": {\"kind\": " << q(spec::violation_name(r.violation)) << ", \"message\": " << q(r.message)
         << ", \"description\": " << q(spec::violation_doc(r.violation)) << ", \"location\": " << loc(f.file, r.loc)
         << ", \"agent\": " << (r.agent >= 0 ? q(r.agents[static_cast<std::size_t>(r.agent)].name) : "null")
-        << ", \"replay\": " << q(r.replay) << "}";
+        << ", \"replay\": " << (r.replay.empty() ? "null" : q(r.replay)) << "}";
       o << ",\n      \"agents\": [";
       for (std::size_t a = 0; a < r.agents.size(); ++a)
         o << (a ? ", " : "") << "{\"name\": " << q(r.agents[a].name) << ", \"role\": " << q(r.agents[a].role)
@@ -132,7 +132,11 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
         o << (s ? ", " : "") << "{\"check\": " << q(x.check) << ", \"status\": " << q(x.status)
           << ", \"claim\": " << q(x.claim) << ", \"location\": " << loc(f.file, x.loc) << ", \"witness\": {";
         for (std::size_t w = 0; w < x.witness.size(); ++w) o << (w ? ", " : "") << q(x.witness[w].first) << ": " << x.witness[w].second;
-        o << "}}";
+        o << "}";
+        if (!x.detail.empty()) o << ", \"detail\": " << q(x.detail);
+        if (!x.reason.empty()) o << ", \"reason\": " << q(x.reason);
+        if (!x.reproduce.empty()) o << ", \"reproduce\": " << q(x.reproduce);
+        o << "}";
       }
       o << "]";
     }

@@ -20,11 +20,14 @@ inline constexpr const char* tool_version = "0.1";
 
 // A claim of the symbolic back end (--symbolic), as the reports print it.
 struct SymbolicClaim {
-  std::string check;    // "tx_balance" or "named_count"
-  std::string status;   // "proven", "counterexample" or "unknown"
+  std::string check;    // arrival_count, tx_balance, ... (docs/checker.md, "Symbolic claims")
+  std::string status;   // "proven", "counterexample", "unknown" or "not_checked"
   std::string claim;
   ir::Loc loc;
   std::vector<std::pair<std::string, std::int64_t>> witness;  // parameter values of a counterexample
+  std::string detail;     // a counterexample: what fails at the witness
+  std::string reason;     // not_checked / unknown: why
+  std::string reproduce;  // a counterexample: the check-kernel command that shows it in the explicit search
 };
 
 // One file's outcome: bad input or an internal error (diagnostics), or a check result.

@@ -90,6 +90,14 @@ const std::vector<RuleHelp>& table() {
        "Give every bulk copy (TMA) a size that is a multiple of 16 bytes and at most 1048560; where a loop variable "
        "computes it, check the expression for every iteration.",
        {"correctness", "tma"}},
+      {"smem_overflow",
+       "Shrink the buffers or the stage count of the kernel (or narrow the parameter's declared range to the values "
+       "that fit): a CTA of compute capability 9.0 gets at most 227 KiB of shared memory.",
+       {"correctness", "resources"}},
+      {"symbolic_counterexample",
+       "Run the printed check-kernel --param command: at those values the claim (bytes expected against bytes "
+       "delivered, arrivals against the count, named-barrier participants) fails; fix the arithmetic for every value.",
+       {"correctness", "parameters"}},
       {"tcgen05_unfenced",
        "Put tcgen05_fence_after_thread_sync between the wait (or bar_sync, cluster_wait) and the tcgen05 MMAs issued "
        "after it.",

@@ -206,8 +206,11 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
     if (s.status == "counterexample") {
       o << " fails for";
       for (const auto& [n, v] : s.witness) o << " --param " << n << "=" << v;
+      if (!s.detail.empty()) o << ": " << s.detail;
     }
+    if (!s.reason.empty()) o << ": " << s.reason;
     o << " (" << where(f, s.loc) << ")\n";
+    if (!s.reproduce.empty()) o << "    reproduce: " << s.reproduce << "\n";
   }
   return o.str();
 }

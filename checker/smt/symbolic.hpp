@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "checker/ir.hpp"
+#include "spec/rules.hpp"
 
 namespace pc::smt {
 
@@ -60,10 +61,10 @@ struct Finding {
 // 227 KiB, the opt-in maximum of compute capability 9.0 (sm_90a; CUDA C++
 // Programming Guide, "Technical Specifications per Compute Capability":
 // maximum amount of shared memory per thread block 227 KB).
-inline constexpr std::int64_t smem_limit_sm90 = 227 * 1024;
+using spec::rules::smem_limit_sm90;
 // What one mbarrier object takes (PTX ISA, mbarrier: "an opaque object in
 // shared memory with .b64 type", 8 bytes, 8-byte aligned).
-inline constexpr std::int64_t mbarrier_bytes = 8;
+using spec::rules::mbarrier_bytes;
 
 [[nodiscard]] constexpr const char* status_name(Status s) {
   switch (s) {
