@@ -183,6 +183,8 @@ class Search {
   }
   // With `snap_at` >= 0, also the state after that many trace steps (--steps).
   void describe(const std::vector<Action>& path, bool deadlock, Result& r, long long snap_at = -1) const;
+  // The earlier access of the race `race` reports, found among the trace's accesses.
+  EarlierAccess earlier_access(const std::vector<std::pair<std::size_t, AccessNote>>& accesses, const StepInfo& race) const;
   std::string token(const std::vector<Action>& path) const;
   void fill_agents(Result& r) const {
     for (const AgentInfo& a : prog_.agents)
@@ -201,12 +203,34 @@ std::string Search::token(const std::vector<Action>& path) const {
 
 // Re-runs a schedule with descriptions on, filling the trace; the last action
 // (or, for a deadlock, the final state) is the violation.
+EarlierAccess Search::earlier_access(const std::vector<std::pair<std::size_t, AccessNote>>& accesses, const StepInfo& race) const {
+  EarlierAccess e;
+  for (auto it = accesses.rbegin(); it != accesses.rend(); ++it) {
+    const AccessNote& n = it->second;
+    if (n.buf != race.race_buf || !(n.threads & spec::hb::bit(race.race_other)) || n.write != race.race_other_write) continue;
+    e.step = it->first;
+    break;
+  }
+  e.thread = prog_.thread_name(race.race_other);
+  e.write = race.race_other_write;
+  e.proxy = race.race_other_proxy == spec::hb::Proxy::async ? "async" : "generic";
+  for (std::size_t a = 0; a < prog_.agents.size(); ++a)
+    if (prog_.agents[a].hb.owns(race.race_other)) e.agent = static_cast<int>(a);
+  return e;
+}
+
 void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r, long long snap_at) const {
   Stepper st(prog_, true, opt_.strict);
   const State* current = nullptr;
   auto snap = [&](const State& x) {
     if (snap_at >= 0 && !r.snapshot.taken && r.trace.size() == static_cast<std::size_t>(snap_at))
       r.snapshot = snapshot(st, x, r.trace.size());
+  };
+  // Every access of the trace, with its step, so that a race names the step
+  // of its earlier access.
+  std::vector<std::pair<std::size_t, AccessNote>> accesses;
+  auto note = [&](const StepInfo& info) {
+    for (const AccessNote& n : info.accesses) accesses.emplace_back(r.trace.size(), n);
   };
   // Operations the reduction runs without interleaving still belong in the trace.
   auto record = [&](int agent, const StepInfo& info) {
@@ -215,6 +239,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
     t.text = info.text;
     t.loc = info.loc;
     r.trace.push_back(t);
+    note(info);
     if (current) snap(*current);
   };
   // The state after a step includes the control flow that follows it; when
@@ -254,8 +279,13 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
       r.message = info.message;
       r.loc = info.loc;
       r.agent = agent;
+      if (info.race_buf >= 0) {
+        r.earlier = earlier_access(accesses, info);
+        if (r.earlier.step > 0) r.earlier.loc = r.trace[r.earlier.step - 1].loc;
+      }
       return;
     }
+    note(info);
     normalize_described(s);
   }
   if (deadlock) {

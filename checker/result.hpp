@@ -90,6 +90,16 @@ struct TraceStep {
   bool blocked = false;      // the final step of a deadlock: this agent is blocked here
 };
 
+// The earlier of a race's two accesses, as the trace shows it.
+struct EarlierAccess {
+  std::size_t step = 0;      // 1-based index into Result::trace; 0: not found in the trace
+  ir::Loc loc;
+  int agent = -1;            // index into Result::agents
+  std::string thread;        // the lane class or async unit, e.g. "consumer@cta1 (async MMA)"
+  bool write = false;
+  std::string proxy;         // "generic" or "async"
+};
+
 struct Agent {
   std::string name;          // e.g. "consumer#1@cta0"
   std::string role;
@@ -142,6 +152,7 @@ struct Result {
   std::string message;       // one line: what went wrong, where
   ir::Loc loc;               // the violating operation
   int agent = -1;            // the violating agent (-1: none / global)
+  EarlierAccess earlier;     // a race: the other access (step 0 when none)
   std::vector<Agent> agents;
   std::vector<TraceStep> trace;
   std::string replay;        // token that re-runs exactly this schedule (--replay)

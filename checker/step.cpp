@@ -54,13 +54,12 @@ spec::mbarrier::Token decode_token(std::int64_t v) {
                                ((v >> 62) & 1) != 0};
 }
 
+// The semantics and scope an arrive or wait has, defaults spelled out (PTX
+// ISA mbarrier.arrive: .release and .cta by default; test_wait/try_wait:
+// .acquire and .cta), so that a trace shows what a scope bug rests on.
 std::string scope_text(const ir::Op& op, bool arrive) {
-  std::string t;
-  if (op.sem == ir::Sem::relaxed) t += " relaxed";
-  else if (op.sem != ir::Sem::standard) t += arrive ? " release" : " acquire";
-  if (op.scope == ir::Scope::cluster) t += " cluster";
-  else if (op.scope == ir::Scope::cta) t += " cta";
-  return t;
+  std::string t = op.sem == ir::Sem::relaxed ? " relaxed" : arrive ? " release" : " acquire";
+  return t + (op.scope == ir::Scope::cluster ? " cluster" : " cta");
 }
 
 // Whether mbarrier instance `mbar`'s initialisation is visible to a use by
@@ -204,6 +203,7 @@ class Exec {
     acc.spread = every ? static_cast<std::uint8_t>(a_ + 1) : 0;
     acc.unit = me_.hb.unit(u);
     acc.group = group;
+    if (describe_) info_.accesses.push_back({hb::bit(me_.hb.unit(u)), buf, k == hb::Kind::write, proxy});
     return hb::access(s_.mem, acc);
   }
   // The sync object of mbarrier instance `mbar` that a release of `scope`
@@ -245,6 +245,10 @@ class Exec {
 
 void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every) {
   if (c.violation == Violation::none && c.warning == Violation::none) return;
+  info_.race_buf = buf;
+  info_.race_other = c.other_thread;
+  info_.race_other_write = c.other_was_write;
+  info_.race_other_proxy = c.other_proxy;
   const std::string other = p_.thread_name(c.other_thread);
   const std::string mine = what + " " + p_.buffer_name(buf) + " by " + (every ? me_.name : p_.thread_name(c.issuer));
   const Violation v = c.violation != Violation::none ? c.violation : c.warning;
@@ -280,6 +284,7 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   acc.kind = k;
   acc.issuers = l.threads;
   acc.spread = l.every ? static_cast<std::uint8_t>(a_ + 1) : 0;
+  if (describe_) info_.accesses.push_back({l.threads, buf, k == hb::Kind::write, hb::Proxy::generic});
   race(hb::access(s_.mem, acc), k == hb::Kind::write ? "write of" : "read of", buf, l.every);
   if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
 }

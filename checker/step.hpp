@@ -11,6 +11,16 @@
 
 namespace pc::check {
 
+// An access a step made, recorded only when describing (a trace): the
+// threads that made it (lane classes or an async unit), so that a race can
+// name the step of its earlier access.
+struct AccessNote {
+  spec::hb::Threads threads = 0;
+  int buf = -1;
+  bool write = false;
+  spec::hb::Proxy proxy = spec::hb::Proxy::generic;
+};
+
 struct StepInfo {
   bool enabled = true;
   spec::Violation violation = spec::Violation::none;
@@ -20,6 +30,12 @@ struct StepInfo {
   spec::Violation warning = spec::Violation::none;  // a warning kind the step raised (spec::is_warning)
   std::string warning_message;
   ir::Loc loc;
+  std::vector<AccessNote> accesses;  // when describing
+  // A race (or a warning of a race kind): the buffer and the earlier access's thread.
+  int race_buf = -1;
+  std::uint8_t race_other = 0;
+  bool race_other_write = false;
+  spec::hb::Proxy race_other_proxy = spec::hb::Proxy::generic;
 };
 
 class Stepper {

@@ -192,8 +192,28 @@ TEST_CASE("SARIF: driver version, URI-encoded artifact locations, a code flow st
   REQUIRE(run("'" + file + "' --json", json_text) == 1);
   jsonmini::Value j;
   REQUIRE(jsonmini::Reader(json_text).parse(j));
-  const auto& flow = result.get("codeFlows")->a.at(0).get("threadFlows")->a.at(0).get("locations")->a;
+  // One thread flow per agent; together they hold every trace step once,
+  // each with its place in the schedule.
+  std::vector<jsonmini::Value> flow;
+  std::set<double> order;
+  for (const auto& tf : result.get("codeFlows")->a.at(0).get("threadFlows")->a) {
+    CHECK_FALSE(tf.get("id")->s.empty());
+    for (const auto& step : tf.get("locations")->a) {
+      flow.push_back(step);
+      order.insert(step.get("executionOrder")->n);
+    }
+  }
   CHECK(flow.size() == j.get("kernels")->a.at(0).get("trace")->a.size());
+  CHECK(order.size() == flow.size());
+  CHECK(*order.begin() == 1);
+  // The race's earlier access is a related location, and the JSON names it.
+  REQUIRE(result.get("relatedLocations"));
+  const jsonmini::Value* earlier = j.get("kernels")->a.at(0).get("violation")->get("earlier");
+  REQUIRE(earlier);
+  CHECK(earlier->get("step")->n >= 1);
+  CHECK(earlier->get("kind")->s == "write");
+  CHECK(result.get("relatedLocations")->a.at(0).get("physicalLocation")->get("region")->get("startLine")->n ==
+        earlier->get("location")->get("line")->n);
   for (const auto& step : flow) {
     const jsonmini::Value* region = step.get("location")->get("physicalLocation")->get("region");
     CHECK(region->get("startLine")->n >= 1);

@@ -91,18 +91,22 @@ const char* const sarif_schema = R"schema({
         "level": {"enum": ["none", "note", "warning", "error"]}, "message": {"$ref": "#/$defs/message"},
         "locations": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/location"}},
         "partialFingerprints": {"type": "object", "additionalProperties": {"type": "string", "minLength": 1}},
-        "codeFlows": {"type": "array", "items": {"$ref": "#/$defs/codeFlow"}}
+        "codeFlows": {"type": "array", "items": {"$ref": "#/$defs/codeFlow"}},
+        "relatedLocations": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/location"}}
       }
     },
     "codeFlow": {"type": "object", "required": ["threadFlows"], "additionalProperties": false,
                  "properties": {"threadFlows": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/threadFlow"}}}},
     "threadFlow": {"type": "object", "required": ["locations"], "additionalProperties": false,
-                   "properties": {"locations": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/threadFlowLocation"}}}},
+                   "properties": {"id": {"type": "string", "minLength": 1},
+                                  "locations": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/threadFlowLocation"}}}},
     "threadFlowLocation": {"type": "object", "required": ["location"], "additionalProperties": false,
-                           "properties": {"location": {"$ref": "#/$defs/location"}}},
+                           "properties": {"executionOrder": {"type": "integer", "minimum": 1},
+                                          "location": {"$ref": "#/$defs/location"}}},
     "location": {
       "type": "object", "required": ["physicalLocation"], "additionalProperties": false,
-      "properties": {"physicalLocation": {"$ref": "#/$defs/physical"}, "message": {"$ref": "#/$defs/message"}}
+      "properties": {"id": {"type": "integer", "minimum": 0}, "physicalLocation": {"$ref": "#/$defs/physical"},
+                     "message": {"$ref": "#/$defs/message"}}
     },
     "physical": {
       "type": "object", "required": ["artifactLocation", "region"], "additionalProperties": false,

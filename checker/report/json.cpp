@@ -110,7 +110,13 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
       o << ",\n      \"violation\": {\"kind\": " << q(spec::violation_name(r.violation)) << ", \"message\": " << q(r.message)
         << ", \"description\": " << q(spec::violation_doc(r.violation)) << ", \"location\": " << loc(f.file, r.loc)
         << ", \"agent\": " << (r.agent >= 0 ? q(r.agents[static_cast<std::size_t>(r.agent)].name) : "null")
-        << ", \"replay\": " << (r.replay.empty() ? "null" : q(r.replay)) << "}";
+        << ", \"replay\": " << (r.replay.empty() ? "null" : q(r.replay));
+      if (r.earlier.step > 0)
+        o << ", \"earlier\": {\"step\": " << r.earlier.step << ", \"location\": " << loc(f.file, r.earlier.loc)
+          << ", \"agent\": " << (r.earlier.agent >= 0 ? q(r.agents[static_cast<std::size_t>(r.earlier.agent)].name) : "null")
+          << ", \"thread\": " << q(r.earlier.thread) << ", \"kind\": " << q(r.earlier.write ? "write" : "read")
+          << ", \"proxy\": " << q(r.earlier.proxy) << "}";
+      o << "}";
       o << ",\n      \"agents\": [";
       for (std::size_t a = 0; a < r.agents.size(); ++a)
         o << (a ? ", " : "") << "{\"name\": " << q(r.agents[a].name) << ", \"role\": " << q(r.agents[a].role)

@@ -192,16 +192,39 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
       o << "}";
     }
     if (r.verdict != check::Verdict::violation) continue;
-    result(spec::violation_name(r.violation), "error", f.kernel + ": " + r.message + " (replay: check-kernel " + f.file +
-                                                           " --replay " + r.replay + ")",
+    result(spec::violation_name(r.violation), "error",
+           f.kernel + ": " + r.message +
+               (r.replay.empty() ? "" : " (replay: check-kernel " + f.file + " --replay " + r.replay + ")"),
            f, r.loc, f.file);
-    o << ", \"codeFlows\": [{\"threadFlows\": [{\"locations\": [";
-    for (std::size_t i = 0; i < r.trace.size(); ++i) {
-      const check::TraceStep& t = r.trace[i];
-      const std::string who = t.agent >= 0 ? r.agents[static_cast<std::size_t>(t.agent)].name : "async";
-      o << (i ? ", " : "") << "{\"location\": " << location(f.file, t.loc, who + ": " + t.text) << "}";
+    if (r.earlier.step > 0)
+      o << ", \"relatedLocations\": [{\"id\": 1, " << location(f.file, r.earlier.loc,
+                                                                   "the earlier access (step " + std::to_string(r.earlier.step) +
+                                                                       "): " + (r.earlier.write ? "a write by " : "a read by ") +
+                                                                       r.earlier.thread + ", " + r.earlier.proxy + " proxy")
+                                                                .substr(1)
+        << "]";
+    // One thread flow per agent (and one for the async events), each step
+    // with its place in the whole schedule (executionOrder).
+    o << ", \"codeFlows\": [{\"threadFlows\": [";
+    bool first_flow = true;
+    for (int a = -1; a < static_cast<int>(r.agents.size()); ++a) {
+      bool any_step = false;
+      for (const check::TraceStep& t : r.trace) any_step |= t.agent == a;
+      if (!any_step) continue;
+      const std::string who = a >= 0 ? r.agents[static_cast<std::size_t>(a)].name : "async";
+      o << (first_flow ? "" : ", ") << "{\"id\": " << q(who) << ", \"locations\": [";
+      first_flow = false;
+      bool first_step = true;
+      for (std::size_t i = 0; i < r.trace.size(); ++i) {
+        const check::TraceStep& t = r.trace[i];
+        if (t.agent != a) continue;
+        o << (first_step ? "" : ", ") << "{\"executionOrder\": " << i + 1
+          << ", \"location\": " << location(f.file, t.loc, who + ": " + t.text) << "}";
+        first_step = false;
+      }
+      o << "]}";
     }
-    o << "]}]}]}";
+    o << "]}]}";
   }
   o << "\n    ]\n  }]\n}\n";
   return o.str();

@@ -71,8 +71,9 @@ std::string trace_text(const FileReport& f) {
     std::snprintf(num, sizeof num, "%4zu", i + 1);
     o << "  " << num << "  " << padded(who, 18) << "line " << t.loc.line << ": " << t.text;
     if (t.phase_completed) o << "   [" << t.object << "]";
+    if (i + 1 == r.earlier.step) o << "   <- the race's earlier access";
     o << '\n';
-    if (i + 1 == shown || t.blocked) {
+    if (i + 1 == shown || t.blocked || i + 1 == r.earlier.step) {
       const std::string src = source_line(f.source, t.loc.line);
       if (!src.empty()) o << "        " << std::string(18, ' ') << "      | " << src << '\n';
     }
@@ -186,12 +187,15 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   o << '\n';
   if (r.verdict == check::Verdict::violation) {
     o << "  " << where(f, r.loc) << ": " << r.message << '\n';
+    if (r.earlier.step > 0)
+      o << "  the earlier access: step " << r.earlier.step << ", " << where(f, r.earlier.loc) << ": "
+        << (r.earlier.write ? "a write by " : "a read by ") << r.earlier.thread << " (" << r.earlier.proxy << " proxy)\n";
     // The rule's general statement, unless the message already says just that.
     const std::string_view doc = spec::violation_doc(r.violation);
     if (r.message.find(doc) == std::string::npos) o << "  why: " << doc << '\n';
     if (verbose_trace) o << trace_text(f);
     if (r.snapshot.taken) o << snapshot(f);
-    o << "  replay: check-kernel " << f.file << " --replay " << r.replay << '\n';
+    if (!r.replay.empty()) o << "  replay: check-kernel " << f.file << " --replay " << r.replay << '\n';
   }
   if (r.verdict == check::Verdict::inconclusive && r.snapshot.taken) {
     if (verbose_trace) o << trace_text(f);
