@@ -21,7 +21,8 @@ inline constexpr ExprId no_expr = -1;
 
 enum class ExprKind : std::uint8_t { constant, var, unary, binary };
 enum class UnOp : std::uint8_t { neg, lnot };
-enum class BinOp : std::uint8_t { add, sub, mul, div, mod, bxor, band, bor, lt, le, gt, ge, eq, ne, land, lor };
+// shl / shr: shifts by 0..62 (an arithmetic right shift).
+enum class BinOp : std::uint8_t { add, sub, mul, div, mod, shl, shr, bxor, band, bor, lt, le, gt, ge, eq, ne, land, lor };
 
 struct Expr {
   ExprKind kind = ExprKind::constant;

@@ -129,6 +129,10 @@ std::int64_t eval(const Program& p, ExprId e, const std::int64_t* vars) {
         case ir::BinOp::mod:
           if (b == 0) throw KernelError("division by zero", x.loc);
           return checked(x.bin == ir::BinOp::div ? A / B : A % B, x.loc);
+        case ir::BinOp::shl:
+        case ir::BinOp::shr:
+          if (b < 0 || b > 62) throw KernelError("a shift by " + std::to_string(b) + ": the amount is 0..62", x.loc);
+          return x.bin == ir::BinOp::shl ? checked(A * (__int128{1} << b), x.loc) : a >> b;
         case ir::BinOp::bxor: return a ^ b;
         case ir::BinOp::band: return a & b;
         case ir::BinOp::bor: return a | b;

@@ -46,6 +46,8 @@ std::optional<std::int64_t> fold(const ir::Kernel& k, ir::ExprId e) {
         case ir::BinOp::mul: return *a * *b;
         case ir::BinOp::div: return *a / *b;
         case ir::BinOp::mod: return *a % *b;
+        case ir::BinOp::shl: return *a << *b;
+        case ir::BinOp::shr: return *a >> *b;
         case ir::BinOp::bxor: return *a ^ *b;
         case ir::BinOp::band: return *a & *b;
         case ir::BinOp::bor: return *a | *b;
@@ -322,6 +324,8 @@ TEST_CASE("expressions: C precedence, hex, unary operators, parameters as consta
       {"4 > 3 == 1", 1},      {"2 >= 2", 1},           {"1 != 1", 0},       {"1 && 0 || 1", 1},
       {"0x1F", 31},           {"P * 2 + 1", 21},       {"- - 4", 4},        {"1 + 2 == 3 && 4 > 2", 1},
       {"4611686018427387904", std::int64_t{1} << 62},
+      {"1 << 4", 16},         {"1 + 1 << 2", 8},       {"256 >> 4 + 1", 8}, {"-16 >> 2", -4},
+      {"1 << 3 < 9", 1},      {"P << 1 | 1", 21},
   };
   for (const Case& c : cases) {
     CAPTURE(c.text);
@@ -329,6 +333,11 @@ TEST_CASE("expressions: C precedence, hex, unary operators, parameters as consta
     CHECK(errors_of(p) == "");
     REQUIRE(p.ok());
     CHECK(p.kernel.params.at(1).value == c.value);
+  }
+  // Shifts by 0..62 only; past 2^62 is an overflow, as for the other operators.
+  for (const char* bad : {"1 << 63", "1 << -1", "1 << 62 << 1"}) {
+    CAPTURE(bad);
+    CHECK_FALSE(parse(std::string("kernel e\nparam Q = ") + bad + "\nrole r warp:\n  syncwarp\n").ok());
   }
   // A parameter in a role is a constant that remembers its parameter.
   const dsl::Parsed p = parse("kernel e\nparam P = 10\nrole r warp:\n  x = P\n");
@@ -395,4 +404,20 @@ TEST_CASE("the corpus parses and every file states its expectation") {
     CHECK_FALSE(p.kernel.expect.empty());
     CHECK(p.kernel.name == name);
   }
+}
+
+TEST_CASE("builtins: cluster_size is the cluster's CTA count, cta_rank the agent's CTA; neither can be assigned") {
+  const dsl::Parsed p = parse("kernel b\ncluster 4\nparam N = 2 * cluster_size\nsmem a[8] bytes 64\n"
+                              "mbarrier m[1] count cluster_size\nrole r warp:\n  x = cta_rank + cluster_size\n");
+  REQUIRE(p.ok());
+  CHECK(p.kernel.params.at(0).value == 8);
+  CHECK(p.kernel.mbarriers.at(0).count == 4);
+  const ir::Expr& sum = p.kernel.exprs.at(static_cast<std::size_t>(p.kernel.roles[0].body[0].expr));
+  const ir::Expr& rank = p.kernel.exprs.at(static_cast<std::size_t>(sum.a));
+  CHECK(rank.kind == ir::ExprKind::var);
+  CHECK(rank.var == ir::var_cta);
+  CHECK(fold(p.kernel, sum.b) == 4);
+  CHECK_FALSE(parse("kernel b\nparam N = cluster_size\nrole r warp:\n  syncwarp\n").ok());  // before the cluster is known
+  CHECK_FALSE(parse("kernel b\nrole r warp:\n  cta_rank = 1\n").ok());
+  CHECK_FALSE(parse("kernel b\nrole r warp:\n  for cluster_size in 0..2:\n    syncwarp\n").ok());
 }

@@ -9,7 +9,7 @@ bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) ||
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Two-character operators first, then single characters.
-constexpr std::string_view two_char[] = {"..", "->", "==", "!=", "<=", ">=", "&&", "||"};
+constexpr std::string_view two_char[] = {"..", "->", "==", "!=", "<<", ">>", "<=", ">=", "&&", "||"};
 constexpr std::string_view one_char = "+-*/%^&|<>=!()[]{},:@";
 
 std::string trim(std::string_view s) {

@@ -194,6 +194,11 @@ class Parser {
     k_.exprs.push_back(e);
     return static_cast<ExprId>(k_.exprs.size()) - 1;
   }
+  // Whether the cluster size can no longer change (`cluster_size` may be used).
+  bool cluster_declared_ = false;
+  [[nodiscard]] bool cluster_fixed() const {
+    return cluster_declared_ || role_ || !k_.buffers.empty() || !k_.mbarriers.empty() || !k_.roles.empty();
+  }
   ExprId constant(std::int64_t v, ir::Loc loc, int param = -1) {
     return add({ir::ExprKind::constant, ir::UnOp::neg, ir::BinOp::add, v, param, -1, ir::no_expr, ir::no_expr, loc});
   }
@@ -215,6 +220,7 @@ class Parser {
         {{"&", ir::BinOp::band}},
         {{"==", ir::BinOp::eq}, {"!=", ir::BinOp::ne}},
         {{"<", ir::BinOp::lt}, {"<=", ir::BinOp::le}, {">", ir::BinOp::gt}, {">=", ir::BinOp::ge}},
+        {{"<<", ir::BinOp::shl}, {">>", ir::BinOp::shr}},
         {{"+", ir::BinOp::add}, {"-", ir::BinOp::sub}},
         {{"*", ir::BinOp::mul}, {"/", ir::BinOp::div}, {"%", ir::BinOp::mod}},
     };
@@ -264,6 +270,15 @@ class Parser {
       }
       auto p = params_.find(tk.text);
       if (p != params_.end()) return constant(k_.params[static_cast<std::size_t>(p->second)].value, tk.loc, p->second);
+      // Builtins (PTX %cluster_nctarank, %cluster_ctarank): the cluster's CTA
+      // count, a constant; in a role, the agent's CTA (the same as `cta`).
+      if (tk.text == "cluster_size") {
+        if (!cluster_fixed())
+          fail(tk.loc, "'cluster_size' is known after the 'cluster' declaration (or once a buffer, barrier or role is declared)");
+        return constant(k_.cluster_ctas, tk.loc, -1);
+      }
+      if (role_ && tk.text == "cta_rank")
+        return add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, -1, ir::var_cta, ir::no_expr, ir::no_expr, tk.loc});
       if (broken_.count(tk.text)) silent();
       std::vector<std::string> known;
       for (const auto& [n, i] : params_) known.push_back(n);
@@ -300,6 +315,11 @@ class Parser {
             if (B == 0) return std::nullopt;
             r = x.bin == ir::BinOp::div ? A / B : A % B;
             break;
+          case ir::BinOp::shl:
+          case ir::BinOp::shr:
+            if (B < 0 || B > 62) return std::nullopt;
+            r = x.bin == ir::BinOp::shl ? A * (__int128{1} << static_cast<int>(B)) : A >> static_cast<int>(B);
+            break;
           case ir::BinOp::bxor: r = A ^ B; break;
           case ir::BinOp::band: r = A & B; break;
           case ir::BinOp::bor: r = A | B; break;
@@ -328,7 +348,7 @@ class Parser {
     auto v = const_value(e);
     if (!v && overflow_)
       fail(*overflow_, "integer overflow in " + std::string(what) + ": the value leaves -2^62..2^62");
-    if (!v) fail(loc, std::string(what) + " must be a constant expression of parameters (and not divide by zero)");
+    if (!v) fail(loc, std::string(what) + " must be a constant expression of parameters (no division by zero, shifts by 0..62)");
     if (*v < lo || *v > hi)
       fail(loc, std::string(what) + " is " + std::to_string(*v) + "; it must be in " + std::to_string(lo) + ".." +
                     std::to_string(hi));
@@ -790,7 +810,8 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     next();
     const ir::Loc vloc = peek().loc;
     const std::string v = name("a loop variable");
-    if (v == "cta" || v == "instance") fail(t_[pos_ - 1].loc, "'" + v + "' is a builtin and cannot be a loop variable");
+    if (v == "cta" || v == "instance" || v == "cta_rank" || v == "cluster_size")
+      fail(t_[pos_ - 1].loc, "'" + v + "' is a builtin and cannot be a loop variable");
     expect("in");
     s.kind = ir::StmtKind::for_loop;
     s.lo = expr();
@@ -821,7 +842,8 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   std::string dest_name;
   if (is("=", 1) && !ir::op_from_keyword(tk.text)) {
     dest_name = tk.text;
-    if (dest_name == "cta" || dest_name == "instance") fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
+    if (dest_name == "cta" || dest_name == "instance" || dest_name == "cta_rank" || dest_name == "cluster_size")
+      fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
     next();
     next();
     const bool lane_prefix = (is("one") || is("all") || is("each")) && is(":", 1);
@@ -959,6 +981,7 @@ void Parser::declaration() {
     if (!k_.roles.empty() || !k_.buffers.empty() || !k_.mbarriers.empty())
       fail(tk.loc, "declare the cluster before buffers, barriers and roles");
     k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, 16));
+    cluster_declared_ = true;
     end_of_statement();
   } else if (kw == "cta") {
     cta_threads_loc_ = tk.loc;

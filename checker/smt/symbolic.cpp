@@ -48,6 +48,10 @@ std::optional<std::int64_t> eval_const(const ir::Kernel& k, ExprId id) {
         case ir::BinOp::mul: return *a * *b;
         case ir::BinOp::div: return *b == 0 ? std::nullopt : std::optional<std::int64_t>(*a / *b);
         case ir::BinOp::mod: return *b == 0 ? std::nullopt : std::optional<std::int64_t>(*a % *b);
+        case ir::BinOp::shl:
+        case ir::BinOp::shr:
+          if (*b < 0 || *b > 62) return std::nullopt;
+          return x.bin == ir::BinOp::shl ? *a * (std::int64_t{1} << *b) : *a >> *b;
         case ir::BinOp::bxor: return *a ^ *b;
         case ir::BinOp::band: return *a & *b;
         case ir::BinOp::bor: return *a | *b;
@@ -314,6 +318,8 @@ class Sym {
             mods_.emplace(r.id(), std::make_pair(a, b));
             return r;
           }
+          case ir::BinOp::shl: return z3::bv2int(z3::shl(z3::int2bv(64, a), z3::int2bv(64, b)), true);
+          case ir::BinOp::shr: return z3::bv2int(z3::ashr(z3::int2bv(64, a), z3::int2bv(64, b)), true);
           case ir::BinOp::bxor: return z3::bv2int(z3::int2bv(64, a) ^ z3::int2bv(64, b), true);
           case ir::BinOp::band: return z3::bv2int(z3::int2bv(64, a) & z3::int2bv(64, b), true);
           case ir::BinOp::bor: return z3::bv2int(z3::int2bv(64, a) | z3::int2bv(64, b), true);
