@@ -83,6 +83,7 @@ class KernelBuilder {
     r.granularity = g;
     r.count = count;
     r.cta = cta;
+    r.cta_end = cta < 0 ? -1 : cta + 1;
     r.vars = {"cta", "instance"};
     k_.roles.push_back(std::move(r));
     return k_.roles.back();

@@ -119,10 +119,13 @@ struct Role {
   std::string name;
   Granularity granularity = Granularity::warp;
   int count = 1;              // instances per CTA it is placed on
-  int cta = -1;               // -1: every CTA of the cluster; else only that CTA
+  int cta = -1;               // -1: every CTA of the cluster; else the CTAs cta .. cta_end - 1
+  int cta_end = -1;           // `on cta K` is K .. K+1; `on cta K..M` is K .. M (M excluded)
   std::vector<std::string> vars;  // variable names; the first num_builtin_vars are builtins
   std::vector<Stmt> body;
   Loc loc;
+  // Whether the role has agents in CTA `c`.
+  [[nodiscard]] bool placed_on(int c) const { return cta < 0 || (c >= cta && c < (cta_end < 0 ? cta + 1 : cta_end)); }
 };
 
 enum class Target : std::uint8_t { nvidia, amd };

@@ -210,7 +210,7 @@ Program instantiate(const ir::Kernel& k) {
     for (std::size_t r = 0; r < k.roles.size(); ++r) {
       const ir::Role& role = k.roles[r];
       if (role.cta >= p.ctas) throw KernelError("role '" + role.name + "' is placed on a CTA outside the cluster", role.loc);
-      if (role.cta >= 0 && role.cta != cta) continue;
+      if (!role.placed_on(cta)) continue;
       for (int i = 0; i < role.count; ++i) {
         AgentInfo a;
         a.role = static_cast<int>(r);

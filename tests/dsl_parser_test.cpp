@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
 #include "checker/ops.hpp"
 
 using namespace pc;
@@ -420,4 +421,20 @@ TEST_CASE("builtins: cluster_size is the cluster's CTA count, cta_rank the agent
   CHECK_FALSE(parse("kernel b\nparam N = cluster_size\nrole r warp:\n  syncwarp\n").ok());  // before the cluster is known
   CHECK_FALSE(parse("kernel b\nrole r warp:\n  cta_rank = 1\n").ok());
   CHECK_FALSE(parse("kernel b\nrole r warp:\n  for cluster_size in 0..2:\n    syncwarp\n").ok());
+}
+
+TEST_CASE("a role on a range of CTAs: on cta K..M places it on K to M-1, as a for range") {
+  const dsl::Parsed p = parse("kernel o\ncluster 4\nmbarrier m[1] count 2\nrole p warp on cta 1..3:\n"
+                              "  one: arrive m[0] @ 0 release cluster\nrole c warp on cta 0:\n  wait m[0] parity 0 acquire cluster\n");
+  REQUIRE(p.ok());
+  const ir::Role& r = p.kernel.roles.at(0);
+  CHECK_FALSE(r.placed_on(0));
+  CHECK(r.placed_on(1));
+  CHECK(r.placed_on(2));
+  CHECK_FALSE(r.placed_on(3));
+  CHECK(p.kernel.roles.at(1).placed_on(0));
+  CHECK_FALSE(p.kernel.roles.at(1).placed_on(1));
+  CHECK(check::check(p.kernel, {}).verdict == check::Verdict::verified);  // two producers, count 2
+  CHECK_FALSE(parse("kernel o\ncluster 2\nrole p warp on cta 1..1:\n  syncwarp\n").ok());  // an empty range
+  CHECK_FALSE(parse("kernel o\ncluster 2\nrole p warp on cta 0..3:\n  syncwarp\n").ok());  // past the cluster
 }

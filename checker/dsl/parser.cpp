@@ -412,7 +412,7 @@ void Parser::check_cta_threads() {
     int threads = 0;
     std::string parts;
     for (const ir::Role& r : k_.roles) {
-      if (r.cta >= 0 && r.cta != cta) continue;
+      if (!r.placed_on(cta)) continue;
       const int t = ir::threads_of(r.granularity) * r.count;
       threads += t;
       parts += (parts.empty() ? "" : ", ") + r.name + " " + std::to_string(t);
@@ -941,6 +941,9 @@ void Parser::role() {
   if (accept("on")) {
     expect("cta");
     r.cta = static_cast<int>(const_expr("the CTA of a role", 0, k_.cluster_ctas - 1));
+    r.cta_end = r.cta + 1;
+    // `on cta K..M`: the CTAs K to M-1, the upper bound excluded as in `for`.
+    if (accept("..")) r.cta_end = static_cast<int>(const_expr("the end of a role's CTA range", r.cta + 1, k_.cluster_ctas));
   }
   k_.roles.push_back(std::move(r));
   role_ = &k_.roles.back();

@@ -242,6 +242,7 @@ class Sym {
       const ir::Role& ro = k_.roles[i];
       auto r = take(ro.loc.line);
       if (ro.cta >= 0 && !r.empty()) r.pop_back();
+      if (ro.cta >= 0 && ro.cta_end != ro.cta + 1 && !r.empty()) r.pop_back();  // `on cta K..M`
       if (r.size() == 1 && matches(r[0], ro.count)) role_count_[i] = r[0];
       else if (r.size() > 1) decl_problem_ = "the instance count of role " + ro.name + " is not in the IR as an expression";
     }
@@ -529,9 +530,9 @@ class Sym {
   }
   std::vector<int> ctas_of(int r) const {
     const ir::Role& ro = k_.roles[static_cast<std::size_t>(r)];
-    if (ro.cta >= 0) return {ro.cta};
     std::vector<int> v;
-    for (int a = 0; a < k_.cluster_ctas; ++a) v.push_back(a);
+    for (int a = 0; a < k_.cluster_ctas; ++a)
+      if (ro.placed_on(a)) v.push_back(a);
     return v;
   }
   int threads(int r) const { return ir::threads_of(k_.roles[static_cast<std::size_t>(r)].granularity); }
