@@ -36,6 +36,17 @@ Outcome waitcnt_lgkm(const Wave& w, std::uint32_t n) {
   return w.lds_outstanding <= n ? Outcome{} : Outcome::blocked();
 }
 
+Wave vm_issue(Wave w) {
+  w.vm_issued = static_cast<std::uint16_t>(w.vm_issued + 1);
+  return w;
+}
+
+Wave waitcnt(Wave w, Waitcnt n) {
+  while (!waitcnt_lgkm(w, n.lgkm).enabled) w = lds_complete(w);
+  if (vm_outstanding(w) > n.vm) w.vm_done = static_cast<std::uint16_t>(w.vm_issued - n.vm);
+  return w;
+}
+
 Result signal(Barrier b, Wave w) {
   if (w.signaled) return {b, w, Outcome::fail(Violation::split_barrier_misuse)};
   if (w.lds_outstanding > 0) return {b, w, Outcome::fail(Violation::amd_missing_waitcnt)};
