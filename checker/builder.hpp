@@ -66,6 +66,7 @@ class KernelBuilder {
   KernelBuilder& cluster(int ctas) { k_.cluster_ctas = ctas; return *this; }
   KernelBuilder& cta_threads(int n) { k_.cta_threads = n; return *this; }
   KernelBuilder& target(Target t) { k_.target = t; return *this; }
+  KernelBuilder& gfx(spec::amd::Gfx g) { k_.gfx = g; return *this; }
   KernelBuilder& expect(std::string e) { k_.expect = std::move(e); return *this; }
 
   int buffer(std::string name, int size, std::int64_t bytes, Loc loc = {}, ExprId bytes_expr = no_expr) {

@@ -147,6 +147,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::read:
     case OpCode::write:
     case OpCode::cp_async:
+    case OpCode::global_load_lds:
     case OpCode::wgmma:
     case OpCode::tcgen05_mma:
     case OpCode::tma_store: buffers(false); return;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "checker/ops.hpp"
+#include "spec/amd.hpp"
 
 namespace pc::ir {
 
@@ -84,11 +85,11 @@ struct Op {
   Loc loc;
   Ref bar;                    // mbarrier operand
   std::vector<Ref> bufs;      // buffer operands
-  ExprId count = no_expr;     // arrive count, init count, named-barrier thread count
+  ExprId count = no_expr;     // arrive count, init count, named-barrier thread count, s_waitcnt lgkmcnt
   ExprId bytes = no_expr;     // tx bytes
   ExprId parity = no_expr;    // wait parity
   ExprId id = no_expr;        // named-barrier id
-  ExprId n = no_expr;         // wait_group N, bar_red predicate
+  ExprId n = no_expr;         // wait_group N, bar_red predicate, s_waitcnt vmcnt
   ExprId multicast = no_expr; // CTA bit mask for multicast TMA loads / tcgen05.commit
   int token_var = -1;         // wait/test_wait/pending_count by token: the variable holding it
   int dest_var = -1;          // variable receiving what the operation observed (test_wait, tokens, bar_red)
@@ -113,7 +114,9 @@ struct Stmt {
 };
 
 enum class Granularity : std::uint8_t { warp, warpgroup };
-[[nodiscard]] constexpr int threads_of(Granularity g) { return g == Granularity::warp ? 32 : 128; }
+// A warp group is four warps (PTX ISA, "Warpgroup"; on AMD, four waves).
+[[nodiscard]] constexpr int warps_of(Granularity g) { return g == Granularity::warp ? 1 : 4; }
+[[nodiscard]] constexpr int threads_of(Granularity g, int warp_size) { return warps_of(g) * warp_size; }
 
 struct Role {
   std::string name;
@@ -134,6 +137,7 @@ struct Kernel {
   std::string name;
   std::string file;
   Target target = Target::nvidia;
+  spec::amd::Gfx gfx = spec::amd::default_gfx;  // the AMD chip (target amd only)
   std::vector<Param> params;
   int cluster_ctas = 1;
   int cta_threads = 0;        // 0: the sum of its roles' threads
@@ -144,5 +148,11 @@ struct Kernel {
   std::string expect;         // the `# expect:` line, if any ("verified" or a violation name)
   Loc loc;
 };
+
+// Lanes per warp: 32 on NVIDIA (PTX ISA, "Thread Hierarchy": a warp is 32
+// threads), the chip's wave size on AMD (spec/amd.hpp, wave_size).
+[[nodiscard]] constexpr int warp_size(const Kernel& k) {
+  return k.target == Target::amd ? spec::amd::wave_size(k.gfx) : 32;
+}
 
 }  // namespace pc::ir

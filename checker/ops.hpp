@@ -63,7 +63,8 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
   X(cluster_wait, "cluster_wait", aligned, "")                                                    \
   X(cluster_sync, "cluster_sync", aligned, "")                                                    \
   /* AMD */                                                                                       \
-  X(s_waitcnt, "s_waitcnt_lgkm", aligned, "")                                                     \
+  X(s_waitcnt, "s_waitcnt", aligned, "[vmcnt(N)] [lgkmcnt(N)]")                                  \
+  X(global_load_lds, "global_load_lds", any, "BUF[i]")                                            \
   X(s_barrier, "s_barrier", aligned, "")                                                          \
   X(s_barrier_signal, "s_barrier_signal", aligned, "")                                            \
   X(s_barrier_wait, "s_barrier_wait", aligned, "")                                                \

@@ -216,8 +216,8 @@ Program instantiate(const ir::Kernel& k) {
         a.role = static_cast<int>(r);
         a.cta = cta;
         a.instance = i;
-        a.threads = ir::threads_of(role.granularity);
-        a.warps = a.threads / 32;
+        a.warps = ir::warps_of(role.granularity);
+        a.threads = ir::threads_of(role.granularity, ir::warp_size(k));
         a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
                  (p.ctas > 1 ? "@cta" + std::to_string(cta) : "");
         p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;
@@ -346,7 +346,10 @@ std::string Program::thread_name(std::uint8_t t) const {
     const std::string warp = a.warps > 1 ? " of warp " + std::to_string(i / 2) : "";
     if (a.hb.is_lane(t)) return a.name + " (" + (i % 2 == 0 ? "leader lane" : "other lanes") + warp + ")";
     static const char* units[] = {"TMA store", "async MMA", "cp.async", "TMA load"};
-    return a.name + " (" + units[i - 2 * a.warps] + ")";
+    // On AMD the cp.async unit holds the wave's gather-to-LDS loads (step.cpp).
+    const int u = i - 2 * a.warps;
+    if (kernel->target == ir::Target::amd && u == static_cast<int>(spec::hb::Unit::cp_async)) return a.name + " (gather-to-LDS load)";
+    return a.name + " (" + units[u] + ")";
   }
   return "thread " + std::to_string(t);
 }

@@ -136,6 +136,7 @@ void deserialize(const char* bytes, State& s) {
     a.tc_synced = (bits >> 4) & 1;
     if (!((bits >> 3) & 1)) {
       a.ticket = a.cluster_ticket = a.wave.lds_outstanding = a.wave.joined = 0;
+      a.wave.vm_issued = a.wave.vm_done = 0;
       a.bulk = a.mma = Groups{};
       continue;
     }
@@ -143,6 +144,8 @@ void deserialize(const char* bytes, State& s) {
     a.cluster_ticket = static_cast<std::uint32_t>(r.var());
     a.wave.lds_outstanding = static_cast<std::uint32_t>(r.var());
     a.wave.joined = static_cast<std::uint32_t>(r.var());
+    a.wave.vm_issued = static_cast<std::uint16_t>(r.var());
+    a.wave.vm_done = static_cast<std::uint16_t>(r.var());
     for (Groups* g : {&a.bulk, &a.mma}) {
       g->committed = static_cast<std::uint16_t>(r.var());
       g->issued = static_cast<std::uint16_t>(r.var());
@@ -204,7 +207,7 @@ void deserialize(const char* bytes, State& s) {
 }
 
 void serialize(const State& s, std::string& out) {
-  const std::size_t bound = s.agents.size() * 48 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
+  const std::size_t bound = s.agents.size() * 56 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
                             s.named.size() * 26 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 18 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
@@ -213,7 +216,8 @@ void serialize(const State& s, std::string& out) {
     w.put(a.stage);
     // Most agents of most kernels have none of the rarer fields: a flag bit
     // says whether they follow.
-    const bool rare = (a.ticket | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.bulk.committed |
+    const bool rare = (a.ticket | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued |
+                       a.wave.vm_done | a.bulk.committed |
                        a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired) != 0;
     w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4)));
     if (!rare) continue;
@@ -221,6 +225,8 @@ void serialize(const State& s, std::string& out) {
     w.var(a.cluster_ticket);
     w.var(a.wave.lds_outstanding);
     w.var(a.wave.joined);
+    w.var(a.wave.vm_issued);
+    w.var(a.wave.vm_done);
     for (const Groups* g : {&a.bulk, &a.mma}) {
       w.var(g->committed);
       w.var(g->issued);

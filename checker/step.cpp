@@ -540,6 +540,11 @@ void Exec::exit_agent() {
 void Exec::op(const ir::Op& op) {
   const Lanes l = lanes_of(op, me_);
   const std::uint8_t leader = me_.hb.leader();
+  if (p_.kernel->target == ir::Target::amd && spec::amd::wave_lanes_in_lockstep)
+    for (int w = 0; w < me_.warps; ++w) {
+      hb::order(s_.mem, me_.hb.leader(w), hb::bit(me_.hb.rest(w)));
+      hb::order(s_.mem, me_.hb.rest(w), hb::bit(me_.hb.leader(w)));
+    }
   switch (op.code) {
     case OpCode::read:
     case OpCode::write:
@@ -619,12 +624,35 @@ void Exec::op(const ir::Op& op) {
     case OpCode::s_barrier: amd_barrier(op, true, true); return;
     case OpCode::s_barrier_signal: amd_barrier(op, true, false); return;
     case OpCode::s_barrier_wait: amd_barrier(op, false, true); return;
-    case OpCode::s_waitcnt:
-      // LDS operations complete on their own, in order: waiting for all of
-      // them never blocks for ever, so the wait completes them at once.
-      while (!spec::amd::waitcnt_lgkm(ag_.wave, 0).enabled) ag_.wave = spec::amd::lds_complete(ag_.wave);
-      SAY("s_waitcnt lgkmcnt(0)");
+    case OpCode::s_waitcnt: {
+      // spec/amd.hpp, waitcnt; the gather-to-LDS loads it covers are ordered
+      // before the wave's lanes.
+      auto counter = [&](ir::ExprId e, std::uint32_t max) {
+        if (e == ir::no_expr) return spec::amd::no_wait;
+        const std::int64_t v = ev(e);
+        if (v < 0 || v > max)
+          throw KernelError("an s_waitcnt counter is " + std::to_string(v) + "; it must be in 0.." + std::to_string(max), op.loc);
+        return static_cast<std::uint32_t>(v);
+      };
+      const spec::amd::Gfx gfx = p_.kernel->gfx;
+      ag_.wave = spec::amd::waitcnt(
+          ag_.wave, spec::amd::Waitcnt{counter(op.n, spec::amd::max_vmcnt(gfx)), counter(op.count, spec::amd::max_lgkmcnt(gfx))});
+      hb::retire(s_.mem, me_.hb.unit(hb::Unit::cp_async), ag_.wave.vm_done, me_.hb.lanes());
+      SAY("s_waitcnt" + (op.n == ir::no_expr ? "" : " vmcnt(" + std::to_string(ev(op.n)) + ")") +
+          (op.count == ir::no_expr ? "" : " lgkmcnt(" + std::to_string(ev(op.count)) + ")"));
       break;
+    }
+    case OpCode::global_load_lds: {
+      // A load into LDS, counted by VM_CNT (spec/amd.hpp, vm_issue): its write
+      // is the async unit's until an s_waitcnt vmcnt covers it.
+      ag_.wave = spec::amd::vm_issue(ag_.wave);
+      const int buf = buf_at(op.bufs.at(0), me_.cta);
+      race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::cp_async, ag_.wave.vm_issued, l.every),
+           "gather-to-LDS load into", buf, l.every);
+      SAY(lanes_prefix(op) + "global_load_lds " + p_.buffer_name(buf) + " (vmcnt " +
+          std::to_string(spec::amd::vm_outstanding(ag_.wave)) + ")");
+      break;
+    }
     case OpCode::syncwarp:
       rules::syncwarp(s_.mem, me_.hb);
       SAY("syncwarp");
@@ -1062,6 +1090,7 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     case OpCode::cluster_wait:
     case OpCode::cluster_sync:
     case OpCode::s_waitcnt:
+    case OpCode::global_load_lds:
     case OpCode::s_barrier:
     case OpCode::s_barrier_signal:
     case OpCode::s_barrier_wait:
@@ -1123,6 +1152,7 @@ bool private_op(ir::OpCode c) {
     case OpCode::cluster_arrive:
     case OpCode::cluster_wait:
     case OpCode::cluster_sync:
+    case OpCode::global_load_lds:
     case OpCode::s_barrier:
     case OpCode::s_barrier_signal:
     case OpCode::s_barrier_wait:

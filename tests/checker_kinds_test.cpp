@@ -198,7 +198,7 @@ TEST_CASE("AMD: s_barrier needs s_waitcnt lgkmcnt(0) after LDS writes") {
     Role& w = kb.role("wave", Granularity::warp, 2);
     w.body.push_back(KernelBuilder::if_else(kb.bin(BinOp::eq, kb.v(var_instance), kb.c(0)),
                                             {op(O(OpCode::write).buf(lds))}));
-    if (waitcnt) w.body.push_back(O(OpCode::s_waitcnt));
+    if (waitcnt) w.body.push_back(O(OpCode::s_waitcnt).count(kb.c(0)));
     w.body.push_back(O(OpCode::s_barrier));
     w.body.push_back(O(OpCode::read).buf(lds));
     return kb.build();
@@ -220,12 +220,12 @@ TEST_CASE("reduction and no reduction agree on these kernels") {
 TEST_CASE("AMD gfx12 split barrier: signal after the LDS write, wait before the read") {
   auto make = [](bool signal) {
     KernelBuilder kb("split");
-    kb.target(Target::amd);
+    kb.target(Target::amd).gfx(pc::spec::amd::Gfx::gfx1200);
     const int lds = kb.buffer("lds", 1, 256);
     Role& w = kb.role("wave", Granularity::warp, 2);
     const ExprId first = kb.bin(BinOp::eq, kb.v(var_instance), kb.c(0));
     w.body.push_back(KernelBuilder::if_else(first, {op(O(OpCode::write).buf(lds))}));
-    w.body.push_back(O(OpCode::s_waitcnt));
+    w.body.push_back(O(OpCode::s_waitcnt).count(kb.c(0)));
     if (signal) w.body.push_back(O(OpCode::s_barrier_signal));
     w.body.push_back(O(OpCode::s_barrier_wait));
     w.body.push_back(KernelBuilder::if_else(kb.un(UnOp::lnot, first), {op(O(OpCode::read).buf(lds))}));

@@ -112,6 +112,7 @@ class Parser {
   int silenced_ = 0;         // statements dropped for using a broken name
   ir::Loc cta_threads_loc_;  // where `cta threads` was declared
   mutable std::optional<ir::Loc> overflow_;  // where const_value last overflowed
+  ir::Loc target_loc_;  // where `target` was declared (line 0: not)
 
   // ---- tokens ----
   const Token& peek(std::size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
@@ -413,7 +414,7 @@ void Parser::check_cta_threads() {
     std::string parts;
     for (const ir::Role& r : k_.roles) {
       if (!r.placed_on(cta)) continue;
-      const int t = ir::threads_of(r.granularity) * r.count;
+      const int t = ir::threads_of(r.granularity, ir::warp_size(k_)) * r.count;
       threads += t;
       parts += (parts.empty() ? "" : ", ") + r.name + " " + std::to_string(t);
     }
@@ -531,6 +532,23 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       op.bufs.push_back(ref(buffers_, "buffer"));
       while (accept(",")) op.bufs.push_back(ref(buffers_, "buffer"));
       break;
+    case OpCode::global_load_lds: op.bufs.push_back(ref(buffers_, "buffer", false)); break;
+    case OpCode::s_waitcnt:
+      // As the AMDGPU assembler writes it: vmcnt(N) and lgkmcnt(N) in any
+      // order, optionally separated by '&' or ','.
+      while (peek().kind == Tok::name) {
+        const Token& c = next();
+        ExprId* slot = c.text == "vmcnt" ? &op.n : c.text == "lgkmcnt" ? &op.count : nullptr;
+        if (!slot) fail(c.loc, "unexpected '" + c.text + "' after s_waitcnt: it takes vmcnt(N) and/or lgkmcnt(N)");
+        if (*slot != ir::no_expr) fail(c.loc, c.text + " is given twice");
+        expect("(");
+        *slot = expr();
+        expect(")");
+        if (!accept("&")) accept(",");
+      }
+      if (op.n == ir::no_expr && op.count == ir::no_expr)
+        fail(loc, "s_waitcnt needs the counters to wait for: vmcnt(N), lgkmcnt(N), or both");
+      break;
     case OpCode::tma_store:
       op.bufs.push_back(ref(buffers_, "buffer", false));
       break;
@@ -627,7 +645,6 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::fence_proxy_async:
     case OpCode::cluster_wait:
     case OpCode::cluster_sync:
-    case OpCode::s_waitcnt:
     case OpCode::s_barrier:
     case OpCode::s_barrier_signal:
     case OpCode::s_barrier_wait:
@@ -647,7 +664,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
 
 void Parser::check_operands(const ir::Op& op) {
   constexpr std::int64_t max_count = (1 << 20) - 1;  // mbarrier counts and tx bytes (PTX ISA, mbarrier)
-  if (op.code != OpCode::bar_red) check_range(op.n, "the number of pending groups", 0, max_number);
+  if (op.code != OpCode::bar_red && op.code != OpCode::s_waitcnt) check_range(op.n, "the number of pending groups", 0, max_number);
   check_range(op.multicast, "the multicast CTA mask", 1, (std::int64_t{1} << k_.cluster_ctas) - 1);
   switch (op.code) {
     case OpCode::mbar_init:
@@ -697,6 +714,7 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::cluster_wait:
     case OpCode::cluster_sync:
     case OpCode::s_waitcnt:
+    case OpCode::global_load_lds:
     case OpCode::s_barrier:
     case OpCode::s_barrier_signal:
     case OpCode::s_barrier_wait:
@@ -974,11 +992,31 @@ void Parser::declaration() {
   } else if (kw == "param") {
     param();
   } else if (kw == "target") {
+    // target nvidia | target amd [CHIP]: the chip sets the wave size and the
+    // instructions there are (spec/amd.hpp); without one, spec::amd::default_gfx.
+    if (target_loc_.line > 0) fail(tk.loc, "'target' is declared twice");
+    target_loc_ = tk.loc;
     const Token& t = peek();
     const std::string v = name("'nvidia' or 'amd'");
     if (v == "nvidia") k_.target = ir::Target::nvidia;
     else if (v == "amd") k_.target = ir::Target::amd;
     else fail(t.loc, "expected 'nvidia' or 'amd', found '" + v + "'");
+    if (k_.target == ir::Target::amd && peek().kind == Tok::name) {
+      const Token& c = next();
+      std::vector<std::string> chips;
+      bool found = false;
+      for (const spec::amd::Gfx g : {spec::amd::Gfx::gfx90a, spec::amd::Gfx::gfx940, spec::amd::Gfx::gfx942,
+                                     spec::amd::Gfx::gfx1200, spec::amd::Gfx::gfx1201}) {
+        chips.emplace_back(spec::amd::gfx_name(g));
+        if (c.text == chips.back()) {
+          k_.gfx = g;
+          found = true;
+        }
+      }
+      if (!found)
+        fail(c.loc, "unknown AMD chip '" + c.text + "': the model has gfx90a, gfx940, gfx942 (CDNA, wave64) and gfx1200, "
+                    "gfx1201 (RDNA4, wave32)" + suggest(c.text, chips));
+    }
     end_of_statement();
   } else if (kw == "cluster") {
     if (!k_.roles.empty() || !k_.buffers.empty() || !k_.mbarriers.empty())

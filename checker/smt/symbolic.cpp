@@ -535,7 +535,7 @@ class Sym {
       if (ro.placed_on(a)) v.push_back(a);
     return v;
   }
-  int threads(int r) const { return ir::threads_of(k_.roles[static_cast<std::size_t>(r)].granularity); }
+  int threads(int r) const { return ir::threads_of(k_.roles[static_cast<std::size_t>(r)].granularity, ir::warp_size(k_)); }
 
   // Threads of the agent that execute the operation (checker/step.cpp lanes_of).
   int lanes(const Occ& o) const {
@@ -546,7 +546,7 @@ class Sym {
       case ir::LanePolicy::any: break;
     }
     if (o.op->lanes == ir::Lanes::one) return 1;
-    if (o.op->lanes == ir::Lanes::each) return t / spec::named::warp_size;
+    if (o.op->lanes == ir::Lanes::each) return t / ir::warp_size(k_);
     return t;
   }
 
