@@ -117,6 +117,70 @@ inline constexpr int op_count = 0
   return "";
 }
 
+// Which targets have an operation; the front end rejects it elsewhere
+// (docs/dsl.md, "Targets"). A switch with no default, so that a new operation
+// must be classified here.
+//   both:     NVIDIA and AMD (shared-memory accesses; on AMD the mbarrier ones
+//             are the software mbarrier of spec/sw_mbarrier.hpp, with only the
+//             forms it has)
+//   nvidia:   PTX only
+//   amd:      every AMD chip
+//   amd_cdna: AMD gfx90a, gfx940, gfx942 only (spec/amd.hpp, has_lds_dma)
+//   amd_gfx12: AMD gfx1200, gfx1201 only (spec/amd.hpp, has_split_barrier)
+enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
+
+[[nodiscard]] constexpr OpTarget op_target(OpCode c) {
+  switch (c) {
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::mbar_init:
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_wait:
+    case OpCode::exit: return OpTarget::both;
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx:
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait:
+    case OpCode::mbar_pending_count:
+    case OpCode::mbar_inval:
+    case OpCode::fence_mbarrier_init:
+    case OpCode::bar_sync:
+    case OpCode::bar_arrive:
+    case OpCode::bar_red:
+    case OpCode::syncthreads:
+    case OpCode::syncwarp:
+    case OpCode::tma_load:
+    case OpCode::tma_store:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::cp_async:
+    case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma:
+    case OpCode::wgmma_commit:
+    case OpCode::wgmma_wait:
+    case OpCode::tcgen05_mma:
+    case OpCode::tcgen05_commit:
+    case OpCode::tcgen05_fence_after:
+    case OpCode::tcgen05_fence_before:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
+    case OpCode::cluster_arrive:
+    case OpCode::cluster_wait:
+    case OpCode::cluster_sync: return OpTarget::nvidia;
+    case OpCode::s_waitcnt:
+    case OpCode::s_barrier: return OpTarget::amd;
+    case OpCode::global_load_lds: return OpTarget::amd_cdna;
+    case OpCode::s_barrier_signal:
+    case OpCode::s_barrier_wait: return OpTarget::amd_gfx12;
+  }
+  return OpTarget::nvidia;  // an op code outside the enum
+}
+
 [[nodiscard]] constexpr std::optional<OpCode> op_from_keyword(std::string_view s) {
 #define PC_X(e, kw, lanes, doc) \
   if (s == kw) return OpCode::e;

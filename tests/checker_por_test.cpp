@@ -180,21 +180,24 @@ std::string misc_kernel(std::mt19937& rng) {
 // split barrier, now and then a wait left out.
 std::string amd_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  std::string k = "kernel amdgen\ntarget amd\nsmem lds[2] bytes 256\n";
+  // CDNA (gather-to-LDS, vmcnt) or gfx12 (split barrier): no chip has both.
+  const bool gfx12 = pick(2) == 0;
+  std::string k = std::string("kernel amdgen\ntarget amd ") + (gfx12 ? "gfx1200" : "gfx942") + "\nsmem lds[2] bytes 256\n";
   const int roles = 2 + pick(2);
   for (int r = 0; r < roles; ++r) {
     k += "role w" + std::to_string(r) + " warp:\n";
     const int ops = 2 + pick(5);
     for (int i = 0; i < ops; ++i) {
       const std::string buf = "lds[" + std::to_string(pick(2)) + "]";
-      switch (pick(7)) {
+      switch (pick(8)) {
         case 0: k += "  all: write " + buf + "\n"; break;
         case 1: k += "  all: read " + buf + "\n"; break;
-        case 2: k += "  s_waitcnt_lgkm\n"; break;
+        case 2: k += "  s_waitcnt lgkmcnt(" + std::to_string(pick(2)) + ")\n"; break;
         case 3: k += "  s_barrier\n"; break;
-        case 4: k += "  s_barrier_signal\n"; break;
-        case 5: k += "  s_barrier_wait\n"; break;
-        default: k += "  s_waitcnt_lgkm\n  s_barrier\n"; break;
+        case 4: k += gfx12 ? "  s_barrier_signal\n" : "  global_load_lds " + buf + "\n"; break;
+        case 5: k += gfx12 ? "  s_barrier_wait\n" : "  s_waitcnt vmcnt(" + std::to_string(pick(2)) + ")\n"; break;
+        case 6: k += gfx12 ? "  s_waitcnt lgkmcnt(0)\n" : "  s_waitcnt vmcnt(0) lgkmcnt(0)\n"; break;
+        default: k += "  s_waitcnt lgkmcnt(0)\n  s_barrier\n"; break;
       }
     }
   }

@@ -76,6 +76,29 @@ const char* const prelude =
     "role r warpgroup:\n"
     "  t = one: arrive full[0]\n";
 
+// The same lines for the AMD operations, on a chip that has them.
+std::string amd_prelude(const std::string& chip) {
+  return "kernel ops\n"
+         "target amd " + chip + "\n"
+         "smem A[2] bytes 1024\n"
+         "smem B[2] bytes 1024\n"
+         "mbarrier full[2] count 1\n"
+         "mbarrier fresh\n"
+         "role r warpgroup:\n"
+         "  one: arrive full[0]\n";
+}
+
+std::string prelude_for(ir::OpCode c) {
+  switch (ir::op_target(c)) {
+    case ir::OpTarget::both:
+    case ir::OpTarget::nvidia: return prelude;
+    case ir::OpTarget::amd:
+    case ir::OpTarget::amd_cdna: return amd_prelude("gfx942");
+    case ir::OpTarget::amd_gfx12: return amd_prelude("gfx1200");
+  }
+  return prelude;
+}
+
 // One statement of each operation, with all its operand forms. A new entry
 // in checker/ops.hpp fails the test below until it has one here (and in
 // docs/dsl.md).
@@ -140,7 +163,7 @@ TEST_CASE("every operation of the table parses with its documented operands") {
     CAPTURE(kw);
     auto it = samples.find(kw);
     REQUIRE(it != samples.end());
-    const dsl::Parsed p = parse(std::string(prelude) + "  " + it->second + "\n");
+    const dsl::Parsed p = parse(prelude_for(*ir::op_from_keyword(kw)) + "  " + it->second + "\n");
     CHECK(errors_of(p) == "");
     REQUIRE(p.ok());
     const std::vector<ir::Stmt>& body = p.kernel.roles.at(0).body;
@@ -212,7 +235,7 @@ TEST_CASE("declarations: kernel, target, params, cluster, cta, smem, mbarrier, r
   const dsl::Parsed p = parse(
       "# expect: deadlock\n"
       "kernel decls            # a comment\n"
-      "target amd\n"
+      "target nvidia\n"
       "param S = 2 in 1..8\n"
       "param T = 0x10 in {8, 16, 32}\n"
       "param U = S * T - 1\n"
@@ -234,7 +257,7 @@ TEST_CASE("declarations: kernel, target, params, cluster, cta, smem, mbarrier, r
   CHECK(k.file == "t.bk");
   CHECK(k.expect == "deadlock");
   CHECK(k.loc.line == 2);
-  CHECK(k.target == ir::Target::amd);
+  CHECK(k.target == ir::Target::nvidia);
   REQUIRE(k.params.size() == 3);
   CHECK(k.params[0].value == 2);
   CHECK(k.params[0].lo == 1);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "checker/dsl/lexer.hpp"
 #include "spec/rules.hpp"
@@ -112,7 +113,7 @@ class Parser {
   int silenced_ = 0;         // statements dropped for using a broken name
   ir::Loc cta_threads_loc_;  // where `cta threads` was declared
   mutable std::optional<ir::Loc> overflow_;  // where const_value last overflowed
-  ir::Loc target_loc_;  // where `target` was declared (line 0: not)
+  ir::Loc target_loc_, cluster_loc_;  // where `target` and `cluster` were declared (line 0: not)
 
   // ---- tokens ----
   const Token& peek(std::size_t ahead = 0) const { return t_[std::min(pos_ + ahead, t_.size() - 1)]; }
@@ -399,6 +400,12 @@ class Parser {
   }
   void check_operands(const ir::Op& op);
   void check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc);
+  void check_target(const std::vector<ir::Stmt>& body);
+  void check_target_op(const ir::Op& op);
+  void target_error(ir::Loc loc, std::string msg) {
+    if (static_cast<int>(errors_.size()) < max_errors) errors_.push_back({file_, loc, std::move(msg)});
+    else truncated_ = true;
+  }
   void finish();
   void check_cta_threads();
 };
@@ -535,7 +542,8 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::global_load_lds: op.bufs.push_back(ref(buffers_, "buffer", false)); break;
     case OpCode::s_waitcnt:
       // As the AMDGPU assembler writes it: vmcnt(N) and lgkmcnt(N) in any
-      // order, optionally separated by '&' or ','.
+      // order, optionally separated by '&' or ','. The counter ranges depend
+      // on the chip: checked with the target (check_target_op).
       while (peek().kind == Tok::name) {
         const Token& c = next();
         ExprId* slot = c.text == "vmcnt" ? &op.n : c.text == "lgkmcnt" ? &op.count : nullptr;
@@ -774,6 +782,128 @@ void Parser::check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc)
   if (op.code == OpCode::bar_arrive && op.count == ir::no_expr)
     fail(loc, "bar_arrive needs a thread count: PTX barrier.arrive requires its operand b (only barrier.sync may leave it "
               "out, for the whole CTA); write 'bar_arrive ID, THREADS'");
+}
+
+// The operations of each target (ir::op_target; docs/dsl.md, "Targets"),
+// checked once the whole file is read, since `target` may come after the roles.
+void Parser::check_target(const std::vector<ir::Stmt>& body) {
+  for (const ir::Stmt& s : body) {
+    if (s.kind == ir::StmtKind::op) check_target_op(s.op);
+    check_target(s.body);
+    check_target(s.else_body);
+  }
+}
+
+void Parser::check_target_op(const ir::Op& op) {
+  const std::string kw(ir::op_keyword(op.code));
+  const bool amd = k_.target == ir::Target::amd;
+  const std::string chip = spec::amd::gfx_name(k_.gfx);
+  switch (ir::op_target(op.code)) {
+    case ir::OpTarget::both: break;
+    case ir::OpTarget::nvidia:
+      if (amd) {
+        std::string why;
+        switch (op.code) {
+          case OpCode::syncthreads:
+          case OpCode::bar_sync:
+          case OpCode::bar_arrive:
+          case OpCode::bar_red: why = "AMD has no named barriers; the workgroup barrier is s_barrier"; break;
+          case OpCode::syncwarp: why = "a wave's lanes run in lockstep, one instruction stream: nothing to write"; break;
+          case OpCode::tma_load:
+          case OpCode::tma_store:
+          case OpCode::bulk_commit_group:
+          case OpCode::bulk_wait_group:
+          case OpCode::bulk_wait_group_read:
+          case OpCode::cp_async:
+          case OpCode::cp_async_mbarrier_arrive:
+            why = "AMD has no TMA, bulk copies or cp.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
+            break;
+          case OpCode::mbar_arrive_drop:
+          case OpCode::mbar_arrive_expect_tx:
+          case OpCode::mbar_expect_tx:
+          case OpCode::mbar_complete_tx:
+          case OpCode::mbar_test_wait:
+          case OpCode::mbar_try_wait:
+          case OpCode::mbar_pending_count:
+          case OpCode::mbar_inval:
+          case OpCode::fence_mbarrier_init:
+            why = "AMD has no mbarrier in hardware; the software mbarrier (an LDS word) has init, arrive and wait ... parity only";
+            break;
+          case OpCode::cluster_arrive:
+          case OpCode::cluster_wait:
+          case OpCode::cluster_sync: why = "AMD has no thread-block clusters"; break;
+          case OpCode::wgmma_fence:
+          case OpCode::wgmma:
+          case OpCode::wgmma_commit:
+          case OpCode::wgmma_wait:
+          case OpCode::tcgen05_mma:
+          case OpCode::tcgen05_commit:
+          case OpCode::tcgen05_fence_after:
+          case OpCode::tcgen05_fence_before: why = "AMD has no asynchronous MMA reading shared memory (its MFMA/WMMA read registers)"; break;
+          case OpCode::fence_proxy_async:
+          case OpCode::fence_acq_rel:
+          case OpCode::fence_sc: why = "PTX fences have no AMD instruction of their own here; order LDS with s_waitcnt and a barrier"; break;
+          case OpCode::read:
+          case OpCode::write:
+          case OpCode::mbar_init:
+          case OpCode::mbar_arrive:
+          case OpCode::mbar_wait:
+          case OpCode::s_waitcnt:
+          case OpCode::global_load_lds:
+          case OpCode::s_barrier:
+          case OpCode::s_barrier_signal:
+          case OpCode::s_barrier_wait:
+          case OpCode::exit: break;
+        }
+        target_error(op.loc, "'" + kw + "' is a PTX (NVIDIA) operation, not under 'target amd': " + why);
+      }
+      return;
+    case ir::OpTarget::amd:
+    case ir::OpTarget::amd_cdna:
+    case ir::OpTarget::amd_gfx12:
+      if (!amd) {
+        target_error(op.loc, "'" + kw + "' is an AMD instruction: declare 'target amd' (the kernel is 'target nvidia')");
+        return;
+      }
+      if (ir::op_target(op.code) == ir::OpTarget::amd_gfx12 && !spec::amd::has_split_barrier(k_.gfx))
+        target_error(op.loc, "'" + kw + "' is the gfx12 split barrier (RDNA4 ISA); " + chip +
+                                 " (CDNA) has s_barrier only: write s_barrier, or declare 'target amd gfx1200'");
+      if (ir::op_target(op.code) == ir::OpTarget::amd_cdna && !spec::amd::has_lds_dma(k_.gfx))
+        target_error(op.loc, "'" + kw + "' loads into LDS, which CDNA has (gfx90a, gfx940, gfx942); " + chip +
+                                 " (RDNA4) has no load with an LDS destination");
+      break;
+  }
+  if (!amd) return;
+  // On AMD: no clusters, so no `@ CTA`; the software mbarrier's forms only.
+  if (op.bar.object >= 0 && op.bar.cta != ir::no_expr)
+    target_error(k_.exprs[static_cast<std::size_t>(op.bar.cta)].loc, "'@ CTA' names a CTA of a cluster: AMD has no clusters");
+  for (const ir::Ref& r : op.bufs)
+    if (r.cta != ir::no_expr)
+      target_error(k_.exprs[static_cast<std::size_t>(r.cta)].loc, "'@ CTA' names a CTA of a cluster: AMD has no clusters");
+  const std::string sw = "the software mbarrier (spec/sw_mbarrier.hpp) has ";
+  if (op.code == OpCode::mbar_arrive) {
+    if (op.dest_var >= 0) target_error(op.loc, sw + "no state token: its arrive returns nothing; drop the assignment");
+    if (op.no_complete) target_error(op.loc, sw + "no .noComplete arrive: drop 'nocomplete'");
+    if (op.sem != ir::Sem::standard || op.scope != ir::Scope::standard)
+      target_error(op.loc, sw + "one arrive, a release compare-and-swap at workgroup scope: drop the release/relaxed and "
+                                "cta/cluster options");
+  }
+  if (op.code == OpCode::mbar_wait) {
+    if (op.token_var >= 0) target_error(op.loc, sw + "no state token: wait by 'parity P'");
+    if (op.sem != ir::Sem::standard || op.scope != ir::Scope::standard)
+      target_error(op.loc, sw + "one wait, acquire loads at workgroup scope: drop the acquire/relaxed and cta/cluster options");
+  }
+  if (op.code == OpCode::s_waitcnt) {
+    // gfx9 S_WAITCNT: vmcnt 0..63, lgkmcnt 0..15; gfx12 S_WAIT_LOADCNT and
+    // S_WAIT_DSCNT: 0..63 (spec/amd.hpp, max_vmcnt, max_lgkmcnt).
+    for (const auto& [e, what, hi] : {std::tuple{op.n, "vmcnt", spec::amd::max_vmcnt(k_.gfx)},
+                                      std::tuple{op.count, "lgkmcnt", spec::amd::max_lgkmcnt(k_.gfx)}}) {
+      if (e == ir::no_expr) continue;
+      if (auto v = const_value(e); v && (*v < 0 || *v > static_cast<std::int64_t>(hi)))
+        target_error(k_.exprs[static_cast<std::size_t>(e)].loc, std::string(what) + " is " + std::to_string(*v) + "; on " +
+                                                                     chip + " it must be in 0.." + std::to_string(hi));
+    }
+  }
 }
 
 void Parser::block(std::vector<ir::Stmt>& out) {
@@ -1021,6 +1151,7 @@ void Parser::declaration() {
   } else if (kw == "cluster") {
     if (!k_.roles.empty() || !k_.buffers.empty() || !k_.mbarriers.empty())
       fail(tk.loc, "declare the cluster before buffers, barriers and roles");
+    cluster_loc_ = tk.loc;
     k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, 16));
     cluster_declared_ = true;
     end_of_statement();
@@ -1072,6 +1203,9 @@ void Parser::declaration() {
 }
 
 void Parser::finish() {
+  if (k_.target == ir::Target::amd && k_.cluster_ctas > 1)
+    target_error(cluster_loc_, "AMD has no thread-block clusters: 'cluster' needs 'target nvidia'; an AMD workgroup is one CTA");
+  for (const ir::Role& r : k_.roles) check_target(r.body);
   if (!seen_kernel_) errors_.push_back({file_, {1, 1}, "the file declares no kernel: start it with 'kernel NAME'"});
   else if (k_.roles.empty() && errors_.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
   check_cta_threads();

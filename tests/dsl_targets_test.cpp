@@ -1,0 +1,229 @@
+// Targets in the .bk front end (docs/dsl.md, "Targets"): `target amd CHIP`,
+// the wave size each chip gives a `warp`, and every operation rejected at
+// parse time (file:line:col, exit 2) on a target or chip that lacks it.
+#include <doctest/doctest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/ops.hpp"
+#include "checker/program.hpp"
+#include "tests/cli_support.hpp"
+
+using namespace pc;
+
+namespace {
+
+dsl::Parsed parse(const std::string& src) { return dsl::parse(src, "t.bk"); }
+
+std::string errors_of(const dsl::Parsed& p) {
+  std::string s;
+  for (const dsl::Diagnostic& d : p.errors)
+    s += std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) + ": " + d.message + "\n";
+  return s;
+}
+
+// One statement of each operation, valid on a target that has it: no cluster,
+// no `@ CTA`, only the options the software mbarrier has for the shared ones.
+// A switch with no default: a new operation fails to compile until it has one.
+std::string sample(ir::OpCode c) {
+  using ir::OpCode;
+  switch (c) {
+    case OpCode::read: return "all: read A[0]";
+    case OpCode::write: return "one: write A[1]";
+    case OpCode::mbar_init: return "one: init full[0] count 2";
+    case OpCode::mbar_arrive: return "one: arrive full[1] count 1";
+    case OpCode::mbar_arrive_drop: return "arrive_drop full[0]";
+    case OpCode::mbar_arrive_expect_tx: return "one: arrive_expect_tx full[0] bytes 16";
+    case OpCode::mbar_expect_tx: return "expect_tx full[0] bytes 16";
+    case OpCode::mbar_complete_tx: return "complete_tx full[0] bytes 16";
+    case OpCode::mbar_wait: return "wait full[0] parity 1";
+    case OpCode::mbar_test_wait: return "r = test_wait full[0] parity 0";
+    case OpCode::mbar_try_wait: return "r = try_wait full[1] parity 0";
+    case OpCode::mbar_pending_count: return "r = pending_count r";
+    case OpCode::mbar_inval: return "inval full[1]";
+    case OpCode::fence_mbarrier_init: return "fence_mbarrier_init";
+    case OpCode::bar_sync: return "bar_sync 1, 64";
+    case OpCode::bar_arrive: return "bar_arrive 2, 64";
+    case OpCode::bar_red: return "r = bar_red popc 3, 64, 1";
+    case OpCode::syncthreads: return "syncthreads";
+    case OpCode::syncwarp: return "syncwarp";
+    case OpCode::tma_load: return "one: tma_load A[0] -> full[0]";
+    case OpCode::tma_store: return "tma_store A[1]";
+    case OpCode::bulk_commit_group: return "commit_group";
+    case OpCode::bulk_wait_group: return "wait_group 0";
+    case OpCode::bulk_wait_group_read: return "wait_group_read 1";
+    case OpCode::cp_async: return "cp_async A[0]";
+    case OpCode::cp_async_mbarrier_arrive: return "cp_async_arrive full[0]";
+    case OpCode::wgmma_fence: return "wgmma_fence";
+    case OpCode::wgmma: return "wgmma read A[0]";
+    case OpCode::wgmma_commit: return "wgmma_commit";
+    case OpCode::wgmma_wait: return "wgmma_wait 0";
+    case OpCode::tcgen05_mma: return "tcgen05_mma read A[0]";
+    case OpCode::tcgen05_commit: return "tcgen05_commit full[0]";
+    case OpCode::tcgen05_fence_after: return "tcgen05_fence_after_thread_sync";
+    case OpCode::tcgen05_fence_before: return "tcgen05_fence_before_thread_sync";
+    case OpCode::fence_proxy_async: return "fence_proxy_async";
+    case OpCode::fence_acq_rel: return "fence_acq_rel cta";
+    case OpCode::fence_sc: return "fence_sc cta";
+    case OpCode::cluster_arrive: return "cluster_arrive";
+    case OpCode::cluster_wait: return "cluster_wait";
+    case OpCode::cluster_sync: return "cluster_sync";
+    case OpCode::s_waitcnt: return "s_waitcnt vmcnt(2) lgkmcnt(1)";
+    case OpCode::global_load_lds: return "global_load_lds A[0]";
+    case OpCode::s_barrier: return "s_barrier";
+    case OpCode::s_barrier_signal: return "s_barrier_signal";
+    case OpCode::s_barrier_wait: return "s_barrier_wait";
+    case OpCode::exit: return "exit";
+  }
+  return "";
+}
+
+// The statement on line 6, column 3.
+std::string kernel_with(const std::string& target, const std::string& stmt) {
+  return "kernel t\n"
+         "target " + target + "\n"
+         "smem A[2] bytes 1024\n"
+         "mbarrier full[2] count 1\n"
+         "role r warp:\n"
+         "  " + stmt + "\n";
+}
+
+std::vector<ir::OpCode> all_ops() {
+  std::vector<ir::OpCode> v;
+#define PC_X(e, kw, lanes, doc) v.push_back(ir::OpCode::e);
+  PC_OPS(PC_X)
+#undef PC_X
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("targets: the chip sets the wave size of a warp and a warp group") {
+  struct Case {
+    const char* target;
+    spec::amd::Gfx gfx;
+    int lanes;
+  };
+  const Case cases[] = {
+      {"amd gfx90a", spec::amd::Gfx::gfx90a, 64},   {"amd gfx940", spec::amd::Gfx::gfx940, 64},
+      {"amd gfx942", spec::amd::Gfx::gfx942, 64},   {"amd gfx1200", spec::amd::Gfx::gfx1200, 32},
+      {"amd gfx1201", spec::amd::Gfx::gfx1201, 32}, {"amd", spec::amd::default_gfx, 64},
+  };
+  for (const Case& c : cases) {
+    const std::string target = c.target;
+    CAPTURE(target);
+    const dsl::Parsed p = parse("kernel t\ntarget " + std::string(c.target) +
+                                "\nrole w warp:\n  exit\nrole g warpgroup:\n  exit\n");
+    REQUIRE(errors_of(p) == "");
+    CHECK(p.kernel.target == ir::Target::amd);
+    CHECK(p.kernel.gfx == c.gfx);
+    CHECK(ir::warp_size(p.kernel) == c.lanes);
+    const check::Program prog = check::instantiate(p.kernel);
+    REQUIRE(prog.agents.size() == 2);
+    CHECK(prog.agents[0].threads == c.lanes);
+    CHECK(prog.agents[0].warps == 1);
+    CHECK(prog.agents[1].threads == 4 * c.lanes);
+    CHECK(prog.agents[1].warps == 4);
+    CHECK(prog.cta_threads[0] == 5 * c.lanes);
+  }
+  const dsl::Parsed nv = parse("kernel t\nrole w warp:\n  exit\nrole g warpgroup:\n  exit\n");
+  REQUIRE(nv.ok());
+  CHECK(ir::warp_size(nv.kernel) == 32);
+  CHECK(check::instantiate(nv.kernel).agents[1].threads == 128);
+}
+
+TEST_CASE("targets: every operation parses on the targets that have it and is rejected on the others") {
+  // What each target has, written out here rather than taken from
+  // ir::op_target, so that the test checks the table.
+  const std::set<std::string> amd_only = {"s_waitcnt", "s_barrier", "global_load_lds", "s_barrier_signal", "s_barrier_wait"};
+  const std::set<std::string> on_amd = {"read", "write", "init", "arrive", "wait", "exit", "s_waitcnt", "s_barrier"};
+  const std::set<std::string> cdna_only = {"global_load_lds"};
+  const std::set<std::string> gfx12_only = {"s_barrier_signal", "s_barrier_wait"};
+  const char* targets[] = {"nvidia", "amd gfx90a", "amd gfx940", "amd gfx942", "amd gfx1200", "amd gfx1201", "amd"};
+  int rejected = 0;
+  for (const ir::OpCode c : all_ops()) {
+    const std::string kw(ir::op_keyword(c));
+    const std::string stmt = sample(c);
+    for (const std::string target : targets) {
+      CAPTURE(kw);
+      CAPTURE(target);
+      const bool nvidia = target == "nvidia";
+      const bool gfx12 = target.find("gfx12") != std::string::npos;
+      const bool has = nvidia ? !amd_only.count(kw)
+                              : on_amd.count(kw) || (cdna_only.count(kw) && !gfx12) || (gfx12_only.count(kw) && gfx12);
+      const dsl::Parsed p = parse(kernel_with(target, stmt));
+      if (has) {
+        CHECK(errors_of(p) == "");
+        continue;
+      }
+      ++rejected;
+      REQUIRE(p.errors.size() == 1);
+      CHECK(p.errors[0].loc.line == 6);
+      CHECK(p.errors[0].loc.col == static_cast<int>(stmt.find(kw)) + 3);
+      const std::string& m = p.errors[0].message;
+      if (nvidia) CHECK(m.find("is an AMD instruction: declare 'target amd'") != std::string::npos);
+      else if (!amd_only.count(kw)) CHECK(m.find("is a PTX (NVIDIA) operation, not under 'target amd'") != std::string::npos);
+      else if (gfx12_only.count(kw)) CHECK(m.find("is the gfx12 split barrier") != std::string::npos);
+      else CHECK(m.find("has no load with an LDS destination") != std::string::npos);
+    }
+  }
+  // 35 PTX operations on 6 AMD spellings, 5 AMD ones on NVIDIA, the split
+  // barrier on 4 CDNA spellings, gather-to-LDS on 2 gfx12 ones.
+  CHECK(rejected == 35 * 6 + 5 + 2 * 4 + 2);
+}
+
+TEST_CASE("targets: AMD forms of the software mbarrier, clusters, counters and chips") {
+  struct Case {
+    const char* name;
+    std::string source;
+    int line, col;
+    const char* message;
+  };
+  const std::string amd = "amd gfx942";
+  const Case cases[] = {
+      {"arrive token", kernel_with(amd, "t = one: arrive full[0]"), 6, 12, "no state token: its arrive returns nothing"},
+      {"arrive nocomplete", kernel_with(amd, "one: arrive full[0] release cta nocomplete"), 6, 8, "no .noComplete arrive"},
+      {"arrive release", kernel_with(amd, "one: arrive full[0] release"), 6, 8, "drop the release/relaxed"},
+      {"arrive cluster", kernel_with(amd, "one: arrive full[0] cluster"), 6, 8, "drop the release/relaxed"},
+      {"wait token", kernel_with(amd, "t = 0\n  wait full[0] token t"), 7, 3, "no state token: wait by 'parity P'"},
+      {"wait acquire", kernel_with(amd, "wait full[0] parity 0 acquire"), 6, 3, "drop the acquire/relaxed"},
+      {"remote arrive", kernel_with(amd, "one: arrive full[0] @ 0"), 6, 25, "AMD has no clusters"},
+      {"remote read", kernel_with(amd, "read A[0] @ 0"), 6, 15, "AMD has no clusters"},
+      {"cluster", "kernel t\ntarget amd\ncluster 2\nrole r warp:\n  exit\n", 3, 1, "AMD has no thread-block clusters"},
+      {"lgkmcnt range gfx9", kernel_with(amd, "s_waitcnt lgkmcnt(16)"), 6, 21, "lgkmcnt is 16; on gfx942 it must be in 0..15"},
+      {"vmcnt range", kernel_with(amd, "s_waitcnt vmcnt(64)"), 6, 19, "vmcnt is 64; on gfx942 it must be in 0..63"},
+      {"lgkmcnt range gfx12", kernel_with("amd gfx1200", "s_waitcnt lgkmcnt(64)"), 6, 21, "on gfx1200 it must be in 0..63"},
+      {"bare s_waitcnt", kernel_with(amd, "s_waitcnt"), 6, 3, "s_waitcnt needs the counters to wait for"},
+      {"counter twice", kernel_with(amd, "s_waitcnt vmcnt(1) vmcnt(2)"), 6, 22, "vmcnt is given twice"},
+      {"other counter", kernel_with(amd, "s_waitcnt expcnt(0)"), 6, 13, "it takes vmcnt(N) and/or lgkmcnt(N)"},
+      {"unknown chip", kernel_with("amd gfx1100", "exit"), 2, 12, "unknown AMD chip 'gfx1100'"},
+      {"chip on nvidia", kernel_with("nvidia gfx942", "exit"), 2, 15, "expected end of line"},
+      {"target twice", "kernel t\ntarget amd\ntarget amd gfx1200\nrole r warp:\n  exit\n", 3, 1, "'target' is declared twice"},
+      {"target after the roles", "kernel t\nrole r warp:\n  s_barrier_wait\ntarget amd gfx90a\n", 3, 3,
+       "gfx90a (CDNA) has s_barrier only"},
+  };
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    const dsl::Parsed p = parse(c.source);
+    REQUIRE_FALSE(p.errors.empty());
+    CHECK(p.errors[0].loc.line == c.line);
+    CHECK(p.errors[0].loc.col == c.col);
+    CHECK_MESSAGE(p.errors[0].message.find(c.message) != std::string::npos, p.errors[0].message);
+  }
+  // The forms the software mbarrier has, and a counter at its chip's limit.
+  CHECK(errors_of(parse(kernel_with(amd, "each: arrive full[0] count 1\n  wait full[0] parity 0"))) == "");
+  CHECK(errors_of(parse(kernel_with(amd, "s_waitcnt lgkmcnt(15) & vmcnt(63)"))) == "");
+  CHECK(errors_of(parse(kernel_with("amd gfx1201", "s_waitcnt lgkmcnt(63), vmcnt(0)"))) == "");
+}
+
+TEST_CASE("targets: check-kernel exits 2 with file:line:col on an operation the target lacks") {
+  const std::string f = cli_support::temp_file("dsl_targets", "tma_on_amd.bk",
+                                               kernel_with("amd gfx942", "one: tma_load A[0] -> full[0]"));
+  const cli_support::Run r = cli_support::run("dsl_targets", f);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("tma_on_amd.bk:6:8: error: 'tma_load' is a PTX (NVIDIA) operation") != std::string::npos);
+}
