@@ -18,6 +18,8 @@
 //                   one cp.async.bulk of B bytes, the warp waits for the phase;
 //                   "L2": the same 16 sources over and over, "cold": random
 //                   B-byte blocks of a 1 GiB buffer (mostly device memory)
+// The last column is the %globaltimer time per round of the primitives.hpp
+// runs (it tells a slower SM clock from a longer wait).
 //   barrier_costs [--runs N] [--iters N]
 #include <cuda/ptx>
 #include <cuda_runtime.h>
@@ -44,6 +46,13 @@ namespace ptx = cuda::ptx;
   } while (0)
 
 constexpr int kWarm = 16;
+
+// %globaltimer (ns): with clock64 it tells a slower SM clock from a longer wait.
+__device__ inline long long global_ns() {
+  long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 struct Ours {
   static __device__ void init(std::uint64_t* b, std::uint32_t n) {
@@ -89,15 +98,21 @@ __global__ void mbar_block(int iters, long long* out, const unsigned char*, std:
   __shared__ std::uint64_t bar;
   if (threadIdx.x == 0) A::init(&bar, blockDim.x);
   __syncthreads();
-  long long t0 = 0;
+  long long t0 = 0, n0 = 0;
   for (int i = 0; i < kWarm + iters; ++i) {
-    if (i == kWarm) t0 = clock64();
+    if (i == kWarm) {
+      n0 = global_ns();
+      t0 = clock64();
+    }
     A::arrive(&bar);
     while (!A::try_wait(&bar, i & 1)) {
     }
   }
-  const long long t1 = clock64();
-  if (threadIdx.x == 0) out[0] = t1 - t0;
+  const long long t1 = clock64(), n1 = global_ns();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[32] = n1 - n0;
+  }
 }
 
 // Each warp on its own mbarrier of count 32; the figure is the mean over warps.
@@ -107,39 +122,55 @@ __global__ void mbar_warp(int iters, long long* out, const unsigned char*, std::
   const unsigned warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   if (lane == 0) A::init(&bars[warp], 32);
   __syncwarp();
-  long long t0 = 0;
+  long long t0 = 0, n0 = 0;
   for (int i = 0; i < kWarm + iters; ++i) {
-    if (i == kWarm) t0 = clock64();
+    if (i == kWarm) {
+      n0 = global_ns();
+      t0 = clock64();
+    }
     A::arrive(&bars[warp]);
     while (!A::try_wait(&bars[warp], i & 1)) {
     }
   }
-  const long long t1 = clock64();
+  const long long t1 = clock64(), n1 = global_ns();
   if (lane == 0) out[warp] = t1 - t0;
+  if (threadIdx.x == 0) out[32] = n1 - n0;
 }
 
 template <class A>
 __global__ void named(int iters, long long* out, const unsigned char*, std::uint32_t) {
-  long long t0 = 0;
+  long long t0 = 0, n0 = 0;
   for (int i = 0; i < kWarm + iters; ++i) {
-    if (i == kWarm) t0 = clock64();
+    if (i == kWarm) {
+      n0 = global_ns();
+      t0 = clock64();
+    }
     A::bar_sync(1, blockDim.x);
   }
-  const long long t1 = clock64();
-  if (threadIdx.x == 0) out[0] = t1 - t0;
+  const long long t1 = clock64(), n1 = global_ns();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[32] = n1 - n0;
+  }
 }
 
 template <class A, bool Release>
 __global__ void cluster_loop(int iters, long long* out, const unsigned char*, std::uint32_t) {
-  long long t0 = 0;
+  long long t0 = 0, n0 = 0;
   for (int i = 0; i < kWarm + iters; ++i) {
-    if (i == kWarm) t0 = clock64();
+    if (i == kWarm) {
+      n0 = global_ns();
+      t0 = clock64();
+    }
     if constexpr (Release) A::cluster_arrive_release();
     else A::cluster_arrive_relaxed();
     A::cluster_wait();
   }
-  const long long t1 = clock64();
-  if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = t1 - t0;
+  const long long t1 = clock64(), n1 = global_ns();
+  if (threadIdx.x == 0 && blockIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[32] = n1 - n0;
+  }
 }
 
 __device__ inline std::uint32_t mix(std::uint32_t x) {
@@ -163,9 +194,12 @@ __global__ void tma_round_trip(int iters, long long* out, const unsigned char* s
   const unsigned lane = threadIdx.x % 32;
   if (lane == 0) A::init(&bar, 1);
   __syncwarp();
-  long long t0 = 0;
+  long long t0 = 0, n0 = 0;
   for (int i = 0; i < kWarm + iters; ++i) {
-    if (i == kWarm) t0 = clock64();
+    if (i == kWarm) {
+      n0 = global_ns();
+      t0 = clock64();
+    }
     if (lane == 0) {
       const std::uint32_t blk = blocks_log == 4 ? (i & 15) : (mix(seed * 1000003u + i) & ((1u << blocks_log) - 1));
       A::arrive_expect_tx(&bar, bytes);
@@ -174,8 +208,11 @@ __global__ void tma_round_trip(int iters, long long* out, const unsigned char* s
     while (!A::try_wait(&bar, i & 1)) {
     }
   }
-  const long long t1 = clock64();
-  if (threadIdx.x == 0) out[0] = t1 - t0;
+  const long long t1 = clock64(), n1 = global_ns();
+  if (threadIdx.x == 0) {
+    out[0] = t1 - t0;
+    out[32] = n1 - n0;
+  }
 }
 
 using Kernel = void (*)(int, long long*, const unsigned char*, std::uint32_t);
@@ -213,7 +250,7 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMalloc(&src, cold_bytes));
   CUDA_CHECK(cudaMemset(src, 1, cold_bytes));
   long long* out = nullptr;
-  CUDA_CHECK(cudaMalloc(&out, 32 * sizeof(long long)));
+  CUDA_CHECK(cudaMalloc(&out, 33 * sizeof(long long)));
 
   std::vector<Row> rows;
   for (int n : {32, 64, 128, 256, 512, 1024})
@@ -235,6 +272,7 @@ int main(int argc, char** argv) {
       CUDA_CHECK(cudaFuncSetAttribute(r.peer, cudaFuncAttributeMaxDynamicSharedMemorySize, 16 << 10));
     }
 
+  double ns = 0;  // the last launch's ns per round (thread 0)
   auto launch = [&](const Row& r, Kernel k, int run) -> double {
     std::uint32_t arg = 0;
     std::size_t smem = 0;
@@ -255,8 +293,9 @@ int main(int argc, char** argv) {
     cfg.numAttrs = r.cluster > 1 ? 1 : 0;
     CUDA_CHECK(cudaLaunchKernelEx(&cfg, k, iters, out, static_cast<const unsigned char*>(src), arg));
     CUDA_CHECK(cudaDeviceSynchronize());
-    long long host[32] = {};
+    long long host[33] = {};
     CUDA_CHECK(cudaMemcpy(host, out, sizeof host, cudaMemcpyDeviceToHost));
+    ns = double(host[32]) / iters;
     if (!r.per_warp) return double(host[0]) / iters;
     const int warps = r.threads / 32;
     double sum = 0;
@@ -266,21 +305,24 @@ int main(int argc, char** argv) {
 
   std::printf("# barrier_costs: %s, SM clock %.0f MHz, %d runs x %d rounds per row; cycles per round\n", prop.name,
               clock_khz / 1e3, runs, iters);
-  std::printf("| operation | threads | primitives.hpp: median cycles [95%% CI] | peer: median [95%% CI] | ratio ours/peer [95%% CI] |\n");
-  std::printf("| --- | --- | --- | --- | --- |\n");
+  std::printf("| operation | threads | primitives.hpp: median cycles [95%% CI] | peer: median [95%% CI] | ratio ours/peer [95%% CI] | ours: ns per round [95%% CI] |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- |\n");
   for (const Row& r : rows) {
     launch(r, r.ours, 0);  // warm-up
     launch(r, r.peer, 0);
-    std::vector<double> a, b;
+    std::vector<double> a, b, a_ns;
     for (int run = 0; run < runs; ++run) {
       if (run % 2) {
         b.push_back(launch(r, r.peer, run));
         a.push_back(launch(r, r.ours, run));
+        a_ns.push_back(ns);
       } else {
         a.push_back(launch(r, r.ours, run));
+        a_ns.push_back(ns);
         b.push_back(launch(r, r.peer, run));
       }
     }
+    const seed003::Summary sn = seed003::summarize(a_ns);
     const seed003::Summary sa = seed003::summarize(a), sb = seed003::summarize(b), q = seed003::ratio(a, b);
     char name[96];
     if (r.tma_log >= 0)
@@ -293,8 +335,9 @@ int main(int argc, char** argv) {
       std::snprintf(name, sizeof name, "mbarrier arrive+wait, per-warp (%d barriers of count 32)", r.threads / 32);
     else
       std::snprintf(name, sizeof name, "bar.sync 1, %d", r.threads);
-    std::printf("| %s | %d | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %.3f [%.3f, %.3f] |\n", name, r.threads * r.cluster,
-                sa.median, sa.lo, sa.hi, sb.median, sb.lo, sb.hi, q.median, q.lo, q.hi);
+    std::printf("| %s | %d | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %.3f [%.3f, %.3f] | %.1f [%.1f, %.1f] |\n", name,
+                r.threads * r.cluster, sa.median, sa.lo, sa.hi, sb.median, sb.lo, sb.hi, q.median, q.lo, q.hi, sn.median,
+                sn.lo, sn.hi);
     std::fflush(stdout);
   }
   CUDA_CHECK(cudaFree(src));
