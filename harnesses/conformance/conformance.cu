@@ -2,7 +2,7 @@
 // spec/primitives.hpp runs here, and its observations are compared with the
 // host side (the model) and with what the checker allows (allowed.cpp).
 //
-//   conformance [--instances N] [--seed S] [--report FILE] [--open NAME] [--contested]
+//   conformance [--instances N] [--seed S] [--report FILE] [--open NAME] [--contested] [--op-stress]
 //
 // 1. sequences: random valid op sequences on one mbarrier (thousands of blocks,
 //    one sequence each); every observation must equal the model's.
@@ -16,6 +16,9 @@
 // 6. contested points (--contested, or --open NAME for one of them): where the
 //    PTX ISA's letter and field practice differ; outcomes counted against what
 //    the letter allows (docs/conformance/h100-2026-11-23-contested.md).
+// 7. op stress (--op-stress): the op litmus tests under several stress modes
+//    (skew, long pauses, the threads' warps swapped), with the allowed
+//    outcomes seen and unseen per test (docs/conformance/h100-2026-11-23-op-stress.md).
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -332,16 +335,61 @@ __device__ inline void hist_add(unsigned long long* keys, unsigned long long* co
   atomicAdd(overflow, n);
 }
 
+// How the two threads are pushed apart (--op-stress): a random skew before
+// the first op, a pause before every op (usually `pause` cycles at most, one
+// time in big_every+1 up to `big`), which warp runs thread A, and whether the
+// random draws are per lane or one per warp. Per lane, a warp's lanes wait
+// for the longest of 32 draws (the warp leaves a divergent spin loop when all
+// its lanes have), so both warps pause about the maximum and stay in step;
+// one draw per warp (lane 0's, broadcast) moves the two warps apart.
+struct Stress {
+  const char* name;
+  std::uint32_t skew_mask, pause_mask, big_mask, big_every_mask;
+  int a_warp;
+  bool per_warp;
+  unsigned budget_div;  // the mode runs (instances budget) / budget_div
+};
+// Mode 0 is the suite's own (a pause of 0..63 cycles before each op).
+inline const Stress stress_modes[] = {
+    {"pause 0-63", 0, 63, 0, 0, 0, false, 1},
+    {"skew 0-2047, pause 0-63", 2047, 63, 0, 0, 0, false, 8},
+    {"skew 0-8191, pause 0-15", 8191, 15, 0, 0, 0, false, 8},
+    {"pause 0-15, 1 in 4 up to 1023", 0, 15, 1023, 3, 0, false, 8},
+    {"pause 0-7, 1 in 2 up to 4095", 0, 7, 4095, 1, 0, false, 8},
+    {"A on warp 1, skew 0-2047, pause 0-63", 2047, 63, 0, 0, 1, false, 8},
+    {"per warp: pause 0-255", 0, 255, 0, 0, 0, true, 8},
+    {"per warp: skew 0-1023, pause 0-1023", 1023, 1023, 0, 0, 0, true, 8},
+    {"per warp: pause 0-15, 1 in 2 up to 2047", 0, 15, 2047, 1, 0, true, 8},
+    {"per warp, A on warp 1: pause 0-15, 1 in 2 up to 2047", 0, 15, 2047, 1, 1, true, 8},
+};
+constexpr int stress_mode_count = static_cast<int>(sizeof(stress_modes) / sizeof(stress_modes[0]));
+
 struct OpLitmusDev {
   std::uint32_t count;
   int na, nb;
   std::uint32_t a[op_litmus_max_ops], b[op_litmus_max_ops];
+  std::uint32_t skew_mask = 0, pause_mask = 63, big_mask = 0, big_every_mask = 0;
+  int a_warp = 0;
+  bool per_warp = false;
 };
+
+// A random draw: the lane's own, or lane 0's for the whole warp.
+__device__ inline std::uint32_t draw(std::uint32_t& seed, bool per_warp) {
+  const std::uint32_t r = xorshift(seed);
+  return per_warp ? __shfl_sync(0xffffffffu, r, 0) : r;
+}
+
+__device__ inline void spin_cycles(std::uint32_t n) {
+  const long long until = clock64() + n;
+  while (clock64() < until) {
+  }
+}
 constexpr int global_slots = 256, block_slots = 64;
 
-// Lane l of warp 0 is thread A and lane l of warp 1 thread B of instance l:
-// 32 instances per iteration, each on its own barrier. Warp 2 stresses
-// memory; every op is preceded by a random pause (thread randomisation).
+// Lane l of warp a_warp is thread A and lane l of the other warp thread B of
+// instance l: 32 instances per iteration, each on its own barrier. Warp 2
+// stresses memory; every op is preceded by a random pause (thread
+// randomisation), the first by a random skew (Stress).
 template <bool Sw>
 __global__ void op_litmus_kernel(OpLitmusDev t, int iters, std::uint32_t seed0, unsigned long long* gkeys,
                                  unsigned long long* gcounts, unsigned long long* overflow, std::uint32_t* gscratch) {
@@ -362,8 +410,9 @@ __global__ void op_litmus_kernel(OpLitmusDev t, int iters, std::uint32_t seed0, 
   if (warp == 2) {
     stress(scratch, gscratch, seed, &stop);
   } else {
-    const std::uint32_t* ops = warp == 0 ? t.a : t.b;
-    const int n = warp == 0 ? t.na : t.nb;
+    const bool is_a = warp == t.a_warp;
+    const std::uint32_t* ops = is_a ? t.a : t.b;
+    const int n = is_a ? t.na : t.nb;
     for (int it = 0; it < iters; ++it) {
       if (warp == 0) {
         if (Sw) prim::sw_mbarrier_init(&words[lane], t.count);
@@ -372,19 +421,20 @@ __global__ void op_litmus_kernel(OpLitmusDev t, int iters, std::uint32_t seed0, 
       prim::bar_sync(1, 64);
       std::uint32_t vals[op_litmus_max_ops] = {};
       std::uint64_t token = 0;
+      if (t.skew_mask) spin_cycles(draw(seed, t.per_warp) & t.skew_mask);
 #pragma unroll
       for (int k = 0; k < op_litmus_max_ops; ++k) {
         if (k < n) {
-          const long long until = clock64() + (xorshift(seed) & 63);
-          while (clock64() < until) {
-          }
+          const std::uint32_t r = draw(seed, t.per_warp);
+          const bool big = t.big_mask && ((r >> 20) & t.big_every_mask) == 0;
+          spin_cycles(big ? (r >> 8) & t.big_mask : r & t.pause_mask);
           const std::uint32_t o = ops[k];
           vals[k] = Sw ? apply_sw_op(&words[lane], op_code(o), op_arg(o)) : apply_op(&bars[lane], token, op_code(o), op_arg(o));
-          if (warp == 1) bvals[k][lane] = vals[k];
+          if (!is_a) bvals[k][lane] = vals[k];
         }
       }
       prim::bar_sync(1, 64);
-      if (warp == 0) {
+      if (is_a) {
         std::uint32_t bv[op_litmus_max_ops];
 #pragma unroll
         for (int k = 0; k < op_litmus_max_ops; ++k) bv[k] = bvals[k][lane];
@@ -1305,6 +1355,127 @@ struct Row {
   std::string note;
 };
 
+// One op litmus test under one stress mode: the outcome histogram of
+// `want` instances (at least one launch).
+struct OpHist {
+  std::map<std::uint64_t, unsigned long long> seen;
+  unsigned long long overflow = 0;
+  double seconds = 0;
+};
+OpHist op_litmus_run(const OpLitmus& t, bool sw, const Stress& m, unsigned long long want, std::uint32_t seed, int sms,
+                     std::uint32_t* gscratch) {
+  unsigned long long *gkeys = nullptr, *gcounts = nullptr;
+  CUDA_CHECK(cudaMalloc(&gkeys, global_slots * sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMalloc(&gcounts, (global_slots + 1) * sizeof(unsigned long long)));
+  const int oblocks = sms * 16, oiters = 256;
+  const unsigned long long oper = static_cast<unsigned long long>(oblocks) * oiters * 32;
+  OpLitmusDev d{};
+  d.count = t.count;
+  d.na = static_cast<int>(t.a.size());
+  d.nb = static_cast<int>(t.b.size());
+  for (int k = 0; k < d.na; ++k) d.a[k] = t.a[static_cast<std::size_t>(k)];
+  for (int k = 0; k < d.nb; ++k) d.b[k] = t.b[static_cast<std::size_t>(k)];
+  d.skew_mask = m.skew_mask;
+  d.pause_mask = m.pause_mask;
+  d.big_mask = m.big_mask;
+  d.big_every_mask = m.big_every_mask;
+  d.a_warp = m.a_warp;
+  d.per_warp = m.per_warp;
+  CUDA_CHECK(cudaMemset(gkeys, 0xff, global_slots * sizeof(unsigned long long)));
+  CUDA_CHECK(cudaMemset(gcounts, 0, (global_slots + 1) * sizeof(unsigned long long)));
+  const auto t0 = std::chrono::steady_clock::now();
+  unsigned long long launched = 0;
+  for (std::uint32_t s = seed; launched < want; ++s, launched += oper) {
+    if (sw) op_litmus_kernel<true><<<oblocks, 96>>>(d, oiters, s, gkeys, gcounts, gcounts + global_slots, gscratch);
+    else op_litmus_kernel<false><<<oblocks, 96>>>(d, oiters, s, gkeys, gcounts, gcounts + global_slots, gscratch);
+  }
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaDeviceSynchronize());
+  OpHist h;
+  h.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::vector<unsigned long long> hk(global_slots), hc(global_slots + 1);
+  CUDA_CHECK(cudaMemcpy(hk.data(), gkeys, hk.size() * 8, cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaMemcpy(hc.data(), gcounts, hc.size() * 8, cudaMemcpyDeviceToHost));
+  for (int k = 0; k < global_slots; ++k)
+    if (hk[static_cast<std::size_t>(k)] != hist_empty) h.seen[hk[static_cast<std::size_t>(k)]] += hc[static_cast<std::size_t>(k)];
+  h.overflow = hc[global_slots];
+  CUDA_CHECK(cudaFree(gkeys));
+  CUDA_CHECK(cudaFree(gcounts));
+  return h;
+}
+
+// --op-stress: every op litmus test under every stress mode; per outcome the
+// instances of each mode, and the outcomes allowed but seen in no mode.
+int op_stress_report(unsigned long long budget, std::uint32_t seed, int sms, std::uint32_t* gscratch, const std::string& report,
+                     const std::string& head) {
+  FILE* f = std::fopen(report.c_str(), "w");
+  if (!f) {
+    std::perror(report.c_str());
+    return 2;
+  }
+  std::fprintf(f, "%s", head.c_str());
+  std::fprintf(f, "## Stress modes\n\n| mode | skew before the first op (cycles) | pause before each op | thread A on warp | draws | instances |\n"
+                  "| --- | --- | --- | --- | --- | --- |\n");
+  for (int m = 0; m < stress_mode_count; ++m) {
+    const Stress& s = stress_modes[m];
+    std::fprintf(f, "| %d | 0..%u | 0..%u%s | %d | %s | budget / %u |\n", m, s.skew_mask, s.pause_mask,
+                 s.big_mask ? (", 1 in " + std::to_string(s.big_every_mask + 1) + " up to " + std::to_string(s.big_mask)).c_str() : "",
+                 s.a_warp, s.per_warp ? "one per warp" : "per lane", s.budget_div);
+  }
+  unsigned long long outside = 0;
+  std::string summary = "\n## Seen and unseen per test (union of the modes)\n\n| test | allowed | seen | unseen | outside model |\n"
+                        "| --- | --- | --- | --- | --- |\n";
+  std::string detail;
+  for (const OpLitmus& t : op_litmus_suite()) {
+    for (int sw = 0; sw < (t.software ? 2 : 1); ++sw) {
+      const std::string name = std::string(t.name) + (sw ? " (software mbarrier)" : "");
+      const Allowed2 allowed = op_litmus_allowed(t, sw != 0);
+      std::map<std::uint64_t, std::vector<unsigned long long>> per;  // outcome -> instances per mode
+      unsigned long long out = 0;
+      for (int m = 0; m < stress_mode_count; ++m) {
+        const OpHist h = op_litmus_run(t, sw != 0, stress_modes[m], budget / stress_modes[m].budget_div, seed + 7919u * m, sms, gscratch);
+        out += h.overflow;
+        for (const auto& [key, c] : h.seen) {
+          auto& v = per[key];
+          v.resize(stress_mode_count);
+          v[static_cast<std::size_t>(m)] += c;
+          if (!allowed.outcomes.count(key)) out += c;
+        }
+        std::printf("%-40s mode %d  %zu outcomes  %.2f s\n", name.c_str(), m, h.seen.size(), h.seconds);
+        std::fflush(stdout);
+      }
+      int seen = 0, unseen = 0;
+      detail += "\n### " + name + "\n\n| outcome | model interleavings |";
+      for (int m = 0; m < stress_mode_count; ++m) detail += " mode " + std::to_string(m) + " |";
+      detail += " |\n| --- | --- |";
+      for (int m = 0; m < stress_mode_count; ++m) detail += " --- |";
+      detail += " --- |\n";
+      for (const auto& [key, n] : allowed.outcomes) {
+        const auto it = per.find(key);
+        const bool any = it != per.end();
+        seen += any;
+        unseen += !any;
+        detail += "| `" + op_litmus_outcome_text(t, key) + "` | " + std::to_string(n) + " |";
+        for (int m = 0; m < stress_mode_count; ++m) detail += " " + std::to_string(any ? it->second[static_cast<std::size_t>(m)] : 0) + " |";
+        detail += any ? " seen |\n" : " **unseen** |\n";
+      }
+      for (const auto& [key, v] : per) {
+        if (allowed.outcomes.count(key)) continue;
+        detail += "| `" + op_litmus_outcome_text(t, key) + "` | 0 |";
+        for (unsigned long long c : v) detail += " " + std::to_string(c) + " |";
+        detail += " **outside model** |\n";
+      }
+      outside += out;
+      summary += "| " + name + " | " + std::to_string(allowed.outcomes.size()) + " | " + std::to_string(seen) + " | " +
+                 std::to_string(unseen) + " | " + std::to_string(out) + " |\n";
+    }
+  }
+  std::fprintf(f, "%s\n## Histograms (instances per mode)\n%s", summary.c_str(), detail.c_str());
+  std::fclose(f);
+  std::printf("outside-model: %llu\n", outside);
+  return outside == 0 ? 0 : 1;
+}
+
 struct OpRow {
   std::string test;
   int interleavings = 0, unseen = 0;
@@ -1319,14 +1490,16 @@ int main(int argc, char** argv) {
   std::string report = "conformance-report.md";
   std::string open_only;  // --open NAME: run that one fixed sequence (or contested point) only
   bool contested_all = false;  // --contested: run the four contested points only
+  bool op_stress = false;      // --op-stress: the op litmus tests under every stress mode only
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--instances") && i + 1 < argc) target = std::strtoull(argv[++i], nullptr, 10);
     else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) seed = static_cast<std::uint32_t>(std::strtoul(argv[++i], nullptr, 10));
     else if (!std::strcmp(argv[i], "--report") && i + 1 < argc) report = argv[++i];
     else if (!std::strcmp(argv[i], "--open") && i + 1 < argc) open_only = argv[++i];
     else if (!std::strcmp(argv[i], "--contested")) contested_all = true;
+    else if (!std::strcmp(argv[i], "--op-stress")) op_stress = true;
     else {
-      std::fprintf(stderr, "usage: conformance [--instances N] [--seed S] [--report FILE] [--open NAME] [--contested]\n");
+      std::fprintf(stderr, "usage: conformance [--instances N] [--seed S] [--report FILE] [--open NAME] [--contested] [--op-stress]\n");
       return 2;
     }
   }
@@ -1381,6 +1554,15 @@ int main(int argc, char** argv) {
     std::string cmd = "conformance";
     for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
     return contested_host::run(vs, dcounts, seed, report, head, cmd);
+  }
+
+  if (op_stress) {
+    char head[512];
+    std::snprintf(head, sizeof head,
+                  "# Op litmus under stress: %s\n\n- GPU: %s, %d SMs; driver %d, runtime %d; built by nvcc %d.%d for sm_90a\n"
+                  "- command: conformance --op-stress --instances %llu --seed %u --report FILE\n\n",
+                  prop.name, prop.name, sms, driver, runtime, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, target, seed);
+    return op_stress_report(target, seed, sms, gscratch, report, head);
   }
 
   std::vector<Row> rows;
@@ -1450,65 +1632,35 @@ int main(int argc, char** argv) {
   for (std::size_t k = before; k < rows.size(); ++k) rows[k].test += " (software mbarrier)";
 
   // Op litmus: outcome histograms against every interleaving of the model.
-  {
-    unsigned long long *gkeys = nullptr, *gcounts = nullptr;
-    CUDA_CHECK(cudaMalloc(&gkeys, global_slots * sizeof(unsigned long long)));
-    CUDA_CHECK(cudaMalloc(&gcounts, (global_slots + 1) * sizeof(unsigned long long)));
-    const int oblocks = sms * 16, oiters = 256;
-    const unsigned long long oper = static_cast<unsigned long long>(oblocks) * oiters * 32;
-    for (const OpLitmus& t : op_litmus_suite()) {
-      for (int sw = 0; sw < (t.software ? 2 : 1); ++sw) {
-        OpLitmusDev d{};
-        d.count = t.count;
-        d.na = static_cast<int>(t.a.size());
-        d.nb = static_cast<int>(t.b.size());
-        for (int k = 0; k < d.na; ++k) d.a[k] = t.a[static_cast<std::size_t>(k)];
-        for (int k = 0; k < d.nb; ++k) d.b[k] = t.b[static_cast<std::size_t>(k)];
-        CUDA_CHECK(cudaMemset(gkeys, 0xff, global_slots * sizeof(unsigned long long)));
-        CUDA_CHECK(cudaMemset(gcounts, 0, (global_slots + 1) * sizeof(unsigned long long)));
-        const auto t0 = std::chrono::steady_clock::now();
-        unsigned long long launched = 0;
-        for (std::uint32_t s = seed; launched < op_target; ++s, launched += oper) {
-          if (sw) op_litmus_kernel<true><<<oblocks, 96>>>(d, oiters, s, gkeys, gcounts, gcounts + global_slots, gscratch);
-          else op_litmus_kernel<false><<<oblocks, 96>>>(d, oiters, s, gkeys, gcounts, gcounts + global_slots, gscratch);
-        }
-        CUDA_CHECK(cudaGetLastError());
-        CUDA_CHECK(cudaDeviceSynchronize());
-        std::vector<unsigned long long> hk(global_slots), hc(global_slots + 1);
-        CUDA_CHECK(cudaMemcpy(hk.data(), gkeys, hk.size() * 8, cudaMemcpyDeviceToHost));
-        CUDA_CHECK(cudaMemcpy(hc.data(), gcounts, hc.size() * 8, cudaMemcpyDeviceToHost));
-        OpRow r;
-        r.test = std::string(t.name) + (sw ? " (software mbarrier)" : "");
-        r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        const Allowed2 allowed = op_litmus_allowed(t, sw != 0);
-        r.interleavings = allowed.interleavings;
-        r.outside = hc[global_slots];  // histogram overflow counts as outside
-        std::map<std::uint64_t, unsigned long long> seen;
-        for (int k = 0; k < global_slots; ++k)
-          if (hk[static_cast<std::size_t>(k)] != hist_empty) seen[hk[static_cast<std::size_t>(k)]] += hc[static_cast<std::size_t>(k)];
-        for (const auto& [key, c] : seen) {
-          r.instances += c;
-          const bool ok = allowed.outcomes.count(key) != 0;
-          if (!ok) r.outside += c;
-          r.lines.push_back("| `" + op_litmus_outcome_text(t, key) + "` | " + std::to_string(c) + " | " +
-                            (ok ? std::to_string(allowed.outcomes.at(key)) : std::string("0")) + " | " +
-                            (ok ? "allowed" : "**outside model**") + " |");
-        }
-        r.instances += hc[global_slots];
-        for (const auto& [key, n] : allowed.outcomes) {
-          if (seen.count(key)) continue;
-          ++r.unseen;
-          r.lines.push_back("| `" + op_litmus_outcome_text(t, key) + "` | 0 | " + std::to_string(n) + " | allowed but unseen |");
-        }
-        std::printf("%-40s %12llu instances  %zu outcomes seen, %d allowed, %d unseen  outside-model %llu  %.2f s  (%.3g/s)\n",
-                    r.test.c_str(), r.instances, seen.size(), static_cast<int>(allowed.outcomes.size()), r.unseen, r.outside,
-                    r.seconds, r.instances / r.seconds);
-        std::fflush(stdout);
-        op_rows.push_back(r);
+  for (const OpLitmus& t : op_litmus_suite()) {
+    for (int sw = 0; sw < (t.software ? 2 : 1); ++sw) {
+      const OpHist h = op_litmus_run(t, sw != 0, stress_modes[0], op_target, seed, sms, gscratch);
+      OpRow r;
+      r.test = std::string(t.name) + (sw ? " (software mbarrier)" : "");
+      r.seconds = h.seconds;
+      const Allowed2 allowed = op_litmus_allowed(t, sw != 0);
+      r.interleavings = allowed.interleavings;
+      r.outside = h.overflow;  // histogram overflow counts as outside
+      for (const auto& [key, c] : h.seen) {
+        r.instances += c;
+        const bool ok = allowed.outcomes.count(key) != 0;
+        if (!ok) r.outside += c;
+        r.lines.push_back("| `" + op_litmus_outcome_text(t, key) + "` | " + std::to_string(c) + " | " +
+                          (ok ? std::to_string(allowed.outcomes.at(key)) : std::string("0")) + " | " +
+                          (ok ? "allowed" : "**outside model**") + " |");
       }
+      r.instances += h.overflow;
+      for (const auto& [key, n] : allowed.outcomes) {
+        if (h.seen.count(key)) continue;
+        ++r.unseen;
+        r.lines.push_back("| `" + op_litmus_outcome_text(t, key) + "` | 0 | " + std::to_string(n) + " | allowed but unseen |");
+      }
+      std::printf("%-40s %12llu instances  %zu outcomes seen, %d allowed, %d unseen  outside-model %llu  %.2f s  (%.3g/s)\n",
+                  r.test.c_str(), r.instances, h.seen.size(), static_cast<int>(allowed.outcomes.size()), r.unseen, r.outside,
+                  r.seconds, r.instances / r.seconds);
+      std::fflush(stdout);
+      op_rows.push_back(r);
     }
-    CUDA_CHECK(cudaFree(gkeys));
-    CUDA_CHECK(cudaFree(gcounts));
   }
 
   }
