@@ -1,0 +1,213 @@
+// The parallel search (Options::threads, --threads) gives the result of one
+// thread: the same verdict and violation kind, the same counts (states,
+// transitions, depth), the same trace and replay token, the same warnings
+// and the same coverage, over the corpus and over generated kernels, with 2
+// and 4 threads (on any machine: threads beyond its cores only take turns).
+// Every level is expanded by all threads here (parallel_min_level 1), so
+// that the levels of a few states exercise the hand-over between threads.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/program.hpp"
+#include "tests/corpus_files.hpp"
+#include "tests/kernel_generators.hpp"
+
+using namespace pc;
+
+namespace {
+
+using check::outcome_name;
+
+check::Result run(const ir::Kernel& k, unsigned threads, check::Options o = {}) {
+  o.threads = threads;
+  o.parallel_min_level = 1;
+  return check::check(k, o);
+}
+
+std::string trace_text(const check::Result& r) {
+  std::string s;
+  for (const check::TraceStep& t : r.trace) s += std::to_string(t.agent) + " " + std::to_string(t.loc.line) + " " + t.text + "\n";
+  return s;
+}
+
+std::string warnings_text(const check::Result& r) {
+  std::string s;
+  for (const check::Warning& w : r.warnings)
+    s += std::string(spec::violation_name(w.kind)) + " " + std::to_string(w.loc.line) + " " + w.message + "\n";
+  return s;
+}
+
+std::string unreached_text(const check::Result& r) {
+  std::string s;
+  for (const check::Unreached& u : r.unreached) s += std::to_string(u.loc.line) + " " + u.what + "\n";
+  return s;
+}
+
+// `many` is the result of several threads, `one` of one thread.
+void same_result(const check::Result& one, const check::Result& many) {
+  CHECK(outcome_name(many) == outcome_name(one));
+  CHECK(many.states == one.states);
+  CHECK(many.transitions == one.transitions);
+  CHECK(many.max_depth == one.max_depth);
+  CHECK(many.replay == one.replay);
+  CHECK(trace_text(many) == trace_text(one));
+  CHECK(many.message == one.message);
+  CHECK(warnings_text(many) == warnings_text(one));
+  CHECK(many.coverage == one.coverage);
+  CHECK(unreached_text(many) == unreached_text(one));
+}
+
+// The counterexample replays to its kind.
+void replays(const ir::Kernel& k, const check::Result& r) {
+  if (r.verdict != check::Verdict::violation) return;
+  check::Options o;
+  o.replay = r.replay;
+  const check::Result again = check::check(k, o);
+  CHECK(outcome_name(again) == outcome_name(r));
+}
+
+int compared = 0, violations = 0;
+
+// False when the text is not a kernel the checker takes.
+bool agree(const std::string& text, check::Options o = {}) {
+  CAPTURE(text);
+  const dsl::Parsed p = dsl::parse(text, "gen.bk");
+  if (!p.ok()) return false;
+  try {
+    const check::Result one = run(p.kernel, 1, o);
+    for (unsigned n : {2u, 4u}) {
+      CAPTURE(n);
+      same_result(one, run(p.kernel, n, o));
+    }
+    replays(p.kernel, one);
+    ++compared;
+    violations += one.verdict == check::Verdict::violation;
+    return true;
+  } catch (const check::KernelError&) {
+    // Past one of the model's capacities: refused with every thread count.
+    for (unsigned n : {2u, 4u}) CHECK_THROWS_AS(run(p.kernel, n, o), check::KernelError);
+    return false;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("threads: the corpus gets the result of one thread with 2 and 4 threads") {
+  int verified = 0, violated = 0;
+  for (const std::string& file : corpus_files()) {
+    CAPTURE(file);
+    std::string src;
+    const dsl::Parsed p = dsl::parse_file(file, src);
+    REQUIRE(p.ok());
+    const check::Result one = run(p.kernel, 1);
+    REQUIRE(one.verdict != check::Verdict::inconclusive);
+    for (unsigned n : {2u, 4u}) {
+      CAPTURE(n);
+      const check::Result many = run(p.kernel, n);
+      same_result(one, many);
+      replays(p.kernel, many);
+    }
+    (one.verdict == check::Verdict::verified ? verified : violated) += 1;
+  }
+  MESSAGE(verified << " corpus kernels verified, " << violated << " with a violation, alike with 1, 2 and 4 threads");
+  CHECK(verified > 10);
+  CHECK(violated > 10);
+}
+
+TEST_CASE("threads: generated kernels get the result of one thread") {
+  std::mt19937 rng(20261123);
+  using namespace testgen;
+  for (int i = 0; i < 60; ++i) agree(random_kernel(rng));
+  for (int i = 0; i < 40; ++i) agree(chained_kernel(rng));
+  for (int i = 0; i < 60; ++i) agree(cluster_kernel(rng));
+  for (int i = 0; i < 40; ++i) agree(pipeline_kernel(rng));
+  for (int i = 0; i < 100; ++i) agree(async_kernel(rng));
+  for (int i = 0; i < 60; ++i) agree(async_pipeline(rng));
+  for (int i = 0; i < 60; ++i) agree(misc_kernel(rng));
+  for (int i = 0; i < 30; ++i) agree(amd_kernel(rng));
+  // The other searches: no reduction, no partial-order reduction, the
+  // reduction checked as it runs, and warnings as violations.
+  check::Options none, no_por, checked, strict;
+  none.reduction = false;
+  no_por.partial_order = false;
+  checked.check_reduction = true;
+  strict.strict = true;
+  for (int i = 0; i < 30; ++i) agree(pipeline_kernel(rng), none);
+  for (int i = 0; i < 30; ++i) agree(async_kernel(rng), no_por);
+  for (int i = 0; i < 30; ++i) agree(async_pipeline(rng), checked);
+  for (int i = 0; i < 30; ++i) agree(cluster_kernel(rng), strict);
+  MESSAGE(compared << " generated kernels alike with 1, 2 and 4 threads, " << violations << " of them with a violation");
+  CHECK(compared > 400);
+  CHECK(violations > 100);
+  CHECK(compared - violations > 50);
+}
+
+TEST_CASE("threads: symmetric agents and a large level") {
+  // Interchangeable consumers (symmetry) and levels of thousands of states,
+  // the default hand-over size included.
+  const std::string text = R"(kernel sym
+smem buf[2] bytes 512
+mbarrier full[2] count 1
+mbarrier empty[2] count 4
+role producer warp:
+  for i in 0..6:
+    wait empty[i % 2] parity ((i / 2) + 1) % 2
+    one: arrive_expect_tx full[i % 2] bytes 512
+    one: tma_load buf[i % 2] -> full[i % 2]
+role consumer warp x4:
+  for i in 0..6:
+    wait full[i % 2] parity (i / 2) % 2
+    one: read buf[i % 2]
+    fence_proxy_async
+    one: arrive empty[i % 2]
+)";
+  const dsl::Parsed p = dsl::parse(text, "sym.bk");
+  REQUIRE(p.ok());
+  for (bool reduction : {true, false}) {
+    CAPTURE(reduction);
+    check::Options o;
+    o.reduction = reduction;
+    const check::Result one = run(p.kernel, 1, o);
+    CHECK(one.verdict == check::Verdict::verified);
+    for (unsigned n : {2u, 3u, 4u}) {
+      CAPTURE(n);
+      same_result(one, run(p.kernel, n, o));
+      check::Options d = o;
+      d.threads = n;  // the default hand-over size
+      same_result(one, check::check(p.kernel, d));
+    }
+  }
+}
+
+TEST_CASE("threads: limits stop every thread, inconclusive") {
+  std::string src;
+  const dsl::Parsed p = dsl::parse_file(std::string(PC_SOURCE_DIR) + "/kernels/per_warp_mbarrier_tma.bk", src,
+                                        {{"WARPS", 6}});
+  REQUIRE(p.ok());
+  check::Options o;
+  o.reduction = false;
+  o.max_states = 20'000;
+  o.threads = 4;
+  check::Result r = check::check(p.kernel, o);
+  CHECK(r.verdict == check::Verdict::inconclusive);
+  CHECK(r.inconclusive_reason == "max-states");
+  CHECK(r.states < 200'000);
+  o.max_states = 50'000'000;
+  o.max_memory_mb = 1;
+  r = check::check(p.kernel, o);
+  CHECK(r.verdict == check::Verdict::inconclusive);
+  CHECK(r.inconclusive_reason == "max-memory");
+  o.max_memory_mb = 8192;
+  o.timeout_s = 0.2;
+  const auto t0 = std::chrono::steady_clock::now();
+  r = check::check(p.kernel, o);
+  CHECK(r.verdict == check::Verdict::inconclusive);
+  CHECK(r.inconclusive_reason == "timeout");
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 5);
+}

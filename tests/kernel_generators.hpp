@@ -1,0 +1,293 @@
+// Generators of random kernels for the tests that compare searches (the
+// partial-order reduction against none, several threads against one): each
+// returns the text of a .bk kernel drawn from `rng`.
+#pragma once
+
+#include <random>
+#include <string>
+
+namespace pc::testgen {
+
+// A random kernel: two CTAs' worth of objects in one CTA, three roles, each a
+// short sequence of operations on two mbarriers and two buffers, some in a
+// loop. Most are wrong in some way; what matters is that both searches agree.
+inline std::string random_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel gen\nsmem a[1] bytes 256\nsmem b[1] bytes 256\n";
+  k += "mbarrier m[2] count " + std::to_string(1 + pick(2)) + "\n";
+  k += "mbarrier n[1] count 1\n";
+  const char* bars[] = {"m[0]", "m[1]", "n[0]"};
+  const char* bufs[] = {"a[0]", "b[0]"};
+  for (int r = 0; r < 3; ++r) {
+    k += "role r" + std::to_string(r) + " warp:\n";
+    const bool loop = pick(3) == 0;
+    const std::string ind = loop ? "    " : "  ";
+    if (loop) k += "  for i in 0..2:\n";
+    const int ops = 2 + pick(3);
+    for (int i = 0; i < ops; ++i) {
+      const std::string bar = bars[pick(3)], buf = bufs[pick(2)];
+      switch (pick(9)) {
+        case 0: k += ind + "one: arrive " + bar + "\n"; break;
+        case 1: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + "\n"; break;
+        case 2: k += ind + "one: write " + buf + "\n"; break;
+        case 3: k += ind + "all: read " + buf + "\n"; break;
+        case 4: k += ind + "one: arrive_expect_tx " + bar + " bytes 256\n"; break;
+        case 5: k += ind + "one: tma_load " + buf + " -> " + bar + "\n"; break;
+        case 6: k += ind + "bar_sync 1, 64\n"; break;
+        case 7: k += ind + "syncwarp\n"; break;
+        default: k += ind + "one: tma_store " + buf + "\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// A kernel of mostly independent roles, so that many verify: role r works on
+// its own buffer o[r], arrives once on its own barrier m[r], and may wait for
+// role r-1's barrier and then read role r-1's buffer (a race when r-1 writes
+// it again after arriving).
+inline std::string chained_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel chain\nsmem o[3] bytes 256\nmbarrier m[3] count 1\n";
+  for (int r = 0; r < 3; ++r) {
+    const std::string me = std::to_string(r), prev = std::to_string(r - 1);
+    k += "role r" + me + " warp:\n";
+    const int ops = 2 + pick(4), arrive_at = pick(ops + 1), wait_at = r > 0 && pick(2) ? pick(ops + 1) : -1;
+    for (int i = 0; i <= ops; ++i) {
+      if (i == wait_at) k += "  wait m[" + prev + "] parity 0\n  one: read o[" + prev + "]\n";
+      if (i == arrive_at) k += "  one: arrive m[" + me + "]\n";
+      if (i == ops) break;
+      switch (pick(4)) {
+        case 0: k += "  one: write o[" + me + "]\n"; break;
+        case 1: k += "  one: read o[" + me + "]\n"; break;
+        case 2: k += "  syncwarp\n"; break;
+        default: k += "  fence_proxy_async\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// Two CTAs of a cluster: remote arrives, multicast loads and commits, the
+// cluster barrier, cp.async arrivals, named barriers and early exits.
+inline std::string cluster_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel cl\ncluster 2\nsmem a[1] bytes 256\nsmem b[1] bytes 256\n";
+  k += "mbarrier m[2] count " + std::to_string(1 + pick(2)) + "\n";
+  for (int r = 0; r < 2 + pick(2); ++r) {
+    k += "role r" + std::to_string(r) + " warp" + (pick(2) ? " on cta " + std::to_string(pick(2)) : "") + ":\n";
+    const int ops = 2 + pick(4);
+    for (int i = 0; i < ops; ++i) {
+      const std::string bar = "m[" + std::to_string(pick(2)) + "]", buf = pick(2) ? "a[0]" : "b[0]";
+      const std::string peer = std::to_string(pick(2));
+      switch (pick(12)) {
+        case 0: k += "  one: arrive " + bar + " @ " + peer + " release cluster\n"; break;
+        case 1: k += "  wait " + bar + " parity " + std::to_string(pick(2)) + "\n"; break;
+        case 2: k += "  one: arrive_expect_tx " + bar + " bytes 256\n"; break;
+        case 3: k += "  one: tma_load " + buf + " -> " + bar + " multicast 3\n"; break;
+        case 4: k += "  one: tma_load " + buf + " -> " + bar + "\n"; break;
+        case 5: k += "  cluster_sync\n"; break;
+        case 6: k += "  cp_async " + buf + "\n  cp_async_arrive " + bar + "\n"; break;
+        case 7: k += "  one: read " + buf + " @ " + peer + "\n"; break;
+        case 8: k += "  one: write " + buf + "\n"; break;
+        case 9: k += "  bar_sync 1, 64\n"; break;
+        case 10: k += "  one: tcgen05_commit " + bar + " multicast 3\n"; break;
+        default: k += "  one: arrive " + bar + "\n"; break;
+      }
+    }
+    if (pick(4) == 0) k += "  exit\n";
+  }
+  return k;
+}
+
+// The operations the other generators leave out: an mbarrier's life (init,
+// its fence, inval), expect_tx / complete_tx, arrive_drop, test_wait,
+// try_wait, token waits and pending_count, named barriers in every form
+// (bar_arrive, bar_red, syncthreads), the split cluster barrier and the
+// tcgen05 fences, over one or two CTAs.
+inline std::string misc_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool two = pick(3) == 0;
+  std::string k = "kernel misc\n";
+  if (two) k += "cluster 2\n";
+  k += "smem a[1] bytes 256\nmbarrier m[2] count " + std::to_string(1 + pick(2)) + "\nmbarrier z[1]\n";
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    k += "role r" + std::to_string(r) + " warp:\n";
+    const int ops = 2 + pick(4);
+    for (int i = 0; i < ops; ++i) {
+      const std::string bar = pick(3) == 0 ? "z[0]" : "m[" + std::to_string(pick(2)) + "]";
+      const std::string parity = std::to_string(pick(2));
+      switch (pick(20)) {
+        case 0: k += "  one: init z[0] count 1\n"; break;
+        case 1: k += "  one: fence_mbarrier_init\n"; break;
+        case 2: k += "  one: inval " + bar + "\n"; break;
+        case 3: k += "  one: expect_tx " + bar + " bytes 16\n"; break;
+        case 4: k += "  one: complete_tx " + bar + " bytes 16\n"; break;
+        case 5: k += "  one: arrive_drop " + bar + "\n"; break;
+        case 6: k += "  r = test_wait " + bar + " parity " + parity + "\n"; break;
+        case 7: k += "  r = try_wait " + bar + " parity " + parity + (pick(2) ? " relaxed" : "") + "\n"; break;
+        case 8:
+          k += "  t = arrive " + bar + (pick(2) ? " nocomplete" : "") + "\n  c = pending_count t\n";
+          if (pick(2)) k += "  wait " + bar + " token t\n";
+          break;
+        case 9: k += "  bar_arrive 1, 64\n"; break;
+        case 10: k += "  bar_sync 1, 64\n"; break;
+        case 11: k += "  p = bar_red popc 2, 64, 1\n"; break;
+        case 12: k += "  syncthreads\n"; break;
+        case 13: k += "  cluster_arrive" + std::string(pick(2) ? " relaxed" : "") + "\n"; break;
+        case 14: k += "  cluster_wait\n"; break;
+        case 15: k += "  " + std::string(pick(2) ? "tcgen05_fence_before_thread_sync" : "tcgen05_fence_after_thread_sync") + "\n"; break;
+        case 16: k += "  one: tcgen05_mma read a[0]\n"; break;
+        case 17: k += "  wait " + bar + " parity " + parity + "\n"; break;
+        case 18: k += "  one: write a[0]\n"; break;
+        default: k += "  one: arrive " + bar + "\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// AMD: waves writing and reading LDS, s_waitcnt, s_barrier, on gfx942
+// global_load_lds and vmcnt, on gfx1200 the split barrier, now and then a wait
+// left out.
+inline std::string amd_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  // CDNA (gather-to-LDS, vmcnt) or gfx12 (split barrier): no chip has both.
+  const bool gfx12 = pick(2) == 0;
+  std::string k = std::string("kernel amdgen\ntarget amd ") + (gfx12 ? "gfx1200" : "gfx942") + "\nsmem lds[2] bytes 256\n";
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    k += "role w" + std::to_string(r) + " warp:\n";
+    const int ops = 2 + pick(5);
+    for (int i = 0; i < ops; ++i) {
+      const std::string buf = "lds[" + std::to_string(pick(2)) + "]";
+      switch (pick(8)) {
+        case 0: k += "  all: write " + buf + "\n"; break;
+        case 1: k += "  all: read " + buf + "\n"; break;
+        case 2: k += "  s_waitcnt lgkmcnt(" + std::to_string(pick(2)) + ")\n"; break;
+        case 3: k += "  s_barrier\n"; break;
+        case 4: k += gfx12 ? "  s_barrier_signal\n" : "  global_load_lds " + buf + "\n"; break;
+        case 5: k += gfx12 ? "  s_barrier_wait\n" : "  s_waitcnt vmcnt(" + std::to_string(pick(2)) + ")\n"; break;
+        case 6: k += gfx12 ? "  s_waitcnt lgkmcnt(0)\n" : "  s_waitcnt vmcnt(0) lgkmcnt(0)\n"; break;
+        default: k += "  s_waitcnt lgkmcnt(0)\n  s_barrier\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// A ring-buffer pipeline per CTA (1 or 2 CTAs): a producer and C consumers,
+// S stages, N iterations, optionally framed by cluster barriers and with a
+// bug now and then (a wrong parity, a missing empty wait, a short count).
+inline std::string pipeline_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int ctas = 1 + pick(2), consumers = 1 + pick(2), stages = 1 + pick(2), iters = 1 + pick(3);
+  const int bug = pick(8);  // 0..2: a bug; otherwise none
+  const bool frame = ctas > 1 && pick(2);
+  const std::string S = std::to_string(stages);
+  std::string k = "kernel pipe\n";
+  if (ctas > 1) k += "cluster 2\n";
+  k += "smem buf[" + S + "] bytes 512\nmbarrier full[" + S + "] count 1\n";
+  k += "mbarrier empty[" + S + "] count " + std::to_string(bug == 2 ? consumers + 1 : consumers) + "\n";
+  k += "role producer warp:\n";
+  if (frame) k += "  cluster_sync\n";
+  k += "  for i in 0.." + std::to_string(iters) + ":\n";
+  if (bug != 1) k += "    wait empty[i % " + S + "] parity ((i / " + S + ") + 1) % 2\n";
+  k += "    one: arrive_expect_tx full[i % " + S + "] bytes 512\n";
+  k += "    one: tma_load buf[i % " + S + "] -> full[i % " + S + "]\n";
+  if (frame) k += "  cluster_sync\n";
+  k += "role consumer warp x" + std::to_string(consumers) + ":\n";
+  if (frame) k += "  cluster_sync\n";
+  k += "  for i in 0.." + std::to_string(iters) + ":\n";
+  k += "    wait full[i % " + S + "] parity " + (bug == 0 ? "(i / " + S + " + 1) % 2" : "(i / " + S + ") % 2") + "\n";
+  if (pick(2)) k += "    fence_proxy_async\n";
+  k += "    one: read buf[i % " + S + "]\n";
+  k += "    one: arrive empty[i % " + S + "]\n";
+  if (frame) k += "  cluster_sync\n";
+  return k;
+}
+
+// Every async completion the model has, mixed at random over one or two
+// CTAs: TMA loads (multicast too) and stores with bulk groups, cp.async with
+// mbarrier arrivals, wgmma groups, tcgen05 commits (multicast too), remote
+// arrives at either scope, relaxed waits and acq_rel/sc fences, proxy
+// fences and plain accesses. Mostly wrong.
+inline std::string async_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool two = pick(2);
+  std::string k = "kernel mix\n";
+  if (two) k += "cluster 2\n";
+  k += "smem a[1] bytes 256\nsmem b[1] bytes 256\nmbarrier m[2] count " + std::to_string(1 + pick(2)) + "\n";
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    // One agent per role (pinned to a CTA), so that the unreduced search stays small.
+    k += "role r" + std::to_string(r) + (pick(3) == 0 ? " warpgroup" : " warp") + (two ? " on cta " + std::to_string(pick(2)) : "") + ":\n";
+    const bool loop = pick(4) == 0;
+    const std::string ind = loop ? "    " : "  ";
+    if (loop) k += "  for i in 0..2:\n";
+    const int ops = 2 + pick(4);
+    for (int i = 0; i < ops; ++i) {
+      const std::string bar = "m[" + std::to_string(pick(2)) + "]", buf = pick(2) ? "a[0]" : "b[0]";
+      const std::string peer = two ? " @ " + std::to_string(pick(2)) : "";
+      switch (pick(18)) {
+        case 16: k += ind + (pick(2) ? "fence_acq_rel cta\n" : "one: fence_sc cluster\n"); break;
+        case 17: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + " relaxed" + (two && pick(2) ? " cluster" : "") + "\n"; break;
+        case 0: k += ind + "one: tma_load " + buf + " -> " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;
+        case 1: k += ind + "one: arrive_expect_tx " + bar + " bytes 256\n"; break;
+        case 2: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + (two && pick(2) ? " acquire cluster" : "") + "\n"; break;
+        case 3: k += ind + "one: tma_store " + buf + "\n" + ind + "one: commit_group\n"; break;
+        case 4: k += ind + "one: wait_group" + (pick(2) ? "_read " : " ") + std::to_string(pick(2)) + "\n"; break;
+        case 5: k += ind + "one: cp_async " + buf + "\n"; break;
+        case 6: k += ind + "one: cp_async_arrive " + bar + (pick(2) ? " noinc" : "") + "\n"; break;
+        case 7: k += ind + "wgmma_fence\n" + ind + "wgmma read " + buf + "\n" + ind + "wgmma_commit\n"; break;
+        case 8: k += ind + "wgmma_wait " + std::to_string(pick(2)) + "\n"; break;
+        case 9: k += (pick(2) ? ind + "tcgen05_fence_after_thread_sync\n" : "") + ind + "one: tcgen05_mma read " + buf + "\n"; break;
+        case 10: k += ind + "one: tcgen05_commit " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;
+        case 11: k += ind + "one: arrive " + bar + peer + (pick(3) == 0 ? " release cluster" : pick(2) ? " relaxed cluster" : "") + "\n"; break;
+        case 12: k += ind + (pick(2) ? "one: write " : "all: write ") + buf + "\n"; break;
+        case 13: k += ind + (pick(2) ? "one: read " : "all: read ") + buf + "\n"; break;
+        case 14: k += ind + "fence_proxy_async\n"; break;
+        default: k += ind + "syncwarp\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// A pipeline whose stages are filled and drained by async operations of
+// random kinds: TMA or cp.async fills, wgmma or tcgen05 reads with the
+// empty barrier released by an arrive or a tcgen05.commit, so that many
+// verify; now and then a fence or a wait is left out.
+inline std::string async_pipeline(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int stages = 1 + pick(2), iters = 1 + pick(3), fill = pick(2), drain = pick(3), bug = pick(6);
+  const std::string S = std::to_string(stages), slot = "[i % " + S + "]";
+  std::string k = "kernel apipe\nsmem buf[" + S + "] bytes 512\nmbarrier full[" + S + "] count 1\n";
+  k += "mbarrier empty[" + S + "] count 1\n";
+  k += "role producer warp:\n  for i in 0.." + std::to_string(iters) + ":\n";
+  if (bug != 0) k += "    wait empty" + slot + " parity ((i / " + S + ") + 1) % 2\n";
+  if (fill == 0) {
+    k += "    one: arrive_expect_tx full" + slot + " bytes 512\n    one: tma_load buf" + slot + " -> full" + slot + "\n";
+  } else {
+    k += "    one: cp_async buf" + slot + "\n    one: cp_async_arrive full" + slot + " noinc\n";
+  }
+  k += "role consumer warp" + std::string(drain == 0 ? "group" : "") + ":\n  for i in 0.." + std::to_string(iters) + ":\n";
+  k += "    wait full" + slot + " parity (i / " + S + ") % 2\n";
+  if (fill == 1 && bug != 1) k += "    fence_proxy_async\n";
+  if (drain == 0) {
+    k += "    wgmma_fence\n    wgmma read buf" + slot + "\n    wgmma_commit\n";
+    if (bug != 2) k += "    wgmma_wait 0\n";
+    k += "    one: arrive empty" + slot + "\n";
+  } else if (drain == 1) {
+    k += "    one: tcgen05_mma read buf" + slot + "\n    one: tcgen05_commit empty" + slot + "\n";
+    if (bug == 2) k += "    one: write buf" + slot + "\n";
+  } else {
+    k += "    one: read buf" + slot + "\n";
+    if (bug == 2) k += "    one: arrive empty" + slot + "\n    one: read buf" + slot + "\n";
+    else k += "    one: arrive empty" + slot + "\n";
+  }
+  return k;
+}
+
+}  // namespace pc::testgen
