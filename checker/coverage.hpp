@@ -17,6 +17,11 @@ class Coverage {
   explicit Coverage(const Program& p);
   // Agent `agent` executed its instruction at `pc`.
   void mark(int agent, std::uint16_t pc) { hit_[base_[static_cast<std::size_t>(agent)] + pc] = 1; }
+  // Adds the marks of another coverage of the same program (the parallel
+  // search keeps one per thread).
+  void merge(const Coverage& o) {
+    for (std::size_t i = 0; i < hit_.size(); ++i) hit_[i] |= o.hit_[i];
+  }
   // The source statements of which no instruction ran, in source order.
   [[nodiscard]] std::vector<Unreached> unreached() const;
 

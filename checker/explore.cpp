@@ -7,12 +7,20 @@
 #include "checker/explore.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <barrier>
 #include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <exception>
+#include <functional>
+#include <limits>
 #include <memory>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "checker/coverage.hpp"
@@ -42,6 +50,97 @@ struct Found {
   bool deadlock = false;      // the state `parent` itself is deadlocked
   Action action = 0;
 };
+
+// A point of the one-thread search's order: the state expanded (by id, which
+// is the order states are found in) and the action taken from it; a
+// deadlock comes after every action of its state. The parallel search keeps
+// its findings by key, so that it reports what one thread meets first.
+using Key = std::uint64_t;
+constexpr Key key_of(std::uint32_t id, std::uint32_t action) { return (Key{id} << 16) | action; }
+constexpr std::uint32_t deadlock_action = 0xffff;
+constexpr Key no_key = ~Key{0};
+
+void lower(std::atomic<Key>& k, Key v) {
+  Key cur = k.load(std::memory_order_relaxed);
+  while (v < cur && !k.compare_exchange_weak(cur, v, std::memory_order_relaxed)) {
+  }
+}
+
+// What one thread of the search owns: its state buffers and its findings.
+struct Worker {
+  State s, t;
+  std::string bytes, actual;
+  Coverage* coverage = nullptr;            // during the first search of run(): where this thread marks
+  std::unique_ptr<Coverage> own_coverage;  // a thread's own marks (parallel search)
+  std::uint64_t transitions = 0;
+  Action action = 0;                       // the action being taken (the key of an error)
+  Found found;
+  Key found_key = no_key;
+  std::exception_ptr error;                // a KernelError or InternalError met while expanding
+  Key error_key = no_key;
+  std::vector<std::pair<Key, Warning>> warnings;  // the first finding of each warning kind
+};
+
+// The threads of a parallel search: the caller and n - 1 others, which wait
+// between jobs. run(job) runs job(i) on each member i and returns when all
+// have finished; the first exception a member throws is rethrown.
+class Team {
+ public:
+  explicit Team(unsigned n) : start_(static_cast<std::ptrdiff_t>(n)), done_(static_cast<std::ptrdiff_t>(n)) {
+    try {
+      for (unsigned i = 1; i < n; ++i) threads_.emplace_back([this, i] { serve(static_cast<int>(i)); });
+    } catch (const std::system_error&) {
+      // Fewer threads than asked for: the barriers wait for those there are.
+      for (std::size_t i = threads_.size() + 1; i < n; ++i) {
+        start_.arrive_and_drop();
+        done_.arrive_and_drop();
+      }
+    }
+  }
+  Team(const Team&) = delete;
+  Team& operator=(const Team&) = delete;
+  ~Team() {
+    quit_ = true;
+    start_.arrive_and_wait();
+    for (std::thread& t : threads_) t.join();
+  }
+  void run(const std::function<void(int)>& job) {
+    job_ = &job;
+    start_.arrive_and_wait();
+    call(0);
+    done_.arrive_and_wait();
+    if (error_) std::rethrow_exception(std::exchange(error_, nullptr));
+  }
+
+ private:
+  void serve(int i) {
+    for (;;) {
+      start_.arrive_and_wait();
+      if (quit_) return;
+      call(i);
+      done_.arrive_and_wait();
+    }
+  }
+  void call(int i) {
+    try {
+      (*job_)(i);
+    } catch (...) {
+      const std::lock_guard<std::mutex> g(error_m_);
+      if (!error_) error_ = std::current_exception();
+    }
+  }
+  std::barrier<> start_, done_;
+  std::vector<std::thread> threads_;
+  const std::function<void(int)>* job_ = nullptr;
+  bool quit_ = false;
+  std::mutex error_m_;
+  std::exception_ptr error_;
+};
+
+unsigned thread_count(const Options& o) {
+  if (o.threads > 0) return o.threads;
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 // A tag of the kernel and its parameter values: a replay token made for
 // another kernel, another version of the file or other values does not match.
@@ -143,7 +242,9 @@ class Search {
   }
 
   int agents() const { return static_cast<int>(prog_.agents.size()); }
-  void normalize(State& s, int only = -1) const { run_local_steps(step_, s, opt_.reduction, only, coverage_.get()); }
+  void normalize(State& s, int only = -1, Coverage* coverage = nullptr) const {
+    run_local_steps(step_, s, opt_.reduction, only, coverage);
+  }
   // Applies one action; false if it is not enabled.
   bool apply(const Stepper& st, State& s, Action a, StepInfo& info) const {
     if (a < agents()) {
@@ -170,17 +271,32 @@ class Search {
     return true;
   }
   Result search(std::uint64_t max_depth);
+  // The same search on several threads, level by level (docs/checker.md,
+  // "Parallel search"): the same result as search(), but the time and memory.
+  Result search_parallel(std::uint64_t max_depth, unsigned threads);
+  // Expands w.s, the state numbered `id`: takes every enabled action, records
+  // a violation or deadlock in w.found, and hands each successor the
+  // reductions keep to store(fingerprint, action, queued), queued() giving
+  // the bytes to queue.
+  template <class Store>
+  void expand_state(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store) const;
+  // The verdict and, with links, the trace of a finished search.
+  void conclude(Result& r, const Found& found, const std::string& stop_reason) const;
   // --check-reduction: at a state where only the processes of `keep` are
   // stored, each enabled step of the set commutes with each enabled step left
   // out (docs/checker.md, "Checking the reduction"); else InternalError.
-  void check_commute(const State& s, std::uint64_t keep, std::uint64_t depth) const;
+  void check_commute(const State& s, std::uint64_t keep, std::uint64_t depth, Coverage* coverage) const;
   std::string process_name(const State& s, int a) const;
-  // Keeps the first finding of each warning kind (the search goes on).
-  void note_warning(Result& r, const StepInfo& info, int action) const {
-    for (const Warning& w : r.warnings)
-      if (w.kind == info.warning) return;
-    r.warnings.push_back(Warning{info.warning, info.warning_message, info.loc, action < agents() ? action : -1});
+  // Keeps a thread's first finding of each warning kind (the search goes on).
+  void note_warning(Worker& w, const StepInfo& info, std::uint32_t id, int action) const {
+    for (const auto& [k, x] : w.warnings)
+      if (x.kind == info.warning) return;
+    w.warnings.emplace_back(key_of(id, static_cast<std::uint32_t>(action)),
+                            Warning{info.warning, info.warning_message, info.loc, action < agents() ? action : -1});
   }
+  // Over the threads, the first finding of each kind in the one-thread order,
+  // before `limit` (the violation that ended the search).
+  static std::vector<Warning> first_warnings(const std::vector<const Worker*>& ws, Key limit);
   // With `snap_at` >= 0, also the state after that many trace steps (--steps).
   void describe(const std::vector<Action>& path, bool deadlock, Result& r, long long snap_at = -1) const;
   // The earlier access of the race `race` reports, found among the trace's accesses.
@@ -347,7 +463,7 @@ std::string Search::process_name(const State& s, int a) const {
   return "the async event of " + prog_.agents[pe.agent].name + " from line " + std::to_string(l.line);
 }
 
-void Search::check_commute(const State& s, std::uint64_t keep, std::uint64_t depth) const {
+void Search::check_commute(const State& s, std::uint64_t keep, std::uint64_t depth, Coverage* coverage) const {
   const int total = agents() + static_cast<int>(s.pending.size());
   // The kept processes of s: agents by index, pending events by value.
   std::vector<int> kept_agents;
@@ -366,7 +482,7 @@ void Search::check_commute(const State& s, std::uint64_t keep, std::uint64_t dep
   auto take = [&](State& t, int x, StepInfo& info) {
     if (x < 0 || (x < agents() && step_.surely_blocked(t, x))) return false;
     if (!apply(step_, t, static_cast<Action>(x), info)) return false;
-    if (x < agents() && info.violation == spec::Violation::none) normalize(t, x);
+    if (x < agents() && info.violation == spec::Violation::none) normalize(t, x, coverage);
     return true;
   };
   // The kept processes as actions of state u (-1: gone).
@@ -448,93 +564,144 @@ void Search::check_commute(const State& s, std::uint64_t keep, std::uint64_t dep
   }
 }
 
+template <class Store>
+void Search::expand_state(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store) const {
+  const State& s = w.s;
+  const bool canonical = opt_.reduction && sym_.active();
+  const bool por = opt_.reduction && opt_.partial_order && fp_.usable();
+  bool any_enabled = false;
+  const int total = agents() + static_cast<int>(s.pending.size());
+  // Takes action `a` from s into w.t; false if it is not enabled. A
+  // violation ends the expansion; with `keep`, the successor is stored.
+  auto expand = [&](int a, bool keep) {
+    w.action = static_cast<Action>(a);
+    w.t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
+    StepInfo info;
+    if (!apply(step_, w.t, static_cast<Action>(a), info)) return false;
+    if (w.coverage && a < agents()) w.coverage->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
+    any_enabled = true;
+    ++w.transitions;
+    if (info.violation != spec::Violation::none) {
+      w.found = Found{true, info.violation, id, false, static_cast<Action>(a)};
+      w.found_key = key_of(id, static_cast<std::uint32_t>(a));
+      return true;
+    }
+    if (info.warning != spec::Violation::none) note_warning(w, info, id, a);
+    if (!keep) {
+      // The control flow that follows the step belongs to it: coverage
+      // counts it even where the reduction does not keep the successor.
+      if (w.coverage && a < agents()) normalize(w.t, a, w.coverage);
+      return true;
+    }
+    // Only the agent that moved can have reached local steps; a pending
+    // event moves no agent.
+    if (a < agents()) normalize(w.t, a, w.coverage);
+    // The queue keeps the state itself, not its canonical representative,
+    // so that a schedule's actions stay valid along the path.
+    store(fingerprint(w.t, w.bytes), static_cast<Action>(a), [&]() -> const std::string& {
+      if (!canonical) return w.bytes;
+      serialize(w.t, w.actual);
+      return w.actual;
+    });
+    return true;
+  };
+  // Partial-order reduction: an enabled step of an agent that no other
+  // agent or pending event can interfere with is a persistent set on its
+  // own; only its successor is stored. Every other enabled step is still
+  // taken, so that a violation it would raise here is reported (see
+  // docs/checker.md for why this keeps every violation and deadlock).
+  std::uint64_t keep = 0;  // 0: store every successor
+  w.action = 0;
+  if (por) {
+    std::uint64_t seeds = 0;
+    for (int a = 0; a < total && a < 64; ++a)
+      if (a >= agents() || !step_.surely_blocked(s, a)) seeds |= std::uint64_t{1} << a;
+    keep = fp_.persistent(s, seeds);
+    if (keep != 0 && opt_.check_reduction) check_commute(s, keep, depth, w.coverage);
+  }
+  bool kept_any = false;
+  for (int a = 0; a < total && !w.found.any; ++a) {
+    if (a < agents() && step_.surely_blocked(s, a)) continue;
+    const bool store_it = keep == 0 || (keep >> a & 1);
+    if (expand(a, store_it) && store_it) kept_any = true;
+  }
+  // No step of the persistent set was enabled after all: store them all.
+  if (keep != 0 && !kept_any)
+    for (int a = 0; a < total && !w.found.any; ++a)
+      if (!(a < agents() && step_.surely_blocked(s, a))) expand(a, true);
+  if (!w.found.any && !any_enabled) {
+    bool live = false;
+    for (const AgentState& a : s.agents) live |= !a.exited;
+    if (live) {
+      w.found = Found{true, spec::Violation::deadlock, id, true, 0};
+      w.found_key = key_of(id, deadlock_action);
+    }
+  }
+}
+
+std::vector<Warning> Search::first_warnings(const std::vector<const Worker*>& ws, Key limit) {
+  std::vector<std::pair<Key, Warning>> first;
+  for (const Worker* w : ws)
+    for (const auto& [k, x] : w->warnings) {
+      if (k >= limit) continue;
+      auto it = std::find_if(first.begin(), first.end(), [&](const auto& f) { return f.second.kind == x.kind; });
+      if (it == first.end()) first.emplace_back(k, x);
+      else if (k < it->first) *it = {k, x};
+    }
+  std::sort(first.begin(), first.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<Warning> out;
+  for (auto& [k, x] : first) out.push_back(std::move(x));
+  return out;
+}
+
+void Search::conclude(Result& r, const Found& found, const std::string& stop_reason) const {
+  if (found.any) {
+    r.verdict = Verdict::violation;
+    r.violation = found.violation;
+    if (with_links_) {
+      std::vector<Action> path = path_to(found.parent);
+      if (!found.deadlock) path.push_back(found.action);
+      describe(path, found.deadlock, r);
+      r.replay = token(path);
+    }
+  } else if (!stop_reason.empty()) {
+    r.verdict = Verdict::inconclusive;
+    r.inconclusive_reason = stop_reason;
+  } else {
+    r.verdict = Verdict::verified;
+  }
+}
+
 Result Search::search(std::uint64_t max_depth) {
+  if (const unsigned threads = thread_count(opt_); threads > 1) return search_parallel(max_depth, threads);
   const auto t0 = Clock::now();
   Result r;
   fill_agents(r);
   State init = step_.initial();
-  normalize(init);
+  normalize(init, -1, coverage_.get());
   std::string bytes;
   visit(fingerprint(init, bytes), 0, 0);
 
   BlockPool blocks;
   Level level(&blocks), next(&blocks);
-  const bool canonical = opt_.reduction && sym_.active();
-  const bool por = opt_.reduction && opt_.partial_order && fp_.usable();
   std::string actual;
   serialize(init, actual);
   level.push(actual, 0);
-  Found found;
-  State s = init, t = init;
+  Worker w;
+  w.coverage = coverage_.get();
+  w.s = init;
+  w.t = init;
   std::uint64_t depth = 0, expanded = 0;
   auto last_progress = t0;
   std::string stop_reason;
 
-  while (!level.empty() && !found.any && stop_reason.empty() && depth <= max_depth) {
-    for (std::size_t li = 0; li < level.size() && !found.any; ++li) {
-      deserialize(level.items[li].first, s);
+  while (!level.empty() && !w.found.any && stop_reason.empty() && depth <= max_depth) {
+    for (std::size_t li = 0; li < level.size() && !w.found.any; ++li) {
+      deserialize(level.items[li].first, w.s);
       const std::uint32_t id = level.items[li].second;
-      bool any_enabled = false;
-      const int total = agents() + static_cast<int>(s.pending.size());
-      // Takes action `a` from s into t; false if it is not enabled. A
-      // violation ends the search; with `store`, a new state is queued.
-      auto expand = [&](int a, bool store) {
-        t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
-        StepInfo info;
-        if (!apply(step_, t, static_cast<Action>(a), info)) return false;
-        if (coverage_ && a < agents()) coverage_->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
-        any_enabled = true;
-        ++r.transitions;
-        if (info.violation != spec::Violation::none) {
-          found = Found{true, info.violation, id, false, static_cast<Action>(a)};
-          return true;
-        }
-        if (info.warning != spec::Violation::none) note_warning(r, info, a);
-        if (!store) {
-          // The control flow that follows the step belongs to it: coverage
-          // counts it even where the reduction does not keep the successor.
-          if (coverage_ && a < agents()) normalize(t, a);
-          return true;
-        }
-        // Only the agent that moved can have reached local steps; a pending
-        // event moves no agent.
-        if (a < agents()) normalize(t, a);
-        if (visit(fingerprint(t, bytes), id, static_cast<Action>(a))) {
-          // The queue keeps the state itself, not its canonical representative,
-          // so that a schedule's actions stay valid along the path.
-          if (canonical) serialize(t, actual);
-          next.push(canonical ? actual : bytes, static_cast<std::uint32_t>(visited_.size() - 1));
-        }
-        return true;
-      };
-      // Partial-order reduction: an enabled step of an agent that no other
-      // agent or pending event can interfere with is a persistent set on its
-      // own; only its successor is stored. Every other enabled step is still
-      // taken, so that a violation it would raise here is reported (see
-      // docs/checker.md for why this keeps every violation and deadlock).
-      std::uint64_t keep = 0;  // 0: store every successor
-      if (por) {
-        std::uint64_t seeds = 0;
-        for (int a = 0; a < total && a < 64; ++a)
-          if (a >= agents() || !step_.surely_blocked(s, a)) seeds |= std::uint64_t{1} << a;
-        keep = fp_.persistent(s, seeds);
-        if (keep != 0 && opt_.check_reduction) check_commute(s, keep, depth);
-      }
-      bool kept_any = false;
-      for (int a = 0; a < total && !found.any; ++a) {
-        if (a < agents() && step_.surely_blocked(s, a)) continue;
-        const bool store = keep == 0 || (keep >> a & 1);
-        if (expand(a, store) && store) kept_any = true;
-      }
-      // No step of the persistent set was enabled after all: store them all.
-      if (keep != 0 && !kept_any)
-        for (int a = 0; a < total && !found.any; ++a)
-          if (!(a < agents() && step_.surely_blocked(s, a))) expand(a, true);
-      if (!found.any && !any_enabled) {
-        bool live = false;
-        for (const AgentState& a : s.agents) live |= !a.exited;
-        if (live) found = Found{true, spec::Violation::deadlock, id, true, 0};
-      }
+      expand_state(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
+        if (visit(fp, id, a)) next.push(queued(), static_cast<std::uint32_t>(visited_.size() - 1));
+      });
       if ((++expanded & 1023) == 0) {
         const auto now = Clock::now();
         const double secs = std::chrono::duration<double>(now - t0).count();
@@ -558,23 +725,283 @@ Result Search::search(std::uint64_t max_depth) {
   }
 
   r.states = visited_.size();
+  r.transitions = w.transitions;
   r.max_depth = depth;
   r.memory_bytes = visited_.bytes();
-  if (found.any) {
-    r.verdict = Verdict::violation;
-    r.violation = found.violation;
-    if (with_links_) {
-      std::vector<Action> path = path_to(found.parent);
-      if (!found.deadlock) path.push_back(found.action);
-      describe(path, found.deadlock, r);
-      r.replay = token(path);
+  r.warnings = first_warnings({&w}, w.found_key);
+  conclude(r, w.found, stop_reason);
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+// The parallel search, level by level. Each level's states are cut into
+// chunks that the threads take in order; a thread expands its chunks with
+// its own buffers, puts each successor into the shared table and, when the
+// table says it is new, or reached from an earlier state than the one that
+// put it there, appends it to its own list. Between levels the lists are
+// filtered (only the entry of a state's earliest parent stays) and numbered
+// in chunk order: the ids, the parent links and the queue are those of one
+// thread, and so is the first violation (the smallest key).
+Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
+  const auto t0 = Clock::now();
+  Result r;
+  fill_agents(r);
+  State init = step_.initial();
+  normalize(init, -1, coverage_.get());
+  std::string bytes;
+  int shard_bits = 6;
+  while ((1u << shard_bits) < threads * 64 && shard_bits < 12) ++shard_bits;
+  SharedFingerprintSet visited(shard_bits);
+  visited.insert(fingerprint(init, bytes), 0, 0);
+  if (with_links_) links_.add(0, 0);
+
+  // A successor a thread appended: its bytes, fingerprint and parent link.
+  struct Entry {
+    const char* bytes;
+    std::uint64_t fp;
+    std::uint32_t parent;
+    Action action;
+  };
+  std::atomic<std::uint64_t> arena_bytes{0};
+  struct Lane {
+    Worker w;
+    BlockPool pool;
+    Arena arena[2] = {Arena(&pool), Arena(&pool)};  // the level read, the level written (by `gen`)
+    std::vector<Entry> out;
+    std::uint64_t expanded = 0;  // states, for the limits' checks
+  };
+  std::vector<std::unique_ptr<Lane>> lanes;
+  for (unsigned i = 0; i < threads; ++i) {
+    auto lane = std::make_unique<Lane>();
+    lane->pool.block = std::size_t{1} << 20;
+    lane->pool.counter = &arena_bytes;
+    lane->w.s = init;
+    lane->w.t = init;
+    if (coverage_) {
+      lane->w.own_coverage = std::make_unique<Coverage>(prog_);
+      lane->w.coverage = lane->w.own_coverage.get();
     }
-  } else if (!stop_reason.empty()) {
-    r.verdict = Verdict::inconclusive;
-    r.inconclusive_reason = stop_reason;
-  } else {
-    r.verdict = Verdict::verified;
+    lanes.push_back(std::move(lane));
   }
+  int gen = 0;
+  std::vector<std::pair<const char*, std::uint32_t>> level, next;
+  std::string actual;
+  serialize(init, actual);
+  level.emplace_back(lanes[0]->arena[gen].put(actual), 0);
+
+  // A chunk of the level: the states [first, first + size) of `level`, and
+  // where its thread put what it found.
+  struct Chunk {
+    int lane = -1;  // -1: not expanded
+    std::uint32_t begin = 0, end = 0;  // in the lane's `out`
+    std::uint64_t transitions = 0;
+    std::uint64_t before = 0;  // entries kept whose key is below the first violation's
+    std::uint64_t offset = 0;  // of its first kept entry in the next level
+  };
+  std::vector<Chunk> chunks;
+  std::atomic<std::size_t> cursor{0};
+  std::atomic<Key> best{no_key};  // the smallest key of a violation or error so far
+  std::atomic<bool> stop{false};
+  std::mutex stop_m, progress_m;
+  std::string stop_reason;
+  auto last_progress = t0;
+  std::unique_ptr<Team> team;
+  std::uint64_t depth = 0, transitions = 0, index_bytes = 0;
+  std::uint32_t base = 0;  // the id of level[0]
+  Found found;
+  Key found_key = no_key;
+
+  // The limits are checked about every 1024 states expanded, as one thread does.
+  const std::uint64_t check_every = std::max<std::uint64_t>(64, 1024 / threads);
+  auto memory = [&] { return visited.bytes() + arena_bytes.load(std::memory_order_relaxed) + index_bytes; };
+  // Limits and the progress line, from whichever thread comes by: one line
+  // for the whole search.
+  auto check_limits = [&](std::size_t level_end) {
+    const auto now = Clock::now();
+    const double secs = std::chrono::duration<double>(now - t0).count();
+    const char* why = nullptr;
+    if (opt_.timeout_s > 0 && secs > opt_.timeout_s) why = "timeout";
+    if (visited.size() > opt_.max_states) why = "max-states";
+    const std::uint64_t mem = memory();
+    if (mem > opt_.max_memory_mb * 1024 * 1024) why = "max-memory";
+    if (opt_.progress) {
+      const std::unique_lock<std::mutex> g(progress_m, std::try_to_lock);
+      if (g.owns_lock() && now - last_progress > std::chrono::seconds(3)) {
+        last_progress = now;
+        const std::uint64_t states = visited.size();
+        std::fprintf(stderr, "progress: %llu states, %.0f states/s, depth %llu, queue %llu, memory %.1f MiB\n",
+                     static_cast<unsigned long long>(states), states / (secs > 0 ? secs : 1),
+                     static_cast<unsigned long long>(depth),
+                     static_cast<unsigned long long>(states > level_end ? states - level_end : 0), mem / 1048576.0);
+      }
+    }
+    if (why) {
+      const std::lock_guard<std::mutex> g(stop_m);
+      if (stop_reason.empty()) stop_reason = why;
+      stop.store(true, std::memory_order_relaxed);
+    }
+  };
+
+  while (!level.empty() && !found.any && !stop.load() && depth <= max_depth) {
+    const std::size_t n = level.size();
+    const std::size_t chunk = std::clamp<std::size_t>(n / (std::size_t{threads} * 32), 1, 256);
+    const std::size_t nchunks = (n + chunk - 1) / chunk;
+    chunks.assign(nchunks, Chunk{});
+    const std::size_t level_end = base + n;
+    const bool wide = n >= opt_.parallel_min_level;
+    if (wide && !team) team = std::make_unique<Team>(threads);
+    auto phase = [&](const std::function<void(int)>& job) {
+      cursor.store(0);
+      if (wide) team->run(job);
+      else job(0);
+    };
+
+    // Expand: each thread takes chunks in order until none is left or a
+    // violation before them is known.
+    phase([&](int li) {
+      Lane& lane = *lanes[static_cast<std::size_t>(li)];
+      Worker& w = lane.w;
+      Arena& into = lane.arena[gen ^ 1];
+      for (;;) {
+        const std::size_t c = cursor.fetch_add(1, std::memory_order_relaxed);
+        if (c >= nchunks || stop.load(std::memory_order_relaxed)) break;
+        Chunk& ch = chunks[c];
+        ch.lane = li;
+        ch.begin = static_cast<std::uint32_t>(lane.out.size());
+        const std::uint64_t before = w.transitions;
+        for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
+          const std::uint32_t id = level[i].second;
+          if (key_of(id, 0) > best.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
+          deserialize(level[i].first, w.s);
+          try {
+            expand_state(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
+              if (visited.insert(fp, id + 1, base) != SharedFingerprintSet::Put::seen)
+                lane.out.push_back(Entry{into.put(queued()), fp, id, a});
+            });
+          } catch (...) {
+            w.error = std::current_exception();
+            w.error_key = key_of(id, w.action);
+            lower(best, w.error_key);
+            break;
+          }
+          if (w.found.any) {
+            lower(best, w.found_key);
+            break;
+          }
+          if (++lane.expanded % check_every == 0) check_limits(level_end);
+        }
+        ch.end = static_cast<std::uint32_t>(lane.out.size());
+        ch.transitions = w.transitions - before;
+        if (w.error) break;
+      }
+    });
+    const Key first = best.load();
+
+    // Filter: an entry stays where its parent is the state's owner, the
+    // earliest parent in the one-thread order.
+    phase([&](int) {
+      for (;;) {
+        const std::size_t c = cursor.fetch_add(1, std::memory_order_relaxed);
+        if (c >= nchunks) break;
+        Chunk& ch = chunks[c];
+        if (ch.lane < 0) continue;
+        std::vector<Entry>& out = lanes[static_cast<std::size_t>(ch.lane)]->out;
+        std::uint32_t k = ch.begin;
+        for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
+          const Entry e = out[i];
+          if (visited.owner(e.fp) != e.parent + 1) continue;
+          if (key_of(e.parent, e.action) < first) ++ch.before;
+          out[k++] = e;
+        }
+        ch.end = k;
+      }
+    });
+
+    if (first != no_key) {
+      // A violation (or an error) in this level: the first in key order is
+      // the one one thread meets; its counts are those one thread has then.
+      const Worker* at = nullptr;
+      for (const auto& lane : lanes) {
+        const Worker& w = lane->w;
+        if (w.found_key == first || w.error_key == first) at = &w;
+      }
+      if (at && at->error_key == first) std::rethrow_exception(at->error);
+      if (at) {
+        found = at->found;
+        found_key = first;
+        if (!stop.load()) {
+          std::uint64_t kept = 0;
+          const std::size_t last = (found.parent - base) / chunk;
+          for (std::size_t c = 0; c < nchunks; ++c) {
+            kept += chunks[c].before;
+            if (c <= last) transitions += chunks[c].transitions;
+          }
+          r.states = level_end + kept;
+        }
+      }
+      ++depth;
+      break;
+    }
+    if (stop.load()) {
+      ++depth;
+      break;
+    }
+
+    // Number the new states in chunk order.
+    std::uint64_t total = 0;
+    for (Chunk& ch : chunks) {
+      ch.offset = total;
+      total += ch.lane < 0 ? 0 : ch.end - ch.begin;
+      transitions += ch.transitions;
+    }
+    if (level_end + total > std::numeric_limits<std::uint32_t>::max())
+      throw KernelError("more than 2^32 states: the search cannot number them", {});
+    next.resize(total);
+    if (with_links_) links_.resize(static_cast<std::uint32_t>(level_end + total));
+    phase([&](int) {
+      for (;;) {
+        const std::size_t c = cursor.fetch_add(1, std::memory_order_relaxed);
+        if (c >= nchunks) break;
+        const Chunk& ch = chunks[c];
+        if (ch.lane < 0) continue;
+        const std::vector<Entry>& out = lanes[static_cast<std::size_t>(ch.lane)]->out;
+        for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
+          const Entry& e = out[i];
+          const auto id = static_cast<std::uint32_t>(level_end + ch.offset + (i - ch.begin));
+          next[ch.offset + (i - ch.begin)] = {e.bytes, id};
+          if (with_links_) links_.set(id, e.parent, e.action);
+        }
+      }
+    });
+    index_bytes = (level.capacity() + next.capacity()) * sizeof(level[0]) + (with_links_ ? 6 * links_.size() : 0);
+    for (const auto& lane : lanes) {
+      index_bytes += lane->out.capacity() * sizeof(Entry);
+      lane->out.clear();
+      lane->arena[gen].clear();
+    }
+    gen ^= 1;
+    level.swap(next);
+    next.clear();
+    base = static_cast<std::uint32_t>(level_end);
+    ++depth;
+  }
+  team.reset();
+
+  if (!found.any || stop.load()) {
+    r.states = visited.size();
+    for (const Chunk& ch : chunks)
+      if (stop.load()) transitions += ch.transitions;
+  }
+  r.transitions = transitions;
+  r.max_depth = depth;
+  r.memory_bytes = visited.bytes();
+  std::vector<const Worker*> ws;
+  for (const auto& lane : lanes) {
+    ws.push_back(&lane->w);
+    if (coverage_) coverage_->merge(*lane->w.own_coverage);
+  }
+  r.warnings = first_warnings(ws, found_key);
+  conclude(r, found, stop_reason);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }

@@ -1,6 +1,7 @@
 // The breadth-first frontier: one level of serialised states.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -19,8 +20,13 @@ constexpr std::size_t block_bytes = std::size_t{1} << 24;
 
 struct BlockPool {
   std::vector<std::unique_ptr<char[]>> spare;
+  std::size_t block = block_bytes;   // the size of each block
+  std::atomic<std::uint64_t>* counter = nullptr;  // if set, counts the bytes of the blocks made
   std::unique_ptr<char[]> take() {
-    if (spare.empty()) return std::unique_ptr<char[]>(new char[block_bytes]);
+    if (spare.empty()) {
+      if (counter) counter->fetch_add(block, std::memory_order_relaxed);
+      return std::unique_ptr<char[]>(new char[block]);
+    }
     std::unique_ptr<char[]> b = std::move(spare.back());
     spare.pop_back();
     return b;
@@ -58,6 +64,33 @@ struct Level {
     std::swap(held, o.held);
     std::swap(used, o.used);
     std::swap(items, o.items);
+  }
+};
+
+// The serialised states one thread of the parallel search produces for the
+// next level: bytes only, in blocks of its own pool (the per-state index is
+// the search's). A thread holds two, for the level it reads and the one it writes.
+struct Arena {
+  explicit Arena(BlockPool* p) : pool(p) {}
+  BlockPool* pool;
+  std::vector<std::unique_ptr<char[]>> held;
+  std::size_t used = 0;  // in the last block
+
+  const char* put(const std::string& b) {
+    if (held.empty() || used + b.size() > pool->block) {
+      if (b.size() > pool->block) throw std::length_error("a state larger than an arena block");
+      held.push_back(pool->take());
+      used = 0;
+    }
+    char* at = held.back().get() + used;
+    std::memcpy(at, b.data(), b.size());
+    used += b.size();
+    return at;
+  }
+  void clear() {
+    for (auto& b : held) pool->spare.push_back(std::move(b));
+    held.clear();
+    used = 0;
   }
 };
 

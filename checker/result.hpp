@@ -191,6 +191,12 @@ struct Options {
   // them, so that a printed replay command runs as printed.
   std::vector<std::pair<std::string, std::int64_t>> params;
   long long steps = -1;              // with `replay`: the state after this many trace steps (--steps)
+  // Threads of the search (--threads): 0, all cores (std::thread::hardware_concurrency);
+  // 1, the one-thread search. Any number gives the result of one thread (docs/checker.md).
+  unsigned threads = 0;
+  // With threads: a breadth-first level of fewer states is expanded by one
+  // thread (the same code, without waking the others). Tests set 1.
+  std::uint32_t parallel_min_level = 64;
 };
 
 }  // namespace pc::check

@@ -8,7 +8,10 @@
 // only by the second, trace-building pass (Links), up to the violation's depth.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <memory>
+#include <thread>
 #include <vector>
 
 namespace pc::check {
@@ -62,6 +65,16 @@ class Links {
     parent_.push_back(parent);
     action_.push_back(action);
   }
+  // For the parallel search, which numbers a whole level at once: room for
+  // `n` states, then each id's link set by whichever thread holds it.
+  void resize(std::uint32_t n) {
+    parent_.resize(n);
+    action_.resize(n);
+  }
+  void set(std::uint32_t id, std::uint32_t parent, std::uint16_t action) {
+    parent_[id] = parent;
+    action_[id] = action;
+  }
   [[nodiscard]] std::uint32_t size() const { return static_cast<std::uint32_t>(parent_.size()); }
   [[nodiscard]] std::uint32_t parent(std::uint32_t id) const { return parent_[id]; }
   [[nodiscard]] std::uint16_t action(std::uint32_t id) const { return action_[id]; }
@@ -69,6 +82,121 @@ class Links {
  private:
   std::vector<std::uint32_t> parent_;
   std::vector<std::uint16_t> action_;
+};
+
+// The visited set of the parallel search (docs/checker.md, "Parallel
+// search"): the same 64-bit fingerprints, in shards that each grow on their
+// own under a lock of their own (striped locking: threads contend only when
+// they hit one shard at once). Beside each fingerprint, its owner: 1 + the
+// id of the state of the current level that reaches it first in the order
+// of the one-thread search; insert keeps the smallest, so that each level is
+// numbered as one thread numbers it, whatever order the threads run in.
+class SharedFingerprintSet {
+ public:
+  enum class Put : std::uint8_t { fresh, lowered, seen };
+
+  // 2^shard_bits shards.
+  explicit SharedFingerprintSet(int shard_bits) : bits_(shard_bits), shards_(new Shard[std::size_t{1} << shard_bits]) {
+    for (std::size_t i = 0; i < (std::size_t{1} << bits_); ++i) {
+      shards_[i].fps.assign(initial, 0);
+      shards_[i].owner.assign(initial, 0);
+    }
+    bytes_ = (std::size_t{1} << bits_) * initial * slot_bytes;
+  }
+
+  // Adds `fp` with owner `key`: `fresh`. A fingerprint added while this
+  // level is expanded (its owner above `floor`, the id of the level's first
+  // state; owners from earlier levels are at most `floor`) gets `key` as its
+  // owner if that is smaller: `lowered`. Otherwise `seen`. Safe to call from
+  // any number of threads at once.
+  Put insert(std::uint64_t fp, std::uint32_t key, std::uint32_t floor) {
+    if (fp == 0) fp = 1;  // 0 marks an empty slot
+    Shard& sh = shards_[fp >> (64 - bits_)];
+    lock(sh);
+    if ((sh.size.load(std::memory_order_relaxed) + 1) * 100 > sh.fps.size() * 85) grow(sh);
+    const std::size_t n = sh.fps.size();
+    std::size_t i = slot(fp, n);
+    while (sh.fps[i] != 0) {
+      if (sh.fps[i] == fp) {
+        const std::uint32_t o = sh.owner[i];
+        const bool lower = o > floor && key < o;
+        if (lower) sh.owner[i] = key;
+        sh.busy.store(false, std::memory_order_release);
+        return lower ? Put::lowered : Put::seen;
+      }
+      if (++i == n) i = 0;
+    }
+    sh.fps[i] = fp;
+    sh.owner[i] = key;
+    sh.size.store(sh.size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    sh.busy.store(false, std::memory_order_release);
+    return Put::fresh;
+  }
+  // The owner of a fingerprint that is in the set. Only while no insert runs
+  // (between the phases of a level).
+  [[nodiscard]] std::uint32_t owner(std::uint64_t fp) const {
+    if (fp == 0) fp = 1;
+    const Shard& sh = shards_[fp >> (64 - bits_)];
+    const std::size_t n = sh.fps.size();
+    std::size_t i = slot(fp, n);
+    while (sh.fps[i] != fp && sh.fps[i] != 0)
+      if (++i == n) i = 0;
+    return sh.fps[i] == fp ? sh.owner[i] : 0;
+  }
+  // The fingerprints stored (while threads insert: about that many). Each
+  // shard counts its own, so that inserts share no counter.
+  [[nodiscard]] std::uint64_t size() const {
+    std::uint64_t n = 0;
+    for (std::size_t i = 0; i < (std::size_t{1} << bits_); ++i) n += shards_[i].size.load(std::memory_order_relaxed);
+    return n;
+  }
+  [[nodiscard]] std::uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+
+ private:
+  static constexpr std::size_t initial = 64;
+  static constexpr std::size_t slot_bytes = sizeof(std::uint64_t) + sizeof(std::uint32_t);
+  struct alignas(64) Shard {
+    std::atomic<bool> busy{false};
+    std::atomic<std::size_t> size{0};  // written under the lock
+    std::vector<std::uint64_t> fps;
+    std::vector<std::uint32_t> owner;
+  };
+  static void lock(Shard& sh) {
+    for (int spins = 0;;) {
+      if (!sh.busy.exchange(true, std::memory_order_acquire)) return;
+      while (sh.busy.load(std::memory_order_relaxed)) {
+        if (++spins > 64) std::this_thread::yield();
+#if defined(__x86_64__) || defined(__i386__)
+        else __builtin_ia32_pause();
+#endif
+      }
+    }
+  }
+  // The shard's bits are the fingerprint's top ones: the slot uses the rest.
+  std::size_t slot(std::uint64_t fp, std::size_t n) const {
+    return static_cast<std::size_t>((static_cast<__uint128_t>(fp << bits_) * n) >> 64);
+  }
+  void grow(Shard& sh) {
+    std::vector<std::uint64_t> old;
+    std::vector<std::uint32_t> old_owner;
+    old.swap(sh.fps);
+    old_owner.swap(sh.owner);
+    const std::size_t n = old.size() + old.size() / 2;
+    sh.fps.assign(n, 0);
+    sh.owner.assign(n, 0);
+    for (std::size_t k = 0; k < old.size(); ++k) {
+      if (old[k] == 0) continue;
+      std::size_t i = slot(old[k], n);
+      while (sh.fps[i] != 0)
+        if (++i == n) i = 0;
+      sh.fps[i] = old[k];
+      sh.owner[i] = old_owner[k];
+    }
+    bytes_.fetch_add((n - old.size()) * slot_bytes, std::memory_order_relaxed);
+  }
+  int bits_;
+  std::unique_ptr<Shard[]> shards_;
+  std::atomic<std::uint64_t> bytes_{0};
 };
 
 }  // namespace pc::check

@@ -52,6 +52,8 @@ options:
   --max-states N       stop after N states (verdict: inconclusive)
   --max-memory MB      stop when state storage passes MB MiB (inconclusive)
   --timeout S          stop after S seconds (inconclusive)
+  --threads N          search with N threads (default: every core); any N
+                       gives the verdict, trace and counts of one thread
   --replay TOKEN       re-run exactly the schedule of a reported trace (the
                        token carries the --param values it was made with)
   --steps N            with --replay: print the state after N steps of the
@@ -212,6 +214,10 @@ int main(int argc, char** argv) {
       char* end = nullptr;
       opt.timeout_s = v ? std::strtod(v, &end) : -1;
       if (!v || *end || !(opt.timeout_s > 0)) return usage("--timeout needs a positive number of seconds");
+    } else if (a == "--threads") {
+      std::uint64_t n = 0;
+      if (!parse_u64(value("--threads"), n) || n == 0 || n > 1024) return usage("--threads needs a number of threads (1 to 1024)");
+      opt.threads = static_cast<unsigned>(n);
     } else if (a == "--replay") {
       const char* v = value("--replay");
       if (!v) return usage("--replay needs a token");
