@@ -763,12 +763,14 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
     Action action;
   };
   std::atomic<std::uint64_t> arena_bytes{0};
-  struct Lane {
+  // A thread's own part, on cache lines of its own.
+  struct alignas(64) Lane {
     Worker w;
     BlockPool pool;
     Arena arena[2] = {Arena(&pool), Arena(&pool)};  // the level read, the level written (by `gen`)
     std::vector<Entry> out;
-    std::uint64_t expanded = 0;  // states, for the limits' checks
+    std::uint64_t expanded = 0;             // states, for the limits' checks
+    std::atomic<std::uint64_t> fresh{0};    // states it added to the table (only it writes)
   };
   std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned i = 0; i < threads; ++i) {
@@ -811,8 +813,15 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
   Found found;
   Key found_key = no_key;
 
-  // The limits are checked about every 1024 states expanded, as one thread does.
-  const std::uint64_t check_every = std::max<std::uint64_t>(64, 1024 / threads);
+  // Each thread checks the limits every 256 states it expands (one thread
+  // checks every 1024); the states stored so far are the threads' counts,
+  // which they alone write, so that no counter is shared.
+  constexpr std::uint64_t check_every = 256;
+  auto stored = [&] {
+    std::uint64_t n = 1;
+    for (const auto& lane : lanes) n += lane->fresh.load(std::memory_order_relaxed);
+    return n;
+  };
   auto memory = [&] { return visited.bytes() + arena_bytes.load(std::memory_order_relaxed) + index_bytes; };
   // Limits and the progress line, from whichever thread comes by: one line
   // for the whole search.
@@ -821,14 +830,14 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
     const double secs = std::chrono::duration<double>(now - t0).count();
     const char* why = nullptr;
     if (opt_.timeout_s > 0 && secs > opt_.timeout_s) why = "timeout";
-    if (visited.size() > opt_.max_states) why = "max-states";
+    const std::uint64_t states = stored();
+    if (states > opt_.max_states) why = "max-states";
     const std::uint64_t mem = memory();
     if (mem > opt_.max_memory_mb * 1024 * 1024) why = "max-memory";
     if (opt_.progress) {
       const std::unique_lock<std::mutex> g(progress_m, std::try_to_lock);
       if (g.owns_lock() && now - last_progress > std::chrono::seconds(3)) {
         last_progress = now;
-        const std::uint64_t states = visited.size();
         std::fprintf(stderr, "progress: %llu states, %.0f states/s, depth %llu, queue %llu, memory %.1f MiB\n",
                      static_cast<unsigned long long>(states), states / (secs > 0 ? secs : 1),
                      static_cast<unsigned long long>(depth),
@@ -875,8 +884,11 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
           deserialize(level[i].first, w.s);
           try {
             expand_state(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
-              if (visited.insert(fp, id + 1, base) != SharedFingerprintSet::Put::seen)
-                lane.out.push_back(Entry{into.put(queued()), fp, id, a});
+              const SharedFingerprintSet::Put put = visited.insert(fp, id + 1, base);
+              if (put == SharedFingerprintSet::Put::seen) return;
+              if (put == SharedFingerprintSet::Put::fresh)
+                lane.fresh.store(lane.fresh.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+              lane.out.push_back(Entry{into.put(queued()), fp, id, a});
             });
           } catch (...) {
             w.error = std::current_exception();
