@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/sweep.hpp"
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/guard.hpp"
@@ -54,6 +55,12 @@ options:
   --timeout S          stop after S seconds (inconclusive)
   --threads N          search with N threads (default: every core); any N
                        gives the verdict, trace and counts of one thread
+  --sweep              run the explicit search at every combination of the
+                       declared parameter values ('param N = v in lo..hi' or
+                       'in {a, b}'; --param fixes one), on every core; the
+                       result is the first failing point's, with a summary
+  --sweep-max N        at most N points (default 256): past it, a fixed sample
+                       that keeps the first and last combination
   --replay TOKEN       re-run exactly the schedule of a reported trace (the
                        token carries the --param values it was made with)
   --steps N            with --replay: print the state after N steps of the
@@ -153,6 +160,8 @@ int main(int argc, char** argv) {
   pc::check::Options opt;
   bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false, quiet = false;
   bool full_coverage = false;
+  bool want_sweep = false;
+  pc::cli::SweepOptions sweep_opt;
   std::string html_out;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -218,6 +227,11 @@ int main(int argc, char** argv) {
       std::uint64_t n = 0;
       if (!parse_u64(value("--threads"), n) || n == 0 || n > 1024) return usage("--threads needs a number of threads (1 to 1024)");
       opt.threads = static_cast<unsigned>(n);
+    } else if (a == "--sweep") {
+      want_sweep = true;
+    } else if (a == "--sweep-max") {
+      if (!parse_u64(value("--sweep-max"), sweep_opt.max_points) || sweep_opt.max_points == 0 || sweep_opt.max_points > 1000000)
+        return usage("--sweep-max needs a number of points (1 to 1000000)");
     } else if (a == "--replay") {
       const char* v = value("--replay");
       if (!v) return usage("--replay needs a token");
@@ -233,6 +247,9 @@ int main(int argc, char** argv) {
   if (quiet && opt.progress) return usage("--quiet and --progress exclude each other");
   if (!opt.replay.empty() && files.size() != 1) return usage("--replay takes exactly one file");
   if (opt.steps >= 0 && opt.replay.empty()) return usage("--steps goes with --replay TOKEN");
+  if (want_sweep && !opt.replay.empty()) return usage("--sweep and --replay exclude each other (a token is one point)");
+  sweep_opt.threads = opt.threads;
+  sweep_opt.progress = opt.progress;
   for (const std::string& path : files)
     if (!html_out.empty() && same_file(html_out, path))
       return usage("--trace-html " + html_out + " is an input file; it would be overwritten");
@@ -269,8 +286,9 @@ int main(int argc, char** argv) {
       f.diagnostics = std::move(parsed.errors);
     } else {
       pc::check::run_guarded(f, [&] {
-        f.result = pc::check::check(parsed.kernel, opt);
-        if (symbolic) {
+        if (want_sweep) pc::cli::sweep(f, parsed.kernel, params, opt, sweep_opt);
+        else f.result = pc::check::check(parsed.kernel, opt);
+        if (symbolic && !f.failed()) {
           const std::vector<pc::smt::Finding> findings = pc::smt::check_symbolic(parsed.kernel);
           for (const pc::smt::Finding& x : findings) f.symbolic.push_back(claim_of(x, path));
           confirm_symbolic(f, findings, params, opt);

@@ -131,6 +131,22 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
       }
       o << "\n      ]";
     }
+    if (f.sweep.on) {
+      const Sweep& s = f.sweep;
+      o << ",\n      \"sweep\": {\"points\": " << s.points << ", \"run\": " << s.run
+        << ", \"sampled\": " << (s.sampled ? "true" : "false") << ", \"parameters\": [";
+      for (std::size_t i = 0; i < s.axes.size(); ++i) o << (i ? ", " : "") << q(s.axes[i]);
+      o << "], \"verified\": " << s.verified << ", \"violation\": " << s.violation << ", \"inconclusive\": " << s.inconclusive
+        << ", \"bad_input\": " << s.bad_input << ", \"internal_error\": " << s.internal << ", \"first_failing\": ";
+      if (s.failing.empty()) {
+        o << "null";
+      } else {
+        o << "{\"outcome\": " << q(s.failing_outcome) << ", \"params\": {";
+        for (std::size_t i = 0; i < s.failing.size(); ++i) o << (i ? ", " : "") << q(s.failing[i].first) << ": " << s.failing[i].second;
+        o << "}}";
+      }
+      o << "}";
+    }
     if (!f.symbolic.empty()) {
       o << ",\n      \"symbolic\": [";
       for (std::size_t s = 0; s < f.symbolic.size(); ++s) {

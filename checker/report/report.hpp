@@ -31,6 +31,21 @@ struct SymbolicClaim {
 };
 
 // One file's outcome: bad input or an internal error (diagnostics), or a check result.
+// --sweep: the explicit search at every combination of the declared
+// parameter values (or a sample of them). The file's result is that of the
+// first failing point in enumeration order (a violation before an
+// inconclusive one), else of the first point.
+struct Sweep {
+  bool on = false;
+  bool sampled = false;             // more points than --sweep-max: a sample was run
+  std::uint64_t points = 0;         // combinations of the declared values (saturates at 2^63)
+  std::uint64_t run = 0;            // points searched
+  std::uint64_t verified = 0, violation = 0, inconclusive = 0, bad_input = 0, internal = 0;
+  std::vector<std::string> axes;    // each swept parameter with its values, e.g. "STAGES 1..4"
+  std::vector<std::pair<std::string, std::int64_t>> failing;  // the first failing point (empty: none)
+  std::string failing_outcome;      // its outcome name
+};
+
 struct FileReport {
   std::string file;
   std::string source;
@@ -41,6 +56,7 @@ struct FileReport {
   check::Result result;
   std::vector<SymbolicClaim> symbolic;  // with --symbolic
   std::vector<std::pair<std::string, std::int64_t>> params;  // parameter values used
+  Sweep sweep;                    // with --sweep
   [[nodiscard]] bool failed() const { return failure != check::Failure::none; }
 };
 

@@ -104,6 +104,33 @@ std::string snapshot(const FileReport& f) {
   return o.str();
 }
 
+// --sweep: how many points, their outcomes, the first failing one.
+std::string sweep_text(const FileReport& f) {
+  const Sweep& s = f.sweep;
+  std::ostringstream o;
+  o << "  sweep: ";
+  if (s.sampled) o << "a sample of " << s.run << " of " << s.points << " points";
+  else o << s.run << (s.run == 1 ? " point" : " points");
+  if (!s.axes.empty()) {
+    o << " (";
+    for (std::size_t i = 0; i < s.axes.size(); ++i) o << (i ? ", " : "") << s.axes[i];
+    o << ")";
+  } else {
+    o << " (no parameter with declared values: 'param N = v in lo..hi' declares them)";
+  }
+  o << ": " << s.verified << " verified";
+  for (const auto& [n, what] : {std::pair{s.violation, "violation"}, std::pair{s.inconclusive, "inconclusive"},
+                                std::pair{s.bad_input, "bad input"}, std::pair{s.internal, "internal error"}})
+    if (n) o << ", " << n << " " << what;
+  o << "\n";
+  if (!s.failing.empty()) {
+    o << "  first failing point: " << s.failing_outcome << " at";
+    for (const auto& [n, v] : s.failing) o << " --param " << n << "=" << v;
+    o << " (the result above)\n";
+  }
+  return o.str();
+}
+
 std::string kind_word(check::UnreachedKind k) {
   switch (k) {
     case check::UnreachedKind::statement: return "statement";
@@ -205,6 +232,7 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   for (const check::Warning& w : r.warnings)
     o << "  warning " << spec::violation_name(w.kind) << ": " << where(f, w.loc) << ": " << w.message
       << "\n    (a point the field relies on with no failure known: docs/spec.md, \"Stances\"; --strict makes it an error)\n";
+  if (f.sweep.on) o << sweep_text(f);
   for (const SymbolicClaim& s : f.symbolic) {
     o << "  symbolic " << s.check << ": " << s.status << ": " << s.claim;
     if (s.status == "counterexample") {
