@@ -342,6 +342,11 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
     if (snap_at >= 0 && !r.snapshot.taken && r.trace.size() == static_cast<std::size_t>(snap_at))
       r.snapshot = snapshot(st, x, r.trace.size());
   };
+  // --trace-html: the state after each step so far (Result::step_states).
+  auto keep = [&](const State& x) {
+    if (!opt_.record_states) return;
+    while (r.step_states.size() < r.trace.size() + 1) r.step_states.push_back(snapshot(st, x, r.step_states.size()));
+  };
   // Every access of the trace, with its step, so that a race names the step
   // of its earlier access.
   std::vector<std::pair<std::size_t, AccessNote>> accesses;
@@ -371,13 +376,15 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
     if (due && !r.snapshot.taken) r.snapshot = snapshot(st, control, static_cast<std::size_t>(snap_at));
   };
   State s = st.initial();
+  if (opt_.record_states) r.step_states.push_back(snapshot(st, s, 0));
   normalize_described(s);
+  keep(s);
   State before;
   for (std::size_t i = 0; i < path.size(); ++i) {
     StepInfo info;
     const Action a = path[i];
     const int agent = a < agents() ? a : -1;
-    if (snap_at >= 0) before = s;
+    if (snap_at >= 0 || opt_.record_states) before = s;
     apply(st, s, a, info);
     TraceStep t;
     t.agent = agent;
@@ -390,6 +397,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
     r.trace.push_back(t);
     // The state in which a violating step fails: the step did not complete.
     if (info.violation != spec::Violation::none) snap(before);
+    if (info.violation != spec::Violation::none) keep(before);
     if (info.violation != spec::Violation::none) {
       r.violation = info.violation;
       r.message = info.message;
@@ -403,6 +411,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
     }
     note(info);
     normalize_described(s);
+    keep(s);
   }
   if (deadlock) {
     r.violation = spec::Violation::deadlock;
@@ -424,6 +433,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
       first = false;
     }
     r.message = msg;
+    keep(s);
   }
 }
 

@@ -165,6 +165,10 @@ struct Result {
   bool coverage = false;     // `unreached` is known (a verified search, not a replay)
   std::vector<Unreached> unreached;  // statements no interleaving executed, in source order
   Snapshot snapshot;         // with Options::steps
+  // With Options::record_states: the initial state, then the state after each
+  // trace step (after the operations the reduction runs with it), one more
+  // than the trace's steps.
+  std::vector<Snapshot> step_states;
 };
 
 // What a `# expect:` line names: "verified", "inconclusive", or the violation.
@@ -197,6 +201,8 @@ struct Options {
   // With threads: a breadth-first level of fewer states is expanded by one
   // thread (the same code, without waking the others). Tests set 1.
   std::uint32_t parallel_min_level = 64;
+  // Keep the state after every trace step in Result::step_states (--trace-html).
+  bool record_states = false;
 };
 
 }  // namespace pc::check

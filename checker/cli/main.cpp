@@ -271,6 +271,7 @@ int main(int argc, char** argv) {
     }
   }
   opt.params = params;
+  opt.record_states = !html_out.empty();
 
   std::vector<pc::report::FileReport> reports;
   const bool text_out = !want_json && !want_sarif && !quiet;

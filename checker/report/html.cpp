@@ -1,7 +1,10 @@
-// A counterexample as a self-contained HTML page: an inline SVG timeline with
-// one lane per agent and one for async events, each operation a box in order,
-// phase completions as diamonds, the violating step highlighted, and every box
-// linked to its line in the source listing below it.
+// A counterexample as a self-contained HTML page (no network): a table with
+// one row per agent, one for async events and one track per barrier, one
+// column per step sized by its content (zoomable), lane labels that stay on
+// screen, the race's two accesses or the deadlock's blocked agents
+// highlighted, full text on hover and on click, a legend, a step slider
+// showing every agent's line and every barrier's state at that step
+// (Result::step_states), and the source with a line anchor per line.
 #include <sstream>
 
 #include "checker/report/report.hpp"
@@ -23,59 +26,191 @@ std::string esc(std::string_view s) {
   return o;
 }
 
+// JSON inside <script>: no "</" may close the element early.
+std::string script_json(std::string_view s) {
+  std::string j = "\"" + json_escape(s) + "\"";
+  std::string o;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    if (j[i] == '<') o += "\\u003c";
+    else o += j[i];
+  }
+  return o;
+}
+
+constexpr const char* style = R"(body{font-family:sans-serif;margin:1em;--w:9em}
+.scroll{overflow-x:auto;border:1px solid #ccc;max-width:100%}
+table.trace{border-collapse:separate;border-spacing:2px;font-size:12px}
+table.trace th.lane-label{position:sticky;left:0;z-index:2;background:#eef;text-align:left;white-space:nowrap;padding:2px 6px}
+table.trace tr.track th.lane-label{background:#efe;font-weight:normal;font-style:italic}
+table.trace thead th{font-weight:normal;color:#666}
+td.step{background:#dbe9ff;border:1px solid #4a78c2;border-radius:4px;max-width:var(--w);overflow:hidden;text-overflow:ellipsis;
+white-space:nowrap;padding:2px 4px;cursor:pointer}
+td.state{color:#255;max-width:var(--w);overflow:hidden;text-overflow:ellipsis;white-space:nowrap;padding:2px 4px}
+td.step.phase{border-right:4px solid #2a2}
+td.step.violation,td.step.race-later{background:#ffd0d0;border:3px solid #c00}
+td.step.race-earlier{background:#ffe0f0;border:3px dashed #c00}
+td.step.blocked{background:#ffe9c4;border:3px solid #c80}
+td.step.current,td.state.current{outline:2px solid #000}
+.legend span{display:inline-block;padding:1px 6px;margin-right:6px;border-radius:4px;font-size:12px}
+#details{white-space:pre-wrap;background:#f4f4f4;padding:.5em;min-height:1.5em}
+#at table{font-size:12px}#at td{padding:1px 8px}
+pre.src{background:#f8f8f8;padding:.5em}pre.src span{display:block}pre.src span:target{background:#ffec99}
+)";
+
+// The slider: the state after the chosen step, and the step's cells outlined.
+constexpr const char* script = R"(
+(function(){
+  var data = JSON.parse(document.getElementById('trace-data').textContent);
+  var slider = document.getElementById('step'), at = document.getElementById('at'), shown = document.getElementById('step-shown');
+  var esc = function(s){ return s.replace(/[&<>]/g, function(c){ return {'&':'&amp;','<':'&lt;','>':'&gt;'}[c]; }); };
+  function show(n){
+    shown.textContent = n === 0 ? 'the initial state' : 'after step ' + n;
+    var st = data.states[n], h = '<table><tr><th>agent</th><th>line</th><th>source</th><th>status</th></tr>';
+    if (st) {
+      st.agents.forEach(function(a){
+        h += '<tr><td>' + esc(data.agents[a.agent]) + '</td><td>' + (a.line ? '<a href="#L' + a.line + '">' + a.line + '</a>' : '') +
+             '</td><td><code>' + esc(a.line ? (data.source[a.line - 1] || '') : '') + '</code></td><td>' + esc(a.status) + '</td></tr>';
+      });
+      st.objects.forEach(function(o){ h += '<tr><td>' + esc(o.name) + '</td><td></td><td></td><td>' + esc(o.state) + '</td></tr>'; });
+      st.in_flight.forEach(function(e){ h += '<tr><td>in flight</td><td></td><td></td><td>' + esc(e) + '</td></tr>'; });
+    }
+    at.innerHTML = h + '</table>';
+    document.querySelectorAll('.current').forEach(function(c){ c.classList.remove('current'); });
+    document.querySelectorAll('[data-step="' + n + '"]').forEach(function(c){ c.classList.add('current'); });
+  }
+  slider.addEventListener('input', function(){ show(+slider.value); });
+  document.querySelectorAll('td.step').forEach(function(c){
+    c.addEventListener('click', function(){
+      document.getElementById('details').textContent = c.title;
+      slider.value = c.dataset.step; show(+c.dataset.step);
+    });
+  });
+  document.getElementById('zoom').addEventListener('input', function(e){
+    document.body.style.setProperty('--w', e.target.value + 'em');
+  });
+  show(+slider.value);
+  // For tests and tools: the layout as the browser made it.
+  var labels = document.querySelectorAll('th.lane-label'), left = Infinity, right = -Infinity;
+  labels.forEach(function(l){ var r = l.getBoundingClientRect(); left = Math.min(left, r.left); right = Math.max(right, r.right); });
+  var t = document.querySelector('table.trace').getBoundingClientRect();
+  document.body.setAttribute('data-layout', JSON.stringify({table_width: Math.round(t.width), labels_left: Math.round(left),
+    labels_right: Math.round(right), viewport: window.innerWidth}));
+})();
+)";
+
+void embed_data(std::ostringstream& o, const FileReport& f) {
+  const check::Result& r = f.result;
+  o << "<script type=\"application/json\" id=\"trace-data\">{\"agents\": [";
+  for (std::size_t a = 0; a < r.agents.size(); ++a) o << (a ? "," : "") << script_json(r.agents[a].name);
+  o << "], \"source\": [";
+  std::istringstream src(f.source);
+  std::string line;
+  for (bool first = true; std::getline(src, line); first = false) o << (first ? "" : ",") << script_json(line);
+  o << "], \"states\": [";
+  for (std::size_t i = 0; i < r.step_states.size(); ++i) {
+    const check::Snapshot& s = r.step_states[i];
+    o << (i ? ",\n" : "\n") << "{\"agents\": [";
+    for (std::size_t a = 0; a < s.agents.size(); ++a)
+      o << (a ? "," : "") << "{\"agent\": " << s.agents[a].agent << ", \"line\": " << s.agents[a].loc.line
+        << ", \"status\": " << script_json(s.agents[a].status) << "}";
+    o << "], \"objects\": [";
+    for (std::size_t b = 0; b < s.objects.size(); ++b)
+      o << (b ? "," : "") << "{\"name\": " << script_json(s.objects[b].name) << ", \"state\": " << script_json(s.objects[b].state) << "}";
+    o << "], \"in_flight\": [";
+    for (std::size_t e = 0; e < s.in_flight.size(); ++e) o << (e ? "," : "") << script_json(s.in_flight[e]);
+    o << "]}";
+  }
+  o << "]}</script>\n";
+}
+
+// The step's classes: the race's two accesses, the violation, blocked agents.
+std::string step_class(const check::Result& r, std::size_t i) {
+  const check::TraceStep& t = r.trace[i];
+  const std::size_t steps = r.trace.size();
+  std::string cls = "step";
+  if (t.phase_completed) cls += " phase";
+  if (t.blocked) cls += " blocked";
+  const bool race = r.earlier.step > 0;
+  if (race && i + 1 == r.earlier.step) cls += " race-earlier";
+  if (i + 1 == steps && !t.blocked && r.violation != spec::Violation::deadlock) cls += race ? " race-later violation" : " violation";
+  return cls;
+}
+
+void table(std::ostringstream& o, const FileReport& f) {
+  const check::Result& r = f.result;
+  const std::size_t steps = r.trace.size();
+  o << "<div class=\"scroll\"><table class=\"trace\"><thead><tr><th class=\"lane-label\">step</th>";
+  for (std::size_t i = 0; i < steps; ++i) o << "<th>" << i + 1 << "</th>";
+  o << "</tr></thead><tbody>\n";
+  const int lanes = static_cast<int>(r.agents.size()) + 1;  // agents, then async events
+  for (int l = 0; l < lanes; ++l) {
+    const std::string label = l + 1 < lanes ? r.agents[static_cast<std::size_t>(l)].name : "async events";
+    o << "<tr class=\"lane-group\" data-lane=\"" << l << "\"><th class=\"lane-label\">" << esc(label) << "</th>";
+    for (std::size_t i = 0; i < steps; ++i) {
+      const check::TraceStep& t = r.trace[i];
+      const int lane = t.agent >= 0 ? t.agent : lanes - 1;
+      if (lane != l) {
+        o << "<td></td>";
+        continue;
+      }
+      std::string title = "step " + std::to_string(i + 1) + ", " + f.file + ":" + std::to_string(t.loc.line) + ": " + t.text;
+      if (t.phase_completed) title += " [phase of " + t.object + " completed]";
+      if (r.earlier.step == i + 1) title += " [the race's earlier access]";
+      o << "<td class=\"" << step_class(r, i) << "\" data-step=\"" << i + 1 << "\" data-line=\"" << t.loc.line << "\" title=\""
+        << esc(title) << "\"><a href=\"#L" << t.loc.line << "\">" << t.loc.line << "</a> " << esc(t.text) << "</td>";
+    }
+    o << "</tr>\n";
+  }
+  // A track per barrier: its state after each step, written where it changed.
+  if (!r.step_states.empty())
+    for (std::size_t b = 0; b < r.step_states.front().objects.size(); ++b) {
+      o << "<tr class=\"track\" data-object=\"" << esc(r.step_states.front().objects[b].name) << "\"><th class=\"lane-label\">"
+        << esc(r.step_states.front().objects[b].name) << "</th>";
+      std::string prev = r.step_states.front().objects[b].state;
+      for (std::size_t i = 0; i < steps; ++i) {
+        const std::string now = i + 1 < r.step_states.size() && b < r.step_states[i + 1].objects.size() ? r.step_states[i + 1].objects[b].state : prev;
+        if (now == prev) o << "<td></td>";
+        else o << "<td class=\"state\" data-step=\"" << i + 1 << "\" title=\"" << esc(now) << "\">" << esc(now) << "</td>";
+        prev = now;
+      }
+      o << "</tr>\n";
+    }
+  o << "</tbody></table></div>\n";
+}
+
 }  // namespace
 
 std::string html(const FileReport& f) {
   const check::Result& r = f.result;
-  const int lanes = static_cast<int>(r.agents.size()) + 1;  // agents, then async
-  const int step_w = 150, lane_h = 44, left = 190, top = 30;
-  const int steps = static_cast<int>(r.trace.size());
-  const int width = left + std::max(1, steps) * step_w + 20, height = top + lanes * lane_h + 20;
+  const std::size_t steps = r.trace.size();
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>" << esc(f.kernel) << ": "
-    << esc(outcome_name(f)) << "</title>\n<style>\n"
-    << "body{font-family:sans-serif;margin:1em}svg{border:1px solid #ccc;background:#fff}\n"
-    << ".lane-label{font-size:12px;font-weight:bold}.lane{fill:#f6f6f6}.step rect{fill:#dbe9ff;stroke:#4a78c2}\n"
-    << ".step text{font-size:10px}.step.violation rect{fill:#ffd0d0;stroke:#c00;stroke-width:3}\n"
-    << ".step.blocked rect{fill:#ffe9c4;stroke:#c80}.phase{fill:#2a2}\n"
-    << "pre.src{background:#f8f8f8;padding:.5em}pre.src span{display:block}pre.src span:target{background:#ffec99}\n"
-    << "</style></head><body>\n<h1>" << esc(f.kernel) << ": " << esc(outcome_name(f)) << "</h1>\n<p class=\"message\">"
-    << esc(f.file) << ":" << r.loc.line << ":" << r.loc.col << ": " << esc(r.message) << "</p>\n<p>replay: <code>"
-    << esc(r.replay) << "</code></p>\n";
-  o << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width << "\" height=\"" << height << "\" viewBox=\"0 0 "
-    << width << ' ' << height << "\">\n";
-  for (int l = 0; l < lanes; ++l) {
-    const int y = top + l * lane_h;
-    const std::string label = l + 1 < lanes ? r.agents[static_cast<std::size_t>(l)].name : "async events";
-    o << "<g class=\"lane-group\" data-lane=\"" << l << "\"><rect class=\"lane\" x=\"0\" y=\"" << y << "\" width=\"" << width
-      << "\" height=\"" << lane_h - 4 << "\"/><text class=\"lane-label\" x=\"6\" y=\"" << y + 24 << "\">" << esc(label)
-      << "</text></g>\n";
-  }
-  // The violating step: the last one, or every blocked step of a deadlock.
-  for (int i = 0; i < steps; ++i) {
-    const check::TraceStep& t = r.trace[static_cast<std::size_t>(i)];
-    const int lane = t.agent >= 0 ? t.agent : lanes - 1;
-    const int x = left + i * step_w, y = top + lane * lane_h + 4;
-    const bool violating = t.blocked || (i + 1 == steps && r.violation != spec::Violation::deadlock);
-    std::string cls = "step";
-    if (violating) cls += " violation";
-    if (t.blocked) cls += " blocked";
-    std::string shown = t.text.size() > 24 ? t.text.substr(0, 23) + "\u2026" : t.text;
-    o << "<a href=\"#L" << t.loc.line << "\"><g class=\"" << cls << "\" data-step=\"" << i + 1 << "\" data-line=\""
-      << t.loc.line << "\"><title>step " << i + 1 << ", " << esc(f.file) << ":" << t.loc.line << ": " << esc(t.text)
-      << "</title><rect x=\"" << x << "\" y=\"" << y << "\" width=\"" << step_w - 10 << "\" height=\"" << lane_h - 14
-      << "\" rx=\"4\"/><text x=\"" << x + 4 << "\" y=\"" << y + 18 << "\">" << esc(shown) << "</text></g></a>\n";
-    if (t.phase_completed) {
-      const int cx = x + step_w - 10, cy = y - 2;
-      o << "<polygon class=\"phase\" points=\"" << cx << ',' << cy - 6 << ' ' << cx + 6 << ',' << cy << ' ' << cx << ','
-        << cy + 6 << ' ' << cx - 6 << ',' << cy << "\"><title>" << esc(t.object) << "</title></polygon>\n";
-    }
-  }
-  o << "</svg>\n<h2>Source</h2>\n<pre class=\"src\">";
+    << esc(outcome_name(f)) << "</title>\n<style>\n" << style << "</style></head><body>\n<h1>" << esc(f.kernel) << ": "
+    << esc(outcome_name(f)) << "</h1>\n<p class=\"message\">" << esc(f.file) << ":" << r.loc.line << ":" << r.loc.col << ": "
+    << esc(r.message) << "</p>\n";
+  if (r.earlier.step > 0)
+    o << "<p class=\"race\">the earlier access: step " << r.earlier.step << ", line " << r.earlier.loc.line << ", "
+      << esc(r.earlier.thread) << " (" << (r.earlier.write ? "write" : "read") << ", " << esc(r.earlier.proxy)
+      << " proxy); the later: step " << steps << "</p>\n";
+  o << "<p>replay: <code>" << esc(r.replay) << "</code></p>\n"
+    << "<p class=\"legend\">legend: <span style=\"background:#dbe9ff\">a step</span>"
+       "<span style=\"background:#dbe9ff;border-right:4px solid #2a2\">completes a barrier phase</span>"
+       "<span style=\"background:#ffe0f0;border:2px dashed #c00\">the race's earlier access</span>"
+       "<span style=\"background:#ffd0d0;border:2px solid #c00\">the violating step</span>"
+       "<span style=\"background:#ffe9c4;border:2px solid #c80\">blocked (deadlock)</span>"
+       "<span style=\"color:#255;font-style:italic\">barrier tracks: state where it changed</span></p>\n"
+    << "<p><label>zoom <input type=\"range\" id=\"zoom\" min=\"4\" max=\"40\" value=\"9\"></label> "
+       "(click a step for its full text)</p>\n";
+  table(o, f);
+  o << "<p id=\"details\"></p>\n<h2>State at a step</h2>\n<p><input type=\"range\" id=\"step\" min=\"0\" max=\""
+    << (r.step_states.empty() ? 0 : r.step_states.size() - 1) << "\" value=\"" << (r.step_states.empty() ? 0 : r.step_states.size() - 1)
+    << "\" style=\"width:60%\"> <span id=\"step-shown\"></span></p>\n<div id=\"at\"></div>\n";
+  embed_data(o, f);
+  o << "<h2>Source</h2>\n<pre class=\"src\">";
   std::istringstream src(f.source);
   std::string line;
   for (int n = 1; std::getline(src, line); ++n) o << "<span id=\"L" << n << "\">" << n << "  " << esc(line) << "</span>";
-  o << "</pre>\n</body></html>\n";
+  o << "</pre>\n<script>" << script << "</script>\n</body></html>\n";
   return o.str();
 }
 
