@@ -126,22 +126,24 @@ TEST_CASE("--sarif is SARIF 2.1.0 with results at the right lines") {
   CHECK_FALSE(results[0].get("codeFlows")->a.at(0).get("threadFlows")->a.at(0).get("locations")->a.empty());
 }
 
-TEST_CASE("--trace-html writes a well-formed timeline: a lane per agent plus async, the violation highlighted, boxes linked to lines") {
+TEST_CASE("--trace-html writes a well-formed page: a lane per agent plus async, both accesses of the race marked, steps linked to lines") {
   const std::string out = (std::filesystem::temp_directory_path() / "phasecheck_trace.html").string();
   REQUIRE(run(bad + " --trace-html " + out).status == 1);
   const std::string html = slurp(out);
-  auto count = [&](const std::string& needle) {
+  const std::string table = html.substr(html.find("<table class=\"trace\""), html.find("</table>") - html.find("<table class=\"trace\""));
+  auto count = [](const std::string& in, const std::string& needle) {
     std::size_t n = 0;
-    for (std::size_t at = html.find(needle); at != std::string::npos; at = html.find(needle, at + 1)) ++n;
+    for (std::size_t at = in.find(needle); at != std::string::npos; at = in.find(needle, at + 1)) ++n;
     return n;
   };
-  CHECK(count("class=\"lane-group\"") == 3);  // producer, consumer, async events
-  CHECK(count("class=\"step violation\"") == 1);
-  CHECK(count("class=\"step") == 4);
-  CHECK(count("<a href=\"#L") == 4);
+  CHECK(count(table, "class=\"lane-group\"") == 3);  // producer, consumer, async events
+  CHECK(count(table, "race-later violation\"") == 1);
+  CHECK(count(table, "race-earlier") == 1);
+  CHECK(count(table, "<td class=\"step") == 4);
+  CHECK(count(table, "<a href=\"#L") == 4);
   CHECK(html.find("id=\"L16\"") != std::string::npos);
-  CHECK(html.find("<svg") != std::string::npos);
-  // Balanced tags (void elements and self-closing ones aside).
+  // Balanced tags (void elements and self-closing ones aside; the contents
+  // of <style> and <script> are raw text).
   std::vector<std::string> stack;
   bool balanced = true;
   for (std::size_t at = html.find('<'); at != std::string::npos && balanced; at = html.find('<', at + 1)) {
@@ -151,10 +153,15 @@ TEST_CASE("--trace-html writes a well-formed timeline: a lane per agent plus asy
     if (tag.empty() || tag[0] == '!' || tag.back() == '/') continue;
     const bool closing = tag[0] == '/';
     std::string name = tag.substr(closing ? 1 : 0, tag.find_first_of(" \n", closing ? 1 : 0) - (closing ? 1 : 0));
-    if (name == "meta" || name == "br") continue;
+    if (name == "meta" || name == "br" || name == "input") continue;
     if (!closing) stack.push_back(name);
     else if (stack.empty() || stack.back() != name) balanced = false;
     else stack.pop_back();
+    if (!closing && (name == "style" || name == "script")) {
+      const std::size_t close = html.find("</" + name + ">", end);
+      REQUIRE(close != std::string::npos);
+      at = close - 1;
+    }
   }
   CHECK(balanced);
   CHECK(stack.empty());

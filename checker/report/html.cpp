@@ -129,7 +129,7 @@ std::string step_class(const check::Result& r, std::size_t i) {
   const std::size_t steps = r.trace.size();
   std::string cls = "step";
   if (t.phase_completed) cls += " phase";
-  if (t.blocked) cls += " blocked";
+  if (t.blocked) cls += " blocked violation";
   const bool race = r.earlier.step > 0;
   if (race && i + 1 == r.earlier.step) cls += " race-earlier";
   if (i + 1 == steps && !t.blocked && r.violation != spec::Violation::deadlock) cls += race ? " race-later violation" : " violation";
