@@ -394,6 +394,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
     t.loc = info.loc;
     t.phase_completed = !info.completed.empty();
     t.object = info.completed;
+    t.acquired = info.acquired;
     r.trace.push_back(t);
     // The state in which a violating step fails: the step did not complete.
     if (info.violation != spec::Violation::none) snap(before);

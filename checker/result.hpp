@@ -87,6 +87,7 @@ struct TraceStep {
   ir::Loc loc;               // source line of the operation (of its issue, for async events)
   bool phase_completed = false;
   std::string object;        // the barrier whose phase completed, if any
+  std::string acquired;      // a wait or test that passed with acquire semantics: its mbarrier
   bool blocked = false;      // the final step of a deadlock: this agent is blocked here
 };
 

@@ -363,6 +363,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
     const bool cluster = rules::acquire_channels(to_scope(op.scope)).cluster_scope_strong;
     ag_.tc_synced |= p_.has_tcgen05_mma;
     if (ord::wait_acquires(to_sem(op.sem))) {
+      if (describe_) info_.acquired = p_.mbar_name(mbar);
       hb::Syncs weak = 0;
       if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster) weak |= hb::Syncs{1} << c;
       if (const int w = p_.mbar_weak_sync[static_cast<std::size_t>(mbar)]; w >= 0) weak |= hb::Syncs{1} << w;

@@ -27,6 +27,7 @@ struct StepInfo {
   std::string message;        // violation detail (filled only when describing)
   std::string text;           // what happened (filled only when describing)
   std::string completed;      // the barrier whose phase completed, if any (when describing)
+  std::string acquired;       // a wait or test that passed with acquire semantics: its mbarrier (when describing)
   spec::Violation warning = spec::Violation::none;  // a warning kind the step raised (spec::is_warning)
   std::string warning_message;
   ir::Loc loc;

@@ -106,6 +106,10 @@ TEST_CASE("headless Chromium: a 36-step trace stays within bounds, labels on scr
   const std::string png = keep ? std::string(keep) : (std::filesystem::temp_directory_path() / "phasecheck_trace_page.png").string();
   const Page p = open_page("kernels/field/deepgemm_sm90_fp8_1d2d_bug_expect_tx_local_only.bk", png);
   CHECK(count(p.html, "<td class=\"step") == 36);
+  // Release-to-acquire edges: one arrow per wait that acquired a phase completion of the trace.
+  const std::size_t edges = count(p.html, "data-from=\"");
+  CHECK(edges > 0);
+  CHECK(count(p.dom, "class=\"edge\"") == edges);
   // The table is at most about 125 px per step (the old page: 150) at the default zoom, and the
   // lane labels start inside the window.
   CHECK(layout(p.dom, "table_width") <= 36 * 125 + 200);

@@ -38,7 +38,8 @@ std::string script_json(std::string_view s) {
 }
 
 constexpr const char* style = R"(body{font-family:sans-serif;margin:1em;--w:9em}
-.scroll{overflow-x:auto;border:1px solid #ccc;max-width:100%}
+.scroll{overflow-x:auto;border:1px solid #ccc;max-width:100%;position:relative}
+svg.edges{position:absolute;left:0;top:0;pointer-events:none;overflow:visible}line.edge{stroke:#2a2;stroke-width:1.5}
 table.trace{border-collapse:separate;border-spacing:2px;font-size:12px}
 table.trace th.lane-label{position:sticky;left:0;z-index:2;background:#eef;text-align:left;white-space:nowrap;padding:2px 6px}
 table.trace tr.track th.lane-label{background:#efe;font-weight:normal;font-style:italic}
@@ -89,6 +90,24 @@ constexpr const char* script = R"(
     document.body.style.setProperty('--w', e.target.value + 'em');
   });
   show(+slider.value);
+  // Release-to-acquire edges: from the step that completed a phase to each
+  // wait that acquired it, drawn over the table.
+  var box = document.querySelector('.scroll'), ns = 'http://www.w3.org/2000/svg';
+  var svg = document.createElementNS(ns, 'svg'), tb = document.querySelector('table.trace');
+  svg.setAttribute('class', 'edges'); svg.setAttribute('width', tb.scrollWidth); svg.setAttribute('height', tb.scrollHeight);
+  svg.innerHTML = '<defs><marker id="head" markerWidth="8" markerHeight="8" refX="7" refY="4" orient="auto">' +
+    '<path d="M0,0 L8,4 L0,8 z" fill="#2a2"/></marker></defs>';
+  var origin = tb.getBoundingClientRect();
+  document.querySelectorAll('td.step[data-from]').forEach(function(to){
+    var from = document.querySelector('td.step[data-step="' + to.dataset.from + '"]');
+    if (!from) return;
+    var a = from.getBoundingClientRect(), b = to.getBoundingClientRect(), l = document.createElementNS(ns, 'line');
+    l.setAttribute('class', 'edge'); l.setAttribute('marker-end', 'url(#head)');
+    l.setAttribute('x1', a.right - origin.left); l.setAttribute('y1', a.top + a.height / 2 - origin.top);
+    l.setAttribute('x2', b.left - origin.left); l.setAttribute('y2', b.top + b.height / 2 - origin.top);
+    svg.appendChild(l);
+  });
+  box.appendChild(svg);
   // For tests and tools: the layout as the browser made it.
   var labels = document.querySelectorAll('th.lane-label'), left = Infinity, right = -Infinity;
   labels.forEach(function(l){ var r = l.getBoundingClientRect(); left = Math.min(left, r.left); right = Math.max(right, r.right); });
@@ -136,6 +155,17 @@ std::string step_class(const check::Result& r, std::size_t i) {
   return cls;
 }
 
+// The release-to-acquire edge into step i: a wait that passed with acquire
+// semantics observed the latest completion of its barrier's phase before it
+// (1-based step; 0: none).
+std::size_t acquired_from(const check::Result& r, std::size_t i) {
+  const std::string& b = r.trace[i].acquired;
+  if (b.empty()) return 0;
+  for (std::size_t j = i; j-- > 0;)
+    if (r.trace[j].phase_completed && r.trace[j].object.rfind(b + " phase ", 0) == 0) return j + 1;
+  return 0;
+}
+
 void table(std::ostringstream& o, const FileReport& f) {
   const check::Result& r = f.result;
   const std::size_t steps = r.trace.size();
@@ -154,10 +184,12 @@ void table(std::ostringstream& o, const FileReport& f) {
         continue;
       }
       std::string title = "step " + std::to_string(i + 1) + ", " + f.file + ":" + std::to_string(t.loc.line) + ": " + t.text;
+      const std::size_t from = acquired_from(r, i);
+      if (from > 0) title += " [acquires the phase completed at step " + std::to_string(from) + "]";
       if (t.phase_completed) title += " [phase of " + t.object + " completed]";
       if (r.earlier.step == i + 1) title += " [the race's earlier access]";
       o << "<td class=\"" << step_class(r, i) << "\" data-step=\"" << i + 1 << "\" data-line=\"" << t.loc.line << "\" title=\""
-        << esc(title) << "\"><a href=\"#L" << t.loc.line << "\">" << t.loc.line << "</a> " << esc(t.text) << "</td>";
+        << esc(title) << "\"" << (from > 0 ? " data-from=\"" + std::to_string(from) + "\"" : std::string()) << "><a href=\"#L" << t.loc.line << "\">" << t.loc.line << "</a> " << esc(t.text) << "</td>";
     }
     o << "</tr>\n";
   }
@@ -198,6 +230,7 @@ std::string html(const FileReport& f) {
        "<span style=\"background:#ffe0f0;border:2px dashed #c00\">the race's earlier access</span>"
        "<span style=\"background:#ffd0d0;border:2px solid #c00\">the violating step</span>"
        "<span style=\"background:#ffe9c4;border:2px solid #c80\">blocked (deadlock)</span>"
+       "<span style=\"color:#2a2\">&#8594; release to acquire (a wait that observed that phase completion)</span>"
        "<span style=\"color:#255;font-style:italic\">barrier tracks: state where it changed</span></p>\n"
     << "<p><label>zoom <input type=\"range\" id=\"zoom\" min=\"4\" max=\"40\" value=\"9\"></label> "
        "(click a step for its full text)</p>\n";
