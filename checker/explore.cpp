@@ -653,7 +653,10 @@ void Search::expand_state(Worker& w, std::uint32_t id, std::uint64_t depth, Stor
 std::vector<Warning> Search::first_warnings(const std::vector<const Worker*>& ws, Key limit) {
   std::vector<std::pair<Key, Warning>> first;
   for (const Worker* w : ws)
-    for (const auto& [k, x] : w->warnings) {
+    for (const auto& kx : w->warnings) {
+      // Not a structured binding: clang 14 (the fuzz build) cannot capture one in a lambda.
+      const Key k = kx.first;
+      const Warning& x = kx.second;
       if (k >= limit) continue;
       auto it = std::find_if(first.begin(), first.end(), [&](const auto& f) { return f.second.kind == x.kind; });
       if (it == first.end()) first.emplace_back(k, x);
