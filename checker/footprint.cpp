@@ -22,7 +22,9 @@ Footprints::Footprints(const Program& p) : p_(p) {
   alive_base_ = named_base_ + ctas;
   cluster_ = alive_base_ + ctas;
   pool_base_ = cluster_ + 1;
-  count_ = pool_base_ + static_cast<int>(p.agents.size());
+  tmem_base_ = pool_base_ + static_cast<int>(p.agents.size());  // per CTA: its tensor-memory allocator
+  clc_ = tmem_base_ + ctas;  // cluster launch control: the clusters left, a failure seen
+  count_ = clc_ + 1;
   const int words = (count_ + 63) / 64;
   if (words > max_words) return;  // unusable: words_ stays 0
   words_ = words;
@@ -97,6 +99,7 @@ void Footprints::exit_footprint(int cta, Set set) const {
   add(set, cluster_);
   add(set, named_base_ + cta);
   add(set, alive_base_ + cta);
+  add(set, tmem_base_ + cta);  // the last exit checks the CTA's tensor memory
 }
 
 void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, Set set) const {
@@ -150,7 +153,39 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::global_load_lds:
     case OpCode::wgmma:
     case OpCode::tcgen05_mma:
-    case OpCode::tma_store: buffers(false); return;
+    case OpCode::tma_store:
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st:
+      buffers(false);
+      // A tensor-memory access reads the CTA's allocations (spec::tmem::use).
+      if (op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st || op.code == OpCode::tcgen05_mma) add(set, tmem_base_ + cta);
+      if (op.tmem.object >= 0) buf_in(op.tmem, cta, false);
+      return;
+    case OpCode::tcgen05_cp:
+      buffers(false);
+      buf_in(op.tmem, cta, false);
+      add(set, tmem_base_ + cta);
+      return;
+    // The CTA's allocator, and the allocation's memory (written by both).
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc: {
+      if (op.tmem.object < 0) return all(set);
+      const int d = op.tmem.object;
+      const int first = buf_base_ + cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
+      for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) add(set, first + x);
+      add(set, tmem_base_ + cta);
+      return;
+    }
+    case OpCode::tcgen05_relinquish: add(set, tmem_base_ + cta); return;
+    // A request leaves a response per destination CTA (a multicast), each
+    // landing like a TMA load; the request itself reads the CLC state.
+    case OpCode::clc_try_cancel:
+      add(set, clc_);
+      if (op.multicast != ir::no_expr) return multicast(true);
+      buffers(true);
+      mbar(op.bar, true);
+      return;
+    case OpCode::clc_query: buffers(false); return;
     case OpCode::mbar_init:
     case OpCode::mbar_arrive:
     case OpCode::mbar_arrive_drop:
@@ -204,6 +239,8 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::wgmma_wait:
     case OpCode::tcgen05_fence_before:
     case OpCode::tcgen05_fence_after:
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st:
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
@@ -219,7 +256,10 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
   // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
   // one may enable another, so they share a resource.
   if (e.kind == PendingKind::tcgen05_arrive) add(set, alive_base_ + p_.agents[e.agent].cta);
-  if (e.kind != PendingKind::tma_load) add(set, pool_base_ + e.agent);
+  if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive) add(set, pool_base_ + e.agent);
+  // A response's answer reads and changes the CLC state, and its landing
+  // removes its twins (step.cpp): all of a request's responses share it.
+  if (e.kind == PendingKind::clc_response) add(set, clc_);
   add(set, alive_base_ + p_.mbar_cta(e.mbar));
   if (e.buf >= 0) {
     add(set, buf_base_ + e.buf);

@@ -50,12 +50,18 @@ struct Param {
   Loc loc;
 };
 
+// Where a buffer lives: shared memory (`smem`), or tensor memory (`tmem`,
+// sm_100a: columns of 128 lanes x 32 bits, allocated with tcgen05.alloc).
+enum class Space : std::uint8_t { shared, tensor };
+
 struct BufferDecl {
   std::string name;
   int size = 1;              // array length
-  std::int64_t bytes = 0;    // bytes of one element
+  std::int64_t bytes = 0;    // bytes of one element (tensor memory: 512 per column)
   ExprId bytes_expr = no_expr;  // the expression it came from, for symbolic checks (checker/smt)
   Loc loc;
+  Space space = Space::shared;
+  std::int64_t cols = 0;     // tensor memory: columns of one element
 };
 
 struct MbarrierDecl {
@@ -91,6 +97,7 @@ struct Op {
   ExprId id = no_expr;        // named-barrier id
   ExprId n = no_expr;         // wait_group N, bar_red predicate, s_waitcnt vmcnt
   ExprId multicast = no_expr; // CTA bit mask for multicast TMA loads / tcgen05.commit
+  Ref tmem;                   // tensor-memory destination (tcgen05_mma `into`, tcgen05_cp) or allocation (alloc/dealloc)
   int token_var = -1;         // wait/test_wait/pending_count by token: the variable holding it
   int dest_var = -1;          // variable receiving what the operation observed (test_wait, tokens, bar_red)
   Sem sem = Sem::standard;
@@ -141,6 +148,7 @@ struct Kernel {
   std::vector<Param> params;
   int cluster_ctas = 1;
   int cta_threads = 0;        // 0: the sum of its roles' threads
+  int clc_queue = 0;          // `clc N`: clusters waiting to launch that clc_try_cancel may take (spec/clc.hpp)
   std::vector<BufferDecl> buffers;
   std::vector<MbarrierDecl> mbarriers;
   std::vector<Role> roles;

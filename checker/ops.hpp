@@ -50,10 +50,22 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
   X(wgmma, "wgmma", aligned, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                           \
   X(wgmma_commit, "wgmma_commit", aligned, "")                                                    \
   X(wgmma_wait, "wgmma_wait", aligned, "N")                                                       \
-  X(tcgen05_mma, "tcgen05_mma", leader, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                \
+  X(tcgen05_mma, "tcgen05_mma", leader, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]} [into TMEM[k]]")                \
   X(tcgen05_commit, "tcgen05_commit", leader, "BAR[i] [multicast MASK]")                          \
   X(tcgen05_fence_before, "tcgen05_fence_before_thread_sync", any, "")                             \
   X(tcgen05_fence_after, "tcgen05_fence_after_thread_sync", any, "")                               \
+  /* tensor memory (sm_100a) */                                                                   \
+  X(tcgen05_alloc, "tcgen05_alloc", aligned, "TMEM")                                              \
+  X(tcgen05_dealloc, "tcgen05_dealloc", aligned, "TMEM")                                          \
+  X(tcgen05_relinquish, "tcgen05_relinquish_alloc_permit", aligned, "")                           \
+  X(tcgen05_ld, "tcgen05_ld", aligned, "TMEM[i] {, TMEM[j]}")                                     \
+  X(tcgen05_st, "tcgen05_st", aligned, "TMEM[i] {, TMEM[j]}")                                     \
+  X(tcgen05_wait_ld, "tcgen05_wait_ld", aligned, "")                                              \
+  X(tcgen05_wait_st, "tcgen05_wait_st", aligned, "")                                              \
+  X(tcgen05_cp, "tcgen05_cp", leader, "BUF[i] -> TMEM[j]")                                        \
+  /* cluster launch control (sm_100a) */                                                          \
+  X(clc_try_cancel, "clc_try_cancel", leader, "RESP[i] -> BAR[j] [multicast MASK]")                \
+  X(clc_query, "clc_query", any, "R = clc_query RESP[i]")                                          \
   /* fences */                                                                                    \
   X(fence_proxy_async, "fence_proxy_async", any, "")                                              \
   X(fence_acq_rel, "fence_acq_rel", any, "cta|cluster")                                           \
@@ -166,6 +178,16 @@ enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
     case OpCode::tcgen05_commit:
     case OpCode::tcgen05_fence_after:
     case OpCode::tcgen05_fence_before:
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc:
+    case OpCode::tcgen05_relinquish:
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st:
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st:
+    case OpCode::tcgen05_cp:
+    case OpCode::clc_try_cancel:
+    case OpCode::clc_query:
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:

@@ -195,6 +195,7 @@ Program instantiate(const ir::Kernel& k) {
   for (const ir::BufferDecl& b : k.buffers) {
     if (b.size < 1) throw KernelError("buffer array '" + b.name + "' must have at least one element", b.loc);
     p.buffer_base.push_back(p.buffers_per_cta);
+    p.tmem_slot.push_back(b.space == ir::Space::tensor ? p.tmem_decls++ : -1);
     p.buffers_per_cta += b.size;
   }
   for (const ir::MbarrierDecl& m : k.mbarriers) {
@@ -251,7 +252,9 @@ Program instantiate(const ir::Kernel& k) {
       if (op.code == OpCode::mbar_init && op.bar.object >= 0 &&
           op.bar.object < static_cast<int>(k.mbarriers.size()))
         p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
-      p.has_tcgen05_mma |= op.code == OpCode::tcgen05_mma;
+      p.has_clc |= op.code == OpCode::clc_try_cancel;
+      p.has_tcgen05_mma |= op.code == OpCode::tcgen05_mma || op.code == OpCode::tcgen05_cp ||
+                           op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st;
       if (!uses_named_barrier(op.code)) return;
       if (op.id == ir::no_expr) {
         used[0] = true;
@@ -345,7 +348,7 @@ std::string Program::thread_name(std::uint8_t t) const {
     const int i = t - a.hb.base;
     const std::string warp = a.warps > 1 ? " of warp " + std::to_string(i / 2) : "";
     if (a.hb.is_lane(t)) return a.name + " (" + (i % 2 == 0 ? "leader lane" : "other lanes") + warp + ")";
-    static const char* units[] = {"TMA store", "async MMA", "cp.async", "TMA load"};
+    static const char* units[] = {"TMA store", "async MMA", "cp.async", "TMA load", "tensor-memory load/store"};
     // On AMD the cp.async unit holds the wave's gather-to-LDS loads (step.cpp).
     const int u = i - 2 * a.warps;
     if (kernel->target == ir::Target::amd && u == static_cast<int>(spec::hb::Unit::cp_async)) return a.name + " (gather-to-LDS load)";

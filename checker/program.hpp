@@ -55,7 +55,12 @@ struct Program {
   std::vector<int> var_base;                // per agent: its first variable in State::vars
   int ctas = 1;
   std::vector<int> cta_threads;             // per CTA
-  bool has_tcgen05_mma = false;             // some role issues tcgen05.mma (the tcgen05 fence rule matters)
+  bool has_tcgen05_mma = false;             // some role issues an async tcgen05 operation (mma, cp, ld, st: the tcgen05 fence rule matters)
+  // Tensor memory: per buffer declaration, its allocation's bit in
+  // spec::tmem::Cta::allocated (-1 for shared memory); how many there are.
+  std::vector<int> tmem_slot;
+  int tmem_decls = 0;
+  bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
   bool id0_whole_cta = false;               // some op uses barrier 0 for the whole CTA (syncthreads, or id 0 (or an id not known) with no count)
 
   // Object instances, numbered CTA-major: instance = cta * per_cta + base[decl] + index.

@@ -20,6 +20,7 @@ std::string pending_kind(PendingKind k) {
     case PendingKind::tma_load: return "TMA load";
     case PendingKind::tcgen05_arrive: return "tcgen05.commit arrival";
     case PendingKind::cp_async_arrive: return "cp.async arrival";
+    case PendingKind::clc_response: return "try_cancel response";
   }
   return "async event";
 }
@@ -74,6 +75,7 @@ Snapshot snapshot(const Stepper& st, const State& s, std::size_t step) {
     if (e.buf >= 0) what += " into " + p.buffer_name(e.buf);
     what += " on " + p.mbar_name(e.mbar);
     if (e.kind == PendingKind::tma_load) what += " (" + std::to_string(e.bytes) + " bytes)";
+    if (e.kind == PendingKind::clc_response) what += e.canceled ? " (if canceled)" : " (if not canceled)";
     what += " from " + issuer.name;
     if (e.pc < code.size()) what += ", line " + std::to_string(code[e.pc].loc.line);
     out.in_flight.push_back(what);

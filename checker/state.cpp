@@ -187,6 +187,15 @@ void deserialize(const char* bytes, State& s) {
     r.get(b.arrived);
     r.get(b.generation);
   }
+  for (spec::tmem::Cta& t : s.tmem) {
+    t.used = static_cast<std::uint16_t>(r.var());
+    t.allocated = static_cast<std::uint32_t>(r.var());
+    r.get(t.relinquished);
+  }
+  r.get(s.clc.queue);
+  r.get(s.clc.requests);
+  r.get(s.clc.failed);
+  for (std::uint8_t& v : s.clc_value) r.get(v);
   r.get(s.cluster.generation);
   r.get(s.cluster.arrived);
   s.pending.resize(r.get<std::uint32_t>());
@@ -200,6 +209,7 @@ void deserialize(const char* bytes, State& s) {
     r.get(p.noinc);
     r.get(p.group);
     r.get(p.slot);
+    r.get(p.canceled);
   }
   s.mem.events.resize(r.get<std::uint32_t>());
   for (spec::hb::Event& e : s.mem.events) get_event(r, e);
@@ -208,7 +218,7 @@ void deserialize(const char* bytes, State& s) {
 
 void serialize(const State& s, std::string& out) {
   const std::size_t bound = s.agents.size() * 56 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
-                            s.named.size() * 26 + s.amd.size() * 8 + 8 + 4 + s.pending.size() * 18 + 4 + s.mem.events.size() * event_bytes + 4;
+                            s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 12 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
   for (const AgentState& a : s.agents) {
@@ -274,6 +284,15 @@ void serialize(const State& s, std::string& out) {
     w.put(b.arrived);
     w.put(b.generation);
   }
+  for (const spec::tmem::Cta& t : s.tmem) {
+    w.var(t.used);
+    w.var(t.allocated);
+    w.put(t.relinquished);
+  }
+  w.put(s.clc.queue);
+  w.put(s.clc.requests);
+  w.put(s.clc.failed);
+  for (std::uint8_t v : s.clc_value) w.put(v);
   w.put(s.cluster.generation);
   w.put(s.cluster.arrived);
   w.put(static_cast<std::uint32_t>(s.pending.size()));
@@ -287,6 +306,7 @@ void serialize(const State& s, std::string& out) {
     w.put(p.noinc);
     w.put(p.group);
     w.put(p.slot);
+    w.put(p.canceled);
   }
   w.put(static_cast<std::uint32_t>(s.mem.events.size()));
   for (const spec::hb::Event& e : s.mem.events) put_event(w, e);

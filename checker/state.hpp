@@ -9,10 +9,12 @@
 
 #include "spec/amd.hpp"
 #include "spec/async_group.hpp"
+#include "spec/clc.hpp"
 #include "spec/cluster.hpp"
 #include "spec/hb.hpp"
 #include "spec/mbarrier.hpp"
 #include "spec/named_barrier.hpp"
+#include "spec/tmem.hpp"
 
 namespace pc::check {
 
@@ -32,7 +34,7 @@ struct AgentState {
   auto operator<=>(const AgentState&) const = default;
 };
 
-enum class PendingKind : std::uint8_t { tma_load, tcgen05_arrive, cp_async_arrive };
+enum class PendingKind : std::uint8_t { tma_load, tcgen05_arrive, cp_async_arrive, clc_response };
 
 // An issued async operation that completes at some later point.
 struct Pending {
@@ -45,6 +47,10 @@ struct Pending {
   bool noinc = false;
   std::uint16_t group = 0;   // tcgen05 arrive: the commit's group (the MMAs up to it); commits complete in order
   std::uint8_t slot = 0;     // tcgen05 / cp.async arrive: the sync object holding what it releases (Program::arrive_slot_first)
+  // clc_response: each request leaves one event per destination CTA and
+  // answer (`group` names the request); the first to land decides the
+  // answer of all its destinations (step.cpp).
+  bool canceled = false;
   auto operator<=>(const Pending&) const = default;
 };
 
@@ -59,6 +65,9 @@ struct State {
   std::vector<spec::named::State> named;  // cta * named_used + slot
   spec::cluster::State cluster;
   std::vector<spec::amd::Barrier> amd;    // AMD workgroup barrier per CTA (empty for NVIDIA kernels)
+  std::vector<spec::tmem::Cta> tmem;      // tensor-memory allocations per CTA (empty without `tmem` declarations)
+  spec::clc::State clc;                   // cluster launch control
+  std::vector<std::uint8_t> clc_value;    // per buffer instance: 1 if the last response written there says canceled (empty without clc_try_cancel)
   std::vector<Pending> pending;           // sorted
   spec::hb::Memory mem;
   std::uint32_t cta_exited = 0;           // bit per CTA whose agents have all exited

@@ -135,7 +135,7 @@ class Exec {
     for (int slot = first; slot < first + p_.arrive_slot_count[static_cast<std::size_t>(a_)]; ++slot) {
       bool used = false;
       for (const Pending& q : s_.pending)
-        used |= q.kind != PendingKind::tma_load && q.agent == a_ && q.slot == slot;
+        used |= (q.kind == PendingKind::tcgen05_arrive || q.kind == PendingKind::cp_async_arrive) && q.agent == a_ && q.slot == slot;
       if (!used) return static_cast<std::uint8_t>(slot);
     }
     throw KernelError(me_.name + " has more than " + std::to_string(p_.arrive_slot_count[static_cast<std::size_t>(a_)]) +
@@ -194,8 +194,9 @@ class Exec {
   void race(const hb::Check& c, const std::string& what, int buf, bool every = false);
   // An access of an async unit of this agent (TMA, MMA, cp.async), issued by `issuers`.
   hb::Check unit_access(int buf, hb::Kind k, hb::Proxy proxy, hb::Threads issuers, hb::Unit u, std::uint16_t group,
-                        bool every) {
+                        bool every, bool after_own_unit = false) {
     hb::Access acc;
+    acc.after_own_unit = after_own_unit;
     acc.buf = buf;
     acc.kind = k;
     acc.proxy = proxy;
@@ -227,6 +228,17 @@ class Exec {
       if (const int to = channel_sync(mbar, ord::pattern_scope(scope, arrive_scope), remote); to >= 0)
         hb::forward(s_.mem, from, to);
     }
+  }
+  // A tensor-memory access (docs/spec.md, "Tensor memory").
+  void tmem_access(const ir::Ref& r, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group, const std::string& what,
+                   bool pipelined = false);
+  void tmem_alloc(const ir::Op& op, bool alloc);
+  // A tcgen05 operation issued after a thread synchronization with no
+  // tcgen05.fence::after_thread_sync between: the `tcgen05_unfenced` warning.
+  void tcgen05_issue(const char* what) {
+    if (const Violation v = rules::tcgen05_issue(ag_.tc_synced); v != Violation::none)
+      warn(v, me_.name + " issues " + what + " after a thread synchronization with no tcgen05.fence::after_thread_sync "
+                         "between (PTX ISA, tcgen05 memory consistency model)");
   }
   void mbar_arrive(const ir::Op& op, const Lanes& l);
   void mbar_wait(const ir::Op& op, bool blocking);
@@ -287,6 +299,77 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   if (describe_) info_.accesses.push_back({l.threads, buf, k == hb::Kind::write, hb::Proxy::generic});
   race(hb::access(s_.mem, acc), k == hb::Kind::write ? "write of" : "read of", buf, l.every);
   if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
+}
+
+// A tensor-memory access by async unit `u` of this agent: the allocation must
+// be live (spec::tmem::use), and the access ordered after its tcgen05.alloc:
+// the alloc is a write by the allocating agent's lanes, the only lane writes
+// tensor memory has, so a conflict with a lane's write is `tmem_unallocated`.
+// Every other conflict is a race of the hb rules (spec/hb.hpp).
+void Exec::tmem_access(const ir::Ref& r, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
+                       const std::string& what, bool pipelined) {
+  const int buf = buf_at(r, me_.cta);
+  const int slot = p_.tmem_slot[static_cast<std::size_t>(r.object)];
+  if (const Violation v = spec::tmem::use(s_.tmem[static_cast<std::size_t>(me_.cta)], slot); v != Violation::none)
+    stop(v, what + " " + p_.buffer_name(buf) + " by " + me_.name + ": the tensor memory is not allocated (no tcgen05.alloc " +
+                "of it is live)");
+  const hb::Check c = unit_access(buf, k, hb::Proxy::generic, issuers, u, group, false, pipelined);
+  if (c.violation != Violation::none && c.other_was_write) {
+    for (const AgentInfo& other : p_.agents)
+      if (other.hb.is_lane(c.other_thread)) {
+        info_.race_buf = buf;
+        info_.race_other = c.other_thread;
+        info_.race_other_write = true;
+        stop(Violation::tmem_unallocated, what + " " + p_.buffer_name(buf) + " by " + p_.thread_name(c.issuer) +
+                                              " is not ordered after the tcgen05.alloc by " + other.name +
+                                              " (publish the address: a barrier, then tcgen05.fence::after_thread_sync)");
+      }
+  }
+  race(c, what, buf);
+}
+
+// tcgen05.alloc / tcgen05.dealloc of a whole `tmem` declaration by one warp
+// (spec/tmem.hpp). The alloc writes the allocation (as mbarrier.init writes
+// its barrier: hb::overwrite by the warp's leader, which the warp's other
+// lanes wait for, .sync.aligned); the dealloc must come after every access
+// of it: a write of the warp's lanes whose conflicts are `tmem_dealloc_in_use`.
+void Exec::tmem_alloc(const ir::Op& op, bool alloc) {
+  const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(op.tmem.object));
+  const int slot = p_.tmem_slot[static_cast<std::size_t>(op.tmem.object)];
+  const std::int64_t cols = d.cols * d.size;
+  spec::tmem::Cta& t = s_.tmem[static_cast<std::size_t>(me_.cta)];
+  const spec::tmem::Result r = alloc ? spec::tmem::alloc(t, slot, cols) : spec::tmem::dealloc(t, slot, cols);
+  if (r.out.violation != Violation::none)
+    stop(r.out.violation, alloc ? (t.relinquished ? me_.name + " allocates " + d.name + " after its CTA relinquished the permit to allocate"
+                                                  : me_.name + " allocates " + d.name + ", which is already allocated")
+                                : me_.name + " deallocates " + d.name + ", which is not allocated");
+  if (!r.out.enabled) {
+    info_.enabled = false;  // blocks until enough columns are free
+    return;
+  }
+  const int first = me_.cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(op.tmem.object)];
+  for (int e = 0; e < d.size; ++e) {
+    if (!alloc) {
+      hb::Access acc;
+      acc.buf = first + e;
+      acc.kind = hb::Kind::write;
+      acc.issuers = me_.hb.lanes();
+      const hb::Check c = hb::check_only(s_.mem, acc);
+      if (c.violation != Violation::none) {
+        info_.race_buf = first + e;
+        info_.race_other = c.other_thread;
+        info_.race_other_write = c.other_was_write;
+        stop(Violation::tmem_dealloc_in_use, me_.name + " deallocates " + p_.buffer_name(first + e) + " while the " +
+                                                 (c.other_was_write ? "write" : "read") + " by " + p_.thread_name(c.other_thread) +
+                                                 " is not ordered before it");
+      }
+    }
+    hb::overwrite(s_.mem, first + e, me_.hb.leader());
+    hb::order(s_.mem, me_.hb.leader(), me_.hb.lanes());
+  }
+  t = r.next;
+  SAY(std::string(alloc ? "tcgen05_alloc " : "tcgen05_dealloc ") + d.name + " (" + std::to_string(cols) + " columns; " +
+      std::to_string(t.used) + " of " + std::to_string(spec::tmem::columns) + " in use)");
 }
 
 void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
@@ -528,6 +611,9 @@ void Exec::exit_agent() {
                                              "'s " + (spec::async_group::in_flight(other.bulk) ? "TMA store" : "MMA") +
                                              " may still read its shared memory (no wait_group for it)");
   }
+  if (!s_.tmem.empty())
+    if (const Violation v = spec::tmem::cta_exit(s_.tmem[static_cast<std::size_t>(me_.cta)]); v != Violation::none)
+      stop(v, "CTA " + std::to_string(me_.cta) + " exits with tensor memory still allocated (no tcgen05.dealloc)");
   for (const Pending& pe : s_.pending) {
     rules::CtaExit e;
     e.async_targets = p_.mbar_cta(pe.mbar) == me_.cta || (pe.buf >= 0 && p_.buffer_cta(pe.buf) == me_.cta);
@@ -762,24 +848,123 @@ void Exec::op(const ir::Op& op) {
       SAY("wgmma_wait " + std::to_string(ev(op.n, 0)));
       break;
     case OpCode::tcgen05_mma: {
-      if (const Violation v = rules::tcgen05_issue(ag_.tc_synced); v != Violation::none)
-        warn(v, me_.name + " issues tcgen05.mma after a thread synchronization with no tcgen05.fence::after_thread_sync "
-                           "between (PTX ISA, tcgen05 memory consistency model)");
+      tcgen05_issue("tcgen05.mma");
+      // The group a later tcgen05.commit closes; no wait_group retires it.
+      const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
       std::string names;
       for (const ir::Ref& r : op.bufs) {
+        if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) {  // A in tensor memory
+          tmem_access(r, hb::Kind::read, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma read of", true);
+          if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, me_.cta));
+          continue;
+        }
         // A pair-CTA MMA (cta_group::2) reads operands in the peer CTA too: `BUF[i] @ c`.
         const int cta = target_cta(r);
         if (cta != me_.cta) require_alive(cta, "a pair-CTA tcgen05.mma");
         const int buf = buf_at(r, cta);
-        // The group a later tcgen05.commit closes; no wait_group retires it.
-        const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
         race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::mma, group, false),
              "tcgen05.mma read of", buf);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
-      SAY("tcgen05_mma read " + names);
+      // The accumulator D = A*B+D in tensor memory: a write of the MMA unit.
+      // An MMA after the same thread's MMAs and tcgen05.cp on the same tensor
+      // memory is ordered after them ("Pipelined tcgen05 instructions").
+      if (op.tmem.object >= 0)
+        tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma write of", true);
+      SAY("tcgen05_mma read " + names + (op.tmem.object >= 0 ? " into " + p_.buffer_name(buf_at(op.tmem, me_.cta)) : ""));
       break;
     }
+    case OpCode::tcgen05_cp: {
+      // tcgen05.cp: shared memory to tensor memory, asynchronous, tracked by
+      // the next tcgen05.commit as an MMA is (PTX ISA tcgen05.cp,
+      // tcgen05.commit): the MMA unit's read of the source (async proxy) and
+      // write of the destination, in the group the next commit closes.
+      tcgen05_issue("tcgen05.cp");
+      const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
+      const int src = buf_at(op.bufs.at(0), me_.cta);
+      race(unit_access(src, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::mma, group, false), "tcgen05.cp read of",
+           src);
+      tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.cp write of");
+      SAY("tcgen05_cp " + p_.buffer_name(src) + " -> " + p_.buffer_name(buf_at(op.tmem, me_.cta)));
+      break;
+    }
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st: {
+      // Asynchronous: the agent's tensor-memory unit accesses the columns until
+      // tcgen05.wait::ld / wait::st (or tcgen05.fence::before_thread_sync)
+      // orders the access before the agent's lanes (PTX ISA tcgen05.ld,
+      // tcgen05.st, tcgen05.wait).
+      const bool ld = op.code == OpCode::tcgen05_ld;
+      tcgen05_issue(ld ? "tcgen05.ld" : "tcgen05.st");
+      std::string names;
+      for (const ir::Ref& r : op.bufs) {
+        tmem_access(r, ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes(), hb::Unit::tmem, 1,
+                    ld ? "tcgen05.ld of" : "tcgen05.st to");
+        if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, me_.cta));
+      }
+      SAY(std::string(ld ? "tcgen05_ld " : "tcgen05_st ") + names + " (in flight)");
+      break;
+    }
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st: {
+      const bool ld = op.code == OpCode::tcgen05_wait_ld;
+      hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes());
+      SAY(ld ? "tcgen05.wait::ld" : "tcgen05.wait::st");
+      break;
+    }
+    case OpCode::clc_try_cancel: {
+      // clusterlaunchcontrol.try_cancel (spec/clc.hpp): the response is an
+      // async-proxy write of the agent's TMA unit into each destination
+      // CTA's buffer, completing 16 bytes of tx on its barrier when it lands.
+      // Both answers are left pending; the first to land decides.
+      if (const Violation v = spec::clc::issue(s_.clc); v != Violation::none)
+        stop(v, me_.name + " issues clusterlaunchcontrol.try_cancel after a response of the cluster reported a failure");
+      // The request's name: the smallest number no pending request uses, so
+      // that equal states stay equal.
+      auto taken = [&](std::uint16_t g) {
+        return std::any_of(s_.pending.begin(), s_.pending.end(),
+                           [&](const Pending& q) { return q.kind == PendingKind::clc_response && q.group == g; });
+      };
+      std::uint16_t req = 1;
+      while (taken(req)) ++req;
+      const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+      std::string where;
+      for (int c = 0; c < p_.ctas; ++c) {
+        if (!rules::selects(mask, c)) continue;
+        if (c != me_.cta) require_alive(c, "a multicast clusterlaunchcontrol.try_cancel");
+        const int mbar = mbar_at(op.bar, c);
+        const int buf = buf_at(op.bufs.at(0), c);
+        require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
+        race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false),
+             "try_cancel response into", buf);
+        for (const bool canceled : {true, false}) {
+          Pending pe{PendingKind::clc_response, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
+                     spec::clc::response_bytes, false, req, 0, canceled};
+          s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
+        }
+        if (describe_) where += (where.empty() ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
+      }
+      SAY("clc_try_cancel " + where + " (in flight)");
+      break;
+    }
+    case OpCode::clc_query: {
+      // ld.shared of the response, then query_cancel.is_canceled.
+      const ir::Ref& r = op.bufs.at(0);
+      access(r, hb::Kind::read, l);
+      const int buf = buf_at(r, me_.cta);
+      const std::int64_t v = s_.clc_value.empty() ? 0 : s_.clc_value[static_cast<std::size_t>(buf)];
+      if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = v;
+      SAY(lanes_prefix(op) + "clc_query " + p_.buffer_name(buf) + " -> " + (v ? "canceled (a new tile)" : "not canceled"));
+      break;
+    }
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc: tmem_alloc(op, op.code == OpCode::tcgen05_alloc); break;
+    case OpCode::tcgen05_relinquish:
+      // (A kernel with no `tmem` declaration has no allocation to give up.)
+      if (!s_.tmem.empty())
+        s_.tmem[static_cast<std::size_t>(me_.cta)] = spec::tmem::relinquish(s_.tmem[static_cast<std::size_t>(me_.cta)]);
+      SAY("tcgen05.relinquish_alloc_permit");
+      break;
     case OpCode::tcgen05_commit: {
       const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
       const std::uint16_t group = spec::async_group::commit(ag_.mma);
@@ -806,9 +991,12 @@ void Exec::op(const ir::Op& op) {
       break;
     case OpCode::tcgen05_fence_before:
       // Orders the thread's prior asynchronous tcgen05 operations before its
-      // later thread synchronization: those on tensor memory (tcgen05.ld/st,
-      // the MMA's accumulator), which the model does not hold; an MMA's reads
-      // of shared memory are ordered by its tcgen05.commit (docs/spec.md).
+      // later thread synchronization (PTX ISA tcgen05.fence): its tcgen05.ld
+      // and tcgen05.st are ordered before the fencing lanes, so a later
+      // release carries them. An MMA's or tcgen05.cp's accesses are ordered
+      // by its tcgen05.commit (docs/spec.md, "Tensor memory").
+      hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), hb::Kind::read, l.threads);
+      hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), hb::Kind::write, l.threads);
       SAY(lanes_prefix(op) + "tcgen05.fence::before_thread_sync");
       break;
     case OpCode::fence_acq_rel:
@@ -941,6 +1129,9 @@ State Stepper::initial() const {
       s.amd.push_back(spec::amd::make_barrier(static_cast<std::uint16_t>(waves)));
     }
   }
+  if (p_.tmem_decls > 0) s.tmem.resize(static_cast<std::size_t>(p_.ctas));
+  s.clc.queue = static_cast<std::uint16_t>(p_.kernel->clc_queue);
+  if (p_.has_clc) s.clc_value.assign(static_cast<std::size_t>(p_.num_buffers()), 0);
   s.mem.buffers = p_.mem_buffers();
   return s;
 }
@@ -972,7 +1163,24 @@ StepInfo Stepper::pending_step(State& s, int i) const {
       return info;
     }
   }
+  // A request's answer: decided by its first response to land (spec/clc.hpp);
+  // the other destinations' responses then give the same answer.
+  bool decides = false;
+  if (pe.kind == PendingKind::clc_response) {
+    for (const Pending& q : s.pending)
+      decides |= q.kind == PendingKind::clc_response && q.group == pe.group && q.canceled != pe.canceled;
+    if (decides && !spec::clc::may_answer(s.clc, pe.canceled)) {
+      info.enabled = false;
+      return info;
+    }
+  }
   s.pending.erase(s.pending.begin() + i);
+  if (decides) {
+    s.clc = spec::clc::decide(s.clc, pe.canceled);
+    std::erase_if(s.pending, [&](const Pending& q) {
+      return q.kind == PendingKind::clc_response && q.group == pe.group && q.canceled != pe.canceled;
+    });
+  }
   info.loc = p_.code[static_cast<std::size_t>(p_.agents[pe.agent].role)][pe.pc].loc;
   const int cta = p_.mbar_cta(pe.mbar);
   if (const Violation v = spec::rules::target_alive((s.cta_exited & (1u << cta)) != 0); v != Violation::none) {
@@ -983,10 +1191,11 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   }
   mb::State& st = s.mbars[pe.mbar];
   mb::Result r;
-  if (pe.kind == PendingKind::tma_load) {
+  if (pe.kind == PendingKind::tma_load || pe.kind == PendingKind::clc_response) {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none)
       hb::release_write(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), p_.mbar_sync(pe.mbar));
+    if (pe.kind == PendingKind::clc_response) s.clc_value[static_cast<std::size_t>(pe.buf)] = pe.canceled;
   } else {
     hb::move(s.mem, pe.slot, p_.mbar_sync(pe.mbar));
     r = mb::arrive(st, mb::ArriveArgs{pe.bytes, false, false, 0});
@@ -1015,6 +1224,11 @@ StepInfo Stepper::pending_step(State& s, int i) const {
         break;
       case PendingKind::cp_async_arrive:
         info.text = "cp.async copies of " + who + " finish: arrive on " + p_.mbar_name(pe.mbar);
+        break;
+      case PendingKind::clc_response:
+        info.text = "try_cancel response of " + who + " lands in " + p_.buffer_name(pe.buf) + " (" +
+                    (pe.canceled ? "canceled: a new tile" : "not canceled") + "): complete_tx 16 on " + p_.mbar_name(pe.mbar) +
+                    " (tx " + std::to_string(st.tx) + ")";
         break;
     }
   }
@@ -1084,6 +1298,16 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     case OpCode::tcgen05_commit:
     case OpCode::tcgen05_fence_before:
     case OpCode::tcgen05_fence_after:
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc:
+    case OpCode::tcgen05_relinquish:
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st:
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st:
+    case OpCode::tcgen05_cp:
+    case OpCode::clc_try_cancel:
+    case OpCode::clc_query:
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
@@ -1125,7 +1349,17 @@ bool private_op(ir::OpCode c) {
     case OpCode::bulk_wait_group_read:
     case OpCode::tcgen05_fence_before:
     case OpCode::tcgen05_fence_after:
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st:
     case OpCode::s_waitcnt: return true;
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc:
+    case OpCode::tcgen05_relinquish:
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st:
+    case OpCode::tcgen05_cp:
+    case OpCode::clc_try_cancel:
+    case OpCode::clc_query:
     case OpCode::read:
     case OpCode::write:
     case OpCode::mbar_init:

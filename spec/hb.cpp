@@ -37,6 +37,7 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   c.other_was_write = prior.write;
   c.other_proxy = prior.proxy;
   if (!prior.write && a.kind == Kind::read) return c;  // two reads never conflict
+  if (a.after_own_unit && a.unit >= 0 && prior.thread == a.unit) return c;
   const Threads me = bit(issuer);
   const bool same_part = a.spread != 0 && a.spread == prior.spread;  // lanes of one all-lane access each on its part
   if (prior.thread != issuer && !same_part && !(prior.after & me)) {
@@ -241,6 +242,14 @@ void order(Memory& m, std::uint8_t from, Threads to) {
 void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to) {
   for (Event& e : m.events) {
     if (e.thread != unit || e.group == 0 || e.group > group) continue;
+    e.after |= to;
+    e.after_async |= to;
+  }
+}
+
+void retire_kind(Memory& m, std::uint8_t unit, Kind kind, Threads to) {
+  for (Event& e : m.events) {
+    if (e.thread != unit || e.write != (kind == Kind::write)) continue;
     e.after |= to;
     e.after_async |= to;
   }

@@ -30,8 +30,10 @@ inline constexpr int max_syncs = 64;
 // wait or a barrier completion orders it. Groups (bulk async-groups, wgmma
 // groups, tcgen05 commits) are told apart by the group number an access
 // carries, so any number of groups may be in flight.
-enum class Unit : std::uint8_t { bulk = 0, mma = 1, cp_async = 2, tma = 3 };
-inline constexpr int units = 4;
+// `tmem`: the agent's tcgen05.ld / tcgen05.st, asynchronous until
+// tcgen05.wait::ld / wait::st (PTX ISA tcgen05.ld, tcgen05.wait).
+enum class Unit : std::uint8_t { bulk = 0, mma = 1, cp_async = 2, tma = 3, tmem = 4 };
+inline constexpr int units = 5;
 
 // The threads of one agent of `warps` warps, numbered from `base`: per warp its
 // elected lane (`leader(w)`, the lane that runs `one:` operations in warp 0 and
@@ -123,6 +125,10 @@ struct Access {
   std::uint8_t spread = 0;
   int unit = -1;  // a thread number, or -1
   std::uint16_t group = 0;
+  // The unit's own earlier accesses are ordered before this one: a tcgen05.mma
+  // after the same thread's tcgen05.mma or tcgen05.cp, which the ISA executes
+  // in order ("Pipelined tcgen05 instructions").
+  bool after_own_unit = false;
 };
 
 // The conflict rules (docs/spec.md, "Happens-before and proxies"), checked for
@@ -189,6 +195,10 @@ void order(Memory& m, std::uint8_t from, Threads to);
 // The groups up to `group` of async unit `unit` have completed and the
 // threads `to` waited for them (wait_group): their accesses are ordered before `to`.
 void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to);
+// Every access of `kind` by async unit `unit` has completed and the threads
+// `to` waited for it (tcgen05.wait::ld for the reads of tcgen05.ld,
+// tcgen05.wait::st for the writes of tcgen05.st).
+void retire_kind(Memory& m, std::uint8_t unit, Kind kind, Threads to);
 // fence.proxy.async by the threads `by`: the generic accesses they know become
 // known to the async proxy through them (PTX ISA, membar/fence).
 // `first_buf`/`end_buf` restrict it to a range of buffers (fence.mbarrier_init

@@ -63,7 +63,15 @@ namespace pc::spec {
   X(symbolic_counterexample, "symbolic_counterexample",                                     \
     "--symbolic refuted a claim for some parameter values, and the explicit search at them did not confirm it") \
   X(tcgen05_unfenced, "tcgen05_unfenced",                                                   \
-    "a tcgen05 MMA issued after a thread synchronization with no tcgen05.fence::after_thread_sync between (warning)")
+    "a tcgen05 MMA issued after a thread synchronization with no tcgen05.fence::after_thread_sync between (warning)") \
+  X(tmem_unallocated, "tmem_unallocated",                                                   \
+    "a tensor-memory access to an allocation that is not live: before its tcgen05.alloc, not ordered after it, or after its tcgen05.dealloc") \
+  X(tmem_dealloc_in_use, "tmem_dealloc_in_use",                                             \
+    "tcgen05.dealloc while an access to that tensor memory (an MMA, a copy, a tcgen05.ld/st) is not ordered before it") \
+  X(tmem_misuse, "tmem_misuse",                                                             \
+    "tcgen05.alloc after tcgen05.relinquish_alloc_permit or of a live allocation, or tcgen05.dealloc of memory not allocated") \
+  X(tmem_not_deallocated, "tmem_not_deallocated", "a CTA exits with tensor memory still allocated") \
+  X(clc_misuse, "clc_misuse", "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)")
 
 enum class Violation : std::uint8_t {
   none = 0,

@@ -151,6 +151,12 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   MESSAGE(misc_parsed << " of 800 random kernels of the other operations parse");
   CHECK(misc_parsed > 500);
   for (int i = 0; i < 300; ++i) CHECK(agree(amd_kernel(rng), violations, verified, reduced));
+  int tmem_parsed = 0;
+  for (int i = 0; i < 400; ++i) tmem_parsed += agree(tmem_kernel(rng), violations, verified, reduced);
+  CHECK(tmem_parsed > 350);
+  int clc_parsed = 0;
+  for (int i = 0; i < 300; ++i) clc_parsed += agree(clc_kernel(rng), violations, verified, reduced);
+  CHECK(clc_parsed > 250);
   // The footprints of the reduction (checker/footprint.cpp) are checked against
   // the steps' execution by --check-reduction on these kernels: every
   // operation must occur in them, so that a footprint cannot drift unseen.

@@ -73,6 +73,8 @@ const char* const prelude =
     "smem B[2] bytes 1024\n"
     "mbarrier full[2] count 1\n"
     "mbarrier fresh\n"
+    "tmem T[2] cols 64\n"
+    "smem R[2] bytes 16\n"
     "role r warpgroup:\n"
     "  t = one: arrive full[0]\n";
 
@@ -84,11 +86,19 @@ std::string amd_prelude(const std::string& chip) {
          "smem B[2] bytes 1024\n"
          "mbarrier full[2] count 1\n"
          "mbarrier fresh\n"
+         "tmem T[2] cols 64\n"
+         "smem R[2] bytes 16\n"
          "role r warpgroup:\n"
          "  one: arrive full[0]\n";
 }
 
 std::string prelude_for(ir::OpCode c) {
+  // Tensor memory is allocated by one warp.
+  if (c == ir::OpCode::tcgen05_alloc || c == ir::OpCode::tcgen05_dealloc || c == ir::OpCode::tcgen05_relinquish) {
+    std::string p = prelude;
+    p.replace(p.find("role r warpgroup:"), 17, "role r warp:");
+    return p;
+  }
   switch (ir::op_target(c)) {
     case ir::OpTarget::both:
     case ir::OpTarget::nvidia: return prelude;
@@ -133,10 +143,20 @@ const std::map<std::string, std::string> samples = {
     {"wgmma", "wgmma read A[0], B[0]"},
     {"wgmma_commit", "wgmma_commit"},
     {"wgmma_wait", "wgmma_wait 0"},
-    {"tcgen05_mma", "tcgen05_mma read A[0] @ 1, B[1]"},
+    {"tcgen05_mma", "tcgen05_mma read A[0] @ 1, B[1], T[0] into T[1]"},
     {"tcgen05_commit", "tcgen05_commit full[0] multicast 3"},
     {"tcgen05_fence_before_thread_sync", "tcgen05_fence_before_thread_sync"},
     {"tcgen05_fence_after_thread_sync", "one: tcgen05_fence_after_thread_sync"},
+    {"tcgen05_alloc", "tcgen05_alloc T"},
+    {"tcgen05_dealloc", "tcgen05_dealloc T"},
+    {"tcgen05_relinquish_alloc_permit", "tcgen05_relinquish_alloc_permit"},
+    {"tcgen05_ld", "tcgen05_ld T[0], T[1]"},
+    {"tcgen05_st", "tcgen05_st T[1]"},
+    {"tcgen05_wait_ld", "tcgen05_wait_ld"},
+    {"tcgen05_wait_st", "tcgen05_wait_st"},
+    {"tcgen05_cp", "one: tcgen05_cp A[0] -> T[1]"},
+    {"clc_try_cancel", "one: clc_try_cancel R[0] -> full[1] multicast 3"},
+    {"clc_query", "r = clc_query R[1]"},
     {"fence_proxy_async", "fence_proxy_async"},
     {"fence_acq_rel", "fence_acq_rel cta"},
     {"fence_sc", "fence_sc cluster"},
@@ -171,7 +191,7 @@ TEST_CASE("every operation of the table parses with its documented operands") {
     const ir::Stmt& s = body[1];
     CHECK(s.kind == ir::StmtKind::op);
     CHECK(s.op.code == *ir::op_from_keyword(kw));
-    CHECK(s.loc.line == 9);
+    CHECK(s.loc.line == 11);
     CHECK(s.loc.col == 3);
     // The operation's location is its keyword, after `one:`/`all:` and `r =`.
     CHECK(s.op.loc.col == static_cast<int>(it->second.find(kw)) + 3);

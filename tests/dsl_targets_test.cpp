@@ -61,10 +61,20 @@ std::string sample(ir::OpCode c) {
     case OpCode::wgmma: return "wgmma read A[0]";
     case OpCode::wgmma_commit: return "wgmma_commit";
     case OpCode::wgmma_wait: return "wgmma_wait 0";
-    case OpCode::tcgen05_mma: return "tcgen05_mma read A[0]";
+    case OpCode::tcgen05_mma: return "tcgen05_mma read A[0] into T[0]";
     case OpCode::tcgen05_commit: return "tcgen05_commit full[0]";
     case OpCode::tcgen05_fence_after: return "tcgen05_fence_after_thread_sync";
     case OpCode::tcgen05_fence_before: return "tcgen05_fence_before_thread_sync";
+    case OpCode::tcgen05_alloc: return "tcgen05_alloc T";
+    case OpCode::tcgen05_dealloc: return "tcgen05_dealloc T";
+    case OpCode::tcgen05_relinquish: return "tcgen05_relinquish_alloc_permit";
+    case OpCode::tcgen05_ld: return "tcgen05_ld T[0]";
+    case OpCode::tcgen05_st: return "tcgen05_st T[1]";
+    case OpCode::tcgen05_wait_ld: return "tcgen05_wait_ld";
+    case OpCode::tcgen05_wait_st: return "tcgen05_wait_st";
+    case OpCode::tcgen05_cp: return "tcgen05_cp A[0] -> T[1]";
+    case OpCode::clc_try_cancel: return "clc_try_cancel R -> full[1]";
+    case OpCode::clc_query: return "r = clc_query R";
     case OpCode::fence_proxy_async: return "fence_proxy_async";
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cta";
@@ -81,12 +91,14 @@ std::string sample(ir::OpCode c) {
   return "";
 }
 
-// The statement on line 6, column 3.
+// The statement on line 8, column 3.
 std::string kernel_with(const std::string& target, const std::string& stmt) {
   return "kernel t\n"
          "target " + target + "\n"
          "smem A[2] bytes 1024\n"
          "mbarrier full[2] count 1\n"
+         "tmem T[2] cols 64\n"
+         "smem R bytes 16\n"
          "role r warp:\n"
          "  " + stmt + "\n";
 }
@@ -161,7 +173,7 @@ TEST_CASE("targets: every operation parses on the targets that have it and is re
       }
       ++rejected;
       REQUIRE(p.errors.size() == 1);
-      CHECK(p.errors[0].loc.line == 6);
+      CHECK(p.errors[0].loc.line == 8);
       CHECK(p.errors[0].loc.col == static_cast<int>(stmt.find(kw)) + 3);
       const std::string& m = p.errors[0].message;
       if (nvidia) CHECK(m.find("is an AMD instruction: declare 'target amd'") != std::string::npos);
@@ -170,9 +182,9 @@ TEST_CASE("targets: every operation parses on the targets that have it and is re
       else CHECK(m.find("has no load with an LDS destination") != std::string::npos);
     }
   }
-  // 35 PTX operations on 6 AMD spellings, 5 AMD ones on NVIDIA, the split
+  // 45 PTX operations on 6 AMD spellings, 5 AMD ones on NVIDIA, the split
   // barrier on 4 CDNA spellings, gather-to-LDS on 2 gfx12 ones.
-  CHECK(rejected == 35 * 6 + 5 + 2 * 4 + 2);
+  CHECK(rejected == 45 * 6 + 5 + 2 * 4 + 2);
 }
 
 TEST_CASE("targets: AMD forms of the software mbarrier, clusters, counters and chips") {
@@ -184,21 +196,21 @@ TEST_CASE("targets: AMD forms of the software mbarrier, clusters, counters and c
   };
   const std::string amd = "amd gfx942";
   const Case cases[] = {
-      {"arrive token", kernel_with(amd, "t = one: arrive full[0]"), 6, 12, "no state token: its arrive returns nothing"},
-      {"arrive nocomplete", kernel_with(amd, "one: arrive full[0] release cta nocomplete"), 6, 8, "no .noComplete arrive"},
-      {"arrive release", kernel_with(amd, "one: arrive full[0] release"), 6, 8, "drop the release/relaxed"},
-      {"arrive cluster", kernel_with(amd, "one: arrive full[0] cluster"), 6, 8, "drop the release/relaxed"},
-      {"wait token", kernel_with(amd, "t = 0\n  wait full[0] token t"), 7, 3, "no state token: wait by 'parity P'"},
-      {"wait acquire", kernel_with(amd, "wait full[0] parity 0 acquire"), 6, 3, "drop the acquire/relaxed"},
-      {"remote arrive", kernel_with(amd, "one: arrive full[0] @ 0"), 6, 25, "AMD has no clusters"},
-      {"remote read", kernel_with(amd, "read A[0] @ 0"), 6, 15, "AMD has no clusters"},
+      {"arrive token", kernel_with(amd, "t = one: arrive full[0]"), 8, 12, "no state token: its arrive returns nothing"},
+      {"arrive nocomplete", kernel_with(amd, "one: arrive full[0] release cta nocomplete"), 8, 8, "no .noComplete arrive"},
+      {"arrive release", kernel_with(amd, "one: arrive full[0] release"), 8, 8, "drop the release/relaxed"},
+      {"arrive cluster", kernel_with(amd, "one: arrive full[0] cluster"), 8, 8, "drop the release/relaxed"},
+      {"wait token", kernel_with(amd, "t = 0\n  wait full[0] token t"), 9, 3, "no state token: wait by 'parity P'"},
+      {"wait acquire", kernel_with(amd, "wait full[0] parity 0 acquire"), 8, 3, "drop the acquire/relaxed"},
+      {"remote arrive", kernel_with(amd, "one: arrive full[0] @ 0"), 8, 25, "AMD has no clusters"},
+      {"remote read", kernel_with(amd, "read A[0] @ 0"), 8, 15, "AMD has no clusters"},
       {"cluster", "kernel t\ntarget amd\ncluster 2\nrole r warp:\n  exit\n", 3, 1, "AMD has no thread-block clusters"},
-      {"lgkmcnt range gfx9", kernel_with(amd, "s_waitcnt lgkmcnt(16)"), 6, 21, "lgkmcnt is 16; on gfx942 it must be in 0..15"},
-      {"vmcnt range", kernel_with(amd, "s_waitcnt vmcnt(64)"), 6, 19, "vmcnt is 64; on gfx942 it must be in 0..63"},
-      {"lgkmcnt range gfx12", kernel_with("amd gfx1200", "s_waitcnt lgkmcnt(64)"), 6, 21, "on gfx1200 it must be in 0..63"},
-      {"bare s_waitcnt", kernel_with(amd, "s_waitcnt"), 6, 3, "s_waitcnt needs the counters to wait for"},
-      {"counter twice", kernel_with(amd, "s_waitcnt vmcnt(1) vmcnt(2)"), 6, 22, "vmcnt is given twice"},
-      {"other counter", kernel_with(amd, "s_waitcnt expcnt(0)"), 6, 13, "it takes vmcnt(N) and/or lgkmcnt(N)"},
+      {"lgkmcnt range gfx9", kernel_with(amd, "s_waitcnt lgkmcnt(16)"), 8, 21, "lgkmcnt is 16; on gfx942 it must be in 0..15"},
+      {"vmcnt range", kernel_with(amd, "s_waitcnt vmcnt(64)"), 8, 19, "vmcnt is 64; on gfx942 it must be in 0..63"},
+      {"lgkmcnt range gfx12", kernel_with("amd gfx1200", "s_waitcnt lgkmcnt(64)"), 8, 21, "on gfx1200 it must be in 0..63"},
+      {"bare s_waitcnt", kernel_with(amd, "s_waitcnt"), 8, 3, "s_waitcnt needs the counters to wait for"},
+      {"counter twice", kernel_with(amd, "s_waitcnt vmcnt(1) vmcnt(2)"), 8, 22, "vmcnt is given twice"},
+      {"other counter", kernel_with(amd, "s_waitcnt expcnt(0)"), 8, 13, "it takes vmcnt(N) and/or lgkmcnt(N)"},
       {"unknown chip", kernel_with("amd gfx1100", "exit"), 2, 12, "unknown AMD chip 'gfx1100'"},
       {"chip on nvidia", kernel_with("nvidia gfx942", "exit"), 2, 15, "expected end of line"},
       {"target twice", "kernel t\ntarget amd\ntarget amd gfx1200\nrole r warp:\n  exit\n", 3, 1, "'target' is declared twice"},
@@ -225,5 +237,5 @@ TEST_CASE("targets: check-kernel exits 2 with file:line:col on an operation the 
                                                kernel_with("amd gfx942", "one: tma_load A[0] -> full[0]"));
   const cli_support::Run r = cli_support::run("dsl_targets", f);
   CHECK(r.status == 2);
-  CHECK(r.err.find("tma_on_amd.bk:6:8: error: 'tma_load' is a PTX (NVIDIA) operation") != std::string::npos);
+  CHECK(r.err.find("tma_on_amd.bk:8:8: error: 'tma_load' is a PTX (NVIDIA) operation") != std::string::npos);
 }

@@ -148,6 +148,88 @@ inline std::string misc_kernel(std::mt19937& rng) {
   return k;
 }
 
+// Tensor memory: warps allocating, accessing (tcgen05.ld/st, tcgen05.cp,
+// an MMA's accumulator and A operand) and deallocating two allocations that
+// do not always fit together (so alloc blocks), with commits, waits, fences
+// and named barriers placed at random.
+inline std::string tmem_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel tmemgen\nsmem s[1] bytes 256\ntmem T[2] cols 128\ntmem U cols " +
+                  std::string(pick(2) ? "256" : "512") + "\nmbarrier m[2] count 1\nmbarrier ready count 1\n";
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    k += "role r" + std::to_string(r) + " warp:\n";
+    // Mostly the usual shape: the first warp allocates and publishes, the
+    // others wait for it; now and then not.
+    if (r == 0 && pick(4) != 0) k += "  tcgen05_alloc T\n" + std::string(pick(2) ? "  one: arrive ready\n" : "");
+    if (r != 0 && pick(4) != 0) k += "  wait ready parity 0\n" + std::string(pick(3) ? "  tcgen05_fence_after_thread_sync\n" : "");
+    const int ops = 2 + pick(5);
+    for (int i = 0; i < ops; ++i) {
+      const std::string t = pick(6) == 0 ? "U" : "T[" + std::to_string(pick(2)) + "]";
+      const std::string bar = "m[" + std::to_string(pick(2)) + "]";
+      switch (pick(16)) {
+        case 0: k += "  tcgen05_alloc " + std::string(pick(4) ? "U" : "T") + "\n"; break;
+        case 1: k += "  tcgen05_dealloc " + std::string(pick(4) ? "U" : "T") + "\n"; break;
+        case 2: k += "  one: tcgen05_commit " + bar + "\n  wait " + bar + " parity 0\n"; break;
+        case 3: k += pick(3) ? "  tcgen05_wait_ld\n  tcgen05_fence_before_thread_sync\n" : "  tcgen05_relinquish_alloc_permit\n"; break;
+        case 4: k += "  tcgen05_ld " + t + "\n"; break;
+        case 5: k += "  tcgen05_st " + t + "\n"; break;
+        case 6: k += "  tcgen05_wait_ld\n"; break;
+        case 7: k += "  tcgen05_wait_st\n"; break;
+        case 8: k += "  one: tcgen05_cp s[0] -> " + t + "\n"; break;
+        case 9: k += "  one: tcgen05_mma read s[0]" + std::string(pick(2) ? ", T[1]" : "") + " into " + t + "\n"; break;
+        case 10: k += "  one: tcgen05_commit " + bar + "\n"; break;
+        case 11: k += "  wait " + bar + " parity 0\n"; break;
+        case 12: k += "  bar_sync 1, 64\n"; break;
+        case 13: k += "  tcgen05_fence_before_thread_sync\n"; break;
+        case 14: k += "  tcgen05_fence_after_thread_sync\n"; break;
+        default: k += "  one: arrive " + bar + "\n"; break;
+      }
+    }
+    if (r == 0 && pick(2)) k += "  tcgen05_dealloc T\n";
+  }
+  return k;
+}
+
+// Cluster launch control: a scheduler warp requesting work into a ring of
+// responses (multicast over two CTAs now and then), warps waiting for them,
+// reading them and releasing the slot, with a random number of clusters left
+// and now and then a step left out (the expect_tx, the proxy fence, the
+// release, the exit on a failed response).
+inline std::string clc_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool two = pick(3) == 0;
+  const int stages = 1 + pick(2);
+  const int trips = 1 + pick(3);
+  const int consumers = 1 + pick(2);
+  std::string k = "kernel clcgen\n" + std::string(two ? "cluster 2\n" : "") + "clc " + std::to_string(pick(3)) + "\n";
+  k += "smem resp[" + std::to_string(stages) + "] bytes 16\n";
+  k += "mbarrier full[" + std::to_string(stages) + "] count 1\n";
+  k += "mbarrier empty[" + std::to_string(stages) + "] count " + std::to_string(consumers * (two ? 2 : 1) + 1) + "\n";
+  const std::string mc = two ? " multicast 3" : "";
+  const bool skip = pick(3) == 0;
+  auto maybe = [&](const std::string& line) { return skip && pick(4) == 0 ? std::string() : line; };
+  k += "role sched warp on cta 0:\n  go = 1\n  for i in 0.." + std::to_string(trips) + ":\n    s = i % " +
+       std::to_string(stages) + "\n    if go == 1:\n";
+  k += "      wait empty[s] parity (i / " + std::to_string(stages) + " + 1) % 2\n";
+  k += maybe("      one: arrive_expect_tx full[s] bytes 16\n") +
+       (two ? maybe("      one: arrive_expect_tx full[s] @ 1 bytes 16\n") : "");
+  k += "      one: clc_try_cancel resp[s] -> full[s]" + mc + "\n";
+  k += "      wait full[s] parity (i / " + std::to_string(stages) + ") % 2\n";
+  k += "      go = clc_query resp[s]\n";
+  k += maybe("      fence_proxy_async\n");
+  k += "      " + std::string(pick(6) == 0 ? "all: " : "one: ") + "arrive empty[s] @ 0\n";
+  for (int c = 0; c < consumers; ++c) {
+    k += "role w" + std::to_string(c) + " warp:\n  go = 1\n  for i in 0.." + std::to_string(trips) + ":\n    s = i % " +
+         std::to_string(stages) + "\n    if go == 1:\n";
+    k += "      wait full[s] parity (i / " + std::to_string(stages) + ") % 2\n";
+    k += "      go = clc_query resp[s]\n";
+    k += maybe("      fence_proxy_async\n");
+    k += maybe("      one: arrive empty[s] @ 0\n");
+  }
+  return k;
+}
+
 // AMD: waves writing and reading LDS, s_waitcnt, s_barrier, on gfx942
 // global_load_lds and vmcnt, on gfx1200 the split barrier, now and then a wait
 // left out.

@@ -227,7 +227,7 @@ TEST_CASE("symbolic: the corpus") {
       {"kernels/bugs/named_id_shared_by_two_groups.bk", "named_id"},
       {"kernels/bugs/user_barrier_id0.bk", "named_id"},
   };
-  int proven = 0, refuted = 0, not_checked = 0, found = 0;
+  int proven = 0, refuted = 0, not_checked = 0, found = 0, data_dependent = 0;
   for (const std::string& path : corpus_files()) {
     const std::string name = base(path);
     CAPTURE(name);
@@ -235,9 +235,18 @@ TEST_CASE("symbolic: the corpus") {
     const dsl::Parsed p = parse(src, path);
     const auto fs = smt::check_symbolic(p.kernel);
     CAPTURE(show(fs));
+    // A kernel that leaves its tile loop on a cluster-launch-control answer
+    // has trip counts no parameter gives: the encoding follows no such value
+    // (issue: trip counts read from the hardware), and must say so.
+    const bool data_trips = src.find("clc_try_cancel") != std::string::npos;
     for (const smt::Finding& f : fs) {
       CHECK(f.status != smt::Status::unknown);
       if (f.status == smt::Status::not_checked) CHECK_FALSE(f.reason.empty());
+      if (data_trips && f.status == smt::Status::not_checked) {
+        CHECK_MESSAGE(f.reason.find("a value the encoding does not follow") != std::string::npos, f.reason);
+        ++data_dependent;
+        continue;
+      }
       proven += f.status == smt::Status::proven;
       refuted += f.status == smt::Status::counterexample;
       not_checked += f.status == smt::Status::not_checked;
@@ -264,7 +273,8 @@ TEST_CASE("symbolic: the corpus") {
       if (f.status == smt::Status::counterexample) CHECK_MESSAGE(allowed.count(f.check), f.check);
   }
   CHECK(found == static_cast<int>(bug_class.size()));
-  MESSAGE("corpus claims: " << proven << " proven, " << refuted << " refuted, " << not_checked << " not checked");
+  MESSAGE("corpus claims: " << proven << " proven, " << refuted << " refuted, " << not_checked << " not checked; "
+                            << data_dependent << " not checked for trip counts read from cluster launch control");
   CHECK(proven > 5 * (refuted + not_checked));
 }
 

@@ -12,7 +12,9 @@
 #include <tuple>
 
 #include "checker/dsl/lexer.hpp"
+#include "spec/clc.hpp"
 #include "spec/rules.hpp"
+#include "spec/tmem.hpp"
 #include "spec/violation.hpp"
 
 namespace pc::dsl {
@@ -109,6 +111,7 @@ class Parser {
   // Names whose declaration had an error: a use of one is dropped without a
   // second error (the first already says what is wrong).
   std::string declaring_;
+  ir::Loc clc_loc_;
   std::set<std::string> broken_;
   int silenced_ = 0;         // statements dropped for using a broken name
   ir::Loc cta_threads_loc_;  // where `cta threads` was declared
@@ -399,6 +402,7 @@ class Parser {
                (hi == max_number ? "at least " + std::to_string(lo) : "in " + std::to_string(lo) + ".." + std::to_string(hi)));
   }
   void check_operands(const ir::Op& op);
+  void check_spaces(const ir::Op& op);
   void check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc);
   void check_target(const std::vector<ir::Stmt>& body);
   void check_target_op(const ir::Op& op);
@@ -630,7 +634,44 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       expect("read");
       op.bufs.push_back(ref(buffers_, "buffer"));
       while (accept(",")) op.bufs.push_back(ref(buffers_, "buffer"));
+      if (code == OpCode::tcgen05_mma && accept("into")) op.tmem = ref(buffers_, "tensor-memory buffer", false);
       break;
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc: {
+      // The whole declaration: one allocation.
+      const Token& t = peek();
+      const std::string n = name("a tensor-memory buffer");
+      auto it = buffers_.find(n);
+      if (it == buffers_.end()) {
+        if (broken_.count(n)) silent();
+        std::vector<std::string> known;
+        for (const auto& [b, i] : buffers_)
+          if (k_.buffers[static_cast<std::size_t>(i)].space == ir::Space::tensor) known.push_back(b);
+        fail(t.loc, "unknown tensor-memory buffer '" + n + "'" + suggest(n, known));
+      }
+      op.tmem.object = it->second;
+      op.tmem.loc = t.loc;
+      if (peek().kind == Tok::punct && peek().text == "[")
+        fail(peek().loc, kw + " takes the whole declaration '" + n + "' (one allocation of all its elements): drop the index");
+      break;
+    }
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st:
+      op.bufs.push_back(ref(buffers_, "tensor-memory buffer", false));
+      while (accept(",")) op.bufs.push_back(ref(buffers_, "tensor-memory buffer", false));
+      break;
+    case OpCode::tcgen05_cp:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      expect("->");
+      op.tmem = ref(buffers_, "tensor-memory buffer", false);
+      break;
+    case OpCode::clc_try_cancel:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      expect("->");
+      op.bar = ref(mbars_, "mbarrier", false);
+      if (accept("multicast")) op.multicast = expr();
+      break;
+    case OpCode::clc_query: op.bufs.push_back(ref(buffers_, "buffer", false)); break;
     case OpCode::tcgen05_commit:
       op.bar = ref(mbars_, "mbarrier", false);
       if (accept("multicast")) op.multicast = expr();
@@ -650,6 +691,9 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::wgmma_commit:
     case OpCode::tcgen05_fence_before:
     case OpCode::tcgen05_fence_after:
+    case OpCode::tcgen05_relinquish:
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st:
     case OpCode::fence_proxy_async:
     case OpCode::cluster_wait:
     case OpCode::cluster_sync:
@@ -658,16 +702,48 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::s_barrier_wait:
     case OpCode::exit: break;  // no operands
   }
+  check_spaces(op);
+  // tcgen05.alloc, dealloc and relinquish_alloc_permit with .cta_group::1:
+  // "one warp from the CTA must perform the allocation and de-allocation"
+  // (PTX ISA tcgen05.alloc).
+  if ((code == OpCode::tcgen05_alloc || code == OpCode::tcgen05_dealloc || code == OpCode::tcgen05_relinquish) && role_ &&
+      role_->granularity != ir::Granularity::warp)
+    fail(loc, "'" + kw + "' is performed by one warp, and role '" + role_->name +
+                  "' is a warp group: give the allocating warp a role of its own");
   check_operands(op);
-  const bool returns = code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
+  const bool returns = code == OpCode::clc_query || code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
                        code == OpCode::bar_red || code == OpCode::mbar_arrive || code == OpCode::mbar_arrive_expect_tx ||
                        code == OpCode::mbar_arrive_drop;
   if (dest >= 0 && !returns) fail(loc, "'" + kw + "' returns no value to assign");
   if (dest < 0 && (code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
-                   code == OpCode::bar_red))
+                   code == OpCode::bar_red || code == OpCode::clc_query))
     fail(loc, "'" + kw + "' returns a value: write 'r = " + kw + " ...'");
   check_isa_form(op, at, loc);
   return op;
+}
+
+// Which memory each buffer operand may be in: tensor memory only for the
+// tcgen05 operations on it (and an MMA's A operand), shared memory for the
+// rest; `@ CTA` is for shared memory (distributed shared memory).
+void Parser::check_spaces(const ir::Op& op) {
+  const std::string kw(ir::op_keyword(op.code));
+  auto is_tmem = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].space == ir::Space::tensor; };
+  auto name_of = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].name; };
+  const bool tmem_op = op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st;
+  for (const ir::Ref& r : op.bufs) {
+    if (tmem_op && !is_tmem(r))
+      fail(r.loc, "'" + kw + "' accesses tensor memory, and '" + name_of(r) + "' is shared memory: declare it 'tmem " +
+                      name_of(r) + " cols C'");
+    if (!tmem_op && op.code != OpCode::tcgen05_mma && is_tmem(r))
+      fail(r.loc, "'" + name_of(r) + "' is tensor memory: '" + kw +
+                      "' accesses shared memory (tensor memory is accessed with tcgen05_ld, tcgen05_st, tcgen05_cp and tcgen05_mma)");
+    if (is_tmem(r) && r.cta != ir::no_expr)
+      fail(k_.exprs[static_cast<std::size_t>(r.cta)].loc, "'" + name_of(r) + "' is tensor memory, which has no '@ CTA' (the model's "
+                                                         "tensor memory is the CTA's own)");
+  }
+  if (op.tmem.object >= 0 && !is_tmem(op.tmem))
+    fail(op.tmem.loc, "'" + name_of(op.tmem) + "' is shared memory; '" + kw + "' needs a tensor-memory buffer ('tmem " +
+                          name_of(op.tmem) + " cols C')");
 }
 
 void Parser::check_operands(const ir::Op& op) {
@@ -715,6 +791,16 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::tcgen05_commit:
     case OpCode::tcgen05_fence_before:
     case OpCode::tcgen05_fence_after:
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc:
+    case OpCode::tcgen05_relinquish:
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st:
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st:
+    case OpCode::tcgen05_cp:
+    case OpCode::clc_try_cancel:
+    case OpCode::clc_query:
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
@@ -727,6 +813,13 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::s_barrier_signal:
     case OpCode::s_barrier_wait:
     case OpCode::exit: break;
+  }
+  // try_cancel writes a .b128 response (PTX ISA clusterlaunchcontrol.try_cancel).
+  if (op.code == OpCode::clc_try_cancel && !op.bufs.empty()) {
+    const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
+    if (b.bytes != spec::clc::response_bytes)
+      fail(op.bufs[0].loc, "clc_try_cancel writes a 16-byte response, and '" + b.name + "' has " + std::to_string(b.bytes) +
+                               " bytes per element: declare it 'smem " + b.name + "[N] bytes 16'");
   }
   check_range(op.bytes, "the byte count", 0, max_count);
   // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: its
@@ -840,6 +933,16 @@ void Parser::check_target_op(const ir::Op& op) {
           case OpCode::tcgen05_commit:
           case OpCode::tcgen05_fence_after:
           case OpCode::tcgen05_fence_before: why = "AMD has no asynchronous MMA reading shared memory (its MFMA/WMMA read registers)"; break;
+          case OpCode::tcgen05_alloc:
+          case OpCode::tcgen05_dealloc:
+          case OpCode::tcgen05_relinquish:
+          case OpCode::tcgen05_ld:
+          case OpCode::tcgen05_st:
+          case OpCode::tcgen05_wait_ld:
+          case OpCode::tcgen05_wait_st:
+          case OpCode::tcgen05_cp: why = "AMD has no tensor memory (Blackwell's tcgen05)"; break;
+          case OpCode::clc_try_cancel:
+          case OpCode::clc_query: why = "AMD has no cluster launch control"; break;
           case OpCode::fence_proxy_async:
           case OpCode::fence_acq_rel:
           case OpCode::fence_sc: why = "PTX fences have no AMD instruction of their own here; order LDS with s_waitcnt and a barrier"; break;
@@ -1111,7 +1214,7 @@ void Parser::role() {
 void Parser::declaration() {
   const Token& tk = peek();
   if (tk.kind == Tok::indent) fail(tk.loc, "unexpected indentation at the top level");
-  if (tk.kind != Tok::name) expected("a declaration (kernel, param, target, cluster, cta, smem, mbarrier, role)");
+  if (tk.kind != Tok::name) expected("a declaration (kernel, param, target, cluster, cta, clc, smem, tmem, mbarrier, role)");
   const std::string kw = next().text;
   if (kw == "kernel") {
     if (seen_kernel_) fail(tk.loc, "a file holds one kernel; 'kernel' appears twice");
@@ -1155,15 +1258,22 @@ void Parser::declaration() {
     k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, 16));
     cluster_declared_ = true;
     end_of_statement();
+  } else if (kw == "clc") {
+    // clc N: the clusters waiting to launch that clusterlaunchcontrol.try_cancel
+    // may take (spec/clc.hpp); a request answers "not cancelled" once none is left.
+    if (clc_loc_.line > 0) fail(tk.loc, "'clc' is declared twice");
+    clc_loc_ = tk.loc;
+    k_.clc_queue = static_cast<int>(const_expr("the clusters left to launch", 0, 255));
+    end_of_statement();
   } else if (kw == "cta") {
     cta_threads_loc_ = tk.loc;
     expect("threads");
     expect("=");
     k_.cta_threads = static_cast<int>(const_expr("the CTA's thread count", 32, 1024));
     end_of_statement();
-  } else if (kw == "smem" || kw == "mbarrier") {
+  } else if (kw == "smem" || kw == "mbarrier" || kw == "tmem") {
     const Token& nt = peek();
-    const std::string n = name(kw == "smem" ? "a buffer name" : "an mbarrier name");
+    const std::string n = name(kw == "mbarrier" ? "an mbarrier name" : "a buffer name");
     if (buffers_.count(n) || mbars_.count(n) || params_.count(n)) fail(nt.loc, "'" + n + "' is already declared");
     declaring_ = n;
     int size = 1;
@@ -1184,6 +1294,27 @@ void Parser::declaration() {
       b.bytes = *v;
       buffers_[n] = static_cast<int>(k_.buffers.size());
       k_.buffers.push_back(b);
+    } else if (kw == "tmem") {
+      // Tensor memory (sm_100a): `tmem NAME[N] cols C`, N elements of C
+      // columns, allocated together by one tcgen05.alloc of N x C columns: a
+      // power of 2 in 32..512 (PTX ISA tcgen05.alloc, spec/tmem.hpp).
+      expect("cols");
+      const ir::Loc cl = peek().loc;
+      ir::BufferDecl b;
+      b.name = n;
+      b.size = size;
+      b.loc = nt.loc;
+      b.space = ir::Space::tensor;
+      b.cols = const_expr("the columns of a tensor-memory element", 1, spec::tmem::columns);
+      b.bytes = b.cols * spec::tmem::bytes_per_column;
+      if (!spec::tmem::valid_alloc_columns(b.cols * size))
+        fail(cl, "'" + n + "' takes " + std::to_string(b.cols * size) + " columns (" + std::to_string(size) + " x " +
+                     std::to_string(b.cols) + "): tcgen05.alloc allocates a power of 2 in 32..512 columns");
+      int tmem_decls = 0;
+      for (const ir::BufferDecl& o : k_.buffers) tmem_decls += o.space == ir::Space::tensor;
+      if (tmem_decls >= 32) fail(nt.loc, "at most 32 tensor-memory declarations per kernel");
+      buffers_[n] = static_cast<int>(k_.buffers.size());
+      k_.buffers.push_back(b);
     } else {
       ir::MbarrierDecl m;
       m.name = n;
@@ -1197,8 +1328,8 @@ void Parser::declaration() {
   } else if (kw == "role") {
     role();
   } else {
-    fail(tk.loc, "expected a declaration (kernel, param, target, cluster, cta, smem, mbarrier, role), found '" + kw + "'" +
-                     suggest(kw, {"kernel", "param", "target", "cluster", "cta", "smem", "mbarrier", "role"}));
+    fail(tk.loc, "expected a declaration (kernel, param, target, cluster, cta, clc, smem, tmem, mbarrier, role), found '" + kw + "'" +
+                     suggest(kw, {"kernel", "param", "target", "cluster", "cta", "clc", "smem", "tmem", "mbarrier", "role"}));
   }
 }
 

@@ -102,6 +102,25 @@ const std::vector<RuleHelp>& table() {
        "Put tcgen05_fence_after_thread_sync between the wait (or bar_sync, cluster_wait) and the tcgen05 MMAs issued "
        "after it.",
        {"concurrency", "tcgen05", "fence"}},
+      {"tmem_unallocated",
+       "Access tensor memory only while its tcgen05_alloc is live, and after it: the allocating warp publishes the "
+       "address (a barrier such as bar_sync), the others pass that barrier and tcgen05_fence_after_thread_sync first.",
+       {"correctness", "tcgen05", "tensor-memory"}},
+      {"tmem_dealloc_in_use",
+       "Deallocate only after every access of that tensor memory is ordered before the dealloc: the MMAs through their "
+       "tcgen05_commit and a wait on its barrier, tcgen05_ld/st through tcgen05_wait_ld/st (or "
+       "tcgen05_fence_before_thread_sync) and a barrier with the deallocating warp.",
+       {"concurrency", "tcgen05", "tensor-memory"}},
+      {"tmem_misuse",
+       "Allocate each tensor-memory buffer once per tcgen05_dealloc, never after tcgen05_relinquish_alloc_permit, and "
+       "deallocate only what is allocated.",
+       {"correctness", "tcgen05", "tensor-memory"}},
+      {"tmem_not_deallocated", "tcgen05_dealloc every allocation before the CTA's last warp exits.",
+       {"correctness", "tcgen05", "tensor-memory", "resources"}},
+      {"clc_misuse",
+       "Stop requesting work once a response says not canceled: leave the scheduler loop on that response instead of "
+       "issuing another clc_try_cancel.",
+       {"correctness", "clc", "scheduler"}},
   };
   return rules;
 }

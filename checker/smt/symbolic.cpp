@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "spec/clc.hpp"
 #include "spec/mbarrier.hpp"
 #include "spec/named_barrier.hpp"
 
@@ -91,6 +92,7 @@ bool contributes(OpCode c) {
     case OpCode::mbar_expect_tx:
     case OpCode::mbar_complete_tx:
     case OpCode::tma_load:
+    case OpCode::clc_try_cancel:
     case OpCode::tcgen05_commit:
     case OpCode::cp_async_mbarrier_arrive: return true;
     default: return false;
@@ -219,6 +221,10 @@ class Sym {
     buf_size_.assign(k_.buffers.size(), std::nullopt);
     for (std::size_t b = 0; b < k_.buffers.size(); ++b) {
       const auto r = take(k_.buffers[b].loc.line);
+      if (k_.buffers[b].space == ir::Space::tensor) {  // [size] cols C: not in the shared-memory claim
+        if (!r.empty() && matches(r[0], k_.buffers[b].size)) buf_size_[b] = r[0];
+        continue;
+      }
       if (r.size() == 1 && matches(r[0], k_.buffers[b].size)) buf_size_[b] = r[0];
       else if (!r.empty() || (k_.buffers[b].size != 1 && k_.buffers[b].loc.line > 0))
         decl_problem_ = "the size of buffer " + k_.buffers[b].name + " is not in the IR as an expression";
@@ -630,6 +636,7 @@ class Sym {
       switch (o->op->code) {
         case OpCode::mbar_expect_tx:
         case OpCode::mbar_complete_tx:
+        case OpCode::clc_try_cancel:
         case OpCode::tma_load: any_tx = true; break;
         case OpCode::mbar_arrive_expect_tx: any_tx = any_arrival = true; break;
         case OpCode::mbar_arrive_drop:
@@ -949,9 +956,12 @@ class Sym {
             push(own == C, op.noinc ? lanes_e : zero, zero, zero, yes, yes);
             break;
           case OpCode::tma_load:
+          case OpCode::clc_try_cancel:  // a 16-byte response per destination (spec/clc.hpp)
           case OpCode::tcgen05_commit: {
-            const z3::expr b_ = op.code == OpCode::tma_load ? S(bytes) : zero;
-            const z3::expr arr = op.code == OpCode::tma_load ? zero : c_.int_val(1);
+            const z3::expr b_ = op.code == OpCode::tma_load          ? S(bytes)
+                                : op.code == OpCode::clc_try_cancel ? c_.int_val(int64_t{spec::clc::response_bytes})
+                                                                     : zero;
+            const z3::expr arr = op.code == OpCode::tcgen05_commit ? c_.int_val(1) : zero;
             for (int dst = 0; dst < k_.cluster_ctas; ++dst) {
               const z3::expr sel = o.has_mask ? z3::mod(cdiv(S(o.mask), c_.int_val(int64_t(1) << dst)), 2) == 1
                                               : c_.bool_val(dst == cp.cta);
@@ -1218,6 +1228,7 @@ class Sym {
     z3::expr total = c_.int_val(0);
     for (std::size_t b = 0; b < k_.buffers.size(); ++b) {
       const ir::BufferDecl& d = k_.buffers[b];
+      if (d.space != ir::Space::shared) continue;  // tensor memory is not shared memory
       const z3::expr n = buf_size_[b] ? expr(*buf_size_[b], {}) : c_.int_val(d.size);
       const z3::expr bytes = d.bytes_expr != ir::no_expr ? expr(d.bytes_expr, {}) : c_.int_val(static_cast<int64_t>(d.bytes));
       total = total + n * bytes;

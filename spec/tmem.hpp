@@ -1,0 +1,95 @@
+// Tensor memory (sm_100a and later): PTX ISA, "Tensor Memory" (128 lanes of
+// 512 columns of 32-bit cells per CTA) and the allocation instructions
+// tcgen05.alloc, tcgen05.dealloc, tcgen05.relinquish_alloc_permit.
+//
+// The accesses themselves (tcgen05.mma writing its accumulator, tcgen05.cp,
+// tcgen05.ld/st) are happens-before accesses of spec/hb.hpp by the issuing
+// agent's async units; their ordering rules are in docs/spec.md ("Tensor
+// memory") and applied in checker/step.cpp. This file holds the per-CTA
+// allocation state and its rules.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+
+#include "spec/outcome.hpp"
+
+namespace pc::spec::tmem {
+
+// PTX ISA "Tensor Memory": 512 columns per CTA, each column 128 lanes of 32
+// bits: 512 bytes per column.
+inline constexpr std::int64_t columns = 512;
+inline constexpr std::int64_t bytes_per_column = 128 * 4;
+
+// tcgen05.alloc nCols: "must be a power of 2" and "in the range [32, 512]"
+// (PTX ISA tcgen05.alloc).
+[[nodiscard]] constexpr bool valid_alloc_columns(std::int64_t n) {
+  return n >= 32 && n <= columns && (n & (n - 1)) == 0;
+}
+
+// One CTA's tensor memory: the columns allocated, which allocations (one bit
+// per tensor-memory declaration of the kernel) hold them, and whether the CTA
+// gave up its permit to allocate.
+struct Cta {
+  std::uint16_t used = 0;
+  std::uint32_t allocated = 0;
+  bool relinquished = false;
+  auto operator<=>(const Cta&) const = default;
+};
+
+struct Result {
+  Cta next;
+  Outcome out;
+};
+
+// tcgen05.alloc of allocation `which` (a bit index) of `cols` columns:
+//  - after tcgen05.relinquish_alloc_permit: "it is illegal for a CTA to
+//    perform tcgen05.alloc after any of its constituent threads execute
+//    tcgen05.relinquish_alloc_permit": `tmem_misuse`;
+//  - a declaration that is already allocated: the model holds one live
+//    allocation per declaration (its address), and a second one would lose
+//    the first, which then cannot be deallocated: `tmem_misuse`;
+//  - fewer free columns than asked: "tcgen05.alloc blocks if the requested
+//    amount of Tensor Memory is not available and unblocks as soon as the
+//    requested amount ... becomes available".
+[[nodiscard]] constexpr Result alloc(Cta c, int which, std::int64_t cols) {
+  if (c.relinquished || (c.allocated >> which & 1u)) return {c, Outcome::fail(Violation::tmem_misuse)};
+  if (c.used + cols > columns) return {c, Outcome::blocked()};
+  c.used = static_cast<std::uint16_t>(c.used + cols);
+  c.allocated |= 1u << which;
+  return {c, Outcome{}};
+}
+
+// tcgen05.dealloc of allocation `which`: "the operand taddr must point to a
+// previous Tensor Memory allocation" (PTX ISA tcgen05.dealloc): else
+// `tmem_misuse`.
+[[nodiscard]] constexpr Result dealloc(Cta c, int which, std::int64_t cols) {
+  if (!(c.allocated >> which & 1u)) return {c, Outcome::fail(Violation::tmem_misuse)};
+  c.used = static_cast<std::uint16_t>(c.used - cols);
+  c.allocated &= ~(1u << which);
+  return {c, Outcome{}};
+}
+
+// tcgen05.relinquish_alloc_permit: no later tcgen05.alloc in the CTA.
+[[nodiscard]] constexpr Cta relinquish(Cta c) {
+  c.relinquished = true;
+  return c;
+}
+
+// An access of allocation `which` needs it live: tensor memory is allocated
+// dynamically and an address is one that tcgen05.alloc returned (PTX ISA
+// "Tensor Memory", "Allocation"); an access before the allocation or after
+// its tcgen05.dealloc is `tmem_unallocated`.
+[[nodiscard]] constexpr Violation use(const Cta& c, int which) {
+  return (c.allocated >> which & 1u) ? Violation::none : Violation::tmem_unallocated;
+}
+
+// "All of the Tensor Memory that was allocated using tcgen05.alloc
+// instruction in a kernel must be explicitly deallocated using
+// tcgen05.dealloc before the kernel exits" (PTX ISA tcgen05.alloc): a CTA whose
+// threads have all exited with columns allocated is `tmem_not_deallocated`.
+[[nodiscard]] constexpr Violation cta_exit(const Cta& c) {
+  return c.allocated != 0 ? Violation::tmem_not_deallocated : Violation::none;
+}
+
+}  // namespace pc::spec::tmem

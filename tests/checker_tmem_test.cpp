@@ -1,0 +1,209 @@
+// Tensor memory (docs/spec.md, "Tensor memory"; spec/tmem.hpp): the rules of
+// spec::tmem, and for each misuse the explorer reports, the minimal kernel
+// that shows it next to the corrected form, with and without reductions; the
+// declaration and operand errors are located, exit 2.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "spec/tmem.hpp"
+#include "tests/cli_support.hpp"
+
+using namespace pc;
+
+namespace {
+
+check::Result run(const std::string& text, bool reduction) {
+  const dsl::Parsed p = dsl::parse(text, "tm.bk");
+  const std::string first = p.errors.empty() ? std::string() : p.errors[0].message + " at line " + std::to_string(p.errors[0].loc.line);
+  CAPTURE(first);
+  REQUIRE(p.ok());
+  check::Options o;
+  o.reduction = reduction;
+  return check::check(p.kernel, o);
+}
+
+std::string with(std::string text, const std::string& marker, const std::string& by) {
+  REQUIRE(text.find(marker) != std::string::npos);
+  text.replace(text.find(marker), marker.size(), by);
+  return text;
+}
+
+// `bug` gets `kind`; `fixed` verifies with no warning; both with and without reductions.
+void pair(const std::string& bug, const char* kind, const std::string& fixed) {
+  for (bool reduction : {true, false}) {
+    CAPTURE(reduction);
+    CAPTURE(bug);
+    CHECK(check::outcome_name(run(bug, reduction)) == kind);
+    CAPTURE(fixed);
+    const check::Result f = run(fixed, reduction);
+    CHECK(check::outcome_name(f) == "verified");
+    CHECK(f.warnings.empty());
+  }
+}
+
+// An MMA warp and an epilogue warp over one accumulator for TILES tiles: the
+// docs/dsl.md example, with markers for the variations below.
+const std::string epilogue =
+    "kernel t\nparam TILES = 2\nsmem A bytes 16384\ntmem ACC cols 128\n"
+    "mbarrier acc_full count 1\nmbarrier acc_empty count 1\n"
+    "role mma warp:\n"
+    "  tcgen05_alloc ACC\n"
+    "  tcgen05_relinquish_alloc_permit\n"
+    "  bar_sync 1, 64\n"
+    "  for t in 0 .. TILES:\n"
+    "    wait acc_empty parity (t + 1) % 2\n"
+    "    tcgen05_fence_after_thread_sync\n"
+    "    tcgen05_mma read A into ACC\n"
+    "    tcgen05_commit acc_full\n"
+    "  bar_sync 2, 64\n"
+    "  tcgen05_fence_after_thread_sync\n"
+    "  tcgen05_dealloc ACC\n"
+    "role epilogue warp:\n"
+    "  bar_sync 1, 64\n"
+    "  for t in 0 .. TILES:\n"
+    "    wait acc_full parity t % 2\n"
+    "    tcgen05_fence_after_thread_sync\n"
+    "    tcgen05_ld ACC\n"
+    "    tcgen05_wait_ld\n"
+    "    tcgen05_fence_before_thread_sync\n"
+    "    one: arrive acc_empty\n"
+    "  bar_sync 2, 64\n";
+
+}  // namespace
+
+TEST_CASE("spec::tmem: columns, blocking alloc, relinquish, dealloc, exit") {
+  using spec::Violation;
+  namespace tm = spec::tmem;
+  CHECK(tm::valid_alloc_columns(32));
+  CHECK(tm::valid_alloc_columns(512));
+  CHECK_FALSE(tm::valid_alloc_columns(16));
+  CHECK_FALSE(tm::valid_alloc_columns(96));
+  CHECK_FALSE(tm::valid_alloc_columns(1024));
+  tm::Cta c;
+  tm::Result r = tm::alloc(c, 0, 256);
+  REQUIRE(r.out.ok());
+  c = r.next;
+  CHECK(c.used == 256);
+  CHECK(tm::use(c, 0) == Violation::none);
+  CHECK(tm::use(c, 1) == Violation::tmem_unallocated);
+  CHECK(tm::alloc(c, 0, 256).out.violation == Violation::tmem_misuse);  // allocated twice
+  CHECK_FALSE(tm::alloc(c, 1, 512).out.enabled);                       // blocks: 256 free
+  r = tm::alloc(c, 1, 256);
+  REQUIRE(r.out.ok());
+  CHECK(tm::cta_exit(r.next) == Violation::tmem_not_deallocated);
+  c = tm::dealloc(r.next, 0, 256).next;
+  CHECK(c.used == 256);
+  CHECK(tm::dealloc(c, 0, 256).out.violation == Violation::tmem_misuse);  // not allocated
+  c = tm::dealloc(c, 1, 256).next;
+  CHECK(tm::cta_exit(c) == Violation::none);
+  CHECK(tm::alloc(tm::relinquish(c), 0, 32).out.violation == Violation::tmem_misuse);
+}
+
+TEST_CASE("the epilogue waits for its tcgen05.ld before handing the columns back") {
+  // Arriving before the wait: the next MMA overwrites columns the load may still read.
+  const std::string early = with(epilogue, "    tcgen05_wait_ld\n    tcgen05_fence_before_thread_sync\n    one: arrive acc_empty\n",
+                                 "    one: arrive acc_empty\n    tcgen05_wait_ld\n");
+  pair(early, "data_race", epilogue);
+  // The wait alone, or the fence alone (the ISA's letter), orders the load before the arrive.
+  pair(early, "data_race", with(epilogue, "    tcgen05_fence_before_thread_sync\n", ""));
+  pair(early, "data_race", with(epilogue, "    tcgen05_wait_ld\n", ""));
+  // A load before the accumulator is full races with the MMA's write.
+  pair(with(epilogue, "    wait acc_full parity t % 2\n", ""), "data_race", epilogue);
+}
+
+TEST_CASE("a tcgen05.ld then an MMA into the same columns by one thread needs tcgen05.wait::ld") {
+  const std::string k = "kernel t\nsmem A bytes 16384\ntmem ACC cols 32\nmbarrier done count 1\n"
+                        "role w warp:\n  tcgen05_alloc ACC\n  tcgen05_ld ACC\nWAIT"
+                        "  tcgen05_mma read A into ACC\n  tcgen05_commit done\n  wait done parity 0\n"
+                        "  tcgen05_fence_after_thread_sync\n  tcgen05_dealloc ACC\n";
+  // The freshly allocated columns are read (garbage, but no race: the alloc is ordered before).
+  pair(with(k, "WAIT", ""), "data_race", with(k, "WAIT", "  tcgen05_wait_ld\n"));
+}
+
+TEST_CASE("an accumulating chain of MMAs and a tcgen05.cp before them are ordered (pipelined pairs)") {
+  const std::string k = "kernel t\nsmem A bytes 16384\nsmem S bytes 4096\ntmem ACC[2] cols 64\nmbarrier done count 1\n"
+                        "role w warp:\n  tcgen05_alloc ACC\n  tcgen05_cp S -> ACC[1]\n"
+                        "  tcgen05_mma read ACC[1], A into ACC[0]\n  tcgen05_mma read ACC[1], A into ACC[0]\n"
+                        "LATE"
+                        "  tcgen05_commit done\nWAIT"
+                        "  tcgen05_dealloc ACC\n";
+  const std::string fixed = with(with(k, "LATE", ""), "WAIT", "  wait done parity 0\n");
+  // The commit's arrival has not been waited for: the MMAs may still run.
+  pair(with(with(k, "LATE", ""), "WAIT", ""), "tmem_dealloc_in_use", fixed);
+  // A copy after an MMA that reads its destination is not a pipelined pair.
+  pair(with(with(k, "LATE", "  tcgen05_cp S -> ACC[1]\n"), "WAIT", "  wait done parity 0\n"), "data_race", fixed);
+}
+
+TEST_CASE("dealloc: in use, twice, never; alloc: after relinquish, twice, blocking") {
+  // The MMA warp deallocates with no barrier after the epilogue's loads.
+  pair(with(with(epilogue, "  bar_sync 2, 64\n  tcgen05_fence_after_thread_sync\n  tcgen05_dealloc", "  tcgen05_dealloc"),
+            "    one: arrive acc_empty\n  bar_sync 2, 64\n", "    one: arrive acc_empty\n"),
+       "tmem_dealloc_in_use", epilogue);
+  pair(with(epilogue, "  tcgen05_dealloc ACC\n", ""), "tmem_not_deallocated", epilogue);
+  pair(with(epilogue, "  tcgen05_dealloc ACC\n", "  tcgen05_dealloc ACC\n  tcgen05_dealloc ACC\n"), "tmem_misuse", epilogue);
+  pair(with(epilogue, "  tcgen05_relinquish_alloc_permit\n", "  tcgen05_relinquish_alloc_permit\n  tcgen05_alloc ACC\n"),
+       "tmem_misuse", epilogue);
+  // Two allocations that do not fit at once: the second waits for the first's dealloc.
+  const std::string two = "kernel t\ntmem X cols 512\ntmem Y cols 256\nrole w warp:\n  tcgen05_alloc X\nFIRST"
+                          "  tcgen05_alloc Y\n  tcgen05_dealloc Y\nLAST";
+  pair(with(with(two, "FIRST", ""), "LAST", "  tcgen05_dealloc X\n"), "deadlock",
+       with(with(two, "FIRST", "  tcgen05_dealloc X\n"), "LAST", ""));
+}
+
+TEST_CASE("tensor memory used before its alloc, or not ordered after it") {
+  const std::string k = "kernel t\ntmem ACC cols 32\nrole a warp:\n  tcgen05_alloc ACC\nSYNC"
+                        "  bar_sync 2, 64\n  tcgen05_dealloc ACC\n"
+                        "role b warp:\nSYNC2  tcgen05_st ACC\n  tcgen05_wait_st\n  bar_sync 2, 64\n";
+  const std::string fixed = with(with(k, "SYNC2", "  bar_sync 1, 64\n  tcgen05_fence_after_thread_sync\n"), "SYNC", "  bar_sync 1, 64\n");
+  pair(with(with(k, "SYNC2", ""), "SYNC", ""), "tmem_unallocated", fixed);
+}
+
+TEST_CASE("tensor memory without the fence after a barrier is the tcgen05_unfenced warning") {
+  const check::Result r = run(with(epilogue, "    wait acc_full parity t % 2\n    tcgen05_fence_after_thread_sync\n",
+                                   "    wait acc_full parity t % 2\n"),
+                              true);
+  CHECK(check::outcome_name(r) == "verified");
+  REQUIRE_FALSE(r.warnings.empty());
+  CHECK(r.warnings[0].kind == spec::Violation::tcgen05_unfenced);
+}
+
+TEST_CASE("tensor-memory declarations and operands: located errors, exit 2") {
+  struct Case {
+    const char* name;
+    std::string source;
+    int line, col;
+    const char* message;
+  };
+  const std::string head = "kernel t\nsmem S bytes 4096\ntmem T[2] cols 64\n";
+  const Case cases[] = {
+      {"columns not a power of 2", "kernel t\ntmem T[3] cols 32\n", 2, 16, "a power of 2 in 32..512"},
+      {"too few columns", "kernel t\ntmem T cols 16\n", 2, 13, "a power of 2 in 32..512"},
+      {"too many columns", "kernel t\ntmem T[2] cols 512\n", 2, 16, "1024 columns"},
+      {"shared access of tensor memory", head + "role w warp:\n  all: read T[0]\n", 5, 13, "'T' is tensor memory"},
+      {"tcgen05_ld of shared memory", head + "role w warp:\n  tcgen05_ld S\n", 5, 14, "'S' is shared memory"},
+      {"into shared memory", head + "role w warp:\n  tcgen05_mma read S into S\n", 5, 27, "needs a tensor-memory buffer"},
+      {"cp into shared memory", head + "role w warp:\n  tcgen05_cp S -> S\n", 5, 19, "needs a tensor-memory buffer"},
+      {"alloc with an index", head + "role w warp:\n  tcgen05_alloc T[0]\n", 5, 18, "drop the index"},
+      {"alloc of an unknown buffer", head + "role w warp:\n  tcgen05_alloc U\n", 5, 17, "unknown tensor-memory buffer 'U'"},
+      {"alloc by a warp group", head + "role w warpgroup:\n  tcgen05_alloc T\n", 5, 3, "performed by one warp"},
+      {"tensor memory @ CTA", "kernel t\ncluster 2\ntmem T cols 32\nrole w warp:\n  tcgen05_ld T @ 1\n", 5, 16,
+       "expected end of line"},
+      {"index out of range", head + "role w warp:\n  tcgen05_st T[2]\n", 5, 16, "index 2 is outside T[2]"},
+  };
+  for (const Case& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    const dsl::Parsed p = dsl::parse(c.source, "t.bk");
+    REQUIRE_FALSE(p.errors.empty());
+    CHECK(p.errors[0].loc.line == c.line);
+    CHECK(p.errors[0].loc.col == c.col);
+    CHECK_MESSAGE(p.errors[0].message.find(c.message) != std::string::npos, p.errors[0].message);
+  }
+  const std::string f = cli_support::temp_file("tmem", "bad_cols.bk", "kernel t\ntmem T[3] cols 32\nrole w warp:\n  exit\n");
+  const cli_support::Run r = cli_support::run("tmem", f);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("bad_cols.bk:2:16: error:") != std::string::npos);
+}
