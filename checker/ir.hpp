@@ -128,6 +128,7 @@ enum class Granularity : std::uint8_t { warp, warpgroup };
 struct Role {
   std::string name;
   Granularity granularity = Granularity::warp;
+  int warps = 0;              // `warps N`: a role of N warps (1..32) executing together; 0: as its granularity says
   int count = 1;              // instances per CTA it is placed on
   int cta = -1;               // -1: every CTA of the cluster; else the CTAs cta .. cta_end - 1
   int cta_end = -1;           // `on cta K` is K .. K+1; `on cta K..M` is K .. M (M excluded)
@@ -137,6 +138,9 @@ struct Role {
   // Whether the role has agents in CTA `c`.
   [[nodiscard]] bool placed_on(int c) const { return cta < 0 || (c >= cta && c < (cta_end < 0 ? cta + 1 : cta_end)); }
 };
+
+// The warps of each agent of a role.
+[[nodiscard]] constexpr int role_warps(const Role& r) { return r.warps > 0 ? r.warps : warps_of(r.granularity); }
 
 enum class Target : std::uint8_t { nvidia, amd };
 

@@ -217,8 +217,8 @@ Program instantiate(const ir::Kernel& k) {
         a.role = static_cast<int>(r);
         a.cta = cta;
         a.instance = i;
-        a.warps = ir::warps_of(role.granularity);
-        a.threads = ir::threads_of(role.granularity, ir::warp_size(k));
+        a.warps = ir::role_warps(role);
+        a.threads = a.warps * ir::warp_size(k);
         a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
                  (p.ctas > 1 ? "@cta" + std::to_string(cta) : "");
         p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;

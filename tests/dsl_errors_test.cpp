@@ -54,7 +54,7 @@ TEST_CASE("each error names what was expected, at file:line:column") {
       {"role without body", k + "role r warp:\nrole s warp:\n  syncwarp\n", 3, 1, "expected an indented block after ':'"},
       {"missing colon", k + "role r warp\n  syncwarp\n", 2, 12, "expected ':', found end of line"},
       {"text after colon", k + "role r warp: syncwarp\n", 2, 14, "expected end of line after ':'"},
-      {"bad granularity", k + "role r thread:\n  syncwarp\n", 2, 8, "expected 'warp' or 'warpgroup', found 'thread'"},
+      {"bad granularity", k + "role r thread:\n  syncwarp\n", 2, 8, "expected 'warp', 'warpgroup' or 'warps N', found 'thread'"},
       {"too many instances", k + "role r warp x65:\n  syncwarp\n", 2, 13, "a role has 1..64 instances"},
       {"role on missing cta", k + "role r warp on cta 1:\n  syncwarp\n", 2, 20, "the CTA of a role is 1; it must be in 0..0"},
       {"cluster after role", k + role("  syncwarp\n") + "cluster 2\n", 4, 1, "declare the cluster before"},

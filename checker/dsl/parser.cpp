@@ -419,13 +419,32 @@ class Parser {
 // the others are threads the kernel does not model, which take part in no
 // barrier (as threads that exit at once; docs/dsl.md).
 void Parser::check_cta_threads() {
-  if (k_.cta_threads <= 0 || !errors_.empty() || silenced_ > 0) return;
+  if (!errors_.empty() || silenced_ > 0) return;
+  // A CTA has at most 1024 threads (CUDA C++ Programming Guide, "Technical
+  // Specifications": maximum threads per block; AMD: per workgroup).
+  for (int cta = 0; cta < k_.cluster_ctas && k_.cta_threads <= 0; ++cta) {
+    int threads = 0;
+    const ir::Role* last = nullptr;
+    for (const ir::Role& r : k_.roles)
+      if (r.placed_on(cta)) {
+        threads += ir::role_warps(r) * ir::warp_size(k_) * r.count;
+        if (threads > 1024 && !last) last = &r;
+      }
+    if (last) {
+      errors_.push_back({file_, last->loc,
+                         "the roles on CTA " + std::to_string(cta) + " have " + std::to_string(threads) +
+                             " threads with role '" + last->name + "': a CTA has at most 1024 threads (" +
+                             std::to_string(1024 / ir::warp_size(k_)) + " warps)"});
+      return;
+    }
+  }
+  if (k_.cta_threads <= 0) return;
   for (int cta = 0; cta < k_.cluster_ctas; ++cta) {
     int threads = 0;
     std::string parts;
     for (const ir::Role& r : k_.roles) {
       if (!r.placed_on(cta)) continue;
-      const int t = ir::threads_of(r.granularity, ir::warp_size(k_)) * r.count;
+      const int t = ir::role_warps(r) * ir::warp_size(k_) * r.count;
       threads += t;
       parts += (parts.empty() ? "" : ", ") + r.name + " " + std::to_string(t);
     }
@@ -707,9 +726,9 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
   // "one warp from the CTA must perform the allocation and de-allocation"
   // (PTX ISA tcgen05.alloc).
   if ((code == OpCode::tcgen05_alloc || code == OpCode::tcgen05_dealloc || code == OpCode::tcgen05_relinquish) && role_ &&
-      role_->granularity != ir::Granularity::warp)
-    fail(loc, "'" + kw + "' is performed by one warp, and role '" + role_->name +
-                  "' is a warp group: give the allocating warp a role of its own");
+      ir::role_warps(*role_) != 1)
+    fail(loc, "'" + kw + "' is performed by one warp, and role '" + role_->name + "' has " +
+                  std::to_string(ir::role_warps(*role_)) + " warps: give the allocating warp a role of its own");
   check_operands(op);
   const bool returns = code == OpCode::clc_query || code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
                        code == OpCode::bar_red || code == OpCode::mbar_arrive || code == OpCode::mbar_arrive_expect_tx ||
@@ -1174,10 +1193,11 @@ void Parser::role() {
   for (const ir::Role& other : k_.roles)
     if (other.name == r.name) fail(tk.loc, "role '" + r.name + "' is declared twice");
   const Token& g = peek();
-  const std::string gran = name("'warp' or 'warpgroup'");
+  const std::string gran = name("'warp', 'warpgroup' or 'warps N'");
   if (gran == "warp") r.granularity = ir::Granularity::warp;
   else if (gran == "warpgroup") r.granularity = ir::Granularity::warpgroup;
-  else fail(g.loc, "expected 'warp' or 'warpgroup', found '" + gran + "'");
+  else if (gran == "warps") r.warps = static_cast<int>(const_expr("the warps of a role", 1, 32));  // warps per CTA: at most 32
+  else fail(g.loc, "expected 'warp', 'warpgroup' or 'warps N', found '" + gran + "'");
   // Multiplicity: `x N` or `xN`.
   if (peek().kind == Tok::name && peek().text.size() > 1 && peek().text[0] == 'x' &&
       std::all_of(peek().text.begin() + 1, peek().text.end(), [](char c) { return c >= '0' && c <= '9'; })) {

@@ -541,7 +541,7 @@ class Sym {
       if (ro.placed_on(a)) v.push_back(a);
     return v;
   }
-  int threads(int r) const { return ir::threads_of(k_.roles[static_cast<std::size_t>(r)].granularity, ir::warp_size(k_)); }
+  int threads(int r) const { return ir::role_warps(k_.roles[static_cast<std::size_t>(r)]) * ir::warp_size(k_); }
 
   // Threads of the agent that execute the operation (checker/step.cpp lanes_of).
   int lanes(const Occ& o) const {
