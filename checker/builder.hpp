@@ -23,6 +23,8 @@ class OpBuilder {
   explicit OpBuilder(OpCode c, Loc loc = {}) {
     op_.code = c;
     op_.loc = loc;
+    // As the front end reads an operation with no lane prefix (ops.hpp).
+    if (op_lanes(c) == LanePolicy::single) op_.lanes = Lanes::one;
   }
   OpBuilder& one() { op_.lanes = Lanes::one; return *this; }
   OpBuilder& bar(int object, ExprId index = no_expr, ExprId cta = no_expr) {

@@ -10,9 +10,14 @@ namespace pc::ir {
 
 // How lanes take part in an operation.
 //   any:     `one:` (the leader lane) or `all:` (every lane; the default)
+//   single:  as `any`, but one lane by default: `all:` / `each:` make every
+//            lane (every warp's leader) execute it, each on its own (mbarrier.init
+//            and inval, which the kernel usually guards to one thread)
+//   agent:   as `any`, every lane by default: `one:` / `each:` make only the
+//            leader (each warp's leader) execute it (mbarrier waits)
 //   leader:  issued by one elected lane whatever the prefix (TMA, commits)
-//   aligned: executed by the whole agent together (waits, barriers, wgmma)
-enum class LanePolicy : std::uint8_t { any, leader, aligned };
+//   aligned: executed by the whole agent together (barriers, wgmma)
+enum class LanePolicy : std::uint8_t { any, single, agent, leader, aligned };
 
 // X(enumerator, keyword, lane policy, operands as written in .bk (documentation))
 #define PC_OPS(X)                                                                                 \
@@ -20,17 +25,17 @@ enum class LanePolicy : std::uint8_t { any, leader, aligned };
   X(read, "read", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                          \
   X(write, "write", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                        \
   /* mbarrier */                                                                                  \
-  X(mbar_init, "init", leader, "BAR[i] count N")                                                  \
+  X(mbar_init, "init", single, "BAR[i] count N")                                                  \
   X(mbar_arrive, "arrive", any, "[T =] arrive BAR[i] [@ CTA] [count N] [release|relaxed] [cta|cluster] [nocomplete]") \
   X(mbar_arrive_drop, "arrive_drop", any, "BAR[i] [@ CTA] [count N] [bytes B] [nocomplete] [release|relaxed] [cta|cluster]") \
   X(mbar_arrive_expect_tx, "arrive_expect_tx", any, "BAR[i] [@ CTA] bytes B [release|relaxed] [cta|cluster]") \
   X(mbar_expect_tx, "expect_tx", any, "BAR[i] [@ CTA] bytes B")                                   \
   X(mbar_complete_tx, "complete_tx", any, "BAR[i] [@ CTA] bytes B")                               \
-  X(mbar_wait, "wait", aligned, "BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]") \
-  X(mbar_test_wait, "test_wait", aligned, "R = test_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")              \
-  X(mbar_try_wait, "try_wait", aligned, "R = try_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                 \
+  X(mbar_wait, "wait", agent, "BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]") \
+  X(mbar_test_wait, "test_wait", agent, "R = test_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")              \
+  X(mbar_try_wait, "try_wait", agent, "R = try_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                 \
   X(mbar_pending_count, "pending_count", aligned, "R = pending_count T")                          \
-  X(mbar_inval, "inval", leader, "BAR[i]")                                                        \
+  X(mbar_inval, "inval", single, "BAR[i]")                                                        \
   X(fence_mbarrier_init, "fence_mbarrier_init", any, "")                                          \
   /* named barriers */                                                                            \
   X(bar_sync, "bar_sync", aligned, "ID [, THREADS]")                                                 \

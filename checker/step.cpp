@@ -32,7 +32,9 @@ Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   switch (ir::op_lanes(op.code)) {
     case ir::LanePolicy::leader: return {hb::bit(a.hb.leader()), 1, false};
     case ir::LanePolicy::aligned: return all;
-    case ir::LanePolicy::any: break;
+    case ir::LanePolicy::any:
+    case ir::LanePolicy::single:
+    case ir::LanePolicy::agent: break;
   }
   if (op.lanes == ir::Lanes::one) return {hb::bit(a.hb.leader()), 1, false};
   if (op.lanes == ir::Lanes::each) return {a.hb.leaders(), a.warps, false};
@@ -40,7 +42,11 @@ Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
 }
 
 std::string lanes_prefix(const ir::Op& op) {
-  if (ir::op_lanes(op.code) != ir::LanePolicy::any) return "";
+  // The defaults of `single` (one lane) and `agent` (every lane) go unsaid.
+  const ir::LanePolicy p = ir::op_lanes(op.code);
+  if (p == ir::LanePolicy::single && op.lanes == ir::Lanes::one) return "";
+  if (p == ir::LanePolicy::agent && op.lanes == ir::Lanes::all) return "";
+  if (p != ir::LanePolicy::any && p != ir::LanePolicy::single && p != ir::LanePolicy::agent) return "";
   return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : "all: ";
 }
 
@@ -241,7 +247,7 @@ class Exec {
                          "between (PTX ISA, tcgen05 memory consistency model)");
   }
   void mbar_arrive(const ir::Op& op, const Lanes& l);
-  void mbar_wait(const ir::Op& op, bool blocking);
+  void mbar_wait(const ir::Op& op, const Lanes& l, bool blocking);
   void named(const ir::Op& op, int id, std::int64_t count, bool wait);
   void amd_barrier(const ir::Op& op, bool signal, bool wait);
   void retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to);
@@ -405,12 +411,16 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
       std::to_string(tok.pending) + " -> " + std::to_string(r.next.pending) + ")");
 }
 
-void Exec::mbar_wait(const ir::Op& op, bool blocking) {
+// A wait, test or try by the lanes `l` (`one:` or `each:`: only the leader
+// lanes wait and acquire; the agent as a whole blocks with them, and its
+// other lanes are ordered after the phase only through a syncwarp or a
+// barrier after it: docs/spec.md).
+void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
   const int cta = target_cta(op.bar);
   const int mbar = mbar_at(op.bar, cta);
   if (const Violation v = rules::wait_target(cta != me_.cta); v != Violation::none)
     stop(v, "a wait on " + p_.mbar_name(mbar) + ", an mbarrier of another CTA");
-  require_init_visible(mbar, hb::Proxy::generic, me_.hb.lanes());
+  require_init_visible(mbar, hb::Proxy::generic, l.threads);
   const mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
   spec::Outcome o;
   const bool by_token = op.token_var >= 0;
@@ -450,7 +460,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
       hb::Syncs weak = 0;
       if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster) weak |= hb::Syncs{1} << c;
       if (const int w = p_.mbar_weak_sync[static_cast<std::size_t>(mbar)]; w >= 0) weak |= hb::Syncs{1} << w;
-      hb::acquire(s_.mem, me_.hb.lanes(), strong_for(cluster), weak);
+      hb::acquire(s_.mem, l.threads, strong_for(cluster), weak);
     } else if (const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)]; f.seen_cta >= 0) {
       // A relaxed wait: a later fence.acq_rel/sc makes it an acquire pattern
       // of the narrower scope (ordering::pattern_scope).
@@ -460,7 +470,7 @@ void Exec::mbar_wait(const ir::Op& op, bool blocking) {
     }
   }
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
-  SAY(std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
       (by_token ? " token" : " parity " + std::to_string(ev(op.parity, 0))) + scope_text(op, false) + " -> " +
       (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")" + lapped);
 }
@@ -640,13 +650,20 @@ void Exec::op(const ir::Op& op) {
           (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
       break;
     case OpCode::mbar_init: {
+      // Each executing thread initialises the barrier (PTX ISA mbarrier.init
+      // is per thread): with `all:` or `each:` the second one re-initialises
+      // a live barrier.
       const int mbar = mbar_at(op.bar, me_.cta);
       mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
-      const mb::Result r = mb::init(st, ev(op.count, 1));
-      if (r.out.violation != Violation::none) stop(r.out.violation, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(r.out.violation)));
-      st = r.next;
+      for (int i = 0; i < l.count; ++i) {
+        const mb::Result r = mb::init(st, ev(op.count, 1));
+        if (r.out.violation != Violation::none)
+          stop(r.out.violation, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(r.out.violation)) +
+                                    (i > 0 ? " (" + std::to_string(l.count) + " threads of " + me_.name + " each execute mbarrier.init)" : ""));
+        st = r.next;
+      }
       hb::overwrite(s_.mem, p_.mbar_pseudo_buffer(mbar), leader);
-      SAY("init " + p_.mbar_name(mbar) + " count " + std::to_string(st.expected));
+      SAY(lanes_prefix(op) + "init " + p_.mbar_name(mbar) + " count " + std::to_string(st.expected));
       break;
     }
     case OpCode::mbar_arrive:
@@ -669,9 +686,9 @@ void Exec::op(const ir::Op& op) {
           " (tx " + std::to_string(st.tx) + ")");
       break;
     }
-    case OpCode::mbar_wait: mbar_wait(op, true); break;
+    case OpCode::mbar_wait: mbar_wait(op, l, true); break;
     case OpCode::mbar_test_wait:
-    case OpCode::mbar_try_wait: mbar_wait(op, false); break;
+    case OpCode::mbar_try_wait: mbar_wait(op, l, false); break;
     case OpCode::mbar_pending_count: {
       const std::int64_t v = op.token_var >= 0 ? vars()[static_cast<std::size_t>(op.token_var)] : 0;
       const mb::Token tok = decode_token(v);
@@ -683,12 +700,15 @@ void Exec::op(const ir::Op& op) {
       break;
     }
     case OpCode::mbar_inval: {
+      // Per thread too: a second thread's inval finds the barrier invalid.
       const int mbar = mbar_at(op.bar, me_.cta);
       mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
-      const mb::Result r = mb::inval(st);
-      if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
-      st = r.next;
-      SAY("inval " + p_.mbar_name(mbar));
+      for (int i = 0; i < l.count; ++i) {
+        const mb::Result r = mb::inval(st);
+        if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+        st = r.next;
+      }
+      SAY(lanes_prefix(op) + "inval " + p_.mbar_name(mbar));
       break;
     }
     case OpCode::fence_mbarrier_init:
@@ -1254,7 +1274,7 @@ bool Stepper::surely_blocked(const State& s, int a) const {
       if (st.status != mb::Status::live) return false;
       // The wait's step would report an init not ordered before it (the
       // same test as Exec::require_init_visible), not block.
-      if (init_use_of(p_, s.mem, m, hb::Proxy::generic, info.hb.lanes()) != rules::InitUse::visible) return false;
+      if (init_use_of(p_, s.mem, m, hb::Proxy::generic, lanes_of(op, info).threads) != rules::InitUse::visible) return false;
       const spec::Outcome o = mb::test_wait_parity(st, static_cast<std::uint32_t>(op.parity == ir::no_expr ? 0 : eval(p_, op.parity, vars)));
       return o.violation == Violation::none && o.observed == 0;
     }

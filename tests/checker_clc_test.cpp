@@ -11,6 +11,7 @@
 #include "checker/explore.hpp"
 #include "spec/clc.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/located_errors.hpp"
 
 using namespace pc;
 
@@ -135,29 +136,14 @@ TEST_CASE("the response is memory: read after the barrier, fenced before the nex
 }
 
 TEST_CASE("cluster launch control: located errors, exit 2") {
-  struct Case {
-    const char* name;
-    std::string source;
-    int line, col;
-    const char* message;
-  };
   const std::string head = "kernel t\nsmem resp bytes 32\nsmem r16 bytes 16\nmbarrier full count 1\n";
-  const Case cases[] = {
+  testing::check_located_errors({
       {"response size", head + "role w warp:\n  one: clc_try_cancel resp -> full\n", 6, 23, "writes a 16-byte response"},
       {"query without a value", head + "role w warp:\n  clc_query r16\n", 6, 3, "returns a value"},
       {"clc twice", "kernel t\nclc 1\nclc 2\n", 3, 1, "'clc' is declared twice"},
       {"clc out of range", "kernel t\nclc 300\n", 2, 5, "must be in 0..255"},
       {"try_cancel with no barrier", head + "role w warp:\n  one: clc_try_cancel r16\n", 6, 26, "expected '->'"},
-  };
-  for (const Case& c : cases) {
-    const std::string name = c.name;
-    CAPTURE(name);
-    const dsl::Parsed p = dsl::parse(c.source, "t.bk");
-    REQUIRE_FALSE(p.errors.empty());
-    CHECK(p.errors[0].loc.line == c.line);
-    CHECK(p.errors[0].loc.col == c.col);
-    CHECK_MESSAGE(p.errors[0].message.find(c.message) != std::string::npos, p.errors[0].message);
-  }
+  });
   const std::string f = cli_support::temp_file("clc", "bad_resp.bk", head + "role w warp:\n  one: clc_try_cancel resp -> full\n");
   const cli_support::Run r = cli_support::run("clc", f);
   CHECK(r.status == 2);

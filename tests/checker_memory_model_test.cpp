@@ -233,3 +233,22 @@ TEST_CASE("operands the ISA bounds are checked where a loop variable makes them:
   auto kt = [&](const std::string& bytes) { return with(with(tx, "BYTES", bytes), "BYTES", bytes); };
   pair(kt("1048560 + 16 * i"), "tx_out_of_range", kt("1048560 + 0 * i"));
 }
+
+TEST_CASE("per-thread mbarrier operations: all: init and inval are every thread's, one: wait is the leader's") {
+  // mbarrier.init by every thread of a warp: the second re-initialises a live barrier.
+  const std::string init = "kernel i\nmbarrier b[1]\nrole w warp:\n  INIT b[0] count 1\n  fence_mbarrier_init\n  one: arrive b[0]\n";
+  pair(with(init, "INIT", "all: init"), "reinit_live_barrier", with(init, "INIT", "init"));
+  pair(with(init, "INIT", "each: init"), "verified", with(init, "INIT", "one: init"));  // one warp: one leader
+  const std::string wg = "kernel i\nmbarrier b[1]\nrole w warpgroup:\n  INIT b[0] count 1\n";
+  pair(with(wg, "INIT", "each: init"), "reinit_live_barrier", with(wg, "INIT", "one: init"));
+  // mbarrier.inval by every thread: the second finds it invalid.
+  const std::string inval = "kernel v\nmbarrier b[1] count 1\nrole w warp:\n  one: arrive b[0]\n  wait b[0] parity 0\n  INVAL b[0]\n";
+  pair(with(inval, "INVAL", "all: inval"), "invalidated_barrier", with(inval, "INVAL", "inval"));
+  // A wait by one thread orders that thread only; a syncwarp passes it on.
+  const std::string wait = "kernel r\nsmem t[1] bytes 4096\nmbarrier full[1] count 1\n"
+                           "role producer warp:\n  all: write t[0]\n  syncwarp\n  one: arrive full[0]\n"
+                           "role consumer warp:\n  WAIT  all: read t[0]\n";
+  pair(with(wait, "WAIT", "one: wait full[0] parity 0\n"), "data_race",
+       with(wait, "WAIT", "one: wait full[0] parity 0\n  syncwarp\n"));
+  pair(with(wait, "WAIT", "one: wait full[0] parity 0\n"), "data_race", with(wait, "WAIT", "wait full[0] parity 0\n"));
+}

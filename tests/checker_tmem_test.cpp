@@ -10,6 +10,7 @@
 #include "checker/explore.hpp"
 #include "spec/tmem.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/located_errors.hpp"
 
 using namespace pc;
 
@@ -171,14 +172,8 @@ TEST_CASE("tensor memory without the fence after a barrier is the tcgen05_unfenc
 }
 
 TEST_CASE("tensor-memory declarations and operands: located errors, exit 2") {
-  struct Case {
-    const char* name;
-    std::string source;
-    int line, col;
-    const char* message;
-  };
   const std::string head = "kernel t\nsmem S bytes 4096\ntmem T[2] cols 64\n";
-  const Case cases[] = {
+  testing::check_located_errors({
       {"columns not a power of 2", "kernel t\ntmem T[3] cols 32\n", 2, 16, "a power of 2 in 32..512"},
       {"too few columns", "kernel t\ntmem T cols 16\n", 2, 13, "a power of 2 in 32..512"},
       {"too many columns", "kernel t\ntmem T[2] cols 512\n", 2, 16, "1024 columns"},
@@ -192,16 +187,7 @@ TEST_CASE("tensor-memory declarations and operands: located errors, exit 2") {
       {"tensor memory @ CTA", "kernel t\ncluster 2\ntmem T cols 32\nrole w warp:\n  tcgen05_ld T @ 1\n", 5, 16,
        "expected end of line"},
       {"index out of range", head + "role w warp:\n  tcgen05_st T[2]\n", 5, 16, "index 2 is outside T[2]"},
-  };
-  for (const Case& c : cases) {
-    const std::string name = c.name;
-    CAPTURE(name);
-    const dsl::Parsed p = dsl::parse(c.source, "t.bk");
-    REQUIRE_FALSE(p.errors.empty());
-    CHECK(p.errors[0].loc.line == c.line);
-    CHECK(p.errors[0].loc.col == c.col);
-    CHECK_MESSAGE(p.errors[0].message.find(c.message) != std::string::npos, p.errors[0].message);
-  }
+  });
   const std::string f = cli_support::temp_file("tmem", "bad_cols.bk", "kernel t\ntmem T[3] cols 32\nrole w warp:\n  exit\n");
   const cli_support::Run r = cli_support::run("tmem", f);
   CHECK(r.status == 2);

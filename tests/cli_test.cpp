@@ -181,7 +181,7 @@ TEST_CASE("bad and hostile input: a clear error with file:line:column, exit 2, n
       {"unknown.bk", "kernel k\nmbarrier full[2] count 1\nrole r warp:\n  wait fulll[0] parity 0\n", "did you mean 'full'"},
       {"parity.bk", "kernel k\nmbarrier b[1] count 1\nrole r warp:\n  wait b[0] parity 2\n", "parity must be 0 or 1"},
       {"index.bk", "kernel k\nmbarrier b[2] count 1\nrole r warp:\n  one: arrive b[5]\n", "index 5 is outside b[2]"},
-      {"lanes.bk", "kernel k\nmbarrier b[1] count 1\nrole r warp:\n  one: wait b[0] parity 0\n", "remove 'one:'"},
+      {"lanes.bk", "kernel k\nmbarrier b[1] count 1\nrole r warp:\n  one: syncthreads\n", "remove 'one:'"},
       {"tabs.bk", "kernel k\nrole r warp:\n\tsyncwarp\n", "not tabs"},
       {"nokernel.bk", "role r warp:\n  syncwarp\n", "declares no kernel"},
       {"deep.bk", deep, "nested too deeply"},

@@ -9,6 +9,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/program.hpp"
+#include "tests/located_errors.hpp"
 
 using namespace pc;
 
@@ -56,26 +57,11 @@ TEST_CASE("roles: each: arrives once per warp, syncwarp orders no two warps, on 
 }
 
 TEST_CASE("roles: at most 32 warps a role, 1024 threads a CTA, and the allocating warp alone") {
-  struct Case {
-    const char* name;
-    std::string source;
-    int line, col;
-    const char* message;
-  };
-  const Case cases[] = {
+  testing::check_located_errors({
       {"33 warps", "kernel t\nrole r warps 33:\n  exit\n", 2, 14, "must be in 1..32"},
       {"1025 threads", "kernel t\nrole a warps 16:\n  exit\nrole b warps 17:\n  exit\n", 4, 6, "at most 1024 threads"},
       {"alloc by two warps", "kernel t\ntmem T cols 32\nrole r warps 2:\n  tcgen05_alloc T\n", 4, 3, "has 2 warps"},
-  };
-  for (const Case& c : cases) {
-    const std::string name = c.name;
-    CAPTURE(name);
-    const dsl::Parsed p = dsl::parse(c.source, "t.bk");
-    REQUIRE_FALSE(p.errors.empty());
-    CHECK(p.errors[0].loc.line == c.line);
-    CHECK(p.errors[0].loc.col == c.col);
-    CHECK_MESSAGE(p.errors[0].message.find(c.message) != std::string::npos, p.errors[0].message);
-  }
+  });
 }
 
 TEST_CASE("roles: sixteen single-warp agents at one barrier fit and verify") {

@@ -119,7 +119,7 @@ inline std::string misc_kernel(std::mt19937& rng) {
       const std::string bar = pick(3) == 0 ? "z[0]" : "m[" + std::to_string(pick(2)) + "]";
       const std::string parity = std::to_string(pick(2));
       switch (pick(20)) {
-        case 0: k += "  one: init z[0] count 1\n"; break;
+        case 0: k += std::string(pick(4) ? "  one: init" : "  all: init") + " z[0] count 1\n"; break;
         case 1: k += "  one: fence_mbarrier_init\n"; break;
         case 2: k += "  one: inval " + bar + "\n"; break;
         case 3: k += "  one: expect_tx " + bar + " bytes 16\n"; break;
@@ -139,7 +139,7 @@ inline std::string misc_kernel(std::mt19937& rng) {
         case 14: k += "  cluster_wait\n"; break;
         case 15: k += "  " + std::string(pick(2) ? "tcgen05_fence_before_thread_sync" : "tcgen05_fence_after_thread_sync") + "\n"; break;
         case 16: k += "  one: tcgen05_mma read a[0]\n"; break;
-        case 17: k += "  wait " + bar + " parity " + parity + "\n"; break;
+        case 17: k += std::string(pick(3) ? "  wait " : "  one: wait ") + bar + " parity " + parity + "\n"; break;
         case 18: k += "  one: write a[0]\n"; break;
         default: k += "  one: arrive " + bar + "\n"; break;
       }

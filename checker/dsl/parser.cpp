@@ -535,6 +535,9 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
                   (lanes == ir::Lanes::one ? "one:" : "each:") + "'");
   if (lanes_given && policy == ir::LanePolicy::leader && lanes != ir::Lanes::one)
     fail(loc, "'" + kw + "' is issued by one elected lane: write 'one:' or no prefix");
+  // Without a prefix an mbarrier.init / inval is one thread's (the kernel
+  // guards it to one thread); `all:` / `each:` are every thread's.
+  if (!lanes_given && policy == ir::LanePolicy::single) op.lanes = ir::Lanes::one;
   auto token_var = [&]() {
     const Token& tk = peek();
     const std::string n = name("a variable holding a token");

@@ -549,7 +549,9 @@ class Sym {
     switch (ir::op_lanes(o.op->code)) {
       case ir::LanePolicy::leader: return 1;
       case ir::LanePolicy::aligned: return t;
-      case ir::LanePolicy::any: break;
+      case ir::LanePolicy::any:
+      case ir::LanePolicy::single:
+      case ir::LanePolicy::agent: break;
     }
     if (o.op->lanes == ir::Lanes::one) return 1;
     if (o.op->lanes == ir::Lanes::each) return t / ir::warp_size(k_);
