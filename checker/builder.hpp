@@ -72,11 +72,11 @@ class KernelBuilder {
   KernelBuilder& expect(std::string e) { k_.expect = std::move(e); return *this; }
 
   int buffer(std::string name, int size, std::int64_t bytes, Loc loc = {}, ExprId bytes_expr = no_expr) {
-    k_.buffers.push_back(BufferDecl{std::move(name), size, bytes, bytes_expr, loc});
+    k_.buffers.push_back(BufferDecl{std::move(name), size, bytes, bytes_expr, loc, Space::shared, 0, Alias{}});
     return static_cast<int>(k_.buffers.size()) - 1;
   }
   int mbarrier(std::string name, int size, std::int64_t count, Loc loc = {}) {
-    k_.mbarriers.push_back(MbarrierDecl{std::move(name), size, count, loc});
+    k_.mbarriers.push_back(MbarrierDecl{std::move(name), size, count, loc, Alias{}});
     return static_cast<int>(k_.mbarriers.size()) - 1;
   }
   // The reference is valid until the next call of role().

@@ -1103,9 +1103,10 @@ Result check(const ir::Kernel& k, const Options& opt) {
   if (opt.replay.empty() && k.target == ir::Target::nvidia) {
     // The kernel must fit in a CTA's shared memory before any schedule matters.
     std::int64_t bytes = 0;
-    for (const ir::BufferDecl& b : k.buffers)
-      if (b.space == ir::Space::shared) bytes += static_cast<std::int64_t>(b.size) * static_cast<std::int64_t>(b.bytes);
-    for (const ir::MbarrierDecl& m : k.mbarriers) bytes += m.size * spec::rules::mbarrier_bytes;
+    for (const ir::BufferDecl& b : k.buffers)  // a buffer that aliases another takes no memory of its own
+      if (b.space == ir::Space::shared && b.alias.of < 0) bytes += static_cast<std::int64_t>(b.size) * static_cast<std::int64_t>(b.bytes);
+    for (const ir::MbarrierDecl& m : k.mbarriers)
+      if (m.alias.of < 0) bytes += m.size * spec::rules::mbarrier_bytes;
     if (const spec::Violation v = spec::rules::smem_footprint(bytes); v != spec::Violation::none) {
       Result r;
       r.verdict = Verdict::violation;

@@ -28,6 +28,15 @@ Footprints::Footprints(const Program& p) : p_(p) {
   const int words = (count_ + 63) / 64;
   if (words > max_words) return;  // unusable: words_ stays 0
   words_ = words;
+  auto resource = [&](int mem_buf) {
+    return mem_buf < p.num_buffers() ? buf_base_ + mem_buf : mbar_base_ + (mem_buf - p.num_buffers());
+  };
+  for (int b = 0; b < static_cast<int>(p.aliases.size()); ++b) {
+    if (p.aliases[static_cast<std::size_t>(b)].empty()) continue;
+    std::vector<int> others;
+    for (const std::uint16_t o : p.aliases[static_cast<std::size_t>(b)]) others.push_back(resource(o));
+    alias_res_.emplace_back(resource(b), std::move(others));
+  }
 
   int rows = 0;
   for (const AgentInfo& a : p.agents) {
@@ -44,7 +53,7 @@ Footprints::Footprints(const Program& p) : p_(p) {
     const int n = static_cast<int>(code.size());
     for (int pc = 0; pc < n; ++pc)
       if (code[static_cast<std::size_t>(pc)].kind == InstrKind::op)
-        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, row(step_, agent, pc));
+        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, row(step_, agent, pc)), close_aliases(row(step_, agent, pc));
     exit_footprint(cta, row(step_, agent, n));
     // future(pc) = step(pc) | future(every successor), to a fixed point (loops).
     for (int pc = 0; pc <= n; ++pc)
@@ -216,6 +225,13 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       add(set, pool_base_ + agent);
       mbar(op.bar, true);
       return;
+    // st.async: an async write into the buffer of the CTA named, whose
+    // landing completes on the barrier there (the pool holds its release).
+    case OpCode::st_async:
+      add(set, pool_base_ + agent);
+      buffers(true);
+      mbar(op.bar, true);
+      return;
     case OpCode::bar_sync:
     case OpCode::bar_arrive:
     case OpCode::bar_red:
@@ -251,12 +267,22 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   all(set);  // an op code outside the enum
 }
 
+void Footprints::close_aliases(Set set) const {
+  if (alias_res_.empty()) return;
+  std::uint64_t had[max_words];
+  std::copy_n(set, words_, had);  // the aliases of the set as it was: one hop, as Program::aliases is per pair
+  for (const auto& [r, others] : alias_res_)
+    if (had[r / 64] >> (r % 64) & 1)
+      for (const int o : others) add(set, o);
+}
+
 void Footprints::pending_footprint(const Pending& e, Set set) const {
   add(set, mbar_base_ + e.mbar);
   // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
   // one may enable another, so they share a resource.
   if (e.kind == PendingKind::tcgen05_arrive) add(set, alive_base_ + p_.agents[e.agent].cta);
-  if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive) add(set, pool_base_ + e.agent);
+  if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive || e.kind == PendingKind::st_async)
+    add(set, pool_base_ + e.agent);
   // A response's answer reads and changes the CLC state, and its landing
   // removes its twins (step.cpp): all of a request's responses share it.
   if (e.kind == PendingKind::clc_response) add(set, clc_);
@@ -285,9 +311,10 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     std::uint64_t* st = step + a * words_;
     const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
     const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
-    if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op)
+    if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op) {
       op_footprint(*code[ag.pc].op, a, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], st);
-    else
+      close_aliases(st);
+    } else
       for (int w = 0; w < words_; ++w) st[w] = row(step_, a, ag.pc)[w];
     for (int w = 0; w < words_; ++w) future[a * words_ + w] = row(future_, a, ag.pc)[w];
   }
@@ -295,6 +322,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     live |= std::uint64_t{1} << e;
     std::uint64_t* st = step + e * words_;
     pending_footprint(s.pending[static_cast<std::size_t>(e - agents)], st);
+    close_aliases(st);
     for (int w = 0; w < words_; ++w) future[e * words_ + w] = st[w];
   }
   auto meets = [&](int p, int q) {  // may q, now or later, touch what p's next step touches?

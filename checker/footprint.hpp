@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "checker/program.hpp"
@@ -58,6 +59,10 @@ class Footprints {
   void op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, Set set) const;
   void exit_footprint(int cta, Set set) const;
   void pending_footprint(const Pending& e, Set set) const;
+  // Buffers and mbarriers that share bytes (Program::aliases) touch each
+  // other: the resources of the aliases of every member join the set.
+  std::vector<std::pair<int, std::vector<int>>> alias_res_;
+  void close_aliases(Set set) const;
   [[nodiscard]] bool known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const;
   // The CTAs a reference may name: its own, the known one, or all.
   template <class F>

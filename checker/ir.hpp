@@ -54,6 +54,16 @@ struct Param {
 // sm_100a: columns of 128 lanes x 32 bits, allocated with tcgen05.alloc).
 enum class Space : std::uint8_t { shared, tensor };
 
+// `aliases BASE[i] [offset O]`: a declaration that lies over memory declared
+// before it (checker/layout.hpp), element 0 at BASE[i]'s first byte plus O,
+// element k k elements after it. `of` -1: its own allocation.
+struct Alias {
+  int of = -1;               // index into Kernel::buffers, or Kernel::mbarriers when `mbar`
+  bool mbar = false;
+  std::int64_t index = 0, offset = 0;
+  Loc loc;                   // of BASE, for errors
+};
+
 struct BufferDecl {
   std::string name;
   int size = 1;              // array length
@@ -62,6 +72,7 @@ struct BufferDecl {
   Loc loc;
   Space space = Space::shared;
   std::int64_t cols = 0;     // tensor memory: columns of one element
+  Alias alias;
 };
 
 struct MbarrierDecl {
@@ -70,6 +81,7 @@ struct MbarrierDecl {
   std::int64_t count = 0;     // > 0: initialised with this count before any agent starts (and made visible)
                               // 0: left uninitialised; the kernel must `init` it
   Loc loc;
+  Alias alias;                // an mbarrier placed in memory declared before it (never with a count)
 };
 
 // A reference to an element of a buffer or mbarrier array, optionally in another CTA.

@@ -51,6 +51,7 @@ enum class LanePolicy : std::uint8_t { any, single, agent, leader, aligned };
   X(bulk_wait_group_read, "wait_group_read", leader, "N")                                         \
   X(cp_async, "cp_async", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                          \
   X(cp_async_mbarrier_arrive, "cp_async_arrive", any, "BAR[i] [noinc]")                           \
+  X(st_async, "st_async", any, "BUF[i] [@ CTA] -> BAR[j] bytes B")                                 \
   X(wgmma_fence, "wgmma_fence", aligned, "")                                                      \
   X(wgmma, "wgmma", aligned, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                           \
   X(wgmma_commit, "wgmma_commit", aligned, "")                                                    \
@@ -175,6 +176,7 @@ enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::st_async:
     case OpCode::wgmma_fence:
     case OpCode::wgmma:
     case OpCode::wgmma_commit:

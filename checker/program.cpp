@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "checker/layout.hpp"
 #include "spec/hb.hpp"
 #include "spec/named_barrier.hpp"
 
@@ -185,6 +186,68 @@ std::string Program::mbar_name(int inst) const {
   return ctas > 1 ? s + "@cta" + std::to_string(mbar_cta(inst)) : s;
 }
 
+namespace {
+
+// Program::aliases: per CTA, every pair of buffer elements and mbarrier
+// objects whose byte ranges overlap (only declarations with `aliases` make any).
+void alias_table(Program& p) {
+  const ir::Kernel& k = *p.kernel;
+  bool any = false;
+  for (std::size_t d = 0; d < k.buffers.size(); ++d) {
+    if (k.buffers[d].alias.of < 0) continue;
+    any = true;
+    if (const auto why = layout::alias_error(k, static_cast<int>(d))) throw KernelError(*why, k.buffers[d].loc);
+  }
+  for (std::size_t d = 0; d < k.mbarriers.size(); ++d) {
+    if (k.mbarriers[d].alias.of < 0) continue;
+    any = true;
+    if (const auto why = layout::mbar_alias_error(k, static_cast<int>(d))) throw KernelError(*why, k.mbarriers[d].loc);
+  }
+  if (!any) return;
+  struct Local {
+    int index;  // in one CTA: a buffer element, or buffers_per_cta + an mbarrier object
+    layout::Range range;
+  };
+  std::vector<Local> locals;
+  for (std::size_t d = 0; d < k.buffers.size(); ++d)
+    if (k.buffers[d].space == ir::Space::shared)
+      for (int e = 0; e < k.buffers[d].size; ++e)
+        locals.push_back({p.buffer_base[d] + e, layout::buffer_range(k, static_cast<int>(d), e)});
+  for (std::size_t d = 0; d < k.mbarriers.size(); ++d)
+    for (int e = 0; e < k.mbarriers[d].size; ++e)
+      locals.push_back({p.buffers_per_cta + p.mbar_base[d] + e, layout::mbar_range(k, static_cast<int>(d), e)});
+  if (p.mem_buffers() > 0xffff) throw KernelError("the model holds at most 65535 buffer elements and mbarriers", k.loc);
+  p.aliases.assign(static_cast<std::size_t>(p.mem_buffers()), {});
+  auto global = [&](int cta, int local) {
+    return local < p.buffers_per_cta ? cta * p.buffers_per_cta + local
+                                     : p.num_buffers() + cta * p.mbars_per_cta + (local - p.buffers_per_cta);
+  };
+  for (std::size_t i = 0; i < locals.size(); ++i)
+    for (std::size_t j = i + 1; j < locals.size(); ++j) {
+      if (!locals[i].range.overlaps(locals[j].range)) continue;
+      for (int cta = 0; cta < p.ctas; ++cta) {
+        const int a = global(cta, locals[i].index), b = global(cta, locals[j].index);
+        p.aliases[static_cast<std::size_t>(a)].push_back(static_cast<std::uint16_t>(b));
+        p.aliases[static_cast<std::size_t>(b)].push_back(static_cast<std::uint16_t>(a));
+      }
+    }
+  for (auto& v : p.aliases) std::sort(v.begin(), v.end());
+}
+
+}  // namespace
+
+std::string Program::mem_name(int mem_buf) const {
+  const bool mbar = mem_buf >= num_buffers();
+  const std::string name = mbar ? mbar_name(mem_buf - num_buffers()) : buffer_name(mem_buf);
+  if (aliases_of(mem_buf).empty()) return name;
+  const layout::Range r =
+      mbar ? layout::mbar_range(*kernel, mbar_decl(mem_buf - num_buffers()),
+                                (mem_buf - num_buffers()) % mbars_per_cta - mbar_base[static_cast<std::size_t>(mbar_decl(mem_buf - num_buffers()))])
+           : layout::buffer_range(*kernel, buffer_decl(mem_buf),
+                                  mem_buf % buffers_per_cta - buffer_base[static_cast<std::size_t>(buffer_decl(mem_buf))]);
+  return name + " (" + layout::describe(*kernel, r) + ")";
+}
+
 Program instantiate(const ir::Kernel& k) {
   Program p;
   p.kernel = &k;
@@ -204,6 +267,7 @@ Program instantiate(const ir::Kernel& k) {
     p.mbars_per_cta += m.size;
   }
   p.mbar_has_init.assign(k.mbarriers.size(), false);
+  alias_table(p);
 
   // Agents, CTA by CTA, role by role, instance by instance.
   p.cta_threads.assign(static_cast<std::size_t>(p.ctas), 0);
@@ -280,7 +344,8 @@ Program instantiate(const ir::Kernel& k) {
     scan_ops(role.body, [&](const ir::Op& op) {
       const bool arrives = op.code == OpCode::mbar_arrive || op.code == OpCode::mbar_arrive_drop ||
                            op.code == OpCode::mbar_arrive_expect_tx;
-      if (arrives && op.bar.cta != ir::no_expr && op.bar.object >= 0 && op.bar.object < static_cast<int>(k.mbarriers.size()))
+      if ((arrives || op.code == OpCode::st_async) && op.bar.cta != ir::no_expr && op.bar.object >= 0 &&
+          op.bar.object < static_cast<int>(k.mbarriers.size()))
         remote[static_cast<std::size_t>(op.bar.object)] = true;
     });
   p.fences.assign(p.agents.size(), {});
@@ -316,7 +381,7 @@ Program instantiate(const ir::Kernel& k) {
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
     bool arrives = false;
     scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
-      arrives |= op.code == OpCode::tcgen05_commit || op.code == OpCode::cp_async_mbarrier_arrive;
+      arrives |= op.code == OpCode::tcgen05_commit || op.code == OpCode::cp_async_mbarrier_arrive || op.code == OpCode::st_async;
     });
     if (arrives) arrivers.push_back(a);
   }

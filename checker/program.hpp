@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -102,6 +103,16 @@ struct Program {
   [[nodiscard]] int mem_buffers() const { return num_buffers() + num_mbars(); }
   [[nodiscard]] int mbar_pseudo_buffer(int mbar) const { return num_buffers() + mbar; }
   [[nodiscard]] int mbar_sync(int mbar) const { return mbar; }
+  // Per hb::Memory buffer, the others of its CTA that share bytes with it
+  // (checker/layout.hpp); empty when no declaration aliases another.
+  std::vector<std::vector<std::uint16_t>> aliases;
+  [[nodiscard]] std::span<const std::uint16_t> aliases_of(int mem_buf) const {
+    if (aliases.empty()) return {};
+    return aliases[static_cast<std::size_t>(mem_buf)];
+  }
+  // "v[1] (smem_v bytes [8192, 16384))": an hb::Memory buffer and, where it
+  // shares bytes with another, its range in its allocation.
+  [[nodiscard]] std::string mem_name(int mem_buf) const;
   [[nodiscard]] int named_sync(int cta, int id) const {
     return num_mbars() + cta * named_used + named_slot[static_cast<std::size_t>(id)];
   }

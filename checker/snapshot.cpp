@@ -20,6 +20,7 @@ std::string pending_kind(PendingKind k) {
     case PendingKind::tma_load: return "TMA load";
     case PendingKind::tcgen05_arrive: return "tcgen05.commit arrival";
     case PendingKind::cp_async_arrive: return "cp.async arrival";
+    case PendingKind::st_async: return "st.async";
     case PendingKind::clc_response: return "try_cancel response";
   }
   return "async event";

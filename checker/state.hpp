@@ -34,7 +34,7 @@ struct AgentState {
   auto operator<=>(const AgentState&) const = default;
 };
 
-enum class PendingKind : std::uint8_t { tma_load, tcgen05_arrive, cp_async_arrive, clc_response };
+enum class PendingKind : std::uint8_t { tma_load, tcgen05_arrive, cp_async_arrive, clc_response, st_async };
 
 // An issued async operation that completes at some later point.
 struct Pending {
@@ -46,7 +46,7 @@ struct Pending {
   std::int32_t bytes = 0;
   bool noinc = false;
   std::uint16_t group = 0;   // tcgen05 arrive: the commit's group (the MMAs up to it); commits complete in order
-  std::uint8_t slot = 0;     // tcgen05 / cp.async arrive: the sync object holding what it releases (Program::arrive_slot_first)
+  std::uint8_t slot = 0;     // tcgen05 / cp.async arrive, st.async: the sync object holding what it releases (Program::arrive_slot_first)
   // clc_response: each request leaves one event per destination CTA and
   // answer (`group` names the request); the first to land decides the
   // answer of all its destinations (step.cpp).

@@ -78,6 +78,18 @@ rules::InitUse init_use_of(const Program& p, const hb::Memory& mem, int mbar, hb
   return rules::init_use(hb::check_only(mem, acc));
 }
 
+// The sync object of mbarrier instance `mbar` that a release of `scope`
+// goes into (ordering::release_channel): the one every acquire synchronises
+// with, or, from another CTA, the one of its scope; -1 where there is none.
+int channel_sync(const Program& p, int mbar, ord::Scope scope, bool remote) {
+  switch (ord::release_channel(scope, remote)) {
+    case ord::Channel::any_scope: return p.mbar_sync(mbar);
+    case ord::Channel::cluster_scope: return p.mbar_cluster_sync[static_cast<std::size_t>(mbar)];
+    case ord::Channel::too_narrow: break;
+  }
+  return p.mbar_weak_sync[static_cast<std::size_t>(mbar)];
+}
+
 // What an operation failed with, as an exception internal to this file: the
 // step stops and reports it.
 struct Stop {
@@ -141,7 +153,8 @@ class Exec {
     for (int slot = first; slot < first + p_.arrive_slot_count[static_cast<std::size_t>(a_)]; ++slot) {
       bool used = false;
       for (const Pending& q : s_.pending)
-        used |= (q.kind == PendingKind::tcgen05_arrive || q.kind == PendingKind::cp_async_arrive) && q.agent == a_ && q.slot == slot;
+        used |= (q.kind == PendingKind::tcgen05_arrive || q.kind == PendingKind::cp_async_arrive || q.kind == PendingKind::st_async) &&
+                q.agent == a_ && q.slot == slot;
       if (!used) return static_cast<std::uint8_t>(slot);
     }
     throw KernelError(me_.name + " has more than " + std::to_string(p_.arrive_slot_count[static_cast<std::size_t>(a_)]) +
@@ -201,9 +214,11 @@ class Exec {
   // An access of an async unit of this agent (TMA, MMA, cp.async), issued by `issuers`.
   hb::Check unit_access(int buf, hb::Kind k, hb::Proxy proxy, hb::Threads issuers, hb::Unit u, std::uint16_t group,
                         bool every, bool after_own_unit = false) {
+    require_no_live_mbarrier(buf, k, "the async proxy");
     hb::Access acc;
     acc.after_own_unit = after_own_unit;
     acc.buf = buf;
+    acc.aliases = p_.aliases_of(buf);
     acc.kind = k;
     acc.proxy = proxy;
     acc.issuers = issuers;
@@ -213,17 +228,7 @@ class Exec {
     if (describe_) info_.accesses.push_back({hb::bit(me_.hb.unit(u)), buf, k == hb::Kind::write, proxy});
     return hb::access(s_.mem, acc);
   }
-  // The sync object of mbarrier instance `mbar` that a release of `scope`
-  // goes into (ordering::release_channel): the one every acquire synchronises
-  // with, or, from another CTA, the one of its scope; -1 where there is none.
-  int channel_sync(int mbar, ord::Scope scope, bool remote) const {
-    switch (ord::release_channel(scope, remote)) {
-      case ord::Channel::any_scope: return p_.mbar_sync(mbar);
-      case ord::Channel::cluster_scope: return p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)];
-      case ord::Channel::too_narrow: break;
-    }
-    return p_.mbar_weak_sync[static_cast<std::size_t>(mbar)];
-  }
+  int channel_sync(int mbar, ord::Scope scope, bool remote) const { return check::channel_sync(p_, mbar, scope, remote); }
   // An arrive after this agent's release fences forms a release pattern with
   // each (PTX ISA, Memory Consistency Model, "Release and acquire patterns"):
   // what a fence released goes where a release of the pattern's scope goes.
@@ -235,9 +240,48 @@ class Exec {
         hb::forward(s_.mem, from, to);
     }
   }
+  // A data access to bytes that hold a live mbarrier object (a buffer laid
+  // over an mbarrier with `aliases`): `barrier_memory_reuse` (spec/mbarrier.hpp,
+  // data_use). Its conflicts with the barrier's init and inval are races.
+  void require_no_live_mbarrier(int buf, hb::Kind k, const char* by) {
+    for (const std::uint16_t other : p_.aliases_of(buf)) {
+      if (other < p_.num_buffers()) continue;
+      const int mbar = other - p_.num_buffers();
+      if (const Violation v = mb::data_use(s_.mbars[static_cast<std::size_t>(mbar)]); v != Violation::none)
+        stop(v, std::string(k == hb::Kind::write ? "write of " : "read of ") + p_.mem_name(buf) + " by " + me_.name + " (" + by +
+                    ") uses the memory of " + p_.mem_name(other) +
+                    ", a live mbarrier object: mbarrier.inval it first (PTX ISA, mbarrier.inval)");
+    }
+  }
+  // mbarrier.init and mbarrier.inval write the object's 8 bytes: where a
+  // buffer is laid over them, its accesses must be ordered before (a race).
+  void mbar_memory_write(int mbar, std::uint8_t leader, bool init) {
+    const int pseudo = p_.mbar_pseudo_buffer(mbar);
+    for (const std::uint16_t other : p_.aliases_of(pseudo)) {
+      if (init && other >= p_.num_buffers())
+        if (const Violation v = mb::init_over(s_.mbars[static_cast<std::size_t>(other - p_.num_buffers())]); v != Violation::none)
+          stop(v, "mbarrier.init of " + p_.mem_name(pseudo) + " by " + me_.name + ": its bytes hold " + p_.mem_name(other) +
+                      ", a live mbarrier object (mbarrier.inval it first)");
+      hb::Access acc;
+      acc.buf = other;
+      acc.kind = hb::Kind::write;
+      acc.issuers = hb::bit(leader);
+      const hb::Check c = hb::check_only(s_.mem, acc);
+      if (c.violation == Violation::none) continue;
+      info_.race_buf = other;
+      info_.race_other = c.other_thread;
+      info_.race_other_write = c.other_was_write;
+      info_.race_other_proxy = c.other_proxy;
+      stop(Violation::data_race, std::string(init ? "mbarrier.init of " : "mbarrier.inval of ") + p_.mem_name(pseudo) + " by " +
+                                     p_.thread_name(leader) + " is not ordered after the earlier " +
+                                     (c.other_was_write ? "write" : "read") + " of " + p_.mem_name(other) + " by " +
+                                     p_.thread_name(c.other_thread));
+    }
+    if (!init && !p_.aliases_of(pseudo).empty()) hb::overwrite(s_.mem, pseudo, leader);
+  }
   // A tensor-memory access (docs/spec.md, "Tensor memory").
   void tmem_access(const ir::Ref& r, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group, const std::string& what,
-                   bool pipelined = false);
+                   spec::tmem::Async op);
   void tmem_alloc(const ir::Op& op, bool alloc);
   // A tcgen05 operation issued after a thread synchronization with no
   // tcgen05.fence::after_thread_sync between: the `tcgen05_unfenced` warning.
@@ -263,31 +307,36 @@ class Exec {
 
 void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every) {
   if (c.violation == Violation::none && c.warning == Violation::none) return;
-  info_.race_buf = buf;
+  info_.race_buf = c.other_buf;
   info_.race_other = c.other_thread;
   info_.race_other_write = c.other_was_write;
   info_.race_other_proxy = c.other_proxy;
+  // Accesses of two buffers that share bytes name both ranges.
   const std::string other = p_.thread_name(c.other_thread);
-  const std::string mine = what + " " + p_.buffer_name(buf) + " by " + (every ? me_.name : p_.thread_name(c.issuer));
+  const std::string of_other = c.other_buf == buf                 ? ""
+                               : c.other_buf >= p_.num_buffers() ? " of " + p_.mem_name(c.other_buf) + " (its mbarrier.init or inval)"
+                                                                 : " of " + p_.mem_name(c.other_buf);
+  const std::string mine = what + " " + (c.other_buf != buf ? p_.mem_name(buf) : p_.buffer_name(buf)) + " by " +
+                           (every ? me_.name : p_.thread_name(c.issuer));
   const Violation v = c.violation != Violation::none ? c.violation : c.warning;
   std::string msg;
   switch (v) {
     case Violation::proxy_race:
-      msg = mine + " (async proxy) is not ordered after the generic write by " + other +
+      msg = mine + " (async proxy) is not ordered after the generic write" + of_other + " by " + other +
             ": no fence.proxy.async between them";
       break;
     case Violation::cross_proxy_war:
-      msg = mine + " (async proxy) overwrites what " + other +
-            " read through the generic proxy, with no fence.proxy.async after those reads";
+      msg = mine + " (async proxy) overwrites what " + other + " read" + of_other +
+            " through the generic proxy, with no fence.proxy.async after those reads";
       break;
     case Violation::scope_race:
     case Violation::scope_war:
-      msg = mine + " is ordered after the earlier " + (c.other_was_write ? "write" : "read") + " by " + other +
+      msg = mine + " is ordered after the earlier " + (c.other_was_write ? "write" : "read") + of_other + " by " + other +
             " only through a release and an acquire in different CTAs whose scopes do not include each other: use "
             "a .release.cluster arrive and an .acquire.cluster wait";
       break;
     default:
-      msg = mine + " is not ordered after the earlier " + (c.other_was_write ? "write by " : "read by ") + other;
+      msg = mine + " is not ordered after the earlier " + (c.other_was_write ? "write" : "read") + of_other + " by " + other;
   }
   if (c.violation != Violation::none) stop(c.violation, msg);
   warn(c.warning, msg);
@@ -297,8 +346,10 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   const int cta = target_cta(r);
   if (cta != me_.cta) require_alive(cta, "a distributed shared memory access");
   const int buf = buf_at(r, cta);
+  require_no_live_mbarrier(buf, k, "generic proxy");
   hb::Access acc;
   acc.buf = buf;
+  acc.aliases = p_.aliases_of(buf);
   acc.kind = k;
   acc.issuers = l.threads;
   acc.spread = l.every ? static_cast<std::uint8_t>(a_ + 1) : 0;
@@ -313,16 +364,16 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
 // tensor memory has, so a conflict with a lane's write is `tmem_unallocated`.
 // Every other conflict is a race of the hb rules (spec/hb.hpp).
 void Exec::tmem_access(const ir::Ref& r, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
-                       const std::string& what, bool pipelined) {
+                       const std::string& what, spec::tmem::Async op) {
   const int buf = buf_at(r, me_.cta);
   const int slot = p_.tmem_slot[static_cast<std::size_t>(r.object)];
   if (const Violation v = spec::tmem::use(s_.tmem[static_cast<std::size_t>(me_.cta)], slot); v != Violation::none)
     stop(v, what + " " + p_.buffer_name(buf) + " by " + me_.name + ": the tensor memory is not allocated (no tcgen05.alloc " +
                 "of it is live)");
-  const hb::Check c = unit_access(buf, k, hb::Proxy::generic, issuers, u, group, false, pipelined);
-  if (c.violation != Violation::none && c.other_was_write) {
+  const hb::Check c = unit_access(buf, k, hb::Proxy::generic, issuers, u, group, false, spec::tmem::after_own_unit(op));
+  if (c.violation != Violation::none) {
     for (const AgentInfo& other : p_.agents)
-      if (other.hb.is_lane(c.other_thread)) {
+      if (spec::tmem::conflict(c.other_was_write && other.hb.is_lane(c.other_thread)) != Violation::none) {
         info_.race_buf = buf;
         info_.race_other = c.other_thread;
         info_.race_other_write = true;
@@ -662,6 +713,7 @@ void Exec::op(const ir::Op& op) {
                                     (i > 0 ? " (" + std::to_string(l.count) + " threads of " + me_.name + " each execute mbarrier.init)" : ""));
         st = r.next;
       }
+      mbar_memory_write(mbar, leader, true);
       hb::overwrite(s_.mem, p_.mbar_pseudo_buffer(mbar), leader);
       SAY(lanes_prefix(op) + "init " + p_.mbar_name(mbar) + " count " + std::to_string(st.expected));
       break;
@@ -708,6 +760,7 @@ void Exec::op(const ir::Op& op) {
         if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
         st = r.next;
       }
+      mbar_memory_write(mbar, leader, false);
       SAY(lanes_prefix(op) + "inval " + p_.mbar_name(mbar));
       break;
     }
@@ -841,6 +894,33 @@ void Exec::op(const ir::Op& op) {
       SAY(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
       break;
     }
+    case OpCode::st_async: {
+      // st.async into CTA c's shared memory (spec/ordering.hpp,
+      // st_async_release_scope): each executing thread's store is a
+      // generic-proxy write in flight, made by the agent's TMA unit (its
+      // writes into shared memory that land later); when it lands it
+      // completes its bytes on the barrier in c, releasing at .cluster scope
+      // the store and what the issuers knew at the issue (held until then in
+      // a sync object of the agent's arrival pool).
+      const int cta = target_cta(op.bar);
+      if (cta != me_.cta) require_alive(cta, "st.async");
+      const int buf = buf_at(op.bufs.at(0), cta);
+      const int mbar = mbar_at(op.bar, cta);
+      require_init_visible(mbar, hb::Proxy::generic, l.threads);
+      const std::int64_t per = ev(op.bytes, 0);
+      if (!rules::st_async_bytes_valid(per))
+        throw KernelError("st_async stores 4, 8 or 16 bytes per thread, not " + std::to_string(per), op.loc);
+      const std::uint8_t unit = me_.hb.unit(hb::Unit::tma);
+      race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::tma, 0, l.every), "st.async into", buf, l.every);
+      Pending pe{PendingKind::st_async, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
+                 static_cast<std::int32_t>(rules::per_thread_total(per, l.count)), false, 0, arrive_slot(op)};
+      hb::release(s_.mem, l.threads, pe.slot);
+      hb::release_write(s_.mem, buf, unit, pe.slot);
+      s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
+      SAY(lanes_prefix(op) + "st_async " + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar) + " (" + std::to_string(pe.bytes) +
+          " bytes, in flight)");
+      break;
+    }
     case OpCode::wgmma_fence:
       ag_.wgmma_fenced = true;
       SAY("wgmma_fence");
@@ -874,7 +954,7 @@ void Exec::op(const ir::Op& op) {
       std::string names;
       for (const ir::Ref& r : op.bufs) {
         if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) {  // A in tensor memory
-          tmem_access(r, hb::Kind::read, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma read of", true);
+          tmem_access(r, hb::Kind::read, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma read of", spec::tmem::Async::mma);
           if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, me_.cta));
           continue;
         }
@@ -890,7 +970,7 @@ void Exec::op(const ir::Op& op) {
       // An MMA after the same thread's MMAs and tcgen05.cp on the same tensor
       // memory is ordered after them ("Pipelined tcgen05 instructions").
       if (op.tmem.object >= 0)
-        tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma write of", true);
+        tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma write of", spec::tmem::Async::mma);
       SAY("tcgen05_mma read " + names + (op.tmem.object >= 0 ? " into " + p_.buffer_name(buf_at(op.tmem, me_.cta)) : ""));
       break;
     }
@@ -904,7 +984,7 @@ void Exec::op(const ir::Op& op) {
       const int src = buf_at(op.bufs.at(0), me_.cta);
       race(unit_access(src, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::mma, group, false), "tcgen05.cp read of",
            src);
-      tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.cp write of");
+      tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.cp write of", spec::tmem::Async::cp);
       SAY("tcgen05_cp " + p_.buffer_name(src) + " -> " + p_.buffer_name(buf_at(op.tmem, me_.cta)));
       break;
     }
@@ -919,7 +999,7 @@ void Exec::op(const ir::Op& op) {
       std::string names;
       for (const ir::Ref& r : op.bufs) {
         tmem_access(r, ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes(), hb::Unit::tmem, 1,
-                    ld ? "tcgen05.ld of" : "tcgen05.st to");
+                    ld ? "tcgen05.ld of" : "tcgen05.st to", ld ? spec::tmem::Async::ld : spec::tmem::Async::st);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, me_.cta));
       }
       SAY(std::string(ld ? "tcgen05_ld " : "tcgen05_st ") + names + " (in flight)");
@@ -1015,8 +1095,9 @@ void Exec::op(const ir::Op& op) {
       // and tcgen05.st are ordered before the fencing lanes, so a later
       // release carries them. An MMA's or tcgen05.cp's accesses are ordered
       // by its tcgen05.commit (docs/spec.md, "Tensor memory").
-      hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), hb::Kind::read, l.threads);
-      hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), hb::Kind::write, l.threads);
+      // The unit of tcgen05.ld (its reads) and tcgen05.st (its writes).
+      for (const auto& [kind, async] : {std::pair{hb::Kind::read, spec::tmem::Async::ld}, std::pair{hb::Kind::write, spec::tmem::Async::st}})
+        if (spec::tmem::before_thread_sync_orders(async)) hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), kind, l.threads);
       SAY(lanes_prefix(op) + "tcgen05.fence::before_thread_sync");
       break;
     case OpCode::fence_acq_rel:
@@ -1211,7 +1292,13 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   }
   mb::State& st = s.mbars[pe.mbar];
   mb::Result r;
-  if (pe.kind == PendingKind::tma_load || pe.kind == PendingKind::clc_response) {
+  if (pe.kind == PendingKind::st_async) {
+    r = mb::complete_tx(st, pe.bytes);
+    if (r.out.violation == Violation::none) {
+      const bool remote = p_.agents[pe.agent].cta != cta;
+      hb::move(s.mem, pe.slot, channel_sync(p_, pe.mbar, ord::st_async_release_scope, remote));
+    }
+  } else if (pe.kind == PendingKind::tma_load || pe.kind == PendingKind::clc_response) {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none)
       hb::release_write(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), p_.mbar_sync(pe.mbar));
@@ -1244,6 +1331,10 @@ StepInfo Stepper::pending_step(State& s, int i) const {
         break;
       case PendingKind::cp_async_arrive:
         info.text = "cp.async copies of " + who + " finish: arrive on " + p_.mbar_name(pe.mbar);
+        break;
+      case PendingKind::st_async:
+        info.text = "st.async by " + who + " lands in " + p_.buffer_name(pe.buf) + ": complete_tx " + std::to_string(pe.bytes) +
+                    " on " + p_.mbar_name(pe.mbar) + " (tx " + std::to_string(st.tx) + ", release cluster)";
         break;
       case PendingKind::clc_response:
         info.text = "try_cancel response of " + who + " lands in " + p_.buffer_name(pe.buf) + " (" +
@@ -1310,6 +1401,7 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::st_async:
     case OpCode::wgmma_fence:
     case OpCode::wgmma:
     case OpCode::wgmma_commit:
@@ -1401,6 +1493,7 @@ bool private_op(ir::OpCode c) {
     case OpCode::tma_store:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::st_async:
     case OpCode::wgmma:
     case OpCode::tcgen05_mma:
     case OpCode::tcgen05_commit:

@@ -32,7 +32,8 @@ struct StepInfo {
   std::string warning_message;
   ir::Loc loc;
   std::vector<AccessNote> accesses;  // when describing
-  // A race (or a warning of a race kind): the buffer and the earlier access's thread.
+  // A race (or a warning of a race kind): the buffer of the earlier access (the
+  // racing access's own or one it shares bytes with) and that access's thread.
   int race_buf = -1;
   std::uint8_t race_other = 0;
   bool race_other_write = false;

@@ -132,7 +132,7 @@ State Symmetry::canonical(const State& s) const {
   }
   for (Pending& pe : c.pending) {
     pe.agent = static_cast<std::uint8_t>(to[pe.agent]);
-    if (pe.kind == PendingKind::tcgen05_arrive || pe.kind == PendingKind::cp_async_arrive)
+    if (pe.kind == PendingKind::tcgen05_arrive || pe.kind == PendingKind::cp_async_arrive || pe.kind == PendingKind::st_async)
       pe.slot = static_cast<std::uint8_t>(permute_sync(p_, pe.slot, to));
   }
   std::sort(c.pending.begin(), c.pending.end());

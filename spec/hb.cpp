@@ -32,6 +32,7 @@ std::pair<std::size_t, std::size_t> range(const Memory& m, int buf) {
 // The conflict of one issuer's access with one earlier access (hb.hpp, check_only).
 Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   Check c;
+  c.other_buf = prior.buf;
   c.other_thread = prior.thread;
   c.issuer = issuer;
   c.other_was_write = prior.write;
@@ -39,7 +40,8 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   if (!prior.write && a.kind == Kind::read) return c;  // two reads never conflict
   if (a.after_own_unit && a.unit >= 0 && prior.thread == a.unit) return c;
   const Threads me = bit(issuer);
-  const bool same_part = a.spread != 0 && a.spread == prior.spread;  // lanes of one all-lane access each on its part
+  // lanes of one all-lane access each on its part (of one buffer)
+  const bool same_part = a.spread != 0 && a.spread == prior.spread && prior.buf == a.buf;
   if (prior.thread != issuer && !same_part && !(prior.after & me)) {
     // Only a scope kept them apart: a read of the earlier write is an error
     // (stale data), an overwrite the stance of docs/spec.md ("Stances")
@@ -85,15 +87,20 @@ void each_thread(Threads t, F&& f) {
 }  // namespace
 
 Check check_only(const Memory& m, const Access& a) {
-  const std::pair<std::size_t, std::size_t> r = range(m, a.buf);  // not a structured binding: clang 14 cannot capture one
-  const std::size_t lo = r.first, hi = r.second;
   Check found;
-  each_thread(a.issuers, [&](std::uint8_t issuer) {
-    for (std::size_t i = lo; i < hi && found.violation == Violation::none; ++i) {
-      const Check c = conflict(m.events[i], a, issuer);
-      if (c.violation != Violation::none || (c.warning != Violation::none && found.warning == Violation::none)) found = c;
-    }
-  });
+  auto scan = [&](int buf) {
+    const std::pair<std::size_t, std::size_t> r = range(m, buf);  // not a structured binding: clang 14 cannot capture one
+    const std::size_t lo = r.first, hi = r.second;
+    each_thread(a.issuers, [&](std::uint8_t issuer) {
+      for (std::size_t i = lo; i < hi && found.violation == Violation::none; ++i) {
+        const Check c = conflict(m.events[i], a, issuer);
+        if (c.violation != Violation::none || (c.warning != Violation::none && found.warning == Violation::none)) found = c;
+      }
+    });
+  };
+  scan(a.buf);
+  for (const std::uint16_t b : a.aliases)
+    if (found.violation == Violation::none) scan(b);
   return found;
 }
 

@@ -13,6 +13,7 @@
 
 #include <compare>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "spec/violation.hpp"
@@ -107,6 +108,7 @@ struct Memory {
 struct Check {
   Violation violation = Violation::none;  // an error: the access is not recorded
   Violation warning = Violation::none;    // a warning kind (violation none): the access is recorded
+  int other_buf = 0;              // the buffer of the conflicting earlier access (the access's own, or one of its aliases)
   std::uint8_t other_thread = 0;  // the thread of the conflicting earlier access
   std::uint8_t issuer = 0;        // the thread of this access that conflicts
   bool other_was_write = false;
@@ -129,6 +131,12 @@ struct Access {
   // after the same thread's tcgen05.mma or tcgen05.cp, which the ISA executes
   // in order ("Pipelined tcgen05 instructions").
   bool after_own_unit = false;
+  // The buffers that share bytes with `buf` (overlapping byte ranges of one
+  // allocation, checker/layout.hpp): their accesses conflict with this one
+  // as accesses of `buf` do, except that lanes of one all-lane access are on
+  // their own parts only within one buffer (the parts of two buffers laid
+  // over each other need not line up).
+  std::span<const std::uint16_t> aliases;
 };
 
 // The conflict rules (docs/spec.md, "Happens-before and proxies"), checked for
@@ -144,6 +152,10 @@ struct Access {
 //    reads still in flight at the release return the new data);
 //  - async writes seen through an mbarrier wait need no proxy fence (PTX ISA,
 //    cp.async.bulk: completion is signalled through the mbarrier's complete-tx).
+// The earlier accesses are those of the buffer and of its aliases: PTX ISA
+// 8.2.1 "Overlap", "Two memory locations are said to overlap when the
+// starting address of one location is within the range of bytes constituting
+// the other location", and conflicting operations are overlapping ones.
 // The first conflict is returned; `check_only` records nothing.
 [[nodiscard]] Check check_only(const Memory& m, const Access& a);
 [[nodiscard]] Check access(Memory& m, const Access& a);

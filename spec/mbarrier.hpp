@@ -113,6 +113,24 @@ struct ArriveArgs {
 // PTX ISA, mbarrier.inval: the object may be reused as memory or re-initialised.
 [[nodiscard]] Result inval(State s);
 
+// A data access (any proxy) to the object's memory. PTX ISA, mbarrier.inval:
+// "An mbarrier object must be invalidated before using its memory location
+// for any other purpose." A live object's memory: `barrier_memory_reuse`;
+// never initialised or invalidated, it is memory like any other.
+[[nodiscard]] constexpr Violation data_use(const State& s) {
+  return s.status == Status::live ? Violation::barrier_memory_reuse : Violation::none;
+}
+
+// mbarrier.init of an object whose bytes hold another object `other` (two
+// mbarriers placed at one address). PTX ISA, mbarrier.init: "The behavior of
+// performing an mbarrier.init operation on a memory location containing a
+// valid mbarrier object is undefined; invalidate the mbarrier object using
+// mbarrier.inval first, before repurposing the memory location for any other
+// purpose, including another mbarrier object."
+[[nodiscard]] constexpr Violation init_over(const State& other) {
+  return other.status == Status::live ? Violation::reinit_live_barrier : Violation::none;
+}
+
 // Validity of any operation other than init on the object.
 [[nodiscard]] Violation check_live(const State& s);
 

@@ -43,6 +43,15 @@ enum class Channel : std::uint8_t { any_scope, cluster_scope, too_narrow };
   return s == Scope::cluster ? Channel::cluster_scope : Channel::too_narrow;
 }
 
+// st.async with .mbarrier::complete_tx::bytes (the weak form, into the
+// shared memory of a CTA of the cluster): "The store operation is treated as
+// a weak memory operation. The complete-tx operation on the mbarrier has
+// .release semantics at .cluster scope" (PTX ISA st.async). Its release
+// carries the store and what the issuing thread knew when it issued it; into
+// another CTA's barrier only a .cluster acquire synchronises with it
+// (release_channel).
+inline constexpr Scope st_async_release_scope = Scope::cluster;
+
 // A fence and a relaxed barrier operation of the same thread form a release
 // pattern (fence.acq_rel / fence.sc / fence.mbarrier_init.release.cluster,
 // then a relaxed arrive) or an acquire pattern (a relaxed wait that observes

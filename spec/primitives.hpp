@@ -33,6 +33,9 @@ struct release_t {};
 struct relaxed_t {};
 inline constexpr release_t release{};
 inline constexpr relaxed_t relaxed{};
+// A scope qualifier: .cluster where the default is .cta.
+struct cluster_scope_t {};
+inline constexpr cluster_scope_t cluster_scope{};
 
 #if defined(__CUDACC__) && !defined(__HIPCC__)
 // ============================ NVIDIA device (PTX) ============================
@@ -102,6 +105,14 @@ __device__ inline bool mbarrier_try_wait_parity(mbarrier_t* bar, std::uint32_t p
       : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
   return ok != 0;
 }
+// mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [addr], parity;  PTX 8.0, sm_90
+__device__ inline bool mbarrier_try_wait_parity(mbarrier_t* bar, std::uint32_t parity, cluster_scope_t) {
+  std::uint32_t ok;
+  asm volatile(
+      "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+      : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
+  return ok != 0;
+}
 // mbarrier.test_wait.acquire.cta.shared::cta.b64 p, [addr], state;          PTX 7.0, sm_80
 __device__ inline bool mbarrier_test_wait(mbarrier_t* bar, std::uint64_t state) {
   std::uint32_t ok;
@@ -153,6 +164,18 @@ __device__ inline void bulk_commit_group() { asm volatile("cp.async.bulk.commit_
 __device__ inline void bulk_wait_group_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
 // cp.async.bulk.wait_group 0;                                          PTX 8.0, sm_90
 __device__ inline void bulk_wait_group0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+// mapa.shared::cluster.u32 d, a, cta;: the address of `p` in CTA `cta` of the cluster.   PTX 7.8, sm_90
+__device__ inline std::uint32_t mapa_shared(const void* p, std::uint32_t cta) {
+  std::uint32_t d;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(d) : "r"(smem(p)), "r"(cta));
+  return d;
+}
+// st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [dst], v, [bar];   PTX 8.1, sm_90
+// dst and bar: shared::cluster addresses (mapa_shared) of one CTA of the cluster.
+__device__ inline void st_async_b32(std::uint32_t dst, std::uint32_t v, std::uint32_t bar) {
+  asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(v), "r"(bar)
+               : "memory");
+}
 
 #endif
 
@@ -248,6 +271,7 @@ inline bool mbarrier_test_wait_parity(Mbarrier* b, std::uint32_t parity) {
   return spec::mbarrier::test_wait_parity(b->state, parity).observed != 0;
 }
 inline bool mbarrier_try_wait_parity(Mbarrier* b, std::uint32_t parity) { return mbarrier_test_wait_parity(b, parity); }
+inline bool mbarrier_try_wait_parity(Mbarrier* b, std::uint32_t parity, cluster_scope_t) { return mbarrier_test_wait_parity(b, parity); }
 inline bool mbarrier_test_wait(Mbarrier* b, ModelToken t) {
   return spec::mbarrier::test_wait_token(b->state, t.token).observed != 0;
 }
@@ -255,6 +279,12 @@ inline std::uint32_t mbarrier_pending_count(ModelToken t) {
   return static_cast<std::uint32_t>(spec::mbarrier::pending_count(t.token));
 }
 inline void mbarrier_inval(Mbarrier* b) { detail::apply(b, spec::mbarrier::inval(b->state)); }
+// st.async of 4 bytes as the model sees it once the store lands: the value
+// is in place and its bytes are completed on the barrier of its CTA.
+inline void st_async_b32(std::uint32_t* dst, std::uint32_t v, Mbarrier* bar) {
+  *dst = v;
+  detail::apply(bar, spec::mbarrier::complete_tx(bar->state, 4));
+}
 
 // The software mbarrier on the host: the spec's word functions, sequentially.
 inline void sw_mbarrier_init(std::uint64_t* word, std::uint32_t count) { *word = spec::sw_mbarrier::init(count); }

@@ -46,6 +46,12 @@ enum class InitUse : std::uint8_t { visible, unfenced_own_init, unordered };
   return per_thread * threads;
 }
 
+// st.async stores one value per executing thread: .b32, .b64, .v2.b32,
+// .v4.b32, .v2.b64, .b128 (PTX ISA st.async, .type and .vec: "v2 is supported
+// with .b32 ... .b64 ..., .v4 ... with .b32"): 4, 8 or 16 bytes, and its
+// complete-tx counts "the amount of data stored in bytes".
+[[nodiscard]] constexpr bool st_async_bytes_valid(std::int64_t bytes) { return bytes == 4 || bytes == 8 || bytes == 16; }
+
 // --- Where an operation may point ----------------------------------------------
 
 // mbarrier.test_wait / try_wait take only a .shared::cta address (PTX ISA

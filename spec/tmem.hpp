@@ -84,6 +84,37 @@ struct Result {
   return (c.allocated >> which & 1u) ? Violation::none : Violation::tmem_unallocated;
 }
 
+// The asynchronous tcgen05 operations of one thread, for the ordering rules below.
+enum class Async : std::uint8_t { mma, cp, ld, st };
+
+// Whether an operation's tensor-memory accesses are ordered after the same
+// thread's earlier accesses in its async unit (the MMA unit holds a thread's
+// tcgen05.mma and tcgen05.cp). PTX ISA, tcgen05 memory consistency model,
+// "Pipelined tcgen05 instructions": the pairs tcgen05.mma -> tcgen05.mma
+// (same shape and accumulator) and tcgen05.cp -> tcgen05.mma execute in
+// issue order. So an MMA is ordered after them; a tcgen05.cp is not ordered
+// after an earlier MMA (no such pair), nor are ld/st after anything of their own.
+[[nodiscard]] constexpr bool after_own_unit(Async later) { return later == Async::mma; }
+
+// What tcgen05.fence::before_thread_sync orders before the fencing thread's
+// later synchronization (PTX ISA tcgen05.fence: "orders all the prior
+// asynchronous tcgen05 operations" before it): its tcgen05.ld and tcgen05.st,
+// which it then releases with the thread's next arrive or bar. An MMA's and a
+// tcgen05.cp's accesses are ordered by their tcgen05.commit instead (its
+// mbarrier arrival is the only completion the ISA gives them).
+[[nodiscard]] constexpr bool before_thread_sync_orders(Async op) { return op == Async::ld || op == Async::st; }
+
+// A tensor-memory access in conflict (spec/hb.hpp) with an earlier write by a
+// lane: lanes write tensor memory only through tcgen05.alloc (tcgen05.st is
+// an access of the agent's tensor-memory unit, not of its lanes), so the
+// access is not ordered after the allocation that gave it its address:
+// `tmem_unallocated` (PTX ISA "Tensor Memory", "Allocation": an address is
+// one tcgen05.alloc wrote to shared memory; using it needs that write
+// observed). Any other conflict is the race the hb rules name.
+[[nodiscard]] constexpr Violation conflict(bool earlier_is_lane_write) {
+  return earlier_is_lane_write ? Violation::tmem_unallocated : Violation::none;
+}
+
 // "All of the Tensor Memory that was allocated using tcgen05.alloc
 // instruction in a kernel must be explicitly deallocated using
 // tcgen05.dealloc before the kernel exits" (PTX ISA tcgen05.alloc): a CTA whose

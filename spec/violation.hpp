@@ -71,7 +71,9 @@ namespace pc::spec {
   X(tmem_misuse, "tmem_misuse",                                                             \
     "tcgen05.alloc after tcgen05.relinquish_alloc_permit or of a live allocation, or tcgen05.dealloc of memory not allocated") \
   X(tmem_not_deallocated, "tmem_not_deallocated", "a CTA exits with tensor memory still allocated") \
-  X(clc_misuse, "clc_misuse", "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)")
+  X(clc_misuse, "clc_misuse", "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)") \
+  X(barrier_memory_reuse, "barrier_memory_reuse",                                           \
+    "a data access (generic or async proxy) to the memory of an mbarrier object that is live: not invalidated")
 
 enum class Violation : std::uint8_t {
   none = 0,

@@ -75,6 +75,23 @@ const std::string epilogue =
 
 }  // namespace
 
+TEST_CASE("spec::tmem: the ordering rules of the asynchronous tcgen05 operations") {
+  namespace tm = spec::tmem;
+  // Pipelined pairs: an MMA after the thread's MMAs and copies; nothing else.
+  CHECK(tm::after_own_unit(tm::Async::mma));
+  CHECK_FALSE(tm::after_own_unit(tm::Async::cp));
+  CHECK_FALSE(tm::after_own_unit(tm::Async::ld));
+  CHECK_FALSE(tm::after_own_unit(tm::Async::st));
+  // fence::before_thread_sync orders the loads and stores; commits order the rest.
+  CHECK(tm::before_thread_sync_orders(tm::Async::ld));
+  CHECK(tm::before_thread_sync_orders(tm::Async::st));
+  CHECK_FALSE(tm::before_thread_sync_orders(tm::Async::mma));
+  CHECK_FALSE(tm::before_thread_sync_orders(tm::Async::cp));
+  // A conflict with a lane's write is with the alloc.
+  CHECK(tm::conflict(true) == spec::Violation::tmem_unallocated);
+  CHECK(tm::conflict(false) == spec::Violation::none);
+}
+
 TEST_CASE("spec::tmem: columns, blocking alloc, relinquish, dealloc, exit") {
   using spec::Violation;
   namespace tm = spec::tmem;

@@ -139,6 +139,7 @@ const std::map<std::string, std::string> samples = {
     {"wait_group_read", "wait_group_read 1"},
     {"cp_async", "cp_async B[0]"},
     {"cp_async_arrive", "cp_async_arrive full[0] noinc"},
+    {"st_async", "all: st_async A[1] @ 1 -> full[1] bytes 16"},
     {"wgmma_fence", "wgmma_fence"},
     {"wgmma", "wgmma read A[0], B[0]"},
     {"wgmma_commit", "wgmma_commit"},

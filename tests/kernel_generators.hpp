@@ -80,7 +80,7 @@ inline std::string cluster_kernel(std::mt19937& rng) {
     for (int i = 0; i < ops; ++i) {
       const std::string bar = "m[" + std::to_string(pick(2)) + "]", buf = pick(2) ? "a[0]" : "b[0]";
       const std::string peer = std::to_string(pick(2));
-      switch (pick(12)) {
+      switch (pick(13)) {
         case 0: k += "  one: arrive " + bar + " @ " + peer + " release cluster\n"; break;
         case 1: k += "  wait " + bar + " parity " + std::to_string(pick(2)) + "\n"; break;
         case 2: k += "  one: arrive_expect_tx " + bar + " bytes 256\n"; break;
@@ -92,6 +92,10 @@ inline std::string cluster_kernel(std::mt19937& rng) {
         case 8: k += "  one: write " + buf + "\n"; break;
         case 9: k += "  bar_sync 1, 64\n"; break;
         case 10: k += "  one: tcgen05_commit " + bar + " multicast 3\n"; break;
+        case 11:
+          k += std::string(pick(2) ? "  one:" : "  all:") + " st_async " + buf + " @ " + peer + " -> " + bar + " bytes " +
+               (pick(2) ? "4" : "16") + "\n" + (pick(2) ? "  wait " + bar + " parity 0 cluster\n" : "");
+          break;
         default: k += "  one: arrive " + bar + "\n"; break;
       }
     }
@@ -187,6 +191,51 @@ inline std::string tmem_kernel(std::mt19937& rng) {
       }
     }
     if (r == 0 && pick(2)) k += "  tcgen05_dealloc T\n";
+  }
+  return k;
+}
+
+// Memory laid out with aliases: a buffer over part of a two-stage array
+// (where it lands and how long it is drawn at random, so it overlaps one
+// stage, both or only part of one), a buffer over the bytes of two
+// mbarriers and an mbarrier over one of them, accessed by lanes, TMA loads and MMAs, with barriers, fences,
+// syncwarps, inits and invals placed at random.
+inline std::string layout_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int o_bytes = 256 * (1 + pick(6));               // 256 .. 1536
+  const int o_at = pick(2), o_off = 256 * pick(3);       // clamped below to the 2048 bytes of A
+  const int room = 2048 - 1024 * o_at - o_off;
+  const int bytes = o_bytes <= room ? o_bytes : room;
+  const bool z_live = pick(3) != 0;  // the barriers under F initialised before start
+  std::string k = "kernel layoutgen\nsmem A[2] bytes 1024\nsmem O bytes " + std::to_string(bytes) + " aliases A[" +
+                  std::to_string(o_at) + "] offset " + std::to_string(o_off) +
+                  "\nmbarrier m[2] count 1\nmbarrier z[2]" + (z_live ? " count 1" : "") + "\nsmem F bytes " +
+                  std::string(pick(2) ? "16 aliases z[0]" : "8 aliases z[1]") + "\nmbarrier y aliases z[1]\n";
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    k += "role r" + std::to_string(r) + " warp:\n";
+    const int ops = 2 + pick(5);
+    for (int i = 0; i < ops; ++i) {
+      const std::string buf = pick(3) == 0 ? "O" : pick(4) == 0 ? "F" : "A[" + std::to_string(pick(2)) + "]";
+      const std::string bar = "m[" + std::to_string(pick(2)) + "]";
+      const std::string z = pick(4) == 0 ? "y" : "z[" + std::to_string(pick(2)) + "]";
+      switch (pick(14)) {
+        case 0: k += "  one: write " + buf + "\n"; break;
+        case 1: k += "  one: read " + buf + "\n"; break;
+        case 2: k += "  all: write " + buf + "\n"; break;
+        case 3: k += "  all: read " + buf + "\n"; break;
+        case 4: k += "  one: arrive_expect_tx " + bar + " bytes 256\n  one: tma_load " + buf + " -> " + bar + " bytes 256\n"; break;
+        case 5: k += "  wait " + bar + " parity 0\n"; break;
+        case 6: k += std::string(z_live ? "  one: inval " + z + "\n" : "") + "  one: init " + z + " count 1\n"; break;
+        case 7: k += "  one: inval " + z + "\n"; break;
+        case 8: k += "  fence_proxy_async\n"; break;
+        case 9: k += "  syncwarp\n"; break;
+        case 10: k += "  bar_sync 1, 64\n"; break;
+        case 11: k += "  one: tma_store " + buf + "\n  one: commit_group\n" + (pick(2) ? "  one: wait_group_read 0\n" : ""); break;
+        case 12: k += "  one: arrive " + z + "\n"; break;
+        default: k += "  one: arrive " + bar + "\n"; break;
+      }
+    }
   }
   return k;
 }

@@ -49,3 +49,17 @@ TEST_CASE("the software mbarrier through the same API") {
   prim::sw_mbarrier_arrive(&w, 1);
   CHECK(prim::sw_mbarrier_test_wait_parity(&w, 0));
 }
+
+TEST_CASE("primitives on the host: st.async lands its value and completes 4 bytes on its barrier") {
+  prim::Mbarrier full;
+  prim::mbarrier_init(&full, 1);
+  prim::mbarrier_arrive_expect_tx(&full, 8);
+  std::uint32_t words[2] = {0, 0};
+  prim::st_async_b32(&words[0], 7, &full);
+  CHECK_FALSE(prim::mbarrier_test_wait_parity(&full, 0));  // 4 of 8 bytes
+  prim::st_async_b32(&words[1], 9, &full);
+  CHECK(prim::mbarrier_test_wait_parity(&full, 0));
+  CHECK(words[0] == 7);
+  CHECK(words[1] == 9);
+  CHECK(full.violation == pc::spec::Violation::none);
+}

@@ -177,7 +177,7 @@ TEST_CASE("symbolic: ring pipelines over every trip count, multicast per destina
   // original proves the claim, the mutant refutes it, and the explicit search
   // at the witness fails.
   const Mutation ms[] = {
-      {"kernels/field/fa3_fwd_pingpong.bk", "-> full_v[sv] bytes 12288", "-> full_v[sv] bytes 8192", "tx_balance"},
+      {"kernels/field/fa3_fwd_pingpong.bk", "arrive_expect_tx full_v[sv] bytes KV", "arrive_expect_tx full_v[sv] bytes KV - 4096", "tx_balance"},
       {"kernels/field/cutlass_sm90_tma_ws_multicast.bk", "bytes A_BYTES + 2 * B_HALF", "bytes A_BYTES + B_HALF", "tx_balance"},
       {"kernels/cutlass_tma_multicast.bk", "mbarrier empty[STAGES] count 4", "mbarrier empty[STAGES] count 2", "arrival_count"},
       {"kernels/mojo_pair_attention_no_split.bk", "mbarrier po_lo[1] count 512", "mbarrier po_lo[1] count 384", "arrival_count"},

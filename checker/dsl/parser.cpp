@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "checker/dsl/lexer.hpp"
+#include "checker/layout.hpp"
 #include "spec/clc.hpp"
 #include "spec/rules.hpp"
 #include "spec/tmem.hpp"
@@ -380,6 +381,7 @@ class Parser {
   }
 
   // ---- operations ----
+  ir::Alias alias_clause(const std::string& n);
   ir::Ref ref(const std::map<std::string, int>& names, const char* kind, bool allow_cta = true);
   ir::Op op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest);
   // Where each option of an operation was written (line 0: not given), for
@@ -456,6 +458,31 @@ void Parser::check_cta_threads() {
                            "then has its roles' threads)"});
     return;
   }
+}
+
+// `aliases BASE[i] [offset O]` of declaration `n` (checker/layout.hpp): BASE
+// is a buffer or mbarrier declared before; whether it fits is checked by the caller.
+ir::Alias Parser::alias_clause(const std::string& n) {
+  ir::Alias a;
+  const Token& at = peek();
+  a.loc = at.loc;
+  const std::string base = name("a buffer or mbarrier name");
+  const auto bi = buffers_.find(base);
+  const auto mi = mbars_.find(base);
+  if (bi == buffers_.end() && mi == mbars_.end()) {
+    std::vector<std::string> known;
+    for (const auto& [o, i] : buffers_) known.push_back(o);
+    for (const auto& [o, i] : mbars_) known.push_back(o);
+    fail(at.loc, "'" + base + "' is not a buffer or mbarrier declared before '" + n + "'" + suggest(base, known));
+  }
+  a.mbar = bi == buffers_.end();
+  a.of = a.mbar ? mi->second : bi->second;
+  if (accept("[")) {
+    a.index = const_expr("an element index", 0, max_array - 1);
+    expect("]");
+  }
+  if (accept("offset")) a.offset = const_expr("a byte offset", 0, 1 << 30);
+  return a;
 }
 
 ir::Ref Parser::ref(const std::map<std::string, int>& names, const char* kind, bool allow_cta) {
@@ -651,6 +678,26 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       op.bar = ref(mbars_, "mbarrier", false);
       if (accept("noinc")) op.noinc = true;
       break;
+    case OpCode::st_async: {
+      // st.async.shared::cluster.mbarrier::complete_tx::bytes: the store and
+      // its barrier are in one CTA (PTX ISA st.async, "belong to the same
+      // CTA"), named once with the buffer.
+      const ir::Loc at = peek().loc;
+      if (k_.cluster_ctas < 2 && k_.target == ir::Target::nvidia)  // (AMD: the target check below names the instruction)
+        fail(at, "st_async needs a cluster of more than one CTA (PTX ISA st.async: %cluster_nctarank > 1, else undefined); "
+                 "declare 'cluster N' first");
+      op.bufs.push_back(ref(buffers_, "buffer"));
+      expect("->");
+      op.bar = ref(mbars_, "mbarrier", false);
+      op.bar.cta = op.bufs[0].cta;
+      expect("bytes");
+      const ir::Loc bl = peek().loc;
+      op.bytes = expr();
+      if (const auto v = const_value(op.bytes); v && !spec::rules::st_async_bytes_valid(*v))
+        fail(bl, "st_async stores 4, 8 or 16 bytes per thread (.b32, .b64 / .v2.b32, .v4.b32 / .v2.b64 / .b128), not " +
+                     std::to_string(*v));
+      break;
+    }
     case OpCode::wgmma:
     case OpCode::tcgen05_mma:
       expect("read");
@@ -805,6 +852,7 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::st_async:
     case OpCode::wgmma_fence:
     case OpCode::wgmma:
     case OpCode::wgmma_commit:
@@ -931,7 +979,8 @@ void Parser::check_target_op(const ir::Op& op) {
           case OpCode::bulk_wait_group_read:
           case OpCode::cp_async:
           case OpCode::cp_async_mbarrier_arrive:
-            why = "AMD has no TMA, bulk copies or cp.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
+          case OpCode::st_async:
+            why = "AMD has no TMA, bulk copies, cp.async or st.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
             break;
           case OpCode::mbar_arrive_drop:
           case OpCode::mbar_arrive_expect_tx:
@@ -1315,6 +1364,12 @@ void Parser::declaration() {
       auto v = const_value(b.bytes_expr);
       if (!v || *v < 1 || *v > (1 << 30)) fail(bl, "buffer bytes must be a constant in 1..2^30");
       b.bytes = *v;
+      if (accept("aliases")) {
+        b.alias = alias_clause(n);
+        k_.buffers.push_back(b);
+        if (const auto why = check::layout::alias_error(k_, static_cast<int>(k_.buffers.size()) - 1)) fail(b.alias.loc, *why);
+        k_.buffers.pop_back();
+      }
       buffers_[n] = static_cast<int>(k_.buffers.size());
       k_.buffers.push_back(b);
     } else if (kw == "tmem") {
@@ -1344,6 +1399,12 @@ void Parser::declaration() {
       m.size = size;
       m.loc = nt.loc;
       if (accept("count")) m.count = const_expr("an mbarrier count", 1, (1 << 20) - 1);
+      if (accept("aliases")) {
+        m.alias = alias_clause(n);
+        k_.mbarriers.push_back(m);
+        if (const auto why = check::layout::mbar_alias_error(k_, static_cast<int>(k_.mbarriers.size()) - 1)) fail(m.alias.loc, *why);
+        k_.mbarriers.pop_back();
+      }
       mbars_[n] = static_cast<int>(k_.mbarriers.size());
       k_.mbarriers.push_back(m);
     }

@@ -121,6 +121,11 @@ const std::vector<RuleHelp>& table() {
        "Stop requesting work once a response says not canceled: leave the scheduler loop on that response instead of "
        "issuing another clc_try_cancel.",
        {"correctness", "clc", "scheduler"}},
+      {"barrier_memory_reuse",
+       "Invalidate the mbarrier (inval) once every use of it is done, and order the data accesses that reuse its 8 "
+       "bytes after the inval (and a TMA into them after a fence_proxy_async); before a new init, order those accesses "
+       "before it.",
+       {"correctness", "mbarrier", "memory"}},
   };
   return rules;
 }

@@ -94,7 +94,8 @@ bool contributes(OpCode c) {
     case OpCode::tma_load:
     case OpCode::clc_try_cancel:
     case OpCode::tcgen05_commit:
-    case OpCode::cp_async_mbarrier_arrive: return true;
+    case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::st_async: return true;
     default: return false;
   }
 }
@@ -221,6 +222,7 @@ class Sym {
     buf_size_.assign(k_.buffers.size(), std::nullopt);
     for (std::size_t b = 0; b < k_.buffers.size(); ++b) {
       const auto r = take(k_.buffers[b].loc.line);
+      if (k_.buffers[b].alias.of >= 0) continue;  // laid over another: not in the shared-memory claim
       if (k_.buffers[b].space == ir::Space::tensor) {  // [size] cols C: not in the shared-memory claim
         if (!r.empty() && matches(r[0], k_.buffers[b].size)) buf_size_[b] = r[0];
         continue;
@@ -234,6 +236,7 @@ class Sym {
     for (std::size_t m = 0; m < k_.mbarriers.size(); ++m) {
       const ir::MbarrierDecl& d = k_.mbarriers[m];
       auto r = take(d.loc.line);
+      if (d.alias.of >= 0) continue;  // placed over other memory: not in the shared-memory claim
       if (d.count > 0 && !r.empty()) {
         if (matches(r.back(), d.count)) mbar_count_[m] = r.back();
         else decl_problem_ = "the count of mbarrier " + d.name + " is not in the IR as an expression";
@@ -950,6 +953,7 @@ class Sym {
             push(target == C, zero, S(o.bytes) * lanes_e, zero, yes, S(o.bytes) >= 0 && S(o.bytes) <= mt);
             break;
           case OpCode::mbar_complete_tx:
+          case OpCode::st_async:  // each executing thread's store completes its bytes (PTX ISA st.async)
             push(target == C, zero, zero, S(o.bytes) * lanes_e, yes, S(o.bytes) >= 0 && S(o.bytes) <= mt);
             break;
           case OpCode::cp_async_mbarrier_arrive:
@@ -1231,11 +1235,13 @@ class Sym {
     for (std::size_t b = 0; b < k_.buffers.size(); ++b) {
       const ir::BufferDecl& d = k_.buffers[b];
       if (d.space != ir::Space::shared) continue;  // tensor memory is not shared memory
+      if (d.alias.of >= 0) continue;                // laid over memory counted with its allocation
       const z3::expr n = buf_size_[b] ? expr(*buf_size_[b], {}) : c_.int_val(d.size);
       const z3::expr bytes = d.bytes_expr != ir::no_expr ? expr(d.bytes_expr, {}) : c_.int_val(static_cast<int64_t>(d.bytes));
       total = total + n * bytes;
     }
     for (std::size_t m = 0; m < k_.mbarriers.size(); ++m) {
+      if (k_.mbarriers[m].alias.of >= 0) continue;  // placed in memory counted with its allocation
       const z3::expr n = mbar_size_[m] ? expr(*mbar_size_[m], {}) : c_.int_val(k_.mbarriers[m].size);
       total = total + n * c_.int_val(static_cast<int64_t>(mbarrier_bytes));
     }
