@@ -21,6 +21,7 @@ const char* litmus_name(Litmus l) {
     case Litmus::arrive_drop_progress: return "arrive_drop_progress";
     case Litmus::hang_short_count: return "hang_short_count";
     case Litmus::finish_full_count: return "finish_full_count";
+    case Litmus::st_async_cluster: return "st_async_cluster";
   }
   return "?";
 }
@@ -90,6 +91,26 @@ Kernel litmus_kernel(Litmus l) {
       w.body.push_back(a);
       w.body.push_back(op(OpCode::cluster_wait));
       w.body.push_back(KernelBuilder::if_else(kb.un(UnOp::lnot, is0), {Stmt(op(OpCode::read).buf(data).one())}));
+      break;
+    }
+    case Litmus::st_async_cluster: {
+      // CTA 0 writes `note` into CTA 1, then st.async's `data` there with
+      // complete_tx on CTA 1's barrier; CTA 1 expects the 4 bytes, waits
+      // with .acquire.cluster and reads both (its release carries the note).
+      kb.cluster(2);
+      const int data = kb.buffer("data", 1, 4);
+      const int note = kb.buffer("note", 1, 4);
+      const int full = kb.mbarrier("full", 1, 1);
+      Role& p = kb.role("producer", Granularity::warp);
+      p.cta = 0;
+      p.body.push_back(op(OpCode::write).buf(note, no_expr, kb.c(1)).one());
+      p.body.push_back(op(OpCode::st_async).buf(data, no_expr, kb.c(1)).bar(full, no_expr, kb.c(1)).bytes(kb.c(4)).one());
+      Role& c = kb.role("consumer", Granularity::warp);
+      c.cta = 1;
+      c.body.push_back(op(OpCode::mbar_arrive_expect_tx).bar(full).bytes(kb.c(4)).one());
+      c.body.push_back(op(OpCode::mbar_wait).bar(full).parity(kb.c(0)).scope(Scope::cluster).one());
+      c.body.push_back(op(OpCode::read).buf(data).one());
+      c.body.push_back(op(OpCode::read).buf(note).one());
       break;
     }
     case Litmus::arrive_drop_progress: {

@@ -34,6 +34,7 @@ enum class Litmus {
   arrive_drop_progress,  // one of two consumers drops out; the next phases complete with one
   hang_short_count,      // count 2, one arrival: the waiter hangs (watchdog)
   finish_full_count,     // count 2, two arrivals: the waiter finishes
+  st_async_cluster,      // DSMEM write; st.async into the peer with complete_tx; try_wait.acquire.cluster; read both
 };
 
 [[nodiscard]] const char* litmus_name(Litmus l);

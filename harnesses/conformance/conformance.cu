@@ -278,6 +278,57 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_mp(int iters, std::uint32_t se
   }
 }
 
+// st.async: CTA 0's thread 0 writes `note` into CTA 1's shared memory
+// (generic DSMEM store), then st.async's `data` there with complete_tx on
+// CTA 1's barrier; CTA 1's thread 0 expects the 4 bytes, waits with
+// try_wait.acquire.cluster and reads both. The model (litmus st_async_cluster):
+// both are always the new values.
+__global__ void __cluster_dims__(2, 1, 1) st_async_mp(int iters, std::uint32_t seed0, Counts* out) {
+  __shared__ prim::hw_mbarrier bar;
+  __shared__ volatile std::uint32_t data, note;
+  cg::cluster_group cluster = cg::this_cluster();
+  std::uint32_t seed = seed0 ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  const unsigned rank = cluster.block_rank();
+  if (threadIdx.x == 0) {
+    data = 0;
+    note = 0;
+    prim::mbarrier_init(&bar, 1);
+    prim::fence_mbarrier_init();
+  }
+  cluster.sync();
+  volatile std::uint32_t* peer_note = cluster.map_shared_rank(const_cast<std::uint32_t*>(&note), 1);
+  const std::uint32_t peer_data = prim::mapa_shared(const_cast<std::uint32_t*>(&data), 1);
+  const std::uint32_t peer_bar = prim::mapa_shared(&bar, 1);
+  unsigned long long fresh = 0, stale = 0, hung = 0;
+  for (int i = 0; i < iters; ++i) {
+    const std::uint32_t v = static_cast<std::uint32_t>(i + 1);
+    if (rank == 0 && threadIdx.x == 0) {
+      jitter(seed);
+      *peer_note = v;
+      prim::st_async_b32(peer_data, v, peer_bar);
+    }
+    if (rank == 1 && threadIdx.x == 0) {
+      prim::mbarrier_arrive_expect_tx(&bar, 4);
+      const long long deadline = clock64() + (1ll << 26);
+      bool ok = true;
+      while (!prim::mbarrier_try_wait_parity(&bar, static_cast<std::uint32_t>(i & 1), prim::cluster_scope))
+        if (clock64() > deadline) {
+          ok = false;
+          break;
+        }
+      if (!ok) ++hung;
+      else if (data == v && note == v) ++fresh;
+      else ++stale;
+    }
+    cluster.sync();  // the next round starts after the reads
+  }
+  if (rank == 1 && threadIdx.x == 0) {
+    atomicAdd(&out->fresh, fresh);
+    atomicAdd(&out->stale, stale);
+    atomicAdd(&out->hung, hung);
+  }
+}
+
 // One of two consumers drops out with arrive_drop; the next phases must
 // complete with the remaining one's arrival alone.
 __global__ void arrive_drop_progress(Counts* out) {
@@ -1617,6 +1668,7 @@ int main(int argc, char** argv) {
   const unsigned long long cper = static_cast<unsigned long long>(cblocks / 2) * 1024;
   run_litmus(Litmus::cluster_release, target / 8, [&](std::uint32_t s) { cluster_mp<true><<<cblocks, 64>>>(1024, s, counts); }, cper);
   run_litmus(Litmus::cluster_relaxed, target / 8, [&](std::uint32_t s) { cluster_mp<false><<<cblocks, 64>>>(1024, s, counts); }, cper);
+  run_litmus(Litmus::st_async_cluster, target / 8, [&](std::uint32_t s) { st_async_mp<<<cblocks, 64>>>(1024, s, counts); }, cper);
   run_litmus(Litmus::arrive_drop_progress, 100000, [&](std::uint32_t) { arrive_drop_progress<<<sms * 8, 64>>>(counts); },
              static_cast<unsigned long long>(sms) * 8);
   run_litmus(Litmus::finish_full_count, 10000, [&](std::uint32_t) { liveness<true><<<sms * 8, 64>>>(counts); },
