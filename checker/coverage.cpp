@@ -11,7 +11,7 @@ namespace {
 // Operations that read or write a buffer: an unreachable one has no race checked.
 bool is_access(ir::OpCode c) {
   using ir::OpCode;
-  return c == OpCode::read || c == OpCode::write || c == OpCode::tma_load || c == OpCode::tma_store ||
+  return c == OpCode::read || c == OpCode::write || c == OpCode::tma_load || c == OpCode::tma_store || c == OpCode::tma_reduce ||
          c == OpCode::cp_async || c == OpCode::wgmma || c == OpCode::tcgen05_mma;
 }
 

@@ -163,6 +163,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::wgmma:
     case OpCode::tcgen05_mma:
     case OpCode::tma_store:
+    case OpCode::tma_reduce:
     case OpCode::tcgen05_ld:
     case OpCode::tcgen05_st:
       buffers(false);
@@ -228,6 +229,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     // st.async: an async write into the buffer of the CTA named, whose
     // landing completes on the barrier there (the pool holds its release).
     case OpCode::st_async:
+    case OpCode::red_async:
       add(set, pool_base_ + agent);
       buffers(true);
       mbar(op.bar, true);

@@ -46,12 +46,14 @@ enum class LanePolicy : std::uint8_t { any, single, agent, leader, aligned };
   /* async copies and groups */                                                                   \
   X(tma_load, "tma_load", leader, "BUF[i] -> BAR[j] [@ CTA] [bytes B] [multicast MASK]")                  \
   X(tma_store, "tma_store", leader, "BUF[i]")                                                     \
+  X(tma_reduce, "tma_reduce", leader, "BUF[i]")                                                   \
   X(bulk_commit_group, "commit_group", leader, "")                                                \
   X(bulk_wait_group, "wait_group", leader, "N")                                                   \
   X(bulk_wait_group_read, "wait_group_read", leader, "N")                                         \
   X(cp_async, "cp_async", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                          \
   X(cp_async_mbarrier_arrive, "cp_async_arrive", any, "BAR[i] [noinc]")                           \
   X(st_async, "st_async", any, "BUF[i] [@ CTA] -> BAR[j] bytes B")                                 \
+  X(red_async, "red_async", any, "BUF[i] @ CTA -> BAR[j] bytes B")                                  \
   X(wgmma_fence, "wgmma_fence", aligned, "")                                                      \
   X(wgmma, "wgmma", aligned, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                           \
   X(wgmma_commit, "wgmma_commit", aligned, "")                                                    \
@@ -171,12 +173,14 @@ enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
     case OpCode::syncwarp:
     case OpCode::tma_load:
     case OpCode::tma_store:
+    case OpCode::tma_reduce:
     case OpCode::bulk_commit_group:
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
     case OpCode::st_async:
+    case OpCode::red_async:
     case OpCode::wgmma_fence:
     case OpCode::wgmma:
     case OpCode::wgmma_commit:

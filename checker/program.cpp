@@ -344,7 +344,7 @@ Program instantiate(const ir::Kernel& k) {
     scan_ops(role.body, [&](const ir::Op& op) {
       const bool arrives = op.code == OpCode::mbar_arrive || op.code == OpCode::mbar_arrive_drop ||
                            op.code == OpCode::mbar_arrive_expect_tx;
-      if ((arrives || op.code == OpCode::st_async) && op.bar.cta != ir::no_expr && op.bar.object >= 0 &&
+      if ((arrives || op.code == OpCode::st_async || op.code == OpCode::red_async) && op.bar.cta != ir::no_expr && op.bar.object >= 0 &&
           op.bar.object < static_cast<int>(k.mbarriers.size()))
         remote[static_cast<std::size_t>(op.bar.object)] = true;
     });
@@ -381,7 +381,8 @@ Program instantiate(const ir::Kernel& k) {
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
     bool arrives = false;
     scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
-      arrives |= op.code == OpCode::tcgen05_commit || op.code == OpCode::cp_async_mbarrier_arrive || op.code == OpCode::st_async;
+      arrives |= op.code == OpCode::tcgen05_commit || op.code == OpCode::cp_async_mbarrier_arrive || op.code == OpCode::st_async ||
+                 op.code == OpCode::red_async;
     });
     if (arrives) arrivers.push_back(a);
   }

@@ -42,7 +42,7 @@ void put_event(Writer& w, const spec::hb::Event& e) {
   w.var(e.buf);
   w.put(e.thread);
   const bool extra = e.spread != 0 || e.group != 0;
-  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (extra << 2)));
+  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (extra << 2) | (e.atomic << 3)));
   if (extra) {
     w.put(e.spread);
     w.var(e.group);
@@ -103,6 +103,7 @@ void get_event(Reader& r, spec::hb::Event& e) {
   const auto bits = r.get<std::uint8_t>();
   e.write = bits & 1;
   e.proxy = static_cast<spec::hb::Proxy>((bits >> 1) & 1);
+  e.atomic = (bits >> 3) & 1;
   e.spread = 0;
   e.group = 0;
   if ((bits >> 2) & 1) {

@@ -34,6 +34,7 @@ struct AgentState {
   auto operator<=>(const AgentState&) const = default;
 };
 
+// st_async: an st.async or a red.async (the issuing instruction tells them apart).
 enum class PendingKind : std::uint8_t { tma_load, tcgen05_arrive, cp_async_arrive, clc_response, st_async };
 
 // An issued async operation that completes at some later point.

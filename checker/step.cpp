@@ -840,14 +840,20 @@ void Exec::op(const ir::Op& op) {
       SAY("tma_load " + where + " (" + std::to_string(bytes) + " bytes, in flight)");
       break;
     }
-    case OpCode::tma_store: {
+    // cp.reduce.async.bulk.global.shared::cta.bulk_group: for shared memory
+    // the same as a TMA store, an async-proxy read of its source (PTX ISA
+    // "Proxies": cp{.reduce}.async.bulk operations are performed in the async
+    // proxy) in the current bulk async-group (cp.reduce.async.bulk: ".bulk_group
+    // ... Bulk async-group based" completion).
+    case OpCode::tma_store:
+    case OpCode::tma_reduce: {
       const std::uint16_t group = spec::async_group::issue(ag_.bulk);
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
         race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::bulk, group, false),
-             "TMA store from", buf);
+             op.code == OpCode::tma_reduce ? "TMA reduce from" : "TMA store from", buf);
       }
-      SAY("tma_store " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
+      SAY(std::string(ir::op_keyword(op.code)) + " " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
       break;
     }
     case OpCode::bulk_commit_group:
@@ -894,31 +900,50 @@ void Exec::op(const ir::Op& op) {
       SAY(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
       break;
     }
-    case OpCode::st_async: {
-      // st.async into CTA c's shared memory (spec/ordering.hpp,
-      // st_async_release_scope): each executing thread's store is a
-      // generic-proxy write in flight, made by the agent's TMA unit (its
-      // writes into shared memory that land later); when it lands it
-      // completes its bytes on the barrier in c, releasing at .cluster scope
-      // the store and what the issuers knew at the issue (held until then in
-      // a sync object of the agent's arrival pool).
+    case OpCode::st_async:
+    case OpCode::red_async: {
+      // st.async / red.async into CTA c's shared memory (spec/ordering.hpp,
+      // st_async_release_scope): each executing thread's store (red.async:
+      // atomic reduction) is a generic-proxy write in flight, made by the
+      // agent's TMA unit (its writes into shared memory that land later);
+      // when it lands it completes its bytes on the barrier in c, releasing
+      // at .cluster scope the write and what the issuers knew at the issue
+      // (held until then in a sync object of the agent's arrival pool).
+      const bool red = op.code == OpCode::red_async;
       const int cta = target_cta(op.bar);
-      if (cta != me_.cta) require_alive(cta, "st.async");
+      if (red && !rules::red_async_target_valid(cta, me_.cta))
+        throw KernelError("red_async into the issuing CTA's own shared memory is undefined (PTX ISA red.async: the CTA of the "
+                          "destination is \"different from the CTA of the executing thread\")",
+                          op.loc);
+      if (cta != me_.cta) require_alive(cta, red ? "red.async" : "st.async");
       const int buf = buf_at(op.bufs.at(0), cta);
       const int mbar = mbar_at(op.bar, cta);
       require_init_visible(mbar, hb::Proxy::generic, l.threads);
       const std::int64_t per = ev(op.bytes, 0);
-      if (!rules::st_async_bytes_valid(per))
-        throw KernelError("st_async stores 4, 8 or 16 bytes per thread, not " + std::to_string(per), op.loc);
+      if (!(red ? rules::red_async_bytes_valid(per) : rules::st_async_bytes_valid(per)))
+        throw KernelError(std::string(red ? "red_async reduces 4 or 8" : "st_async stores 4, 8 or 16") + " bytes per thread, not " +
+                              std::to_string(per),
+                          op.loc);
       const std::uint8_t unit = me_.hb.unit(hb::Unit::tma);
-      race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::tma, 0, l.every), "st.async into", buf, l.every);
+      {
+        require_no_live_mbarrier(buf, hb::Kind::write, "an async store");
+        hb::Access acc;
+        acc.buf = buf;
+        acc.aliases = p_.aliases_of(buf);
+        acc.kind = hb::Kind::write;
+        acc.atomic = red;
+        acc.issuers = l.threads;
+        acc.unit = unit;
+        if (describe_) info_.accesses.push_back({hb::bit(unit), buf, true, hb::Proxy::generic});
+        race(hb::access(s_.mem, acc), red ? "red.async into" : "st.async into", buf, l.every);
+      }
       Pending pe{PendingKind::st_async, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
                  static_cast<std::int32_t>(rules::per_thread_total(per, l.count)), false, 0, arrive_slot(op)};
       hb::release(s_.mem, l.threads, pe.slot);
       hb::release_write(s_.mem, buf, unit, pe.slot);
       s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
-      SAY(lanes_prefix(op) + "st_async " + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar) + " (" + std::to_string(pe.bytes) +
-          " bytes, in flight)");
+      SAY(lanes_prefix(op) + (red ? "red_async " : "st_async ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar) + " (" +
+          std::to_string(pe.bytes) + " bytes, in flight)");
       break;
     }
     case OpCode::wgmma_fence:
@@ -1333,7 +1358,10 @@ StepInfo Stepper::pending_step(State& s, int i) const {
         info.text = "cp.async copies of " + who + " finish: arrive on " + p_.mbar_name(pe.mbar);
         break;
       case PendingKind::st_async:
-        info.text = "st.async by " + who + " lands in " + p_.buffer_name(pe.buf) + ": complete_tx " + std::to_string(pe.bytes) +
+        info.text = std::string(p_.code[static_cast<std::size_t>(p_.agents[pe.agent].role)][pe.pc].op->code == OpCode::red_async
+                                    ? "red.async"
+                                    : "st.async") +
+                    " by " + who + " lands in " + p_.buffer_name(pe.buf) + ": complete_tx " + std::to_string(pe.bytes) +
                     " on " + p_.mbar_name(pe.mbar) + " (tx " + std::to_string(st.tx) + ", release cluster)";
         break;
       case PendingKind::clc_response:
@@ -1396,12 +1424,14 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     case OpCode::syncwarp:
     case OpCode::tma_load:
     case OpCode::tma_store:
+    case OpCode::tma_reduce:
     case OpCode::bulk_commit_group:
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
     case OpCode::st_async:
+    case OpCode::red_async:
     case OpCode::wgmma_fence:
     case OpCode::wgmma:
     case OpCode::wgmma_commit:
@@ -1491,9 +1521,11 @@ bool private_op(ir::OpCode c) {
     case OpCode::syncthreads:
     case OpCode::tma_load:
     case OpCode::tma_store:
+    case OpCode::tma_reduce:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
     case OpCode::st_async:
+    case OpCode::red_async:
     case OpCode::wgmma:
     case OpCode::tcgen05_mma:
     case OpCode::tcgen05_commit:

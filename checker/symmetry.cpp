@@ -145,7 +145,7 @@ State Symmetry::canonical(const State& s) const {
     if (e.spread != 0) e.spread = static_cast<std::uint8_t>(to[static_cast<std::size_t>(e.spread - 1)] + 1);
   }
   std::sort(c.mem.events.begin(), c.mem.events.end(), [](const spec::hb::Event& x, const spec::hb::Event& y) {
-    return std::tie(x.buf, x.write, x.thread) < std::tie(y.buf, y.write, y.thread);
+    return std::tie(x.buf, x.write, x.atomic, x.thread) < std::tie(y.buf, y.write, y.atomic, y.thread);
   });
   return c;
 }

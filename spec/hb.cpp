@@ -15,9 +15,10 @@ void mirror(Event& e) {
   }
 }
 
-bool before(const Event& x, std::uint16_t buf, bool write, std::uint8_t thread) {
+bool before(const Event& x, std::uint16_t buf, bool write, bool atomic, std::uint8_t thread) {
   if (x.buf != buf) return x.buf < buf;
   if (x.write != write) return x.write < write;
+  if (x.atomic != atomic) return x.atomic < atomic;
   return x.thread < thread;
 }
 
@@ -38,6 +39,7 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   c.other_was_write = prior.write;
   c.other_proxy = prior.proxy;
   if (!prior.write && a.kind == Kind::read) return c;  // two reads never conflict
+  if (prior.atomic && a.atomic) return c;               // nor two atomic read-modify-writes
   if (a.after_own_unit && a.unit >= 0 && prior.thread == a.unit) return c;
   const Threads me = bit(issuer);
   // lanes of one all-lane access each on its part (of one buffer)
@@ -62,6 +64,7 @@ Event fresh(const Access& a, std::uint8_t actor) {
   Event e;
   e.buf = static_cast<std::uint16_t>(a.buf);
   e.write = a.kind == Kind::write;
+  e.atomic = a.atomic;
   e.thread = actor;
   e.proxy = a.proxy;
   e.spread = a.unit >= 0 ? 0 : a.spread;
@@ -73,8 +76,8 @@ Event fresh(const Access& a, std::uint8_t actor) {
 
 void put(Memory& m, const Event& e) {
   auto it = std::lower_bound(m.events.begin(), m.events.end(), e,
-                             [](const Event& x, const Event& y) { return before(x, y.buf, y.write, y.thread); });
-  if (it != m.events.end() && it->buf == e.buf && it->write == e.write && it->thread == e.thread) *it = e;
+                             [](const Event& x, const Event& y) { return before(x, y.buf, y.write, y.atomic, y.thread); });
+  if (it != m.events.end() && it->buf == e.buf && it->write == e.write && it->atomic == e.atomic && it->thread == e.thread) *it = e;
   else m.events.insert(it, e);
 }
 
@@ -119,8 +122,10 @@ Check access(Memory& m, const Access& a) {
     // Everything earlier is ordered before this write (checked above), except
     // the parts other lanes of the same all-lane access keep: those stay.
     const auto [lo, hi] = range(m, a.buf);
+    // An atomic write keeps the other atomic ones (they were not checked
+    // against it: they need not be ordered before it).
     auto keep = [&](const Event& x) {
-      return a.spread != 0 && x.spread == a.spread && a.unit < 0 && !(a.issuers & bit(x.thread));
+      return (a.spread != 0 && x.spread == a.spread && a.unit < 0 && !(a.issuers & bit(x.thread))) || (a.atomic && x.atomic);
     };
     const auto first = m.events.begin() + static_cast<std::ptrdiff_t>(lo);
     const auto last = m.events.begin() + static_cast<std::ptrdiff_t>(hi);

@@ -77,6 +77,10 @@ enum class Kind : std::uint8_t { read = 0, write = 1 };
 struct Event {
   std::uint16_t buf = 0;
   bool write = false;
+  // An atomic read-modify-write (a write that is also a read): two atomic
+  // accesses never conflict (red.async: relaxed atomics at .cluster scope,
+  // morally strong with each other inside the cluster).
+  bool atomic = false;
   std::uint8_t thread = 0;
   Proxy proxy = Proxy::generic;
   // Non-zero for an access made by every lane of agent `spread - 1`, each on
@@ -95,10 +99,11 @@ struct Event {
 };
 
 // The writes and reads of each buffer not yet known to be ordered before a
-// later write: at most one write and one read per thread and buffer (a
-// thread's newer access subsumes its older one by program order; for an async
-// unit, a newer group completes no earlier than an older one). One flat list,
-// sorted by (buffer, write, thread), so that a state copies in one piece.
+// later write: at most one write, one atomic and one read per thread and
+// buffer (a thread's newer access subsumes its older one of that kind by
+// program order; for an async unit, a newer group completes no earlier than
+// an older one). One flat list, sorted by (buffer, write, atomic, thread), so
+// that a state copies in one piece.
 struct Memory {
   int buffers = 0;
   std::vector<Event> events;
@@ -127,6 +132,9 @@ struct Access {
   std::uint8_t spread = 0;
   int unit = -1;  // a thread number, or -1
   std::uint16_t group = 0;
+  // An atomic read-modify-write (kind write): it conflicts with plain
+  // accesses, never with another atomic one (Event::atomic).
+  bool atomic = false;
   // The unit's own earlier accesses are ordered before this one: a tcgen05.mma
   // after the same thread's tcgen05.mma or tcgen05.cp, which the ISA executes
   // in order ("Pipelined tcgen05 instructions").

@@ -49,7 +49,10 @@ enum class Channel : std::uint8_t { any_scope, cluster_scope, too_narrow };
 // .release semantics at .cluster scope" (PTX ISA st.async). Its release
 // carries the store and what the issuing thread knew when it issued it; into
 // another CTA's barrier only a .cluster acquire synchronises with it
-// (release_channel).
+// (release_channel). red.async the same: "The reduce operation is a relaxed
+// memory operation. The complete-tx operation on the mbarrier has .release
+// semantics at .cluster scope" (PTX ISA red.async); its reduction is an atomic
+// read-modify-write (spec/hb.hpp, Access::atomic).
 inline constexpr Scope st_async_release_scope = Scope::cluster;
 
 // A fence and a relaxed barrier operation of the same thread form a release

@@ -158,6 +158,11 @@ __device__ inline void tma_load_1d(void* dst, const void* src, std::uint32_t byt
 __device__ inline void tma_store_1d(void* dst, const void* src, std::uint32_t bytes) {
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(smem(src)), "r"(bytes) : "memory");
 }
+// cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [dst], [src], size;   PTX 8.0, sm_90
+__device__ inline void tma_reduce_add_u32_1d(void* dst, const void* src, std::uint32_t bytes) {
+  asm volatile("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%0], [%1], %2;" ::"l"(dst), "r"(smem(src)), "r"(bytes)
+               : "memory");
+}
 // cp.async.bulk.commit_group;                                          PTX 8.0, sm_90
 __device__ inline void bulk_commit_group() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 // cp.async.bulk.wait_group.read 0;                                     PTX 8.0, sm_90
@@ -174,6 +179,13 @@ __device__ inline std::uint32_t mapa_shared(const void* p, std::uint32_t cta) {
 // dst and bar: shared::cluster addresses (mapa_shared) of one CTA of the cluster.
 __device__ inline void st_async_b32(std::uint32_t dst, std::uint32_t v, std::uint32_t bar) {
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(v), "r"(bar)
+               : "memory");
+}
+// red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [dst], v, [bar];   PTX 8.1, sm_90
+// dst and bar: shared::cluster addresses of one CTA other than the executing thread's.
+__device__ inline void red_async_add_u32(std::uint32_t dst, std::uint32_t v, std::uint32_t bar) {
+  asm volatile("red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%0], %1, [%2];" ::"r"(dst),
+               "r"(v), "r"(bar)
                : "memory");
 }
 
@@ -283,6 +295,11 @@ inline void mbarrier_inval(Mbarrier* b) { detail::apply(b, spec::mbarrier::inval
 // is in place and its bytes are completed on the barrier of its CTA.
 inline void st_async_b32(std::uint32_t* dst, std::uint32_t v, Mbarrier* bar) {
   *dst = v;
+  detail::apply(bar, spec::mbarrier::complete_tx(bar->state, 4));
+}
+// red.async .add.u32 once it lands: the sum in place, 4 bytes completed.
+inline void red_async_add_u32(std::uint32_t* dst, std::uint32_t v, Mbarrier* bar) {
+  *dst += v;
   detail::apply(bar, spec::mbarrier::complete_tx(bar->state, 4));
 }
 

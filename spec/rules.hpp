@@ -51,6 +51,13 @@ enum class InitUse : std::uint8_t { visible, unfenced_own_init, unordered };
 // with .b32 ... .b64 ..., .v4 ... with .b32"): 4, 8 or 16 bytes, and its
 // complete-tx counts "the amount of data stored in bytes".
 [[nodiscard]] constexpr bool st_async_bytes_valid(std::int64_t bytes) { return bytes == 4 || bytes == 8 || bytes == 16; }
+// red.async reduces one value per executing thread: .u32, .s32, .b32, or
+// .u64 for .add (PTX ISA red.async, .type): 4 or 8 bytes.
+[[nodiscard]] constexpr bool red_async_bytes_valid(std::int64_t bytes) { return bytes == 4 || bytes == 8; }
+// red.async "The CTA to which they belong is different from the CTA of the
+// executing thread, but must be within the same cluster. Otherwise, the
+// behavior is undefined."
+[[nodiscard]] constexpr bool red_async_target_valid(int target_cta, int own_cta) { return target_cta != own_cta; }
 
 // --- Where an operation may point ----------------------------------------------
 

@@ -10,6 +10,7 @@
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "checker/program.hpp"
 #include "spec/rules.hpp"
 #include "tests/located_errors.hpp"
 
@@ -106,5 +107,32 @@ TEST_CASE("st.async: bad input is a located error") {
        6, 25, "'->'"},
       {"amd", "kernel t\ntarget amd\nsmem buf bytes 16\nmbarrier full count 1\nrole w warp:\n  st_async buf -> full bytes 4\n", 6, 3,
        "st.async"},
+  });
+}
+
+TEST_CASE("red.async: atomic reductions of two CTAs into a third's buffer do not race with each other") {
+  const std::string k =
+      "kernel t\ncluster 3\nsmem sum bytes 8\nmbarrier full count 1\n"
+      "role prod warp on cta 0..2:\n  one: OP sum @ 2 -> full bytes 4\n"
+      "role cons warp on cta 2:\n  one: arrive_expect_tx full bytes 8\n  wait full parity 0 cluster\n  one: read sum\n";
+  CHECK(outcome(with(k, "OP", "red_async")) == "verified");
+  // Plain stores of two CTAs into the same bytes are unordered with each other.
+  CHECK(outcome(with(k, "OP", "st_async")) == "data_race");
+  // A plain read of the reduced word before the wait races with the reductions.
+  CHECK(outcome(with(with(k, "OP", "red_async"), "  wait full parity 0 cluster\n", "  one: read sum\n  wait full parity 0 cluster\n")) ==
+        "data_race");
+}
+
+TEST_CASE("red.async: into the issuing CTA is undefined, bad input") {
+  const dsl::Parsed p = dsl::parse(
+      "kernel t\ncluster 2\nsmem sum bytes 4\nmbarrier full count 1\nrole w warp:\n  one: red_async sum @ cta -> full bytes 4\n",
+      "red.bk");
+  REQUIRE(p.ok());
+  CHECK_THROWS_AS(check::check(p.kernel, check::Options{}), check::KernelError);
+  testing::check_located_errors({
+      {"no CTA", "kernel t\ncluster 2\nsmem sum bytes 4\nmbarrier full count 1\nrole w warp:\n  one: red_async sum -> full bytes 4\n", 6,
+       18, "name it with '@ CTA'"},
+      {"bytes", "kernel t\ncluster 2\nsmem sum bytes 4\nmbarrier full count 1\nrole w warp:\n  one: red_async sum @ 1 -> full bytes 16\n",
+       6, 40, "4 or 8 bytes per thread"},
   });
 }

@@ -140,6 +140,8 @@ const std::map<std::string, std::string> samples = {
     {"cp_async", "cp_async B[0]"},
     {"cp_async_arrive", "cp_async_arrive full[0] noinc"},
     {"st_async", "all: st_async A[1] @ 1 -> full[1] bytes 16"},
+    {"red_async", "one: red_async A[0] @ 1 -> full[0] bytes 8"},
+    {"tma_reduce", "tma_reduce A[1]"},
     {"wgmma_fence", "wgmma_fence"},
     {"wgmma", "wgmma read A[0], B[0]"},
     {"wgmma_commit", "wgmma_commit"},

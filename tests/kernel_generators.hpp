@@ -93,8 +93,11 @@ inline std::string cluster_kernel(std::mt19937& rng) {
         case 9: k += "  bar_sync 1, 64\n"; break;
         case 10: k += "  one: tcgen05_commit " + bar + " multicast 3\n"; break;
         case 11:
-          k += std::string(pick(2) ? "  one:" : "  all:") + " st_async " + buf + " @ " + peer + " -> " + bar + " bytes " +
-               (pick(2) ? "4" : "16") + "\n" + (pick(2) ? "  wait " + bar + " parity 0 cluster\n" : "");
+          // st.async to either CTA, or red.async to the other one.
+          k += std::string(pick(2) ? "  one:" : "  all:") +
+               (pick(2) ? " st_async " + buf + " @ " + peer + " -> " + bar + " bytes " + (pick(2) ? "4" : "16")
+                        : " red_async " + buf + " @ 1 - cta -> " + bar + " bytes 4") +
+               "\n" + (pick(2) ? "  wait " + bar + " parity 0 cluster\n" : "");
           break;
         default: k += "  one: arrive " + bar + "\n"; break;
       }
@@ -231,7 +234,10 @@ inline std::string layout_kernel(std::mt19937& rng) {
         case 8: k += "  fence_proxy_async\n"; break;
         case 9: k += "  syncwarp\n"; break;
         case 10: k += "  bar_sync 1, 64\n"; break;
-        case 11: k += "  one: tma_store " + buf + "\n  one: commit_group\n" + (pick(2) ? "  one: wait_group_read 0\n" : ""); break;
+        case 11:
+          k += std::string(pick(2) ? "  one: tma_store " : "  one: tma_reduce ") + buf + "\n  one: commit_group\n" +
+               (pick(2) ? "  one: wait_group_read 0\n" : "");
+          break;
         case 12: k += "  one: arrive " + z + "\n"; break;
         default: k += "  one: arrive " + bar + "\n"; break;
       }

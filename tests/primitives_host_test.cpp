@@ -63,3 +63,14 @@ TEST_CASE("primitives on the host: st.async lands its value and completes 4 byte
   CHECK(words[1] == 9);
   CHECK(full.violation == pc::spec::Violation::none);
 }
+
+TEST_CASE("primitives on the host: red.async adds its value and completes 4 bytes on its barrier") {
+  prim::Mbarrier full;
+  prim::mbarrier_init(&full, 1);
+  prim::mbarrier_arrive_expect_tx(&full, 8);
+  std::uint32_t sum = 5;
+  prim::red_async_add_u32(&sum, 2, &full);
+  prim::red_async_add_u32(&sum, 3, &full);
+  CHECK(prim::mbarrier_test_wait_parity(&full, 0));
+  CHECK(sum == 10);
+}

@@ -611,6 +611,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
         fail(loc, "s_waitcnt needs the counters to wait for: vmcnt(N), lgkmcnt(N), or both");
       break;
     case OpCode::tma_store:
+    case OpCode::tma_reduce:
       op.bufs.push_back(ref(buffers_, "buffer", false));
       break;
     case OpCode::mbar_init:
@@ -678,24 +679,31 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       op.bar = ref(mbars_, "mbarrier", false);
       if (accept("noinc")) op.noinc = true;
       break;
-    case OpCode::st_async: {
-      // st.async.shared::cluster.mbarrier::complete_tx::bytes: the store and
-      // its barrier are in one CTA (PTX ISA st.async, "belong to the same
-      // CTA"), named once with the buffer.
+    case OpCode::st_async:
+    case OpCode::red_async: {
+      // st.async / red.async .shared::cluster.mbarrier::complete_tx::bytes:
+      // the access and its barrier are in one CTA (PTX ISA st.async, red.async:
+      // "belong to the same CTA"), named once with the buffer; red.async's is
+      // another CTA than the issuer's.
+      const bool red = code == OpCode::red_async;
       const ir::Loc at = peek().loc;
       if (k_.cluster_ctas < 2 && k_.target == ir::Target::nvidia)  // (AMD: the target check below names the instruction)
-        fail(at, "st_async needs a cluster of more than one CTA (PTX ISA st.async: %cluster_nctarank > 1, else undefined); "
-                 "declare 'cluster N' first");
+        fail(at, kw + " needs a cluster of more than one CTA (PTX ISA " + (red ? "red.async" : "st.async") +
+                     ": %cluster_nctarank > 1, else undefined); declare 'cluster N' first");
       op.bufs.push_back(ref(buffers_, "buffer"));
+      if (red && op.bufs[0].cta == ir::no_expr && k_.target == ir::Target::nvidia)
+        fail(op.bufs[0].loc, "red_async reduces into another CTA's shared memory (PTX ISA red.async: \"different from the CTA of "
+                         "the executing thread\"): name it with '@ CTA'");
       expect("->");
       op.bar = ref(mbars_, "mbarrier", false);
       op.bar.cta = op.bufs[0].cta;
       expect("bytes");
       const ir::Loc bl = peek().loc;
       op.bytes = expr();
-      if (const auto v = const_value(op.bytes); v && !spec::rules::st_async_bytes_valid(*v))
-        fail(bl, "st_async stores 4, 8 or 16 bytes per thread (.b32, .b64 / .v2.b32, .v4.b32 / .v2.b64 / .b128), not " +
-                     std::to_string(*v));
+      if (const auto v = const_value(op.bytes); v && !(red ? spec::rules::red_async_bytes_valid(*v) : spec::rules::st_async_bytes_valid(*v)))
+        fail(bl, red ? "red_async reduces 4 or 8 bytes per thread (.u32/.s32/.b32, .u64), not " + std::to_string(*v)
+                     : "st_async stores 4, 8 or 16 bytes per thread (.b32, .b64 / .v2.b32, .v4.b32 / .v2.b64 / .b128), not " +
+                           std::to_string(*v));
       break;
     }
     case OpCode::wgmma:
@@ -847,12 +855,14 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::syncwarp:
     case OpCode::tma_load:
     case OpCode::tma_store:
+    case OpCode::tma_reduce:
     case OpCode::bulk_commit_group:
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
     case OpCode::st_async:
+    case OpCode::red_async:
     case OpCode::wgmma_fence:
     case OpCode::wgmma:
     case OpCode::wgmma_commit:
@@ -901,7 +911,7 @@ void Parser::check_operands(const ir::Op& op) {
       fail(k_.exprs[static_cast<std::size_t>(op.bytes)].loc,
            "the byte count of a bulk copy is " + std::to_string(*v) +
                ": PTX cp.async.bulk copies a multiple of 16 bytes (0..1048560); round it to a multiple of 16");
-  } else if ((op.code == OpCode::tma_load || op.code == OpCode::tma_store) && !op.bufs.empty()) {
+  } else if ((op.code == OpCode::tma_load || op.code == OpCode::tma_store || op.code == OpCode::tma_reduce) && !op.bufs.empty()) {
     const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
     if (spec::rules::bulk_copy_size(b.bytes) != spec::Violation::none)
       fail(op.bufs[0].loc, std::string(ir::op_keyword(op.code)) + " copies all of '" + b.name + "', " + std::to_string(b.bytes) +
@@ -974,13 +984,15 @@ void Parser::check_target_op(const ir::Op& op) {
           case OpCode::syncwarp: why = "a wave's lanes run in lockstep, one instruction stream: nothing to write"; break;
           case OpCode::tma_load:
           case OpCode::tma_store:
+          case OpCode::tma_reduce:
           case OpCode::bulk_commit_group:
           case OpCode::bulk_wait_group:
           case OpCode::bulk_wait_group_read:
           case OpCode::cp_async:
           case OpCode::cp_async_mbarrier_arrive:
           case OpCode::st_async:
-            why = "AMD has no TMA, bulk copies, cp.async or st.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
+          case OpCode::red_async:
+            why = "AMD has no TMA, bulk copies, cp.async, st.async or red.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
             break;
           case OpCode::mbar_arrive_drop:
           case OpCode::mbar_arrive_expect_tx:

@@ -95,7 +95,8 @@ bool contributes(OpCode c) {
     case OpCode::clc_try_cancel:
     case OpCode::tcgen05_commit:
     case OpCode::cp_async_mbarrier_arrive:
-    case OpCode::st_async: return true;
+    case OpCode::st_async:
+    case OpCode::red_async: return true;
     default: return false;
   }
 }
@@ -953,7 +954,8 @@ class Sym {
             push(target == C, zero, S(o.bytes) * lanes_e, zero, yes, S(o.bytes) >= 0 && S(o.bytes) <= mt);
             break;
           case OpCode::mbar_complete_tx:
-          case OpCode::st_async:  // each executing thread's store completes its bytes (PTX ISA st.async)
+          case OpCode::st_async:   // each executing thread's store completes its bytes (PTX ISA st.async)
+          case OpCode::red_async:  // and each reduction (red.async)
             push(target == C, zero, zero, S(o.bytes) * lanes_e, yes, S(o.bytes) >= 0 && S(o.bytes) <= mt);
             break;
           case OpCode::cp_async_mbarrier_arrive:

@@ -15,6 +15,7 @@ const char* litmus_name(Litmus l) {
     case Litmus::tma_load_mbarrier: return "tma_load_mbarrier";
     case Litmus::tma_store_fenced: return "tma_store_fenced";
     case Litmus::tma_store_unfenced: return "tma_store_unfenced";
+    case Litmus::tma_reduce_fenced: return "tma_reduce_fenced";
     case Litmus::cluster_release: return "cluster_release";
     case Litmus::cluster_relaxed: return "cluster_relaxed";
     case Litmus::mp_sw_mbarrier: return "mp_sw_mbarrier";
@@ -22,6 +23,7 @@ const char* litmus_name(Litmus l) {
     case Litmus::hang_short_count: return "hang_short_count";
     case Litmus::finish_full_count: return "finish_full_count";
     case Litmus::st_async_cluster: return "st_async_cluster";
+    case Litmus::red_async_cluster: return "red_async_cluster";
   }
   return "?";
 }
@@ -68,13 +70,14 @@ Kernel litmus_kernel(Litmus l) {
       break;
     }
     case Litmus::tma_store_fenced:
-    case Litmus::tma_store_unfenced: {
+    case Litmus::tma_store_unfenced:
+    case Litmus::tma_reduce_fenced: {
       const int data = kb.buffer("data", 1, 16);
       Role& w = kb.role("writer", Granularity::warp);
       w.body.push_back(op(OpCode::write).buf(data));
-      if (l == Litmus::tma_store_fenced) w.body.push_back(op(OpCode::fence_proxy_async));
+      if (l != Litmus::tma_store_unfenced) w.body.push_back(op(OpCode::fence_proxy_async));
       w.body.push_back(op(OpCode::syncwarp));
-      w.body.push_back(op(OpCode::tma_store).buf(data));
+      w.body.push_back(op(l == Litmus::tma_reduce_fenced ? OpCode::tma_reduce : OpCode::tma_store).buf(data));
       w.body.push_back(op(OpCode::bulk_commit_group));
       w.body.push_back(op(OpCode::bulk_wait_group).n(kb.c(0)));
       break;
@@ -93,7 +96,8 @@ Kernel litmus_kernel(Litmus l) {
       w.body.push_back(KernelBuilder::if_else(kb.un(UnOp::lnot, is0), {Stmt(op(OpCode::read).buf(data).one())}));
       break;
     }
-    case Litmus::st_async_cluster: {
+    case Litmus::st_async_cluster:
+    case Litmus::red_async_cluster: {
       // CTA 0 writes `note` into CTA 1, then st.async's `data` there with
       // complete_tx on CTA 1's barrier; CTA 1 expects the 4 bytes, waits
       // with .acquire.cluster and reads both (its release carries the note).
@@ -104,7 +108,8 @@ Kernel litmus_kernel(Litmus l) {
       Role& p = kb.role("producer", Granularity::warp);
       p.cta = 0;
       p.body.push_back(op(OpCode::write).buf(note, no_expr, kb.c(1)).one());
-      p.body.push_back(op(OpCode::st_async).buf(data, no_expr, kb.c(1)).bar(full, no_expr, kb.c(1)).bytes(kb.c(4)).one());
+      const OpCode store = l == Litmus::red_async_cluster ? OpCode::red_async : OpCode::st_async;
+      p.body.push_back(op(store).buf(data, no_expr, kb.c(1)).bar(full, no_expr, kb.c(1)).bytes(kb.c(4)).one());
       Role& c = kb.role("consumer", Granularity::warp);
       c.cta = 1;
       c.body.push_back(op(OpCode::mbar_arrive_expect_tx).bar(full).bytes(kb.c(4)).one());

@@ -28,6 +28,7 @@ enum class Litmus {
   tma_load_mbarrier,     // cp.async.bulk complete_tx on the barrier; wait; read
   tma_store_fenced,      // generic writes; fence.proxy.async; barrier; TMA store reads
   tma_store_unfenced,    // the same without the proxy fence
+  tma_reduce_fenced,     // generic writes; fence.proxy.async; cp.reduce.async.bulk reads them (add into global)
   cluster_release,       // DSMEM write; barrier.cluster.arrive.release; wait.acquire; read
   cluster_relaxed,       // the same with barrier.cluster.arrive.relaxed
   mp_sw_mbarrier,        // the software mbarrier (CAS on a shared word) instead of the hardware one
@@ -35,6 +36,7 @@ enum class Litmus {
   hang_short_count,      // count 2, one arrival: the waiter hangs (watchdog)
   finish_full_count,     // count 2, two arrivals: the waiter finishes
   st_async_cluster,      // DSMEM write; st.async into the peer with complete_tx; try_wait.acquire.cluster; read both
+  red_async_cluster,     // the same with red.async.add (a running sum)
 };
 
 [[nodiscard]] const char* litmus_name(Litmus l);

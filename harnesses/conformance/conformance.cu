@@ -246,6 +246,45 @@ __global__ void tma_store(int iters, std::uint32_t* dst, Counts* out) {
   }
 }
 
+// The same with cp.reduce.async.bulk .add.u32 into global memory: thread 0
+// reads the four words (then fence.proxy.async.global), the warp writes the
+// source, fence.proxy.async, the reduction, wait_group 0, and the words must
+// have grown by the source.
+__global__ void tma_reduce(int iters, std::uint32_t* dst, Counts* out) {
+  __shared__ alignas(16) std::uint32_t src[4];
+  unsigned long long fresh = 0, stale = 0;
+  std::uint32_t* g = dst + 4 * blockIdx.x;
+  for (int i = 0; i < iters; ++i) {
+    const std::uint32_t v = static_cast<std::uint32_t>(i + 1) * 2654435761u + blockIdx.x;
+    std::uint32_t before[4] = {0, 0, 0, 0};
+    if (threadIdx.x == 0) {
+      for (int k = 0; k < 4; ++k) before[k] = reinterpret_cast<volatile std::uint32_t*>(g)[k];
+      // fence.proxy.async.global;   PTX 8.0, sm_90. Without it the reduction
+      // (async proxy) overtakes these generic loads of the same words: 1.5e8
+      // of 1.0e9 instances read the sum already grown (the cross-proxy WAR of
+      // docs/spec.md, "Stances", on global memory).
+      asm volatile("fence.proxy.async.global;" ::: "memory");
+    }
+    if (threadIdx.x < 4) src[threadIdx.x] = v + threadIdx.x;
+    prim::fence_proxy_async();
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      prim::tma_reduce_add_u32_1d(g, src, 16);
+      prim::bulk_commit_group();
+      prim::bulk_wait_group0();
+      bool ok = true;
+      for (int k = 0; k < 4; ++k) ok &= reinterpret_cast<volatile std::uint32_t*>(g)[k] == before[k] + v + k;
+      if (ok) ++fresh;
+      else ++stale;
+    }
+    __syncwarp();
+  }
+  if (threadIdx.x == 0) {
+    atomicAdd(&out->fresh, fresh);
+    atomicAdd(&out->stale, stale);
+  }
+}
+
 // Cluster of two CTAs: CTA 0 writes into CTA 1's shared memory, then the
 // cluster barrier (arrive release or relaxed, wait acquire); CTA 1 reads.
 template <bool Release>
@@ -282,7 +321,9 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_mp(int iters, std::uint32_t se
 // (generic DSMEM store), then st.async's `data` there with complete_tx on
 // CTA 1's barrier; CTA 1's thread 0 expects the 4 bytes, waits with
 // try_wait.acquire.cluster and reads both. The model (litmus st_async_cluster):
-// both are always the new values.
+// both are always the new values. `Red`: red.async.add instead, `data` the
+// running sum 1 + 2 + ... (litmus red_async_cluster).
+template <bool Red>
 __global__ void __cluster_dims__(2, 1, 1) st_async_mp(int iters, std::uint32_t seed0, Counts* out) {
   __shared__ prim::hw_mbarrier bar;
   __shared__ volatile std::uint32_t data, note;
@@ -305,7 +346,8 @@ __global__ void __cluster_dims__(2, 1, 1) st_async_mp(int iters, std::uint32_t s
     if (rank == 0 && threadIdx.x == 0) {
       jitter(seed);
       *peer_note = v;
-      prim::st_async_b32(peer_data, v, peer_bar);
+      if (Red) prim::red_async_add_u32(peer_data, v, peer_bar);
+      else prim::st_async_b32(peer_data, v, peer_bar);
     }
     if (rank == 1 && threadIdx.x == 0) {
       prim::mbarrier_arrive_expect_tx(&bar, 4);
@@ -317,7 +359,7 @@ __global__ void __cluster_dims__(2, 1, 1) st_async_mp(int iters, std::uint32_t s
           break;
         }
       if (!ok) ++hung;
-      else if (data == v && note == v) ++fresh;
+      else if (data == (Red ? v * (v + 1) / 2 : v) && note == v) ++fresh;
       else ++stale;
     }
     cluster.sync();  // the next round starts after the reads
@@ -1663,12 +1705,14 @@ int main(int argc, char** argv) {
   const int store_blocks = sms * 64;
   const unsigned long long store_per = static_cast<unsigned long long>(store_blocks) * 256;
   run_litmus(Litmus::tma_store_fenced, target / 8, [&](std::uint32_t) { tma_store<true><<<store_blocks, 32>>>(256, dst, counts); }, store_per);
+  run_litmus(Litmus::tma_reduce_fenced, target / 8, [&](std::uint32_t) { tma_reduce<<<store_blocks, 32>>>(256, dst, counts); }, store_per);
   run_litmus(Litmus::tma_store_unfenced, target / 8, [&](std::uint32_t) { tma_store<false><<<store_blocks, 32>>>(256, dst, counts); }, store_per);
   const int cblocks = (sms / 2) * 2 * 8;
   const unsigned long long cper = static_cast<unsigned long long>(cblocks / 2) * 1024;
   run_litmus(Litmus::cluster_release, target / 8, [&](std::uint32_t s) { cluster_mp<true><<<cblocks, 64>>>(1024, s, counts); }, cper);
   run_litmus(Litmus::cluster_relaxed, target / 8, [&](std::uint32_t s) { cluster_mp<false><<<cblocks, 64>>>(1024, s, counts); }, cper);
-  run_litmus(Litmus::st_async_cluster, target / 8, [&](std::uint32_t s) { st_async_mp<<<cblocks, 64>>>(1024, s, counts); }, cper);
+  run_litmus(Litmus::st_async_cluster, target / 8, [&](std::uint32_t s) { st_async_mp<false><<<cblocks, 64>>>(1024, s, counts); }, cper);
+  run_litmus(Litmus::red_async_cluster, target / 8, [&](std::uint32_t s) { st_async_mp<true><<<cblocks, 64>>>(1024, s, counts); }, cper);
   run_litmus(Litmus::arrive_drop_progress, 100000, [&](std::uint32_t) { arrive_drop_progress<<<sms * 8, 64>>>(counts); },
              static_cast<unsigned long long>(sms) * 8);
   run_litmus(Litmus::finish_full_count, 10000, [&](std::uint32_t) { liveness<true><<<sms * 8, 64>>>(counts); },
