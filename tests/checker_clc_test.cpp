@@ -11,6 +11,7 @@
 #include "checker/explore.hpp"
 #include "spec/clc.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
 
 using namespace pc;
@@ -27,11 +28,7 @@ std::string outcome(const std::string& text, bool reduction = true) {
   return check::outcome_name(check::check(p.kernel, o));
 }
 
-std::string with(std::string text, const std::string& marker, const std::string& by) {
-  REQUIRE(text.find(marker) != std::string::npos);
-  text.replace(text.find(marker), marker.size(), by);
-  return text;
-}
+using testing::with;
 
 // One warp asks for up to two more tiles; the assert states what the answers may be.
 const std::string two_requests =

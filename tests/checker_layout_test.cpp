@@ -15,6 +15,7 @@
 #include "checker/layout.hpp"
 #include "spec/mbarrier.hpp"
 #include "tests/kernel_generators.hpp"
+#include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
 
 using namespace pc;
@@ -39,11 +40,7 @@ check::Result run(const std::string& text, bool reduction = true) {
 
 std::string outcome(const std::string& text) { return check::outcome_name(run(text)); }
 
-std::string with(std::string text, const std::string& marker, const std::string& by) {
-  REQUIRE(text.find(marker) != std::string::npos);
-  text.replace(text.find(marker), marker.size(), by);
-  return text;
-}
+using testing::with;
 
 // Two stages of 1024 bytes; `out` lies over bytes 256..1792 of them (or, with
 // a smaller size, only over stage 0); the producer writes stage 1, the

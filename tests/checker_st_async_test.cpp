@@ -12,6 +12,7 @@
 #include "checker/explore.hpp"
 #include "checker/program.hpp"
 #include "spec/rules.hpp"
+#include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
 
 using namespace pc;
@@ -32,11 +33,7 @@ check::Result run(const std::string& text) {
 
 std::string outcome(const std::string& text) { return check::outcome_name(run(text)); }
 
-std::string with(std::string text, const std::string& marker, const std::string& by) {
-  REQUIRE(text.find(marker) != std::string::npos);
-  text.replace(text.find(marker), marker.size(), by);
-  return text;
-}
+using testing::with;
 
 // CTA 0's warp stores 4 bytes per lane into CTA 1's buffer; CTA 1's warp
 // expects the 128 bytes and reads them.
