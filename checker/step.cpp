@@ -211,12 +211,14 @@ class Exec {
   void access(const ir::Ref& r, hb::Kind k, const Lanes& l);
   // `every`: the access was made by every lane (named by the agent alone).
   void race(const hb::Check& c, const std::string& what, int buf, bool every = false);
-  // An access of an async unit of this agent (TMA, MMA, cp.async), issued by `issuers`.
+  // An access of an async unit of this agent (TMA, MMA, cp.async, st.async
+  // and red.async: `atomic`), issued by `issuers`.
   hb::Check unit_access(int buf, hb::Kind k, hb::Proxy proxy, hb::Threads issuers, hb::Unit u, std::uint16_t group,
-                        bool every, bool after_own_unit = false) {
-    require_no_live_mbarrier(buf, k, "the async proxy");
+                        bool every, bool after_own_unit = false, bool atomic = false) {
+    require_no_live_mbarrier(buf, k, proxy == hb::Proxy::async ? "the async proxy" : "an async copy or store");
     hb::Access acc;
     acc.after_own_unit = after_own_unit;
+    acc.atomic = atomic;
     acc.buf = buf;
     acc.aliases = p_.aliases_of(buf);
     acc.kind = k;
@@ -925,18 +927,8 @@ void Exec::op(const ir::Op& op) {
                               std::to_string(per),
                           op.loc);
       const std::uint8_t unit = me_.hb.unit(hb::Unit::tma);
-      {
-        require_no_live_mbarrier(buf, hb::Kind::write, "an async store");
-        hb::Access acc;
-        acc.buf = buf;
-        acc.aliases = p_.aliases_of(buf);
-        acc.kind = hb::Kind::write;
-        acc.atomic = red;
-        acc.issuers = l.threads;
-        acc.unit = unit;
-        if (describe_) info_.accesses.push_back({hb::bit(unit), buf, true, hb::Proxy::generic});
-        race(hb::access(s_.mem, acc), red ? "red.async into" : "st.async into", buf, l.every);
-      }
+      race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::tma, 0, l.every, false, red),
+           red ? "red.async into" : "st.async into", buf, l.every);
       Pending pe{PendingKind::st_async, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
                  static_cast<std::int32_t>(rules::per_thread_total(per, l.count)), false, 0, arrive_slot(op)};
       hb::release(s_.mem, l.threads, pe.slot);
