@@ -39,7 +39,8 @@ struct Expr {
 // Variables every role has, at these indices.
 inline constexpr int var_cta = 0;       // the agent's CTA in its cluster, 0-based
 inline constexpr int var_instance = 1;  // the agent's index among its role's instances in that CTA
-inline constexpr int num_builtin_vars = 2;
+inline constexpr int var_warp = 2;      // the agent's warp in its role instance (0 where the role is not split per warp)
+inline constexpr int num_builtin_vars = 3;
 
 // ---- declared objects ----
 struct Param {
@@ -117,6 +118,7 @@ struct Op {
   Red red = Red::none;
   bool no_complete = false;
   bool noinc = false;
+  bool lane0 = false;         // written under `if lane == 0:` (the elected lane of each warp)
 };
 
 enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true };
@@ -144,6 +146,9 @@ struct Role {
   int count = 1;              // instances per CTA it is placed on
   int cta = -1;               // -1: every CTA of the cluster; else the CTAs cta .. cta_end - 1
   int cta_end = -1;           // `on cta K` is K .. K+1; `on cta K..M` is K .. M (M excluded)
+  // The body reads `warp`: each warp of an instance is an agent of its own
+  // (docs/dsl.md, "Warps of a role"); otherwise the warps run the body together.
+  bool per_warp = false;
   std::vector<std::string> vars;  // variable names; the first num_builtin_vars are builtins
   std::vector<Stmt> body;
   Loc loc;

@@ -276,18 +276,23 @@ Program instantiate(const ir::Kernel& k) {
       const ir::Role& role = k.roles[r];
       if (role.cta >= p.ctas) throw KernelError("role '" + role.name + "' is placed on a CTA outside the cluster", role.loc);
       if (!role.placed_on(cta)) continue;
-      for (int i = 0; i < role.count; ++i) {
-        AgentInfo a;
-        a.role = static_cast<int>(r);
-        a.cta = cta;
-        a.instance = i;
-        a.warps = ir::role_warps(role);
-        a.threads = a.warps * ir::warp_size(k);
-        a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
-                 (p.ctas > 1 ? "@cta" + std::to_string(cta) : "");
-        p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;
-        p.agents.push_back(a);
-      }
+      // A role split per warp has one agent per warp of each instance.
+      const int split = role.per_warp ? ir::role_warps(role) : 1;
+      for (int i = 0; i < role.count; ++i)
+        for (int w = 0; w < split; ++w) {
+          AgentInfo a;
+          a.role = static_cast<int>(r);
+          a.cta = cta;
+          a.instance = i;
+          a.warp = w;
+          a.parts = static_cast<int>(p.agents.size()) - w;
+          a.warps = ir::role_warps(role) / split;
+          a.threads = a.warps * ir::warp_size(k);
+          a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
+                   (role.per_warp ? ".warp" + std::to_string(w) : "") + (p.ctas > 1 ? "@cta" + std::to_string(cta) : "");
+          p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;
+          p.agents.push_back(a);
+        }
     }
   }
   int vars = 0;

@@ -42,6 +42,9 @@ struct AgentInfo {
   int role = 0;
   int cta = 0;
   int instance = 0;
+  int warp = 0;                // its warp in the role instance (a role split per warp, ir::Role::per_warp)
+  int parts = 0;               // the agent whose index names the parts its `all:` lanes own (hb::Access::spread):
+                               // itself, or warp 0 of its instance in a role split per warp
   int threads = 32;
   int warps = 1;
   spec::hb::AgentThreads hb;   // its threads in happens-before (lane classes per warp, async units)

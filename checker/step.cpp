@@ -224,7 +224,7 @@ class Exec {
     acc.kind = k;
     acc.proxy = proxy;
     acc.issuers = issuers;
-    acc.spread = every ? static_cast<std::uint8_t>(a_ + 1) : 0;
+    acc.spread = every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
     acc.unit = me_.hb.unit(u);
     acc.group = group;
     if (describe_) info_.accesses.push_back({hb::bit(me_.hb.unit(u)), buf, k == hb::Kind::write, proxy});
@@ -354,7 +354,7 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   acc.aliases = p_.aliases_of(buf);
   acc.kind = k;
   acc.issuers = l.threads;
-  acc.spread = l.every ? static_cast<std::uint8_t>(a_ + 1) : 0;
+  acc.spread = l.every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
   if (describe_) info_.accesses.push_back({l.threads, buf, k == hb::Kind::write, hb::Proxy::generic});
   race(hb::access(s_.mem, acc), k == hb::Kind::write ? "write of" : "read of", buf, l.every);
   if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
@@ -1226,6 +1226,7 @@ State Stepper::initial() const {
     const AgentInfo& info = p_.agents[i];
     s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_cta)] = info.cta;
     s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_instance)] = info.instance;
+    s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_warp)] = info.warp;
   }
   s.last_seen.assign(p_.agents.size() * static_cast<std::size_t>(p_.num_mbars()), 0);
   s.mbars.resize(static_cast<std::size_t>(p_.num_mbars()));

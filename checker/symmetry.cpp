@@ -78,6 +78,10 @@ std::uint8_t permute_thread(const Program& p, std::uint8_t t, const std::vector<
 Symmetry::Symmetry(const Program& p) : p_(p) {
   for (std::size_t r = 0; r < p.code.size(); ++r) {
     if (code_reads_var(p, static_cast<int>(r), ir::var_instance)) continue;
+    // A role split per warp (ir::Role::per_warp) is left alone: its instances
+    // are blocks of agents whose `all:` parts are named by their warp 0
+    // (AgentInfo::parts), which a permutation of single agents would tear apart.
+    if (p.kernel->roles[r].per_warp) continue;
     for (int cta = 0; cta < p.ctas; ++cta) {
       std::vector<int> g;
       for (std::size_t a = 0; a < p.agents.size(); ++a)
@@ -102,7 +106,8 @@ State Symmetry::canonical(const State& s) const {
       const AgentState& a = s.agents[static_cast<std::size_t>(x)];
       const AgentState& b = s.agents[static_cast<std::size_t>(y)];
       if (auto c = a <=> b; c != 0) return c < 0;
-      // The instance variable is never read by this role: leave it out of the order.
+      // The instance variable is never read by this role, nor `warp` (0):
+      // leave the builtins out of the order.
       if (auto c = std::lexicographical_compare_three_way(vars_of(x) + ir::num_builtin_vars, vars_of(x) + g.nvars,
                                                           vars_of(y) + ir::num_builtin_vars, vars_of(y) + g.nvars);
           c != 0)
@@ -121,7 +126,8 @@ State Symmetry::canonical(const State& s) const {
     const int b = to[a];
     if (b == static_cast<int>(a)) continue;
     c.agents[static_cast<std::size_t>(b)] = s.agents[a];
-    // Variables move with the agent, except `instance`, which belongs to the position.
+    // Variables move with the agent, except `instance`, which belongs to the
+    // position (`warp` is 0 in every agent of the group).
     const std::size_t n = p_.kernel->roles[static_cast<std::size_t>(p_.agents[a].role)].vars.size();
     for (std::size_t v = 0; v < n; ++v)
       if (v != static_cast<std::size_t>(ir::var_instance))

@@ -157,6 +157,9 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   int clc_parsed = 0;
   for (int i = 0; i < 300; ++i) clc_parsed += agree(clc_kernel(rng), violations, verified, reduced);
   CHECK(clc_parsed > 250);
+  int warp_parsed = 0;
+  for (int i = 0; i < 300; ++i) warp_parsed += agree(warp_kernel(rng), violations, verified, reduced);
+  CHECK(warp_parsed > 280);
   int layout_parsed = 0;
   for (int i = 0; i < 400; ++i) layout_parsed += agree(layout_kernel(rng), violations, verified, reduced);
   CHECK(layout_parsed > 350);

@@ -134,6 +134,7 @@ TEST_CASE("threads: generated kernels get the result of one thread") {
   for (int i = 0; i < 40; ++i) agree(tmem_kernel(rng));
   for (int i = 0; i < 40; ++i) agree(clc_kernel(rng));
   for (int i = 0; i < 40; ++i) agree(layout_kernel(rng));
+  for (int i = 0; i < 40; ++i) agree(warp_kernel(rng));
   // The other searches: no reduction, no partial-order reduction, the
   // reduction checked as it runs, and warnings as violations.
   check::Options none, no_por, checked, strict;

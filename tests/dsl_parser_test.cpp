@@ -309,7 +309,7 @@ TEST_CASE("declarations: kernel, target, params, cluster, cta, smem, mbarrier, r
   CHECK(k.roles[1].cta == 1);
   CHECK(k.roles[1].loc.line == 14);
   CHECK(k.roles[2].count == 2);
-  CHECK(k.roles[0].vars == std::vector<std::string>{"cta", "instance"});
+  CHECK(k.roles[0].vars == std::vector<std::string>{"cta", "instance", "warp"});
 }
 
 TEST_CASE("statements: for, if/elif/else, assignment, assert, lanes; builtins") {
@@ -330,17 +330,17 @@ TEST_CASE("statements: for, if/elif/else, assignment, assert, lanes; builtins") 
   CHECK(errors_of(p) == "");
   REQUIRE(p.ok());
   const ir::Role& r = p.kernel.roles.at(0);
-  CHECK(r.vars == std::vector<std::string>{"cta", "instance", "k", "s"});
+  CHECK(r.vars == std::vector<std::string>{"cta", "instance", "warp", "k", "s"});
   REQUIRE(r.body.size() == 2);
   const ir::Stmt& loop = r.body[0];
   CHECK(loop.kind == ir::StmtKind::for_loop);
-  CHECK(loop.var == 2);
+  CHECK(loop.var == 3);
   CHECK(fold(p.kernel, loop.lo) == 0);
   CHECK(fold(p.kernel, loop.hi) == 4);
   CHECK(loop.loc.line == 5);
   REQUIRE(loop.body.size() == 2);
   CHECK(loop.body[0].kind == ir::StmtKind::assign);
-  CHECK(loop.body[0].var == 3);
+  CHECK(loop.body[0].var == 4);
   const ir::Stmt& cond = loop.body[1];
   CHECK(cond.kind == ir::StmtKind::if_else);
   CHECK(cond.loc.line == 7);

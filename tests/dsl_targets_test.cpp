@@ -103,7 +103,8 @@ std::string kernel_with(const std::string& target, const std::string& stmt) {
          "mbarrier full[2] count 1\n"
          "tmem T[2] cols 64\n"
          "smem R bytes 16\n"
-         "role r warp:\n"
+         // wgmma is a warp group's; tcgen05.alloc one warp's.
+         "role r " + (stmt.rfind("wgmma", 0) == 0 ? "warpgroup" : "warp") + ":\n"
          "  " + stmt + "\n";
 }
 

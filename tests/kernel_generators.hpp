@@ -359,7 +359,8 @@ inline std::string async_kernel(std::mt19937& rng) {
   const int roles = 2 + pick(2);
   for (int r = 0; r < roles; ++r) {
     // One agent per role (pinned to a CTA), so that the unreduced search stays small.
-    k += "role r" + std::to_string(r) + (pick(3) == 0 ? " warpgroup" : " warp") + (two ? " on cta " + std::to_string(pick(2)) : "") + ":\n";
+    const bool wg = pick(3) == 0;  // wgmma needs a warp group
+    k += "role r" + std::to_string(r) + (wg ? " warpgroup" : " warp") + (two ? " on cta " + std::to_string(pick(2)) : "") + ":\n";
     const bool loop = pick(4) == 0;
     const std::string ind = loop ? "    " : "  ";
     if (loop) k += "  for i in 0..2:\n";
@@ -377,8 +378,10 @@ inline std::string async_kernel(std::mt19937& rng) {
         case 4: k += ind + "one: wait_group" + (pick(2) ? "_read " : " ") + std::to_string(pick(2)) + "\n"; break;
         case 5: k += ind + "one: cp_async " + buf + "\n"; break;
         case 6: k += ind + "one: cp_async_arrive " + bar + (pick(2) ? " noinc" : "") + "\n"; break;
-        case 7: k += ind + "wgmma_fence\n" + ind + "wgmma read " + buf + "\n" + ind + "wgmma_commit\n"; break;
-        case 8: k += ind + "wgmma_wait " + std::to_string(pick(2)) + "\n"; break;
+        case 7:
+          k += wg ? ind + "wgmma_fence\n" + ind + "wgmma read " + buf + "\n" + ind + "wgmma_commit\n" : ind + "one: read " + buf + "\n";
+          break;
+        case 8: k += wg ? ind + "wgmma_wait " + std::to_string(pick(2)) + "\n" : ind + "fence_proxy_async\n"; break;
         case 9: k += (pick(2) ? ind + "tcgen05_fence_after_thread_sync\n" : "") + ind + "one: tcgen05_mma read " + buf + "\n"; break;
         case 10: k += ind + "one: tcgen05_commit " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;
         case 11: k += ind + "one: arrive " + bar + peer + (pick(3) == 0 ? " release cluster" : pick(2) ? " relaxed cluster" : "") + "\n"; break;
@@ -424,6 +427,43 @@ inline std::string async_pipeline(std::mt19937& rng) {
     if (bug == 2) k += "    one: arrive empty" + slot + "\n    one: read buf" + slot + "\n";
     else k += "    one: arrive empty" + slot + "\n";
   }
+  return k;
+}
+
+// Roles split per warp (docs/dsl.md, "Warps of a role"): a role of two warps
+// (one or two instances) whose body branches on `warp`, beside a plain warp,
+// over one barrier and two buffers: one-lane operations outside the branches
+// (warp 0's), `if lane == 0:` (each warp's lane 0), named barriers counted per
+// warp, a warp that arrives where the other syncs, all-lane writes of the
+// instance's parts. Many deadlock or race; both searches must agree.
+inline std::string warp_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int inst = 1 + pick(2);
+  std::string k = "kernel wk\nsmem a[3] bytes 256\nmbarrier m[1] count " + std::to_string(1 + pick(3)) + "\n";
+  const std::string all = std::to_string(64 * inst + 32), split = std::to_string(64 * inst);
+  k += "role s warps 2" + std::string(inst > 1 ? " x 2" : "") + ":\n";
+  k += "  if warp == " + std::to_string(pick(2)) + ":\n    one: write a[2]\n";
+  const int ops = 2 + pick(3);
+  for (int i = 0; i < ops; ++i) switch (pick(9)) {
+      case 0: k += "  if warp == " + std::to_string(pick(2)) + ":\n    wait m[0] parity 0\n"; break;
+      case 1: k += "  one: arrive m[0]\n"; break;
+      case 2: k += "  if lane == 0:\n    arrive m[0]\n"; break;
+      case 3: k += "  bar_sync 1, " + all + "\n"; break;
+      case 4: k += "  all: write a[instance]\n"; break;
+      case 5: k += "  if warp == 1:\n    bar_arrive 2, " + split + "\n  else:\n    bar_sync 2, " + split + "\n"; break;
+      case 6: k += "  all: read a[" + std::to_string(pick(3)) + "]\n"; break;
+      case 7: k += "  if warp == 0:\n    one: tma_store a[instance]\n    commit_group\n    wait_group_read " + std::to_string(pick(2)) + "\n"; break;
+      default: k += "  syncwarp\n"; break;
+    }
+  k += "role p warp:\n";
+  const int pops = 1 + pick(3);
+  for (int i = 0; i < pops; ++i) switch (pick(5)) {
+      case 0: k += "  wait m[0] parity " + std::to_string(pick(2)) + "\n"; break;
+      case 1: k += "  one: arrive m[0]\n"; break;
+      case 2: k += "  bar_sync 1, " + all + "\n"; break;
+      case 3: k += "  one: write a[" + std::to_string(pick(3)) + "]\n"; break;
+      default: k += "  all: read a[" + std::to_string(pick(3)) + "]\n"; break;
+    }
   return k;
 }
 

@@ -12,6 +12,7 @@
 #include <tuple>
 
 #include "checker/dsl/lexer.hpp"
+#include "checker/dsl/warps.hpp"
 #include "checker/layout.hpp"
 #include "spec/clc.hpp"
 #include "spec/rules.hpp"
@@ -106,6 +107,7 @@ class Parser {
   ir::Role* role_ = nullptr;
   std::map<std::string, int> vars_;
   int depth_ = 0, expr_depth_ = 0;
+  int lane0_ = 0;            // inside `if lane == 0:` blocks
   std::vector<int> height_;  // of each expression tree, parallel to k_.exprs
   bool seen_kernel_ = false;
   bool truncated_ = false;   // errors were left out: the list ends with "too many errors"
@@ -283,6 +285,8 @@ class Parser {
           fail(tk.loc, "'cluster_size' is known after the 'cluster' declaration (or once a buffer, barrier or role is declared)");
         return constant(k_.cluster_ctas, tk.loc, -1);
       }
+      if (role_ && tk.text == "lane")
+        fail(tk.loc, "'lane' can only be tested as 'if lane == 0:' (the elected lane of each warp): a variable is the warp's, the same in all its lanes");
       if (role_ && tk.text == "cta_rank")
         return add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, -1, ir::var_cta, ir::no_expr, ir::no_expr, tk.loc});
       if (broken_.count(tk.text)) silent();
@@ -368,6 +372,9 @@ class Parser {
   void block(std::vector<ir::Stmt>& out);
   void statement(std::vector<ir::Stmt>& out);
   void if_rest(ir::Stmt& s);
+  static bool is_builtin(const std::string& v) {
+    return v == "cta" || v == "instance" || v == "cta_rank" || v == "cluster_size" || v == "warp" || v == "lane";
+  }
   int define_var(const std::string& n, ir::Loc loc) {
     // A parameter is a constant everywhere: a variable of the same name would
     // silently shadow it in the rest of the role.
@@ -780,13 +787,6 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::exit: break;  // no operands
   }
   check_spaces(op);
-  // tcgen05.alloc, dealloc and relinquish_alloc_permit with .cta_group::1:
-  // "one warp from the CTA must perform the allocation and de-allocation"
-  // (PTX ISA tcgen05.alloc).
-  if ((code == OpCode::tcgen05_alloc || code == OpCode::tcgen05_dealloc || code == OpCode::tcgen05_relinquish) && role_ &&
-      ir::role_warps(*role_) != 1)
-    fail(loc, "'" + kw + "' is performed by one warp, and role '" + role_->name + "' has " +
-                  std::to_string(ir::role_warps(*role_)) + " warps: give the allocating warp a role of its own");
   check_operands(op);
   const bool returns = code == OpCode::clc_query || code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
                        code == OpCode::bar_red || code == OpCode::mbar_arrive || code == OpCode::mbar_arrive_expect_tx ||
@@ -1144,7 +1144,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     next();
     const ir::Loc vloc = peek().loc;
     const std::string v = name("a loop variable");
-    if (v == "cta" || v == "instance" || v == "cta_rank" || v == "cluster_size")
+    if (is_builtin(v))
       fail(t_[pos_ - 1].loc, "'" + v + "' is a builtin and cannot be a loop variable");
     expect("in");
     s.kind = ir::StmtKind::for_loop;
@@ -1158,6 +1158,24 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   }
   if (tk.text == "if") {
     next();
+    // `if lane == 0:` (CUDA's `if (lane_id == 0)`, or elect.sync): the
+    // operations in the block are executed by the elected lane of each warp.
+    if (is("lane") && is("==", 1) && peek(2).kind == Tok::number && peek(2).value == 0 && is(":", 3)) {
+      next();
+      next();
+      next();
+      ++lane0_;
+      try {
+        block(out);
+      } catch (...) {
+        --lane0_;
+        throw;
+      }
+      --lane0_;
+      if (is("else") || is("elif"))
+        fail(peek().loc, "'if lane == 0:' has no '" + peek().text + "': the other lanes run what follows the block");
+      return;
+    }
     if_rest(s);
     out.push_back(std::move(s));
     return;
@@ -1176,12 +1194,14 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   std::string dest_name;
   if (is("=", 1) && !ir::op_from_keyword(tk.text)) {
     dest_name = tk.text;
-    if (dest_name == "cta" || dest_name == "instance" || dest_name == "cta_rank" || dest_name == "cluster_size")
+    if (is_builtin(dest_name))
       fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
     next();
     next();
     const bool lane_prefix = (is("one") || is("all") || is("each")) && is(":", 1);
     if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
+      if (lane0_ > 0)
+        fail(tk.loc, "an assignment under 'if lane == 0:': a variable is the warp's, the same in all its lanes; assign it outside the block");
       s.kind = ir::StmtKind::assign;
       s.expr = expr();
       s.var = define_var(dest_name, s.loc);
@@ -1209,10 +1229,26 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     fail(optk.loc, "unknown operation '" + optk.text + "'" + suggest(optk.text, known));
   }
   next();
+  if (lane0_ > 0) {
+    const std::string kw(ir::op_keyword(*code));
+    if (lanes_given) fail(s.loc, "'if lane == 0:' already says which lanes execute '" + kw + "': remove the prefix");
+    switch (ir::op_lanes(*code)) {
+      case ir::LanePolicy::aligned:
+        fail(optk.loc, "'" + kw + "' is executed by all the lanes of a warp together: it cannot be under 'if lane == 0:'");
+      case ir::LanePolicy::leader: break;  // one elected lane in any case (warps.cpp checks there is one warp)
+      case ir::LanePolicy::any:
+      case ir::LanePolicy::single:
+      case ir::LanePolicy::agent:
+        lanes = ir::role_warps(*role_) == 1 ? ir::Lanes::one : ir::Lanes::each;
+        lanes_given = true;
+        break;
+    }
+  }
   if (!dest_name.empty()) dest = define_var(dest_name, s.loc);
   s.kind = ir::StmtKind::op;
   s.loc = tk.loc;  // where the statement starts: `r =` or `one:` if present
   s.op = op(*code, optk.loc, lanes, lanes_given, dest);
+  s.op.lane0 = lane0_ > 0;
   end_of_statement();
   out.push_back(std::move(s));
 }
@@ -1282,8 +1318,8 @@ void Parser::role() {
   }
   k_.roles.push_back(std::move(r));
   role_ = &k_.roles.back();
-  role_->vars = {"cta", "instance"};
-  vars_ = {{"cta", ir::var_cta}, {"instance", ir::var_instance}};
+  role_->vars = {"cta", "instance", "warp"};
+  vars_ = {{"cta", ir::var_cta}, {"instance", ir::var_instance}, {"warp", ir::var_warp}};
   std::vector<ir::Stmt> body;
   const std::size_t errors_before = errors_.size();
   const int silenced_before = silenced_;
@@ -1292,6 +1328,14 @@ void Parser::role() {
   role_->body = std::move(body);
   if (role_->body.empty() && errors_.size() == errors_before && silenced_ == silenced_before)
     fail(role_->loc, "role '" + role_->name + "' has an empty body");
+  place_warps(
+      k_, *role_,
+      [&] {
+        const ir::Loc at = role_->loc;
+        return binary(ir::BinOp::eq, add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, -1, ir::var_warp, ir::no_expr, ir::no_expr, at}),
+                      constant(0, at), at);
+      },
+      [&](ir::Loc at, const std::string& msg) { target_error(at, msg); });
   role_ = nullptr;
 }
 

@@ -850,7 +850,7 @@ class Sym {
       for (const z3::expr& e : rel) consts(e, used, seen);
     }
     if (has_unknown(used))
-      throw NotChecked{"line " + std::to_string(op.loc.line) + " depends on a value the encoding does not follow (set in a loop or a branch, or read from a barrier)"};
+      throw NotChecked{"line " + std::to_string(op.loc.line) + " depends on a value the encoding does not follow (set in a loop or a branch, read from a barrier, or the warp of a role split per warp)"};
     const bool by_instance = has(used, inst_c);
     for (const Copy& cp : copies(r, by_instance)) {
       Subst base = {{cta_c, c_.int_val(cp.cta)}};
@@ -1092,7 +1092,7 @@ class Sym {
         for (const std::string& n : cs)
           if (n[0] == '?' || n.rfind("L!", 0) == 0)
             throw NotChecked{"whether line " + std::to_string(o.op->loc.line) +
-                             " runs, or its id or count, depends on a loop variable or a value the encoding does not follow"};
+                             " runs, or its id or count, depends on a loop variable or a value the encoding does not follow (such as `warp`)"};
         for (const Copy& cp : copies(u.role, true)) {
           Subst s = {{role_cta_[static_cast<std::size_t>(u.role)], c_.int_val(cp.cta)},
                      {role_inst_[static_cast<std::size_t>(u.role)], cp.inst}};

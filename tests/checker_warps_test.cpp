@@ -1,0 +1,188 @@
+// The warps of a role (docs/dsl.md, "Warps of a role"): a role whose body
+// reads `warp` is split into one agent per warp, whose warps interleave and
+// branch apart; its one-lane operations outside a condition on `warp` are
+// warp 0's lane 0; `if lane == 0:` is the elected lane of each warp; a
+// warp-group instruction needs whole warp groups and no condition on `warp`.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/program.hpp"
+#include "tests/kernel_text.hpp"
+#include "tests/located_errors.hpp"
+
+using namespace pc;
+
+namespace {
+
+dsl::Parsed parsed(const std::string& text) {
+  dsl::Parsed p = dsl::parse(text, "warps.bk");
+  const std::string first = p.errors.empty() ? std::string() : p.errors[0].message;
+  CAPTURE(first);
+  REQUIRE(p.ok());
+  return p;
+}
+
+// The outcome with and without the reductions (they must agree).
+std::string outcome(const std::string& text) {
+  const dsl::Parsed p = parsed(text);
+  check::Options o;
+  const check::Result r = check::check(p.kernel, o);
+  o.reduction = false;
+  CHECK(check::outcome_name(check::check(p.kernel, o)) == check::outcome_name(r));
+  return check::outcome_name(r);
+}
+
+using testing::with;
+
+// FlashAttention-3's epilogue (hopper/epilogue_fwd.hpp, CollectiveEpilogueFwd::store):
+// every epilogue thread writes its part of O, fences and arrives on the
+// epilogue barrier counted for them plus one warp; the last warp also syncs
+// on it, then its elected lane stores O with TMA and signals the producer.
+const std::string epilogue =
+    "kernel epi\n"
+    "smem o[2] bytes 8192\n"
+    "mbarrier done[1] count 1\n"
+    "role mma warpgroup x 2:\n"
+    "  all: write o[instance]\n"
+    "  FENCE\n"
+    "  bar_arrive 1, 288\n"
+    "  if instance == 1 && warp == 3:\n"
+    "    SYNC\n"
+    "    if lane == 0:\n"
+    "      tma_store o[0]\n"
+    "      tma_store o[1]\n"
+    "      commit_group\n"
+    "      wait_group_read 0\n"
+    "      arrive done[0]\n"
+    "role producer warp:\n"
+    "  wait done[0] parity 0\n"
+    "  one: write o[0], o[1]\n";
+
+std::string epi(const std::string& fence, const std::string& sync) {
+  return with(with(epilogue, "FENCE", fence), "SYNC", sync);
+}
+
+}  // namespace
+
+TEST_CASE("warps: a role that reads `warp` is one agent per warp, named and numbered by it") {
+  const dsl::Parsed p = parsed(epi("fence_proxy_async", "bar_sync 1, 288"));
+  CHECK(p.kernel.roles[0].per_warp);
+  CHECK_FALSE(p.kernel.roles[1].per_warp);
+  const check::Program prog = check::instantiate(p.kernel);
+  REQUIRE(prog.agents.size() == 9);
+  for (int a = 0; a < 8; ++a) {
+    CAPTURE(a);
+    CHECK(prog.agents[a].warps == 1);
+    CHECK(prog.agents[a].threads == 32);
+    CHECK(prog.agents[a].instance == a / 4);
+    CHECK(prog.agents[a].warp == a % 4);
+    CHECK(prog.agents[a].parts == a / 4 * 4);  // the instance's lanes own their parts together
+    CHECK(prog.agents[a].name == "mma#" + std::to_string(a / 4) + ".warp" + std::to_string(a % 4));
+  }
+  CHECK(prog.cta_threads[0] == 288);
+  // A role that does not read `warp` stays one agent of its warps.
+  const dsl::Parsed q = parsed(with(with(epi("fence_proxy_async", "bar_sync 1, 288"), "instance == 1 && warp == 3", "instance == 1"),
+                                    "if lane == 0:", "if instance == 1:"));
+  CHECK_FALSE(q.kernel.roles[0].per_warp);
+  CHECK(check::instantiate(q.kernel).agents.size() == 3);
+}
+
+TEST_CASE("warps: the FlashAttention-3 epilogue verifies; without the last warp's sync or the fence it races") {
+  CHECK(outcome(epi("fence_proxy_async", "bar_sync 1, 288")) == "verified");
+  // Any warp of the last instance may be the one that stores.
+  CHECK(outcome(with(epi("fence_proxy_async", "bar_sync 1, 288"), "warp == 3", "warp == 0")) == "verified");
+  // The storing warp only arrived: the other warps' writes may still be under way.
+  CHECK(outcome(epi("fence_proxy_async", "syncwarp")) == "data_race");
+  CHECK(outcome(epi("syncwarp", "bar_sync 1, 288")) == "proxy_race");
+  // Counted without the extra warp: the last warp's sync may fill the count
+  // before another warp has written its part.
+  CHECK(outcome(with(with(epi("fence_proxy_async", "bar_sync 1, 288"), "bar_arrive 1, 288", "bar_arrive 1, 256"),
+                     "bar_sync 1, 288", "bar_sync 1, 256")) == "data_race");
+}
+
+TEST_CASE("warps: outside a condition on `warp`, a one-lane operation is warp 0's; `if lane == 0:` is every warp's lane 0") {
+  const std::string k =
+      "kernel lanes\n"
+      "mbarrier m[1] count COUNT\n"
+      "role w warpgroup:\n"
+      "  if warp == 1:\n"
+      "    syncwarp\n"
+      "  ARRIVE\n"
+      "role c warp:\n"
+      "  wait m[0] parity 0\n";
+  auto kernel = [&](const std::string& count, const std::string& arrive) { return with(with(k, "COUNT", count), "ARRIVE", arrive); };
+  // One arrival (lane 0 of warp 0), not one per warp.
+  CHECK(outcome(kernel("1", "one: arrive m[0]")) == "verified");
+  CHECK(outcome(kernel("2", "one: arrive m[0]")) == "deadlock");
+  CHECK(outcome(kernel("4", "if lane == 0:\n    arrive m[0]")) == "verified");
+  CHECK(outcome(kernel("4", "each: arrive m[0]")) == "verified");
+  CHECK(outcome(kernel("128", "all: arrive m[0]")) == "verified");
+  // The same in a role that is not split (no `warp`): the agent's leader.
+  const std::string plain = with(kernel("2", "one: arrive m[0]"), "  if warp == 1:\n    syncwarp\n", "");
+  CHECK(outcome(plain) == "deadlock");
+  // In a warp's own branch, its own lane 0.
+  CHECK(outcome(kernel("2", "if warp >= 2:\n    one: arrive m[0]")) == "verified");
+  // `if lane == 0:` in a role of one warp is `one:`.
+  const dsl::Parsed one = parsed("kernel l\nmbarrier m[1] count 1\nrole w warp:\n  if lane == 0:\n    arrive m[0]\n    init m[0] count 1\n");
+  CHECK(one.kernel.roles[0].body.size() == 2);
+  CHECK(one.kernel.roles[0].body[0].op.lanes == ir::Lanes::one);
+  CHECK(one.kernel.roles[0].body[1].op.lanes == ir::Lanes::one);
+}
+
+TEST_CASE("warps: the warps of a split role interleave, so a schedule that needs them in step is caught") {
+  // Warp 1 waits for a barrier that warp 0 arrives on after its own wait for
+  // the consumer: fine for split warps, a deadlock if the warps ran in step.
+  const std::string k =
+      "kernel skew\n"
+      "mbarrier a[1] count 1\n"
+      "mbarrier b[1] count 1\n"
+      "role w warps 2:\n"
+      "  if warp == 0:\n"
+      "    one: arrive a[0]\n"
+      "    wait b[0] parity 0\n"
+      "  else:\n"
+      "    wait a[0] parity 0\n"
+      "    one: arrive b[0]\n";
+  CHECK(outcome(k) == "verified");
+  // Each warp's tcgen05.alloc is its own: one warp of four allocates.
+  CHECK(outcome("kernel alloc\ntmem acc[1] cols 32\nrole w warpgroup:\n  if warp == 2:\n    tcgen05_alloc acc\n"
+                "    tcgen05_relinquish_alloc_permit\n    tcgen05_dealloc acc\n") == "verified");
+}
+
+TEST_CASE("warps: symmetry leaves split roles alone and still reduces plain ones") {
+  const std::string k =
+      "kernel sym\n"
+      "smem a[2] bytes 64\n"
+      "role w warps 2 x 3:\n"
+      "  all: write a[0]\n";
+  CHECK(outcome(k) == "data_race");
+  CHECK(outcome(with(k, "all: write a[0]", "if warp == 0:\n    one: read a[1]\n  else:\n    all: read a[1]")) == "verified");
+}
+
+TEST_CASE("warps: bad input is a located error") {
+  const std::string k = "kernel e\nsmem a[1] bytes 64\nmbarrier m[1] count 1\ntmem t[1] cols 32\n";
+  testing::check_located_errors({
+      {"wgmma in a warp role", k + "role r warp:\n  wgmma_fence\n", 6, 3, "'wgmma_fence' is a warp-group instruction"},
+      {"wgmma in 6 warps", k + "role r warps 6:\n  wgmma read a[0]\n", 6, 3, "role 'r' has 6 warps"},
+      {"wgmma under warp", k + "role r warpgroup:\n  if warp == 0:\n    wgmma_commit\n", 7, 5, "cannot be under a condition on 'warp'"},
+      {"wgmma under a value of warp", k + "role r warpgroup:\n  w = warp * 2\n  for i in 0 .. w:\n    wgmma_wait 0\n", 8, 5,
+       "cannot be under a condition on 'warp'"},
+      {"alloc by four warps", k + "role r warpgroup:\n  if warp == 0:\n    syncwarp\n  tcgen05_alloc t\n", 8, 3,
+       "'tcgen05_alloc' is performed by one warp"},
+      {"result of warp 0", k + "role r warps 2:\n  if warp == 0:\n    syncwarp\n  x = one: arrive m[0]\n", 8, 3, "runs in warp 0 only"},
+      {"lane in an expression", k + "role r warp:\n  x = lane + 1\n", 6, 7, "'lane' can only be tested as 'if lane == 0:'"},
+      {"lane other than 0", k + "role r warp:\n  if lane == 1:\n    syncwarp\n", 6, 6, "'lane' can only be tested"},
+      {"else after lane", k + "role r warp:\n  if lane == 0:\n    arrive m[0]\n  else:\n    syncwarp\n", 8, 3, "has no 'else'"},
+      {"assignment under lane", k + "role r warp:\n  if lane == 0:\n    x = 1\n", 7, 5, "an assignment under 'if lane == 0:'"},
+      {"aligned under lane", k + "role r warp:\n  if lane == 0:\n    syncwarp\n", 7, 5, "cannot be under 'if lane == 0:'"},
+      {"prefix under lane", k + "role r warp:\n  if lane == 0:\n    all: arrive m[0]\n", 7, 5, "remove the prefix"},
+      {"tma under lane in 4 warps", k + "role r warpgroup:\n  if lane == 0:\n    tma_store a[0]\n", 7, 5, "issued by lane 0 of each of the 4 warps"},
+      {"warp assigned", k + "role r warp:\n  warp = 1\n", 6, 3, "'warp' is a builtin"},
+      {"lane as loop variable", k + "role r warp:\n  for lane in 0 .. 2:\n    syncwarp\n", 6, 7, "'lane' is a builtin"},
+  });
+  // Under `if warp == K:` a leader's operation and an allocation are that warp's.
+  CHECK(dsl::parse(k + "role r warpgroup:\n  if warp == 3:\n    if lane == 0:\n      tma_store a[0]\n    tcgen05_alloc t\n", "t.bk").ok());
+}
