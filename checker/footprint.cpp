@@ -252,6 +252,9 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::bulk_commit_group:
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
+    case OpCode::cp_async_commit:
+    case OpCode::cp_async_wait:
+    case OpCode::cp_async_wait_all:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_commit:
     case OpCode::wgmma_wait:

@@ -52,6 +52,9 @@ enum class LanePolicy : std::uint8_t { any, single, agent, leader, aligned };
   X(bulk_wait_group_read, "wait_group_read", leader, "N")                                         \
   X(cp_async, "cp_async", any, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                          \
   X(cp_async_mbarrier_arrive, "cp_async_arrive", any, "BAR[i] [noinc]")                           \
+  X(cp_async_commit, "cp_async_commit", any, "")                                                  \
+  X(cp_async_wait, "cp_async_wait", any, "N")                                                     \
+  X(cp_async_wait_all, "cp_async_wait_all", any, "")                                              \
   X(st_async, "st_async", any, "BUF[i] [@ CTA] -> BAR[j] bytes B")                                 \
   X(red_async, "red_async", any, "BUF[i] @ CTA -> BAR[j] bytes B")                                  \
   X(wgmma_fence, "wgmma_fence", aligned, "")                                                      \
@@ -179,6 +182,9 @@ enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::cp_async_commit:
+    case OpCode::cp_async_wait:
+    case OpCode::cp_async_wait_all:
     case OpCode::st_async:
     case OpCode::red_async:
     case OpCode::wgmma_fence:

@@ -423,6 +423,15 @@ std::string Program::thread_name(std::uint8_t t) const {
     // On AMD the cp.async unit holds the wave's gather-to-LDS loads (step.cpp).
     const int u = i - 2 * a.warps;
     if (kernel->target == ir::Target::amd && u == static_cast<int>(spec::hb::Unit::cp_async)) return a.name + " (gather-to-LDS load)";
+    // The TMA unit also carries st.async and red.async (step.cpp): name what the role issues.
+    if (u == static_cast<int>(spec::hb::Unit::tma)) {
+      bool load = false, store = false;
+      scan_ops(kernel->roles[static_cast<std::size_t>(a.role)].body, [&](const ir::Op& op) {
+        load |= op.code == ir::OpCode::tma_load;
+        store |= op.code == ir::OpCode::st_async || op.code == ir::OpCode::red_async;
+      });
+      if (store) return a.name + (load ? " (TMA load or st.async)" : " (st.async)");
+    }
     return a.name + " (" + units[u] + ")";
   }
   return "thread " + std::to_string(t);

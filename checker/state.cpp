@@ -138,7 +138,7 @@ void deserialize(const char* bytes, State& s) {
     if (!((bits >> 3) & 1)) {
       a.ticket = a.cluster_ticket = a.wave.lds_outstanding = a.wave.joined = 0;
       a.wave.vm_issued = a.wave.vm_done = 0;
-      a.bulk = a.mma = Groups{};
+      a.bulk = a.mma = a.cp = Groups{};
       continue;
     }
     a.ticket = static_cast<std::uint32_t>(r.var());
@@ -147,7 +147,7 @@ void deserialize(const char* bytes, State& s) {
     a.wave.joined = static_cast<std::uint32_t>(r.var());
     a.wave.vm_issued = static_cast<std::uint16_t>(r.var());
     a.wave.vm_done = static_cast<std::uint16_t>(r.var());
-    for (Groups* g : {&a.bulk, &a.mma}) {
+    for (Groups* g : {&a.bulk, &a.mma, &a.cp}) {
       g->committed = static_cast<std::uint16_t>(r.var());
       g->issued = static_cast<std::uint16_t>(r.var());
       g->retired = static_cast<std::uint16_t>(r.var());
@@ -218,7 +218,7 @@ void deserialize(const char* bytes, State& s) {
 }
 
 void serialize(const State& s, std::string& out) {
-  const std::size_t bound = s.agents.size() * 56 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
+  const std::size_t bound = s.agents.size() * 66 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
                             s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 12 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
@@ -229,7 +229,8 @@ void serialize(const State& s, std::string& out) {
     // says whether they follow.
     const bool rare = (a.ticket | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued |
                        a.wave.vm_done | a.bulk.committed |
-                       a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired) != 0;
+                       a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired | a.cp.committed |
+                       a.cp.issued | a.cp.retired) != 0;
     w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4)));
     if (!rare) continue;
     w.var(a.ticket);
@@ -238,7 +239,7 @@ void serialize(const State& s, std::string& out) {
     w.var(a.wave.joined);
     w.var(a.wave.vm_issued);
     w.var(a.wave.vm_done);
-    for (const Groups* g : {&a.bulk, &a.mma}) {
+    for (const Groups* g : {&a.bulk, &a.mma, &a.cp}) {
       w.var(g->committed);
       w.var(g->issued);
       w.var(g->retired);

@@ -31,6 +31,7 @@ struct AgentState {
   spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal
   Groups bulk;                    // bulk async-groups of the leader lane (the thread that issues TMA stores)
   Groups mma;                     // wgmma groups, or the tcgen05 operations grouped by tcgen05.commit
+  Groups cp;                      // cp.async-groups (non-bulk cp.async; the same lanes issue, commit and wait them)
   auto operator<=>(const AgentState&) const = default;
 };
 

@@ -510,10 +510,25 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
     ag_.tc_synced |= p_.has_tcgen05_mma;
     if (ord::wait_acquires(to_sem(op.sem))) {
       if (describe_) info_.acquired = p_.mbar_name(mbar);
-      hb::Syncs weak = 0;
-      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster) weak |= hb::Syncs{1} << c;
+      // A .cta wait and another CTA's .cluster release: not morally strong,
+      // but ordered as the field relies on and the H100 does (rules::
+      // acquire_channels, cta_acquires_cluster_release): a warning where it
+      // orders something. A .cta release from another CTA orders nothing
+      // (`after_weak`: scope_race on a read, scope_war on an overwrite).
+      hb::Syncs strong = strong_for(cluster), weak = 0;
+      const rules::AcquireChannels ch = rules::acquire_channels(to_scope(op.scope));
+      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster && ch.cluster_release_trusted) {
+        const hb::Syncs narrow = hb::Syncs{1} << c;
+        if (hb::acquire_orders(s_.mem, l.threads, narrow))
+          warn(Violation::scope_cta_acquire,
+               me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " on " + p_.mbar_name(mbar) +
+                   " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async or "
+                   "red.async), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
+                   "wait with .acquire.cluster");
+        strong |= narrow;
+      }
       if (const int w = p_.mbar_weak_sync[static_cast<std::size_t>(mbar)]; w >= 0) weak |= hb::Syncs{1} << w;
-      hb::acquire(s_.mem, l.threads, strong_for(cluster), weak);
+      hb::acquire(s_.mem, l.threads, strong, weak);
     } else if (const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)]; f.seen_cta >= 0) {
       // A relaxed wait: a later fence.acq_rel/sc makes it an acquire pattern
       // of the narrower scope (ordering::pattern_scope).
@@ -669,10 +684,13 @@ void Exec::exit_agent() {
     rules::CtaExit e;
     e.store_reads_in_flight = spec::async_group::in_flight(other.bulk);
     e.mma_reads_in_flight = spec::async_group::in_flight(other.mma);
+    // A committed group with copies not waited for (an empty group is
+    // complete; copies never committed are tracked by cp_async_arrive, if at all).
+    e.copy_writes_in_flight = std::min(other.cp.issued, other.cp.committed) > other.cp.retired;
     if (const Violation v = rules::cta_exit(e); v != Violation::none)
-      stop(v, "CTA " + std::to_string(me_.cta) + " exits while " + p_.agents[i].name +
-                                             "'s " + (spec::async_group::in_flight(other.bulk) ? "TMA store" : "MMA") +
-                                             " may still read its shared memory (no wait_group for it)");
+      stop(v, "CTA " + std::to_string(me_.cta) + " exits while " + p_.agents[i].name + "'s " +
+                  (e.store_reads_in_flight ? "TMA store may still read" : e.mma_reads_in_flight ? "MMA may still read" : "cp.async may still write") +
+                  " its shared memory (no wait for its group)");
   }
   if (!s_.tmem.empty())
     if (const Violation v = spec::tmem::cta_exit(s_.tmem[static_cast<std::size_t>(me_.cta)]); v != Violation::none)
@@ -872,14 +890,38 @@ void Exec::op(const ir::Op& op) {
       SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
       break;
     case OpCode::cp_async: {
+      // It joins the lanes' open cp.async-group (PTX ISA cp.async.commit_group:
+      // "batches all prior cp.async instructions initiated by the executing
+      // thread but not committed").
+      const std::uint16_t group = spec::async_group::issue(ag_.cp);
       std::string names;
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
-        race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::cp_async, 0, l.every),
+        race(unit_access(buf, hb::Kind::write, hb::Proxy::generic, l.threads, hb::Unit::cp_async, group, l.every),
              "cp.async into", buf, l.every);
         if (describe_) names += (names.empty() ? " " : ", ") + p_.buffer_name(buf);
       }
       SAY(lanes_prefix(op) + "cp_async" + names + " (in flight)");
+      break;
+    }
+    // cp.async.commit_group, cp.async.wait_group N, cp.async.wait_all (=
+    // commit_group; wait_group 0): "Writes performed by cp.async operations are
+    // made visible to the executing thread only after ... the completion of
+    // cp.async.wait_group on the cp.async-group in which the cp.async belongs"
+    // (PTX ISA cp.async.wait_group). The copies complete on their own, so the
+    // wait never blocks for ever; it orders the retired groups' writes before
+    // the waiting lane (the one lane that issued them: the front end requires
+    // `one:` on all of them in the role).
+    case OpCode::cp_async_commit:
+      spec::async_group::commit(ag_.cp);
+      SAY(lanes_prefix(op) + "cp_async_commit");
+      break;
+    case OpCode::cp_async_wait:
+    case OpCode::cp_async_wait_all: {
+      const std::int64_t n = op.code == OpCode::cp_async_wait ? ev(op.n, 0) : 0;
+      if (op.code == OpCode::cp_async_wait_all) spec::async_group::commit(ag_.cp);
+      retire(ag_.cp, n, hb::Unit::cp_async, l.threads);
+      SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + (op.code == OpCode::cp_async_wait ? " " + std::to_string(n) : ""));
       break;
     }
     case OpCode::cp_async_mbarrier_arrive: {
@@ -1423,6 +1465,9 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::cp_async_commit:
+    case OpCode::cp_async_wait:
+    case OpCode::cp_async_wait_all:
     case OpCode::st_async:
     case OpCode::red_async:
     case OpCode::wgmma_fence:
@@ -1482,6 +1527,9 @@ bool private_op(ir::OpCode c) {
     case OpCode::bulk_commit_group:
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
+    case OpCode::cp_async_commit:
+    case OpCode::cp_async_wait:
+    case OpCode::cp_async_wait_all:
     case OpCode::tcgen05_fence_before:
     case OpCode::tcgen05_fence_after:
     case OpCode::tcgen05_wait_ld:

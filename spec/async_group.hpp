@@ -1,5 +1,7 @@
 // Async groups: bulk async-groups (PTX ISA cp.async.bulk.commit_group,
-// cp.async.bulk.wait_group[.read]), wgmma groups (wgmma.commit_group,
+// cp.async.bulk.wait_group[.read]), cp.async-groups of non-bulk cp.async
+// (cp.async.commit_group, cp.async.wait_group, cp.async.wait_all: "An empty
+// cp.async-group is considered to be trivially complete"), wgmma groups (wgmma.commit_group,
 // wgmma.wait_group) and the groups of tcgen05 operations a tcgen05.commit
 // closes. Operations issued join the open group; commit closes it;
 // `wait_group N` waits until at most the N most recent committed groups are

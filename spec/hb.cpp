@@ -233,6 +233,12 @@ void acquire(Memory& m, Threads to, Syncs strong, Syncs weak) {
   }
 }
 
+bool acquire_orders(const Memory& m, Threads to, Syncs syncs) {
+  for (const Event& e : m.events)
+    if (((e.visible & syncs) && (e.after & to) != to) || ((e.visible_async & syncs) && (e.after_async & to) != to)) return true;
+  return false;
+}
+
 void observe(Memory& m, Syncs from, int to) {
   const Syncs t = Syncs{1} << to;
   for (Event& e : m.events) {

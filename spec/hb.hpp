@@ -204,6 +204,9 @@ void complete_all(Memory& m, Syncs syncs);
 // the objects in `strong` (morally strong with the releases into them) and of
 // those in `weak` (releases the acquire's scope does not reach: `after_weak`).
 void acquire(Memory& m, Threads to, Syncs strong, Syncs weak = 0);
+// Whether acquiring `syncs` would order some access before one of `to` that
+// is not ordered before all of them yet (the acquire matters).
+[[nodiscard]] bool acquire_orders(const Memory& m, Threads to, Syncs syncs);
 // An acquire that is not yet one: a relaxed wait observed the latest
 // completion of the objects in `from`; what is visible through them now is
 // recorded in sync object `to` (marked visible there), for a later acquire

@@ -14,7 +14,10 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
+#include <vector>
 
+#include "spec/async_group.hpp"
 #include "spec/portability.hpp"
 #include "spec/sw_mbarrier.hpp"
 
@@ -169,6 +172,19 @@ __device__ inline void bulk_commit_group() { asm volatile("cp.async.bulk.commit_
 __device__ inline void bulk_wait_group_read0() { asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory"); }
 // cp.async.bulk.wait_group 0;                                          PTX 8.0, sm_90
 __device__ inline void bulk_wait_group0() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
+// cp.async.ca.shared.global [dst], [src], 4;                          PTX 7.0, sm_80
+__device__ inline void cp_async_4(void* dst, const void* src) {
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(smem(dst)), "l"(src) : "memory");
+}
+// cp.async.commit_group;                                               PTX 7.0, sm_80
+__device__ inline void cp_async_commit_group() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+// cp.async.wait_group N;                                               PTX 7.0, sm_80
+template <int N>
+__device__ inline void cp_async_wait_group() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// cp.async.wait_all;                                                   PTX 7.0, sm_80
+__device__ inline void cp_async_wait_all() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 // mapa.shared::cluster.u32 d, a, cta;: the address of `p` in CTA `cta` of the cluster.   PTX 7.8, sm_90
 __device__ inline std::uint32_t mapa_shared(const void* p, std::uint32_t cta) {
   std::uint32_t d;
@@ -301,6 +317,34 @@ inline void st_async_b32(std::uint32_t* dst, std::uint32_t v, Mbarrier* bar) {
 inline void red_async_add_u32(std::uint32_t* dst, std::uint32_t v, Mbarrier* bar) {
   *dst += v;
   detail::apply(bar, spec::mbarrier::complete_tx(bar->state, 4));
+}
+
+// Non-bulk cp.async on the host, one thread's: each copy waits in the open
+// group (spec/async_group.hpp) and lands when a wait retires its group.
+struct CpAsyncThread {
+  struct Copy {
+    std::uint32_t* dst;
+    std::uint32_t value;
+    std::uint16_t group;
+  };
+  spec::async_group::Groups groups;
+  std::vector<Copy> in_flight;
+};
+inline void cp_async_4(CpAsyncThread& t, std::uint32_t* dst, const std::uint32_t* src) {
+  t.in_flight.push_back({dst, *src, spec::async_group::issue(t.groups)});
+}
+inline void cp_async_commit_group(CpAsyncThread& t) { spec::async_group::commit(t.groups); }
+inline void cp_async_wait_group(CpAsyncThread& t, int n) {
+  const std::uint16_t done = spec::async_group::wait(t.groups, n);
+  std::vector<CpAsyncThread::Copy> left;
+  for (const CpAsyncThread::Copy& c : t.in_flight)
+    if (c.group > done) left.push_back(c);
+    else *c.dst = c.value;
+  t.in_flight = std::move(left);
+}
+inline void cp_async_wait_all(CpAsyncThread& t) {
+  cp_async_commit_group(t);
+  cp_async_wait_group(t, 0);
 }
 
 // The software mbarrier on the host: the spec's word functions, sequentially.

@@ -101,16 +101,20 @@ inline constexpr std::int64_t smem_limit_sm90 = 227 * 1024;
 // A CTA's exit with its shared memory still in use (PTX ISA, "the shared
 // memory of a CTA is ... deallocated when it exits"; cp.async.bulk.wait_group
 // .read for the TMA store's reads, wgmma.wait_group for wgmma's reads): a TMA
-// store or wgmma not waited for, or any async operation or arrival that still
-// targets the CTA's barriers or buffers, is `exit_with_pending`.
+// store or wgmma not waited for, a committed cp.async-group not waited for
+// (its writes into the CTA's shared memory may still land), or any async
+// operation or arrival that still targets the CTA's barriers or buffers, is
+// `exit_with_pending`.
 struct CtaExit {
   bool store_reads_in_flight = false;  // a TMA store group not retired
   bool mma_reads_in_flight = false;    // a wgmma / tcgen05 group not retired
+  bool copy_writes_in_flight = false;  // a committed cp.async-group not waited for (cp.async.wait_group)
   bool async_targets = false;          // a pending completion targets the CTA
 };
 [[nodiscard]] constexpr Violation cta_exit(const CtaExit& e) {
-  return e.store_reads_in_flight || e.mma_reads_in_flight || e.async_targets ? Violation::exit_with_pending
-                                                                             : Violation::none;
+  return e.store_reads_in_flight || e.mma_reads_in_flight || e.copy_writes_in_flight || e.async_targets
+             ? Violation::exit_with_pending
+             : Violation::none;
 }
 // An operation that targets a CTA that has exited (a remote arrive, a
 // multicast, a completion landing there).
@@ -168,11 +172,17 @@ inline void syncwarp(hb::Memory& m, const hb::AgentThreads& a) {
 // scope race). A .cta acquire synchronises only with releases from its own
 // CTA; a .cluster acquire also with .cluster releases from other CTAs; a
 // .cta-scoped release from another CTA synchronises with no acquire.
+// The stance of docs/spec.md ("Stances", scope_cta_acquire): a .cta acquire
+// of another CTA's .cluster release orders all the same, as the field relies
+// on it and the H100 never broke it (harness tests scope_cluster_remote_arrive
+// with .acquire.cta, st_async_cta_wait); the checker warns where it orders
+// something.
 struct AcquireChannels {
   bool cluster_scope_strong = false;
+  bool cluster_release_trusted = false;  // the stance: a .cta acquire orders after a .cluster release, with a warning
 };
 [[nodiscard]] constexpr AcquireChannels acquire_channels(ordering::Scope s) {
-  return AcquireChannels{s == ordering::Scope::cluster};
+  return AcquireChannels{s == ordering::Scope::cluster, s != ordering::Scope::cluster};
 }
 
 }  // namespace pc::spec::rules

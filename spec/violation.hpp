@@ -73,7 +73,9 @@ namespace pc::spec {
   X(tmem_not_deallocated, "tmem_not_deallocated", "a CTA exits with tensor memory still allocated") \
   X(clc_misuse, "clc_misuse", "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)") \
   X(barrier_memory_reuse, "barrier_memory_reuse",                                           \
-    "a data access (generic or async proxy) to the memory of an mbarrier object that is live: not invalidated")
+    "a data access (generic or async proxy) to the memory of an mbarrier object that is live: not invalidated") \
+  X(scope_cta_acquire, "scope_cta_acquire",                                                 \
+    "a read of a write of another CTA ordered only through that CTA's .release.cluster and a .cta acquire (warning)")
 
 enum class Violation : std::uint8_t {
   none = 0,
@@ -118,7 +120,8 @@ enum class Violation : std::uint8_t {
 // on with no failure known (docs/spec.md, "Stances"): reported as warnings, the
 // search goes on, and `--strict` makes them errors.
 [[nodiscard]] constexpr bool is_warning(Violation v) {
-  return v == Violation::scope_war || v == Violation::async_init_unfenced || v == Violation::tcgen05_unfenced;
+  return v == Violation::scope_war || v == Violation::async_init_unfenced || v == Violation::tcgen05_unfenced ||
+         v == Violation::scope_cta_acquire;
 }
 
 inline constexpr int violation_count = 0

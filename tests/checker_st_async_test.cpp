@@ -64,8 +64,10 @@ TEST_CASE("spec: st.async stores 4, 8 or 16 bytes per thread and releases at clu
 
 TEST_CASE("st.async: the landing completes tx on the peer's barrier and a .cluster wait acquires the store") {
   CHECK(outcome(make("cluster")) == "verified");
-  // The release is at .cluster scope from another CTA: a .cta acquire is not morally strong with it.
-  CHECK(outcome(make("")) == "scope_race");
+  // The release is at .cluster scope from another CTA: a .cta acquire is not
+  // morally strong with it, ordered by the stance of docs/spec.md with the
+  // warning scope_cta_acquire (quack, CUTLASS example 93 wait this way).
+  CHECK(outcome(make("")) == "verified");
   // Fewer bytes expected than stored: the phase can complete before every store landed.
   CHECK(outcome(make("cluster", "64")) != "verified");
   // More expected than stored: the phase never completes.

@@ -368,7 +368,12 @@ inline std::string async_kernel(std::mt19937& rng) {
     for (int i = 0; i < ops; ++i) {
       const std::string bar = "m[" + std::to_string(pick(2)) + "]", buf = pick(2) ? "a[0]" : "b[0]";
       const std::string peer = two ? " @ " + std::to_string(pick(2)) : "";
-      switch (pick(18)) {
+      switch (pick(19)) {
+        case 18: {
+          const int g = pick(3);
+          k += ind + (g == 0 ? "one: cp_async_commit\n" : g == 1 ? "one: cp_async_wait " + std::to_string(pick(2)) + "\n" : "one: cp_async_wait_all\n");
+          break;
+        }
         case 16: k += ind + (pick(2) ? "fence_acq_rel cta\n" : "one: fence_sc cluster\n"); break;
         case 17: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + " relaxed" + (two && pick(2) ? " cluster" : "") + "\n"; break;
         case 0: k += ind + "one: tma_load " + buf + " -> " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;

@@ -74,3 +74,24 @@ TEST_CASE("primitives on the host: red.async adds its value and completes 4 byte
   CHECK(prim::mbarrier_test_wait_parity(&full, 0));
   CHECK(sum == 10);
 }
+
+TEST_CASE("primitives on the host: cp.async copies land when a wait_group retires their group") {
+  prim::CpAsyncThread t;
+  const std::uint32_t src[3] = {11, 22, 33};
+  std::uint32_t dst[3] = {0, 0, 0};
+  prim::cp_async_4(t, &dst[0], &src[0]);
+  prim::cp_async_commit_group(t);
+  prim::cp_async_4(t, &dst[1], &src[1]);
+  prim::cp_async_commit_group(t);
+  prim::cp_async_4(t, &dst[2], &src[2]);  // the open group
+  prim::cp_async_wait_group(t, 1);         // at most one committed group pending
+  CHECK(dst[0] == 11);
+  CHECK(dst[1] == 0);
+  CHECK(dst[2] == 0);
+  prim::cp_async_wait_group(t, 0);         // the open group is not committed: still pending
+  CHECK(dst[1] == 22);
+  CHECK(dst[2] == 0);
+  prim::cp_async_wait_all(t);              // commits it, then waits
+  CHECK(dst[2] == 33);
+  CHECK(t.in_flight.empty());
+}

@@ -223,6 +223,7 @@ TEST_CASE("symbolic: the corpus") {
       {"kernels/bugs/tx_bytes_depend_on_tile.bk", "tx_balance"},
       {"kernels/field/cutlass_sm100_2sm_umma_bug_expect_tx_full_b.bk", "tx_balance"},
       {"kernels/field/deepgemm_sm90_fp8_1d2d_bug_expect_tx_local_only.bk", "tx_balance"},
+      {"kernels/field/quack_rmsnorm_bwd_stas_dsmem_bug_expect_tx_local.bk", "tx_balance"},  // 8 bytes expected, 16 stored
       {"kernels/bugs/named_count_too_large.bk", "named_participants"},
       {"kernels/bugs/named_id_shared_by_two_groups.bk", "named_id"},
       {"kernels/bugs/user_barrier_id0.bk", "named_id"},

@@ -56,6 +56,10 @@ TEST_CASE("rules: a .cta wait acquires only its own CTA's releases, a .cluster w
   CHECK_FALSE(rules::acquire_channels(ordering::Scope::cta).cluster_scope_strong);
   CHECK_FALSE(rules::acquire_channels(ordering::Scope::standard).cluster_scope_strong);
   CHECK(rules::acquire_channels(ordering::Scope::cluster).cluster_scope_strong);
+  // The stance on a .cta acquire of another CTA's .cluster release (docs/spec.md "Stances").
+  CHECK(rules::acquire_channels(ordering::Scope::cta).cluster_release_trusted);
+  CHECK(rules::acquire_channels(ordering::Scope::standard).cluster_release_trusted);
+  CHECK_FALSE(rules::acquire_channels(ordering::Scope::cluster).cluster_release_trusted);
 }
 
 TEST_CASE("rules: __syncwarp orders the lanes of each warp, never two warps") {

@@ -414,6 +414,7 @@ class Parser {
   void check_spaces(const ir::Op& op);
   void check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc);
   void check_target(const std::vector<ir::Stmt>& body);
+  void check_cp_async_lanes(const std::vector<ir::Stmt>& body);
   void check_target_op(const ir::Op& op);
   void target_error(ir::Loc loc, std::string msg) {
     if (static_cast<int>(errors_.size()) < max_errors) errors_.push_back({file_, loc, std::move(msg)});
@@ -681,6 +682,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       break;
     case OpCode::bulk_wait_group:
     case OpCode::bulk_wait_group_read:
+    case OpCode::cp_async_wait:
     case OpCode::wgmma_wait: op.n = expr(); break;
     case OpCode::cp_async_mbarrier_arrive:
       op.bar = ref(mbars_, "mbarrier", false);
@@ -770,6 +772,8 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::fence_mbarrier_init:
     case OpCode::syncthreads:
     case OpCode::syncwarp:
+    case OpCode::cp_async_commit:
+    case OpCode::cp_async_wait_all:
     case OpCode::bulk_commit_group:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_commit:
@@ -861,6 +865,9 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::bulk_wait_group_read:
     case OpCode::cp_async:
     case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::cp_async_commit:
+    case OpCode::cp_async_wait:
+    case OpCode::cp_async_wait_all:
     case OpCode::st_async:
     case OpCode::red_async:
     case OpCode::wgmma_fence:
@@ -959,6 +966,41 @@ void Parser::check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc)
 
 // The operations of each target (ir::op_target; docs/dsl.md, "Targets"),
 // checked once the whole file is read, since `target` may come after the roles.
+// cp.async-groups are per thread (PTX ISA cp.async.commit_group: "creates a
+// new cp.async-group per thread"; cp.async.wait_group makes the writes
+// visible "to the executing thread"). The model follows the groups of one
+// thread per agent, so in a role with cp_async_commit / cp_async_wait every
+// cp.async operation is `one:`: the lane that issues the copies commits and
+// waits them, and a barrier or syncwarp orders the other lanes after it. (An
+// agent-wide group would order every lane after every lane's copies, hiding
+// a missing __syncthreads.)
+void Parser::check_cp_async_lanes(const std::vector<ir::Stmt>& body) {
+  std::vector<const ir::Op*> ops;
+  bool groups = false;
+  auto walk = [&](auto& self, const std::vector<ir::Stmt>& b) -> void {
+    for (const ir::Stmt& s : b) {
+      if (s.kind == ir::StmtKind::op &&
+          (s.op.code == OpCode::cp_async || s.op.code == OpCode::cp_async_commit || s.op.code == OpCode::cp_async_wait ||
+           s.op.code == OpCode::cp_async_wait_all)) {
+        ops.push_back(&s.op);
+        groups |= s.op.code != OpCode::cp_async;
+      }
+      self(self, s.body);
+      self(self, s.else_body);
+    }
+  };
+  walk(walk, body);
+  if (!groups) return;
+  for (const ir::Op* o : ops)
+    if (o->lanes != ir::Lanes::one) {
+      target_error(o->loc, "cp.async-groups are per thread and the model follows one thread's: write 'one: " +
+                               std::string(ir::op_keyword(o->code)) +
+                               "' (the lane that issues the copies commits and waits them; a barrier then orders the other lanes), "
+                               "or track the copies with cp_async_arrive");
+      return;
+    }
+}
+
 void Parser::check_target(const std::vector<ir::Stmt>& body) {
   for (const ir::Stmt& s : body) {
     if (s.kind == ir::StmtKind::op) check_target_op(s.op);
@@ -990,6 +1032,9 @@ void Parser::check_target_op(const ir::Op& op) {
           case OpCode::bulk_wait_group_read:
           case OpCode::cp_async:
           case OpCode::cp_async_mbarrier_arrive:
+          case OpCode::cp_async_commit:
+          case OpCode::cp_async_wait:
+          case OpCode::cp_async_wait_all:
           case OpCode::st_async:
           case OpCode::red_async:
             why = "AMD has no TMA, bulk copies, cp.async, st.async or red.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
@@ -1336,6 +1381,7 @@ void Parser::role() {
                       constant(0, at), at);
       },
       [&](ir::Loc at, const std::string& msg) { target_error(at, msg); });
+  check_cp_async_lanes(role_->body);
   role_ = nullptr;
 }
 

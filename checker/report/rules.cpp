@@ -126,6 +126,10 @@ const std::vector<RuleHelp>& table() {
        "bytes after the inval (and a TMA into them after a fence_proxy_async); before a new init, order those accesses "
        "before it.",
        {"correctness", "mbarrier", "memory"}},
+      {"scope_cta_acquire",
+       "Wait with .acquire.cluster (mbarrier.try_wait.parity.acquire.cluster) on a barrier that another CTA's "
+       ".release.cluster (a remote arrive, st.async, red.async) completes.",
+       {"concurrency", "scope", "cluster"}},
   };
   return rules;
 }

@@ -24,6 +24,9 @@ const char* litmus_name(Litmus l) {
     case Litmus::finish_full_count: return "finish_full_count";
     case Litmus::st_async_cluster: return "st_async_cluster";
     case Litmus::red_async_cluster: return "red_async_cluster";
+    case Litmus::st_async_cta_wait: return "st_async_cta_wait";
+    case Litmus::cp_async_wait_group: return "cp_async_wait_group";
+    case Litmus::cp_async_wait_pending: return "cp_async_wait_pending";
   }
   return "?";
 }
@@ -97,6 +100,7 @@ Kernel litmus_kernel(Litmus l) {
       break;
     }
     case Litmus::st_async_cluster:
+    case Litmus::st_async_cta_wait:
     case Litmus::red_async_cluster: {
       // CTA 0 writes `note` into CTA 1, then st.async's `data` there with
       // complete_tx on CTA 1's barrier; CTA 1 expects the 4 bytes, waits
@@ -113,9 +117,27 @@ Kernel litmus_kernel(Litmus l) {
       Role& c = kb.role("consumer", Granularity::warp);
       c.cta = 1;
       c.body.push_back(op(OpCode::mbar_arrive_expect_tx).bar(full).bytes(kb.c(4)).one());
-      c.body.push_back(op(OpCode::mbar_wait).bar(full).parity(kb.c(0)).scope(Scope::cluster).one());
+      OpBuilder w = op(OpCode::mbar_wait).bar(full).parity(kb.c(0)).one();
+      if (l != Litmus::st_async_cta_wait) w.scope(Scope::cluster);
+      c.body.push_back(w);
       c.body.push_back(op(OpCode::read).buf(data).one());
       c.body.push_back(op(OpCode::read).buf(note).one());
+      break;
+    }
+    case Litmus::cp_async_wait_group:
+    case Litmus::cp_async_wait_pending: {
+      // One thread: cp.async into d0, commit, cp.async into d1, commit,
+      // wait_group 1, read d0 (or d1).
+      const int d0 = kb.buffer("d0", 1, 4);
+      const int d1 = kb.buffer("d1", 1, 4);
+      Role& w = kb.role("copier", Granularity::warp);
+      w.body.push_back(op(OpCode::cp_async).buf(d0).one());
+      w.body.push_back(op(OpCode::cp_async_commit).one());
+      w.body.push_back(op(OpCode::cp_async).buf(d1).one());
+      w.body.push_back(op(OpCode::cp_async_commit).one());
+      w.body.push_back(op(OpCode::cp_async_wait).n(kb.c(1)).one());
+      w.body.push_back(op(OpCode::read).buf(l == Litmus::cp_async_wait_group ? d0 : d1).one());
+      w.body.push_back(op(OpCode::cp_async_wait_all).one());
       break;
     }
     case Litmus::arrive_drop_progress: {
@@ -151,7 +173,8 @@ Allowed allowed(Litmus l) {
     case check::Verdict::inconclusive: a.verdict = "inconclusive"; break;
     case check::Verdict::violation: a.verdict = spec::violation_name(r.violation); break;
   }
-  a.stale = r.violation == spec::Violation::data_race || r.violation == spec::Violation::proxy_race;
+  a.stale = r.violation == spec::Violation::data_race || r.violation == spec::Violation::proxy_race ||
+            r.violation == spec::Violation::scope_race;
   a.may_hang = r.violation == spec::Violation::deadlock;
   return a;
 }

@@ -37,6 +37,9 @@ enum class Litmus {
   finish_full_count,     // count 2, two arrivals: the waiter finishes
   st_async_cluster,      // DSMEM write; st.async into the peer with complete_tx; try_wait.acquire.cluster; read both
   red_async_cluster,     // the same with red.async.add (a running sum)
+  st_async_cta_wait,     // st_async_cluster with the wait at the default .acquire.cta (the field's practice)
+  cp_async_wait_group,   // cp.async (group 1), cp.async (group 2), wait_group 1; read group 1's word
+  cp_async_wait_pending, // the same, reading group 2's word (its group may be pending)
 };
 
 [[nodiscard]] const char* litmus_name(Litmus l);

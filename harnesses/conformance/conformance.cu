@@ -322,8 +322,10 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_mp(int iters, std::uint32_t se
 // CTA 1's barrier; CTA 1's thread 0 expects the 4 bytes, waits with
 // try_wait.acquire.cluster and reads both. The model (litmus st_async_cluster):
 // both are always the new values. `Red`: red.async.add instead, `data` the
-// running sum 1 + 2 + ... (litmus red_async_cluster).
-template <bool Red>
+// running sum 1 + 2 + ... (litmus red_async_cluster). `CtaWait`: the wait at
+// the default .acquire.cta, as the field writes it (litmus st_async_cta_wait:
+// the model allows stale values, scope_race).
+template <bool Red, bool CtaWait = false>
 __global__ void __cluster_dims__(2, 1, 1) st_async_mp(int iters, std::uint32_t seed0, Counts* out) {
   __shared__ prim::hw_mbarrier bar;
   __shared__ volatile std::uint32_t data, note;
@@ -353,7 +355,11 @@ __global__ void __cluster_dims__(2, 1, 1) st_async_mp(int iters, std::uint32_t s
       prim::mbarrier_arrive_expect_tx(&bar, 4);
       const long long deadline = clock64() + (1ll << 26);
       bool ok = true;
-      while (!prim::mbarrier_try_wait_parity(&bar, static_cast<std::uint32_t>(i & 1), prim::cluster_scope))
+      auto ready = [&] {
+        if (CtaWait) return prim::mbarrier_try_wait_parity(&bar, static_cast<std::uint32_t>(i & 1));
+        return prim::mbarrier_try_wait_parity(&bar, static_cast<std::uint32_t>(i & 1), prim::cluster_scope);
+      };
+      while (!ready())
         if (clock64() > deadline) {
           ok = false;
           break;
@@ -369,6 +375,32 @@ __global__ void __cluster_dims__(2, 1, 1) st_async_mp(int iters, std::uint32_t s
     atomicAdd(&out->stale, stale);
     atomicAdd(&out->hung, hung);
   }
+}
+
+// Non-bulk cp.async-groups: one thread copies word 0 of a chunk (group 1) and
+// word 1 (group 2), commits each, waits until at most one group is pending
+// and reads word 0 (litmus cp_async_wait_group: only the new value allowed);
+// `Newest`: word 1, whose group may still be pending (cp_async_wait_pending:
+// both allowed). wait_all before the next round's copies.
+template <bool Newest>
+__global__ void cp_async_groups(int iters, const std::uint32_t* src, int chunks, Counts* out) {
+  __shared__ alignas(16) std::uint32_t dst[2];
+  if (threadIdx.x != 0) return;
+  unsigned long long fresh = 0, stale = 0;
+  for (int i = 0; i < iters; ++i) {
+    const int c = (blockIdx.x + i) % chunks;
+    prim::cp_async_4(&dst[0], src + 4 * c);
+    prim::cp_async_commit_group();
+    prim::cp_async_4(&dst[1], src + 4 * c + 1);
+    prim::cp_async_commit_group();
+    prim::cp_async_wait_group<1>();
+    const std::uint32_t v = *reinterpret_cast<volatile std::uint32_t*>(&dst[Newest ? 1 : 0]);
+    if (v == static_cast<std::uint32_t>(c * 4 + (Newest ? 1 : 0) + 1)) ++fresh;
+    else ++stale;
+    prim::cp_async_wait_all();
+  }
+  atomicAdd(&out->fresh, fresh);
+  atomicAdd(&out->stale, stale);
 }
 
 // One of two consumers drops out with arrive_drop; the next phases must
@@ -1713,6 +1745,9 @@ int main(int argc, char** argv) {
   run_litmus(Litmus::cluster_relaxed, target / 8, [&](std::uint32_t s) { cluster_mp<false><<<cblocks, 64>>>(1024, s, counts); }, cper);
   run_litmus(Litmus::st_async_cluster, target / 8, [&](std::uint32_t s) { st_async_mp<false><<<cblocks, 64>>>(1024, s, counts); }, cper);
   run_litmus(Litmus::red_async_cluster, target / 8, [&](std::uint32_t s) { st_async_mp<true><<<cblocks, 64>>>(1024, s, counts); }, cper);
+  run_litmus(Litmus::st_async_cta_wait, target / 8, [&](std::uint32_t s) { st_async_mp<false, true><<<cblocks, 64>>>(1024, s, counts); }, cper);
+  run_litmus(Litmus::cp_async_wait_group, target / 8, [&](std::uint32_t) { cp_async_groups<false><<<blocks, 32>>>(iters, dsrc, chunks, counts); }, per);
+  run_litmus(Litmus::cp_async_wait_pending, target / 8, [&](std::uint32_t) { cp_async_groups<true><<<blocks, 32>>>(iters, dsrc, chunks, counts); }, per);
   run_litmus(Litmus::arrive_drop_progress, 100000, [&](std::uint32_t) { arrive_drop_progress<<<sms * 8, 64>>>(counts); },
              static_cast<unsigned long long>(sms) * 8);
   run_litmus(Litmus::finish_full_count, 10000, [&](std::uint32_t) { liveness<true><<<sms * 8, 64>>>(counts); },
