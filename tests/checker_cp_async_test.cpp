@@ -10,6 +10,7 @@
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "tests/agreed_check.hpp"
 #include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
 
@@ -17,17 +18,7 @@ using namespace pc;
 
 namespace {
 
-std::string outcome(const std::string& text) {
-  const dsl::Parsed p = dsl::parse(text, "cp_async.bk");
-  const std::string first = p.errors.empty() ? std::string() : p.errors[0].message;
-  CAPTURE(first);
-  REQUIRE(p.ok());
-  check::Options o;
-  const check::Result r = check::check(p.kernel, o);
-  o.reduction = false;
-  CHECK(check::outcome_name(check::check(p.kernel, o)) == check::outcome_name(r));
-  return check::outcome_name(r);
-}
+std::string outcome(const std::string& text) { return testing::agreed_outcome(text); }
 
 using testing::with;
 

@@ -12,6 +12,7 @@
 #include "checker/explore.hpp"
 #include "checker/program.hpp"
 #include "spec/rules.hpp"
+#include "tests/agreed_check.hpp"
 #include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
 
@@ -19,19 +20,8 @@ using namespace pc;
 
 namespace {
 
-check::Result run(const std::string& text) {
-  const dsl::Parsed p = dsl::parse(text, "st_async.bk");
-  const std::string first = p.errors.empty() ? std::string() : p.errors[0].message;
-  CAPTURE(first);
-  REQUIRE(p.ok());
-  check::Options o;
-  const check::Result r = check::check(p.kernel, o);
-  o.reduction = false;
-  CHECK(check::outcome_name(check::check(p.kernel, o)) == check::outcome_name(r));
-  return r;
-}
-
-std::string outcome(const std::string& text) { return check::outcome_name(run(text)); }
+check::Result run(const std::string& text) { return testing::agreed_check(text); }
+std::string outcome(const std::string& text) { return testing::agreed_outcome(text); }
 
 using testing::with;
 

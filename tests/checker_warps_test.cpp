@@ -10,6 +10,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/program.hpp"
+#include "tests/agreed_check.hpp"
 #include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
 
@@ -25,15 +26,7 @@ dsl::Parsed parsed(const std::string& text) {
   return p;
 }
 
-// The outcome with and without the reductions (they must agree).
-std::string outcome(const std::string& text) {
-  const dsl::Parsed p = parsed(text);
-  check::Options o;
-  const check::Result r = check::check(p.kernel, o);
-  o.reduction = false;
-  CHECK(check::outcome_name(check::check(p.kernel, o)) == check::outcome_name(r));
-  return check::outcome_name(r);
-}
+std::string outcome(const std::string& text) { return testing::agreed_outcome(text); }
 
 using testing::with;
 
