@@ -163,6 +163,8 @@ TEST_CASE("warps: bad input is a located error") {
       {"wgmma under warp", k + "role r warpgroup:\n  if warp == 0:\n    wgmma_commit\n", 7, 5, "cannot be under a condition on 'warp'"},
       {"wgmma under a value of warp", k + "role r warpgroup:\n  w = warp * 2\n  for i in 0 .. w:\n    wgmma_wait 0\n", 8, 5,
        "cannot be under a condition on 'warp'"},
+      {"wgmma in a split role", k + "role r warpgroup:\n  if warp == 0:\n    syncwarp\n  wgmma_fence\n", 8, 3,
+       "is one operation of the four warps of a warp group"},
       {"alloc by four warps", k + "role r warpgroup:\n  if warp == 0:\n    syncwarp\n  tcgen05_alloc t\n", 8, 3,
        "'tcgen05_alloc' is performed by one warp"},
       {"result of warp 0", k + "role r warps 2:\n  if warp == 0:\n    syncwarp\n  x = one: arrive m[0]\n", 8, 3, "runs in warp 0 only"},

@@ -7,7 +7,8 @@
 // `if warp == 0`. It also rejects what the ISA does not allow: a warp-group
 // instruction (wgmma) in a role that is not whole warp groups or under a
 // condition on `warp`, a one-warp instruction (tcgen05.alloc) executed by
-// several warps.
+// several warps; and what the model does not follow yet: wgmma in a split
+// role (the warp group's MMA is one operation of its four warps).
 #pragma once
 
 #include <functional>
