@@ -87,7 +87,7 @@ class KernelBuilder {
     r.count = count;
     r.cta = cta;
     r.cta_end = cta < 0 ? -1 : cta + 1;
-    r.vars = {"cta", "instance"};
+    r.vars = {"cta", "instance", "warp"};  // ir::var_cta, var_instance, var_warp
     k_.roles.push_back(std::move(r));
     return k_.roles.back();
   }

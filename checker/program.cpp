@@ -275,6 +275,8 @@ Program instantiate(const ir::Kernel& k) {
     for (std::size_t r = 0; r < k.roles.size(); ++r) {
       const ir::Role& role = k.roles[r];
       if (role.cta >= p.ctas) throw KernelError("role '" + role.name + "' is placed on a CTA outside the cluster", role.loc);
+      if (role.vars.size() < static_cast<std::size_t>(ir::num_builtin_vars))
+        throw InternalError("role '" + role.name + "' lacks its builtin variables (cta, instance, warp)");
       if (!role.placed_on(cta)) continue;
       // A role split per warp has one agent per warp of each instance.
       const int split = role.per_warp ? ir::role_warps(role) : 1;
