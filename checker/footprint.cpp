@@ -167,9 +167,19 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::tcgen05_ld:
     case OpCode::tcgen05_st:
       buffers(false);
-      // A tensor-memory access reads the CTA's allocations (spec::tmem::use).
+      // A tensor-memory access reads the CTA's allocations (spec::tmem::use);
+      // a cta_group 2 MMA's those of both CTAs of the pair, and their tensor
+      // memory (the A operand and the accumulator are split between them).
       if (op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st || op.code == OpCode::tcgen05_mma) add(set, tmem_base_ + cta);
       if (op.tmem.object >= 0) buf_in(op.tmem, cta, false);
+      if (op.cta_pair) {
+        const int peer = spec::tmem::peer(cta);
+        add(set, tmem_base_ + peer);
+        add(set, alive_base_ + peer);
+        if (op.tmem.object >= 0) buf_in(op.tmem, peer, true);
+        for (const ir::Ref& r : op.bufs)
+          if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) buf_in(r, peer, true);
+      }
       return;
     case OpCode::tcgen05_cp:
       buffers(false);
@@ -184,9 +194,15 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       const int first = buf_base_ + cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
       for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) add(set, first + x);
       add(set, tmem_base_ + cta);
+      // cta_group 2: a collective of the pair, performed in both CTAs by the
+      // second warp to issue it (spec::tmem::pair_issue).
+      if (op.cta_pair) add(set, tmem_base_ + spec::tmem::peer(cta));
       return;
     }
-    case OpCode::tcgen05_relinquish: add(set, tmem_base_ + cta); return;
+    case OpCode::tcgen05_relinquish:
+      add(set, tmem_base_ + cta);
+      if (op.cta_pair) add(set, tmem_base_ + spec::tmem::peer(cta));
+      return;
     // A request leaves a response per destination CTA (a multicast), each
     // landing like a TMA load; the request itself reads the CLC state.
     case OpCode::clc_try_cancel:

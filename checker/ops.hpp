@@ -61,14 +61,14 @@ enum class LanePolicy : std::uint8_t { any, single, agent, leader, aligned };
   X(wgmma, "wgmma", aligned, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                           \
   X(wgmma_commit, "wgmma_commit", aligned, "")                                                    \
   X(wgmma_wait, "wgmma_wait", aligned, "N")                                                       \
-  X(tcgen05_mma, "tcgen05_mma", leader, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]} [into TMEM[k]]")                \
-  X(tcgen05_commit, "tcgen05_commit", leader, "BAR[i] [multicast MASK]")                          \
+  X(tcgen05_mma, "tcgen05_mma", leader, "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]} [into TMEM[k]] [cta_group 2]")                \
+  X(tcgen05_commit, "tcgen05_commit", leader, "BAR[i] [multicast MASK] [cta_group 2]")                          \
   X(tcgen05_fence_before, "tcgen05_fence_before_thread_sync", any, "")                             \
   X(tcgen05_fence_after, "tcgen05_fence_after_thread_sync", any, "")                               \
   /* tensor memory (sm_100a) */                                                                   \
-  X(tcgen05_alloc, "tcgen05_alloc", aligned, "TMEM")                                              \
-  X(tcgen05_dealloc, "tcgen05_dealloc", aligned, "TMEM")                                          \
-  X(tcgen05_relinquish, "tcgen05_relinquish_alloc_permit", aligned, "")                           \
+  X(tcgen05_alloc, "tcgen05_alloc", aligned, "TMEM [cta_group 2]")                                              \
+  X(tcgen05_dealloc, "tcgen05_dealloc", aligned, "TMEM [cta_group 2]")                                          \
+  X(tcgen05_relinquish, "tcgen05_relinquish_alloc_permit", aligned, "[cta_group 2]")                           \
   X(tcgen05_ld, "tcgen05_ld", aligned, "TMEM[i] {, TMEM[j]}")                                     \
   X(tcgen05_st, "tcgen05_st", aligned, "TMEM[i] {, TMEM[j]}")                                     \
   X(tcgen05_wait_ld, "tcgen05_wait_ld", aligned, "")                                              \

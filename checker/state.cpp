@@ -192,6 +192,11 @@ void deserialize(const char* bytes, State& s) {
     t.used = static_cast<std::uint16_t>(r.var());
     t.allocated = static_cast<std::uint32_t>(r.var());
     r.get(t.relinquished);
+    std::uint8_t pair = 0;
+    r.get(pair);
+    t.pair = static_cast<spec::tmem::PairOp>(pair);
+    r.get(t.pair_which);
+    r.get(t.pair_done);
   }
   r.get(s.clc.queue);
   r.get(s.clc.requests);
@@ -219,7 +224,7 @@ void deserialize(const char* bytes, State& s) {
 
 void serialize(const State& s, std::string& out) {
   const std::size_t bound = s.agents.size() * 66 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
-                            s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 12 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4;
+                            s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4;
   out.resize(bound);
   Writer w{out.data()};
   for (const AgentState& a : s.agents) {
@@ -290,6 +295,9 @@ void serialize(const State& s, std::string& out) {
     w.var(t.used);
     w.var(t.allocated);
     w.put(t.relinquished);
+    w.put(static_cast<std::uint8_t>(t.pair));
+    w.put(t.pair_which);
+    w.put(t.pair_done);
   }
   w.put(s.clc.queue);
   w.put(s.clc.requests);

@@ -282,9 +282,12 @@ class Exec {
     if (!init && !p_.aliases_of(pseudo).empty()) hb::overwrite(s_.mem, pseudo, leader);
   }
   // A tensor-memory access (docs/spec.md, "Tensor memory").
-  void tmem_access(const ir::Ref& r, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group, const std::string& what,
-                   spec::tmem::Async op);
+  void tmem_access(const ir::Ref& r, int cta, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
+                   const std::string& what, spec::tmem::Async op);
   void tmem_alloc(const ir::Op& op, bool alloc);
+  void tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads known, bool alloc);
+  [[nodiscard]] const AgentInfo* pair_waiter(int cta) const;
+  void tmem_pair(const ir::Op& op, spec::tmem::PairOp kind);
   // A tcgen05 operation issued after a thread synchronization with no
   // tcgen05.fence::after_thread_sync between: the `tcgen05_unfenced` warning.
   void tcgen05_issue(const char* what) {
@@ -365,11 +368,11 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
 // the alloc is a write by the allocating agent's lanes, the only lane writes
 // tensor memory has, so a conflict with a lane's write is `tmem_unallocated`.
 // Every other conflict is a race of the hb rules (spec/hb.hpp).
-void Exec::tmem_access(const ir::Ref& r, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
+void Exec::tmem_access(const ir::Ref& r, int cta, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
                        const std::string& what, spec::tmem::Async op) {
-  const int buf = buf_at(r, me_.cta);
+  const int buf = buf_at(r, cta);
   const int slot = p_.tmem_slot[static_cast<std::size_t>(r.object)];
-  if (const Violation v = spec::tmem::use(s_.tmem[static_cast<std::size_t>(me_.cta)], slot); v != Violation::none)
+  if (const Violation v = spec::tmem::use(s_.tmem[static_cast<std::size_t>(cta)], slot); v != Violation::none)
     stop(v, what + " " + p_.buffer_name(buf) + " by " + me_.name + ": the tensor memory is not allocated (no tcgen05.alloc " +
                 "of it is live)");
   const hb::Check c = unit_access(buf, k, hb::Proxy::generic, issuers, u, group, false, spec::tmem::after_own_unit(op));
@@ -406,29 +409,133 @@ void Exec::tmem_alloc(const ir::Op& op, bool alloc) {
     info_.enabled = false;  // blocks until enough columns are free
     return;
   }
-  const int first = me_.cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(op.tmem.object)];
+  tmem_alloc_memory(op.tmem.object, me_.cta, me_, 0, alloc);
+  t = r.next;
+  SAY(std::string(alloc ? "tcgen05_alloc " : "tcgen05_dealloc ") + d.name + " (" + std::to_string(cols) + " columns; " +
+      std::to_string(t.used) + " of " + std::to_string(spec::tmem::columns) + " in use)");
+}
+
+// What an alloc or dealloc of declaration `object` does to the memory of CTA
+// `cta`, by the warp `by`: the alloc writes the allocation (hb::overwrite by
+// the warp's leader, which the other lanes wait for: .sync.aligned; `known`:
+// the other warp of a pair collective, which knows it too); the dealloc is a
+// write of the warp's lanes, and an access ordered before neither `by` nor
+// `known` is `tmem_dealloc_in_use`.
+void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads known, bool alloc) {
+  const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(object));
+  const int first = cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(object)];
   for (int e = 0; e < d.size; ++e) {
     if (!alloc) {
       hb::Access acc;
       acc.buf = first + e;
       acc.kind = hb::Kind::write;
-      acc.issuers = me_.hb.lanes();
-      const hb::Check c = hb::check_only(s_.mem, acc);
+      acc.issuers = by.hb.lanes();
+      hb::Check c = hb::check_only(s_.mem, acc);
+      if ((c.violation != Violation::none || c.warning != Violation::none) && known != 0) {
+        acc.issuers = known;  // ordered before the other warp of the collective is enough
+        const hb::Check k = hb::check_only(s_.mem, acc);
+        if (k.violation == Violation::none && (k.warning == Violation::none || c.violation != Violation::none)) c = k;
+      }
       if (c.violation != Violation::none) {
         info_.race_buf = first + e;
         info_.race_other = c.other_thread;
         info_.race_other_write = c.other_was_write;
-        stop(Violation::tmem_dealloc_in_use, me_.name + " deallocates " + p_.buffer_name(first + e) + " while the " +
+        stop(Violation::tmem_dealloc_in_use, by.name + " deallocates " + p_.buffer_name(first + e) + " while the " +
                                                  (c.other_was_write ? "write" : "read") + " by " + p_.thread_name(c.other_thread) +
                                                  " is not ordered before it");
       }
+      if (c.warning != Violation::none) race(c, "tcgen05.dealloc of", first + e);  // an overwrite ordered only across scopes: scope_war
     }
-    hb::overwrite(s_.mem, first + e, me_.hb.leader());
-    hb::order(s_.mem, me_.hb.leader(), me_.hb.lanes());
+    hb::overwrite(s_.mem, first + e, by.hb.leader(), known);
+    hb::order(s_.mem, by.hb.leader(), by.hb.lanes());
   }
-  t = r.next;
-  SAY(std::string(alloc ? "tcgen05_alloc " : "tcgen05_dealloc ") + d.name + " (" + std::to_string(cols) + " columns; " +
-      std::to_string(t.used) + " of " + std::to_string(spec::tmem::columns) + " in use)");
+}
+
+// The agent of CTA `cta` waiting in a cta_group 2 collective (at most one:
+// a CTA's next collective waits until its last one returned).
+const AgentInfo* Exec::pair_waiter(int cta) const {
+  for (std::size_t a = 0; a < p_.agents.size(); ++a) {
+    const AgentInfo& info = p_.agents[a];
+    const AgentState& ag = s_.agents[a];
+    if (info.cta != cta || ag.stage != 1 || ag.exited) continue;
+    const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+    if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) continue;
+    const ir::OpCode c = code[ag.pc].op->code;
+    if (code[ag.pc].op->cta_pair && (c == OpCode::tcgen05_alloc || c == OpCode::tcgen05_dealloc || c == OpCode::tcgen05_relinquish))
+      return &info;
+  }
+  return nullptr;
+}
+
+// A .cta_group::2 alloc, dealloc or relinquish_alloc_permit: a collective of
+// one warp in each CTA of the pair (spec::tmem::pair_issue). The first warp
+// waits (stage 1); the second performs it in both CTAs, each CTA's memory
+// part by that CTA's warp and known to both; the first then returns.
+void Exec::tmem_pair(const ir::Op& op, spec::tmem::PairOp kind) {
+  namespace tm = spec::tmem;
+  const bool relinquish = kind == tm::PairOp::relinquish;
+  const int object = op.tmem.object;
+  const std::string what = std::string(ir::op_keyword(op.code)) +
+                           (relinquish ? "" : " " + p_.kernel->buffers.at(static_cast<std::size_t>(object)).name) + " cta_group 2";
+  const int peer_cta = tm::peer(me_.cta);
+  tm::Cta& mine = s_.tmem[static_cast<std::size_t>(me_.cta)];
+  tm::Cta& peer = s_.tmem[static_cast<std::size_t>(peer_cta)];
+  if (ag_.stage == 1) {
+    if (!tm::pair_returns(mine)) {
+      info_.enabled = false;  // the peer CTA's warp has not issued its half yet
+      return;
+    }
+    mine = tm::pair_return(mine);
+    ag_.stage = 0;
+    ++ag_.pc;
+    SAY(what + " returns (CTA " + std::to_string(peer_cta) + "'s warp performed it for the pair)");
+    return;
+  }
+  const int slot = relinquish ? 0 : p_.tmem_slot[static_cast<std::size_t>(object)];
+  const ir::BufferDecl* d = relinquish ? nullptr : &p_.kernel->buffers.at(static_cast<std::size_t>(object));
+  const std::int64_t cols = d ? d->cols * d->size : 0;
+  const tm::PairResult r = tm::pair_issue(mine, peer, kind, slot, cols);
+  if (r.out.violation != Violation::none) {
+    auto name_of = [&](tm::PairOp k, int which) -> std::string {
+      static const char* const names[] = {"", "tcgen05_alloc", "tcgen05_dealloc", "tcgen05_relinquish_alloc_permit"};
+      std::string n = names[static_cast<int>(k)];
+      if (k == tm::PairOp::relinquish) return n;
+      for (std::size_t b = 0; b < p_.tmem_slot.size(); ++b)
+        if (p_.tmem_slot[b] == which) n += " " + p_.kernel->buffers[b].name;
+      return n;
+    };
+    const bool mismatch = peer.pair != kind || (!relinquish && peer.pair_which != slot);
+    stop(r.out.violation,
+         mismatch ? me_.name + " issues " + what + ", and the collective it joins is CTA " + std::to_string(peer_cta) + "'s " +
+                        name_of(peer.pair, peer.pair_which) + " cta_group 2 (a pair's collectives match in issue order)"
+         : kind == tm::PairOp::alloc
+             ? me_.name + " issues " + what + " while " + d->name + " is already allocated or a CTA of the pair relinquished the permit"
+             : me_.name + " issues " + what + " while " + d->name + " is not allocated in both CTAs of the pair");
+  }
+  if (!r.out.enabled) {
+    info_.enabled = false;  // an earlier collective of this CTA is unanswered, or columns lack in a CTA of the pair
+    return;
+  }
+  if (!r.performed) {
+    mine = r.mine;
+    ag_.stage = 1;
+    SAY(what + " issued: waits for CTA " + std::to_string(peer_cta) + "'s warp");
+    return;
+  }
+  const AgentInfo* waiter = pair_waiter(peer_cta);
+  if (waiter == nullptr) throw std::logic_error("a cta_group 2 collective with no waiting warp in the peer CTA");
+  mine = r.mine;
+  peer = r.peer;
+  if (!relinquish) {
+    tmem_alloc_memory(object, me_.cta, me_, waiter->hb.lanes(), kind == tm::PairOp::alloc);
+    tmem_alloc_memory(object, peer_cta, *waiter, me_.hb.lanes(), kind == tm::PairOp::alloc);
+  }
+  ++ag_.pc;
+  SAY(what + " performed in CTAs " + std::to_string(std::min(me_.cta, peer_cta)) + " and " +
+      std::to_string(std::max(me_.cta, peer_cta)) + " with " + waiter->name +
+      (d ? " (" + std::to_string(cols) + " columns; " + std::to_string(mine.used) + " of " + std::to_string(tm::columns) +
+               " in use in each)"
+         : ""));
 }
 
 void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
@@ -1011,10 +1118,17 @@ void Exec::op(const ir::Op& op) {
       // The group a later tcgen05.commit closes; no wait_group retires it.
       const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
       std::string names;
+      // cta_group 2: the pair's MMA, its tensor memory (A operand, accumulator)
+      // split between the two CTAs at the same columns (spec/tmem.hpp).
+      const int pair_cta = spec::tmem::peer(me_.cta);
+      if (op.cta_pair) require_alive(pair_cta, "a cta_group 2 tcgen05.mma");
       for (const ir::Ref& r : op.bufs) {
         if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) {  // A in tensor memory
-          tmem_access(r, hb::Kind::read, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma read of", spec::tmem::Async::mma);
-          if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, me_.cta));
+          for (const int c : {me_.cta, pair_cta}) {
+            if (c != me_.cta && !op.cta_pair) continue;
+            tmem_access(r, c, hb::Kind::read, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma read of", spec::tmem::Async::mma);
+            if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, c));
+          }
           continue;
         }
         // A pair-CTA MMA (cta_group::2) reads operands in the peer CTA too: `BUF[i] @ c`.
@@ -1029,8 +1143,14 @@ void Exec::op(const ir::Op& op) {
       // An MMA after the same thread's MMAs and tcgen05.cp on the same tensor
       // memory is ordered after them ("Pipelined tcgen05 instructions").
       if (op.tmem.object >= 0)
-        tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma write of", spec::tmem::Async::mma);
-      SAY("tcgen05_mma read " + names + (op.tmem.object >= 0 ? " into " + p_.buffer_name(buf_at(op.tmem, me_.cta)) : ""));
+        for (const int c : {me_.cta, pair_cta})
+          if (c == me_.cta || op.cta_pair)
+            tmem_access(op.tmem, c, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma write of",
+                        spec::tmem::Async::mma);
+      SAY("tcgen05_mma read " + names +
+          (op.tmem.object >= 0 ? " into " + p_.buffer_name(buf_at(op.tmem, me_.cta)) +
+                                     (op.cta_pair ? " and " + p_.buffer_name(buf_at(op.tmem, pair_cta)) : "")
+                               : ""));
       break;
     }
     case OpCode::tcgen05_cp: {
@@ -1043,7 +1163,8 @@ void Exec::op(const ir::Op& op) {
       const int src = buf_at(op.bufs.at(0), me_.cta);
       race(unit_access(src, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::mma, group, false), "tcgen05.cp read of",
            src);
-      tmem_access(op.tmem, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.cp write of", spec::tmem::Async::cp);
+      tmem_access(op.tmem, me_.cta, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.cp write of",
+                  spec::tmem::Async::cp);
       SAY("tcgen05_cp " + p_.buffer_name(src) + " -> " + p_.buffer_name(buf_at(op.tmem, me_.cta)));
       break;
     }
@@ -1057,7 +1178,7 @@ void Exec::op(const ir::Op& op) {
       tcgen05_issue(ld ? "tcgen05.ld" : "tcgen05.st");
       std::string names;
       for (const ir::Ref& r : op.bufs) {
-        tmem_access(r, ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes(), hb::Unit::tmem, 1,
+        tmem_access(r, me_.cta, ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes(), hb::Unit::tmem, 1,
                     ld ? "tcgen05.ld of" : "tcgen05.st to", ld ? spec::tmem::Async::ld : spec::tmem::Async::st);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, me_.cta));
       }
@@ -1117,8 +1238,18 @@ void Exec::op(const ir::Op& op) {
       break;
     }
     case OpCode::tcgen05_alloc:
-    case OpCode::tcgen05_dealloc: tmem_alloc(op, op.code == OpCode::tcgen05_alloc); break;
+    case OpCode::tcgen05_dealloc:
+      if (op.cta_pair) {  // tmem_pair moves the agent on itself
+        tmem_pair(op, op.code == OpCode::tcgen05_alloc ? spec::tmem::PairOp::alloc : spec::tmem::PairOp::dealloc);
+        return;
+      }
+      tmem_alloc(op, op.code == OpCode::tcgen05_alloc);
+      break;
     case OpCode::tcgen05_relinquish:
+      if (op.cta_pair && !s_.tmem.empty()) {
+        tmem_pair(op, spec::tmem::PairOp::relinquish);
+        return;
+      }
       // (A kernel with no `tmem` declaration has no allocation to give up.)
       if (!s_.tmem.empty())
         s_.tmem[static_cast<std::size_t>(me_.cta)] = spec::tmem::relinquish(s_.tmem[static_cast<std::size_t>(me_.cta)]);
@@ -1615,6 +1746,10 @@ std::string Stepper::describe_blocked(const State& s, int a) const {
     }
   } else if (op.id != ir::no_expr) {
     what += " " + std::to_string(eval(p_, op.id, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)]));
+  } else if (op.cta_pair && op.code != OpCode::tcgen05_mma && op.code != OpCode::tcgen05_commit) {
+    if (op.tmem.object >= 0) what += " " + p_.kernel->buffers[static_cast<std::size_t>(op.tmem.object)].name;
+    what += " cta_group 2 (" + std::string(ag.stage == 1 ? "waits for" : "cannot issue before the last collective of") + " CTA " +
+            std::to_string(ag.stage == 1 ? spec::tmem::peer(info.cta) : info.cta) + (ag.stage == 1 ? "'s warp to issue its half)" : " returns, or columns lack)");
   }
   return info.name + " waits at " + what + " (line " + std::to_string(code[ag.pc].loc.line) + ")";
 }

@@ -135,13 +135,15 @@ Check access(Memory& m, const Access& a) {
   return c;
 }
 
-void overwrite(Memory& m, int buf, std::uint8_t thread) {
+void overwrite(Memory& m, int buf, std::uint8_t thread, Threads known) {
   const auto [lo, hi] = range(m, buf);
   m.events.erase(m.events.begin() + static_cast<std::ptrdiff_t>(lo), m.events.begin() + static_cast<std::ptrdiff_t>(hi));
   Access a;
   a.buf = buf;
   a.kind = Kind::write;
-  put(m, fresh(a, thread));
+  Event e = fresh(a, thread);
+  e.after |= known;
+  put(m, e);
 }
 
 void release(Memory& m, Threads from, int sync) {

@@ -170,7 +170,9 @@ struct Access {
 
 // Records a write by `thread` without a conflict test: the initialisation of
 // an mbarrier's memory, whose conflicts are the mbarrier rules' business.
-void overwrite(Memory& m, int buf, std::uint8_t thread);
+// `known`: more threads ordered after that write (a collective's other
+// participants: the two warps of a .cta_group::2 tcgen05.alloc, spec/tmem.hpp).
+void overwrite(Memory& m, int buf, std::uint8_t thread, Threads known = 0);
 
 // The threads `from` perform a release into sync object `sync`: everything
 // they know is attached to the object, to be made visible at its next completion.

@@ -30,10 +30,20 @@ inline constexpr std::int64_t bytes_per_column = 128 * 4;
 // One CTA's tensor memory: the columns allocated, which allocations (one bit
 // per tensor-memory declaration of the kernel) hold them, and whether the CTA
 // gave up its permit to allocate.
+// An allocation-management instruction with .cta_group::2, which two warps
+// perform together (pair_issue below).
+enum class PairOp : std::uint8_t { none, alloc, dealloc, relinquish };
+
 struct Cta {
   std::uint16_t used = 0;
   std::uint32_t allocated = 0;
   bool relinquished = false;
+  // A .cta_group::2 collective this CTA's warp issued: waiting for the peer
+  // CTA's warp (pair_done false), or performed and not yet returned to the
+  // issuing warp (pair_done true).
+  PairOp pair = PairOp::none;
+  std::uint8_t pair_which = 0;
+  bool pair_done = false;
   auto operator<=>(const Cta&) const = default;
 };
 
@@ -82,6 +92,72 @@ struct Result {
 // its tcgen05.dealloc is `tmem_unallocated`.
 [[nodiscard]] constexpr Violation use(const Cta& c, int which) {
   return (c.allocated >> which & 1u) ? Violation::none : Violation::tmem_unallocated;
+}
+
+// ---- .cta_group::2: the CTA pair ----
+//
+// PTX ISA, tcgen05 "Issue Granularity" (Table 46): with .cta_group::2,
+// tcgen05.alloc, tcgen05.dealloc and tcgen05.relinquish_alloc_permit are
+// "issue[d] from two warps, one in each of the current CTA and its Peer CTA,
+// in order to collectively perform the operation, i.e., the first warp to
+// perform the operation could block until the second warp in the Peer CTA
+// also performs the operation"; tcgen05.mma, .cp and .commit are issued by "a
+// single thread from the CTA-Pair" and "the peer CTA should be active and
+// should not have exited". The pair's accumulator is split between the two
+// CTAs' tensor memory at the same columns, so an MMA writes both.
+//
+// The model: the first warp blocks until the peer's warp issues (the ISA's
+// "could block" taken as may: a kernel that needs it not to block can hang);
+// the second performs the operation in both CTAs, and both warps know it (one
+// address for both halves: each warp may hand it to its CTA, and the pair's
+// MMA uses it in both); the first warp then returns.
+// Collectives of a pair match in issue order: the second must be the same
+// operation on the same allocation, else `tmem_misuse`.
+
+// The peer of CTA `cta`: the CTA pair is two CTAs whose %cluster_ctarank
+// differ only in bit 0 (PTX ISA, tcgen05 "CTA Pair").
+[[nodiscard]] constexpr int peer(int cta) { return cta ^ 1; }
+
+struct PairResult {
+  Cta mine, peer;
+  Outcome out;            // blocked: this CTA's warp cannot issue yet (an earlier collective of its CTA is unanswered, or columns lack)
+  bool performed = false; // this issue was the second: the operation took effect in both CTAs
+};
+
+[[nodiscard]] constexpr PairResult pair_issue(Cta mine, Cta peer, PairOp op, int which, std::int64_t cols) {
+  if (mine.pair != PairOp::none) return {mine, peer, Outcome::blocked()};
+  if (peer.pair == PairOp::none || peer.pair_done) {  // the first of a new collective
+    mine.pair = op;
+    mine.pair_which = static_cast<std::uint8_t>(which);
+    return {mine, peer, Outcome{}};
+  }
+  if (peer.pair != op || (op != PairOp::relinquish && peer.pair_which != which))
+    return {mine, peer, Outcome::fail(Violation::tmem_misuse)};
+  Result a{mine, Outcome{}}, b{peer, Outcome{}};
+  if (op == PairOp::alloc) {
+    a = alloc(mine, which, cols);
+    b = alloc(peer, which, cols);
+  } else if (op == PairOp::dealloc) {
+    a = dealloc(mine, which, cols);
+    b = dealloc(peer, which, cols);
+  } else {
+    a.next = relinquish(mine);
+    b.next = relinquish(peer);
+  }
+  if (a.out.violation != Violation::none) return {mine, peer, a.out};
+  if (b.out.violation != Violation::none) return {mine, peer, b.out};
+  if (!a.out.enabled || !b.out.enabled) return {mine, peer, Outcome::blocked()};
+  b.next.pair_done = true;
+  return {a.next, b.next, Outcome{}, true};
+}
+
+// The first warp of a collective returns once the second performed it.
+[[nodiscard]] constexpr bool pair_returns(const Cta& mine) { return mine.pair != PairOp::none && mine.pair_done; }
+[[nodiscard]] constexpr Cta pair_return(Cta mine) {
+  mine.pair = PairOp::none;
+  mine.pair_which = 0;
+  mine.pair_done = false;
+  return mine;
 }
 
 // The asynchronous tcgen05 operations of one thread, for the ordering rules below.

@@ -69,7 +69,7 @@ namespace pc::spec {
   X(tmem_dealloc_in_use, "tmem_dealloc_in_use",                                             \
     "tcgen05.dealloc while an access to that tensor memory (an MMA, a copy, a tcgen05.ld/st) is not ordered before it") \
   X(tmem_misuse, "tmem_misuse",                                                             \
-    "tcgen05.alloc after tcgen05.relinquish_alloc_permit or of a live allocation, or tcgen05.dealloc of memory not allocated") \
+    "tcgen05.alloc after tcgen05.relinquish_alloc_permit or of a live allocation, tcgen05.dealloc of memory not allocated, or the two warps of a cta_group::2 collective issuing different operations") \
   X(tmem_not_deallocated, "tmem_not_deallocated", "a CTA exits with tensor memory still allocated") \
   X(clc_misuse, "clc_misuse", "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)") \
   X(barrier_memory_reuse, "barrier_memory_reuse",                                           \

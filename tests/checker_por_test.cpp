@@ -154,6 +154,9 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   int tmem_parsed = 0;
   for (int i = 0; i < 400; ++i) tmem_parsed += agree(tmem_kernel(rng), violations, verified, reduced);
   CHECK(tmem_parsed > 350);
+  int pair_parsed = 0;
+  for (int i = 0; i < 300; ++i) pair_parsed += agree(tmem_pair_kernel(rng), violations, verified, reduced);
+  CHECK(pair_parsed > 250);
   int clc_parsed = 0;
   for (int i = 0; i < 300; ++i) clc_parsed += agree(clc_kernel(rng), violations, verified, reduced);
   CHECK(clc_parsed > 250);

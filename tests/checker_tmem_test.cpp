@@ -204,9 +204,132 @@ TEST_CASE("tensor-memory declarations and operands: located errors, exit 2") {
       {"tensor memory @ CTA", "kernel t\ncluster 2\ntmem T cols 32\nrole w warp:\n  tcgen05_ld T @ 1\n", 5, 16,
        "expected end of line"},
       {"index out of range", head + "role w warp:\n  tcgen05_st T[2]\n", 5, 16, "index 2 is outside T[2]"},
+      {"cta_group 2 without a pair", head + "role w warp:\n  tcgen05_alloc T cta_group 2\n", 5, 29, "declare 'cluster N' with N even"},
+      {"cta_group 2 in an odd cluster", "kernel t\ncluster 3\ntmem T cols 32\nrole w warp:\n  tcgen05_relinquish_alloc_permit cta_group 2\n",
+       5, 45, "this kernel's cluster has 3 CTAs"},
+      {"accessed, never allocated", head + "role w warp:\n  all: read S\n  tcgen05_ld T[1]\n", 6, 14,
+       "tensor memory 'T' is accessed but never allocated"},
+      {"cta_group 3", "kernel t\ncluster 2\ntmem T cols 32\nrole w warp:\n  tcgen05_dealloc T cta_group 3\n", 5, 31, "must be in 1..2"},
   });
   const std::string f = cli_support::temp_file("tmem", "bad_cols.bk", "kernel t\ntmem T[3] cols 32\nrole w warp:\n  exit\n");
   const cli_support::Run r = cli_support::run("tmem", f);
   CHECK(r.status == 2);
   CHECK(r.err.find("bad_cols.bk:2:16: error:") != std::string::npos);
+}
+
+// ---- .cta_group::2: the CTA pair (spec/tmem.hpp, "CTA pair") ----
+
+TEST_CASE("spec::tmem: a cta_group 2 collective waits for the peer's warp, then acts in both CTAs") {
+  namespace tm = spec::tmem;
+  using spec::Violation;
+  CHECK(tm::peer(0) == 1);
+  CHECK(tm::peer(3) == 2);
+  tm::Cta a, b;
+  // The first warp records its half and waits; nothing is allocated yet.
+  tm::PairResult r = tm::pair_issue(a, b, tm::PairOp::alloc, 0, 128);
+  REQUIRE(r.out.enabled);
+  CHECK_FALSE(r.performed);
+  CHECK(r.mine.allocated == 0);
+  a = r.mine;
+  // Another collective of the same CTA cannot start before this one is answered.
+  CHECK_FALSE(tm::pair_issue(a, b, tm::PairOp::alloc, 1, 32).out.enabled);
+  // The peer's warp answers: both CTAs hold the columns; the first warp then returns.
+  r = tm::pair_issue(b, a, tm::PairOp::alloc, 0, 128);
+  REQUIRE(r.performed);
+  CHECK(r.mine.allocated == 1);
+  CHECK(r.peer.allocated == 1);
+  CHECK(r.peer.used == 128);
+  CHECK(tm::pair_returns(r.peer));
+  CHECK_FALSE(tm::pair_returns(r.mine));
+  b = r.mine;
+  a = tm::pair_return(r.peer);
+  CHECK(tm::use(a, 0) == Violation::none);
+  CHECK(tm::use(b, 0) == Violation::none);
+  // A collective answered by a different operation, or on another allocation, is misuse.
+  a = tm::pair_issue(a, b, tm::PairOp::dealloc, 0, 128).mine;
+  CHECK(tm::pair_issue(b, a, tm::PairOp::relinquish, 0, 0).out.violation == Violation::tmem_misuse);
+  CHECK(tm::pair_issue(b, a, tm::PairOp::dealloc, 1, 32).out.violation == Violation::tmem_misuse);
+  r = tm::pair_issue(b, a, tm::PairOp::dealloc, 0, 128);
+  REQUIRE(r.performed);
+  CHECK(r.mine.allocated == 0);
+  CHECK(r.peer.allocated == 0);
+  // Columns lacking in either CTA: the second warp blocks.
+  tm::Cta full = tm::alloc(tm::Cta{}, 1, 512).next;
+  tm::Cta first = tm::pair_issue(tm::Cta{}, full, tm::PairOp::alloc, 0, 32).mine;
+  CHECK_FALSE(tm::pair_issue(full, first, tm::PairOp::alloc, 0, 32).out.enabled);
+  // Relinquish acts in both CTAs: a later alloc in either is misuse.
+  first = tm::pair_issue(tm::Cta{}, tm::Cta{}, tm::PairOp::relinquish, 0, 0).mine;
+  r = tm::pair_issue(tm::Cta{}, first, tm::PairOp::relinquish, 0, 0);
+  REQUIRE(r.performed);
+  CHECK(tm::alloc(r.mine, 0, 32).out.violation == Violation::tmem_misuse);
+  CHECK(tm::alloc(tm::pair_return(r.peer), 0, 32).out.violation == Violation::tmem_misuse);
+}
+
+namespace {
+
+// A 2-CTA MMA (cta_group 2): both CTAs' MMA warps allocate the accumulator
+// together; CTA 0's warp issues the pair's MMA over both CTAs' operands, its
+// commit multicast to both CTAs' `done`; each CTA's epilogue warp group reads
+// its half; after a cluster barrier each MMA warp deallocates together.
+const std::string pair_kernel =
+    "kernel pair\ncluster 2\nsmem a bytes 16384\ntmem acc cols 128\nmbarrier full count 1\nmbarrier done count 1\n"
+    "role mma warp:\n"
+    "  tcgen05_alloc acc cta_group 2\n"
+    "  bar_sync 1, 160\n"
+    "  tcgen05_fence_after_thread_sync\n"
+    "  if cta == 0:\n"
+    "    wait full parity 0\n"
+    "    tcgen05_fence_after_thread_sync\n"
+    "    tcgen05_mma read a, a @ 1 into acc cta_group 2\n"
+    "    tcgen05_commit done multicast 3 cta_group 2\n"
+    "  SYNC2bar_sync 2, 160\n"
+    "  cluster_sync\n"
+    "  DEALLOC\n"
+    "role load warp:\n"
+    "  if cta == 0:\n"
+    "    one: arrive_expect_tx full bytes 32768\n"
+    "  one: tma_load a -> full @ 0\n"
+    "role epi warpgroup:\n"
+    "  bar_sync 1, 160\n"
+    "  tcgen05_fence_after_thread_sync\n"
+    "  WAITwait done parity 0\n"
+    "  tcgen05_fence_after_thread_sync\n"
+    "  tcgen05_ld acc\n"
+    "  tcgen05_wait_ld\n"
+    "  tcgen05_fence_before_thread_sync\n"
+    "  SYNC2bar_sync 2, 160\n";
+
+std::string pair_fixed() {
+  return with(with(with(with(pair_kernel, "SYNC2", ""), "SYNC2", ""), "WAIT", ""), "DEALLOC", "tcgen05_dealloc acc cta_group 2");
+}
+
+}  // namespace
+
+TEST_CASE("cta_group 2: the pair's accumulator in both CTAs, ordered by the multicast commit") {
+  const std::string fixed = pair_fixed();
+  // The epilogue of either CTA reading its half before the commit's arrival.
+  pair(with(with(with(with(pair_kernel, "SYNC2", ""), "SYNC2", ""), "WAIT", "# "), "DEALLOC", "tcgen05_dealloc acc cta_group 2"),
+       "data_race", fixed);
+  // CTA 1's warp deallocating its half while its epilogue's tcgen05.ld is not ordered before.
+  pair(with(with(with(with(pair_kernel, "SYNC2", "# "), "SYNC2", "# "), "WAIT", ""), "DEALLOC", "tcgen05_dealloc acc cta_group 2"),
+       "tmem_dealloc_in_use", fixed);
+  // One CTA's warp never joins the collective: the other waits forever.
+  pair(with(fixed, "  tcgen05_alloc acc cta_group 2\n", "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n"), "deadlock", fixed);
+  // The two warps issue different collectives.
+  pair(with(fixed, "  tcgen05_alloc acc cta_group 2\n",
+            "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n  else:\n    tcgen05_dealloc acc cta_group 2\n"),
+       "tmem_misuse", fixed);
+  // cta_group 1 allocations under a pair MMA: CTA 1's half is its own warp's,
+  // not known to CTA 0's MMA (nothing orders CTA 1's alloc before it).
+  pair(with(with(fixed, "tcgen05_alloc acc cta_group 2", "tcgen05_alloc acc"), "tcgen05_dealloc acc cta_group 2", "tcgen05_dealloc acc"),
+       "tmem_unallocated", fixed);
+  // Without the dealloc: each CTA exits with its half allocated.
+  pair(with(fixed, "tcgen05_dealloc acc cta_group 2", ""), "tmem_not_deallocated", fixed);
+}
+
+TEST_CASE("cta_group 2: a deadlock report names the collective the warp waits in") {
+  const std::string k = with(pair_fixed(), "  tcgen05_alloc acc cta_group 2\n", "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n");
+  const check::Result r = run(k, false);
+  REQUIRE(check::outcome_name(r) == "deadlock");
+  CHECK_MESSAGE(r.message.find("tcgen05_alloc acc cta_group 2 (waits for CTA 1's warp to issue its half)") != std::string::npos, r.message);
 }

@@ -108,7 +108,9 @@ std::string kernel_with(const std::string& target, const std::string& stmt) {
          "smem R bytes 16\n"
          // wgmma is a warp group's; tcgen05.alloc one warp's.
          "role r " + (stmt.rfind("wgmma", 0) == 0 ? "warpgroup" : "warp") + ":\n"
-         "  " + stmt + "\n";
+         "  " + stmt + "\n" +
+         // (the tensor memory the samples access is allocated somewhere: else bad input)
+         (target == "nvidia" ? "role alloc warp:\n  if cta == 1:\n    tcgen05_alloc T\n" : "");
 }
 
 std::vector<ir::OpCode> all_ops() {

@@ -195,6 +195,50 @@ inline std::string tmem_kernel(std::mt19937& rng) {
     }
     if (r == 0 && pick(2)) k += "  tcgen05_dealloc T\n";
   }
+  // A kernel that never allocates a buffer it accesses is bad input (a parse
+  // error); an alloc no interleaving reaches keeps such runs checkable.
+  k += "  if instance == 1:\n    tcgen05_alloc T\n    tcgen05_alloc U\n";
+  return k;
+}
+
+// Tensor memory of a CTA pair (cta_group 2): warps of both CTAs issuing
+// collective allocs, deallocs and relinquishes (matched or not, alone or
+// with a single-CTA alloc), pair MMAs from either CTA into both halves,
+// multicast commits, tcgen05.ld of a half, waits, barriers and remote arrives.
+inline std::string tmem_pair_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel tmempair\ncluster 2\nsmem s[1] bytes 256\ntmem T cols 128\ntmem U cols " +
+                  std::string(pick(2) ? "256" : "512") + "\nmbarrier m[2] count 1\n";
+  const int roles = 2;
+  for (int r = 0; r < roles; ++r) {
+    k += "role r" + std::to_string(r) + " warp:\n";
+    if (r == 0 && pick(4) != 0) k += "  tcgen05_alloc T cta_group 2\n";
+    const int ops = 2 + pick(4);
+    for (int i = 0; i < ops; ++i) {
+      const std::string t = pick(4) == 0 ? "U" : "T";
+      const std::string bar = "m[" + std::to_string(pick(2)) + "]";
+      // An operation of one CTA's warp, or (empty) of both.
+      const std::string only = pick(3) == 0 ? "" : "if cta == " + std::to_string(pick(2)) + ":\n  ";
+      const std::string in = only.empty() ? "  " : "  " + only + "  ";
+      switch (pick(13)) {
+        case 0: k += "  tcgen05_alloc " + t + " cta_group 2\n"; break;
+        case 1: k += "  tcgen05_dealloc " + t + " cta_group 2\n"; break;
+        case 2: k += "  tcgen05_relinquish_alloc_permit cta_group 2\n"; break;
+        case 3: k += in + "tcgen05_alloc " + t + "\n"; break;
+        case 4: k += in + "one: tcgen05_mma read s[0], s[0] @ (cta + 1) % 2 into " + t + " cta_group 2\n"; break;
+        case 5: k += "  one: tcgen05_commit " + bar + " multicast 3 cta_group 2\n"; break;
+        case 6: k += "  wait " + bar + " parity 0\n  tcgen05_fence_after_thread_sync\n"; break;
+        case 7: k += "  tcgen05_ld " + t + "\n"; break;
+        case 8: k += "  tcgen05_wait_ld\n"; break;
+        case 9: k += "  bar_sync 1, 64\n"; break;
+        case 10: k += "  one: arrive " + bar + " @ (cta + 1) % 2\n"; break;
+        case 11: k += "  tcgen05_fence_before_thread_sync\n"; break;
+        default: k += "  one: arrive " + bar + "\n"; break;
+      }
+    }
+    if (r == 0 && pick(2)) k += "  tcgen05_dealloc T cta_group 2\n";
+  }
+  k += "  if instance == 1:\n    tcgen05_alloc T\n    tcgen05_alloc U\n";  // (as in tmem_kernel)
   return k;
 }
 

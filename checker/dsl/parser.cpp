@@ -351,6 +351,18 @@ class Parser {
     }
     return std::nullopt;
   }
+  // `cta_group 1|2` after a tcgen05 operation's operands (PTX .cta_group::1 /
+  // ::2): 2 is the CTA pair of spec/tmem.hpp, which needs a cluster of an
+  // even number of CTAs (each CTA's peer differs in bit 0 of its rank).
+  void cta_group(ir::Op& op) {
+    if (!accept("cta_group")) return;
+    const ir::Loc at = peek().loc;
+    op.cta_pair = const_expr("the cta_group", 1, 2) == 2;
+    if (op.cta_pair && (k_.cluster_ctas < 2 || k_.cluster_ctas % 2 != 0))
+      fail(at, "cta_group 2 works on a CTA pair (PTX ISA tcgen05, \"CTA Pair\"): declare 'cluster N' with N even first (this "
+               "kernel's cluster has " + std::to_string(k_.cluster_ctas) + " CTA" + (k_.cluster_ctas == 1 ? "" : "s") + ")");
+  }
+
   std::int64_t const_expr(const char* what, std::int64_t lo, std::int64_t hi) {
     const ir::Loc loc = peek().loc;
     ExprId e = expr();
@@ -412,6 +424,7 @@ class Parser {
   }
   void check_operands(const ir::Op& op);
   void check_spaces(const ir::Op& op);
+  void check_tmem_allocated();
   void check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc);
   void check_target(const std::vector<ir::Stmt>& body);
   void check_cp_async_lanes(const std::vector<ir::Stmt>& body);
@@ -721,6 +734,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       op.bufs.push_back(ref(buffers_, "buffer"));
       while (accept(",")) op.bufs.push_back(ref(buffers_, "buffer"));
       if (code == OpCode::tcgen05_mma && accept("into")) op.tmem = ref(buffers_, "tensor-memory buffer", false);
+      if (code == OpCode::tcgen05_mma) cta_group(op);
       break;
     case OpCode::tcgen05_alloc:
     case OpCode::tcgen05_dealloc: {
@@ -739,6 +753,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
       op.tmem.loc = t.loc;
       if (peek().kind == Tok::punct && peek().text == "[")
         fail(peek().loc, kw + " takes the whole declaration '" + n + "' (one allocation of all its elements): drop the index");
+      cta_group(op);
       break;
     }
     case OpCode::tcgen05_ld:
@@ -761,7 +776,9 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::tcgen05_commit:
       op.bar = ref(mbars_, "mbarrier", false);
       if (accept("multicast")) op.multicast = expr();
+      cta_group(op);
       break;
+    case OpCode::tcgen05_relinquish: cta_group(op); break;
     case OpCode::cluster_arrive: options(op, false, false, true, false, false); break;
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
@@ -779,7 +796,6 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
     case OpCode::wgmma_commit:
     case OpCode::tcgen05_fence_before:
     case OpCode::tcgen05_fence_after:
-    case OpCode::tcgen05_relinquish:
     case OpCode::tcgen05_wait_ld:
     case OpCode::tcgen05_wait_st:
     case OpCode::fence_proxy_async:
@@ -1523,6 +1539,7 @@ void Parser::finish() {
   if (k_.target == ir::Target::amd && k_.cluster_ctas > 1)
     target_error(cluster_loc_, "AMD has no thread-block clusters: 'cluster' needs 'target nvidia'; an AMD workgroup is one CTA");
   for (const ir::Role& r : k_.roles) check_target(r.body);
+  if (errors_.empty()) check_tmem_allocated();  // a whole-kernel check, once the statements are sound
   if (!seen_kernel_) errors_.push_back({file_, {1, 1}, "the file declares no kernel: start it with 'kernel NAME'"});
   else if (k_.roles.empty() && errors_.empty()) errors_.push_back({file_, k_.loc, "kernel '" + k_.name + "' has no role"});
   check_cta_threads();
@@ -1541,6 +1558,35 @@ void Parser::finish() {
     if (e != "verified" && !spec::violation_from_name(e))
       errors_.push_back({file_, expects_[0].first, "'# expect: " + e + "': expected 'verified' or a violation name (docs/spec.md)"});
     k_.expect = e;
+  }
+}
+
+// A tensor-memory buffer that some operation accesses and no tcgen05_alloc
+// anywhere allocates: every such access is tmem_unallocated, whatever the
+// interleaving, so it is bad input (the first access, located).
+void Parser::check_tmem_allocated() {
+  std::vector<bool> allocated(k_.buffers.size(), false);
+  std::vector<const ir::Ref*> accesses;
+  auto walk = [&](auto&& self, const std::vector<ir::Stmt>& body) -> void {
+    for (const ir::Stmt& st : body) {
+      self(self, st.body);
+      self(self, st.else_body);
+      if (st.kind != ir::StmtKind::op) continue;
+      const ir::Op& op = st.op;
+      if (op.code == OpCode::tcgen05_alloc && op.tmem.object >= 0) allocated[static_cast<std::size_t>(op.tmem.object)] = true;
+      if (op.code == OpCode::tcgen05_alloc || op.code == OpCode::tcgen05_dealloc) continue;
+      for (const ir::Ref& r : op.bufs) accesses.push_back(&r);
+      if (op.tmem.object >= 0) accesses.push_back(&op.tmem);
+    }
+  };
+  for (const ir::Role& r : k_.roles) walk(walk, r.body);
+  std::vector<bool> told(k_.buffers.size(), false);
+  for (const ir::Ref* r : accesses) {
+    const auto b = static_cast<std::size_t>(r->object);
+    if (b >= k_.buffers.size() || k_.buffers[b].space != ir::Space::tensor || allocated[b] || told[b]) continue;
+    told[b] = true;
+    errors_.push_back({file_, r->loc, "tensor memory '" + k_.buffers[b].name + "' is accessed but never allocated: add 'tcgen05_alloc " +
+                                          k_.buffers[b].name + "' (one warp; then publish it with a barrier)"});
   }
 }
 

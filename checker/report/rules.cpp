@@ -113,7 +113,8 @@ const std::vector<RuleHelp>& table() {
        {"concurrency", "tcgen05", "tensor-memory"}},
       {"tmem_misuse",
        "Allocate each tensor-memory buffer once per tcgen05_dealloc, never after tcgen05_relinquish_alloc_permit, and "
-       "deallocate only what is allocated.",
+       "deallocate only what is allocated. With cta_group 2, one warp in each CTA of the pair issues the same "
+       "alloc, dealloc or relinquish, in the same order.",
        {"correctness", "tcgen05", "tensor-memory"}},
       {"tmem_not_deallocated", "tcgen05_dealloc every allocation before the CTA's last warp exits.",
        {"correctness", "tcgen05", "tensor-memory", "resources"}},
