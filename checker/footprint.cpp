@@ -156,11 +156,24 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     }
   };
   switch (op.code) {
+    case OpCode::wgmma:
+      // In a role split per warp, the warp group's four warps join one
+      // operation (step.cpp, wgmma_warps): each one's step reads the others'
+      // control state, so they depend on each other (their arrive pools
+      // stand for it).
+      if (p_.kernel->roles[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(agent)].role)].per_warp) {
+        const AgentInfo& me = p_.agents[static_cast<std::size_t>(agent)];
+        for (std::size_t a = 0; a < p_.agents.size(); ++a) {
+          const AgentInfo& o = p_.agents[a];
+          if (o.role == me.role && o.cta == me.cta && o.instance == me.instance && o.warp / 4 == me.warp / 4)
+            add(set, pool_base_ + static_cast<int>(a));
+        }
+      }
+      [[fallthrough]];
     case OpCode::read:
     case OpCode::write:
     case OpCode::cp_async:
     case OpCode::global_load_lds:
-    case OpCode::wgmma:
     case OpCode::tcgen05_mma:
     case OpCode::tma_store:
     case OpCode::tma_reduce:

@@ -137,11 +137,13 @@ void deserialize(const char* bytes, State& s) {
     a.tc_synced = (bits >> 4) & 1;
     if (!((bits >> 3) & 1)) {
       a.ticket = a.cluster_ticket = a.wave.lds_outstanding = a.wave.joined = 0;
+      a.collectives = 0;
       a.wave.vm_issued = a.wave.vm_done = 0;
       a.bulk = a.mma = a.cp = Groups{};
       continue;
     }
     a.ticket = static_cast<std::uint32_t>(r.var());
+    a.collectives = static_cast<std::uint16_t>(r.var());
     a.cluster_ticket = static_cast<std::uint32_t>(r.var());
     a.wave.lds_outstanding = static_cast<std::uint32_t>(r.var());
     a.wave.joined = static_cast<std::uint32_t>(r.var());
@@ -232,13 +234,14 @@ void serialize(const State& s, std::string& out) {
     w.put(a.stage);
     // Most agents of most kernels have none of the rarer fields: a flag bit
     // says whether they follow.
-    const bool rare = (a.ticket | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued |
+    const bool rare = (a.ticket | a.collectives | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued |
                        a.wave.vm_done | a.bulk.committed |
                        a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired | a.cp.committed |
                        a.cp.issued | a.cp.retired) != 0;
     w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4)));
     if (!rare) continue;
     w.var(a.ticket);
+    w.var(a.collectives);
     w.var(a.cluster_ticket);
     w.var(a.wave.lds_outstanding);
     w.var(a.wave.joined);

@@ -27,6 +27,7 @@ struct AgentState {
   bool wgmma_fenced = false;      // a wgmma.fence before the agent's first wgmma
   bool tc_synced = false;         // a thread synchronization since the last tcgen05.fence::after_thread_sync
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
+  std::uint16_t collectives = 0;  // a warp of a role split per warp: the warp-group wgmma operations it has joined
   spec::cluster::Ticket cluster_ticket = 0;
   spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal
   Groups bulk;                    // bulk async-groups of the leader lane (the thread that issues TMA stores)

@@ -300,6 +300,9 @@ class Exec {
   void named(const ir::Op& op, int id, std::int64_t count, bool wait);
   void amd_barrier(const ir::Op& op, bool signal, bool wait);
   void retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to);
+  [[nodiscard]] bool split_warps() const { return p_.kernel->roles[static_cast<std::size_t>(me_.role)].per_warp; }
+  [[nodiscard]] std::vector<int> warp_group_of(int a) const;
+  void wgmma_warps(const ir::Op& op);
   std::uint32_t live_threads(int cta) const {
     std::uint32_t live = 0;
     for (std::size_t i = 0; i < s_.agents.size(); ++i)
@@ -751,6 +754,63 @@ void Exec::amd_barrier(const ir::Op& op, bool signal, bool wait) {
   ++ag_.pc;
 }
 
+// The agents of the warp group of agent `a` in a role split per warp (its
+// four warps, `a` among them).
+std::vector<int> Exec::warp_group_of(int a) const {
+  const AgentInfo& me = p_.agents[static_cast<std::size_t>(a)];
+  std::vector<int> g;
+  for (std::size_t i = 0; i < p_.agents.size(); ++i) {
+    const AgentInfo& o = p_.agents[i];
+    if (o.role == me.role && o.cta == me.cta && o.instance == me.instance && o.warp / 4 == me.warp / 4) g.push_back(static_cast<int>(i));
+  }
+  return g;
+}
+
+// wgmma.mma_async in a role split per warp: one operation of the four warps
+// of a warp group (PTX ISA wgmma.mma_async: ".sync ... .aligned: all threads
+// in the warpgroup must execute the same wgmma.mma_async instruction"; the
+// warpgroup performs the MMA collectively). Each warp joins it (stage 1) and
+// goes on once all four have joined; the first to go on performs its reads,
+// as its warp's MMA unit, after what all four warps knew when they joined.
+// Each warp's wgmma_wait retires them (above).
+void Exec::wgmma_warps(const ir::Op& op) {
+  bool joined_now = false;
+  if (ag_.stage == 0) {
+    if (const Violation v = rules::wgmma_issue(ag_.wgmma_fenced); v != Violation::none)
+      stop(v, me_.name + " issues its first wgmma with no wgmma.fence before it");
+    (void)spec::async_group::issue(ag_.mma);
+    ++ag_.collectives;
+    ag_.stage = 1;
+    joined_now = true;
+  }
+  bool all = true, first = true;
+  hb::Threads issuers = 0;
+  for (const int w : warp_group_of(a_)) {
+    issuers |= p_.agents[static_cast<std::size_t>(w)].hb.lanes();
+    if (w == a_) continue;
+    const AgentState& o = s_.agents[static_cast<std::size_t>(w)];
+    if (o.collectives < ag_.collectives) all = false;  // not yet joined (or never will: it exited)
+    else if (o.collectives > ag_.collectives || o.stage != 1 || o.pc != ag_.pc) first = false;  // it went on: performed
+  }
+  if (!all) {
+    info_.enabled = joined_now;  // joining alone is progress
+    if (joined_now) SAY("wgmma: joined; waits for the other warps of its warp group");
+    return;
+  }
+  std::string names;
+  if (first) {
+    const std::uint16_t group = ag_.mma.issued;
+    for (const ir::Ref& r : op.bufs) {
+      const int buf = buf_at(r, me_.cta);
+      race(unit_access(buf, hb::Kind::read, hb::Proxy::async, issuers, hb::Unit::mma, group, false), "wgmma read of", buf, true);
+      if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
+    }
+  }
+  SAY(first ? "wgmma read " + names + " (the warp group's, all four warps joined)" : std::string("wgmma: all four warps joined; goes on"));
+  ag_.stage = 0;
+  ++ag_.pc;
+}
+
 void Exec::retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to) {
   hb::retire(s_.mem, me_.hb.unit(u), spec::async_group::wait(g, n), to);
 }
@@ -1092,6 +1152,10 @@ void Exec::op(const ir::Op& op) {
       SAY("wgmma_fence");
       break;
     case OpCode::wgmma: {
+      if (split_warps()) {  // wgmma_warps moves the agent on itself
+        wgmma_warps(op);
+        return;
+      }
       if (const Violation v = rules::wgmma_issue(ag_.wgmma_fenced); v != Violation::none)
         stop(v, me_.name + " issues its first wgmma with no wgmma.fence before it");
       const std::uint16_t group = spec::async_group::issue(ag_.mma);
@@ -1109,10 +1173,17 @@ void Exec::op(const ir::Op& op) {
       spec::async_group::commit(ag_.mma);
       SAY("wgmma_commit");
       break;
-    case OpCode::wgmma_wait:
-      retire(ag_.mma, ev(op.n, 0), hb::Unit::mma, me_.hb.lanes());
+    case OpCode::wgmma_wait: {
+      // The groups' MMAs are the warp group's: in a role split per warp, one
+      // warp performed each one's reads (wgmma_warps), and waiting for the
+      // group waits for them (the warps' groups go in step: .sync.aligned).
+      const std::uint16_t upto = spec::async_group::wait(ag_.mma, ev(op.n, 0));
+      hb::retire(s_.mem, me_.hb.unit(hb::Unit::mma), upto, me_.hb.lanes());
+      if (split_warps())
+        for (const int w : warp_group_of(a_)) hb::retire(s_.mem, p_.agents[static_cast<std::size_t>(w)].hb.unit(hb::Unit::mma), upto, me_.hb.lanes());
       SAY("wgmma_wait " + std::to_string(ev(op.n, 0)));
       break;
+    }
     case OpCode::tcgen05_mma: {
       tcgen05_issue("tcgen05.mma");
       // The group a later tcgen05.commit closes; no wait_group retires it.
@@ -1746,6 +1817,8 @@ std::string Stepper::describe_blocked(const State& s, int a) const {
     }
   } else if (op.id != ir::no_expr) {
     what += " " + std::to_string(eval(p_, op.id, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)]));
+  } else if (op.code == OpCode::wgmma && ag.stage == 1) {
+    what += " (joined; waits for the other warps of its warp group)";
   } else if (op.cta_pair && op.code != OpCode::tcgen05_mma && op.code != OpCode::tcgen05_commit) {
     if (op.tmem.object >= 0) what += " " + p_.kernel->buffers[static_cast<std::size_t>(op.tmem.object)].name;
     what += " cta_group 2 (" + std::string(ag.stage == 1 ? "waits for" : "cannot issue before the last collective of") + " CTA " +

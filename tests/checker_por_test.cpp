@@ -163,6 +163,9 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   int warp_parsed = 0;
   for (int i = 0; i < 300; ++i) warp_parsed += agree(warp_kernel(rng), violations, verified, reduced);
   CHECK(warp_parsed > 280);
+  int wgmma_warps_parsed = 0;
+  for (int i = 0; i < 200; ++i) wgmma_warps_parsed += agree(wgmma_warp_kernel(rng), violations, verified, reduced);
+  CHECK(wgmma_warps_parsed > 190);
   int layout_parsed = 0;
   for (int i = 0; i < 400; ++i) layout_parsed += agree(layout_kernel(rng), violations, verified, reduced);
   CHECK(layout_parsed > 350);

@@ -516,4 +516,33 @@ inline std::string warp_kernel(std::mt19937& rng) {
   return k;
 }
 
+// A warp group split per warp that issues wgmma (one operation of its four
+// warps), with waits, commits, per-warp branches and releases, against a
+// producer warp that loads and writes the operands.
+inline std::string wgmma_warp_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel wgk\nsmem a[2] bytes 256\nmbarrier m[2] count 1\nrole g warpgroup:\n  wgmma_fence\n";
+  const int ops = 2 + pick(3);
+  for (int i = 0; i < ops; ++i) switch (pick(8)) {
+      case 0: k += "  wgmma read a[" + std::to_string(pick(2)) + "]\n"; break;
+      case 1: k += "  wgmma_commit\n"; break;
+      case 2: k += "  wgmma_wait " + std::to_string(pick(2)) + "\n"; break;
+      case 3: k += "  if warp == " + std::to_string(pick(4)) + ":\n    one: arrive m[" + std::to_string(pick(2)) + "]\n"; break;
+      case 4: k += "  wait m[" + std::to_string(pick(2)) + "] parity 0\n"; break;
+      case 5: k += "  if warp == " + std::to_string(pick(4)) + ":\n    all: write a[" + std::to_string(pick(2)) + "]\n    fence_proxy_async\n"; break;
+      case 6: k += "  wgmma read a[0], a[1]\n  wgmma_commit\n"; break;
+      default: k += "  if warp == 0:\n    syncwarp\n"; break;
+    }
+  k += "  wgmma_commit\n  wgmma_wait 0\n  if warp == 1:\n    syncwarp\n";
+  k += "role p warp:\n";
+  const int pops = 1 + pick(3);
+  for (int i = 0; i < pops; ++i) switch (pick(4)) {
+      case 0: k += "  wait m[" + std::to_string(pick(2)) + "] parity 0\n"; break;
+      case 1: k += "  one: arrive m[" + std::to_string(pick(2)) + "]\n"; break;
+      case 2: k += "  one: arrive_expect_tx m[1] bytes 256\n  one: tma_load a[" + std::to_string(pick(2)) + "] -> m[1]\n"; break;
+      default: k += "  one: write a[" + std::to_string(pick(2)) + "]\n"; break;
+    }
+  return k;
+}
+
 }  // namespace pc::testgen

@@ -136,15 +136,6 @@ class Place {
                                r_.name + "' has " + std::to_string(warps) + (warps == 1 ? " warp" : " warps"));
     if (is_wgmma(o.code) && region)
       return error_(s.loc, "'" + kw + "' is executed by all four warps of a warp group together (.aligned): it cannot be under a condition on 'warp'");
-    // The warp group's MMA is one operation of its four warps: it reads its
-    // operands once all four issued it, and any warp's wgmma.wait_group
-    // returns only after that. The model runs the warps of a role that reads
-    // `warp` apart, with no such rendezvous, so it would see each warp's
-    // reads on their own (a false race with a stage released by warp 0).
-    if (is_wgmma(o.code) && r_.per_warp)
-      return error_(s.loc, "'" + kw + "' is one operation of the four warps of a warp group, and role '" + r_.name +
-                               "' reads 'warp', so the model runs its warps apart: keep the wgmma in a role that does not read 'warp' "
-                               "(docs/dsl.md, \"Warps of a role\")");
     // tcgen05.alloc / dealloc / relinquish_alloc_permit with .cta_group::1:
     // "one warp from the CTA must perform the allocation and de-allocation"
     // (PTX ISA tcgen05.alloc).
