@@ -204,12 +204,14 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case OpCode::tcgen05_dealloc: {
       if (op.tmem.object < 0) return all(set);
       const int d = op.tmem.object;
-      const int first = buf_base_ + cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
-      for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) add(set, first + x);
-      add(set, tmem_base_ + cta);
-      // cta_group 2: a collective of the pair, performed in both CTAs by the
-      // second warp to issue it (spec::tmem::pair_issue).
-      if (op.cta_pair) add(set, tmem_base_ + spec::tmem::peer(cta));
+      // cta_group 2: a collective of the pair, performed in both CTAs (their
+      // allocators and the allocation's memory) by the second warp to issue
+      // it (spec::tmem::pair_issue).
+      for (const int c : {cta, op.cta_pair ? spec::tmem::peer(cta) : cta}) {
+        const int first = buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
+        for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) add(set, first + x);
+        add(set, tmem_base_ + c);
+      }
       return;
     }
     case OpCode::tcgen05_relinquish:
