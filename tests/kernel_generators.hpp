@@ -545,4 +545,56 @@ inline std::string wgmma_warp_kernel(std::mt19937& rng) {
   return k;
 }
 
+// A kernel of one role (three agents) whose shared-memory reads and writes
+// carry no barriers (check-kernel --place-barriers): accesses by index
+// constant, per agent or per trip, some under `if instance == c` or a
+// uniform `if k == 1`, in loops nested two deep; gather-to-LDS loads on
+// gfx942. `target` 0: gfx942, 1: gfx1200, 2: nvidia.
+inline std::string placement_kernel(std::mt19937& rng, int target) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel gen\n";
+  k += target == 0 ? "target amd gfx942\n" : target == 1 ? "target amd gfx1200\n" : "target nvidia\n";
+  k += "smem s[4] bytes 256\nrole w warp x 3:\n";
+  const char* loop_vars[] = {"k", "j"};
+  auto index = [&](int loops, bool own) -> std::string {
+    if (own) {
+      switch (pick(loops ? 3 : 2)) {
+        case 0: return "instance";
+        case 1: return "(instance + 1) % 3";
+        default: return "(instance + " + std::string(loop_vars[loops - 1]) + ") % 3";
+      }
+    }
+    switch (pick(loops ? 4 : 2)) {
+      case 0: return std::to_string(pick(4));
+      case 1: return "instance";
+      case 2: return std::string(loop_vars[loops - 1]) + " % 2";
+      default: return "2 + " + std::string(loop_vars[loops - 1]) + " % 2";
+    }
+  };
+  auto access = [&](const std::string& ind, int loops, bool alone) {
+    if (target == 0 && pick(5) == 0) return ind + "global_load_lds s[" + index(loops, !alone) + "]\n";
+    if (pick(2)) return ind + "all: read s[" + index(loops, false) + "]\n";
+    return ind + "all: write s[" + index(loops, !alone) + "]\n";
+  };
+  auto block = [&](auto& self, const std::string& ind, int depth, int loops) -> std::string {
+    std::string b;
+    const int n = 2 + pick(3);
+    for (int i = 0; i < n; ++i) {
+      const int c = pick(8);
+      if (c == 0 && depth < 2) {
+        b += ind + "for " + loop_vars[loops] + " in 0 .. 2:\n" + self(self, ind + "  ", depth + 1, loops + 1);
+      } else if (c == 1) {
+        b += ind + "if instance == " + std::to_string(pick(3)) + ":\n" + access(ind + "  ", loops, true);
+        if (pick(2)) b += access(ind + "  ", loops, true);
+      } else if (c == 2 && loops > 0) {
+        b += ind + "if " + loop_vars[loops - 1] + " == 1:\n" + access(ind + "  ", loops, false);
+      } else {
+        b += access(ind, loops, false);
+      }
+    }
+    return b;
+  };
+  return k + block(block, "  ", 0, 0);
+}
+
 }  // namespace pc::testgen

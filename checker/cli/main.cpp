@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/cli/place.hpp"
 #include "checker/sweep.hpp"
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
@@ -61,6 +62,18 @@ options:
                        result is the first failing point's, with a summary
   --sweep-max N        at most N points (default 256): past it, a fixed sample
                        that keeps the first and last combination
+  --place-barriers     take FILE's shared-memory accesses (read, write,
+                       global_load_lds; its barriers are taken out first) and
+                       print it with the fewest barriers that order them,
+                       verified by the explicit search, the count proved
+                       minimal by Z3; the summary goes to stderr
+                       (docs/placement.md)
+  --target T           with --place-barriers: place for T (sm_90a, sm_100a,
+                       gfx90a, gfx940, gfx942, gfx1200, gfx1201; default: the
+                       kernel's own target)
+  --barrier KIND       with --place-barriers: split (gfx12 signal/wait pairs,
+                       the default there) or monolithic
+  --diff               with --place-barriers: print a unified diff instead
   --replay TOKEN       re-run exactly the schedule of a reported trace (the
                        token carries the --param values it was made with)
   --steps N            with --replay: print the state after N steps of the
@@ -161,6 +174,8 @@ int main(int argc, char** argv) {
   bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false, quiet = false;
   bool full_coverage = false;
   bool want_sweep = false;
+  bool want_place = false, want_diff = false;
+  pc::place::Request place_req;
   pc::cli::SweepOptions sweep_opt;
   std::string html_out;
   for (int i = 1; i < argc; ++i) {
@@ -232,6 +247,20 @@ int main(int argc, char** argv) {
     } else if (a == "--sweep-max") {
       if (!parse_u64(value("--sweep-max"), sweep_opt.max_points) || sweep_opt.max_points == 0 || sweep_opt.max_points > 1000000)
         return usage("--sweep-max needs a number of points (1 to 1000000)");
+    } else if (a == "--place-barriers") {
+      want_place = true;
+    } else if (a == "--diff") {
+      want_diff = true;
+    } else if (a == "--target") {
+      const char* v = value("--target");
+      if (!v) return usage("--target needs a target (sm_90a, gfx942, gfx1200, ...)");
+      place_req.target = v;
+    } else if (a == "--barrier") {
+      const char* v = value("--barrier");
+      const std::string b = v ? v : "";
+      if (b == "split") place_req.family = pc::place::Family::split;
+      else if (b == "monolithic") place_req.family = pc::place::Family::monolithic;
+      else return usage("--barrier needs split or monolithic");
     } else if (a == "--replay") {
       const char* v = value("--replay");
       if (!v) return usage("--replay needs a token");
@@ -248,6 +277,18 @@ int main(int argc, char** argv) {
   if (!opt.replay.empty() && files.size() != 1) return usage("--replay takes exactly one file");
   if (opt.steps >= 0 && opt.replay.empty()) return usage("--steps goes with --replay TOKEN");
   if (want_sweep && !opt.replay.empty()) return usage("--sweep and --replay exclude each other (a token is one point)");
+  if (!want_place && (want_diff || !place_req.target.empty() || place_req.family != pc::place::Family::automatic))
+    return usage("--diff, --target and --barrier go with --place-barriers");
+  if (want_place) {
+    if (files.size() != 1) return usage("--place-barriers takes exactly one file");
+    if (want_sarif || want_sweep || symbolic || !opt.replay.empty() || check_expect || !html_out.empty())
+      return usage("--place-barriers goes with --param, --json, --diff, --target, --barrier and the search limits only");
+    if (want_json && want_diff) return usage("--json and --diff exclude each other (the JSON holds the diff)");
+    opt.params = params;
+    place_req.check = opt;
+    const auto out = want_json ? pc::cli::PlaceOutput::json : want_diff ? pc::cli::PlaceOutput::diff : pc::cli::PlaceOutput::kernel;
+    return pc::cli::place_barriers(files.front(), place_req, out, quiet);
+  }
   sweep_opt.threads = opt.threads;
   sweep_opt.progress = opt.progress;
   for (const std::string& path : files)

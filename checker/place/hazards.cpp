@@ -1,0 +1,384 @@
+#include "checker/place/hazards.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "checker/program.hpp"
+
+namespace pc::place {
+
+using check::KernelError;
+using ir::OpCode;
+using ir::Stmt;
+using ir::StmtKind;
+
+const char* hazard_name(HazardKind k) {
+  switch (k) {
+    case HazardKind::raw: return "RAW";
+    case HazardKind::war: return "WAR";
+    case HazardKind::waw: return "WAW";
+  }
+  return "?";
+}
+
+int last_line(const Stmt& s) {
+  int l = s.loc.line;
+  for (const Stmt& b : s.body) l = std::max(l, last_line(b));
+  for (const Stmt& b : s.else_body) l = std::max(l, last_line(b));
+  return l;
+}
+
+namespace {
+
+bool is_barrier(OpCode c) {
+  return c == OpCode::s_barrier || c == OpCode::s_barrier_signal || c == OpCode::s_barrier_wait ||
+         c == OpCode::bar_sync || c == OpCode::syncthreads;
+}
+bool is_strippable(OpCode c) { return is_barrier(c) || c == OpCode::s_waitcnt; }
+bool is_access(OpCode c) { return c == OpCode::read || c == OpCode::write || c == OpCode::global_load_lds; }
+
+// Takes the barriers and waits out of a statement list; an `if` left with
+// nothing in either branch goes too. Records what it removed.
+void strip(std::vector<Stmt>& list, Analysis& a) {
+  std::vector<Stmt> kept;
+  for (Stmt& s : list) {
+    if (s.kind == StmtKind::op && is_strippable(s.op.code)) {
+      a.removed.push_back({s.loc.line, s.loc.line});
+      if (s.op.code != OpCode::s_waitcnt && s.op.code != OpCode::s_barrier_wait) a.removed_barriers.push_back(s.loc.line);
+      continue;
+    }
+    const int last = last_line(s);
+    strip(s.body, a);
+    strip(s.else_body, a);
+    if (s.kind == StmtKind::if_else && s.body.empty() && s.else_body.empty()) {
+      a.removed.push_back({s.loc.line, last});
+      continue;
+    }
+    if (s.kind == StmtKind::if_else && s.body.empty())
+      throw KernelError("--place-barriers: without its barriers this `if` has an empty branch; write the condition the other way round", s.loc);
+    if (s.kind == StmtKind::for_loop && s.body.empty())
+      throw KernelError("--place-barriers: without its barriers this loop has an empty body", s.loc);
+    kept.push_back(std::move(s));
+  }
+  list = std::move(kept);
+}
+
+bool reads_var(const ir::Kernel& k, ir::ExprId e, const std::vector<bool>& tainted) {
+  if (e == ir::no_expr) return false;
+  const ir::Expr& x = k.exprs[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) return tainted[static_cast<std::size_t>(x.var)];
+  return reads_var(k, x.a, tainted) || reads_var(k, x.b, tainted);
+}
+
+// Variables whose value may differ between the agents of a CTA: `instance`,
+// `warp`, and whatever is computed from them or assigned under a condition
+// on them. Returns whether anything changed.
+bool taint(const ir::Kernel& k, const std::vector<Stmt>& list, bool varying, std::vector<bool>& tainted) {
+  bool changed = false;
+  auto mark = [&](int v) {
+    if (v >= 0 && !tainted[static_cast<std::size_t>(v)]) tainted[static_cast<std::size_t>(v)] = changed = true;
+  };
+  for (const Stmt& s : list) {
+    switch (s.kind) {
+      case StmtKind::assign:
+        if (varying || reads_var(k, s.expr, tainted)) mark(s.var);
+        break;
+      case StmtKind::for_loop: {
+        const bool v = varying || reads_var(k, s.lo, tainted) || reads_var(k, s.hi, tainted);
+        if (v) mark(s.var);
+        changed |= taint(k, s.body, v, tainted);
+        break;
+      }
+      case StmtKind::if_else: {
+        const bool v = varying || reads_var(k, s.expr, tainted);
+        changed |= taint(k, s.body, v, tainted);
+        changed |= taint(k, s.else_body, v, tainted);
+        break;
+      }
+      case StmtKind::op:
+        if (s.op.dest_var >= 0 && varying) mark(s.op.dest_var);
+        break;
+      case StmtKind::assert_true: break;
+    }
+  }
+  return changed;
+}
+
+// Numbers the slots of every list the agents of a CTA run alike, in source
+// order (a slot before each statement, one after the last). `at` maps a
+// list to the ids of its slots.
+using SlotIds = std::map<const std::vector<Stmt>*, std::vector<int>>;
+void number_slots(const ir::Kernel& k, const std::vector<Stmt>& list, bool varying, int depth,
+                  const std::vector<bool>& tainted, Analysis& a, SlotIds& at) {
+  if (list.empty()) return;  // an absent `else`
+  for (std::size_t i = 0; i <= list.size(); ++i) {
+    if (!varying) {
+      at[&list].push_back(static_cast<int>(a.slots.size()));
+      a.slots.push_back(Slot{&list, static_cast<int>(i), depth});
+    }
+    if (i == list.size()) break;
+    const Stmt& s = list[i];
+    if (s.kind == StmtKind::for_loop)
+      number_slots(k, s.body, varying || reads_var(k, s.lo, tainted) || reads_var(k, s.hi, tainted), depth + 1, tainted, a, at);
+    if (s.kind == StmtKind::if_else) {
+      const bool v = varying || reads_var(k, s.expr, tainted);
+      number_slots(k, s.body, v, depth, tainted, a, at);
+      number_slots(k, s.else_body, v, depth, tainted, a, at);
+    }
+  }
+}
+
+struct Event {
+  int segment = 0;  // passes before it
+  int element = 0;  // hb::Memory buffer
+  bool write = false, async = false;
+  ir::Loc loc;
+};
+
+struct Run {
+  const check::Program& p;
+  const SlotIds& at;
+  std::size_t max_passes;
+  std::vector<std::int64_t> vars;
+  std::vector<int> passes;
+  std::vector<Event> events;
+
+  void pass(int slot) {
+    if (passes.size() >= max_passes)
+      throw KernelError("--place-barriers: the unrolled kernel passes more than " + std::to_string(max_passes) +
+                            " program points; lower the trip counts with --param",
+                        p.kernel->loc);
+    passes.push_back(slot);
+  }
+
+  void block(const std::vector<Stmt>& list, int cta) {
+    const auto it = at.find(&list);
+    const std::vector<int>* ids = it == at.end() ? nullptr : &it->second;
+    for (std::size_t i = 0; i <= list.size(); ++i) {
+      if (ids) pass((*ids)[i]);
+      if (i == list.size()) break;
+      const Stmt& s = list[i];
+      switch (s.kind) {
+        case StmtKind::assign: vars[static_cast<std::size_t>(s.var)] = check::eval(p, s.expr, vars.data()); break;
+        case StmtKind::assert_true: break;
+        case StmtKind::if_else: block(check::eval(p, s.expr, vars.data()) ? s.body : s.else_body, cta); break;
+        case StmtKind::for_loop:
+          for (vars[static_cast<std::size_t>(s.var)] = check::eval(p, s.lo, vars.data());
+               vars[static_cast<std::size_t>(s.var)] < check::eval(p, s.hi, vars.data()); ++vars[static_cast<std::size_t>(s.var)])
+            block(s.body, cta);
+          break;
+        case StmtKind::op: op(s.op, cta); break;
+      }
+    }
+  }
+
+  void op(const ir::Op& o, int cta) {
+    for (const ir::Ref& r : o.bufs) {
+      const ir::BufferDecl& b = p.kernel->buffers[static_cast<std::size_t>(r.object)];
+      const std::int64_t i = r.index == ir::no_expr ? 0 : check::eval(p, r.index, vars.data());
+      if (i < 0 || i >= b.size)
+        throw KernelError("index " + std::to_string(i) + " is out of range for " + b.name + "[" + std::to_string(b.size) + "]", r.loc);
+      const int element = cta * p.buffers_per_cta + p.buffer_base[static_cast<std::size_t>(r.object)] + static_cast<int>(i);
+      events.push_back(Event{static_cast<int>(passes.size()), element, o.code != OpCode::read,
+                             o.code == OpCode::global_load_lds, o.loc});
+    }
+  }
+};
+
+void check_ops(const std::vector<Stmt>& list) {
+  for (const Stmt& s : list) {
+    if (s.kind == StmtKind::op) {
+      if (!is_access(s.op.code))
+        throw KernelError(std::string("--place-barriers places barriers between read, write and global_load_lds; `") +
+                              std::string(ir::op_keyword(s.op.code)) + "` is not one of them",
+                          s.loc);
+      for (const ir::Ref& r : s.op.bufs) {
+        if (r.cta != ir::no_expr)
+          throw KernelError("--place-barriers orders the accesses of one CTA; an access of another CTA's memory needs a cluster barrier", r.loc);
+      }
+    }
+    check_ops(s.body);
+    check_ops(s.else_body);
+  }
+}
+
+// The latest accesses of one element by one agent, for the hazards of the next.
+struct Last {
+  int write = -1, access = -1, async = -1;  // segments
+  ir::Loc write_loc, access_loc, async_loc;
+  bool access_write = false;
+};
+
+}  // namespace
+
+Analysis analyze(const ir::Kernel& input, std::size_t max_passes) {
+  Analysis a;
+  a.kernel = std::make_unique<ir::Kernel>(input);
+  ir::Kernel& k = *a.kernel;
+  if (k.roles.size() != 1)
+    throw KernelError("--place-barriers takes a kernel of one role, whose agents all run its body (" +
+                          std::to_string(k.roles.size()) + " roles here)",
+                      k.roles.size() > 1 ? k.roles[1].loc : k.loc);
+  ir::Role& role = k.roles[0];
+  strip(role.body, a);
+  check_ops(role.body);
+
+  std::vector<bool> tainted(role.vars.size(), false);
+  tainted[ir::var_instance] = tainted[ir::var_warp] = true;
+  while (taint(k, role.body, false, tainted)) {
+  }
+  SlotIds at;
+  number_slots(k, role.body, false, 0, tainted, a, at);
+
+  const check::Program p = check::instantiate(k);
+  std::map<std::vector<int>, int> known;  // slot set -> window
+  for (int cta = 0; cta < p.ctas; ++cta) {
+    // Every agent of the CTA, run alone.
+    std::vector<int> agents;
+    std::vector<std::vector<Event>> events;
+    std::vector<int> passes;
+    for (std::size_t ag = 0; ag < p.agents.size(); ++ag) {
+      const check::AgentInfo& info = p.agents[ag];
+      if (info.cta != cta) continue;
+      Run run{p, at, max_passes, std::vector<std::int64_t>(role.vars.size(), 0), {}, {}};
+      run.vars[ir::var_cta] = info.cta;
+      run.vars[ir::var_instance] = info.instance;
+      run.vars[ir::var_warp] = info.warp;
+      run.block(role.body, cta);
+      for (Event& e : run.events) a.gathers |= e.async;
+      if (agents.empty()) passes = run.passes;
+      else if (run.passes != passes)
+        throw KernelError("--place-barriers: the agents of CTA " + std::to_string(cta) +
+                              " do not pass the same program points (a loop or condition depends on them in a way the analysis missed)",
+                          role.loc);
+      agents.push_back(static_cast<int>(ag));
+      events.push_back(std::move(run.events));
+    }
+    if (agents.empty()) {
+      a.passes.push_back({});
+      continue;
+    }
+    // Hazards, consumer by consumer, in segment order.
+    std::vector<std::vector<Last>> last(static_cast<std::size_t>(p.mem_buffers()), std::vector<Last>(agents.size()));
+    std::vector<std::size_t> next(agents.size(), 0);
+    for (int seg = 0; seg <= static_cast<int>(passes.size()); ++seg) {
+      struct Here {
+        std::size_t agent;
+        const Event* e;
+      };
+      std::vector<Here> here;
+      for (std::size_t x = 0; x < agents.size(); ++x)
+        while (next[x] < events[x].size() && events[x][next[x]].segment == seg) here.push_back({x, &events[x][next[x]++]});
+      auto conflicts = [&](int m, int n) {
+        if (m == n) return true;
+        for (const std::uint16_t o : p.aliases_of(m))
+          if (o == n) return true;
+        return false;
+      };
+      // Two agents' conflicting accesses with no pass between them: nothing can order them.
+      for (std::size_t i = 0; i < here.size(); ++i)
+        for (std::size_t j = 0; j < i; ++j) {
+          const Here &x = here[i], &y = here[j];
+          if (!(x.e->write || y.e->write) || !conflicts(x.e->element, y.e->element)) continue;
+          if (x.agent == y.agent && !y.e->async) continue;
+          if (a.unorderable.empty())
+            a.unorderable.push_back(
+                {"--place-barriers: " + p.agents[static_cast<std::size_t>(agents[y.agent])].name + " (line " +
+                     std::to_string(y.e->loc.line) + ") and " + p.agents[static_cast<std::size_t>(agents[x.agent])].name +
+                     " access " + p.buffer_name(x.e->element) +
+                     ", one of them writing, with no point between them that every agent reaches: no barrier can order them",
+                 x.e->loc});
+        }
+      for (const Here& h : here) {
+        const Event& e = *h.e;
+        int from = -1;
+        HazardKind kind = HazardKind::raw;
+        ir::Loc ploc;
+        std::size_t pagent = 0;
+        bool gather = false;
+        std::vector<int> elems{e.element};
+        for (const std::uint16_t o : p.aliases_of(e.element))
+          if (o < p.num_buffers()) elems.push_back(o);
+        for (const int m : elems)
+          for (std::size_t x = 0; x < agents.size(); ++x) {
+            const Last& l = last[static_cast<std::size_t>(m)][x];
+            auto take = [&](int seg2, const ir::Loc& loc, HazardKind kd, bool g) {
+              if (seg2 > from) from = seg2, ploc = loc, kind = kd, pagent = x, gather = g;
+            };
+            if (l.async >= 0) take(l.async, l.async_loc, e.write ? HazardKind::waw : HazardKind::raw, true);
+            if (x == h.agent) continue;
+            if (e.write && l.access >= 0) take(l.access, l.access_loc, l.access_write ? HazardKind::waw : HazardKind::war, false);
+            if (!e.write && l.write >= 0) take(l.write, l.write_loc, HazardKind::raw, false);
+          }
+        if (from < 0) continue;
+        std::set<int> s;
+        for (int q = from; q < seg; ++q) s.insert(passes[static_cast<std::size_t>(q)]);
+        std::vector<int> slots(s.begin(), s.end());
+        auto [it, fresh] = known.try_emplace(slots, -1);
+        if (fresh) {
+          {
+            Window w;
+            w.slots = slots;
+            w.kind = kind;
+            w.producer = ploc;
+            w.consumer = e.loc;
+            w.producer_agent = p.agents[static_cast<std::size_t>(agents[pagent])].name;
+            w.consumer_agent = p.agents[static_cast<std::size_t>(agents[h.agent])].name;
+            w.element = p.buffer_name(e.element);
+            w.loop_carried = ploc.line > e.loc.line || (ploc.line == e.loc.line && ploc.col >= e.loc.col);
+            w.gather = gather;
+            it->second = static_cast<int>(a.windows.size());
+            a.windows.push_back(std::move(w));
+          }
+        }
+        a.windows[static_cast<std::size_t>(it->second)].gather |= gather;
+        a.spans.push_back(Span{cta, from, seg, it->second});
+      }
+      for (const Here& h : here) {
+        Last& l = last[static_cast<std::size_t>(h.e->element)][h.agent];
+        l.access = seg, l.access_loc = h.e->loc, l.access_write = h.e->write;
+        if (h.e->write) l.write = seg, l.write_loc = h.e->loc;
+        if (h.e->async) l.async = seg, l.async_loc = h.e->loc;
+      }
+    }
+    a.passes.push_back(std::move(passes));
+  }
+  return a;
+}
+
+void merge(Analysis& into, const Analysis& other) {
+  if (other.slots.size() != into.slots.size()) throw std::logic_error("place::merge: the kernels' slots differ");
+  std::map<std::vector<int>, int> known;
+  for (std::size_t w = 0; w < into.windows.size(); ++w) known[into.windows[w].slots] = static_cast<int>(w);
+  std::vector<int> remap(other.windows.size());
+  for (std::size_t w = 0; w < other.windows.size(); ++w) {
+    auto [it, fresh] = known.try_emplace(other.windows[w].slots, static_cast<int>(into.windows.size()));
+    if (fresh) into.windows.push_back(other.windows[w]);
+    else into.windows[static_cast<std::size_t>(it->second)].gather |= other.windows[w].gather;
+    remap[w] = it->second;
+  }
+  const int runs = static_cast<int>(into.passes.size());
+  into.passes.insert(into.passes.end(), other.passes.begin(), other.passes.end());
+  for (Span s : other.spans) {
+    s.cta += runs;
+    s.window = remap[static_cast<std::size_t>(s.window)];
+    into.spans.push_back(s);
+  }
+  into.unorderable.insert(into.unorderable.end(), other.unorderable.begin(), other.unorderable.end());
+  into.gathers |= other.gathers;
+}
+
+bool covers(const Analysis& a, const std::vector<int>& chosen) {
+  std::vector<bool> in(a.slots.size(), false);
+  for (const int s : chosen) in[static_cast<std::size_t>(s)] = true;
+  for (const Window& w : a.windows) {
+    bool hit = false;
+    for (const int s : w.slots) hit |= in[static_cast<std::size_t>(s)];
+    if (!hit) return false;
+  }
+  return true;
+}
+
+}  // namespace pc::place
