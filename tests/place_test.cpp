@@ -157,3 +157,24 @@ TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
   CHECK(split >= 5);
   CHECK(greedy_beaten >= 1);  // greedy_loses_nvidia.bk
 }
+
+TEST_CASE("placement: corpus kernels given with their barriers get them back") {
+  struct Case {
+    const char* file;
+    std::size_t input, placed;
+  };
+  for (const Case c : {Case{"amd_split_barrier.bk", 1, 1}, Case{"amd_lds_gather_pipeline.bk", 2, 2},
+                       Case{"seed003_manual.bk", 1, 1}, Case{"bugs/amd_lds_gather_vmcnt_off_by_one.bk", 2, 2}}) {
+    const std::string path = std::string(PC_SOURCE_DIR) + "/kernels/" + c.file;
+    CAPTURE(path);
+    place::Request req;
+    req.check.max_states = 200'000;
+    const place::Outcome o = place::place(read(path), path, req);
+    REQUIRE(o.errors.empty());
+    CHECK_FALSE(o.defect);
+    CHECK(o.verification.verdict == check::Verdict::verified);
+    CHECK(o.input_barriers.size() == c.input);
+    CHECK(o.barriers.size() == c.placed);
+    CHECK(o.minimal);
+  }
+}

@@ -7,6 +7,47 @@
 
 namespace pc::place {
 
+namespace {
+
+bool subset(const std::vector<int>& a, const std::vector<int>& b) {  // both sorted
+  return std::includes(b.begin(), b.end(), a.begin(), a.end());
+}
+
+// The windows that matter: one that contains another is hit whenever that
+// one is.
+std::vector<const std::vector<int>*> minimal_windows(const Analysis& a) {
+  std::vector<const std::vector<int>*> w;
+  for (const Window& x : a.windows) w.push_back(&x.slots);
+  std::sort(w.begin(), w.end(), [](const auto* x, const auto* y) { return x->size() < y->size(); });
+  std::vector<const std::vector<int>*> kept;
+  for (const auto* x : w) {
+    bool implied = false;
+    for (const auto* y : kept)
+      if (subset(*y, *x)) {
+        implied = true;
+        break;
+      }
+    if (!implied) kept.push_back(x);
+  }
+  return kept;
+}
+
+// Pairwise disjoint windows, smallest first: each needs a barrier of its own.
+std::vector<const std::vector<int>*> disjoint(const std::vector<const std::vector<int>*>& w, std::size_t slots) {
+  std::vector<bool> used(slots, false);
+  std::vector<const std::vector<int>*> out;
+  for (const auto* x : w) {
+    bool free = true;
+    for (const int s : *x) free &= !used[static_cast<std::size_t>(s)];
+    if (!free) continue;
+    for (const int s : *x) used[static_cast<std::size_t>(s)] = true;
+    out.push_back(x);
+  }
+  return out;
+}
+
+}  // namespace
+
 Minimum minimum(const Analysis& a, const std::vector<int>& prefer) {
   Minimum m;
   if (a.windows.empty()) {
@@ -14,51 +55,73 @@ Minimum minimum(const Analysis& a, const std::vector<int>& prefer) {
     m.detail = "no hazards: no barrier is needed";
     return m;
   }
+  const std::vector<const std::vector<int>*> windows = minimal_windows(a);
+  const std::vector<const std::vector<int>*> packing = disjoint(windows, a.slots.size());
   z3::context c;
-  std::vector<int> used;  // the slots some window names
-  for (const Window& w : a.windows) used.insert(used.end(), w.slots.begin(), w.slots.end());
-  std::sort(used.begin(), used.end());
-  used.erase(std::unique(used.begin(), used.end()), used.end());
   std::vector<int> var(a.slots.size(), -1);
+  std::vector<int> used;
   z3::expr_vector b(c);
-  for (std::size_t i = 0; i < used.size(); ++i) {
-    var[static_cast<std::size_t>(used[i])] = static_cast<int>(i);
-    b.push_back(c.bool_const(("slot" + std::to_string(used[i])).c_str()));
-  }
-  auto cover = [&](auto& solver) {
-    for (const Window& w : a.windows) {
+  for (const auto* w : windows)
+    for (const int s : *w)
+      if (var[static_cast<std::size_t>(s)] < 0) {
+        var[static_cast<std::size_t>(s)] = static_cast<int>(used.size());
+        used.push_back(s);
+        b.push_back(c.bool_const(("slot" + std::to_string(s)).c_str()));
+      }
+  auto cover = [&](auto& solver, const std::vector<const std::vector<int>*>& ws) {
+    for (const auto* w : ws) {
       z3::expr_vector any(c);
-      for (const int s : w.slots) any.push_back(b[static_cast<unsigned>(var[static_cast<std::size_t>(s)])]);
+      for (const int s : *w) any.push_back(b[static_cast<unsigned>(var[static_cast<std::size_t>(s)])]);
       solver.add(z3::mk_or(any));
     }
   };
-  z3::optimize opt(c);
-  cover(opt);
-  z3::expr sum = c.int_val(0);
-  for (unsigned i = 0; i < b.size(); ++i) sum = sum + z3::ite(b[i], c.int_val(1), c.int_val(0));
-  opt.minimize(sum);
-  if (opt.check() != z3::sat) {
-    m.detail = "Z3 found no placement (unexpected)";
-    m.slots = prefer;
-    return m;
+  // Where as many windows are disjoint as the greedy placed barriers, the
+  // greedy placement is a minimum, and those windows alone prove it; else
+  // Z3's optimizer looks for fewer (at most a minute).
+  m.slots = prefer;
+  if (packing.size() == prefer.size()) {
+    // The proof: no set of one slot fewer hits the disjoint windows.
+    const int k = static_cast<int>(m.slots.size());
+    z3::solver s(c);
+    z3::params p(c);
+    p.set("timeout", 60000u);
+    s.set(p);
+    cover(s, packing);
+    std::vector<int> ones(b.size(), 1);
+    s.add(z3::pble(b, ones.data(), k - 1));
+    m.proved = s.check() == z3::unsat;
+    const std::string fewer = std::to_string(k - 1) + " barrier" + (k - 1 == 1 ? "" : "s");
+    m.detail = !m.proved ? "Z3 could not prove that " + fewer + " do not suffice"
+               : packing.size() == a.windows.size()
+                   ? "Z3: no placement of " + fewer + " orders the " + std::to_string(a.windows.size()) + " hazard window" +
+                         (a.windows.size() == 1 ? "" : "s") + " (unsat)"
+                   : "Z3: no placement of " + fewer + " orders " + std::to_string(packing.size()) +
+                         " disjoint windows of the " + std::to_string(a.windows.size()) + " (unsat)";
+  } else {
+    z3::optimize opt(c);
+    z3::params p(c);
+    p.set("timeout", 60000u);
+    opt.set(p);
+    cover(opt, windows);
+    z3::expr sum = c.int_val(0);
+    for (unsigned i = 0; i < b.size(); ++i) sum = sum + z3::ite(b[i], c.int_val(1), c.int_val(0));
+    opt.minimize(sum);
+    if (opt.check() == z3::sat) {
+      const z3::model model = opt.get_model();
+      std::vector<int> best;
+      for (unsigned i = 0; i < b.size(); ++i)
+        if (model.eval(b[i], true).is_true()) best.push_back(used[i]);
+      std::sort(best.begin(), best.end());
+      if (best.size() < prefer.size()) m.slots = best;
+      // sat from the optimizer is its optimum: no model with fewer.
+      m.proved = true;
+      const int k = static_cast<int>(m.slots.size());
+      m.detail = "Z3's optimizer: no placement of " + std::to_string(k - 1) + " barrier" + (k - 1 == 1 ? "" : "s") +
+                 " orders the " + std::to_string(windows.size()) + " windows that contain no other (optimum)";
+    } else {
+      m.detail = "Z3's optimizer found no optimum within a minute; the greedy placement is kept";
+    }
   }
-  const z3::model model = opt.get_model();
-  std::vector<int> best;
-  for (unsigned i = 0; i < b.size(); ++i)
-    if (model.eval(b[i], true).is_true()) best.push_back(used[i]);
-  m.slots = best.size() == prefer.size() ? prefer : best;
-  // The proof: no set of one slot fewer orders every hazard.
-  const int k = static_cast<int>(m.slots.size());
-  z3::solver s(c);
-  cover(s);
-  std::vector<int> ones(b.size(), 1);
-  s.add(z3::pble(b, ones.data(), k - 1));
-  const z3::check_result r = s.check();
-  m.proved = r == z3::unsat;
-  m.detail = m.proved ? "Z3: no placement of " + std::to_string(k - 1) + " barrier" + (k - 1 == 1 ? "" : "s") +
-                            " orders the " + std::to_string(a.windows.size()) + " hazard window" +
-                            (a.windows.size() == 1 ? "" : "s") + " (unsat)"
-                      : "Z3 could not prove that " + std::to_string(k - 1) + " barriers do not suffice";
   return m;
 }
 

@@ -15,6 +15,8 @@ namespace pc::place {
 
 namespace {
 
+constexpr std::uint64_t other_point_states = 1'000'000;
+
 struct Chip {
   ir::Target target = ir::Target::nvidia;
   spec::amd::Gfx gfx = spec::amd::default_gfx;
@@ -296,6 +298,8 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     if (!there.ok()) continue;
     check::Options opt = req.check;
     opt.params = point;
+    // The other points are a second look: each at most a million states.
+    opt.max_states = std::min<std::uint64_t>(opt.max_states, other_point_states);
     check::Result r = check::check(there.kernel, opt);
     out.verification.states += r.states;
     if (r.verdict == check::Verdict::violation) {
