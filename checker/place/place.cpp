@@ -41,18 +41,6 @@ bool chip_of(const std::string& s, Chip& c) {
   return false;
 }
 
-std::vector<std::string> split_lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::size_t at = 0;
-  while (at < s.size()) {
-    const std::size_t nl = s.find('\n', at);
-    out.push_back(s.substr(at, nl == std::string::npos ? std::string::npos : nl - at));
-    if (nl == std::string::npos) break;
-    at = nl + 1;
-  }
-  return out;
-}
-
 int line_starting(const std::vector<std::string>& lines, const std::string& word) {
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::size_t b = lines[i].find_first_not_of(" \t");
@@ -130,7 +118,7 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     text.clear();
     for (const std::string& l : lines) text += l + "\n";
   }
-  dsl::Parsed parsed = shift_after || !req.target.empty() ? dsl::parse(text, file, req.check.params) : std::move(given);
+  dsl::Parsed parsed = !req.target.empty() ? dsl::parse(text, file, req.check.params) : std::move(given);
   if (!parsed.ok()) {
     for (Diagnostic d : parsed.errors) {
       if (shift_after && d.loc.line > shift_after) --d.loc.line;
@@ -154,6 +142,7 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   clock::time_point t0 = clock::now();
   Analysis a;
+  std::vector<std::vector<std::pair<std::string, std::int64_t>>> analysed;  // the other points, as out.points names them
   try {
     a = analyze(k);
     // The hazards at the other declared parameter values too (each
@@ -170,6 +159,7 @@ Outcome place(const std::string& source, const std::string& file, const Request&
       try {
         merge(a, analyze(at.kernel));
         out.points.push_back(values);
+        analysed.push_back(point);
       } catch (const check::KernelError& e) {
         out.skipped.push_back(values + ": " + e.what());
       }
@@ -285,15 +275,9 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     return out;
   }
   // And at the other parameter values whose hazards it was placed for.
-  for (const std::string& values : out.points) {
-    std::vector<std::pair<std::string, std::int64_t>> point;
-    std::size_t at = 0;
-    while (at < values.size()) {
-      const std::size_t sp = values.find(' ', at);
-      const auto o = dsl::parse_override(values.substr(at, sp == std::string::npos ? std::string::npos : sp - at));
-      if (o) point.push_back(*o);
-      at = sp == std::string::npos ? values.size() : sp + 1;
-    }
+  for (std::size_t i = 0; i < analysed.size(); ++i) {
+    const auto& point = analysed[i];
+    const std::string& values = out.points[i];
     dsl::Parsed there = dsl::parse(out.text, file, point);
     if (!there.ok()) continue;
     check::Options opt = req.check;

@@ -7,14 +7,6 @@ namespace pc::place {
 
 namespace {
 
-std::vector<std::string> split_lines(const std::string& s) {
-  std::vector<std::string> out;
-  std::string line;
-  std::istringstream in(s);
-  while (std::getline(in, line)) out.push_back(line);
-  return out;
-}
-
 std::string indent_of(const std::string& line) { return line.substr(0, line.find_first_not_of(" \t")); }
 
 enum class Tag : char { keep = ' ', del = '-', ins = '+' };
@@ -60,6 +52,14 @@ std::string unified(const std::vector<Row>& rows, const std::string& file) {
 }
 
 }  // namespace
+
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::string line;
+  std::istringstream in(s);
+  while (std::getline(in, line)) out.push_back(line);
+  return out;
+}
 
 Rewritten rewrite(const std::string& source, const std::string& file, const Analysis& a,
                   const std::vector<Insert>& inserts, const std::vector<std::pair<int, std::string>>& replace,

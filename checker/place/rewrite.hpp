@@ -22,6 +22,9 @@ struct Rewritten {
   std::vector<int> lines;  // per insert, the line of the new text its first line is on
 };
 
+// The lines of a text, without their line ends.
+[[nodiscard]] std::vector<std::string> split_lines(const std::string& s);
+
 // `replace` pairs a 1-based line of the source with its new text (the
 // `# expect:` and `target` lines); `header` lines go before the `kernel` line.
 [[nodiscard]] Rewritten rewrite(const std::string& source, const std::string& file, const Analysis& a,
