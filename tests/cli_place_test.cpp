@@ -77,22 +77,40 @@ TEST_CASE("--place-barriers: bad input and requests are errors with exit 2") {
   CHECK(r.err.find("u.bk:11:") != std::string::npos);
   // An operation placement does not handle.
   const std::string tma = temp_file("cli_place", "t.bk",
-                                    "kernel t\nsmem s[1] bytes 256\nmbarrier m[1] count 1\nrole w warp x 2:\n"
-                                    "  one: arrive m[0]\n  all: read s[0]\n");
+                                    "kernel t\nsmem s[1] bytes 256\nrole w warp x 2:\n"
+                                    "  all: read s[0]\n  fence_proxy_async\n");
   r = run("cli_place", "--place-barriers " + tma);
   CHECK(r.status == 2);
   CHECK(r.err.find("t.bk:5:") != std::string::npos);
-  CHECK(r.err.find("`arrive` is not one of them") != std::string::npos);
-  // Two roles.
+  CHECK(r.err.find("`fence_proxy_async` is not one of them") != std::string::npos);
+  // Two roles on AMD (s_barrier is the whole workgroup's).
   const std::string roles = temp_file("cli_place", "r.bk",
-                                      "kernel r\nsmem s[1] bytes 256\nrole a warp:\n  all: write s[0]\nrole b warp:\n  all: read s[0]\n");
+                                      "kernel r\ntarget amd gfx942\nsmem s[1] bytes 256\nrole a warp:\n  all: write s[0]\nrole b warp:\n  all: read s[0]\n");
   r = run("cli_place", "--place-barriers " + roles);
   CHECK(r.status == 2);
-  CHECK(r.err.find("r.bk:5:") != std::string::npos);
+  CHECK(r.err.find("r.bk:6:") != std::string::npos);
+  CHECK(r.err.find("one role on AMD") != std::string::npos);
   // Requests.
   CHECK(run("cli_place", "--place-barriers --target gfx999 " + in).status == 2);
   CHECK(run("cli_place", "--place-barriers " + in + " " + in).status == 2);
   CHECK(run("cli_place", "--diff " + in).status == 2);
   CHECK(run("cli_place", "--place-barriers --barrier both " + in).status == 2);
   CHECK(run("cli_place", "--place-barriers " + src + "/no/such.bk").status == 2);
+}
+
+TEST_CASE("--place-barriers --json, several roles: named barriers per group, no greedy count") {
+  const std::string in = temp_file("cli_place", "roles.bk",
+                                   "kernel roles\ntarget nvidia\nsmem t[1] bytes 256\nrole p warp:\n  all: write t[0]\n"
+                                   "role c warp x 2:\n  all: read t[0]\n");
+  const Run r = run("cli_place", "--place-barriers --json " + in);
+  REQUIRE(r.status == 0);
+  jsonmini::Value j;
+  REQUIRE(jsonmini::Reader(r.out).parse(j));
+  REQUIRE(j.get("named_barriers"));
+  REQUIRE(j.get("named_barriers")->a.size() == 1);
+  CHECK(j.get("named_barriers")->a[0].s == "1, 96: p c");
+  CHECK(j.get("count")->n == 2);
+  CHECK(j.get("greedy_count")->t == jsonmini::Value::T::null);
+  CHECK(j.get("kernel")->s.find("bar_sync 1, 96") != std::string::npos);
+  CHECK(j.get("verification")->get("verdict")->s == "verified");
 }

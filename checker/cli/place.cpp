@@ -20,6 +20,11 @@ std::string json(const place::Outcome& o, const std::string& path, int status) {
     return s + "]\n}\n";
   }
   if (!o.usage_error.empty()) return s + ",\n  \"error\": \"" + json_escape(o.usage_error) + "\"\n}\n";
+  auto arr = [](const std::vector<std::string>& v) {
+    std::string r = "[";
+    for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", \"" : "\"") + report::json_escape(v[i]) + "\"";
+    return r + "]";
+  };
   s += ",\n  \"target\": \"" + o.target + "\",\n  \"barrier\": \"" + o.family + "\"";
   s += ",\n  \"hazard_windows\": " + std::to_string(o.hazards);
   s += ",\n  \"barriers\": [";
@@ -30,16 +35,12 @@ std::string json(const place::Outcome& o, const std::string& path, int status) {
   }
   s += std::string(o.barriers.empty() ? "]" : "\n  ]");
   s += ",\n  \"count\": " + std::to_string(o.barriers.size());
-  s += ",\n  \"greedy_count\": " + std::to_string(o.greedy);
+  s += ",\n  \"greedy_count\": " + (o.greedy_applies ? std::to_string(o.greedy) : std::string("null"));
+  s += ",\n  \"named_barriers\": " + arr(o.groups);
   s += ",\n  \"minimal\": " + std::string(o.minimal ? "true" : "false") + ",\n  \"minimal_proof\": \"" + json_escape(o.minimal_detail) + "\"";
   s += ",\n  \"input_barriers\": [";
   for (std::size_t i = 0; i < o.input_barriers.size(); ++i) s += (i ? ", " : "") + std::to_string(o.input_barriers[i]);
   s += "]";
-  auto arr = [](const std::vector<std::string>& v) {
-    std::string r = "[";
-    for (std::size_t i = 0; i < v.size(); ++i) r += (i ? ", \"" : "\"") + report::json_escape(v[i]) + "\"";
-    return r + "]";
-  };
   s += ",\n  \"points\": " + arr(o.points) + ",\n  \"skipped_points\": " + arr(o.skipped) +
        ",\n  \"unverified_points\": " + arr(o.unverified);
   s += ",\n  \"verification\": {\"verdict\": \"" + check::outcome_name(o.verification) + "\", \"states\": " +
@@ -100,10 +101,13 @@ int place_barriers(const std::string& path, const place::Request& req, PlaceOutp
   if (!quiet) std::fputs((out == PlaceOutput::diff ? o.diff : o.text).c_str(), stdout);
   if (!quiet) {
     // The summary on stderr, so that stdout is the kernel (or the diff) alone.
-    std::fprintf(stderr, "%s: %zu hazard window%s, %zu %s%s (%s); the seed's greedy sweep places %zu\n", path.c_str(),
-                 o.hazards, o.hazards == 1 ? "" : "s", o.barriers.size(),
+    const std::string greedy = o.greedy_applies ? "the seed's greedy sweep places " + std::to_string(o.greedy)
+                                                : std::string("the seed's greedy sweep takes kernels of one role");
+    std::fprintf(stderr, "%s: %zu hazard%s%s, %zu %s%s (%s); %s\n", path.c_str(), o.hazards,
+                 o.greedy_applies ? " window" : "", o.hazards == 1 ? "" : "s", o.barriers.size(),
                  o.family == "split" ? "split barrier" : o.family.c_str(), o.barriers.size() == 1 ? "" : "s",
-                 o.minimal ? ("minimal: " + o.minimal_detail).c_str() : "minimality not proved", o.greedy);
+                 o.minimal ? ("minimal: " + o.minimal_detail).c_str() : "minimality not proved", greedy.c_str());
+    for (const std::string& g : o.groups) std::fprintf(stderr, "  named barrier %s\n", g.c_str());
     for (const place::Barrier& b : o.barriers) {
       if (o.family == "split" && b.signal_line != b.line)
         std::fprintf(stderr, "  signal line %d, wait line %d: %s\n", b.signal_line, b.line, b.hazards.c_str());

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "checker/program.hpp"
 
@@ -36,7 +37,10 @@ bool is_barrier(OpCode c) {
   return c == OpCode::s_barrier || c == OpCode::s_barrier_signal || c == OpCode::s_barrier_wait ||
          c == OpCode::bar_sync || c == OpCode::syncthreads;
 }
-bool is_strippable(OpCode c) { return is_barrier(c) || c == OpCode::s_waitcnt; }
+// The point-to-point synchronization of several roles goes too: named
+// barrier arrivals, mbarrier arrivals and waits.
+bool is_role_sync(OpCode c) { return c == OpCode::bar_arrive || c == OpCode::mbar_arrive || c == OpCode::mbar_wait; }
+bool is_strippable(OpCode c) { return is_barrier(c) || is_role_sync(c) || c == OpCode::s_waitcnt; }
 bool is_access(OpCode c) { return c == OpCode::read || c == OpCode::write || c == OpCode::global_load_lds; }
 
 // Takes the barriers and waits out of a statement list; an `if` left with
@@ -110,28 +114,29 @@ bool taint(const ir::Kernel& k, const std::vector<Stmt>& list, bool varying, std
 // order (a slot before each statement, one after the last). `at` maps a
 // list to the ids of its slots.
 using SlotIds = std::map<const std::vector<Stmt>*, std::vector<int>>;
-void number_slots(const ir::Kernel& k, const std::vector<Stmt>& list, bool varying, int depth,
+void number_slots(const ir::Kernel& k, const std::vector<Stmt>& list, bool varying, int depth, int role,
                   const std::vector<bool>& tainted, Analysis& a, SlotIds& at) {
   if (list.empty()) return;  // an absent `else`
   for (std::size_t i = 0; i <= list.size(); ++i) {
     if (!varying) {
       at[&list].push_back(static_cast<int>(a.slots.size()));
-      a.slots.push_back(Slot{&list, static_cast<int>(i), depth});
+      a.slots.push_back(Slot{&list, static_cast<int>(i), depth, role});
     }
     if (i == list.size()) break;
     const Stmt& s = list[i];
     if (s.kind == StmtKind::for_loop)
-      number_slots(k, s.body, varying || reads_var(k, s.lo, tainted) || reads_var(k, s.hi, tainted), depth + 1, tainted, a, at);
+      number_slots(k, s.body, varying || reads_var(k, s.lo, tainted) || reads_var(k, s.hi, tainted), depth + 1, role, tainted, a, at);
     if (s.kind == StmtKind::if_else) {
       const bool v = varying || reads_var(k, s.expr, tainted);
-      number_slots(k, s.body, v, depth, tainted, a, at);
-      number_slots(k, s.else_body, v, depth, tainted, a, at);
+      number_slots(k, s.body, v, depth, role, tainted, a, at);
+      number_slots(k, s.else_body, v, depth, role, tainted, a, at);
     }
   }
 }
 
 struct Event {
   int segment = 0;  // passes before it
+  int trips = 0;    // loop trips its agent had begun
   int element = 0;  // hb::Memory buffer
   bool write = false, async = false;
   ir::Loc loc;
@@ -144,6 +149,7 @@ struct Run {
   std::vector<std::int64_t> vars;
   std::vector<int> passes;
   std::vector<Event> events;
+  int trips = 0;
 
   void pass(int slot) {
     if (passes.size() >= max_passes)
@@ -166,8 +172,10 @@ struct Run {
         case StmtKind::if_else: block(check::eval(p, s.expr, vars.data()) ? s.body : s.else_body, cta); break;
         case StmtKind::for_loop:
           for (vars[static_cast<std::size_t>(s.var)] = check::eval(p, s.lo, vars.data());
-               vars[static_cast<std::size_t>(s.var)] < check::eval(p, s.hi, vars.data()); ++vars[static_cast<std::size_t>(s.var)])
+               vars[static_cast<std::size_t>(s.var)] < check::eval(p, s.hi, vars.data()); ++vars[static_cast<std::size_t>(s.var)]) {
+            ++trips;
             block(s.body, cta);
+          }
           break;
         case StmtKind::op: op(s.op, cta); break;
       }
@@ -181,7 +189,7 @@ struct Run {
       if (i < 0 || i >= b.size)
         throw KernelError("index " + std::to_string(i) + " is out of range for " + b.name + "[" + std::to_string(b.size) + "]", r.loc);
       const int element = cta * p.buffers_per_cta + p.buffer_base[static_cast<std::size_t>(r.object)] + static_cast<int>(i);
-      events.push_back(Event{static_cast<int>(passes.size()), element, o.code != OpCode::read,
+      events.push_back(Event{static_cast<int>(passes.size()), trips, element, o.code != OpCode::read,
                              o.code == OpCode::global_load_lds, o.loc});
     }
   }
@@ -213,148 +221,251 @@ struct Last {
 
 }  // namespace
 
+namespace {
+
+// The hazards between the agents of one role in one CTA: `events[x]` and
+// `passes` of its agents, `run` its pass list.
+void within_role(Analysis& a, const check::Program& p, const std::vector<int>& agents,
+                 std::vector<std::vector<Event>>& events, const std::vector<int>& passes, int run,
+                 std::map<std::vector<int>, int>& known) {
+  std::vector<std::vector<Last>> last(static_cast<std::size_t>(p.mem_buffers()), std::vector<Last>(agents.size()));
+  std::vector<std::size_t> next(agents.size(), 0);
+  for (int seg = 0; seg <= static_cast<int>(passes.size()); ++seg) {
+    struct Here {
+      std::size_t agent;
+      const Event* e;
+    };
+    std::vector<Here> here;
+    for (std::size_t x = 0; x < agents.size(); ++x)
+      while (next[x] < events[x].size() && events[x][next[x]].segment == seg) here.push_back({x, &events[x][next[x]++]});
+    auto conflicts = [&](int m, int n) {
+      if (m == n) return true;
+      for (const std::uint16_t o : p.aliases_of(m))
+        if (o == n) return true;
+      return false;
+    };
+    // Two agents' conflicting accesses with no pass between them: nothing can order them.
+    for (std::size_t i = 0; i < here.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j) {
+        const Here &x = here[i], &y = here[j];
+        if (!(x.e->write || y.e->write) || !conflicts(x.e->element, y.e->element)) continue;
+        if (x.agent == y.agent && !y.e->async) continue;
+        if (a.unorderable.empty())
+          a.unorderable.push_back(
+              {"--place-barriers: " + p.agents[static_cast<std::size_t>(agents[y.agent])].name + " (line " +
+                   std::to_string(y.e->loc.line) + ") and " + p.agents[static_cast<std::size_t>(agents[x.agent])].name +
+                   " access " + p.buffer_name(x.e->element) +
+                   ", one of them writing, with no point between them that every agent reaches: no barrier can order them",
+               x.e->loc});
+      }
+    for (const Here& h : here) {
+      const Event& e = *h.e;
+      int from = -1;
+      HazardKind kind = HazardKind::raw;
+      ir::Loc ploc;
+      std::size_t pagent = 0;
+      bool gather = false;
+      std::vector<int> elems{e.element};
+      for (const std::uint16_t o : p.aliases_of(e.element))
+        if (o < p.num_buffers()) elems.push_back(o);
+      for (const int m : elems)
+        for (std::size_t x = 0; x < agents.size(); ++x) {
+          const Last& l = last[static_cast<std::size_t>(m)][x];
+          auto take = [&](int seg2, const ir::Loc& loc, HazardKind kd, bool g) {
+            if (seg2 > from) from = seg2, ploc = loc, kind = kd, pagent = x, gather = g;
+          };
+          if (l.async >= 0) take(l.async, l.async_loc, e.write ? HazardKind::waw : HazardKind::raw, true);
+          if (x == h.agent) continue;
+          if (e.write && l.access >= 0) take(l.access, l.access_loc, l.access_write ? HazardKind::waw : HazardKind::war, false);
+          if (!e.write && l.write >= 0) take(l.write, l.write_loc, HazardKind::raw, false);
+        }
+      if (from < 0) continue;
+      std::set<int> s;
+      for (int q = from; q < seg; ++q) s.insert(passes[static_cast<std::size_t>(q)]);
+      std::vector<int> slots(s.begin(), s.end());
+      auto [it, fresh] = known.try_emplace(slots, -1);
+      if (fresh) {
+        Window w;
+        w.slots = slots;
+        w.key = slots;
+        w.kind = kind;
+        w.producer = ploc;
+        w.consumer = e.loc;
+        w.producer_agent = p.agents[static_cast<std::size_t>(agents[pagent])].name;
+        w.consumer_agent = p.agents[static_cast<std::size_t>(agents[h.agent])].name;
+        w.element = p.buffer_name(e.element);
+        w.loop_carried = ploc.line > e.loc.line || (ploc.line == e.loc.line && ploc.col >= e.loc.col);
+        w.gather = gather;
+        it->second = static_cast<int>(a.windows.size());
+        a.windows.push_back(std::move(w));
+      }
+      a.windows[static_cast<std::size_t>(it->second)].gather |= gather;
+      a.spans.push_back(Span{run, from, seg, it->second});
+    }
+    for (const Here& h : here) {
+      Last& l = last[static_cast<std::size_t>(h.e->element)][h.agent];
+      l.access = seg, l.access_loc = h.e->loc, l.access_write = h.e->write;
+      if (h.e->write) l.write = seg, l.write_loc = h.e->loc;
+      if (h.e->async) l.async = seg, l.async_loc = h.e->loc;
+    }
+  }
+}
+
+// One role's agents in one CTA, run alone.
+struct RoleRun {
+  std::vector<int> agents;
+  std::vector<std::vector<Event>> events;
+  std::vector<int> passes;
+};
+
+// The hazards between roles in one CTA: every access in the order of its
+// time (trips begun, role, the role's own order); each against the latest
+// conflicting access of every other role. `base` is the CTA's first pass list.
+void between_roles(Analysis& a, const check::Program& p, const std::vector<RoleRun>& roles, int base,
+                   std::map<std::vector<int>, int>& known) {
+  struct Timed {
+    int trips, role, segment;
+    std::size_t agent;
+    const Event* e;
+  };
+  std::vector<Timed> all;
+  for (std::size_t r = 0; r < roles.size(); ++r)
+    for (std::size_t x = 0; x < roles[r].agents.size(); ++x)
+      for (const Event& e : roles[r].events[x]) all.push_back({e.trips, static_cast<int>(r), e.segment, x, &e});
+  std::stable_sort(all.begin(), all.end(), [](const Timed& x, const Timed& y) {
+    return std::tie(x.trips, x.role, x.segment) < std::tie(y.trips, y.role, y.segment);
+  });
+  struct Latest {
+    int write = -1, access = -1;
+    ir::Loc write_loc, access_loc;
+    bool access_write = false;
+    int write_agent = 0, access_agent = 0;
+  };
+  std::vector<std::vector<Latest>> last(static_cast<std::size_t>(p.mem_buffers()), std::vector<Latest>(roles.size()));
+  for (const Timed& t : all) {
+    const Event& e = *t.e;
+    std::vector<int> elems{e.element};
+    for (const std::uint16_t o : p.aliases_of(e.element))
+      if (o < p.num_buffers()) elems.push_back(o);
+    for (std::size_t r = 0; r < roles.size(); ++r) {
+      if (static_cast<int>(r) == t.role) continue;
+      int from = -1, pagent = 0;
+      ir::Loc ploc;
+      HazardKind kind = HazardKind::raw;
+      for (const int m : elems) {
+        const Latest& l = last[static_cast<std::size_t>(m)][r];
+        if (e.write && l.access > from) from = l.access, ploc = l.access_loc, pagent = l.access_agent, kind = l.access_write ? HazardKind::waw : HazardKind::war;
+        if (!e.write && l.write > from) from = l.write, ploc = l.write_loc, pagent = l.write_agent, kind = HazardKind::raw;
+      }
+      if (from < 0) continue;
+      const std::vector<int> key{-1, static_cast<int>(r), ploc.line, ploc.col, t.role, e.loc.line, e.loc.col};
+      auto [it, fresh] = known.try_emplace(key, static_cast<int>(a.windows.size()));
+      if (fresh) {
+        Window w;
+        w.key = key;
+        w.kind = kind;
+        w.producer = ploc;
+        w.consumer = e.loc;
+        w.producer_agent = p.agents[static_cast<std::size_t>(roles[r].agents[static_cast<std::size_t>(pagent)])].name;
+        w.consumer_agent = p.agents[static_cast<std::size_t>(roles[static_cast<std::size_t>(t.role)].agents[t.agent])].name;
+        w.element = p.buffer_name(e.element);
+        w.loop_carried = false;
+        a.windows.push_back(std::move(w));
+      }
+      a.cross.push_back(Cross{base + static_cast<int>(r), from, base + t.role, e.segment, it->second});
+    }
+    Latest& l = last[static_cast<std::size_t>(e.element)][static_cast<std::size_t>(t.role)];
+    l.access = e.segment, l.access_loc = e.loc, l.access_write = e.write, l.access_agent = static_cast<int>(t.agent);
+    if (e.write) l.write = e.segment, l.write_loc = e.loc, l.write_agent = static_cast<int>(t.agent);
+  }
+}
+
+// Roles joined by a hazard between them share a barrier group.
+void group_roles(Analysis& a) {
+  a.group.resize(static_cast<std::size_t>(a.roles));
+  for (int r = 0; r < a.roles; ++r) a.group[static_cast<std::size_t>(r)] = r;
+  auto find = [&](int r) {
+    while (a.group[static_cast<std::size_t>(r)] != r) r = a.group[static_cast<std::size_t>(r)];
+    return r;
+  };
+  for (const Cross& c : a.cross) {
+    const int x = find(c.from_run % a.roles), y = find(c.to_run % a.roles);
+    if (x != y) a.group[static_cast<std::size_t>(std::max(x, y))] = std::min(x, y);
+  }
+  for (int r = 0; r < a.roles; ++r) a.group[static_cast<std::size_t>(r)] = find(r);
+}
+
+}  // namespace
+
 Analysis analyze(const ir::Kernel& input, std::size_t max_passes) {
   Analysis a;
   a.kernel = std::make_unique<ir::Kernel>(input);
   ir::Kernel& k = *a.kernel;
-  if (k.roles.size() != 1)
-    throw KernelError("--place-barriers takes a kernel of one role, whose agents all run its body (" +
+  if (k.roles.size() != 1 && k.target == ir::Target::amd)
+    throw KernelError("--place-barriers takes a kernel of one role on AMD, whose agents all run its body (" +
                           std::to_string(k.roles.size()) + " roles here)",
                       k.roles.size() > 1 ? k.roles[1].loc : k.loc);
-  ir::Role& role = k.roles[0];
-  strip(role.body, a);
-  check_ops(role.body);
-
-  std::vector<bool> tainted(role.vars.size(), false);
-  tainted[ir::var_instance] = tainted[ir::var_warp] = true;
-  while (taint(k, role.body, false, tainted)) {
-  }
+  a.roles = static_cast<int>(k.roles.size());
   SlotIds at;
-  number_slots(k, role.body, false, 0, tainted, a, at);
+  for (std::size_t r = 0; r < k.roles.size(); ++r) {
+    ir::Role& role = k.roles[r];
+    strip(role.body, a);
+    check_ops(role.body);
+    std::vector<bool> tainted(role.vars.size(), false);
+    tainted[ir::var_instance] = tainted[ir::var_warp] = true;
+    while (taint(k, role.body, false, tainted)) {
+    }
+    number_slots(k, role.body, false, 0, static_cast<int>(r), tainted, a, at);
+  }
 
   const check::Program p = check::instantiate(k);
-  std::map<std::vector<int>, int> known;  // slot set -> window
+  a.role_threads.assign(k.roles.size(), 0);
+  for (const check::AgentInfo& info : p.agents)
+    if (info.cta == 0) a.role_threads[static_cast<std::size_t>(info.role)] += info.threads;
+  std::map<std::vector<int>, int> known;  // window key -> window
   for (int cta = 0; cta < p.ctas; ++cta) {
-    // Every agent of the CTA, run alone.
-    std::vector<int> agents;
-    std::vector<std::vector<Event>> events;
-    std::vector<int> passes;
-    for (std::size_t ag = 0; ag < p.agents.size(); ++ag) {
-      const check::AgentInfo& info = p.agents[ag];
-      if (info.cta != cta) continue;
-      Run run{p, at, max_passes, std::vector<std::int64_t>(role.vars.size(), 0), {}, {}};
-      run.vars[ir::var_cta] = info.cta;
-      run.vars[ir::var_instance] = info.instance;
-      run.vars[ir::var_warp] = info.warp;
-      run.block(role.body, cta);
-      for (Event& e : run.events) a.gathers |= e.async;
-      if (agents.empty()) passes = run.passes;
-      else if (run.passes != passes)
-        throw KernelError("--place-barriers: the agents of CTA " + std::to_string(cta) +
-                              " do not pass the same program points (a loop or condition depends on them in a way the analysis missed)",
-                          role.loc);
-      agents.push_back(static_cast<int>(ag));
-      events.push_back(std::move(run.events));
-    }
-    if (agents.empty()) {
-      a.passes.push_back({});
-      continue;
-    }
-    // Hazards, consumer by consumer, in segment order.
-    std::vector<std::vector<Last>> last(static_cast<std::size_t>(p.mem_buffers()), std::vector<Last>(agents.size()));
-    std::vector<std::size_t> next(agents.size(), 0);
-    for (int seg = 0; seg <= static_cast<int>(passes.size()); ++seg) {
-      struct Here {
-        std::size_t agent;
-        const Event* e;
-      };
-      std::vector<Here> here;
-      for (std::size_t x = 0; x < agents.size(); ++x)
-        while (next[x] < events[x].size() && events[x][next[x]].segment == seg) here.push_back({x, &events[x][next[x]++]});
-      auto conflicts = [&](int m, int n) {
-        if (m == n) return true;
-        for (const std::uint16_t o : p.aliases_of(m))
-          if (o == n) return true;
-        return false;
-      };
-      // Two agents' conflicting accesses with no pass between them: nothing can order them.
-      for (std::size_t i = 0; i < here.size(); ++i)
-        for (std::size_t j = 0; j < i; ++j) {
-          const Here &x = here[i], &y = here[j];
-          if (!(x.e->write || y.e->write) || !conflicts(x.e->element, y.e->element)) continue;
-          if (x.agent == y.agent && !y.e->async) continue;
-          if (a.unorderable.empty())
-            a.unorderable.push_back(
-                {"--place-barriers: " + p.agents[static_cast<std::size_t>(agents[y.agent])].name + " (line " +
-                     std::to_string(y.e->loc.line) + ") and " + p.agents[static_cast<std::size_t>(agents[x.agent])].name +
-                     " access " + p.buffer_name(x.e->element) +
-                     ", one of them writing, with no point between them that every agent reaches: no barrier can order them",
-                 x.e->loc});
-        }
-      for (const Here& h : here) {
-        const Event& e = *h.e;
-        int from = -1;
-        HazardKind kind = HazardKind::raw;
-        ir::Loc ploc;
-        std::size_t pagent = 0;
-        bool gather = false;
-        std::vector<int> elems{e.element};
-        for (const std::uint16_t o : p.aliases_of(e.element))
-          if (o < p.num_buffers()) elems.push_back(o);
-        for (const int m : elems)
-          for (std::size_t x = 0; x < agents.size(); ++x) {
-            const Last& l = last[static_cast<std::size_t>(m)][x];
-            auto take = [&](int seg2, const ir::Loc& loc, HazardKind kd, bool g) {
-              if (seg2 > from) from = seg2, ploc = loc, kind = kd, pagent = x, gather = g;
-            };
-            if (l.async >= 0) take(l.async, l.async_loc, e.write ? HazardKind::waw : HazardKind::raw, true);
-            if (x == h.agent) continue;
-            if (e.write && l.access >= 0) take(l.access, l.access_loc, l.access_write ? HazardKind::waw : HazardKind::war, false);
-            if (!e.write && l.write >= 0) take(l.write, l.write_loc, HazardKind::raw, false);
-          }
-        if (from < 0) continue;
-        std::set<int> s;
-        for (int q = from; q < seg; ++q) s.insert(passes[static_cast<std::size_t>(q)]);
-        std::vector<int> slots(s.begin(), s.end());
-        auto [it, fresh] = known.try_emplace(slots, -1);
-        if (fresh) {
-          {
-            Window w;
-            w.slots = slots;
-            w.kind = kind;
-            w.producer = ploc;
-            w.consumer = e.loc;
-            w.producer_agent = p.agents[static_cast<std::size_t>(agents[pagent])].name;
-            w.consumer_agent = p.agents[static_cast<std::size_t>(agents[h.agent])].name;
-            w.element = p.buffer_name(e.element);
-            w.loop_carried = ploc.line > e.loc.line || (ploc.line == e.loc.line && ploc.col >= e.loc.col);
-            w.gather = gather;
-            it->second = static_cast<int>(a.windows.size());
-            a.windows.push_back(std::move(w));
-          }
-        }
-        a.windows[static_cast<std::size_t>(it->second)].gather |= gather;
-        a.spans.push_back(Span{cta, from, seg, it->second});
-      }
-      for (const Here& h : here) {
-        Last& l = last[static_cast<std::size_t>(h.e->element)][h.agent];
-        l.access = seg, l.access_loc = h.e->loc, l.access_write = h.e->write;
-        if (h.e->write) l.write = seg, l.write_loc = h.e->loc;
-        if (h.e->async) l.async = seg, l.async_loc = h.e->loc;
+    std::vector<RoleRun> runs(k.roles.size());
+    for (std::size_t r = 0; r < k.roles.size(); ++r) {
+      const ir::Role& role = k.roles[r];
+      RoleRun& rr = runs[r];
+      for (std::size_t ag = 0; ag < p.agents.size(); ++ag) {
+        const check::AgentInfo& info = p.agents[ag];
+        if (info.cta != cta || info.role != static_cast<int>(r)) continue;
+        Run run{p, at, max_passes, std::vector<std::int64_t>(role.vars.size(), 0), {}, {}};
+        run.vars[ir::var_cta] = info.cta;
+        run.vars[ir::var_instance] = info.instance;
+        run.vars[ir::var_warp] = info.warp;
+        run.block(role.body, cta);
+        for (Event& e : run.events) a.gathers |= e.async;
+        if (rr.agents.empty()) rr.passes = run.passes;
+        else if (run.passes != rr.passes)
+          throw KernelError("--place-barriers: the agents of role " + role.name + " in CTA " + std::to_string(cta) +
+                                " do not pass the same program points (a loop or condition depends on them in a way the analysis missed)",
+                            role.loc);
+        rr.agents.push_back(static_cast<int>(ag));
+        rr.events.push_back(std::move(run.events));
       }
     }
-    a.passes.push_back(std::move(passes));
+    const int base = static_cast<int>(a.passes.size());
+    for (std::size_t r = 0; r < runs.size(); ++r) {
+      if (!runs[r].agents.empty())
+        within_role(a, p, runs[r].agents, runs[r].events, runs[r].passes, base + static_cast<int>(r), known);
+      a.passes.push_back(runs[r].passes);
+    }
+    if (runs.size() > 1) between_roles(a, p, runs, base, known);
   }
+  group_roles(a);
   return a;
 }
 
 void merge(Analysis& into, const Analysis& other) {
-  if (other.slots.size() != into.slots.size()) throw std::logic_error("place::merge: the kernels' slots differ");
+  if (other.slots.size() != into.slots.size() || other.roles != into.roles)
+    throw std::logic_error("place::merge: the kernels' slots differ");
   std::map<std::vector<int>, int> known;
-  for (std::size_t w = 0; w < into.windows.size(); ++w) known[into.windows[w].slots] = static_cast<int>(w);
+  for (std::size_t w = 0; w < into.windows.size(); ++w) known[into.windows[w].key] = static_cast<int>(w);
   std::vector<int> remap(other.windows.size());
   for (std::size_t w = 0; w < other.windows.size(); ++w) {
-    auto [it, fresh] = known.try_emplace(other.windows[w].slots, static_cast<int>(into.windows.size()));
+    auto [it, fresh] = known.try_emplace(other.windows[w].key, static_cast<int>(into.windows.size()));
     if (fresh) into.windows.push_back(other.windows[w]);
     else into.windows[static_cast<std::size_t>(it->second)].gather |= other.windows[w].gather;
     remap[w] = it->second;
@@ -366,18 +477,50 @@ void merge(Analysis& into, const Analysis& other) {
     s.window = remap[static_cast<std::size_t>(s.window)];
     into.spans.push_back(s);
   }
+  for (Cross c : other.cross) {
+    c.from_run += runs, c.to_run += runs;
+    c.window = remap[static_cast<std::size_t>(c.window)];
+    into.cross.push_back(c);
+  }
   into.unorderable.insert(into.unorderable.end(), other.unorderable.begin(), other.unorderable.end());
   into.gathers |= other.gathers;
+  group_roles(into);
+}
+
+std::vector<int> pass_counts(const Analysis& a, int run, int n) {
+  std::vector<int> c(a.slots.size(), 0);
+  const std::vector<int>& passes = a.passes[static_cast<std::size_t>(run)];
+  for (int i = 0; i < n; ++i) ++c[static_cast<std::size_t>(passes[static_cast<std::size_t>(i)])];
+  return c;
 }
 
 bool covers(const Analysis& a, const std::vector<int>& chosen) {
-  std::vector<bool> in(a.slots.size(), false);
-  for (const int s : chosen) in[static_cast<std::size_t>(s)] = true;
+  std::vector<int> in(a.slots.size(), 0);  // barriers at each slot
+  for (const int s : chosen) ++in[static_cast<std::size_t>(s)];
   for (const Window& w : a.windows) {
+    if (w.slots.empty()) continue;  // between roles: below
     bool hit = false;
-    for (const int s : w.slots) hit |= in[static_cast<std::size_t>(s)];
+    for (const int s : w.slots) hit |= in[static_cast<std::size_t>(s)] > 0;
     if (!hit) return false;
   }
+  auto barriers = [&](int run, int n) {
+    int c = 0;
+    const std::vector<int>& passes = a.passes[static_cast<std::size_t>(run)];
+    for (int i = 0; i < n; ++i) c += in[static_cast<std::size_t>(passes[static_cast<std::size_t>(i)])];
+    return c;
+  };
+  for (const Cross& c : a.cross)
+    if (barriers(c.to_run, c.to) <= barriers(c.from_run, c.from)) return false;
+  if (a.roles > 1)
+    for (std::size_t base = 0; base < a.passes.size(); base += static_cast<std::size_t>(a.roles))
+      for (int r = 1; r < a.roles; ++r) {
+        const int g = a.group[static_cast<std::size_t>(r)];
+        if (g == r) continue;
+        const int first = static_cast<int>(base) + g, mine = static_cast<int>(base) + r;
+        if (barriers(first, static_cast<int>(a.passes[static_cast<std::size_t>(first)].size())) !=
+            barriers(mine, static_cast<int>(a.passes[static_cast<std::size_t>(mine)].size())))
+          return false;
+      }
   return true;
 }
 

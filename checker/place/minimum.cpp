@@ -2,6 +2,8 @@
 #include <z3++.h>
 
 #include <algorithm>
+#include <set>
+#include <tuple>
 
 #include "checker/place/strategy.hpp"
 
@@ -123,6 +125,77 @@ Minimum minimum(const Analysis& a, const std::vector<int>& prefer) {
     }
   }
   return m;
+}
+
+RolesMinimum minimum_roles(const Analysis& a, int max_per_slot) {
+  RolesMinimum out;
+  Minimum& m = out.m;
+  if (a.windows.empty()) {
+    m.proved = true;
+    m.detail = "no hazards: no barrier is needed";
+    return out;
+  }
+  z3::context c;
+  z3::optimize opt(c);
+  z3::params p(c);
+  p.set("timeout", 60000u);
+  opt.set(p);
+  // How many barriers at each slot (back to back: a role may need to pass
+  // two generations of its group's barrier between two of its accesses).
+  z3::expr_vector x(c);
+  for (std::size_t s = 0; s < a.slots.size(); ++s) {
+    x.push_back(c.int_const(("slot" + std::to_string(s)).c_str()));
+    opt.add(x.back() >= 0 && x.back() <= max_per_slot);
+  }
+  // The barriers a pass list passes in its first n passes.
+  auto passed = [&](int run, int n) {
+    const std::vector<int> counts = pass_counts(a, run, n);
+    z3::expr sum = c.int_val(0);
+    for (std::size_t s = 0; s < counts.size(); ++s)
+      if (counts[s]) sum = sum + x[static_cast<unsigned>(s)] * counts[s];
+    return sum;
+  };
+  for (const Window& w : a.windows) {
+    if (w.slots.empty()) continue;
+    z3::expr_vector any(c);
+    for (const int s : w.slots) any.push_back(x[static_cast<unsigned>(s)] > 0);
+    opt.add(z3::mk_or(any));
+  }
+  std::set<std::tuple<int, int, int, int>> seen;
+  for (const Cross& h : a.cross)
+    if (seen.insert({h.from_run, h.from, h.to_run, h.to}).second) opt.add(passed(h.to_run, h.to) >= passed(h.from_run, h.from) + 1);
+  for (std::size_t base = 0; base < a.passes.size(); base += static_cast<std::size_t>(a.roles))
+    for (int r = 0; r < a.roles; ++r) {
+      const int g = a.group[static_cast<std::size_t>(r)];
+      if (g == r) continue;
+      const int first = static_cast<int>(base) + g, mine = static_cast<int>(base) + r;
+      opt.add(passed(first, static_cast<int>(a.passes[static_cast<std::size_t>(first)].size())) ==
+              passed(mine, static_cast<int>(a.passes[static_cast<std::size_t>(mine)].size())));
+    }
+  z3::expr total = c.int_val(0);
+  for (unsigned s = 0; s < x.size(); ++s) total = total + x[s];
+  opt.minimize(total);
+  const z3::check_result r = opt.check();
+  if (r == z3::unsat) {
+    out.impossible = true;
+    m.detail = "no placement of named barriers orders these hazards with every role of a group passing its barrier "
+               "equally often";
+    return out;
+  }
+  if (r != z3::sat) {
+    m.detail = "Z3's optimizer found no placement within a minute";
+    out.impossible = true;
+    return out;
+  }
+  const z3::model model = opt.get_model();
+  for (unsigned s = 0; s < x.size(); ++s)
+    for (int n = model.eval(x[s], true).get_numeral_int(); n > 0; --n) m.slots.push_back(static_cast<int>(s));
+  m.proved = true;
+  const int k = static_cast<int>(m.slots.size());
+  m.detail = "Z3's optimizer: no placement of " + std::to_string(k - 1) + " barrier statement" + (k - 1 == 1 ? "" : "s") +
+             " orders the " + std::to_string(a.windows.size()) + " hazards with every role of a group passing its " +
+             "barrier equally often (optimum)";
+  return out;
 }
 
 }  // namespace pc::place

@@ -174,12 +174,24 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   out.input_barriers = a.removed_barriers;
   out.hazards = a.windows.size();
   out.t_hazards = since(t0);
+  const bool roles = a.roles > 1;
   t0 = clock::now();
-  const std::vector<int> seed = greedy(a);
+  const std::vector<int> seed = roles ? std::vector<int>{} : greedy(a);
   out.greedy = seed.size();
+  out.greedy_applies = !roles;
   out.t_greedy = since(t0);
   t0 = clock::now();
-  const Minimum m = minimum(a, seed);
+  Minimum m;
+  if (!roles) {
+    m = minimum(a, seed);
+  } else {
+    RolesMinimum rm = minimum_roles(a);
+    if (rm.impossible) {
+      out.errors.push_back({file, k.roles[1].loc, "--place-barriers: " + rm.m.detail});
+      return out;
+    }
+    m = std::move(rm.m);
+  }
   out.t_minimum = since(t0);
   out.minimal = m.proved;
   out.minimal_detail = m.detail;
@@ -205,6 +217,31 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     out.verification.message = "the split placement does not alternate or order its hazards";
     return out;
   }
+  // Several roles: one named barrier per group of roles that has one, its
+  // count every thread of the group's roles.
+  std::vector<std::string> named(static_cast<std::size_t>(a.roles));
+  if (roles) {
+    std::vector<int> id(static_cast<std::size_t>(a.roles), 0);
+    int next = 1;  // 0 is __syncthreads'
+    for (const int s : m.slots) {
+      const int g = a.group[static_cast<std::size_t>(a.slots[static_cast<std::size_t>(s)].role)];
+      if (!id[static_cast<std::size_t>(g)]) id[static_cast<std::size_t>(g)] = next++;
+    }
+    for (int g = 0; g < a.roles; ++g) {
+      if (!id[static_cast<std::size_t>(g)]) continue;
+      int count = 0;
+      std::string members;
+      for (int r = 0; r < a.roles; ++r)
+        if (a.group[static_cast<std::size_t>(r)] == g) {
+          count += a.role_threads[static_cast<std::size_t>(r)];
+          members += " " + k.roles[static_cast<std::size_t>(r)].name;
+        }
+      const std::string op = "bar_sync " + std::to_string(id[static_cast<std::size_t>(g)]) + ", " + std::to_string(count);
+      for (int r = 0; r < a.roles; ++r)
+        if (a.group[static_cast<std::size_t>(r)] == g) named[static_cast<std::size_t>(r)] = op;
+      out.groups.push_back(std::to_string(id[static_cast<std::size_t>(g)]) + ", " + std::to_string(count) + ":" + members);
+    }
+  }
   wait_insert.assign(sp.waits.size(), -1);
   signal_insert.assign(sp.waits.size(), -1);
   for (std::size_t slot = 0; slot < a.slots.size(); ++slot) {
@@ -217,7 +254,8 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     for (std::size_t w = 0; w < sp.waits.size(); ++w) {
       if (sp.signals[w] != s) continue;
       signal_insert[w] = static_cast<int>(inserts.size());
-      if (!amd) inserts.push_back({s, {"bar_sync 0"}});
+      if (roles) inserts.push_back({s, {named[static_cast<std::size_t>(a.slots[slot].role)]}});
+      else if (!amd) inserts.push_back({s, {"bar_sync 0"}});
       else if (!split) inserts.push_back({s, {waitcnt(sp.waits[w]), "s_barrier"}});
       else inserts.push_back({s, {waitcnt(sp.waits[w]), "s_barrier_signal"}});
       if (split && sp.waits[w] == s) {
@@ -234,10 +272,15 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   std::vector<std::string> header{
       "# barriers placed by check-kernel --place-barriers --target " + chip.name + ": " + std::to_string(n) + " " +
           (split ? "split barrier" : out.family) + (n == 1 ? "" : "s") + " for " + std::to_string(a.windows.size()) +
-          " hazard window" + (a.windows.size() == 1 ? "" : "s") + (m.proved ? " (minimal: proved)" : "")};
+          " hazard" + (roles ? "" : " window") + (a.windows.size() == 1 ? "" : "s") + (m.proved ? " (minimal: proved)" : "")};
+  for (const std::string& g : out.groups) header.push_back("# named barrier " + g);
   Rewritten rw = rewrite(text, file, a, inserts, replace, header);
   out.text = rw.text;
   out.diff = rw.diff;
+  std::vector<std::vector<int>> cross_roles(a.windows.size());  // per hazard between roles: the two roles
+  for (const Cross& c : a.cross)
+    if (cross_roles[static_cast<std::size_t>(c.window)].empty())
+      cross_roles[static_cast<std::size_t>(c.window)] = {c.from_run % a.roles, c.to_run % a.roles};
   for (std::size_t w = 0; w < sp.waits.size(); ++w) {
     Barrier b;
     // AMD inserts start with their s_waitcnt.
@@ -246,8 +289,14 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     b.signal_line = signal;
     std::string h;
     int count = 0;
-    for (const Window& win : a.windows)
-      if (std::binary_search(win.slots.begin(), win.slots.end(), sp.waits[w])) {
+    const int role = a.slots[static_cast<std::size_t>(sp.waits[w])].role;
+    auto orders = [&](const Window& win, std::size_t index) {
+      if (!win.slots.empty()) return std::binary_search(win.slots.begin(), win.slots.end(), sp.waits[w]);
+      // Between roles: the barriers of the producer's and the consumer's roles together order it.
+      return std::find(cross_roles[index].begin(), cross_roles[index].end(), role) != cross_roles[index].end();
+    };
+    for (std::size_t wi = 0; wi < a.windows.size(); ++wi)
+      if (const Window& win = a.windows[wi]; orders(win, wi)) {
         if (count++ < 3) h += (h.empty() ? "" : "; ") + describe(win);
       }
     if (count > 3) h += "; and " + std::to_string(count - 3) + " more";

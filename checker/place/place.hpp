@@ -34,6 +34,8 @@ struct Outcome {
   std::string family;               // "s_barrier", "split", "bar_sync"
   std::size_t hazards = 0;          // distinct windows
   std::size_t greedy = 0;           // barriers the seed's greedy places
+  bool greedy_applies = true;       // the greedy sweep takes kernels of one role
+  std::vector<std::string> groups;  // several roles: each named barrier's id, count and roles ("1, 256: producer consumer")
   std::vector<Barrier> barriers;    // the placement (the minimum)
   bool minimal = false;             // proved by Z3
   std::string minimal_detail;

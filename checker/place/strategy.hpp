@@ -26,6 +26,19 @@ struct Minimum {
 };
 [[nodiscard]] Minimum minimum(const Analysis& a, const std::vector<int>& prefer);
 
+// Several roles (NVIDIA named barriers, one per group of roles): the fewest
+// barrier statements such that every hazard within a role has one in its
+// window, every hazard between roles is ordered (hazards.hpp, Cross), and
+// the roles of a group pass their group's barrier equally often in every
+// run. A slot may hold up to `max_per_slot` barriers back to back (its slot
+// repeated in the result). By Z3's optimizer; `impossible` when no placement
+// does.
+struct RolesMinimum {
+  Minimum m;
+  bool impossible = false;
+};
+[[nodiscard]] RolesMinimum minimum_roles(const Analysis& a, int max_per_slot = 3);
+
 // Split barriers (gfx12 s_barrier_signal / s_barrier_wait): each wait's
 // signal. signal[i] is the slot of waits[i]'s signal, in the wait's own
 // statement list, at or before it (at it: the signal right before the wait).

@@ -27,8 +27,10 @@ void row(const std::string& name, const std::string& src, std::size_t accesses) 
     std::printf("%-40s error: %s\n", name.c_str(), o.errors[0].message.c_str());
     return;
   }
-  std::printf("%-36s %6zu %7zu %6zu %7zu %6s  %9.4f %9.4f %9.4f %9.3f  %9s %9llu", name.c_str(), accesses, o.hazards,
-              o.greedy, o.barriers.size(), o.minimal ? "proved" : "no", o.t_hazards, o.t_greedy, o.t_minimum, o.t_verify,
+  // The greedy sweep takes one role: "-" for a kernel of several.
+  const std::string greedy = o.greedy_applies ? std::to_string(o.greedy) : "-";
+  std::printf("%-36s %6zu %7zu %6s %7zu %6s  %9.4f %9.4f %9.4f %9.3f  %9s %9llu", name.c_str(), accesses, o.hazards,
+              greedy.c_str(), o.barriers.size(), o.minimal ? "proved" : "no", o.t_hazards, o.t_greedy, o.t_minimum, o.t_verify,
               pc::check::outcome_name(o.verification).c_str(), static_cast<unsigned long long>(o.verification.states));
   if (accesses) std::printf("  %7.2f us/access", 1e6 * (o.t_hazards + o.t_greedy) / double(accesses));
   std::printf("\n");
