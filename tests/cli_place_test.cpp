@@ -98,19 +98,36 @@ TEST_CASE("--place-barriers: bad input and requests are errors with exit 2") {
   CHECK(run("cli_place", "--place-barriers " + src + "/no/such.bk").status == 2);
 }
 
-TEST_CASE("--place-barriers --json, several roles: named barriers per group, no greedy count") {
+TEST_CASE("--place-barriers --json, several roles: a producer/consumer pair, or named barriers per group") {
   const std::string in = temp_file("cli_place", "roles.bk",
                                    "kernel roles\ntarget nvidia\nsmem t[1] bytes 256\nrole p warp:\n  all: write t[0]\n"
                                    "role c warp x 2:\n  all: read t[0]\n");
-  const Run r = run("cli_place", "--place-barriers --json " + in);
-  REQUIRE(r.status == 0);
+  auto placed = [&](const std::string& options, jsonmini::Value& j) {
+    const Run r = run("cli_place", "--place-barriers --json " + options + in);
+    REQUIRE(r.status == 0);
+    REQUIRE(jsonmini::Reader(r.out).parse(j));
+    CHECK(j.get("greedy_count")->t == jsonmini::Value::T::null);
+    CHECK(j.get("verification")->get("verdict")->s == "verified");
+    CHECK(j.get("count")->n == 2);
+  };
   jsonmini::Value j;
-  REQUIRE(jsonmini::Reader(r.out).parse(j));
-  REQUIRE(j.get("named_barriers"));
-  REQUIRE(j.get("named_barriers")->a.size() == 1);
-  CHECK(j.get("named_barriers")->a[0].s == "1, 96: p c");
-  CHECK(j.get("count")->n == 2);
-  CHECK(j.get("greedy_count")->t == jsonmini::Value::T::null);
-  CHECK(j.get("kernel")->s.find("bar_sync 1, 96") != std::string::npos);
-  CHECK(j.get("verification")->get("verdict")->s == "verified");
+  placed("", j);  // by default, the pair, with the choice explained
+  CHECK(j.get("barrier")->s == "mbarrier");
+  CHECK(j.get("named_barriers")->a.empty());
+  REQUIRE(j.get("choices")->a.size() == 1);
+  CHECK(j.get("choices")->a[0].s.find("p and c: a producer/consumer pair, mbarrier p_to_c") == 0);
+  CHECK(j.get("kernel")->s.find("mbarrier p_to_c[1] count 32") != std::string::npos);
+  CHECK(j.get("kernel")->s.find("wait p_to_c[0] parity phase_p_to_c") != std::string::npos);
+  jsonmini::Value named;
+  placed("--barrier monolithic ", named);
+  CHECK(named.get("barrier")->s == "bar_sync");
+  REQUIRE(named.get("named_barriers")->a.size() == 1);
+  CHECK(named.get("named_barriers")->a[0].s == "1, 96: p c");
+  CHECK(named.get("kernel")->s.find("bar_sync 1, 96") != std::string::npos);
+  // A pair needs two roles.
+  const std::string one = temp_file("cli_place", "one.bk", "kernel one\ntarget nvidia\nsmem t[1] bytes 256\nrole w warp x 2:\n"
+                                                            "  if instance == 0:\n    all: write t[0]\n  all: read t[0]\n");
+  const Run r = run("cli_place", "--place-barriers --barrier pair " + one);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("one.bk:4:6: error: --barrier pair") != std::string::npos);
 }

@@ -118,7 +118,7 @@ TEST_CASE("placement: a conflict no barrier can order is a located error, and ra
 }
 
 TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
-  int files = 0, split = 0, greedy_beaten = 0, roles = 0;
+  int files = 0, split = 0, greedy_beaten = 0, roles = 0, pairs = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels/placement")) {
     if (e.path().extension() != ".bk") continue;
     ++files;
@@ -128,8 +128,12 @@ TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
     const std::size_t at = src.find("# placement: ");
     REQUIRE(at != std::string::npos);
     const std::size_t want = std::stoul(src.substr(at + 13));
+    // Kernels of several roles give their named-barrier count with
+    // --barrier monolithic, and their producer/consumer pairs' by default.
+    const std::size_t pair_at = src.find("# placement pair: ");
     place::Request req;
-    const place::Outcome o = place::place(src, path, req);
+    if (pair_at != std::string::npos) req.family = place::Family::monolithic;
+    place::Outcome o = place::place(src, path, req);
     REQUIRE_MESSAGE(o.errors.empty(), (o.errors.empty() ? "" : o.errors[0].message));
     CHECK_FALSE(o.defect);
     CHECK(o.verification.verdict == check::Verdict::verified);
@@ -140,24 +144,39 @@ TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
     roles += !o.groups.empty();
     split += o.family == "split";
     // Without any one of them, the search finds a violation.
-    std::vector<std::string> lines;
-    std::istringstream in(o.text);
-    for (std::string l; std::getline(in, l);) lines.push_back(l);
-    for (const place::Barrier& b : o.barriers) {
-      std::string text;
-      for (std::size_t i = 0; i < lines.size(); ++i) {
-        const int n = static_cast<int>(i) + 1;
-        if (n == b.line || n == b.signal_line) continue;
-        text += lines[i] + "\n";
+    auto each_needed = [&](const place::Outcome& placed) {
+      std::vector<std::string> lines;
+      std::istringstream in(placed.text);
+      for (std::string l; std::getline(in, l);) lines.push_back(l);
+      for (const place::Barrier& b : placed.barriers) {
+        std::string text;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+          const int n = static_cast<int>(i) + 1;
+          if (n == b.line || n == b.signal_line) continue;
+          text += lines[i] + "\n";
+        }
+        CAPTURE(text);
+        CHECK(run(text).verdict == check::Verdict::violation);
       }
-      CAPTURE(text);
-      CHECK(run(text).verdict == check::Verdict::violation);
+    };
+    each_needed(o);
+    if (pair_at != std::string::npos) {
+      o = place::place(src, path, place::Request{});
+      REQUIRE(o.errors.empty());
+      CHECK_FALSE(o.defect);
+      CHECK(o.verification.verdict == check::Verdict::verified);
+      CHECK(o.minimal);
+      CHECK(o.barriers.size() == std::stoul(src.substr(pair_at + 18)));
+      CHECK(o.text.find("mbarrier ") != std::string::npos);
+      ++pairs;
+      each_needed(o);
     }
   }
   CHECK(files >= 20);
   CHECK(split >= 5);
   CHECK(greedy_beaten >= 1);  // greedy_loses_nvidia.bk
   CHECK(roles >= 3);          // roles_*_nvidia.bk: named barriers per group of roles
+  CHECK(pairs >= 3);          // and producer/consumer pairs
 }
 
 TEST_CASE("placement: corpus kernels given with their barriers get them back") {
@@ -228,7 +247,7 @@ TEST_CASE("placement: several roles, named barriers that order every hazard veri
   // covers() accepts verifies; the minimum is one; a set whose roles pass a
   // group's barrier unequally often hangs.
   std::mt19937 rng(20261126);
-  int placed = 0, compared = 0, hangs = 0;
+  int placed = 0, compared = 0, hangs = 0, with_pairs = 0;
   int unorderable = 0, impossible = 0;
   for (int n = 0; n < 160; ++n) {
     const std::string src = roles_kernel(rng);
@@ -265,6 +284,13 @@ TEST_CASE("placement: several roles, named barriers that order every hazard veri
         ++compared;
       }
     }
+    // The placer itself (producer/consumer pairs where one verifies, else
+    // the named barriers): what it prints verifies, at every point.
+    const place::Outcome o = place::place(src, "gen.bk", place::Request{});
+    CHECK(o.errors.empty());
+    CHECK_FALSE(o.defect);
+    CHECK(o.verification.verdict == check::Verdict::verified);
+    with_pairs += o.family.find("mbarrier") != std::string::npos;
     // Take one barrier out of the minimum: a role of its group passes one
     // fewer than the others, which hang (or, with one role in the group,
     // the hazard it ordered races).
@@ -278,8 +304,23 @@ TEST_CASE("placement: several roles, named barriers that order every hazard veri
   }
   MESSAGE(placed << " kernels of several roles placed (" << unorderable << " with a conflict no barrier orders, "
                  << impossible << " with none that orders every hazard); " << compared << " covering barrier sets verified; " << hangs
-                 << " minimum-less-one sets hang");
+                 << " minimum-less-one sets hang; " << with_pairs << " placed with producer/consumer pairs");
   CHECK(placed >= 45);
   CHECK(compared >= 120);
   CHECK(hangs >= 30);
+  CHECK(with_pairs >= 10);
+}
+
+TEST_CASE("placement: with --target adding a target line, hazards and the input's barriers keep the input's lines") {
+  const std::string src =
+      "kernel k\nsmem s[1] bytes 64\nrole w warp x 2:\n  if instance == 0:\n    all: write s[0]\n  bar_sync 0\n  all: read s[0]\n";
+  place::Request req;
+  req.target = "sm_90a";
+  const place::Outcome o = place::place(src, "k.bk", req);
+  REQUIRE(o.errors.empty());
+  REQUIRE(o.barriers.size() == 1);
+  CHECK(o.barriers[0].hazards.find("line 5 -> ") != std::string::npos);
+  CHECK(o.barriers[0].hazards.find("line 7") != std::string::npos);
+  CHECK(o.input_barriers == std::vector<int>{6});
+  CHECK(o.text.find("kernel k\ntarget nvidia\n") != std::string::npos);
 }

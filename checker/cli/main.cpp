@@ -72,7 +72,10 @@ options:
                        gfx90a, gfx940, gfx942, gfx1200, gfx1201; default: the
                        kernel's own target)
   --barrier KIND       with --place-barriers: split (gfx12 signal/wait pairs,
-                       the default there) or monolithic
+                       the default there), monolithic (s_barrier; bar_sync,
+                       a named barrier per group of roles), or pair
+                       (mbarrier producer/consumer pairs between two roles,
+                       the default where one verifies)
   --diff               with --place-barriers: print a unified diff instead
   --replay TOKEN       re-run exactly the schedule of a reported trace (the
                        token carries the --param values it was made with)
@@ -260,7 +263,8 @@ int main(int argc, char** argv) {
       const std::string b = v ? v : "";
       if (b == "split") place_req.family = pc::place::Family::split;
       else if (b == "monolithic") place_req.family = pc::place::Family::monolithic;
-      else return usage("--barrier needs split or monolithic");
+      else if (b == "pair") place_req.family = pc::place::Family::pair;
+      else return usage("--barrier needs split, monolithic or pair");
     } else if (a == "--replay") {
       const char* v = value("--replay");
       if (!v) return usage("--replay needs a token");

@@ -36,7 +36,7 @@ std::string json(const place::Outcome& o, const std::string& path, int status) {
   s += std::string(o.barriers.empty() ? "]" : "\n  ]");
   s += ",\n  \"count\": " + std::to_string(o.barriers.size());
   s += ",\n  \"greedy_count\": " + (o.greedy_applies ? std::to_string(o.greedy) : std::string("null"));
-  s += ",\n  \"named_barriers\": " + arr(o.groups);
+  s += ",\n  \"named_barriers\": " + arr(o.groups) + ",\n  \"choices\": " + arr(o.choices);
   s += ",\n  \"minimal\": " + std::string(o.minimal ? "true" : "false") + ",\n  \"minimal_proof\": \"" + json_escape(o.minimal_detail) + "\"";
   s += ",\n  \"input_barriers\": [";
   for (std::size_t i = 0; i < o.input_barriers.size(); ++i) s += (i ? ", " : "") + std::to_string(o.input_barriers[i]);
@@ -103,11 +103,13 @@ int place_barriers(const std::string& path, const place::Request& req, PlaceOutp
     // The summary on stderr, so that stdout is the kernel (or the diff) alone.
     const std::string greedy = o.greedy_applies ? "the seed's greedy sweep places " + std::to_string(o.greedy)
                                                 : std::string("the seed's greedy sweep takes kernels of one role");
+    const std::string what = o.family == "split" ? "split barrier" : o.greedy_applies ? o.family : o.family + " statement";
     std::fprintf(stderr, "%s: %zu hazard%s%s, %zu %s%s (%s); %s\n", path.c_str(), o.hazards,
-                 o.greedy_applies ? " window" : "", o.hazards == 1 ? "" : "s", o.barriers.size(),
-                 o.family == "split" ? "split barrier" : o.family.c_str(), o.barriers.size() == 1 ? "" : "s",
+                 o.greedy_applies ? " window" : "", o.hazards == 1 ? "" : "s", o.barriers.size(), what.c_str(),
+                 o.barriers.size() == 1 ? "" : "s",
                  o.minimal ? ("minimal: " + o.minimal_detail).c_str() : "minimality not proved", greedy.c_str());
     for (const std::string& g : o.groups) std::fprintf(stderr, "  named barrier %s\n", g.c_str());
+    for (const std::string& c : o.choices) std::fprintf(stderr, "  %s\n", c.c_str());
     for (const place::Barrier& b : o.barriers) {
       if (o.family == "split" && b.signal_line != b.line)
         std::fprintf(stderr, "  signal line %d, wait line %d: %s\n", b.signal_line, b.line, b.hazards.c_str());

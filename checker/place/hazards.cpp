@@ -148,6 +148,7 @@ struct Run {
   std::size_t max_passes;
   std::vector<std::int64_t> vars;
   std::vector<int> passes;
+  std::vector<int> pass_trips;  // per pass, the loop trips begun
   std::vector<Event> events;
   int trips = 0;
 
@@ -157,6 +158,7 @@ struct Run {
                             " program points; lower the trip counts with --param",
                         p.kernel->loc);
     passes.push_back(slot);
+    pass_trips.push_back(trips);
   }
 
   void block(const std::vector<Stmt>& list, int cta) {
@@ -315,7 +317,7 @@ void within_role(Analysis& a, const check::Program& p, const std::vector<int>& a
 struct RoleRun {
   std::vector<int> agents;
   std::vector<std::vector<Event>> events;
-  std::vector<int> passes;
+  std::vector<int> passes, pass_trips;
 };
 
 // The hazards between roles in one CTA: every access in the order of its
@@ -431,13 +433,13 @@ Analysis analyze(const ir::Kernel& input, std::size_t max_passes) {
       for (std::size_t ag = 0; ag < p.agents.size(); ++ag) {
         const check::AgentInfo& info = p.agents[ag];
         if (info.cta != cta || info.role != static_cast<int>(r)) continue;
-        Run run{p, at, max_passes, std::vector<std::int64_t>(role.vars.size(), 0), {}, {}};
+        Run run{p, at, max_passes, std::vector<std::int64_t>(role.vars.size(), 0), {}, {}, {}};
         run.vars[ir::var_cta] = info.cta;
         run.vars[ir::var_instance] = info.instance;
         run.vars[ir::var_warp] = info.warp;
         run.block(role.body, cta);
         for (Event& e : run.events) a.gathers |= e.async;
-        if (rr.agents.empty()) rr.passes = run.passes;
+        if (rr.agents.empty()) rr.passes = run.passes, rr.pass_trips = run.pass_trips;
         else if (run.passes != rr.passes)
           throw KernelError("--place-barriers: the agents of role " + role.name + " in CTA " + std::to_string(cta) +
                                 " do not pass the same program points (a loop or condition depends on them in a way the analysis missed)",
@@ -451,6 +453,7 @@ Analysis analyze(const ir::Kernel& input, std::size_t max_passes) {
       if (!runs[r].agents.empty())
         within_role(a, p, runs[r].agents, runs[r].events, runs[r].passes, base + static_cast<int>(r), known);
       a.passes.push_back(runs[r].passes);
+      a.pass_trips.push_back(runs[r].pass_trips);
     }
     if (runs.size() > 1) between_roles(a, p, runs, base, known);
   }
@@ -472,6 +475,7 @@ void merge(Analysis& into, const Analysis& other) {
   }
   const int runs = static_cast<int>(into.passes.size());
   into.passes.insert(into.passes.end(), other.passes.begin(), other.passes.end());
+  into.pass_trips.insert(into.pass_trips.end(), other.pass_trips.begin(), other.pass_trips.end());
   for (Span s : other.spans) {
     s.cta += runs;
     s.window = remap[static_cast<std::size_t>(s.window)];

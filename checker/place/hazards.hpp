@@ -81,6 +81,7 @@ struct Analysis {
   // Per run (CTA, then the CTAs of merged parameter points) and role (index
   // run * roles + role): the slot of each pass.
   std::vector<std::vector<int>> passes;
+  std::vector<std::vector<int>> pass_trips;  // the same shape: the loop trips begun at each pass
   std::vector<Window> windows;           // distinct hazards
   std::vector<Span> spans;               // every hazard within a role, in order of its consumer
   std::vector<Cross> cross;              // every hazard between roles

@@ -7,6 +7,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/place/rewrite.hpp"
+#include "checker/place/roles.hpp"
 #include "checker/place/strategy.hpp"
 #include "checker/program.hpp"
 #include "spec/amd.hpp"
@@ -84,6 +85,203 @@ std::string describe(const Window& w) {
          (w.loop_carried ? " (loop-carried)" : "");
 }
 
+using Point = std::vector<std::pair<std::string, std::int64_t>>;
+
+// The explicit search on the placed kernel (out.text): at the given values,
+// then at each other point whose hazards it was placed for (out.points names
+// them), each of those with at most a million states. A violation is a
+// defect of the placer.
+void verify(Outcome& out, const std::string& file, const Request& req, const std::vector<Point>& analysed) {
+  using clock = std::chrono::steady_clock;
+  dsl::Parsed placed = dsl::parse(out.text, file, req.check.params);
+  if (!placed.ok()) {
+    out.defect = true;
+    out.verification.message = "the placed kernel does not parse: " + placed.errors.front().message + " (line " +
+                               std::to_string(placed.errors.front().loc.line) + ")";
+    return;
+  }
+  struct Timer {
+    double& to;
+    clock::time_point t;
+    ~Timer() { to = std::chrono::duration<double>(clock::now() - t).count(); }
+  } timer{out.t_verify, clock::now()};
+  out.verification = check::check(placed.kernel, req.check);
+  if (out.verification.verdict == check::Verdict::violation) {
+    out.defect = true;
+    return;
+  }
+  for (std::size_t i = 0; i < analysed.size(); ++i) {
+    const Point& point = analysed[i];
+    const std::string& values = out.points[i];
+    dsl::Parsed there = dsl::parse(out.text, file, point);
+    if (!there.ok()) continue;
+    check::Options opt = req.check;
+    opt.params = point;
+    // The other points are a second look: each at most a million states.
+    opt.max_states = std::min<std::uint64_t>(opt.max_states, other_point_states);
+    check::Result r = check::check(there.kernel, opt);
+    out.verification.states += r.states;
+    if (r.verdict == check::Verdict::violation) {
+      r.message = "at " + values + ": " + r.message;
+      r.states = out.verification.states;
+      out.verification = std::move(r);
+      out.defect = true;
+      return;
+    }
+    if (r.verdict == check::Verdict::inconclusive) out.unverified.push_back(values + " (" + r.inconclusive_reason + ")");
+  }
+}
+
+constexpr int max_pair_tries = 6;
+
+std::string role_names(const Analysis& a, const ir::Kernel& k, int group) {
+  std::string s;
+  for (int r = 0; r < a.roles; ++r)
+    if (a.group[static_cast<std::size_t>(r)] == group) s += (s.empty() ? "" : " and ") + k.roles[static_cast<std::size_t>(r)].name;
+  return s;
+}
+
+// Several roles (NVIDIA): the named barriers of `m`, and for each group of
+// two roles that a producer/consumer pair fits, the pair instead where one
+// verifies (unless --barrier monolithic). Fills out's kernel, barriers,
+// choices and verification.
+void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Minimum& m, const std::string& text,
+                 const std::string& file, const std::vector<std::string>& lines, const Request& req,
+                 const std::vector<Point>& analysed, const std::string& chip) {
+  std::vector<std::pair<int, std::string>> replace;
+  if (const int e = line_starting(lines, "# expect:")) replace.push_back({e, "# expect: verified"});
+  std::vector<std::pair<int, int>> cross_roles(a.windows.size(), {-1, -1});  // per hazard between roles: from, to
+  for (const Cross& c : a.cross) cross_roles[static_cast<std::size_t>(c.window)] = {c.from_run % a.roles, c.to_run % a.roles};
+  auto render = [&](const RolePlan& plan) {
+    const RoleStatements st = role_statements(a, k, plan);
+    std::size_t n = 0;
+    for (const int s : st.slot) n += s >= 0;
+    std::vector<std::string> header{"# synchronization placed by check-kernel --place-barriers --target " + chip + ": " +
+                                    std::to_string(n) + " statement" + (n == 1 ? "" : "s") + " for " +
+                                    std::to_string(a.windows.size()) + " hazard" + (a.windows.size() == 1 ? "" : "s")};
+    for (const std::string& g : st.groups) header.push_back("# named barrier " + g);
+    const Rewritten rw = rewrite(text, file, a, st.inserts, replace, header, st.declare);
+    out.text = rw.text;
+    out.diff = rw.diff;
+    out.groups = st.groups;
+    out.barriers.clear();
+    for (std::size_t i = 0; i < st.inserts.size(); ++i) {
+      const int slot = st.slot[i];
+      if (slot < 0) continue;
+      const int role = a.slots[static_cast<std::size_t>(slot)].role;
+      std::string h;
+      int count = 0;
+      for (std::size_t w = 0; w < a.windows.size(); ++w) {
+        const Window& win = a.windows[w];
+        const auto [from, to] = cross_roles[w];
+        const bool orders = !win.slots.empty()
+                                ? std::binary_search(win.slots.begin(), win.slots.end(), slot)
+                                : st.window_role_from[i] < 0 ? (from == role || to == role) && a.group[static_cast<std::size_t>(from)] ==
+                                                                                              a.group[static_cast<std::size_t>(role)]
+                                                             : from == st.window_role_from[i] && to == st.window_role_to[i];
+        if (orders && count++ < 3) h += (h.empty() ? "" : "; ") + describe(win);
+      }
+      if (count > 3) h += "; and " + std::to_string(count - 3) + " more";
+      Barrier b;
+      b.line = b.signal_line = rw.lines[i];
+      b.hazards = st.what[i] + ": " + h;
+      out.barriers.push_back(std::move(b));
+    }
+    std::sort(out.barriers.begin(), out.barriers.end(), [](const Barrier& x, const Barrier& y) { return x.line < y.line; });
+  };
+
+  RolePlan plan{m.slots, {}};
+  bool optimal = m.proved;
+  std::string detail = m.detail;
+  // Whether the detail still speaks of named barriers only, to be replaced
+  // by the first pair's where every group takes a pair.
+  bool pairs_only_detail = true;
+  for (int r = 0; r < a.roles; ++r)
+    if (a.group[static_cast<std::size_t>(r)] == r && !pairs_apply(a, r))
+      for (const int s : m.slots) pairs_only_detail &= a.group[static_cast<std::size_t>(a.slots[static_cast<std::size_t>(s)].role)] != r;
+  if (req.family != Family::monolithic) {
+    for (int g = 0; g < a.roles; ++g) {
+      if (a.group[static_cast<std::size_t>(g)] != g) continue;
+      const std::string names = role_names(a, k, g);
+      if (!pairs_apply(a, g)) {
+        if (names.find(" and ") != std::string::npos)
+          out.choices.push_back(names + ": a named barrier (a producer/consumer pair fits two roles with no hazard among one role's own warps)");
+        continue;
+      }
+      std::vector<int> rest;  // the named barriers of the other groups
+      std::size_t named = 0;
+      for (const int s : plan.named) {
+        if (a.group[static_cast<std::size_t>(a.slots[static_cast<std::size_t>(s)].role)] == g) ++named;
+        else rest.push_back(s);
+      }
+      std::vector<std::vector<int>> blocked;
+      std::string failure;
+      bool taken = false;
+      int first_total = -1;
+      for (int tries = 0; tries < max_pair_tries && !taken; ++tries) {
+        const PairsResult pr = minimum_pairs(a, g, blocked);
+        if (!pr.found) break;
+        if (first_total < 0) first_total = pr.statements;
+        // Z3 gives its optimum each time, the placements that failed the
+        // search excluded: one as small as the first is a minimum too.
+        const bool optimum = pr.statements == first_total;
+        RolePlan trial{rest, plan.pairs};
+        trial.pairs.emplace_back(g, pr.pairs);
+        render(trial);
+        Outcome probe;
+        probe.text = out.text;
+        probe.points = out.points;
+        verify(probe, file, req, analysed);
+        if (!probe.defect && probe.verification.verdict == check::Verdict::verified) {
+          std::size_t statements = 0;
+          std::string channels;
+          for (const Channel& c : pr.pairs.channels) {
+            statements += c.arrivals.size() + c.waits.size();
+            channels += (channels.empty() ? "" : ", ") + channel_name(k, c);
+          }
+          out.choices.push_back(
+              names + ": a producer/consumer pair, mbarrier" + (pr.pairs.channels.size() == 1 ? " " : "s ") + channels + " (" +
+              std::to_string(statements) + " arrive and wait statements; " +
+              (tries == 0 ? std::string("Z3's optimum")
+                          : "placement " + std::to_string(tries + 1) + " of Z3's, the first " + std::to_string(tries) +
+                                " failed the search" + (optimum ? ", as few statements" : "")) +
+              ") in place of " + std::to_string(named) + " bar_sync" + (named == 1 ? "" : "s") +
+              ": each role waits only where a hazard needs the other's release, not for the other's unrelated work "
+              "(--barrier monolithic keeps the named barrier)");
+          optimal &= optimum;
+          const std::string pair_detail =
+              optimum ? "Z3's optimizer: no producer/consumer placement with fewer arrive and wait statements orders the hazards of " +
+                            names + " (optimum)"
+                      : "the pair of " + names + " is not proved minimal";
+          detail = pairs_only_detail ? pair_detail : detail + "; " + pair_detail;
+          pairs_only_detail = false;
+          plan = std::move(trial);
+          taken = true;
+        } else {
+          blocked.push_back(pr.key);
+          if (failure.empty())
+            failure = check::outcome_name(probe.verification) + (probe.verification.message.empty() ? "" : ": " + probe.verification.message);
+        }
+      }
+      if (!taken)
+        out.choices.push_back(names + ": a named barrier; no producer/consumer pair verified (" +
+                              (failure.empty() ? std::string("none orders every hazard") : "the first tried: " + failure) + ")");
+    }
+  }
+  if (req.family == Family::pair && plan.pairs.empty()) {
+    std::string why;
+    for (const std::string& c : out.choices) why += (why.empty() ? "" : "; ") + c;
+    out.errors.push_back({file, k.roles[0].loc, "--barrier pair: no group of roles takes a producer/consumer pair" +
+                                                     (why.empty() ? std::string() : " (" + why + ")")});
+    return;
+  }
+  out.family = plan.pairs.empty() ? "bar_sync" : plan.named.empty() ? "mbarrier" : "bar_sync+mbarrier";
+  out.minimal = optimal;
+  out.minimal_detail = detail;
+  render(plan);
+  verify(out, file, req, analysed);
+}
+
 }  // namespace
 
 Outcome place(const std::string& source, const std::string& file, const Request& req) {
@@ -135,6 +333,11 @@ Outcome place(const std::string& source, const std::string& file, const Request&
                           "--barrier split: " + chip.name + " has no split barrier (s_barrier_signal / s_barrier_wait are gfx12's: gfx1200, gfx1201)"});
     return out;
   }
+  if (req.family == Family::pair && (amd || k.roles.size() < 2)) {
+    out.errors.push_back({file, k.roles.empty() ? k.loc : k.roles[0].loc,
+                          "--barrier pair: producer/consumer pairs go between two roles of an NVIDIA kernel"});
+    return out;
+  }
   out.target = chip.name;
   out.family = !amd ? "bar_sync" : split ? "split" : "s_barrier";
 
@@ -142,7 +345,7 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
   clock::time_point t0 = clock::now();
   Analysis a;
-  std::vector<std::vector<std::pair<std::string, std::int64_t>>> analysed;  // the other points, as out.points names them
+  std::vector<Point> analysed;  // the other points, as out.points names them
   try {
     a = analyze(k);
     // The hazards at the other declared parameter values too (each
@@ -170,6 +373,16 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     if (shift_after && loc.line > shift_after) --loc.line;
     out.errors.push_back({file, loc, e.what()});
     return out;
+  }
+  // The hazards are reported in the input's lines (a `target` line added
+  // by --target moves the later ones of the parsed text down by one).
+  if (shift_after) {
+    for (Window& w : a.windows) {
+      if (w.producer.line > shift_after) --w.producer.line;
+      if (w.consumer.line > shift_after) --w.consumer.line;
+    }
+    for (int& l : a.removed_barriers)
+      if (l > shift_after) --l;
   }
   out.input_barriers = a.removed_barriers;
   out.hazards = a.windows.size();
@@ -200,6 +413,14 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     out.verification.message = "the placement does not cover its own hazard windows";
     return out;
   }
+  if (roles) {
+    // The pairs' Z3 queries and the searches of the placements tried count
+    // with the minimum; the final search is t_verify.
+    t0 = clock::now();
+    place_roles(out, a, k, m, text, file, lines, req, analysed, chip.name);
+    out.t_minimum += since(t0) - out.t_verify;
+    return out;
+  }
 
   // What to insert at each slot.
   std::vector<Insert> inserts;
@@ -217,31 +438,6 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     out.verification.message = "the split placement does not alternate or order its hazards";
     return out;
   }
-  // Several roles: one named barrier per group of roles that has one, its
-  // count every thread of the group's roles.
-  std::vector<std::string> named(static_cast<std::size_t>(a.roles));
-  if (roles) {
-    std::vector<int> id(static_cast<std::size_t>(a.roles), 0);
-    int next = 1;  // 0 is __syncthreads'
-    for (const int s : m.slots) {
-      const int g = a.group[static_cast<std::size_t>(a.slots[static_cast<std::size_t>(s)].role)];
-      if (!id[static_cast<std::size_t>(g)]) id[static_cast<std::size_t>(g)] = next++;
-    }
-    for (int g = 0; g < a.roles; ++g) {
-      if (!id[static_cast<std::size_t>(g)]) continue;
-      int count = 0;
-      std::string members;
-      for (int r = 0; r < a.roles; ++r)
-        if (a.group[static_cast<std::size_t>(r)] == g) {
-          count += a.role_threads[static_cast<std::size_t>(r)];
-          members += " " + k.roles[static_cast<std::size_t>(r)].name;
-        }
-      const std::string op = "bar_sync " + std::to_string(id[static_cast<std::size_t>(g)]) + ", " + std::to_string(count);
-      for (int r = 0; r < a.roles; ++r)
-        if (a.group[static_cast<std::size_t>(r)] == g) named[static_cast<std::size_t>(r)] = op;
-      out.groups.push_back(std::to_string(id[static_cast<std::size_t>(g)]) + ", " + std::to_string(count) + ":" + members);
-    }
-  }
   wait_insert.assign(sp.waits.size(), -1);
   signal_insert.assign(sp.waits.size(), -1);
   for (std::size_t slot = 0; slot < a.slots.size(); ++slot) {
@@ -254,8 +450,7 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     for (std::size_t w = 0; w < sp.waits.size(); ++w) {
       if (sp.signals[w] != s) continue;
       signal_insert[w] = static_cast<int>(inserts.size());
-      if (roles) inserts.push_back({s, {named[static_cast<std::size_t>(a.slots[slot].role)]}});
-      else if (!amd) inserts.push_back({s, {"bar_sync 0"}});
+      if (!amd) inserts.push_back({s, {"bar_sync 0"}});
       else if (!split) inserts.push_back({s, {waitcnt(sp.waits[w]), "s_barrier"}});
       else inserts.push_back({s, {waitcnt(sp.waits[w]), "s_barrier_signal"}});
       if (split && sp.waits[w] == s) {
@@ -272,15 +467,10 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   std::vector<std::string> header{
       "# barriers placed by check-kernel --place-barriers --target " + chip.name + ": " + std::to_string(n) + " " +
           (split ? "split barrier" : out.family) + (n == 1 ? "" : "s") + " for " + std::to_string(a.windows.size()) +
-          " hazard" + (roles ? "" : " window") + (a.windows.size() == 1 ? "" : "s") + (m.proved ? " (minimal: proved)" : "")};
-  for (const std::string& g : out.groups) header.push_back("# named barrier " + g);
+          " hazard window" + (a.windows.size() == 1 ? "" : "s") + (m.proved ? " (minimal: proved)" : "")};
   Rewritten rw = rewrite(text, file, a, inserts, replace, header);
   out.text = rw.text;
   out.diff = rw.diff;
-  std::vector<std::vector<int>> cross_roles(a.windows.size());  // per hazard between roles: the two roles
-  for (const Cross& c : a.cross)
-    if (cross_roles[static_cast<std::size_t>(c.window)].empty())
-      cross_roles[static_cast<std::size_t>(c.window)] = {c.from_run % a.roles, c.to_run % a.roles};
   for (std::size_t w = 0; w < sp.waits.size(); ++w) {
     Barrier b;
     // AMD inserts start with their s_waitcnt.
@@ -289,14 +479,8 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     b.signal_line = signal;
     std::string h;
     int count = 0;
-    const int role = a.slots[static_cast<std::size_t>(sp.waits[w])].role;
-    auto orders = [&](const Window& win, std::size_t index) {
-      if (!win.slots.empty()) return std::binary_search(win.slots.begin(), win.slots.end(), sp.waits[w]);
-      // Between roles: the barriers of the producer's and the consumer's roles together order it.
-      return std::find(cross_roles[index].begin(), cross_roles[index].end(), role) != cross_roles[index].end();
-    };
-    for (std::size_t wi = 0; wi < a.windows.size(); ++wi)
-      if (const Window& win = a.windows[wi]; orders(win, wi)) {
+    for (const Window& win : a.windows)
+      if (std::binary_search(win.slots.begin(), win.slots.end(), sp.waits[w])) {
         if (count++ < 3) h += (h.empty() ? "" : "; ") + describe(win);
       }
     if (count > 3) h += "; and " + std::to_string(count - 3) + " more";
@@ -305,45 +489,7 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   }
   std::sort(out.barriers.begin(), out.barriers.end(), [](const Barrier& x, const Barrier& y) { return x.line < y.line; });
 
-  // Verification: the explicit search on the placed kernel.
-  dsl::Parsed placed = dsl::parse(out.text, file, req.check.params);
-  if (!placed.ok()) {
-    out.defect = true;
-    out.verification.message = "the placed kernel does not parse: " + placed.errors.front().message + " (line " +
-                               std::to_string(placed.errors.front().loc.line) + ")";
-    return out;
-  }
-  struct Timer {
-    double& to;
-    clock::time_point t;
-    ~Timer() { to = std::chrono::duration<double>(clock::now() - t).count(); }
-  } timer{out.t_verify, clock::now()};
-  out.verification = check::check(placed.kernel, req.check);
-  if (out.verification.verdict == check::Verdict::violation) {
-    out.defect = true;
-    return out;
-  }
-  // And at the other parameter values whose hazards it was placed for.
-  for (std::size_t i = 0; i < analysed.size(); ++i) {
-    const auto& point = analysed[i];
-    const std::string& values = out.points[i];
-    dsl::Parsed there = dsl::parse(out.text, file, point);
-    if (!there.ok()) continue;
-    check::Options opt = req.check;
-    opt.params = point;
-    // The other points are a second look: each at most a million states.
-    opt.max_states = std::min<std::uint64_t>(opt.max_states, other_point_states);
-    check::Result r = check::check(there.kernel, opt);
-    out.verification.states += r.states;
-    if (r.verdict == check::Verdict::violation) {
-      r.message = "at " + values + ": " + r.message;
-      r.states = out.verification.states;
-      out.verification = std::move(r);
-      out.defect = true;
-      return out;
-    }
-    if (r.verdict == check::Verdict::inconclusive) out.unverified.push_back(values + " (" + r.inconclusive_reason + ")");
-  }
+  verify(out, file, req, analysed);
   return out;
 }
 

@@ -13,11 +13,15 @@
 
 namespace pc::place {
 
-enum class Family : std::uint8_t { automatic, monolithic, split };
+// automatic: split where the target has it (gfx12); with several roles on
+// NVIDIA, producer/consumer pairs where one verifies. monolithic: s_barrier,
+// bar_sync (a named barrier per group of roles). pair: producer/consumer
+// pairs, an error where no group takes one.
+enum class Family : std::uint8_t { automatic, monolithic, split, pair };
 
 struct Request {
   std::string target;  // "" (the kernel's own), nvidia, sm_90a, sm_100a, amd, gfx90a, gfx940, gfx942, gfx1200, gfx1201
-  Family family = Family::automatic;  // automatic: split where the target has it (gfx12)
+  Family family = Family::automatic;
   check::Options check;               // for the verification (params included)
 };
 
@@ -31,11 +35,12 @@ struct Outcome {
   std::vector<Diagnostic> errors;   // bad input (exit 2), located
   std::string usage_error;          // bad request (exit 2), not located
   std::string target;               // as placed: "gfx942", "sm_90a"...
-  std::string family;               // "s_barrier", "split", "bar_sync"
+  std::string family;               // "s_barrier", "split", "bar_sync"; several roles: also "mbarrier", "bar_sync+mbarrier"
   std::size_t hazards = 0;          // distinct windows
   std::size_t greedy = 0;           // barriers the seed's greedy places
   bool greedy_applies = true;       // the greedy sweep takes kernels of one role
   std::vector<std::string> groups;  // several roles: each named barrier's id, count and roles ("1, 256: producer consumer")
+  std::vector<std::string> choices; // several roles: per group, a named barrier or a producer/consumer pair, and why
   std::vector<Barrier> barriers;    // the placement (the minimum)
   bool minimal = false;             // proved by Z3
   std::string minimal_detail;

@@ -63,7 +63,7 @@ std::vector<std::string> split_lines(const std::string& s) {
 
 Rewritten rewrite(const std::string& source, const std::string& file, const Analysis& a,
                   const std::vector<Insert>& inserts, const std::vector<std::pair<int, std::string>>& replace,
-                  const std::vector<std::string>& header) {
+                  const std::vector<std::string>& header, const std::vector<std::string>& declare) {
   const std::vector<std::string> lines = split_lines(source);
   std::vector<bool> gone(lines.size() + 2, false);
   for (const Analysis::Lines& r : a.removed)
@@ -80,13 +80,19 @@ Rewritten rewrite(const std::string& source, const std::string& file, const Anal
     for (const std::string& l : in.lines) to.push_back({indent + l, static_cast<int>(n)});
   }
   std::map<int, std::string> repl(replace.begin(), replace.end());
-  int kernel_line = 0;
+  int kernel_line = 0, role_line = 0;
   for (std::size_t i = 0; i < lines.size() && !kernel_line; ++i)
     if (lines[i].rfind("kernel ", 0) == 0) kernel_line = static_cast<int>(i) + 1;
+  for (std::size_t i = 0; i < lines.size() && !role_line; ++i)
+    if (lines[i].rfind("role ", 0) == 0) role_line = static_cast<int>(i) + 1;
   std::vector<Row> rows;
   for (int l = 1; l <= static_cast<int>(lines.size()); ++l) {
     if (l == kernel_line)
       for (const std::string& h : header) rows.push_back({Tag::ins, l - 1, h});
+    if (l == role_line && !declare.empty()) {
+      for (const std::string& d : declare) rows.push_back({Tag::ins, l - 1, d});
+      rows.push_back({Tag::ins, l - 1, ""});
+    }
     if (auto it = before.find(l); it != before.end())
       for (const auto& [t, n] : it->second) rows.push_back({Tag::ins, l - 1, t, n});
     const std::string& text = lines[static_cast<std::size_t>(l - 1)];

@@ -26,9 +26,10 @@ struct Rewritten {
 [[nodiscard]] std::vector<std::string> split_lines(const std::string& s);
 
 // `replace` pairs a 1-based line of the source with its new text (the
-// `# expect:` and `target` lines); `header` lines go before the `kernel` line.
+// `# expect:` and `target` lines); `header` lines go before the `kernel` line,
+// `declare` lines (new mbarriers) before the first `role` line.
 [[nodiscard]] Rewritten rewrite(const std::string& source, const std::string& file, const Analysis& a,
                                 const std::vector<Insert>& inserts, const std::vector<std::pair<int, std::string>>& replace,
-                                const std::vector<std::string>& header);
+                                const std::vector<std::string>& header, const std::vector<std::string>& declare = {});
 
 }  // namespace pc::place
