@@ -148,7 +148,7 @@ TEST_CASE("the ring-buffer encoding agrees with a run of spec mbarriers") {
   // waits are also tried too early. Every parity the encoding predicts is
   // checked with mbarrier::test_wait_parity on the simulated barriers.
   Ring r;
-  for (std::uint32_t S = 1; S <= 6; ++S) {
+  for (std::uint32_t S = 1; S <= 8; ++S) {
     std::vector<mb::State> full(S, mb::init(mb::State{}, 1).next), empty(S, mb::init(mb::State{}, 1).next);
     for (std::uint32_t k = 0; k < 5 * S + 3; ++k) {
       const std::uint32_t s = k % S;

@@ -296,3 +296,73 @@ TEST_CASE("symbolic: shared memory past 227 KiB is refuted with the values, and 
   CHECK(r.violation == spec::Violation::smem_overflow);
   CHECK(r.message.find("262208 bytes") != std::string::npos);
 }
+
+TEST_CASE("symbolic: ring_phase, the corpus pipelines' waits are instances of the ring-buffer phase theorem") {
+  // proofs/ring_buffer_phase.cpp proves, for every S and use k, that the
+  // parity (k / S + c) % 2 of stage k % S is the phase of that stage's barrier
+  // at use k. Here each pipelined wait of these kernels is shown (by Z3, for
+  // every parameter value and trip count) to be of that form, so the
+  // theorem's conclusion holds for it beyond the trip counts the explicit
+  // search runs.
+  for (const char* file : {"kernels/tlx_ws_gemm_hopper.bk", "kernels/tlx_producer_consumer.bk", "kernels/cutlass_tma_multicast.bk",
+                           "kernels/field/cutlass_sm100_mixed_tma_cpasync.bk", "kernels/field/deepgemm_sm100_bf16_2cta.bk"}) {
+    CAPTURE(file);
+    const std::string path = std::string(PC_SOURCE_DIR) + "/" + file;
+    const auto fs = smt::check_symbolic(parse(slurp(path), path).kernel);
+    CAPTURE(show(fs));
+    int proven = 0;
+    for (const smt::Finding& f : fs)
+      if (f.check == "ring_phase") {
+        CHECK(f.status == smt::Status::proven);
+        proven += f.status == smt::Status::proven;
+      }
+    CHECK(proven >= 2);
+  }
+  // The producer's waits are one phase ahead (b3), the consumer's not (b2).
+  const std::string path = std::string(PC_SOURCE_DIR) + "/kernels/tlx_ws_gemm_hopper.bk";
+  const auto fs = smt::check_symbolic(parse(slurp(path), path).kernel);
+  int ahead = 0, behind = 0;
+  for (const smt::Finding& f : fs) {
+    ahead += f.check == "ring_phase" && f.claim.find("(u / S + 1) % 2") != std::string::npos;
+    behind += f.check == "ring_phase" && f.claim.find("(u / S + 0) % 2") != std::string::npos;
+  }
+  CHECK(ahead == 2);
+  CHECK(behind == 2);
+}
+
+TEST_CASE("symbolic: ring_phase, a wait the theorem does not cover is named, not refuted") {
+  // A two-stage ring whose consumer flips its parity every use (k % 2, not
+  // (k / 2) % 2): not an instance, and the explicit search finds the bug.
+  const std::string src =
+      "kernel flip\nparam ITERS = 4 in 1..16\nsmem t[2] bytes 256\nmbarrier full[2] count 1\nmbarrier empty[2] count 1\n"
+      "role p warp:\n  for k in 0 .. ITERS:\n    wait empty[k % 2] parity (k / 2 + 1) % 2\n"
+      "    one: arrive_expect_tx full[k % 2] bytes 256\n    one: tma_load t[k % 2] -> full[k % 2]\n"
+      "role c warp:\n  for k in 0 .. ITERS:\n    wait full[k % 2] parity k % 2\n    all: read t[k % 2]\n"
+      "    one: arrive empty[k % 2]\n";
+  const dsl::Parsed p = parse(src, "flip.bk");
+  const auto fs = smt::check_symbolic(p.kernel);
+  CAPTURE(show(fs));
+  int proven = 0, named = 0;
+  for (const smt::Finding& f : fs) {
+    CHECK(f.status != smt::Status::counterexample);
+    if (f.check != "ring_phase") continue;
+    proven += f.status == smt::Status::proven;
+    if (f.status == smt::Status::not_checked) {
+      ++named;
+      CHECK(f.loc.line == 13);
+      CHECK(f.reason.find("no count of its loops' trips") != std::string::npos);
+    }
+  }
+  CHECK(proven == 1);  // the producer's wait
+  CHECK(named == 1);
+  CHECK(check::check(p.kernel, check::Options{}).verdict == check::Verdict::violation);
+  // A parity carried across trips in a variable is not followed, and says so.
+  const std::string carried =
+      "kernel carried\nparam ITERS = 4 in 1..16\nsmem t[1] bytes 256\nmbarrier full[1] count 1\n"
+      "role p warp:\n  for k in 0 .. ITERS:\n    one: arrive_expect_tx full[0] bytes 256\n    one: tma_load t[0] -> full[0]\n"
+      "role c warp:\n  ph = 0\n  for k in 0 .. ITERS:\n    wait full[0] parity ph\n    ph = 1 - ph\n";
+  const auto cs = smt::check_symbolic(parse(carried, "carried.bk").kernel);
+  const smt::Finding* f = find(cs, "ring_phase", smt::Status::not_checked);
+  REQUIRE(f != nullptr);
+  CHECK(f->reason.find("does not follow") != std::string::npos);
+}

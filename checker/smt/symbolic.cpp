@@ -136,11 +136,11 @@ struct Occ {
   const ir::Op* op = nullptr;
   int seq = 0;  // program order in the role
   std::vector<Loop> loops;  // outermost first
-  z3::expr guard, idx, cta, count, bytes, mask, id;
-  bool has_cta = false, has_count = false, has_bytes = false, has_mask = false;
+  z3::expr guard, idx, cta, count, bytes, mask, id, parity;
+  bool has_cta = false, has_count = false, has_bytes = false, has_mask = false, has_parity = false;
   explicit Occ(z3::context& c)
       : guard(c.bool_val(true)), idx(c.int_val(0)), cta(c.int_val(0)), count(c.int_val(1)), bytes(c.int_val(0)),
-        mask(c.int_val(0)), id(c.int_val(0)) {}
+        mask(c.int_val(0)), id(c.int_val(0)), parity(c.int_val(0)) {}
 };
 
 using Subst = std::vector<std::pair<z3::expr, z3::expr>>;
@@ -168,6 +168,8 @@ class Sym {
       walk(static_cast<int>(r), k_.roles[r].body, env, loops, c_.bool_val(true), seq);
     }
     for (std::size_t b = 0; b < k_.mbarriers.size(); ++b) barrier_claims(static_cast<int>(b), out);
+    for (const auto& role_occs : occs_)
+      for (const Occ& o : role_occs) ring_phase_claim(o, out);
     named_claims(out);
     smem_claim(out);
     return out;
@@ -411,6 +413,10 @@ class Sym {
             o.mask = expr(op.multicast, env);
           }
           if (op.id != ir::no_expr) o.id = expr(op.id, env);
+          if (op.parity != ir::no_expr) {
+            o.has_parity = true;
+            o.parity = expr(op.parity, env);
+          }
           occs_[static_cast<std::size_t>(r)].push_back(o);
           if (op.dest_var >= 0) env[static_cast<std::size_t>(op.dest_var)] = unknown();
           break;
@@ -621,6 +627,90 @@ class Sym {
       if (auto m = as_mod(idx.arg(0))) return Ring{idx.arg(1), m->first, m->second};
     }
     return std::nullopt;
+  }
+
+  // ---- ring_phase: a wait in a loop is an instance of the ring-buffer
+  // phase theorem (proofs/ring_buffer_phase.cpp, proofs/README.md (b)) ----
+  // Its use count u is the trips before it of some of its loops (one loop,
+  // or several linearized, outer first: `i = 2 * j + t`); the claim is that
+  // its barrier is stage u % S of a ring of S (OFF + X % S with X = u mod S,
+  // or a single barrier, S = 1) and its parity is (u / S + c) % 2 for c in
+  // {0, 1} (c = 1: one phase ahead, a producer's wait on a free slot). Then
+  // b2/b3 say the wait passes exactly when use u's phase has completed, for
+  // every trip count and parameter value, given that every use completes one
+  // phase (arrival_count, tx_balance). A wait the theorem does not cover is
+  // named, not refuted: it may still be correct (the explicit search judges
+  // it at the values it runs).
+  static bool has_unknown(const z3::expr& e) {
+    if (e.is_const()) return e.decl().name().str().rfind('?', 0) == 0;
+    if (!e.is_app()) return false;
+    for (unsigned i = 0; i < e.num_args(); ++i)
+      if (has_unknown(e.arg(i))) return true;
+    return false;
+  }
+
+  void ring_phase_claim(const Occ& o, std::vector<Finding>& out) {
+    const OpCode code = o.op->code;
+    if (!o.has_parity || o.loops.empty() ||
+        (code != OpCode::mbar_wait && code != OpCode::mbar_test_wait && code != OpCode::mbar_try_wait))
+      return;
+    const ir::MbarrierDecl& d = k_.mbarriers[static_cast<std::size_t>(o.op->bar.object)];
+    const std::string claim = "the wait on " + d.name + " is use u of a ring of S barriers: stage u % S, parity (u / S + c) % 2 "
+                              "(proofs/README.md (b)), for every trip count and parameter value";
+    const std::string where = "line " + std::to_string(o.op->loc.line);
+    if (has_unknown(o.parity) || has_unknown(o.idx)) {
+      out.push_back(not_checked("ring_phase", claim, o.op->loc,
+                                "its parity or barrier index depends on a value the encoding does not follow (one carried "
+                                "across trips, or read from the hardware)"));
+      return;
+    }
+    z3::expr in_loops = o.guard;
+    for (const Loop& l : o.loops) in_loops = in_loops && l.lo <= l.var && l.var < l.hi;
+    for (const Loop& l : o.loops)
+      if (has_unknown(l.lo) || has_unknown(l.hi)) {
+        out.push_back(not_checked("ring_phase", claim, o.op->loc,
+                                  "a loop around it has trip counts that depend on a value the encoding does not follow"));
+        return;
+      }
+    const std::optional<Ring> rg = ring(o.idx);
+    const bool single = !rg && d.size == 1;
+    if (!rg && !single) {
+      out.push_back(not_checked("ring_phase", claim, o.op->loc,
+                                "its barrier index is not a ring position (OFF + X % S) and its barrier is not a single one"));
+      return;
+    }
+    // Candidate use counts: each non-empty set of its loops (at most the
+    // innermost three), linearized.
+    const std::size_t n = std::min<std::size_t>(o.loops.size(), 3), first = o.loops.size() - n;
+    for (unsigned mask = 1; mask < (1u << n); ++mask) {
+      z3::expr u = c_.int_val(0);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!(mask & (1u << i))) continue;
+        const Loop& l = o.loops[first + i];
+        u = u * (l.hi - l.lo) + (l.var - l.lo);
+      }
+      const z3::expr S = single ? c_.int_val(1) : rg->s;
+      const z3::expr stage_ok = single ? c_.bool_val(true) : z3::mod(rg->x, S) == z3::mod(u, S);
+      for (int c = 0; c < 2; ++c) {
+        const z3::expr phase_ok = z3::mod(o.parity, 2) == z3::mod(u / S + c, 2);
+        const Solved r = solve(in_loops && S >= 1 && !(stage_ok && phase_ok));
+        if (r.status != Status::proven) continue;
+        Finding f;
+        f.status = Status::proven;
+        f.check = "ring_phase";
+        f.claim = "the wait on " + d.name + " (" + where + ") is use u of a ring of " + (single ? std::string("1") : rg->s.to_string()) +
+                  " barrier" + (single ? "" : "s") + ": stage u % S, parity (u / S + " + std::to_string(c) + ") % 2, " +
+                  (c ? "passing at once on each stage's first use, then waiting for the phase of use u - S (proofs/README.md (b), b3)"
+                     : "waiting for the phase of use u (proofs/README.md (b), b2)") +
+                  ", for every trip count and parameter value";
+        f.loc = o.op->loc;
+        out.push_back(std::move(f));
+        return;
+      }
+    }
+    out.push_back(not_checked("ring_phase", claim, o.op->loc,
+                              "no count of its loops' trips gives its stage and parity as the theorem's (a ring used across "
+                              "several loops, or a parity of another form)"));
   }
 
   void barrier_claims(int b, std::vector<Finding>& out) {
