@@ -90,6 +90,13 @@ TEST_CASE("--place-barriers: bad input and requests are errors with exit 2") {
   CHECK(r.status == 2);
   CHECK(r.err.find("r.bk:6:") != std::string::npos);
   CHECK(r.err.find("one role on AMD") != std::string::npos);
+  // A role left with nothing once its synchronization is taken out.
+  const std::string empty = temp_file("cli_place", "e.bk",
+                                      "kernel e\ntarget nvidia\nsmem t[1] bytes 256\nmbarrier m[1] count 32\nrole p warp:\n"
+                                      "  all: write t[0]\n  all: arrive m[0]\nrole q warp:\n  wait m[0] parity 0\n");
+  r = run("cli_place", "--place-barriers " + empty);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("e.bk:8:6: error: --place-barriers: without its barriers role q has nothing left") != std::string::npos);
   // Requests.
   CHECK(run("cli_place", "--place-barriers --target gfx999 " + in).status == 2);
   CHECK(run("cli_place", "--place-barriers " + in + " " + in).status == 2);

@@ -412,6 +412,10 @@ Analysis analyze(const ir::Kernel& input, std::size_t max_passes) {
   for (std::size_t r = 0; r < k.roles.size(); ++r) {
     ir::Role& role = k.roles[r];
     strip(role.body, a);
+    if (role.body.empty())
+      throw KernelError("--place-barriers: without its barriers role " + role.name +
+                            " has nothing left to run; take the role out of the kernel",
+                        role.loc);
     check_ops(role.body);
     std::vector<bool> tainted(role.vars.size(), false);
     tainted[ir::var_instance] = tainted[ir::var_warp] = true;

@@ -133,6 +133,7 @@ void verify(Outcome& out, const std::string& file, const Request& req, const std
 }
 
 constexpr int max_pair_tries = 6;
+constexpr std::size_t max_role_points = 20'000;
 
 std::string role_names(const Analysis& a, const ir::Kernel& k, int group) {
   std::string s;
@@ -388,6 +389,18 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   out.hazards = a.windows.size();
   out.t_hazards = since(t0);
   const bool roles = a.roles > 1;
+  if (roles) {
+    // Z3's constraints for several roles count barriers over prefixes of the
+    // unrolled runs: quadratic in their length.
+    std::size_t points = 0;
+    for (const std::vector<int>& p : a.passes) points += p.size();
+    if (points > max_role_points) {
+      out.errors.push_back({file, k.loc, "--place-barriers: a kernel of several roles unrolls here to " + std::to_string(points) +
+                                             " program points, more than " + std::to_string(max_role_points) +
+                                             " (the given values and the other points together); lower the trip counts with --param"});
+      return out;
+    }
+  }
   t0 = clock::now();
   const std::vector<int> seed = roles ? std::vector<int>{} : greedy(a);
   out.greedy = seed.size();
