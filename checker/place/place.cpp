@@ -264,6 +264,7 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
             failure = check::outcome_name(probe.verification) + (probe.verification.message.empty() ? "" : ": " + probe.verification.message);
         }
       }
+      if (!taken) pairs_only_detail = false;  // this group keeps its named barrier, and the detail its proof
       if (!taken)
         out.choices.push_back(names + ": a named barrier; no producer/consumer pair verified (" +
                               (failure.empty() ? std::string("none orders every hazard") : "the first tried: " + failure) + ")");
