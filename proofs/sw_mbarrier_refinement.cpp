@@ -114,6 +114,40 @@ TEST_CASE("a sanity check of the method: a false claim is refuted") {
   CHECK(bad.detail.rfind("counterexample", 0) == 0);
 }
 
+namespace {
+
+// The encodings against spec/ at one concrete state: the software word
+// (pending, reload, phase), the spec state with the same counts, an arrive
+// of `count`, and both parity tests.
+void agree_at(z3::context& c, std::uint32_t pending, std::uint32_t reload, std::uint32_t phase, std::uint32_t count) {
+  CAPTURE(pending);
+  CAPTURE(reload);
+  CAPTURE(phase);
+  CAPTURE(count);
+  const std::uint64_t w = sw::pack({pending, reload, phase});
+  const z3::expr we = c.bv_val(w, 64);
+  // sw_mbarrier.
+  CHECK(truth_of(SwEnc::arrive_valid(we, c.bv_val(count & sw::count_mask, 20))) == sw::arrive_valid(w, count));
+  if (sw::arrive_valid(w, count)) CHECK(value_of(SwEnc::arrive(we, c.bv_val(count, 20))) == sw::arrive(w, count));
+  for (std::uint32_t p : {0u, 1u}) CHECK(truth_of(SwEnc::test_wait_parity(we, c.bv_val(p, 1))) == sw::test_wait_parity(w, p));
+  // mbarrier.
+  const mb::State st{mb::Status::live, phase, std::int32_t(reload), std::int32_t(pending), 0};
+  const SpecState se{c.bv_val(pending, 32), c.bv_val(reload, 32), c.bv_val(phase, 32)};
+  const mb::Result r = mb::arrive(st, {.count = count});
+  CHECK(truth_of(SpecEnc::arrive_defined(se, c.bv_val(count, 32))) == r.out.ok());
+  if (r.out.ok()) {
+    const SpecState s1 = SpecEnc::arrive(se, c.bv_val(count, 32));
+    CHECK(value_of(s1.pending) == std::uint64_t(r.next.pending));
+    CHECK(value_of(s1.expected) == std::uint64_t(r.next.expected));
+    CHECK(value_of(s1.phase) == r.next.phase);
+  }
+  for (std::uint32_t p : {0u, 1u})
+    CHECK(truth_of(SpecEnc::test_wait_parity(c.bv_val(phase, 32), c.bv_val(p, 32))) ==
+          (mb::test_wait_parity(st, p).observed == 1));
+}
+
+}  // namespace
+
 TEST_CASE("the Z3 encodings agree with spec/ on sampled concrete states") {
   z3::context c;
   std::mt19937_64 rng(20240611);
@@ -123,26 +157,7 @@ TEST_CASE("the Z3 encodings agree with spec/ on sampled concrete states") {
     const std::uint32_t pending = 1 + std::uint32_t(rng() % reload);
     const std::uint32_t phase = std::uint32_t(rng()) & std::uint32_t(sw::phase_mask);
     const std::uint32_t count = i % 3 == 0 ? pending : 1 + std::uint32_t(rng() % (pending + 2));
-    const std::uint64_t w = sw::pack({pending, reload, phase});
-    const z3::expr we = c.bv_val(w, 64);
-    // sw_mbarrier.
-    CHECK(truth_of(SwEnc::arrive_valid(we, c.bv_val(count & sw::count_mask, 20))) == sw::arrive_valid(w, count));
-    if (sw::arrive_valid(w, count)) CHECK(value_of(SwEnc::arrive(we, c.bv_val(count, 20))) == sw::arrive(w, count));
-    for (std::uint32_t p : {0u, 1u}) CHECK(truth_of(SwEnc::test_wait_parity(we, c.bv_val(p, 1))) == sw::test_wait_parity(w, p));
-    // mbarrier.
-    const mb::State st{mb::Status::live, phase, std::int32_t(reload), std::int32_t(pending), 0};
-    const SpecState se{c.bv_val(pending, 32), c.bv_val(reload, 32), c.bv_val(phase, 32)};
-    const mb::Result r = mb::arrive(st, {.count = count});
-    CHECK(truth_of(SpecEnc::arrive_defined(se, c.bv_val(count, 32))) == r.out.ok());
-    if (r.out.ok()) {
-      const SpecState s1 = SpecEnc::arrive(se, c.bv_val(count, 32));
-      CHECK(value_of(s1.pending) == std::uint64_t(r.next.pending));
-      CHECK(value_of(s1.expected) == std::uint64_t(r.next.expected));
-      CHECK(value_of(s1.phase) == r.next.phase);
-    }
-    for (std::uint32_t p : {0u, 1u})
-      CHECK(truth_of(SpecEnc::test_wait_parity(c.bv_val(phase, 32), c.bv_val(p, 32))) ==
-            (mb::test_wait_parity(st, p).observed == 1));
+    agree_at(c, pending, reload, phase, count);
   }
 }
 
@@ -158,25 +173,7 @@ TEST_CASE("the Z3 encodings agree with spec/ on every state up to a bound") {
       for (const std::uint32_t phase : {0u, 1u, 2u, 3u, std::uint32_t(sw::phase_mask) - 1, std::uint32_t(sw::phase_mask)})
         for (std::uint32_t count = 0; count <= reload + 2; ++count) {
           ++states;
-          const std::uint64_t w = sw::pack({pending, reload, phase});
-          const z3::expr we = c.bv_val(w, 64);
-          CHECK(truth_of(SwEnc::arrive_valid(we, c.bv_val(count & sw::count_mask, 20))) == sw::arrive_valid(w, count));
-          if (sw::arrive_valid(w, count)) CHECK(value_of(SwEnc::arrive(we, c.bv_val(count, 20))) == sw::arrive(w, count));
-          const mb::State st{mb::Status::live, phase, std::int32_t(reload), std::int32_t(pending), 0};
-          const SpecState se{c.bv_val(pending, 32), c.bv_val(reload, 32), c.bv_val(phase, 32)};
-          const mb::Result r = mb::arrive(st, {.count = count});
-          CHECK(truth_of(SpecEnc::arrive_defined(se, c.bv_val(count, 32))) == r.out.ok());
-          if (r.out.ok()) {
-            const SpecState s1 = SpecEnc::arrive(se, c.bv_val(count, 32));
-            CHECK(value_of(s1.pending) == std::uint64_t(r.next.pending));
-            CHECK(value_of(s1.expected) == std::uint64_t(r.next.expected));
-            CHECK(value_of(s1.phase) == r.next.phase);
-          }
-          for (std::uint32_t p : {0u, 1u}) {
-            CHECK(truth_of(SwEnc::test_wait_parity(we, c.bv_val(p, 1))) == sw::test_wait_parity(w, p));
-            CHECK(truth_of(SpecEnc::test_wait_parity(c.bv_val(phase, 32), c.bv_val(p, 32))) ==
-                  (mb::test_wait_parity(st, p).observed == 1));
-          }
+          agree_at(c, pending, reload, phase, count);
         }
   MESSAGE(states << " states compared");
 }
