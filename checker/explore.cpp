@@ -440,6 +440,7 @@ void Search::describe(const std::vector<Action>& path, bool deadlock, Result& r,
 
 Result Search::run() {
   const auto t0 = Clock::now();
+  reset_peak_resident();  // the figure reported is this search's peak
   coverage_ = std::make_unique<Coverage>(prog_);
   Result r = search(~std::uint64_t{0});
   if (r.verdict == Verdict::verified) {
@@ -696,11 +697,18 @@ Result Search::search(std::uint64_t max_depth) {
   std::string bytes;
   visit(fingerprint(init, bytes), 0, 0);
 
-  BlockPool blocks;
-  Level level(&blocks), next(&blocks);
+  // The level read and the level written; ids are given in the order states
+  // are found, so a level's states are the ids [base, base + its size).
+  Frames frames[2];
+  Frames* level = &frames[0];
+  Frames* next = &frames[1];
+  FrameReader reader;
+  std::size_t level_size = 1, next_size = 0;
+  std::uint32_t base = 0;
   std::string actual;
   serialize(init, actual);
-  level.push(actual, 0);
+  level->put(actual);
+  level->seal();
   Worker w;
   w.coverage = coverage_.get();
   w.s = init;
@@ -709,39 +717,46 @@ Result Search::search(std::uint64_t max_depth) {
   auto last_progress = t0;
   std::string stop_reason;
 
-  while (!level.empty() && !w.found.any && stop_reason.empty() && depth <= max_depth) {
-    for (std::size_t li = 0; li < level.size() && !w.found.any; ++li) {
-      deserialize(level.items[li].first, w.s);
-      const std::uint32_t id = level.items[li].second;
+  while (level_size > 0 && !w.found.any && stop_reason.empty() && depth <= max_depth) {
+    StateRef at;
+    for (std::size_t li = 0; li < level_size && !w.found.any; ++li) {
+      deserialize(reader.get(*level, at), w.s);
+      at = level->after(at);
+      const auto id = static_cast<std::uint32_t>(base + li);
       expand_state(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
-        if (visit(fp, id, a)) next.push(queued(), static_cast<std::uint32_t>(visited_.size() - 1));
+        if (!visit(fp, id, a)) return;
+        next->put(queued());
+        ++next_size;
       });
       if ((++expanded & 1023) == 0) {
         const auto now = Clock::now();
         const double secs = std::chrono::duration<double>(now - t0).count();
         if (opt_.timeout_s > 0 && secs > opt_.timeout_s) stop_reason = "timeout";
         if (visited_.size() > opt_.max_states) stop_reason = "max-states";
-        const std::uint64_t mem =
-            visited_.bytes() + level.bytes() + next.bytes() + blocks.spare.size() * block_bytes;
+        const std::uint64_t mem = resident_bytes();
         if (mem > opt_.max_memory_mb * 1024 * 1024) stop_reason = "max-memory";
         if (opt_.progress && now - last_progress > std::chrono::seconds(3)) {
           last_progress = now;
           std::fprintf(stderr, "progress: %llu states, %.0f states/s, depth %llu, queue %zu, memory %.1f MiB\n",
                        static_cast<unsigned long long>(visited_.size()), visited_.size() / (secs > 0 ? secs : 1),
-                       static_cast<unsigned long long>(depth), next.size(), mem / 1048576.0);
+                       static_cast<unsigned long long>(depth), next_size, mem / 1048576.0);
         }
         if (!stop_reason.empty()) break;
       }
     }
-    level.swap(next);
-    next.clear();
+    next->seal();
+    base += static_cast<std::uint32_t>(level_size);
+    reader.forget();
+    std::swap(level, next);
+    level_size = std::exchange(next_size, 0);
+    next->clear();
     ++depth;
   }
 
   r.states = visited_.size();
   r.transitions = w.transitions;
   r.max_depth = depth;
-  r.memory_bytes = visited_.bytes();
+  r.memory_bytes = peak_resident_bytes();
   r.warnings = first_warnings({&w}, w.found_key);
   conclude(r, w.found, stop_reason);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -771,17 +786,16 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
 
   // A successor a thread appended: its bytes, fingerprint and parent link.
   struct Entry {
-    const char* bytes;
+    StateRef at;
     std::uint64_t fp;
     std::uint32_t parent;
     Action action;
   };
-  std::atomic<std::uint64_t> arena_bytes{0};
   // A thread's own part, on cache lines of its own.
   struct alignas(64) Lane {
     Worker w;
-    BlockPool pool;
-    Arena arena[2] = {Arena(&pool), Arena(&pool)};  // the level read, the level written (by `gen`)
+    Frames frames[2];  // the states it found of the level read and of the level written (by `gen`)
+    FrameReader reader;
     std::vector<Entry> out;
     std::uint64_t expanded = 0;             // states, for the limits' checks
     std::atomic<std::uint64_t> fresh{0};    // states it added to the table (only it writes)
@@ -789,8 +803,6 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
   std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned i = 0; i < threads; ++i) {
     auto lane = std::make_unique<Lane>();
-    lane->pool.block = std::size_t{1} << 20;
-    lane->pool.counter = &arena_bytes;
     lane->w.s = init;
     lane->w.t = init;
     if (coverage_) {
@@ -800,10 +812,12 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
     lanes.push_back(std::move(lane));
   }
   int gen = 0;
-  std::vector<std::pair<const char*, std::uint32_t>> level, next;
+  // A level: where each of its states lies; state i of the level has id base + i.
+  std::vector<StateRef> level, next;
   std::string actual;
   serialize(init, actual);
-  level.emplace_back(lanes[0]->arena[gen].put(actual), 0);
+  level.push_back(lanes[0]->frames[gen].put(actual, 0));
+  lanes[0]->frames[gen].seal();
 
   // A chunk of the level: the states [first, first + size) of `level`, and
   // where its thread put what it found.
@@ -822,7 +836,7 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
   std::string stop_reason;
   auto last_progress = t0;
   std::unique_ptr<Team> team;
-  std::uint64_t depth = 0, transitions = 0, index_bytes = 0;
+  std::uint64_t depth = 0, transitions = 0;
   std::uint32_t base = 0;  // the id of level[0]
   Found found;
   Key found_key = no_key;
@@ -836,7 +850,6 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
     for (const auto& lane : lanes) n += lane->fresh.load(std::memory_order_relaxed);
     return n;
   };
-  auto memory = [&] { return visited.bytes() + arena_bytes.load(std::memory_order_relaxed) + index_bytes; };
   // Limits and the progress line, from whichever thread comes by: one line
   // for the whole search.
   auto check_limits = [&](std::size_t level_end) {
@@ -846,7 +859,7 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
     if (opt_.timeout_s > 0 && secs > opt_.timeout_s) why = "timeout";
     const std::uint64_t states = stored();
     if (states > opt_.max_states) why = "max-states";
-    const std::uint64_t mem = memory();
+    const std::uint64_t mem = resident_bytes();
     if (mem > opt_.max_memory_mb * 1024 * 1024) why = "max-memory";
     if (opt_.progress) {
       const std::unique_lock<std::mutex> g(progress_m, std::try_to_lock);
@@ -884,7 +897,7 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
     phase([&](int li) {
       Lane& lane = *lanes[static_cast<std::size_t>(li)];
       Worker& w = lane.w;
-      Arena& into = lane.arena[gen ^ 1];
+      Frames& into = lane.frames[gen ^ 1];
       for (;;) {
         const std::size_t c = cursor.fetch_add(1, std::memory_order_relaxed);
         if (c >= nchunks || stop.load(std::memory_order_relaxed)) break;
@@ -893,16 +906,16 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
         ch.begin = static_cast<std::uint32_t>(lane.out.size());
         const std::uint64_t before = w.transitions;
         for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
-          const std::uint32_t id = level[i].second;
+          const auto id = static_cast<std::uint32_t>(base + i);
           if (key_of(id, 0) > best.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
-          deserialize(level[i].first, w.s);
+          deserialize(lane.reader.get(lanes[level[i].writer]->frames[gen], level[i]), w.s);
           try {
             expand_state(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
               const SharedFingerprintSet::Put put = visited.insert(fp, id + 1, base);
               if (put == SharedFingerprintSet::Put::seen) return;
               if (put == SharedFingerprintSet::Put::fresh)
                 lane.fresh.store(lane.fresh.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-              lane.out.push_back(Entry{into.put(queued()), fp, id, a});
+              lane.out.push_back(Entry{into.put(queued(), static_cast<std::uint16_t>(li)), fp, id, a});
             });
           } catch (...) {
             w.error = std::current_exception();
@@ -922,6 +935,7 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
       }
     });
     const Key first = best.load();
+    for (const auto& lane : lanes) lane->frames[gen ^ 1].seal();
 
     // Filter: an entry stays where its parent is the state's owner, the
     // earliest parent in the one-thread order.
@@ -994,16 +1008,15 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
         for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
           const Entry& e = out[i];
           const auto id = static_cast<std::uint32_t>(level_end + ch.offset + (i - ch.begin));
-          next[ch.offset + (i - ch.begin)] = {e.bytes, id};
+          next[ch.offset + (i - ch.begin)] = e.at;
           if (with_links_) links_.set(id, e.parent, e.action);
         }
       }
     });
-    index_bytes = (level.capacity() + next.capacity()) * sizeof(level[0]) + (with_links_ ? 6 * links_.size() : 0);
     for (const auto& lane : lanes) {
-      index_bytes += lane->out.capacity() * sizeof(Entry);
       lane->out.clear();
-      lane->arena[gen].clear();
+      lane->reader.forget();
+      lane->frames[gen].clear();
     }
     gen ^= 1;
     level.swap(next);
@@ -1020,7 +1033,7 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
   }
   r.transitions = transitions;
   r.max_depth = depth;
-  r.memory_bytes = visited.bytes();
+  r.memory_bytes = peak_resident_bytes();
   std::vector<const Worker*> ws;
   for (const auto& lane : lanes) {
     ws.push_back(&lane->w);

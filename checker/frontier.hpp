@@ -1,97 +1,103 @@
-// The breadth-first frontier: one level of serialised states.
+// The breadth-first frontier: the serialised states of a level, compressed.
+//
+// A state of a real kernel serialises to 0.5-2 KiB, most of it the
+// happens-before memory, and a wide level holds tens of thousands: kept as
+// they are, the frontier weighs more than the visited table (12 bytes a
+// state). Successive states of a level are mostly siblings that differ in a
+// few fields, often shifted (an event inserted into a sorted list), which a
+// byte-wise delta misses and an LZ compressor finds: zstd over frames of up
+// to 32 states keeps a state in 60-130 bytes on the corpus (docs/checker.md,
+// "State storage"; docs/benchmarks.md gives the figures).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
-#include <cstring>
 #include <memory>
-#include <stdexcept>
 #include <string>
-#include <utility>
 #include <vector>
 
 namespace pc::check {
 
-// Each BFS level is an arena of serialised states in fixed-size blocks: no
-// allocation per state, and no copy of the whole level when it grows (a
-// doubling buffer would need the old and the new one at once). The blocks of
-// a finished level go to a spare list that the next level takes from.
-constexpr std::size_t block_bytes = std::size_t{1} << 24;
-
-struct BlockPool {
-  std::vector<std::unique_ptr<char[]>> spare;
-  std::size_t block = block_bytes;   // the size of each block
-  std::atomic<std::uint64_t>* counter = nullptr;  // if set, counts the bytes of the blocks made
-  std::unique_ptr<char[]> take() {
-    if (spare.empty()) {
-      if (counter) counter->fetch_add(block, std::memory_order_relaxed);
-      return std::unique_ptr<char[]>(new char[block]);
-    }
-    std::unique_ptr<char[]> b = std::move(spare.back());
-    spare.pop_back();
-    return b;
-  }
+// Where a state lies: its frame in one writer's frames and its place there.
+struct StateRef {
+  std::uint32_t frame = 0;
+  std::uint16_t slot = 0;
+  std::uint16_t writer = 0;  // whose frames (a thread of the parallel search; 0 on one thread)
 };
 
-struct Level {
-  explicit Level(BlockPool* p) : pool(p) {}
-  BlockPool* pool;
-  std::vector<std::unique_ptr<char[]>> held;
-  std::size_t used = block_bytes;  // in the last block
-  std::vector<std::pair<const char*, std::uint32_t>> items;  // state bytes, state id
+// One writer's states, appended in order and compressed a frame at a time.
+// Not shared: each thread of the parallel search writes its own.
+class Frames {
+ public:
+  static constexpr std::size_t frame_states = 32;
+  static constexpr std::size_t frame_raw_bytes = std::size_t{1} << 16;
 
-  void push(const std::string& b, std::uint32_t id) {
-    if (used + b.size() > block_bytes) {
-      if (b.size() > block_bytes) throw std::length_error("a state larger than an arena block");
-      held.push_back(pool->take());
-      used = 0;
-    }
-    char* at = held.back().get() + used;
-    std::memcpy(at, b.data(), b.size());
-    used += b.size();
-    items.emplace_back(at, id);
+  Frames();
+  ~Frames();
+  Frames(const Frames&) = delete;
+  Frames& operator=(const Frames&) = delete;
+
+  // Appends a state's bytes; the frame is compressed once it is full.
+  StateRef put(const std::string& bytes, std::uint16_t writer = 0);
+  // Compresses the open frame: every state put so far can be read.
+  void seal();
+  // Drops every state (the level has been read); keeps buffers for reuse.
+  void clear();
+  [[nodiscard]] std::size_t frames() const { return frames_.size(); }
+  // The states of a sealed frame.
+  [[nodiscard]] std::uint16_t count(std::uint32_t frame) const { return frames_[frame].count; }
+  // The state after `r` in the order put (r in a sealed frame).
+  [[nodiscard]] StateRef after(StateRef r) const {
+    if (++r.slot < frames_[r.frame].count) return r;
+    return StateRef{r.frame + 1, 0, r.writer};
   }
-  std::size_t size() const { return items.size(); }
-  bool empty() const { return items.empty(); }
-  std::size_t bytes() const { return held.size() * block_bytes + items.capacity() * sizeof(items[0]); }
-  void clear() {
-    for (auto& b : held) pool->spare.push_back(std::move(b));
-    held.clear();
-    used = block_bytes;
-    items.clear();
-  }
-  void swap(Level& o) {
-    std::swap(held, o.held);
-    std::swap(used, o.used);
-    std::swap(items, o.items);
-  }
+  // The bytes this writer holds: compressed frames, the open frame, buffers.
+  [[nodiscard]] std::uint64_t bytes() const;
+  // The compressed and the raw bytes of the frames sealed since the last clear.
+  [[nodiscard]] std::uint64_t compressed_bytes() const { return compressed_; }
+  [[nodiscard]] std::uint64_t raw_bytes() const { return raw_; }
+
+ private:
+  friend class FrameReader;
+  struct Frame {
+    std::unique_ptr<char[]> data;
+    std::uint32_t size = 0;      // compressed
+    std::uint32_t raw_size = 0;  // offsets and state bytes
+    std::uint16_t count = 0;     // states
+  };
+  std::vector<Frame> frames_;
+  std::vector<std::uint32_t> offsets_;  // of the open frame's states, and its end
+  std::string open_;                    // the open frame's state bytes
+  std::string scratch_;
+  void* ctx_ = nullptr;                 // a ZSTD_CCtx, reused
+  std::uint64_t compressed_ = 0, raw_ = 0;
 };
 
-// The serialised states one thread of the parallel search produces for the
-// next level: bytes only, in blocks of its own pool (the per-state index is
-// the search's). A thread holds two, for the level it reads and the one it writes.
-struct Arena {
-  explicit Arena(BlockPool* p) : pool(p) {}
-  BlockPool* pool;
-  std::vector<std::unique_ptr<char[]>> held;
-  std::size_t used = 0;  // in the last block
+// Reads states back, keeping the last frame it decompressed: reading a
+// level in order decompresses each frame once. One per thread.
+class FrameReader {
+ public:
+  FrameReader();
+  ~FrameReader();
+  FrameReader(const FrameReader&) = delete;
+  FrameReader& operator=(const FrameReader&) = delete;
+  // The bytes of the state at `r` in `f` (sealed), valid until the next call.
+  const char* get(const Frames& f, StateRef r);
+  // Forgets the frame it holds (its writer is about to be cleared).
+  void forget() { from_ = nullptr; }
 
-  const char* put(const std::string& b) {
-    if (held.empty() || used + b.size() > pool->block) {
-      if (b.size() > pool->block) throw std::length_error("a state larger than an arena block");
-      held.push_back(pool->take());
-      used = 0;
-    }
-    char* at = held.back().get() + used;
-    std::memcpy(at, b.data(), b.size());
-    used += b.size();
-    return at;
-  }
-  void clear() {
-    for (auto& b : held) pool->spare.push_back(std::move(b));
-    held.clear();
-    used = 0;
-  }
+ private:
+  const Frames* from_ = nullptr;
+  std::uint32_t frame_ = 0;
+  std::string raw_;
+  void* ctx_ = nullptr;  // a ZSTD_DCtx, reused
 };
+
+// Resident memory of this process (Linux /proc; 0 where it cannot be read):
+// what --max-memory limits and what results report.
+[[nodiscard]] std::uint64_t resident_bytes();
+// The peak resident memory since the last reset_peak_resident() (or since the
+// process started, where the kernel does not let it be reset).
+[[nodiscard]] std::uint64_t peak_resident_bytes();
+void reset_peak_resident();
 
 }  // namespace pc::check

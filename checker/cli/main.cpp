@@ -52,7 +52,8 @@ options:
                        every enabled step it leaves out (slower; a failure is
                        a defect of the checker: exit 4)
   --max-states N       stop after N states (verdict: inconclusive)
-  --max-memory MB      stop when state storage passes MB MiB (inconclusive)
+  --max-memory MB      stop when the process's resident memory passes MB MiB
+                       (inconclusive)
   --timeout S          stop after S seconds (inconclusive)
   --threads N          search with N threads (default: every core); any N
                        gives the verdict, trace and counts of one thread

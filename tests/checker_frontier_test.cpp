@@ -1,0 +1,116 @@
+// The compressed frontier (checker/frontier.cpp) gives back every state's
+// bytes exactly, in the order put, whatever their sizes and however frames are
+// cut; the search's states compress; the memory figures read the process.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/frontier.hpp"
+
+using namespace pc;
+
+namespace {
+
+// States like the search's: a common body with a few bytes changed, now and
+// then a run inserted (shifting the rest), and odd sizes (empty, one frame's
+// worth, more than a frame).
+std::vector<std::string> sample_states(std::mt19937& rng, std::size_t n) {
+  std::string body(700, '\0');
+  for (char& c : body) c = static_cast<char>(rng() % 7);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string s = body;
+    for (int k = 0; k < 5; ++k) s[rng() % s.size()] = static_cast<char>(rng());
+    if (rng() % 4 == 0) s.insert(rng() % s.size(), std::string(rng() % 40, static_cast<char>(rng())));
+    switch (rng() % 50) {
+      case 0: s.clear(); break;
+      case 1: s.assign(check::Frames::frame_raw_bytes, 'x'); break;
+      case 2: s.assign(check::Frames::frame_raw_bytes * 2 + 3, static_cast<char>(rng())); break;
+      default: break;
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("frontier: every state comes back exactly, in order and by reference") {
+  std::mt19937 rng(11);
+  for (const std::size_t n : {std::size_t{1}, std::size_t{31}, std::size_t{32}, std::size_t{33}, std::size_t{1000}}) {
+    CAPTURE(n);
+    const std::vector<std::string> states = sample_states(rng, n);
+    check::Frames f;
+    std::vector<check::StateRef> refs;
+    for (const std::string& s : states) refs.push_back(f.put(s, 3));
+    f.seal();
+    CHECK(f.frames() >= (n + check::Frames::frame_states - 1) / check::Frames::frame_states);
+    // In order, as the one-thread search reads a level.
+    check::FrameReader in_order;
+    check::StateRef at{0, 0, 3};
+    for (std::size_t i = 0; i < n; ++i) {
+      CHECK(at.frame == refs[i].frame);
+      CHECK(at.slot == refs[i].slot);
+      CHECK(refs[i].writer == 3);
+      CHECK(std::string(in_order.get(f, at), states[i].size()) == states[i]);
+      at = f.after(at);
+    }
+    // Out of order, as the threads of the parallel search read a level.
+    check::FrameReader any;
+    for (std::size_t k = 0; k < n; ++k) {
+      const std::size_t i = rng() % n;
+      CHECK(std::string(any.get(f, refs[i]), states[i].size()) == states[i]);
+    }
+    // Cleared and reused: the old states are gone, the new ones come back.
+    f.clear();
+    any.forget();
+    CHECK(f.frames() == 0);
+    const check::StateRef r = f.put("again", 0);
+    f.seal();
+    CHECK(r.frame == 0);
+    CHECK(std::string(any.get(f, r), 5) == "again");
+  }
+}
+
+TEST_CASE("frontier: a frame is read only once sealed") {
+  check::Frames f;
+  const check::StateRef r = f.put("open", 0);
+  check::FrameReader in;
+  CHECK_THROWS(in.get(f, r));
+  f.seal();
+  CHECK(std::string(in.get(f, r), 4) == "open");
+}
+
+TEST_CASE("frontier: states of a level compress, and the figures are the process's") {
+  std::mt19937 rng(5);
+  const std::vector<std::string> states = sample_states(rng, 2000);
+  check::Frames f;
+  std::uint64_t raw = 0;
+  for (const std::string& s : states) {
+    (void)f.put(s, 0);
+    raw += s.size();
+  }
+  f.seal();
+  CHECK(f.raw_bytes() >= raw);
+  // Siblings differ in a few bytes: a frame of them compresses several times.
+  CHECK(f.compressed_bytes() * 4 < f.raw_bytes());
+  CHECK(f.bytes() < raw / 2);
+#ifdef __linux__
+  // A search reports the peak resident memory of the process during it.
+  const std::uint64_t now = check::resident_bytes();
+  CHECK(now > 0);
+  CHECK(check::peak_resident_bytes() >= now);
+  std::string src;
+  const dsl::Parsed p = dsl::parse_file(std::string(PC_SOURCE_DIR) + "/kernels/tlx_ws_gemm_hopper.bk", src);
+  REQUIRE(p.ok());
+  check::Options o;
+  o.threads = 1;
+  const check::Result r = check::check(p.kernel, o);
+  // The whole process: its code and libraries are resident too.
+  CHECK(r.memory_bytes > std::uint64_t{1} << 20);
+#endif
+}
