@@ -380,8 +380,12 @@ Program instantiate(const ir::Kernel& k) {
         p.mbar_cluster_sync[static_cast<std::size_t>(m)] = p.sync_count++;
         p.mbar_weak_sync[static_cast<std::size_t>(m)] = p.sync_count++;
       }
-  // What is left of the sync objects is shared among the agents with async
-  // arrivals, at most 8 each (the arrivals one agent has in flight at once).
+  // What is left of the sync objects is shared evenly among the agents with
+  // async arrivals: each slot holds what one arrival in flight releases, so
+  // an agent's share bounds the arrivals it has in flight at once. Slots are
+  // taken lowest first, so a share larger than a kernel needs changes none of
+  // its states (the attention kernels' MMA warp has 10 in flight at two KV
+  // iterations).
   p.arrive_slot_first.assign(p.agents.size(), 0);
   p.arrive_slot_count.assign(p.agents.size(), 0);
   std::vector<std::size_t> arrivers;
@@ -394,7 +398,7 @@ Program instantiate(const ir::Kernel& k) {
     if (arrives) arrivers.push_back(a);
   }
   if (!arrivers.empty()) {
-    const int each = std::min<int>(8, (spec::hb::max_syncs - p.sync_count) / static_cast<int>(arrivers.size()));
+    const int each = (spec::hb::max_syncs - p.sync_count) / static_cast<int>(arrivers.size());
     for (std::size_t a : arrivers) {
       p.arrive_slot_first[a] = p.sync_count;
       p.arrive_slot_count[a] = std::max(each, 1);

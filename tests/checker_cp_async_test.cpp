@@ -10,6 +10,7 @@
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "checker/program.hpp"
 #include "tests/agreed_check.hpp"
 #include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
@@ -83,4 +84,35 @@ TEST_CASE("cp.async-groups: bad input is a located error") {
       {"negative wait", k + "role r warp:\n  one: cp_async_wait -1\n", 4, 22, "the number of pending groups"},
       {"on AMD", "kernel e\ntarget amd\nrole r warp:\n  one: cp_async_wait_all\n", 4, 8, "AMD has no TMA, bulk copies, cp.async"},
   });
+}
+
+// Each agent with async arrivals (tcgen05.commit, cp.async.mbarrier.arrive,
+// st.async) holds what each arrival in flight releases in a sync object of its
+// own: the objects left after the kernel's barriers are shared evenly among
+// those agents (checker/program.cpp), and an agent that has more arrivals in
+// flight than its share is a located error, never a wrong verdict.
+TEST_CASE("async arrivals in flight: an agent has its even share of the sync objects; past it, a located error") {
+  // One MMA warp with 12 commits in flight (the attention kernels' MMA warp
+  // has 10 at two KV iterations): more than the 8 the model once held.
+  const std::string one =
+      "kernel inflight\nparam N = 12\ntmem ACC cols 32\nsmem A bytes 4096\nmbarrier done count N\n"
+      "role mma warp:\n"
+      "  tcgen05_alloc ACC\n  tcgen05_relinquish_alloc_permit\n"
+      "  for i in 0 .. N:\n    tcgen05_mma read A into ACC\n    tcgen05_commit done\n"
+      "  wait done parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_dealloc ACC\n";
+  CHECK(outcome(one) == "verified");
+  // Sixteen warps share what is left of 64: three each, and a fourth in flight is refused.
+  const std::string many = "kernel inflight\nmbarrier done count 1\nrole w warp x 16:\n  for i in 0 .. 5:\n    one: cp_async_arrive done\n";
+  const dsl::Parsed p = dsl::parse(many, "t.bk");
+  REQUIRE(p.ok());
+  check::Options o;
+  o.threads = 1;
+  try {
+    (void)check::check(p.kernel, o);
+    FAIL("no error");
+  } catch (const check::KernelError& e) {
+    CHECK(std::string(e.what()).find("has more than 3 tcgen05.commit / cp.async.mbarrier.arrive arrivals in flight") != std::string::npos);
+    CHECK(e.loc.line == 5);
+    CHECK(e.loc.col == 10);
+  }
 }
