@@ -13,10 +13,12 @@
 namespace pc::check {
 namespace {
 
-// zstd's fastest standard level: the frontier is written once and read once,
-// so speed matters more than the last bytes (level 1 keeps a mojo attention
-// state in about 120 bytes of 2 KiB).
-constexpr int level = 1;
+// The frontier is written once and read once, so speed matters more than the
+// last bytes: zstd's first fast level (-1) keeps the states of the corpus
+// kernels in as few bytes as level 1 (peak resident memory within 2% on
+// cutlass_tma_multicast) and cuts the time compression adds to a search by
+// about half (harnesses/bench/checker/memory.sh, docs/benchmarks.md).
+constexpr int level = -1;
 
 [[noreturn]] void zstd_failed(const char* what, std::size_t code) {
   throw InternalError(std::string("frontier: zstd ") + what + " failed: " + ZSTD_getErrorName(code));

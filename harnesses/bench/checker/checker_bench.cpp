@@ -13,8 +13,11 @@
 
 namespace {
 
+unsigned threads = 0;  // --threads N (0: every core)
+
 pc::check::Result run(const pc::ir::Kernel& k, bool reduction, bool partial_order = true) {
   pc::check::Options o;
+  o.threads = threads;
   o.reduction = reduction;
   o.partial_order = partial_order;
   o.max_states = 200'000'000;
@@ -69,9 +72,10 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--w") && i + 1 < argc) w = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--p") && i + 1 < argc) p = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-reduction")) plain = true;
+    else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--corpus")) return corpus(argc, argv, i + 1);
     else {
-      std::fprintf(stderr, "usage: checker_bench [--family barrier|consumers --w N --p N [--no-reduction] | --corpus FILE...]\n");
+      std::fprintf(stderr, "usage: checker_bench [--threads N] [--family barrier|consumers --w N --p N [--no-reduction] | --corpus FILE...]\n");
       return 2;
     }
   }
