@@ -1,6 +1,7 @@
 #include "spec/hb.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 namespace pc::spec::hb {
@@ -81,10 +82,17 @@ void put(Memory& m, const Event& e) {
   else m.events.insert(it, e);
 }
 
+// Calls f on each thread of `t`, lowest first, by its set bits (a thread
+// mask is mostly zeros above a few bits; the search calls this per access).
 template <class F>
 void each_thread(Threads t, F&& f) {
-  for (int i = 0; t != 0; ++i, t >>= 1)
-    if (t & 1) f(static_cast<std::uint8_t>(i));
+  for (int half = 0; half < 2; ++half) {
+    auto bits = static_cast<std::uint64_t>(t >> (64 * half));
+    while (bits != 0) {
+      f(static_cast<std::uint8_t>(64 * half + std::countr_zero(bits)));
+      bits &= bits - 1;
+    }
+  }
 }
 
 }  // namespace
