@@ -51,14 +51,13 @@ void Frames::seal() {
   std::memcpy(scratch_.data(), &count, sizeof count);
   std::memcpy(scratch_.data() + sizeof count, offsets_.data(), sizeof(std::uint32_t) * offsets_.size());
   std::memcpy(scratch_.data() + head, open_.data(), open_.size());
-  const std::size_t bound = ZSTD_compressBound(scratch_.size());
-  std::unique_ptr<char[]> out(new char[bound]);
+  out_.resize(ZSTD_compressBound(scratch_.size()));
   const std::size_t n =
-      ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(ctx_), out.get(), bound, scratch_.data(), scratch_.size(), level);
+      ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(ctx_), out_.data(), out_.size(), scratch_.data(), scratch_.size(), level);
   if (ZSTD_isError(n)) zstd_failed("compression", n);
   // Keep only what the frame needs: a frame lives until its level is read.
   std::unique_ptr<char[]> data(new char[n]);
-  std::memcpy(data.get(), out.get(), n);
+  std::memcpy(data.get(), out_.data(), n);
   frames_.push_back(Frame{std::move(data), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(scratch_.size()),
                           static_cast<std::uint16_t>(count)});
   compressed_ += n;
@@ -75,7 +74,7 @@ void Frames::clear() {
 }
 
 std::uint64_t Frames::bytes() const {
-  std::uint64_t b = frames_.capacity() * sizeof(Frame) + open_.capacity() + scratch_.capacity() +
+  std::uint64_t b = frames_.capacity() * sizeof(Frame) + open_.capacity() + scratch_.capacity() + out_.capacity() +
                     offsets_.capacity() * sizeof(std::uint32_t);
   for (const Frame& f : frames_) b += f.size;
   return b;

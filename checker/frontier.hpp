@@ -67,7 +67,8 @@ class Frames {
   std::vector<Frame> frames_;
   std::vector<std::uint32_t> offsets_;  // of the open frame's states, and its end
   std::string open_;                    // the open frame's state bytes
-  std::string scratch_;
+  std::string scratch_;                 // the frame being compressed
+  std::string out_;                     // its compressed bytes, before they get a block of their own
   void* ctx_ = nullptr;                 // a ZSTD_CCtx, reused
   std::uint64_t compressed_ = 0, raw_ = 0;
 };
