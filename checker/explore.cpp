@@ -746,7 +746,6 @@ Result Search::search(std::uint64_t max_depth) {
     }
     next->seal();
     base += static_cast<std::uint32_t>(level_size);
-    reader.forget();
     std::swap(level, next);
     level_size = std::exchange(next_size, 0);
     next->clear();
@@ -1015,7 +1014,6 @@ Result Search::search_parallel(std::uint64_t max_depth, unsigned threads) {
     });
     for (const auto& lane : lanes) {
       lane->out.clear();
-      lane->reader.forget();
       lane->frames[gen].clear();
     }
     gen ^= 1;

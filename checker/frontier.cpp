@@ -71,6 +71,7 @@ void Frames::clear() {
   offsets_.clear();
   open_.clear();
   compressed_ = raw_ = 0;
+  ++generation_;
 }
 
 std::uint64_t Frames::bytes() const {
@@ -87,7 +88,7 @@ FrameReader::FrameReader() : ctx_(ZSTD_createDCtx()) {
 FrameReader::~FrameReader() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(ctx_)); }
 
 const char* FrameReader::get(const Frames& f, StateRef r) {
-  if (from_ != &f || frame_ != r.frame) {
+  if (from_ != &f || generation_ != f.generation_ || frame_ != r.frame) {
     if (r.frame >= f.frames_.size()) throw InternalError("frontier: a state read before its frame was sealed");
     const Frames::Frame& fr = f.frames_[r.frame];
     raw_.resize(fr.raw_size);
@@ -95,6 +96,7 @@ const char* FrameReader::get(const Frames& f, StateRef r) {
     if (ZSTD_isError(n)) zstd_failed("decompression", n);
     if (n != fr.raw_size) throw InternalError("frontier: a frame decompressed to another size");
     from_ = &f;
+    generation_ = f.generation_;
     frame_ = r.frame;
   }
   std::uint32_t count = 0, offset = 0;

@@ -43,8 +43,6 @@ class Frames {
   // Drops every state (the level has been read); keeps buffers for reuse.
   void clear();
   [[nodiscard]] std::size_t frames() const { return frames_.size(); }
-  // The states of a sealed frame.
-  [[nodiscard]] std::uint16_t count(std::uint32_t frame) const { return frames_[frame].count; }
   // The state after `r` in the order put (r in a sealed frame).
   [[nodiscard]] StateRef after(StateRef r) const {
     if (++r.slot < frames_[r.frame].count) return r;
@@ -71,10 +69,13 @@ class Frames {
   std::string out_;                     // its compressed bytes, before they get a block of their own
   void* ctx_ = nullptr;                 // a ZSTD_CCtx, reused
   std::uint64_t compressed_ = 0, raw_ = 0;
+  std::uint64_t generation_ = 0;        // counts clear(): a reader's cached frame is of one generation
 };
 
 // Reads states back, keeping the last frame it decompressed: reading a
-// level in order decompresses each frame once. One per thread.
+// level in order decompresses each frame once. The cache names the writer's
+// generation, so a writer cleared and refilled is never read from a stale
+// frame. One per thread.
 class FrameReader {
  public:
   FrameReader();
@@ -83,11 +84,9 @@ class FrameReader {
   FrameReader& operator=(const FrameReader&) = delete;
   // The bytes of the state at `r` in `f` (sealed), valid until the next call.
   const char* get(const Frames& f, StateRef r);
-  // Forgets the frame it holds (its writer is about to be cleared).
-  void forget() { from_ = nullptr; }
-
  private:
   const Frames* from_ = nullptr;
+  std::uint64_t generation_ = 0;
   std::uint32_t frame_ = 0;
   std::string raw_;
   void* ctx_ = nullptr;  // a ZSTD_DCtx, reused
