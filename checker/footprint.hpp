@@ -1,5 +1,5 @@
 // What each step may touch, for the partial-order reduction between agents
-// (checker/explore.cpp, docs/checker.md "Reductions"). A footprint is a set of
+// (checker/reduce/partial_order.cpp, docs/checker.md "Reductions"). A footprint is a set of
 // resources: an mbarrier instance, a buffer instance, the
 // named (and AMD) barriers of one CTA, the liveness of one CTA (what exits
 // and what targets a CTA from outside or through async operations), the

@@ -1,4 +1,4 @@
-#include "checker/symmetry.hpp"
+#include "checker/reduce/symmetry.hpp"
 
 #include <algorithm>
 #include <numeric>

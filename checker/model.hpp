@@ -1,0 +1,85 @@
+// The language module of the search, in the shape of LTSmin's PINS
+// interface (Kant et al., "LTSmin: High-Performance Language-Independent
+// Model Checking", TACAS 2015): a kernel's initial state, the transition of
+// each process from a state, and what each transition may touch. The
+// processes of a state are its agents (0..n-1), then its pending async
+// events. The transitions are step.cpp's (spec/ rules only); what they touch
+// is footprint.cpp's. The reductions wrap this interface (checker/reduce/,
+// composed in successors.hpp); the search back ends (checker/search/) see the
+// wrapped one; state storage (state.cpp, visited.hpp, frontier.cpp) is apart.
+// docs/checker.md, "Layers", draws them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "checker/footprint.hpp"
+#include "checker/ir.hpp"
+#include "checker/program.hpp"
+#include "checker/state.hpp"
+#include "checker/step.hpp"
+
+namespace pc::check {
+
+// A transition's process: an agent index, or the number of agents plus an
+// index into the state's pending events. Replay tokens spell schedules in it.
+using Action = std::uint16_t;
+
+class Model {
+ public:
+  // Instantiates the kernel (program.cpp); `strict` makes warning kinds violations.
+  Model(const ir::Kernel& k, bool strict) : prog_(instantiate(k)), step_(prog_, false, strict), deps_(prog_) {}
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  [[nodiscard]] const Program& program() const { return prog_; }
+  [[nodiscard]] const Stepper& stepper() const { return step_; }
+  // Which steps may interfere (the partial-order reduction's dependencies).
+  [[nodiscard]] const Footprints& dependencies() const { return deps_; }
+
+  [[nodiscard]] int agents() const { return static_cast<int>(prog_.agents.size()); }
+  [[nodiscard]] int processes(const State& s) const { return agents() + static_cast<int>(s.pending.size()); }
+  [[nodiscard]] State initial() const { return step_.initial(); }
+
+  // Process `a` takes one step from s, in place; false if it is not enabled
+  // (s is then to be discarded). `st` is this model's stepper or one that
+  // describes (traces).
+  bool apply(const Stepper& st, State& s, Action a, StepInfo& info) const {
+    if (a < agents()) {
+      if (s.agents[a].exited) return false;
+      info = st.agent_step(s, a);
+    } else {
+      const int i = a - agents();
+      if (i >= static_cast<int>(s.pending.size())) return false;
+      info = st.pending_step(s, i);
+    }
+    return info.enabled;
+  }
+  bool apply(State& s, Action a, StepInfo& info) const { return apply(step_, s, a, info); }
+  // False only when process `a` certainly has no enabled step (it waits on a
+  // phase or instance that has not completed): the search skips it without copying s.
+  [[nodiscard]] bool may_move(const State& s, int a) const { return a >= agents() || !step_.surely_blocked(s, a); }
+  // Some agent has not exited: a state without an enabled step is then a deadlock.
+  [[nodiscard]] bool live(const State& s) const {
+    for (const AgentState& a : s.agents)
+      if (!a.exited) return true;
+    return false;
+  }
+  // "agent at line N" or "the async event of agent from line N" (messages).
+  [[nodiscard]] std::string process_name(const State& s, int a) const {
+    if (a < agents()) {
+      const ir::Loc l = step_.loc_of(s, a);
+      return prog_.agents[static_cast<std::size_t>(a)].name + " at line " + std::to_string(l.line);
+    }
+    const Pending& pe = s.pending[static_cast<std::size_t>(a - agents())];
+    const ir::Loc l = prog_.code[static_cast<std::size_t>(prog_.agents[pe.agent].role)][pe.pc].loc;
+    return "the async event of " + prog_.agents[pe.agent].name + " from line " + std::to_string(l.line);
+  }
+
+ private:
+  Program prog_;
+  Stepper step_;
+  Footprints deps_;
+};
+
+}  // namespace pc::check

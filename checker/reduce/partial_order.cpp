@@ -1,0 +1,122 @@
+#include "checker/reduce/partial_order.hpp"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "checker/reduce/local.hpp"
+
+namespace pc::check {
+
+std::uint64_t PartialOrder::keep(const State& s, std::uint64_t depth, Coverage* coverage) const {
+  std::uint64_t seeds = 0;
+  const int total = m_.processes(s);
+  for (int a = 0; a < total && a < 64; ++a)
+    if (m_.may_move(s, a)) seeds |= std::uint64_t{1} << a;
+  const std::uint64_t keep = m_.dependencies().persistent(s, seeds);
+  if (keep != 0 && check_) check_commute(s, keep, depth, coverage);
+  return keep;
+}
+
+void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64_t depth, Coverage* coverage) const {
+  const int total = m_.processes(s);
+  // The kept processes of s: agents by index, pending events by value.
+  std::vector<int> kept_agents;
+  std::vector<Pending> kept_events;
+  for (int a = 0; a < total; ++a) {
+    if (!(keep >> a & 1)) continue;
+    if (a < m_.agents()) kept_agents.push_back(a);
+    else kept_events.push_back(s.pending[static_cast<std::size_t>(a - m_.agents())]);
+  }
+  auto is_kept = [&](const State& u, int x) {
+    if (x < m_.agents()) return std::find(kept_agents.begin(), kept_agents.end(), x) != kept_agents.end();
+    return std::find(kept_events.begin(), kept_events.end(), u.pending[static_cast<std::size_t>(x - m_.agents())]) !=
+           kept_events.end();
+  };
+  // One step of action x, taken from t; false when not enabled.
+  auto take = [&](State& t, int x, StepInfo& info) {
+    if (x < 0 || !m_.may_move(t, x)) return false;
+    if (!m_.apply(t, static_cast<Action>(x), info)) return false;
+    if (x < m_.agents() && info.violation == spec::Violation::none) run_local_steps(m_.stepper(), t, true, x, coverage);
+    return true;
+  };
+  // The kept processes as actions of state u (-1: gone).
+  auto kept_actions = [&](const State& u) {
+    std::vector<int> xs = kept_agents;
+    for (const Pending& pe : kept_events) {
+      const auto it = std::find(u.pending.begin(), u.pending.end(), pe);
+      xs.push_back(it == u.pending.end() ? -1 : m_.agents() + static_cast<int>(it - u.pending.begin()));
+    }
+    return xs;
+  };
+  auto fail = [&](const State& u, int p, int q, const std::string& why) {
+    throw InternalError("partial-order reduction check failed in " + m_.program().kernel->name + " at depth " +
+                        std::to_string(depth) + ": the step of " + m_.process_name(u, p) +
+                        " (kept) and the step of " + m_.process_name(u, q) + " (left out) " + why);
+  };
+  // Which kept processes have an enabled step at s: they must stay enabled
+  // along every path of left-out steps (Godefroid, LNCS 1032, persistent sets).
+  std::vector<bool> enabled_at_s;
+  for (int x : kept_actions(s)) {
+    State t = s;
+    StepInfo i;
+    enabled_at_s.push_back(take(t, x, i));
+  }
+  // Paths of left-out steps from s, breadth-first, a few steps deep: at each
+  // state on them, every left-out step commutes with every kept step.
+  constexpr int max_path = 2, max_states = 16;
+  std::vector<State> frontier{s}, next;
+  std::string x, y;
+  int seen = 0;
+  for (int len = 0; len <= max_path && !frontier.empty(); ++len) {
+    next.clear();
+    for (const State& u : frontier) {
+      const std::vector<int> kx = kept_actions(u);
+      for (std::size_t k = 0; k < kx.size(); ++k) {
+        if (!enabled_at_s[k]) continue;
+        State t = u;
+        StepInfo i;
+        if (!take(t, kx[k], i))
+          throw InternalError("partial-order reduction check failed in " + m_.program().kernel->name + " at depth " +
+                              std::to_string(depth) + ": a path of " + std::to_string(len) +
+                              " left-out steps disables a kept step" +
+                              (kx[k] >= 0 ? " (" + m_.process_name(u, kx[k]) + ")" : std::string()));
+      }
+      const int n = m_.processes(u);
+      for (int q = 0; q < n; ++q) {
+        if (is_kept(u, q)) continue;
+        State uq = u;
+        StepInfo iq;
+        if (!take(uq, q, iq)) continue;
+        for (std::size_t k = 0; k < kx.size(); ++k) {
+          if (!enabled_at_s[k]) continue;
+          const int p = kx[k];
+          State up = u;
+          StepInfo ip;
+          (void)take(up, p, ip);
+          if (ip.violation != spec::Violation::none || iq.violation != spec::Violation::none) continue;
+          State upq = up, uqp = uq;
+          StepInfo ipq, iqp;
+          const int q_after_p = q < m_.agents() ? q : [&] {
+            const auto it = std::find(up.pending.begin(), up.pending.end(), u.pending[static_cast<std::size_t>(q - m_.agents())]);
+            return it == up.pending.end() ? -1 : m_.agents() + static_cast<int>(it - up.pending.begin());
+          }();
+          const int p_after_q = kept_actions(uq)[k];
+          if (!take(upq, q_after_p, ipq)) fail(u, p, q, "do not commute: the kept step disables the left-out one");
+          if (!take(uqp, p_after_q, iqp)) fail(u, p, q, "do not commute: the left-out step disables the kept one");
+          if (ipq.violation != iqp.violation)
+            fail(u, p, q, "do not commute: " + std::string(spec::violation_name(ipq.violation)) + " in one order, " +
+                              std::string(spec::violation_name(iqp.violation)) + " in the other");
+          if (ipq.violation != spec::Violation::none) continue;
+          serialize(upq, x);
+          serialize(uqp, y);
+          if (x != y) fail(u, p, q, "do not commute: the two orders reach different states");
+        }
+        if (iq.violation == spec::Violation::none && ++seen <= max_states) next.push_back(std::move(uq));
+      }
+    }
+    frontier.swap(next);
+  }
+}
+
+}  // namespace pc::check

@@ -1,0 +1,81 @@
+// The one-thread back end: breadth-first, each level's states found in order
+// and numbered so, a level's ids being [base, base + its size).
+#include <string>
+#include <utility>
+
+#include "checker/frontier.hpp"
+#include "checker/search/limits.hpp"
+#include "checker/search/search.hpp"
+
+namespace pc::check {
+
+Searched breadth_first(const SearchRun& run) {
+  const Successors& next_of = run.next;
+  Limits limits(run.opt);
+  Searched out;
+  FingerprintSet visited;
+  auto visit = [&](std::uint64_t fp, std::uint32_t parent, Action a) {
+    if (!visited.insert(fp)) return false;
+    if (run.links) run.links->add(parent, a);
+    return true;
+  };
+  State init = next_of.initial(run.coverage);
+  std::string bytes;
+  visit(next_of.fingerprint(init, bytes), 0, 0);
+
+  // The level read and the level written.
+  Frames frames[2];
+  Frames* level = &frames[0];
+  Frames* next = &frames[1];
+  FrameReader reader;
+  std::size_t level_size = 1, next_size = 0;
+  std::uint32_t base = 0;
+  std::string actual;
+  serialize(init, actual);
+  level->put(actual);
+  level->seal();
+  Worker w;
+  w.coverage = run.coverage;
+  w.s = init;
+  w.t = init;
+  std::uint64_t depth = 0, expanded = 0;
+
+  while (level_size > 0 && !w.found.any && out.stop_reason.empty() && depth <= run.max_depth) {
+    StateRef at;
+    for (std::size_t li = 0; li < level_size && !w.found.any; ++li) {
+      deserialize(reader.get(*level, at), w.s);
+      at = level->after(at);
+      const auto id = static_cast<std::uint32_t>(base + li);
+      next_of.expand(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
+        if (!visit(fp, id, a)) return;
+        next->put(queued());
+        ++next_size;
+      });
+      if ((++expanded & 1023) == 0) {
+        std::uint64_t mem = 0;
+        const char* why = limits.reached(visited.size(), mem);
+        limits.progress(visited.size(), depth, next_size, mem);
+        if (why) {
+          out.stop_reason = why;
+          break;
+        }
+      }
+    }
+    next->seal();
+    base += static_cast<std::uint32_t>(level_size);
+    std::swap(level, next);
+    level_size = std::exchange(next_size, 0);
+    next->clear();
+    ++depth;
+  }
+
+  out.r.states = visited.size();
+  out.r.transitions = w.transitions;
+  out.r.max_depth = depth;
+  out.r.memory_bytes = peak_resident_bytes();
+  out.r.warnings = first_warnings({&w}, w.found_key);
+  out.found = w.found;
+  return out;
+}
+
+}  // namespace pc::check

@@ -1,0 +1,36 @@
+// The search back ends: breadth-first over what successors.hpp gives, on one
+// thread (breadth_first.cpp) or level by level on several (parallel.cpp). Both
+// number the states in the order one thread finds them, so the ids, the
+// parent links and the first violation are the same (docs/checker.md,
+// "Parallel search"). Visited states are 64-bit fingerprints (visited.hpp);
+// the levels are kept compressed (frontier.hpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "checker/coverage.hpp"
+#include "checker/result.hpp"
+#include "checker/successors.hpp"
+#include "checker/visited.hpp"
+
+namespace pc::check {
+
+struct SearchRun {
+  const Successors& next;
+  const Options& opt;
+  Coverage* coverage = nullptr;  // marks of the instructions run (null: none kept)
+  Links* links = nullptr;        // parent links, for the trace of a violation (null: none kept)
+  std::uint64_t max_depth = ~std::uint64_t{0};
+};
+
+struct Searched {
+  Result r;                 // states, transitions, max_depth, memory_bytes, warnings; no verdict
+  Found found;              // the first violation in the one-thread order
+  std::string stop_reason;  // the limit that stopped the search ("timeout", "max-states", "max-memory")
+};
+
+[[nodiscard]] Searched breadth_first(const SearchRun& run);
+[[nodiscard]] Searched parallel_breadth_first(const SearchRun& run, unsigned threads);
+
+}  // namespace pc::check

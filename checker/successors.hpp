@@ -1,0 +1,176 @@
+// The language module (model.hpp) wrapped in the reductions Options turn on,
+// as the search back ends (checker/search/) see it: an initial state, the
+// successors of a state that are to be stored, and the key a stored state is
+// deduplicated by. The wrappers, each in its own file under checker/reduce/:
+//   local.hpp          local steps merged into the next operation (always),
+//                      with the agents' private operations (with reductions);
+//   partial_order.hpp  only a persistent set's successors are stored;
+//   symmetry.hpp       a state's key is that of its canonical representative.
+// Every enabled step of a state is still taken, so that any violation it
+// raises there is reported (docs/checker.md, "Reductions").
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checker/coverage.hpp"
+#include "checker/model.hpp"
+#include "checker/reduce/local.hpp"
+#include "checker/reduce/partial_order.hpp"
+#include "checker/reduce/symmetry.hpp"
+#include "checker/result.hpp"
+
+namespace pc::check {
+
+// A point of the one-thread search's order: the state expanded (by id, the
+// order states are found in) and the action taken from it; a deadlock comes
+// after every action of its state. The parallel search keeps its findings by
+// key, so that it reports what one thread meets first.
+using Key = std::uint64_t;
+constexpr Key key_of(std::uint32_t id, std::uint32_t action) { return (Key{id} << 16) | action; }
+constexpr std::uint32_t deadlock_action = 0xffff;
+constexpr Key no_key = ~Key{0};
+
+// The first violation an expansion met.
+struct Found {
+  bool any = false;
+  spec::Violation violation = spec::Violation::none;
+  std::uint32_t parent = 0;   // id of the state the failing action was taken from
+  bool deadlock = false;      // the state `parent` itself is deadlocked
+  Action action = 0;
+};
+
+// What one thread of a search owns: its state buffers and its findings.
+struct Worker {
+  State s, t;
+  std::string bytes, actual;
+  Coverage* coverage = nullptr;            // where this thread marks the instructions run (none: no coverage)
+  std::unique_ptr<Coverage> own_coverage;  // a thread's own marks (parallel search)
+  std::uint64_t transitions = 0;
+  Action action = 0;                       // the action being taken (the key of an error)
+  Found found;
+  Key found_key = no_key;
+  std::exception_ptr error;                // a KernelError or InternalError met while expanding
+  Key error_key = no_key;
+  std::vector<std::pair<Key, Warning>> warnings;  // the first finding of each warning kind
+};
+
+// Over the threads, the first finding of each warning kind in the one-thread
+// order, before `limit` (the violation that ended the search).
+[[nodiscard]] std::vector<Warning> first_warnings(const std::vector<const Worker*>& ws, Key limit);
+
+class Successors {
+ public:
+  Successors(const Model& m, const Options& opt)
+      : m_(m),
+        reduction_(opt.reduction),
+        por_(opt.reduction && opt.partial_order && m.dependencies().usable()),
+        canonical_(false),
+        order_(m, opt.check_reduction),
+        sym_(m.program()) {
+    canonical_ = reduction_ && sym_.active();
+  }
+
+  [[nodiscard]] const Model& model() const { return m_; }
+
+  // The initial state, its local steps run.
+  [[nodiscard]] State initial(Coverage* coverage) const {
+    State s = m_.initial();
+    local_steps(s, -1, coverage);
+    return s;
+  }
+  // Runs the local steps after a step of agent `only` (-1: of every agent).
+  void local_steps(State& s, int only = -1, Coverage* coverage = nullptr) const {
+    run_local_steps(m_.stepper(), s, reduction_, only, coverage);
+  }
+  // The key a state is stored by (its canonical representative's, with
+  // symmetry); `bytes` receives the bytes hashed.
+  std::uint64_t fingerprint(const State& s, std::string& bytes) const {
+    if (canonical_) serialize(sym_.canonical(s), bytes);
+    else serialize(s, bytes);
+    return hash_bytes(bytes);
+  }
+
+  // Expands w.s, the state numbered `id`: takes every enabled action,
+  // records a violation or deadlock in w.found (and its key), and hands each
+  // successor the reductions keep to store(fingerprint, action, queued),
+  // queued() giving the bytes to queue (the state itself, not its canonical
+  // representative, so that a schedule's actions stay valid along the path).
+  template <class Store>
+  void expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store) const;
+
+ private:
+  void note_warning(Worker& w, const StepInfo& info, std::uint32_t id, int action) const {
+    for (const auto& kx : w.warnings)
+      if (kx.second.kind == info.warning) return;
+    w.warnings.emplace_back(key_of(id, static_cast<std::uint32_t>(action)),
+                            Warning{info.warning, info.warning_message, info.loc, action < m_.agents() ? action : -1});
+  }
+
+  const Model& m_;
+  bool reduction_, por_, canonical_;
+  PartialOrder order_;
+  Symmetry sym_;
+};
+
+template <class Store>
+void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store) const {
+  const State& s = w.s;
+  const int agents = m_.agents();
+  bool any_enabled = false;
+  const int total = m_.processes(s);
+  // Takes action `a` from s into w.t; false if it is not enabled. A
+  // violation ends the expansion; with `keep`, the successor is stored.
+  auto take = [&](int a, bool keep) {
+    w.action = static_cast<Action>(a);
+    w.t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
+    StepInfo info;
+    if (!m_.apply(w.t, static_cast<Action>(a), info)) return false;
+    if (w.coverage && a < agents) w.coverage->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
+    any_enabled = true;
+    ++w.transitions;
+    if (info.violation != spec::Violation::none) {
+      w.found = Found{true, info.violation, id, false, static_cast<Action>(a)};
+      w.found_key = key_of(id, static_cast<std::uint32_t>(a));
+      return true;
+    }
+    if (info.warning != spec::Violation::none) note_warning(w, info, id, a);
+    if (!keep) {
+      // The control flow that follows the step belongs to it: coverage
+      // counts it even where the reduction does not keep the successor.
+      if (w.coverage && a < agents) local_steps(w.t, a, w.coverage);
+      return true;
+    }
+    // Only the agent that moved can have reached local steps; a pending
+    // event moves no agent.
+    if (a < agents) local_steps(w.t, a, w.coverage);
+    store(fingerprint(w.t, w.bytes), static_cast<Action>(a), [&]() -> const std::string& {
+      if (!canonical_) return w.bytes;
+      serialize(w.t, w.actual);
+      return w.actual;
+    });
+    return true;
+  };
+  w.action = 0;
+  const std::uint64_t keep = por_ ? order_.keep(s, depth, w.coverage) : 0;  // 0: store every successor
+  bool kept_any = false;
+  for (int a = 0; a < total && !w.found.any; ++a) {
+    if (!m_.may_move(s, a)) continue;
+    const bool store_it = keep == 0 || (keep >> a & 1);
+    if (take(a, store_it) && store_it) kept_any = true;
+  }
+  // No step of the persistent set was enabled after all: store them all.
+  if (keep != 0 && !kept_any)
+    for (int a = 0; a < total && !w.found.any; ++a)
+      if (m_.may_move(s, a)) take(a, true);
+  if (!w.found.any && !any_enabled && m_.live(s)) {
+    w.found = Found{true, spec::Violation::deadlock, id, true, 0};
+    w.found_key = key_of(id, deadlock_action);
+  }
+}
+
+}  // namespace pc::check
