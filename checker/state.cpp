@@ -1,6 +1,7 @@
 #include "checker/state.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 namespace pc::check {
@@ -31,13 +32,20 @@ struct Writer {
   void svar(std::int64_t v) { var((static_cast<std::uint64_t>(v) << 1) ^ static_cast<std::uint64_t>(v >> 63)); }
 };
 
-// At most: buffer (3), thread, flags, spread, group (3), presence, three
-// thread masks of up to 19 bytes and four sync masks of up to 10.
-constexpr std::size_t event_bytes = 3 + 1 + 1 + 1 + 3 + 1 + 3 * 19 + 4 * 10;
+// An event's masks (three thread masks of 128 bits, four sync masks of 64)
+// are mostly zero or a few low bytes. A presence byte says which are there
+// (and whether a thread mask has a high half); each 64-bit word present is
+// written in as many bytes as it needs (0 to 8), its length a nibble, two
+// to a byte, ahead of the words: no branch per byte, as LEB128 would take.
+constexpr int max_words = 10;
+// At most: buffer (3), thread, flags, spread, group (3), presence, the
+// lengths (5) and ten words of 8.
+constexpr std::size_t event_bytes = 3 + 1 + 1 + 1 + 3 + 1 + 5 + max_words * 8;
+// A word's write may run 7 bytes past its length: the bound leaves room.
+constexpr std::size_t word_slack = 8;
 
-// An event's masks are mostly zero or a few low bits: a presence byte says
-// which are there, and those are written as LEB128 (a thread mask in two
-// halves). The spread owner and group follow a flag bit.
+int byte_length(std::uint64_t v) { return (std::bit_width(v) + 7) / 8; }
+
 void put_event(Writer& w, const spec::hb::Event& e) {
   w.var(e.buf);
   w.put(e.thread);
@@ -49,19 +57,29 @@ void put_event(Writer& w, const spec::hb::Event& e) {
   }
   const spec::hb::Threads threads[3] = {e.after, e.after_async, e.after_weak};
   const std::uint64_t syncs[4] = {e.released, e.released_async, e.visible, e.visible_async};
-  std::uint8_t present = 0;
-  for (int i = 0; i < 3; ++i) present |= static_cast<std::uint8_t>((threads[i] != 0) << i);
-  for (int i = 0; i < 4; ++i) present |= static_cast<std::uint8_t>((syncs[i] != 0) << (3 + i));
   const bool high = ((e.after | e.after_async | e.after_weak) >> 64) != 0;
-  present |= static_cast<std::uint8_t>(high << 7);
-  w.put(present);
+  std::uint8_t present = static_cast<std::uint8_t>(high << 7);
+  std::uint64_t words[max_words];
+  int k = 0;
   for (int i = 0; i < 3; ++i) {
     if (threads[i] == 0) continue;
-    w.var(static_cast<std::uint64_t>(threads[i]));
-    if (high) w.var(static_cast<std::uint64_t>(threads[i] >> 64));
+    present |= static_cast<std::uint8_t>(1 << i);
+    words[k++] = static_cast<std::uint64_t>(threads[i]);
+    if (high) words[k++] = static_cast<std::uint64_t>(threads[i] >> 64);
   }
-  for (int i = 0; i < 4; ++i)
-    if (syncs[i] != 0) w.var(syncs[i]);
+  for (int i = 0; i < 4; ++i) {
+    if (syncs[i] == 0) continue;
+    present |= static_cast<std::uint8_t>(1 << (3 + i));
+    words[k++] = syncs[i];
+  }
+  w.put(present);
+  int len[max_words];
+  for (int i = 0; i < k; ++i) len[i] = byte_length(words[i]);
+  for (int i = 0; i < k; i += 2) *w.p++ = static_cast<char>(len[i] | (i + 1 < k ? len[i + 1] << 4 : 0));
+  for (int i = 0; i < k; ++i) {
+    std::memcpy(w.p, &words[i], 8);
+    w.p += len[i];
+  }
 }
 
 // Reads fields back in the order Writer wrote them.
@@ -112,15 +130,32 @@ void get_event(Reader& r, spec::hb::Event& e) {
   }
   const auto present = r.get<std::uint8_t>();
   const bool high = (present >> 7) & 1;
+  // The words present: one per mask bit, one more per thread mask with a high half.
+  constexpr std::uint8_t bits3[8] = {0, 1, 1, 2, 1, 2, 2, 3};
+  const int k = bits3[present & 7] * (high ? 2 : 1) + bits3[(present >> 3) & 7] + ((present >> 6) & 1);
+  int len[max_words];
+  for (int i = 0; i < k; i += 2) {
+    const auto b = static_cast<std::uint8_t>(*r.p++);
+    len[i] = b & 15;
+    if (i + 1 < k) len[i + 1] = b >> 4;
+  }
+  int at = 0;
+  auto word = [&] {
+    std::uint64_t v = 0;
+    const int n = len[at++];
+    for (int j = 0; j < n; ++j) v |= std::uint64_t(static_cast<std::uint8_t>(r.p[j])) << (8 * j);
+    r.p += n;
+    return v;
+  };
   spec::hb::Threads* threads[3] = {&e.after, &e.after_async, &e.after_weak};
   std::uint64_t* syncs[4] = {&e.released, &e.released_async, &e.visible, &e.visible_async};
   for (int i = 0; i < 3; ++i) {
     *threads[i] = 0;
     if (!((present >> i) & 1)) continue;
-    *threads[i] = r.var();
-    if (high) *threads[i] |= static_cast<spec::hb::Threads>(r.var()) << 64;
+    *threads[i] = word();
+    if (high) *threads[i] |= static_cast<spec::hb::Threads>(word()) << 64;
   }
-  for (int i = 0; i < 4; ++i) *syncs[i] = (present >> (3 + i)) & 1 ? r.var() : 0;
+  for (int i = 0; i < 4; ++i) *syncs[i] = (present >> (3 + i)) & 1 ? word() : 0;
 }
 
 }  // namespace
@@ -226,7 +261,7 @@ void deserialize(const char* bytes, State& s) {
 
 void serialize(const State& s, std::string& out) {
   const std::size_t bound = s.agents.size() * 66 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
-                            s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4;
+                            s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4 + word_slack;
   out.resize(bound);
   Writer w{out.data()};
   for (const AgentState& a : s.agents) {
