@@ -160,7 +160,7 @@ void get_event(Reader& r, spec::hb::Event& e) {
 
 }  // namespace
 
-void deserialize(const char* bytes, State& s) {
+void deserialize(const char* bytes, State& s, EventBytes* where) {
   Reader r{bytes};
   for (AgentState& a : s.agents) {
     r.get(a.pc);
@@ -255,11 +255,19 @@ void deserialize(const char* bytes, State& s) {
     r.get(p.canceled);
   }
   s.mem.events.resize(r.get<std::uint32_t>());
-  for (spec::hb::Event& e : s.mem.events) get_event(r, e);
+  if (where) {
+    where->bytes = bytes;
+    where->at.resize(s.mem.events.size() + 1);
+  }
+  for (std::size_t i = 0; i < s.mem.events.size(); ++i) {
+    if (where) where->at[i] = static_cast<std::uint32_t>(r.p - bytes);
+    get_event(r, s.mem.events[i]);
+  }
+  if (where) where->at[s.mem.events.size()] = static_cast<std::uint32_t>(r.p - bytes);
   r.get(s.cta_exited);
 }
 
-void serialize(const State& s, std::string& out) {
+void serialize(const State& s, std::string& out, const State* like, const EventBytes* like_events) {
   const std::size_t bound = s.agents.size() * 66 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
                             s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4 + word_slack;
   out.resize(bound);
@@ -357,7 +365,32 @@ void serialize(const State& s, std::string& out) {
     w.put(p.canceled);
   }
   w.put(static_cast<std::uint32_t>(s.mem.events.size()));
-  for (const spec::hb::Event& e : s.mem.events) put_event(w, e);
+  const std::vector<spec::hb::Event>& now = s.mem.events;
+  // The events of `like` to copy from: at the same index, or (where a step
+  // added or dropped events, which keep their order) at the same distance
+  // from the end. An event not found there is encoded.
+  const std::vector<spec::hb::Event>* was = like && like_events && like_events->bytes ? &like->mem.events : nullptr;
+  const std::ptrdiff_t shift = was ? static_cast<std::ptrdiff_t>(now.size()) - static_cast<std::ptrdiff_t>(was->size()) : 0;
+  auto copy_from = [&](std::ptrdiff_t j) {
+    const auto from = like_events->at[static_cast<std::size_t>(j)], to = like_events->at[static_cast<std::size_t>(j) + 1];
+    std::memcpy(w.p, like_events->bytes + from, to - from);
+    w.p += to - from;
+  };
+  for (std::size_t i = 0; i < now.size(); ++i) {
+    const spec::hb::Event& e = now[i];
+    if (was) {
+      const auto n = static_cast<std::ptrdiff_t>(was->size()), ii = static_cast<std::ptrdiff_t>(i);
+      if (ii < n && (*was)[i] == e) {
+        copy_from(ii);
+        continue;
+      }
+      if (shift != 0 && ii - shift >= 0 && ii - shift < n && (*was)[static_cast<std::size_t>(ii - shift)] == e) {
+        copy_from(ii - shift);
+        continue;
+      }
+    }
+    put_event(w, e);
+  }
   w.put(s.cta_exited);
   out.resize(static_cast<std::size_t>(w.p - out.data()));
 }

@@ -77,11 +77,25 @@ struct State {
   auto operator<=>(const State&) const = default;
 };
 
-// A compact byte encoding of the state: equal states, equal bytes.
-void serialize(const State& s, std::string& out);
+// Where each happens-before event of a state lies in its serialised bytes
+// (event i in [at[i], at[i + 1]) of `bytes`): deserialize records it, so that
+// serialising a successor copies the bytes of the events the step left as
+// they were instead of encoding them again (a step changes one or two events
+// of tens).
+struct EventBytes {
+  const char* bytes = nullptr;
+  std::vector<std::uint32_t> at;
+};
+
+// A compact byte encoding of the state: equal states, equal bytes. With
+// `like` (a state and where its events lie in its bytes, still valid), each
+// event equal to one of like's, at the same place or at the same place from
+// the end, is copied from like's bytes: the result is the same.
+void serialize(const State& s, std::string& out, const State* like = nullptr, const EventBytes* like_events = nullptr);
 // The inverse of serialize, into a state whose fixed-size parts (agents,
-// variables, barriers) already have the kernel's sizes.
-void deserialize(const char* bytes, State& s);
+// variables, barriers) already have the kernel's sizes; `where`, if given,
+// receives where each event lies in `bytes`.
+void deserialize(const char* bytes, State& s, EventBytes* where = nullptr);
 [[nodiscard]] std::uint64_t hash_bytes(const std::string& bytes);
 
 }  // namespace pc::check

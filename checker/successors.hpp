@@ -47,7 +47,11 @@ struct Found {
 // What one thread of a search owns: its state buffers and its findings.
 struct Worker {
   State s, t;
+  EventBytes s_events;  // where s's events lie in the bytes it was loaded from
   std::string bytes, actual;
+  // Loads the state to expand from its bytes (valid while it is expanded):
+  // its successors' bytes copy its unchanged events from there.
+  void load(const char* from) { deserialize(from, s, &s_events); }
   Coverage* coverage = nullptr;            // where this thread marks the instructions run (none: no coverage)
   std::unique_ptr<Coverage> own_coverage;  // a thread's own marks (parallel search)
   std::uint64_t transitions = 0;
@@ -89,8 +93,10 @@ class Successors {
   }
   // The key a state is stored by (its canonical representative's, with
   // symmetry); `bytes` receives the bytes hashed.
-  std::uint64_t fingerprint(const State& s, std::string& bytes) const {
+  // `like`: the state s was reached from, loaded by Worker::load.
+  std::uint64_t fingerprint(const State& s, std::string& bytes, const Worker* like = nullptr) const {
     if (canonical_) serialize(sym_.canonical(s), bytes);
+    else if (like) serialize(s, bytes, &like->s, &like->s_events);
     else serialize(s, bytes);
     return hash_bytes(bytes);
   }
@@ -148,7 +154,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     // Only the agent that moved can have reached local steps; a pending
     // event moves no agent.
     if (a < agents) local_steps(w.t, a, w.coverage);
-    store(fingerprint(w.t, w.bytes), static_cast<Action>(a), [&]() -> const std::string& {
+    store(fingerprint(w.t, w.bytes, &w), static_cast<Action>(a), [&]() -> const std::string& {
       if (!canonical_) return w.bytes;
       serialize(w.t, w.actual);
       return w.actual;

@@ -1,6 +1,7 @@
 // The compact state encoding (checker/state.cpp) is exact: along random
 // schedules of every corpus kernel, each state read back from its bytes equals
-// the state, and equal states give equal bytes.
+// the state, and equal states give equal bytes, also where a successor's
+// events are copied from the bytes of the state it came from.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -20,7 +21,7 @@ using namespace pc;
 TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules of the corpus") {
   const std::vector<std::string> files = corpus_files();
   std::mt19937 rng(7);
-  std::size_t checked = 0, events = 0;
+  std::size_t checked = 0, events = 0, successors = 0, successor_events = 0;
   for (const std::string& file : files) {
     CAPTURE(file);
     std::string src;
@@ -34,8 +35,10 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
       for (int step = 0; step < 300; ++step) {
         check::serialize(s, bytes);
         check::State back = st.initial();
-        check::deserialize(bytes.data(), back);
+        check::EventBytes where;
+        check::deserialize(bytes.data(), back, &where);
         REQUIRE(back == s);
+        REQUIRE(where.at.size() == s.mem.events.size() + 1);
         check::serialize(back, again);
         REQUIRE(again == bytes);
         ++checked;
@@ -46,6 +49,8 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
         for (int i = 0; i < total; ++i) order[static_cast<std::size_t>(i)] = i;
         std::shuffle(order.begin(), order.end(), rng);
         bool moved = false;
+        int next = -1;
+        check::State chosen;
         for (int a : order) {
           check::State t = s;
           const bool agent = a < static_cast<int>(s.agents.size());
@@ -53,15 +58,31 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
           const check::StepInfo info =
               agent ? st.agent_step(t, a) : st.pending_step(t, a - static_cast<int>(s.agents.size()));
           if (!info.enabled || info.violation != spec::Violation::none) continue;
-          s = std::move(t);
+          // Every successor serialises to the same bytes whether or not its
+          // unchanged events are copied from the bytes of the state it came from.
+          std::string fresh, reused;
+          check::serialize(t, fresh);
+          check::serialize(t, reused, &back, &where);
+          REQUIRE(reused == fresh);
+          ++successors;
+          successor_events += t.mem.events.size();
+          if (next < 0) {
+            next = a;
+            chosen = std::move(t);
+          }
+        }
+        if (next >= 0) {
+          s = std::move(chosen);
           moved = true;
-          break;
         }
         if (!moved) break;
       }
     }
   }
-  MESSAGE(checked << " states read back, " << events << " happens-before events among them");
+  MESSAGE(checked << " states read back, " << events << " happens-before events among them; " << successors
+                  << " successors serialised both ways");
   CHECK(checked > 10000);
   CHECK(events > 10000);
+  CHECK(successors > checked);
+  CHECK(successor_events > 10000);
 }

@@ -43,7 +43,7 @@ Searched breadth_first(const SearchRun& run) {
   while (level_size > 0 && !w.found.any && out.stop_reason.empty() && depth <= run.max_depth) {
     StateRef at;
     for (std::size_t li = 0; li < level_size && !w.found.any; ++li) {
-      deserialize(reader.get(*level, at), w.s);
+      w.load(reader.get(*level, at));
       at = level->after(at);
       const auto id = static_cast<std::uint32_t>(base + li);
       next_of.expand(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {

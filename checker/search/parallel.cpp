@@ -155,7 +155,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
         for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
           const auto id = static_cast<std::uint32_t>(base + i);
           if (key_of(id, 0) > best.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
-          deserialize(lane.reader.get(lanes[level[i].writer]->frames[gen], level[i]), w.s);
+          w.load(lane.reader.get(lanes[level[i].writer]->frames[gen], level[i]));
           try {
             next_of.expand(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
               const SharedFingerprintSet::Put put = visited.insert(fp, id + 1, base);
