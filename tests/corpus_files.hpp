@@ -5,8 +5,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "checker/dsl/parser.hpp"
 
 inline std::vector<std::string> corpus_files() {
   std::vector<std::string> files;
@@ -14,6 +19,32 @@ inline std::vector<std::string> corpus_files() {
     if (e.is_regular_file() && e.path().extension() == ".bk") files.push_back(e.path().string());
   std::sort(files.begin(), files.end());
   return files;
+}
+
+// The further sizes a corpus kernel is checked at (corpus_test.cpp, "corpus
+// sizes"): one per `# corpus size: NAME=VALUE ... [# comment]` line of its file, each the
+// parameter values of a size at which every loop-carried barrier is
+// exercised where the defaults do not (docs/checker.md, "The corpus"). A word
+// that is not NAME=VALUE is returned as a size with one empty name, which
+// the test reports.
+using ParamValues = std::vector<std::pair<std::string, std::int64_t>>;
+inline std::vector<ParamValues> corpus_sizes(const std::string& file) {
+  std::vector<ParamValues> sizes;
+  std::ifstream in(file);
+  const std::string tag = "# corpus size:";
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind(tag, 0) != 0) continue;
+    std::string rest = line.substr(tag.size());
+    rest = rest.substr(0, rest.find('#'));  // a comment may follow
+    std::istringstream words(rest);
+    ParamValues size;
+    for (std::string w; words >> w;) {
+      const auto p = pc::dsl::parse_override(w);
+      size.push_back(p ? *p : std::pair<std::string, std::int64_t>{"", 0});
+    }
+    sizes.push_back(std::move(size));
+  }
+  return sizes;
 }
 
 // The corpus comparisons of the reductions and of the threads (tests
