@@ -8,7 +8,8 @@
 // every reduction and with none. Every
 // reduced search runs with --check-reduction: at each state it reduces, the
 // steps it keeps commute with those it leaves out, or the test fails with an
-// InternalError.
+// InternalError. Under the sanitizers one generated kernel in
+// compared_stride is compared (tests/kernel_generators.hpp).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -59,10 +60,13 @@ bool agree_parsed(const dsl::Parsed& p, int& violations, int& verified, int& red
 // graph, and one bug often shows as several kinds (a wrong parity: a race in
 // one order, a deadlock in another); the reduced search's schedule must
 // replay to the kind it reported, so that kind is real.
+int drawn = 0;  // generated kernels that parsed, compared or not (compared_stride)
+
 bool agree(const std::string& text, int& violations, int& verified, int& reduced) {
   CAPTURE(text);
   const dsl::Parsed p = dsl::parse(text, "gen.bk");
   if (!p.ok()) return false;  // e.g. a named barrier count the roles cannot fill
+  if (drawn++ % compared_stride != 0) return true;
   // A kernel past one of the model's capacities (more async arrivals of one
   // agent in flight than its pool holds) is refused, as the CLI refuses it.
   try {
@@ -194,9 +198,9 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   MESSAGE("outcomes without the reduction:" << seen);
   MESSAGE(violations << " generated kernels with a violation, " << verified << " verified (" << reduced
                      << " of them with fewer states under the reduction)");
-  CHECK(violations > 100);
-  CHECK(verified > 200);
-  CHECK(reduced > 100);
+  CHECK(violations > 100 / compared_stride);
+  CHECK(verified > 200 / compared_stride);
+  CHECK(reduced > 100 / compared_stride);
 }
 
 TEST_CASE("partial-order reduction: a step that an async event in flight can disable is not taken alone") {

@@ -51,9 +51,11 @@ inline std::vector<ParamValues> corpus_sizes(const std::string& file) {
 // checker_por_test.cpp, checker_threads_test.cpp) run every kernel to the
 // end in the plain build. Under the sanitizers (PC_SANITIZED, ./dev test's
 // second half), which look for memory errors and undefined behaviour rather
-// than for verdicts, each of those searches stops after this many states; the
-// corpus test itself (corpus_test.cpp) still runs every kernel to the end
-// there. 0: no cap.
+// than for verdicts, each of those searches stops after this many states, as
+// do the corpus test's search without reductions and both searches at the
+// corpus sizes (corpus_test.cpp); the corpus test's search with reductions,
+// which gives each kernel's verdict and trace, still runs to the end there.
+// 0: no cap.
 #ifdef PC_SANITIZED
 inline constexpr std::uint64_t corpus_compare_cap = 100'000;
 #else

@@ -180,7 +180,8 @@ TEST_CASE("symbolic: ring pipelines over every trip count, multicast per destina
       {"kernels/field/fa3_fwd_pingpong.bk", "arrive_expect_tx full_v[sv] bytes KV", "arrive_expect_tx full_v[sv] bytes KV - 4096", "tx_balance"},
       {"kernels/field/cutlass_sm90_tma_ws_multicast.bk", "bytes A_BYTES + 2 * B_HALF", "bytes A_BYTES + B_HALF", "tx_balance"},
       {"kernels/cutlass_tma_multicast.bk", "mbarrier empty[STAGES] count 4", "mbarrier empty[STAGES] count 2", "arrival_count"},
-      {"kernels/mojo_pair_attention_no_split.bk", "mbarrier po_lo[1] count 512", "mbarrier po_lo[1] count 384", "arrival_count"},
+      // One CTA's arrivals counted, not the pair's (a count off by the cluster size).
+      {"kernels/mojo_pair_attention_no_split.bk", "mbarrier po_lo[1] count 512", "mbarrier po_lo[1] count 256", "arrival_count"},
       {"kernels/tlx_ws_gemm_hopper.bk", "arrive_expect_tx fullA[c * STAGES + s] bytes BM / 2 * BK * 2",
        "arrive_expect_tx fullA[c * STAGES + s] bytes BN / 2 * BK * 2", "tx_balance"},
       {"kernels/field/deepgemm_sm90_fp8_1d2d.bk", "count 8 * MATH_WGS", "count 16", "arrival_count"},
