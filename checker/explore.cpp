@@ -17,6 +17,7 @@
 #include "checker/coverage.hpp"
 #include "checker/frontier.hpp"
 #include "checker/model.hpp"
+#include "checker/trips.hpp"
 #include "checker/search/search.hpp"
 #include "checker/successors.hpp"
 #include "checker/token.hpp"
@@ -36,7 +37,7 @@ unsigned thread_count(const Options& o) {
 
 class Search {
  public:
-  Search(const ir::Kernel& k, const Options& opt) : model_(k, opt.strict), opt_(opt), next_(model_, opt_) {}
+  Search(const ir::Kernel& k, const Options& opt) : model_(k, opt.strict, opt.trips), opt_(opt), next_(model_, opt_) {}
 
   Result run();
   Result replay();
@@ -47,6 +48,24 @@ class Search {
   Successors next_;
 
   int agents() const { return model_.agents(); }
+  // --prove: the trip count of a violation's schedule (decided by the
+  // oracle, or else one past the highest trip entered: every larger one runs
+  // the same schedule).
+  std::int64_t trip_value_at(const std::vector<Action>& path) const {
+    State s = next_.initial(nullptr);
+    for (const Action a : path) {
+      StepInfo info;
+      if (!model_.apply(s, a, info) || info.violation != spec::Violation::none) break;
+      next_.local_steps(s);
+    }
+    const Program& p = model_.program();
+    const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+    if (n != trip_undecided) return n;
+    std::int64_t m = model_.trips().shift.least - 1;
+    for (std::size_t a = 0; a < p.agents.size(); ++a)
+      if (model_.trips().counter[a] >= 0) m = std::max(m, s.vars[static_cast<std::size_t>(model_.trips().counter[a])]);
+    return m + 1;
+  }
   // One search by the back end Options::threads picks; with `links`, parent links are kept.
   Searched search(std::uint64_t max_depth, Coverage* coverage, Links* links) const {
     const SearchRun run{next_, opt_, coverage, links, max_depth};
@@ -73,6 +92,7 @@ void Search::conclude(Result& r, const Searched& s, const Links* links) const {
       if (!s.found.deadlock) path.push_back(s.found.action);
       describe(model_, opt_, path, s.found.deadlock, r);
       r.replay = make_token(model_, opt_.reduction, path, opt_.params);
+      if (model_.trips().active) r.trip_value = trip_value_at(path);
     }
   } else if (!s.stop_reason.empty()) {
     r.verdict = Verdict::inconclusive;
@@ -194,6 +214,19 @@ Result check(const ir::Kernel& k, const Options& opt) {
       r.loc = k.loc;
       r.message = "the shared memory of a CTA is " + std::to_string(bytes) + " bytes (buffers, 8 bytes per mbarrier): above " +
                   std::to_string(spec::rules::smem_limit_sm90) + " (227 KiB, sm_90a)";
+      return r;
+    }
+  }
+  if (opt.trips) {
+    const ir::Kernel tk = trip_kernel(k, opt.trips->param);
+    try {
+      Search s(tk, opt);
+      return opt.replay.empty() ? s.run() : s.replay();
+    } catch (const NotProved& e) {
+      Result r;
+      r.verdict = Verdict::inconclusive;
+      r.inconclusive_reason = "not-proved";
+      r.not_proved = e.what();
       return r;
     }
   }

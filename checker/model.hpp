@@ -11,11 +11,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "checker/footprint.hpp"
 #include "checker/ir.hpp"
 #include "checker/program.hpp"
+#include "checker/trips.hpp"
 #include "checker/state.hpp"
 #include "checker/step.hpp"
 
@@ -28,7 +30,10 @@ using Action = std::uint16_t;
 class Model {
  public:
   // Instantiates the kernel (program.cpp); `strict` makes warning kinds violations.
-  Model(const ir::Kernel& k, bool strict) : prog_(instantiate(k)), step_(prog_, false, strict), deps_(prog_) {}
+  // `trips` (--prove): k is trip_kernel's, and N is decided by the trip oracle.
+  Model(const ir::Kernel& k, bool strict, const std::shared_ptr<const TripShift>& trips = nullptr)
+      : prog_(instantiate(k)), step_(prog_, false, strict), deps_(prog_), plan_(make_trip_plan(prog_, trips)) {}
+  [[nodiscard]] const TripPlan& trips() const { return plan_; }
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
@@ -38,8 +43,12 @@ class Model {
   [[nodiscard]] const Footprints& dependencies() const { return deps_; }
 
   [[nodiscard]] int agents() const { return static_cast<int>(prog_.agents.size()); }
-  [[nodiscard]] int processes(const State& s) const { return agents() + static_cast<int>(s.pending.size()); }
-  [[nodiscard]] State initial() const { return step_.initial(); }
+  [[nodiscard]] int processes(const State& s) const { return agents() + static_cast<int>(s.pending.size()) + (plan_.active ? 1 : 0); }
+  [[nodiscard]] State initial() const {
+    State s = step_.initial();
+    trip_start(plan_, prog_, s);
+    return s;
+  }
 
   // Process `a` takes one step from s, in place; false if it is not enabled
   // (s is then to be discarded). `st` is this model's stepper or one that
@@ -50,6 +59,14 @@ class Model {
       info = st.agent_step(s, a);
     } else {
       const int i = a - agents();
+      if (plan_.active && i == static_cast<int>(s.pending.size())) {
+        info = StepInfo{};
+        info.enabled = trip_decide(plan_, prog_, s);
+        if (info.enabled && &st != &step_)  // describing a trace
+          info.text = prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name + " decided: " +
+                      std::to_string(s.vars[static_cast<std::size_t>(prog_.var_base[0] + trip_var)]);
+        return info.enabled;
+      }
       if (i >= static_cast<int>(s.pending.size())) return false;
       info = st.pending_step(s, i);
     }
@@ -71,6 +88,8 @@ class Model {
       const ir::Loc l = step_.loc_of(s, a);
       return prog_.agents[static_cast<std::size_t>(a)].name + " at line " + std::to_string(l.line);
     }
+    if (a - agents() >= static_cast<int>(s.pending.size()))
+      return "the trip oracle (" + prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name + " decided)";
     const Pending& pe = s.pending[static_cast<std::size_t>(a - agents())];
     const ir::Loc l = prog_.code[static_cast<std::size_t>(prog_.agents[pe.agent].role)][pe.pc].loc;
     return "the async event of " + prog_.agents[pe.agent].name + " from line " + std::to_string(l.line);
@@ -80,6 +99,7 @@ class Model {
   Program prog_;
   Stepper step_;
   Footprints deps_;
+  TripPlan plan_;
 };
 
 }  // namespace pc::check

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "spec/violation.hpp"
 
 namespace pc::check {
+
+struct TripShift;  // checker/trips.hpp
 
 enum class Verdict : std::uint8_t { verified, violation, inconclusive };
 
@@ -158,6 +161,13 @@ struct Result {
   std::vector<TraceStep> trace;
   std::string replay;        // token that re-runs exactly this schedule (--replay)
   std::string inconclusive_reason;  // "max-states", "timeout", "max-memory"
+  // --prove: the trip count of the violation's schedule (-1: none); for a
+  // proof, what it covers ("every K_TILES >= 1"); for none, why
+  // ("not proved for every K_TILES: ..."; inconclusive_reason "not-proved",
+  // or the limit the search stopped at before it closed).
+  std::int64_t trip_value = -1;
+  std::string proved_for;
+  std::string not_proved;
   std::uint64_t states = 0;  // distinct states stored
   std::uint64_t transitions = 0;
   std::uint64_t max_depth = 0;
@@ -204,6 +214,9 @@ struct Options {
   std::uint32_t parallel_min_level = 64;
   // Keep the state after every trace step in Result::step_states (--trace-html).
   bool record_states = false;
+  // --prove: one search for every value of a trip-count parameter
+  // (checker/trips.hpp), as checker/smt/trips.cpp proved the shift.
+  std::shared_ptr<const TripShift> trips;
 };
 
 }  // namespace pc::check

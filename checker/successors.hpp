@@ -5,7 +5,8 @@
 //   local.hpp          local steps merged into the next operation (always),
 //                      with the agents' private operations (with reductions);
 //   partial_order.hpp  only a persistent set's successors are stored;
-//   symmetry.hpp       a state's key is that of its canonical representative.
+//   symmetry.hpp       a state's key is that of its canonical representative;
+//   trips.hpp          with --prove, the key forgets how many trips have passed.
 // Every enabled step of a state is still taken, so that any violation it
 // raises there is reported (docs/checker.md, "Reductions").
 #pragma once
@@ -22,6 +23,7 @@
 #include "checker/reduce/local.hpp"
 #include "checker/reduce/partial_order.hpp"
 #include "checker/reduce/symmetry.hpp"
+#include "checker/reduce/trips.hpp"
 #include "checker/result.hpp"
 
 namespace pc::check {
@@ -75,8 +77,12 @@ class Successors {
         por_(opt.reduction && opt.partial_order && m.dependencies().usable()),
         canonical_(false),
         order_(m, opt.check_reduction),
-        sym_(m.program()) {
+        sym_(m.program()),
+        plan_(m.trips()) {
     canonical_ = reduction_ && sym_.active();
+    // The key graph has cycles (a state's key equals an earlier one's): the
+    // persistent sets have no cycle proviso, so --prove stores every successor.
+    if (plan_.active) por_ = false;
   }
 
   [[nodiscard]] const Model& model() const { return m_; }
@@ -95,7 +101,12 @@ class Successors {
   // symmetry); `bytes` receives the bytes hashed.
   // `like`: the state s was reached from, loaded by Worker::load.
   std::uint64_t fingerprint(const State& s, std::string& bytes, const Worker* like = nullptr) const {
-    if (canonical_) serialize(sym_.canonical(s), bytes);
+    if (plan_.active) {
+      State c = s;
+      trip_key(plan_, m_.program(), c);
+      if (canonical_) serialize(sym_.canonical(c), bytes);
+      else serialize(c, bytes);
+    } else if (canonical_) serialize(sym_.canonical(s), bytes);
     else if (like) serialize(s, bytes, &like->s, &like->s_events);
     else serialize(s, bytes);
     return hash_bytes(bytes);
@@ -121,6 +132,7 @@ class Successors {
   bool reduction_, por_, canonical_;
   PartialOrder order_;
   Symmetry sym_;
+  const TripPlan& plan_;
 };
 
 template <class Store>
@@ -155,7 +167,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     // event moves no agent.
     if (a < agents) local_steps(w.t, a, w.coverage);
     store(fingerprint(w.t, w.bytes, &w), static_cast<Action>(a), [&]() -> const std::string& {
-      if (!canonical_) return w.bytes;
+      if (!canonical_ && !plan_.active) return w.bytes;
       serialize(w.t, w.actual);
       return w.actual;
     });

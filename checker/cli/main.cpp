@@ -22,6 +22,7 @@
 #include "checker/program.hpp"
 #include "checker/report/report.hpp"
 #include "checker/smt/symbolic.hpp"
+#include "checker/smt/trips.hpp"
 
 namespace {
 
@@ -43,6 +44,11 @@ options:
                        named barriers and shared memory for every parameter
                        value and trip count; a refuted claim is a violation
                        (exit 1), shown by the explicit search at its values
+  --prove NAME         one search for every value of the trip-count parameter
+                       NAME (at least its declared lower bound), where its
+                       loops' expressions are periodic, which Z3 proves;
+                       otherwise inconclusive, "not proved", with the reason
+                       (docs/checker.md, "Every trip count")
   --strict             findings of the warning kinds (points the field relies
                        on with no failure known, docs/spec.md "Stances") are
                        violations: the search stops at them with a trace
@@ -169,6 +175,60 @@ void confirm_symbolic(pc::report::FileReport& f, const std::vector<pc::smt::Find
                      "; the explicit search at those values does not show it: " + pc::smt::reproduce_command(*cx, f.file);
 }
 
+// --prove NAME: one search for every value of the trip count NAME
+// (docs/checker.md, "Every trip count"). Its proof obligation fails: the
+// result is inconclusive, "not proved", with the reason. A violation's
+// schedule runs at one trip count: the explicit search runs again there and
+// its violation, with a replay token carrying that value, is the result.
+void prove(pc::report::FileReport& f, const pc::ir::Kernel& k, const std::string& name,
+           std::vector<std::pair<std::string, std::int64_t>> params, pc::check::Options opt) {
+  const pc::smt::TripProof tp = pc::smt::prove_trips(k, name);
+  if (!tp.shift) {
+    f.result = pc::check::Result{};
+    f.result.verdict = pc::check::Verdict::inconclusive;
+    f.result.inconclusive_reason = "not-proved";
+    f.result.not_proved = "not proved for every " + name + ": " + tp.reason;
+    return;
+  }
+  opt.trips = tp.shift;
+  pc::check::Result r = pc::check::check(k, opt);
+  if (r.verdict == pc::check::Verdict::verified) {
+    r.proved_for = "every " + name + " >= " + std::to_string(tp.shift->least);
+    f.result = std::move(r);
+    return;
+  }
+  if (r.verdict != pc::check::Verdict::violation || r.trip_value < 0) {
+    if (r.verdict == pc::check::Verdict::inconclusive)
+      r.not_proved = "not proved for every " + name + ": " +
+                     (r.inconclusive_reason == "not-proved" ? r.not_proved
+                                                            : "the search stopped at its limit (" + r.inconclusive_reason + ") before it closed");
+    f.result = std::move(r);
+    return;
+  }
+  bool given = false;
+  for (auto& [n, v] : params)
+    if (n == name) v = r.trip_value, given = true;
+  if (!given) params.emplace_back(name, r.trip_value);
+  std::string source;
+  const pc::dsl::Parsed at = pc::dsl::parse_file(f.file, source, params);
+  if (at.ok()) {
+    opt.trips.reset();
+    opt.params = params;
+    pc::check::Result e = pc::check::check(at.kernel, opt);
+    if (e.verdict == pc::check::Verdict::violation) {
+      e.message = "at " + name + "=" + std::to_string(r.trip_value) + " (--prove): " + e.message;
+      f.result = std::move(e);
+      f.params.clear();
+      for (const pc::ir::Param& p : at.kernel.params) f.params.emplace_back(p.name, p.value);
+      return;
+    }
+  }
+  // The schedule is a run at that trip count, so the explicit search must
+  // fail there: if it does not, the checker has a defect.
+  throw pc::check::InternalError("--prove found " + pc::check::outcome_name(r) + " at " + name + "=" +
+                                 std::to_string(r.trip_value) + ", which the explicit search there does not show");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -178,6 +238,7 @@ int main(int argc, char** argv) {
   bool want_json = false, want_sarif = false, symbolic = false, check_expect = false, brief = false, quiet = false;
   bool full_coverage = false;
   bool want_sweep = false;
+  std::string prove_param;  // --prove NAME
   bool want_place = false, want_diff = false;
   pc::place::Request place_req;
   pc::cli::SweepOptions sweep_opt;
@@ -201,6 +262,10 @@ int main(int argc, char** argv) {
       want_sarif = true;
     } else if (a == "--symbolic") {
       symbolic = true;
+    } else if (a == "--prove") {
+      const char* v = value("--prove");
+      if (!v || !*v) return usage("--prove needs the name of a trip-count parameter");
+      prove_param = v;
     } else if (a == "--strict") {
       opt.strict = true;
     } else if (a == "--check-reduction") {
@@ -282,6 +347,8 @@ int main(int argc, char** argv) {
   if (!opt.replay.empty() && files.size() != 1) return usage("--replay takes exactly one file");
   if (opt.steps >= 0 && opt.replay.empty()) return usage("--steps goes with --replay TOKEN");
   if (want_sweep && !opt.replay.empty()) return usage("--sweep and --replay exclude each other (a token is one point)");
+  if (!prove_param.empty() && (want_sweep || !opt.replay.empty()))
+    return usage("--prove excludes --sweep and --replay (it covers every value of one parameter in one search)");
   if (!want_place && (want_diff || !place_req.target.empty() || place_req.family != pc::place::Family::automatic))
     return usage("--diff, --target and --barrier go with --place-barriers");
   if (want_place) {
@@ -334,6 +401,7 @@ int main(int argc, char** argv) {
     } else {
       pc::check::run_guarded(f, [&] {
         if (want_sweep) pc::cli::sweep(f, parsed.kernel, params, opt, sweep_opt);
+        else if (!prove_param.empty()) prove(f, parsed.kernel, prove_param, params, opt);
         else f.result = pc::check::check(parsed.kernel, opt);
         if (symbolic && !f.failed()) {
           const std::vector<pc::smt::Finding> findings = pc::smt::check_symbolic(parsed.kernel);

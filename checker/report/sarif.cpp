@@ -149,8 +149,9 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
                         "}, \"locations\": [" + location(f.file, {}) + "]}");
     if (!f.failed() && f.result.verdict == check::Verdict::inconclusive)
       notes.push_back("{\"level\": \"error\", \"message\": {\"text\": " +
-                      q(f.kernel + ": inconclusive (" + f.result.inconclusive_reason +
-                        "): the search did not finish, so nothing was proven and no result is reported for this kernel") +
+                      q(f.kernel + ": inconclusive (" + f.result.inconclusive_reason + "): " +
+                        (f.result.not_proved.empty() ? std::string("the search did not finish") : f.result.not_proved) +
+                        ", so nothing was proven and no result is reported for this kernel") +
                       "}, \"locations\": [" + location(f.file, {}) + "]}");
   }
   o << "    \"invocations\": [{\"executionSuccessful\": " << (notes.empty() ? "true" : "false")

@@ -202,11 +202,15 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   switch (r.verdict) {
     case check::Verdict::verified:
       o << "VERIFIED";
+      if (!r.proved_for.empty()) o << " for " << r.proved_for;
       if (!r.warnings.empty()) o << ", " << r.warnings.size() << (r.warnings.size() == 1 ? " warning" : " warnings");
       o << " (" << stats << ")";
       break;
     case check::Verdict::inconclusive:
-      o << "INCONCLUSIVE: " << r.inconclusive_reason << " reached (" << stats << "); nothing was proven";
+      if (!r.not_proved.empty())
+        o << "INCONCLUSIVE: " << r.not_proved << " (" << stats << ")";
+      else
+        o << "INCONCLUSIVE: " << r.inconclusive_reason << " reached (" << stats << "); nothing was proven";
       break;
     case check::Verdict::violation: o << "VIOLATION " << spec::violation_name(r.violation) << " (" << stats << ")"; break;
   }

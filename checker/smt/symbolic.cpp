@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "checker/smt/encode.hpp"
 #include "spec/clc.hpp"
 #include "spec/mbarrier.hpp"
 #include "spec/named_barrier.hpp"
@@ -298,56 +299,17 @@ class Sym {
   // ---- expressions ----
   z3::expr unknown() { return c_.int_const(("?" + std::to_string(unknowns_++)).c_str()); }
 
-  z3::expr cdiv(const z3::expr& a, const z3::expr& b) {
-    z3::expr aa = z3::ite(a >= 0, a, -a), bb = z3::ite(b >= 0, b, -b);
-    z3::expr q = aa / bb;  // both non-negative: Euclidean = truncating
-    return z3::ite((a >= 0) == (b >= 0), q, -q);
-  }
-
   z3::expr expr(ExprId id, const std::vector<std::optional<z3::expr>>& env) {
-    const ir::Expr& x = k_.exprs.at(static_cast<std::size_t>(id));
-    switch (x.kind) {
-      case ir::ExprKind::constant:
-        return x.param >= 0 ? P_.at(static_cast<std::size_t>(x.param)) : c_.int_val(static_cast<int64_t>(x.value));
-      case ir::ExprKind::var: {
-        const auto v = static_cast<std::size_t>(x.var);
-        if (v < env.size() && env[v]) return *env[v];
-        return unknown();
-      }
-      case ir::ExprKind::unary: {
-        z3::expr a = expr(x.a, env);
-        return x.un == ir::UnOp::neg ? -a : z3::ite(a == 0, c_.int_val(1), c_.int_val(0));
-      }
-      case ir::ExprKind::binary: {
-        z3::expr a = expr(x.a, env), b = expr(x.b, env);
-        auto boolean = [&](const z3::expr& cond) { return z3::ite(cond, c_.int_val(1), c_.int_val(0)); };
-        switch (x.bin) {
-          case ir::BinOp::add: return a + b;
-          case ir::BinOp::sub: return a - b;
-          case ir::BinOp::mul: return a * b;
-          case ir::BinOp::div: return cdiv(a, b);
-          case ir::BinOp::mod: {
-            z3::expr r = a - b * cdiv(a, b);
-            mods_.emplace(r.id(), std::make_pair(a, b));
-            return r;
-          }
-          case ir::BinOp::shl: return z3::bv2int(z3::shl(z3::int2bv(64, a), z3::int2bv(64, b)), true);
-          case ir::BinOp::shr: return z3::bv2int(z3::ashr(z3::int2bv(64, a), z3::int2bv(64, b)), true);
-          case ir::BinOp::bxor: return z3::bv2int(z3::int2bv(64, a) ^ z3::int2bv(64, b), true);
-          case ir::BinOp::band: return z3::bv2int(z3::int2bv(64, a) & z3::int2bv(64, b), true);
-          case ir::BinOp::bor: return z3::bv2int(z3::int2bv(64, a) | z3::int2bv(64, b), true);
-          case ir::BinOp::lt: return boolean(a < b);
-          case ir::BinOp::le: return boolean(a <= b);
-          case ir::BinOp::gt: return boolean(a > b);
-          case ir::BinOp::ge: return boolean(a >= b);
-          case ir::BinOp::eq: return boolean(a == b);
-          case ir::BinOp::ne: return boolean(a != b);
-          case ir::BinOp::land: return boolean(a != 0 && b != 0);
-          case ir::BinOp::lor: return boolean(a != 0 || b != 0);
-        }
-      }
-    }
-    return c_.int_val(0);
+    return encode(
+        c_, k_.exprs, id,
+        [&](const ir::Expr& x) -> z3::expr {
+          if (x.kind == ir::ExprKind::constant)
+            return x.param >= 0 ? P_.at(static_cast<std::size_t>(x.param)) : c_.int_val(static_cast<int64_t>(x.value));
+          const auto v = static_cast<std::size_t>(x.var);
+          if (v < env.size() && env[v]) return *env[v];
+          return unknown();
+        },
+        [&](const z3::expr& r, const z3::expr& a, const z3::expr& b) { mods_.emplace(r.id(), std::make_pair(a, b)); });
   }
 
   // The uninterpreted constants of a term, by name.
@@ -1061,7 +1023,7 @@ class Sym {
                                                                      : zero;
             const z3::expr arr = op.code == OpCode::tcgen05_commit ? c_.int_val(1) : zero;
             for (int dst = 0; dst < k_.cluster_ctas; ++dst) {
-              const z3::expr sel = o.has_mask ? z3::mod(cdiv(S(o.mask), c_.int_val(int64_t(1) << dst)), 2) == 1
+              const z3::expr sel = o.has_mask ? z3::mod(truncating_div(S(o.mask), c_.int_val(int64_t(1) << dst)), 2) == 1
                                               : c_.bool_val(dst == cp.cta);
               // The barrier a copy signals: the destination's, or the one named
               // with `@` (spec/rules.hpp signalled_cta); a commit's: the destination's.

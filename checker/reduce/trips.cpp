@@ -1,0 +1,89 @@
+#include "checker/reduce/trips.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace pc::check {
+
+void trip_key(const TripPlan& plan, const Program& p, State& s) {
+  // Trip counters: shifted once every agent with a trip loop is in it or past it.
+  std::int64_t least = LLONG_MAX;
+  for (std::size_t a = 0; a < plan.counter.size(); ++a) {
+    if (plan.counter[a] < 0) continue;
+    if (s.agents[a].pc < plan.loop[a].first && !s.agents[a].exited) {
+      least = -1;
+      break;
+    }
+    least = std::min(least, s.vars[static_cast<std::size_t>(plan.counter[a])]);
+  }
+  const std::int64_t P = plan.shift.period, T = plan.shift.threshold;
+  if (least != LLONG_MAX && least >= T + P) {
+    const std::int64_t d = (least - T) / P * P;
+    for (std::size_t a = 0; a < plan.shifted.size(); ++a) {
+      for (const auto& [v, c] : plan.shifted[a]) {
+        std::int64_t& x = s.vars[static_cast<std::size_t>(v)];
+        x -= c * d;
+        // The proof covers shifted variables that are not negative
+        // (checker/smt/trips.cpp); the key state's are no larger than the state's.
+        if (x < 0) throw NotProved("a variable that moves with the trip counter is negative in a shifted state");
+      }
+      std::int64_t& n = s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)];
+      if (n != trip_undecided) n -= d;
+    }
+  }
+  // mbarrier phases by parity: spec/mbarrier.cpp reads a phase only as
+  // `phase & 1` (test_wait_parity, and tokens by parity); last_seen is written
+  // only when a trace is described.
+  for (spec::mbarrier::State& m : s.mbars) m.phase &= 1u;
+  // Async groups per agent and kind, relative to the least non-zero number
+  // among the counts and the groups of its events and arrivals in flight (0
+  // stays 0: none; tcgen05 groups never retire, they complete by arrival).
+  for (std::size_t a = 0; a < s.agents.size(); ++a) {
+    const spec::hb::AgentThreads& th = p.agents[a].hb;
+    AgentState& ag = s.agents[a];
+    Groups* gs[3] = {&ag.bulk, &ag.mma, &ag.cp};
+    const spec::hb::Unit units[3] = {spec::hb::Unit::bulk, spec::hb::Unit::mma, spec::hb::Unit::cp_async};
+    for (int kind = 0; kind < 3; ++kind) {
+      Groups& g = *gs[kind];
+      if (g.committed == 0 && g.issued == 0 && g.retired == 0) continue;  // not in use
+      const std::uint8_t unit = th.unit(units[kind]);
+      std::int64_t m = LLONG_MAX;
+      for (const std::int64_t v : {std::int64_t{g.committed}, std::int64_t{g.retired}, std::int64_t{g.issued}})
+        if (v > 0) m = std::min(m, v);
+      for (const spec::hb::Event& e : s.mem.events)
+        if (e.group > 0 && e.thread == unit) m = std::min<std::int64_t>(m, e.group);
+      for (const Pending& pe : s.pending)
+        if (kind == 1 && pe.agent == a && pe.group > 0) m = std::min<std::int64_t>(m, pe.group);
+      if (m == LLONG_MAX || m <= 1) continue;
+      const auto d = static_cast<std::uint16_t>(m - 1);
+      for (std::uint16_t* v : {&g.committed, &g.retired, &g.issued})
+        if (*v > 0) *v = static_cast<std::uint16_t>(*v - d);
+      for (spec::hb::Event& e : s.mem.events)
+        if (e.group > 0 && e.thread == unit) e.group = static_cast<std::uint16_t>(e.group - d);
+      for (Pending& pe : s.pending)
+        if (kind == 1 && pe.agent == a && pe.group > 0) pe.group = static_cast<std::uint16_t>(pe.group - d);
+    }
+  }
+  std::sort(s.pending.begin(), s.pending.end());
+  // Named barriers: an agent's ticket matters only while it waits (stage 1),
+  // and then only as the instance in progress or a completed one
+  // (spec/named_barrier.hpp, wait: generation > joined).
+  for (std::size_t a = 0; a < s.agents.size(); ++a) {
+    AgentState& ag = s.agents[a];
+    const std::vector<Instr>& code = p.code[static_cast<std::size_t>(p.agents[a].role)];
+    const Instr* in = ag.pc < code.size() ? &code[ag.pc] : nullptr;
+    const bool named = in && in->kind == InstrKind::op &&
+                       (in->op->code == ir::OpCode::bar_sync || in->op->code == ir::OpCode::bar_red ||
+                        in->op->code == ir::OpCode::syncthreads);
+    if (ag.stage != 1) ag.ticket = 0;
+    if (ag.stage != 1 || !named) continue;
+    const int id = in->op->code == ir::OpCode::syncthreads ? 0 : static_cast<int>(eval(p, in->op->id, s.vars.data() + p.var_base[a]));
+    const int slot = p.named_slot[static_cast<std::size_t>(id)];
+    const std::uint32_t gen = s.named[static_cast<std::size_t>(p.agents[a].cta * p.named_used + slot)].generation;
+    if (gen > 0) ag.ticket = ag.ticket >= gen ? 1u : 0u;
+  }
+  for (spec::named::State& nb : s.named)
+    if (nb.generation > 0) nb.generation = 1;
+}
+
+}  // namespace pc::check

@@ -1,0 +1,337 @@
+#include "checker/smt/trips.hpp"
+
+#include <z3++.h>
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "checker/smt/encode.hpp"
+
+namespace pc::smt {
+namespace {
+
+using ir::ExprId;
+using check::trip_var;
+
+// An expression a role evaluates, and the variable it assigns (-1: none).
+struct Site {
+  ExprId e = ir::no_expr;
+  int target = -1;
+  ir::Loc loc;
+};
+
+void op_sites(const ir::Stmt& s, std::vector<Site>& out) {
+  const ir::Op& op = s.op;
+  auto add = [&](ExprId e) {
+    if (e != ir::no_expr) out.push_back(Site{e, -1, s.loc});
+  };
+  auto ref = [&](const ir::Ref& r) {
+    add(r.index);
+    add(r.cta);
+  };
+  ref(op.bar);
+  for (const ir::Ref& r : op.bufs) ref(r);
+  ref(op.tmem);
+  for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast}) add(e);
+}
+
+void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out) {
+  for (const ir::Stmt& s : body) {
+    switch (s.kind) {
+      case ir::StmtKind::op: op_sites(s, out); break;
+      case ir::StmtKind::assign: out.push_back(Site{s.expr, s.var, s.loc}); break;
+      case ir::StmtKind::for_loop:
+        out.push_back(Site{s.lo, s.var, s.loc});
+        out.push_back(Site{s.hi, -1, s.loc});
+        sites(s.body, out);
+        break;
+      case ir::StmtKind::if_else:
+        out.push_back(Site{s.expr, -1, s.loc});
+        sites(s.body, out);
+        sites(s.else_body, out);
+        break;
+      case ir::StmtKind::assert_true: out.push_back(Site{s.expr, -1, s.loc}); break;
+    }
+  }
+}
+
+// Variables an operation writes (test_wait results, tokens, bar_red).
+void written_by_ops(const std::vector<ir::Stmt>& body, std::vector<std::pair<int, ir::Loc>>& out) {
+  for (const ir::Stmt& s : body) {
+    if (s.kind == ir::StmtKind::op) {
+      if (s.op.dest_var >= 0) out.emplace_back(s.op.dest_var, s.loc);
+      if (s.op.token_var >= 0) out.emplace_back(s.op.token_var, s.loc);
+    }
+    written_by_ops(s.body, out);
+    written_by_ops(s.else_body, out);
+  }
+}
+
+bool reads_var(const std::vector<ir::Expr>& ex, ExprId e, int var) {
+  if (e == ir::no_expr) return false;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) return x.var == var;
+  return reads_var(ex, x.a, var) || reads_var(ex, x.b, var);
+}
+
+bool mentions_param(const std::vector<ir::Expr>& ex, ExprId e, int param) {
+  if (e == ir::no_expr) return false;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::constant) return x.param == param;
+  return mentions_param(ex, x.a, param) || mentions_param(ex, x.b, param);
+}
+
+// The coefficient of the shift in e when e is affine in the shifted
+// variables (a candidate, which the solver then checks); nullopt otherwise.
+std::optional<std::int64_t> linear(const std::vector<ir::Expr>& ex, ExprId e, const std::map<int, std::int64_t>& coef) {
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  switch (x.kind) {
+    case ir::ExprKind::constant: return 0;
+    case ir::ExprKind::var: {
+      const auto it = coef.find(x.var);
+      return it == coef.end() ? 0 : it->second;
+    }
+    case ir::ExprKind::unary: {
+      const auto a = linear(ex, x.a, coef);
+      if (!a) return std::nullopt;
+      if (x.un == ir::UnOp::neg) return -*a;
+      return *a == 0 ? std::optional<std::int64_t>(0) : std::nullopt;
+    }
+    case ir::ExprKind::binary: {
+      const auto a = linear(ex, x.a, coef), b = linear(ex, x.b, coef);
+      if (!a || !b) return std::nullopt;
+      if (x.bin == ir::BinOp::add) return *a + *b;
+      if (x.bin == ir::BinOp::sub) return *a - *b;
+      if (x.bin == ir::BinOp::mul) {
+        const ir::Expr& xa = ex[static_cast<std::size_t>(x.a)];
+        const ir::Expr& xb = ex[static_cast<std::size_t>(x.b)];
+        if (xa.kind == ir::ExprKind::constant) return xa.value * *b;
+        if (xb.kind == ir::ExprKind::constant) return xb.value * *a;
+      }
+      // Anything else must be periodic (coefficient 0), if it reads the shift at all.
+      return 0;
+    }
+  }
+  return 0;
+}
+
+struct RolePlan {
+  int counter = -1;
+  std::map<int, std::int64_t> coef;  // shifted variables (the counter and N included)
+  std::vector<Site> checked;         // the sites in and after the trip loop
+};
+
+std::string at(const ir::Loc& l) { return "line " + std::to_string(l.line); }
+
+// Plans one role: its trip loop, the sites to check, the coefficients.
+// Returns the reason it cannot be covered, or "".
+std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
+  const std::vector<ir::Expr>& ex = t.exprs;
+  std::vector<std::size_t> loops;
+  for (std::size_t i = 0; i < r.body.size(); ++i) {
+    const ir::Stmt& s = r.body[i];
+    if (s.kind != ir::StmtKind::for_loop) continue;
+    const ir::Expr& hi = ex[static_cast<std::size_t>(s.hi)];
+    if (hi.kind == ir::ExprKind::var && hi.var == trip_var) loops.push_back(i);
+  }
+  if (loops.size() > 1)
+    return "role " + r.name + " has two loops over the trip count (" + at(r.body[loops[0]].loc) + ", " +
+           at(r.body[loops[1]].loc) + ")";
+  std::vector<Site> before, body;
+  const std::size_t split = loops.empty() ? r.body.size() : loops[0];
+  sites(std::vector<ir::Stmt>(r.body.begin(), r.body.begin() + static_cast<std::ptrdiff_t>(split)), before);
+  for (const Site& s : before)
+    if (reads_var(ex, s.e, trip_var))
+      return at(s.loc) + ": role " + r.name + " reads the trip count " +
+             (loops.empty() ? "and runs no loop over it" : "before its loop over it, where it is not yet decided");
+  if (loops.empty()) return "";
+  const ir::Stmt& loop = r.body[loops[0]];
+  rp.counter = loop.var;
+  if (reads_var(ex, loop.lo, trip_var)) return at(loop.loc) + ": the trip loop's first value reads the trip count";
+  sites(loop.body, body);
+  for (const Site& s : body)
+    if (reads_var(ex, s.e, trip_var))
+      return at(s.loc) + ": the trip count is read inside its loop (role " + r.name + "), before it is decided";
+  rp.checked = body;
+  sites(std::vector<ir::Stmt>(r.body.begin() + static_cast<std::ptrdiff_t>(split) + 1, r.body.end()), rp.checked);
+  // Coefficients, to a fixpoint: a variable assigned an affine expression of
+  // shifted ones moves with them.
+  rp.coef = {{rp.counter, 1}, {trip_var, 1}};
+  // Inside the loop the counter must count the trips entered (the oracle
+  // reads it); after it, a new value that moves with N is checked as any
+  // assignment (CUTLASS's producer tail: `k = K_TILES + c`).
+  for (std::size_t i = 0; i < body.size(); ++i)
+    if (body[i].target == rp.counter)
+      return at(body[i].loc) + ": the trip counter " + r.vars[static_cast<std::size_t>(rp.counter)] +
+             " is assigned inside its loop";
+  for (int round = 0; round < 8; ++round) {
+    bool changed = false;
+    for (const Site& s : rp.checked) {
+      if (s.target < 0) continue;
+      const std::int64_t c = linear(ex, s.e, rp.coef).value_or(0);
+      const auto it = rp.coef.find(s.target);
+      const std::int64_t now = it == rp.coef.end() ? 0 : it->second;
+      if (c == now) continue;
+      if (now != 0) return at(s.loc) + ": variable " + r.vars[static_cast<std::size_t>(s.target)] +
+                           " is assigned values that move differently with the trip counter";
+      rp.coef[s.target] = c;
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  for (const auto& [v, c] : rp.coef)
+    if (c < 0) return "variable " + r.vars[static_cast<std::size_t>(v)] + " moves against the trip counter";
+  // An inner loop's condition compares its variable with its bound, which
+  // the check takes one by one: the variable must not move.
+  std::function<std::string(const std::vector<ir::Stmt>&)> inner = [&](const std::vector<ir::Stmt>& b) -> std::string {
+    for (const ir::Stmt& s : b) {
+      if (s.kind == ir::StmtKind::for_loop && rp.coef.count(s.var) && rp.coef.at(s.var) != 0)
+        return at(s.loc) + ": the loop over " + r.vars[static_cast<std::size_t>(s.var)] + " moves with the trip counter";
+      if (std::string why = inner(s.body); !why.empty()) return why;
+      if (std::string why = inner(s.else_body); !why.empty()) return why;
+    }
+    return "";
+  };
+  if (std::string why = inner(loop.body); !why.empty()) return why;
+  if (std::string why = inner(std::vector<ir::Stmt>(r.body.begin() + static_cast<std::ptrdiff_t>(split) + 1, r.body.end()));
+      !why.empty())
+    return why;
+  std::vector<std::pair<int, ir::Loc>> written;
+  written_by_ops(loop.body, written);
+  for (std::size_t i = split + 1; i < r.body.size(); ++i) written_by_ops({r.body[i]}, written);
+  for (const auto& [v, loc] : written)
+    if (rp.coef.count(v) && rp.coef.at(v) != 0)
+      return at(loc) + ": an operation writes variable " + r.vars[static_cast<std::size_t>(v)] + ", which moves with the trip counter";
+  return "";
+}
+
+// Whether every checked site of the role is unchanged by a shift of P * j
+// (j >= 1) from counters >= T; on failure, the first site that is not.
+std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, const RolePlan& rp, std::int64_t P, std::int64_t T,
+                                 std::int64_t least) {
+  z3::context c;
+  std::vector<z3::expr> x, xs;
+  const z3::expr j = c.int_const("j");
+  const z3::expr d = c.int_val(static_cast<int64_t>(P)) * j;
+  z3::solver s(c);
+  s.add(j >= 1);
+  for (std::size_t v = 0; v < r.vars.size(); ++v) {
+    x.push_back(c.int_const(("v" + std::to_string(v)).c_str()));
+    const auto it = rp.coef.find(static_cast<int>(v));
+    const std::int64_t k = it == rp.coef.end() ? 0 : it->second;
+    xs.push_back(x.back() + c.int_val(static_cast<int64_t>(k)) * d);
+    if (k > 0) s.add(x.back() >= 0);
+  }
+  s.add(x[static_cast<std::size_t>(rp.counter)] >= c.int_val(static_cast<int64_t>(T)));
+  s.add(x[trip_var] >= c.int_val(static_cast<int64_t>(least)));
+  auto term = [&](ExprId e, const std::vector<z3::expr>& env) {
+    return encode(c, t.exprs, e, [&](const ir::Expr& n) -> z3::expr {
+      if (n.kind == ir::ExprKind::constant) return c.int_val(static_cast<int64_t>(n.value));
+      return env.at(static_cast<std::size_t>(n.var));
+    });
+  };
+  for (const Site& site : rp.checked) {
+    z3::expr moved = term(site.e, xs), here = term(site.e, x);
+    if (site.target >= 0) {
+      const auto it = rp.coef.find(site.target);
+      if (it != rp.coef.end()) here = here + c.int_val(static_cast<int64_t>(it->second)) * d;
+    }
+    s.push();
+    s.add(moved != here);
+    const z3::check_result res = s.check();
+    s.pop();
+    if (res != z3::unsat) return site;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
+  TripProof out;
+  int param = -1;
+  for (std::size_t p = 0; p < k.params.size(); ++p)
+    if (k.params[p].name == name) param = static_cast<int>(p);
+  if (param < 0) {
+    out.reason = "the kernel has no parameter " + name;
+    return out;
+  }
+  if (k.target != ir::Target::nvidia) {
+    out.reason = "--prove covers NVIDIA kernels: the AMD waves' counters are not in its key";
+    return out;
+  }
+  const ir::Param& par = k.params[static_cast<std::size_t>(param)];
+  std::int64_t least = 1;
+  if (par.lo <= par.hi) least = par.lo;
+  if (least < 0) least = 0;
+  // A declaration that reads N (a buffer size, another parameter's
+  // definition, a count): the explicit search keeps its value, which would
+  // not follow N. The front end leaves a declaration's expression in the
+  // arena, referenced by no statement.
+  std::vector<char> used(k.exprs.size(), 0);
+  std::function<void(ExprId)> use = [&](ExprId e) {
+    if (e == ir::no_expr || used[static_cast<std::size_t>(e)]) return;
+    used[static_cast<std::size_t>(e)] = 1;
+    use(k.exprs[static_cast<std::size_t>(e)].a);
+    use(k.exprs[static_cast<std::size_t>(e)].b);
+  };
+  for (const ir::Role& r : k.roles) {
+    std::vector<Site> all;
+    sites(r.body, all);
+    for (const Site& s : all) use(s.e);
+  }
+  for (std::size_t e = 0; e < k.exprs.size(); ++e)
+    if (!used[e] && mentions_param(k.exprs, static_cast<ExprId>(e), param)) {
+      out.reason = at(k.exprs[e].loc) + ": a declaration depends on " + name + ", whose value the search does not follow";
+      return out;
+    }
+  for (const ir::BufferDecl& b : k.buffers)
+    if (mentions_param(k.exprs, b.bytes_expr, param)) {
+      out.reason = at(b.loc) + ": the size of " + b.name + " depends on " + name;
+      return out;
+    }
+
+  const ir::Kernel t = check::trip_kernel(k, param);
+  std::vector<RolePlan> plans(t.roles.size());
+  bool any = false;
+  for (std::size_t r = 0; r < t.roles.size(); ++r) {
+    if (std::string why = plan_role(t, t.roles[r], plans[r]); !why.empty()) {
+      out.reason = why;
+      return out;
+    }
+    any |= plans[r].counter >= 0;
+  }
+  if (!any) {
+    out.reason = "no role has a loop `for ... in lo .. " + name + "` at the top of its body";
+    return out;
+  }
+  std::optional<Site> failed;
+  for (const std::int64_t P : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
+    for (std::int64_t T = least; T <= least + 2; ++T) {
+      failed.reset();
+      for (std::size_t r = 0; r < t.roles.size() && !failed; ++r)
+        if (plans[r].counter >= 0) failed = first_moving(t, t.roles[r], plans[r], P, T, least);
+      if (failed) continue;
+      auto sh = std::make_shared<check::TripShift>();
+      sh->param = param;
+      sh->period = P;
+      sh->threshold = T;
+      sh->least = least;
+      for (const RolePlan& rp : plans) {
+        sh->counter.push_back(rp.counter);
+        std::vector<std::pair<int, std::int64_t>> moved;
+        for (const auto& [v, c] : rp.coef)
+          if (c != 0 && v != trip_var) moved.emplace_back(v, c);
+        sh->shifted.push_back(std::move(moved));
+      }
+      out.shift = std::move(sh);
+      return out;
+    }
+  }
+  out.reason = at(failed->loc) + ": an expression there is not periodic in the trip counter with any period up to 64";
+  return out;
+}
+
+}  // namespace pc::smt

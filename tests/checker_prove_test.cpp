@@ -1,0 +1,284 @@
+// --prove (docs/checker.md, "Every trip count"): the corpus pipelines are
+// verified for every trip count; a bug that needs several trips is caught
+// at its trip count and shown by the explicit search there; every barrier
+// mutant of two pipelines gets from the one search what the explicit search
+// gets at trip counts 1 to 8; stepping a state and stepping its key state
+// give successors of one key; what the proof cannot cover is named.
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/model.hpp"
+#include "checker/reduce/trips.hpp"
+#include "checker/trips.hpp"
+#include "checker/smt/trips.hpp"
+#include "checker/successors.hpp"
+#include "tests/cli_support.hpp"
+
+using namespace pc;
+using namespace cli_support;
+
+namespace {
+
+std::string source(const std::string& file) { return slurp(std::string(PC_SOURCE_DIR) + "/" + file); }
+
+using Values = std::vector<std::pair<std::string, std::int64_t>>;
+
+dsl::Parsed parsed(const std::string& text, const Values& values = {}) {
+  dsl::Parsed p = dsl::parse(text, "prove.bk", values);
+  REQUIRE_MESSAGE(p.ok(), (p.ok() ? "" : p.errors[0].message));
+  return p;
+}
+
+// The search for every value of `param`, or the reason it is not covered.
+struct Proved {
+  std::string reason;
+  check::Result r;
+};
+Proved prove(const ir::Kernel& k, const std::string& param) {
+  Proved out;
+  const smt::TripProof tp = smt::prove_trips(k, param);
+  if (!tp.shift) {
+    out.reason = tp.reason;
+    return out;
+  }
+  check::Options o;
+  o.trips = tp.shift;
+  o.threads = 1;
+  out.r = check::check(k, o);
+  return out;
+}
+
+std::string outcome_at(const std::string& text, const std::string& param, std::int64_t n) {
+  check::Options o;
+  o.threads = 1;
+  return check::outcome_name(check::check(parsed(text, {{param, n}}).kernel, o));
+}
+
+}  // namespace
+
+TEST_CASE("prove: the corpus pipelines are verified for every trip count") {
+  const std::pair<const char*, const char*> kernels[] = {
+      {"kernels/tlx_ws_gemm_hopper.bk", "K_TILES"},
+      {"kernels/tlx_producer_consumer.bk", "ITERS"},
+      {"kernels/tlx_pingpong.bk", "ITERS"},
+      {"kernels/field/cutlass_sm90_tma_ws_multicast.bk", "K_TILES"},
+  };
+  for (const auto& [file, param] : kernels) {
+    CAPTURE(file);
+    const Proved p = prove(parsed(source(file)).kernel, param);
+    CAPTURE(p.reason);
+    REQUIRE(p.reason.empty());
+    CHECK(p.r.verdict == check::Verdict::verified);
+  }
+}
+
+TEST_CASE("prove: a bug that needs several trips is caught at its trip count") {
+  const std::string text = source("kernels/bugs/consumer_laps_producer.bk");
+  const Proved p = prove(parsed(text).kernel, "ITERS");
+  REQUIRE(p.reason.empty());
+  REQUIRE(p.r.verdict == check::Verdict::violation);
+  CHECK(check::outcome_name(p.r) == "data_race");
+  REQUIRE(p.r.trip_value >= 1);
+  // The schedule is a run at that trip count: the explicit search there fails.
+  CHECK(outcome_at(text, "ITERS", p.r.trip_value) != "verified");
+  // It needs more than one trip: at one trip the kernel verifies.
+  CHECK(outcome_at(text, "ITERS", 1) == "verified");
+}
+
+namespace {
+
+// Single-line mutants of the barrier statements of a role body (as
+// harnesses/bench/checker/mutants.py makes them): the line deleted, a wait's
+// parity flipped, a barrier's index made 0.
+std::vector<std::string> mutants(const std::string& text) {
+  std::vector<std::string> lines;
+  std::istringstream in(text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  std::vector<std::string> out;
+  bool roles = false;
+  auto join = [](const std::vector<std::string>& ls) {
+    std::string s;
+    for (const std::string& l : ls) s += l + "\n";
+    return s;
+  };
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string code = lines[i].substr(0, lines[i].find('#'));
+    if (code.rfind("role ", 0) == 0) roles = true;
+    const bool barrier = code.find("wait ") != std::string::npos || code.find("arrive") != std::string::npos;
+    if (!roles || !barrier || code.find("wgmma_wait") != std::string::npos) continue;
+    std::vector<std::string> ls = lines;
+    ls.erase(ls.begin() + static_cast<std::ptrdiff_t>(i));
+    out.push_back(join(ls));
+    if (const auto at = code.find(" parity "); at != std::string::npos) {
+      ls = lines;
+      ls[i] = code.substr(0, at) + " parity (" + code.substr(at + 8) + " + 1) % 2";
+      out.push_back(join(ls));
+    }
+    if (const auto open = code.find('['); open != std::string::npos) {
+      const auto close = code.find(']', open);
+      if (code.substr(open + 1, close - open - 1) != "0") {
+        ls = lines;
+        ls[i] = code.substr(0, open + 1) + "0" + code.substr(close);
+        out.push_back(join(ls));
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("prove: every barrier mutant gets what the explicit search gets at trip counts 1 to 8") {
+  const std::pair<const char*, const char*> kernels[] = {
+      {"kernels/tlx_ws_gemm_hopper.bk", "K_TILES"},
+      {"kernels/tlx_producer_consumer.bk", "ITERS"},
+  };
+  int compared = 0, caught = 0, proved = 0;
+  for (const auto& [file, param] : kernels) {
+    for (const std::string& m : mutants(source(file))) {
+      const dsl::Parsed p = dsl::parse(m, "mutant.bk");
+      if (!p.ok()) continue;  // an `if` left with no body
+      CAPTURE(m);
+      const Proved pr = prove(p.kernel, param);
+      CAPTURE(pr.reason);
+      REQUIRE(pr.reason.empty());
+      REQUIRE(pr.r.verdict != check::Verdict::inconclusive);
+      std::vector<std::int64_t> fails;
+      for (std::int64_t n = 1; n <= 8; ++n)
+        if (outcome_at(m, param, n) != "verified") fails.push_back(n);
+      if (pr.r.verdict == check::Verdict::verified) {
+        CHECK(fails.empty());
+        ++proved;
+      } else {
+        // Caught: at a trip count where the explicit search fails too.
+        CHECK(outcome_at(m, param, pr.r.trip_value) != "verified");
+        ++caught;
+      }
+      ++compared;
+    }
+  }
+  MESSAGE(compared << " mutants: " << caught << " caught, " << proved << " verified for every trip count");
+  CHECK(compared >= 20);
+  CHECK(caught >= 15);
+}
+
+TEST_CASE("prove: stepping a state and stepping its key state give successors of one key") {
+  const std::pair<const char*, const char*> kernels[] = {
+      {"kernels/tlx_ws_gemm_hopper.bk", "K_TILES"},
+      {"kernels/tlx_pingpong.bk", "ITERS"},
+      {"kernels/field/cutlass_sm90_tma_ws_multicast.bk", "K_TILES"},
+  };
+  std::mt19937 rng(20261126);
+  int shifted = 0;
+  for (const auto& [file, param] : kernels) {
+    CAPTURE(file);
+    const ir::Kernel k = parsed(source(file)).kernel;
+    const smt::TripProof tp = smt::prove_trips(k, param);
+    REQUIRE(tp.shift);
+    const ir::Kernel tk = check::trip_kernel(k, tp.shift->param);
+    const check::Model m(tk, false, tp.shift);
+    check::Options o;
+    o.trips = tp.shift;
+    o.reduction = false;
+    const check::Successors next(m, o);
+    auto key = [&](check::State s) {
+      check::trip_key(m.trips(), m.program(), s);
+      std::string b;
+      check::serialize(s, b);
+      return b;
+    };
+    for (int walk = 0; walk < 40; ++walk) {
+      check::State s = next.initial(nullptr);
+      for (int step = 0; step < 400; ++step) {
+        check::State ks = s;
+        check::trip_key(m.trips(), m.program(), ks);
+        shifted += !(ks.vars == s.vars);
+        std::vector<check::State> succ;
+        const int oracle = m.processes(s) - 1;  // the trip oracle: taken rarely, so that the walks run many trips
+        for (int a = 0; a < m.processes(s); ++a) {
+          check::State t1 = s, t2 = ks;
+          check::StepInfo i1, i2;
+          const bool e1 = m.apply(t1, static_cast<check::Action>(a), i1);
+          const bool e2 = m.apply(t2, static_cast<check::Action>(a), i2);
+          REQUIRE(e1 == e2);
+          if (!e1) continue;
+          CHECK(i1.violation == i2.violation);
+          if (i1.violation != spec::Violation::none) continue;
+          if (a < m.agents()) {
+            next.local_steps(t1, a);
+            next.local_steps(t2, a);
+          }
+          CHECK(key(t1) == key(t2));
+          if (a != oracle || rng() % 64 == 0) succ.push_back(std::move(t1));
+        }
+        if (succ.empty()) break;
+        s = succ[rng() % succ.size()];
+      }
+    }
+  }
+  MESSAGE(shifted << " states on the walks had a shifted key state");
+  CHECK(shifted > 100);
+}
+
+TEST_CASE("prove: what the proof cannot cover is named, with its line") {
+  const std::string head = "kernel t\nparam N = 4 in 1..64\nsmem buf[2] bytes 64\nmbarrier full[2] count 32\nmbarrier empty[2] count 32\n";
+  const std::string consumer =
+      "role consumer warp:\n  for k in 0 .. N:\n    wait full[k % 2] parity (k / 2) % 2\n    all: read buf[k % 2]\n"
+      "    all: arrive empty[k % 2]\n";
+  auto producer = [](const std::string& extra) {
+    return "role producer warp:\n  for k in 0 .. N:\n    wait empty[k % 2] parity (k / 2 + 1) % 2\n" + extra +
+           "    all: write buf[k % 2]\n    all: arrive full[k % 2]\n";
+  };
+  // The ring as written is covered and verified.
+  const Proved ok = prove(parsed(head + producer("") + consumer).kernel, "N");
+  CAPTURE(ok.reason);
+  REQUIRE(ok.reason.empty());
+  CHECK(ok.r.verdict == check::Verdict::verified);
+  CHECK(ok.r.proved_for.empty());  // the CLI names what a proof covers
+  struct Case {
+    std::string text, why;
+  };
+  const Case cases[] = {
+      {head + producer("    if k == N - 1:\n      one: write buf[0]\n") + consumer, "inside its loop"},
+      {head + producer("    if k < 5:\n      one: write buf[0]\n") + consumer, "not periodic"},
+      {head + producer("") + consumer + "role other warp:\n  for j in 0 .. N:\n    one: read buf[0]\n  for j in 0 .. N:\n    one: read buf[1]\n",
+       "two loops"},
+      {"kernel t\nparam N = 4 in 1..64\nparam M = N * 2\nsmem buf[2] bytes 64\nmbarrier full[2] count 32\nmbarrier empty[2] count 32\n" +
+           producer("") + consumer,
+       "declaration"},
+      {head + "role w warp:\n  if N > 2:\n    one: read buf[0]\n  for k in 0 .. N:\n    one: read buf[1]\n", "before its loop"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.text);
+    const Proved p = prove(parsed(c.text).kernel, "N");
+    CAPTURE(p.reason);
+    CHECK(p.reason.find(c.why) != std::string::npos);
+    CHECK(p.reason.find("line ") != std::string::npos);
+  }
+  CHECK(prove(parsed(head + producer("") + consumer).kernel, "K").reason.find("no parameter K") != std::string::npos);
+}
+
+TEST_CASE("prove: check-kernel --prove NAME, its text, JSON and exit status") {
+  const Run ok = run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove K_TILES");
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("VERIFIED for every K_TILES >= 1") != std::string::npos);
+  const Run json = run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove K_TILES --json");
+  CHECK(json.out.find("\"proved_for\": \"every K_TILES >= 1\"") != std::string::npos);
+  const Run bug = run("prove_cli", src + "/kernels/bugs/consumer_laps_producer.bk --prove ITERS");
+  CHECK(bug.status == 1);
+  CHECK(bug.out.find("(--prove)") != std::string::npos);
+  CHECK(bug.out.find("at ITERS=") != std::string::npos);  // the trip count its replay token carries
+  const Run refused = run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove NOPE --json");
+  CHECK(refused.status == 3);
+  CHECK(refused.out.find("\"inconclusive_reason\": \"not-proved\"") != std::string::npos);
+  CHECK(refused.out.find("no parameter NOPE") != std::string::npos);
+  CHECK(run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove").status == 2);
+  CHECK(run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove K_TILES --sweep").status == 2);
+}
