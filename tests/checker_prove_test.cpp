@@ -263,6 +263,11 @@ TEST_CASE("prove: what the proof cannot cover is named, with its line") {
     CHECK(p.reason.find("line ") != std::string::npos);
   }
   CHECK(prove(parsed(head + producer("") + consumer).kernel, "K").reason.find("no parameter K") != std::string::npos);
+  // A role split per warp (it reads `warp`) is refused.
+  const std::string split = head + producer("") +
+                            "role consumer warpgroup:\n  for k in 0 .. N:\n    wait full[k % 2] parity (k / 2) % 2\n"
+                            "    if warp == 0:\n      all: read buf[k % 2]\n    all: arrive empty[k % 2]\n";
+  CHECK(prove(parsed(split).kernel, "N").reason.find("split per warp") != std::string::npos);
 }
 
 TEST_CASE("prove: check-kernel --prove NAME, its text, JSON and exit status") {

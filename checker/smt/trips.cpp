@@ -262,6 +262,15 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
     out.reason = "--prove covers NVIDIA kernels: the AMD waves' counters are not in its key";
     return out;
   }
+  // The warps of a role split per warp retire each other's warp-group
+  // groups (step.cpp, wgmma_wait): the key, which takes each agent's group
+  // numbers relative to its own least, does not follow that.
+  for (const ir::Role& r : k.roles)
+    if (r.per_warp) {
+      out.reason = at(r.loc) + ": role " + r.name +
+                   " is split per warp, whose warps' async groups the key does not follow across agents";
+      return out;
+    }
   const ir::Param& par = k.params[static_cast<std::size_t>(param)];
   std::int64_t least = 1;
   if (par.lo <= par.hi) least = par.lo;
