@@ -168,6 +168,9 @@ struct Result {
   std::int64_t trip_value = -1;
   std::string proved_for;
   std::string not_proved;
+  // --prove, when the proof does not cover the kernel and the explicit
+  // search at the given value verifies: that value ("K_TILES=2").
+  std::string verified_at;
   std::uint64_t states = 0;  // distinct states stored
   std::uint64_t transitions = 0;
   std::uint64_t max_depth = 0;

@@ -280,10 +280,25 @@ TEST_CASE("prove: check-kernel --prove NAME, its text, JSON and exit status") {
   CHECK(bug.status == 1);
   CHECK(bug.out.find("(--prove)") != std::string::npos);
   CHECK(bug.out.find("at ITERS=") != std::string::npos);  // the trip count its replay token carries
-  const Run refused = run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove NOPE --json");
+  // A parameter the kernel does not declare is bad input.
+  const Run unknown = run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove NOPE");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.err.find("no parameter NOPE (it declares") != std::string::npos);
+  // A kernel the proof does not cover (AMD) is searched explicitly at the
+  // given value: verified there only, so inconclusive (exit 3), saying so.
+  const Run refused = run("prove_cli", src + "/kernels/amd_lds_gather_pipeline.bk --prove ITERS --param ITERS=3 --json");
   CHECK(refused.status == 3);
   CHECK(refused.out.find("\"inconclusive_reason\": \"not-proved\"") != std::string::npos);
-  CHECK(refused.out.find("no parameter NOPE") != std::string::npos);
+  CHECK(refused.out.find("\"verified_at\": \"ITERS=3\"") != std::string::npos);
+  CHECK(refused.out.find("verified explicitly at ITERS=3 only") != std::string::npos);
+  const Run refused_text = run("prove_cli", src + "/kernels/amd_lds_gather_pipeline.bk --prove ITERS");
+  CHECK(refused_text.status == 3);
+  CHECK(refused_text.out.find("INCONCLUSIVE: not proved for every ITERS: ") != std::string::npos);
+  CHECK(refused_text.out.find("; verified explicitly at ITERS=4 only") != std::string::npos);
+  // Its bug twin fails there: a violation (exit 1), from the explicit search.
+  const Run refused_bug = run("prove_cli", src + "/kernels/bugs/amd_lds_gather_vmcnt_off_by_one.bk --prove ITERS");
+  CHECK(refused_bug.status == 1);
+  CHECK(refused_bug.out.find("at ITERS=4 (the explicit search; not proved for every ITERS: ") != std::string::npos);
   CHECK(run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove").status == 2);
   CHECK(run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove K_TILES --sweep").status == 2);
 }

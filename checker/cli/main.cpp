@@ -47,8 +47,10 @@ options:
   --prove NAME         one search for every value of the trip-count parameter
                        NAME (at least its declared lower bound), where its
                        loops' expressions are periodic, which Z3 proves;
-                       otherwise inconclusive, "not proved", with the reason
-                       (docs/checker.md, "Every trip count")
+                       otherwise "not proved", with the reason, and the
+                       explicit search at NAME's value: a violation there
+                       (exit 1), or "verified explicitly at NAME=v only"
+                       (exit 3; docs/checker.md, "Every trip count")
   --strict             findings of the warning kinds (points the field relies
                        on with no failure known, docs/spec.md "Stances") are
                        violations: the search stops at them with a trace
@@ -176,20 +178,47 @@ void confirm_symbolic(pc::report::FileReport& f, const std::vector<pc::smt::Find
 }
 
 // --prove NAME: one search for every value of the trip count NAME
-// (docs/checker.md, "Every trip count"). Its proof obligation fails: the
-// result is inconclusive, "not proved", with the reason. A violation's
-// schedule runs at one trip count: the explicit search runs again there and
-// its violation, with a replay token carrying that value, is the result.
+// (docs/checker.md, "Every trip count"). A violation's schedule runs at one
+// trip count: the explicit search runs again there and its violation, with a
+// replay token carrying that value, is the result. When the proof does not
+// cover the kernel (its obligation fails, or the search stops at a limit
+// before it closes), the explicit search runs at NAME's given value instead:
+// its violation is the result (exit 1), and otherwise the result is
+// inconclusive, "verified explicitly at NAME=v only" (exit 3).
 void prove(pc::report::FileReport& f, const pc::ir::Kernel& k, const std::string& name,
            std::vector<std::pair<std::string, std::int64_t>> params, pc::check::Options opt) {
-  const pc::smt::TripProof tp = pc::smt::prove_trips(k, name);
-  if (!tp.shift) {
-    f.result = pc::check::Result{};
-    f.result.verdict = pc::check::Verdict::inconclusive;
-    f.result.inconclusive_reason = "not-proved";
-    f.result.not_proved = "not proved for every " + name + ": " + tp.reason;
-    return;
+  const pc::ir::Param* param = nullptr;
+  for (const pc::ir::Param& p : k.params)
+    if (p.name == name) param = &p;
+  if (!param) {
+    std::string names;
+    for (const pc::ir::Param& p : k.params) names += (names.empty() ? "" : ", ") + p.name;
+    throw pc::check::KernelError("--prove " + name + ": the kernel has no parameter " + name +
+                                     (names.empty() ? std::string(" (it declares none)") : " (it declares " + names + ")"),
+                                 {});
   }
+  // The proof does not cover the kernel, for `why`: the explicit search at
+  // the given value says what can still be said.
+  auto explicit_at = [&](const std::string& why) {
+    pc::check::Options plain = opt;
+    plain.trips.reset();
+    pc::check::Result e = pc::check::check(k, plain);
+    const std::string at = name + "=" + std::to_string(param->value);
+    e.not_proved = "not proved for every " + name + ": " + why;
+    if (e.verdict == pc::check::Verdict::violation) {
+      e.message = "at " + at + " (the explicit search; " + e.not_proved + "): " + e.message;
+    } else if (e.verdict == pc::check::Verdict::verified) {
+      e.verdict = pc::check::Verdict::inconclusive;
+      e.inconclusive_reason = "not-proved";
+      e.verified_at = at;
+      e.not_proved += "; verified explicitly at " + at + " only";
+    } else {
+      e.not_proved += "; the explicit search at " + at + " stopped at its limit (" + e.inconclusive_reason + ") too";
+    }
+    f.result = std::move(e);
+  };
+  const pc::smt::TripProof tp = pc::smt::prove_trips(k, name);
+  if (!tp.shift) return explicit_at(tp.reason);
   opt.trips = tp.shift;
   pc::check::Result r = pc::check::check(k, opt);
   if (r.verdict == pc::check::Verdict::verified) {
@@ -197,11 +226,11 @@ void prove(pc::report::FileReport& f, const pc::ir::Kernel& k, const std::string
     f.result = std::move(r);
     return;
   }
-  if (r.verdict != pc::check::Verdict::violation || r.trip_value < 0) {
-    if (r.verdict == pc::check::Verdict::inconclusive)
-      r.not_proved = "not proved for every " + name + ": " +
-                     (r.inconclusive_reason == "not-proved" ? r.not_proved
-                                                            : "the search stopped at its limit (" + r.inconclusive_reason + ") before it closed");
+  if (r.verdict == pc::check::Verdict::inconclusive)
+    return explicit_at(r.inconclusive_reason == "not-proved"
+                           ? r.not_proved
+                           : "the search stopped at its limit (" + r.inconclusive_reason + ") before it closed");
+  if (r.trip_value < 0) {
     f.result = std::move(r);
     return;
   }

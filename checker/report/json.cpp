@@ -78,6 +78,7 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
     if (r.verdict == check::Verdict::inconclusive) o << ",\n      \"inconclusive_reason\": " << q(r.inconclusive_reason);
     if (!r.not_proved.empty()) o << ",\n      \"not_proved\": " << q(r.not_proved);
     if (!r.proved_for.empty()) o << ",\n      \"proved_for\": " << q(r.proved_for);
+    if (!r.verified_at.empty()) o << ",\n      \"verified_at\": " << q(r.verified_at);
     o << ",\n      \"warnings\": [";
     for (std::size_t w = 0; w < r.warnings.size(); ++w) {
       const check::Warning& x = r.warnings[w];

@@ -151,7 +151,9 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
       notes.push_back("{\"level\": \"error\", \"message\": {\"text\": " +
                       q(f.kernel + ": inconclusive (" + f.result.inconclusive_reason + "): " +
                         (f.result.not_proved.empty() ? std::string("the search did not finish") : f.result.not_proved) +
-                        ", so nothing was proven and no result is reported for this kernel") +
+                        (f.result.verified_at.empty()
+                             ? ", so nothing was proven and no result is reported for this kernel"
+                             : ", so it is proven at " + f.result.verified_at + " only and no result is reported for this kernel")) +
                       "}, \"locations\": [" + location(f.file, {}) + "]}");
   }
   o << "    \"invocations\": [{\"executionSuccessful\": " << (notes.empty() ? "true" : "false")
