@@ -450,4 +450,18 @@ spec::hb::Syncs Program::mbar_syncs(int mbar) const {
   return s;
 }
 
+Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
+  const Lanes all{a.hb.lanes(), a.threads, true};
+  switch (ir::op_lanes(op.code)) {
+    case ir::LanePolicy::leader: return {spec::hb::bit(a.hb.leader()), 1, false};
+    case ir::LanePolicy::aligned: return all;
+    case ir::LanePolicy::any:
+    case ir::LanePolicy::single:
+    case ir::LanePolicy::agent: break;
+  }
+  if (op.lanes == ir::Lanes::one) return {spec::hb::bit(a.hb.leader()), 1, false};
+  if (op.lanes == ir::Lanes::each) return {a.hb.leaders(), a.warps, false};
+  return all;
+}
+
 }  // namespace pc::check

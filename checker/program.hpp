@@ -51,6 +51,15 @@ struct AgentInfo {
   std::string name;
 };
 
+// The lanes that execute an operation, as lane classes of happens-before
+// (the op's lane policy, and `one:` / `each:` / `all:` where it has a choice).
+struct Lanes {
+  spec::hb::Threads threads = 0;  // the lane classes
+  int count = 1;                  // how many hardware threads execute it
+  bool every = false;             // every lane: each on its own part of a buffer
+};
+[[nodiscard]] Lanes lanes_of(const ir::Op& op, const AgentInfo& a);
+
 struct Program {
   const ir::Kernel* kernel = nullptr;
   std::vector<ir::Expr> exprs;              // the kernel's, plus loop increments and bounds

@@ -21,26 +21,6 @@ ord::Scope to_scope(ir::Scope s) { return static_cast<ord::Scope>(s); }
 // The lane classes that execute an operation (spec/hb.hpp, AgentThreads):
 // `one:` the elected lane of warp 0, `each:` the elected lane of every warp,
 // `all:` (and aligned operations) every lane of every warp.
-struct Lanes {
-  hb::Threads threads = 0;  // the lane classes
-  int count = 1;            // how many hardware threads execute it
-  bool every = false;       // every lane: each on its own part of a buffer
-};
-
-Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
-  const Lanes all{a.hb.lanes(), a.threads, true};
-  switch (ir::op_lanes(op.code)) {
-    case ir::LanePolicy::leader: return {hb::bit(a.hb.leader()), 1, false};
-    case ir::LanePolicy::aligned: return all;
-    case ir::LanePolicy::any:
-    case ir::LanePolicy::single:
-    case ir::LanePolicy::agent: break;
-  }
-  if (op.lanes == ir::Lanes::one) return {hb::bit(a.hb.leader()), 1, false};
-  if (op.lanes == ir::Lanes::each) return {a.hb.leaders(), a.warps, false};
-  return all;
-}
-
 std::string lanes_prefix(const ir::Op& op) {
   // The defaults of `single` (one lane) and `agent` (every lane) go unsaid.
   const ir::LanePolicy p = ir::op_lanes(op.code);

@@ -609,4 +609,70 @@ inline std::string placement_kernel(std::mt19937& rng, int target) {
   return k + block(block, "  ", 0, 0);
 }
 
+// The fragment the bounded SMT search covers (checker/smt/bmc_fragment.hpp):
+// one CTA, warps or warp groups, arrives, expect-tx, parity waits, TMA
+// loads, named barriers (bar_sync, bar_arrive), syncwarp, proxy fences,
+// early exits and accesses by one lane or all, some in a loop. Most are wrong in some way; what matters is that the engines agree.
+inline std::string fragment_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel frag\nsmem a[1] bytes 256\nsmem b[1] bytes 256\n";
+  k += "mbarrier m[2] count " + std::to_string(1 + pick(2)) + "\n";
+  k += "mbarrier n[1] count 1\n";
+  const char* bars[] = {"m[0]", "m[1]", "n[0]"};
+  const char* bufs[] = {"a[0]", "b[0]"};
+  const int roles = 2 + pick(2);
+  for (int r = 0; r < roles; ++r) {
+    k += "role r" + std::to_string(r) + (pick(5) == 0 ? " warpgroup:\n" : " warp:\n");
+    const bool loop = pick(3) == 0;
+    const std::string ind = loop ? "    " : "  ";
+    if (loop) k += "  for i in 0..2:\n";
+    const int ops = 2 + pick(3);
+    for (int i = 0; i < ops; ++i) {
+      const std::string bar = bars[pick(3)], buf = bufs[pick(2)];
+      switch (pick(14)) {
+        case 0: k += ind + "one: arrive " + bar + "\n"; break;
+        case 1: k += ind + "wait " + bar + " parity " + (loop && pick(2) ? "i % 2" : std::to_string(pick(2))) + "\n"; break;
+        case 2: k += ind + "one: write " + buf + "\n"; break;
+        case 3: k += ind + "all: read " + buf + "\n"; break;
+        case 4: k += ind + "one: arrive_expect_tx " + bar + " bytes " + (pick(3) ? "256" : "512") + "\n"; break;
+        case 5: k += ind + "one: tma_load " + buf + " -> " + bar + "\n"; break;
+        case 6: k += ind + "bar_sync 1, " + (pick(2) ? "64" : "96") + "\n"; break;
+        case 7: k += ind + "syncwarp\n"; break;
+        case 8: k += ind + "all: write " + buf + "\n"; break;
+        case 9: k += ind + "one: read " + buf + "\n"; break;
+        case 10: k += ind + "one: wait " + bar + " parity " + std::to_string(pick(2)) + "\n"; break;
+        case 11: k += ind + "bar_arrive 1, 64\n"; break;
+        case 12: k += ind + "fence_proxy_async\n"; break;
+        default: k += ind + (pick(4) ? "one: arrive " : "all: arrive ") + bar + "\n"; break;
+      }
+    }
+    if (pick(6) == 0) k += "  exit\n  one: read a[0]\n";  // what comes after an exit never runs
+  }
+  return k;
+}
+
+// A two-stage TMA ring of N trips, with one of its synchronisations changed
+// or not: mostly correct, so that the engines also agree on what verifies.
+inline std::string fragment_ring(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int mutation = pick(10);
+  auto line = [&](int id, const std::string& text, const std::string& changed) {
+    return mutation == id ? changed : text;
+  };
+  std::string k = "kernel ring\nparam N = " + std::to_string(1 + pick(4)) +
+                  "\nsmem buf[2] bytes 256\nmbarrier full[2] count 1\nmbarrier empty[2] count " +
+                  std::string(mutation == 9 ? "2" : "1") + "\n";
+  k += "role producer warp:\n  for k in 0 .. N:\n";
+  k += line(1, "    wait empty[k % 2] parity (k / 2 + 1) % 2\n", "");
+  k += line(2, "    one: arrive_expect_tx full[k % 2] bytes 256\n", "    one: arrive_expect_tx full[k % 2] bytes 128\n");
+  k += line(3, "    one: tma_load buf[k % 2] -> full[k % 2]\n", "    one: tma_load buf[(k + 1) % 2] -> full[k % 2]\n");
+  k += "role consumer warp:\n  for k in 0 .. N:\n";
+  k += line(4, "    wait full[k % 2] parity (k / 2) % 2\n", "    wait full[k % 2] parity k % 2\n");
+  k += line(5, "    all: read buf[k % 2]\n", "    all: read buf[k % 2]\n    one: write buf[k % 2]\n");
+  k += line(6, "    one: arrive empty[k % 2]\n", "    all: arrive empty[k % 2]\n");
+  if (mutation == 7) k += "    syncwarp\n";
+  if (mutation == 8) k += "  bar_sync 1, 64\nrole other warp:\n  bar_sync 1, 64\n";
+  return k;
+}
+
 }  // namespace pc::testgen

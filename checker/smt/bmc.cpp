@@ -1,0 +1,606 @@
+#include "checker/smt/bmc.hpp"
+
+#include <z3++.h>
+
+#include <functional>
+#include <cstdio>
+
+#include "checker/smt/bmc_fragment.hpp"
+#include "spec/mbarrier.hpp"
+
+namespace pc::smt {
+namespace {
+
+using bmc::Fragment;
+using bmc::Step;
+using bmc::StepKind;
+using spec::Violation;
+
+// One state of the search, as Z3 terms. Synchronisation objects: the
+// mbarrier instances, then the named-barrier slots. An event's `k[t]` is
+// hb::Event::after (thread t is ordered after it), `ka[t]` after_async;
+// `rel`, `vis` (and `rela`, `visa`) its released and visible sets. An async
+// event is seen the same way by both proxies (hb.cpp, mirror), so only its
+// generic-proxy terms are kept and read for both.
+struct State {
+  std::vector<z3::expr> at;                   // [base[a] + i]: agent a's next step is i (i = its steps: exited)
+  std::vector<z3::expr> stage, ticket;        // per agent: waiting at a bar_sync; the instance joined
+  std::vector<z3::expr> pending, tx, odd;     // per mbarrier: pending count, tx-count, phase parity
+  std::vector<z3::expr> arrived, count, gen, whole;  // per named slot (spec/named_barrier.hpp)
+  std::vector<z3::expr> landed;               // per TMA load: its complete-tx has happened
+  std::vector<z3::expr> alive;                // per event: recorded and not overwritten (hb::Memory holds it)
+  std::vector<z3::expr> k, ka;                // [thread * events + event]
+  std::vector<z3::expr> rel, vis, rela, visa; // [sync * events + event]
+};
+
+z3::expr or2(const z3::expr& a, const z3::expr& b) {
+  if (a.is_true() || b.is_false()) return a;
+  if (b.is_true() || a.is_false()) return b;
+  return a || b;
+}
+z3::expr and2(const z3::expr& a, const z3::expr& b) {
+  if (a.is_false() || b.is_true()) return a;
+  if (b.is_false() || a.is_true()) return b;
+  return a && b;
+}
+
+// A violation a step raises under a condition.
+struct Raise {
+  Violation kind;
+  z3::expr when;
+};
+
+// One transition: an agent's step (a bar_sync has two: its arrival, then
+// its resumption) or a TMA load's completion.
+struct Case {
+  std::string text;
+  z3::expr guard;            // enabled
+  std::vector<Raise> raises;  // under the guard
+  State next;
+  // For the peephole reduction: the process that takes it (an agent, or the
+  // agents' count plus a TMA load's index), and the objects (Encoder::object)
+  // its guard, raises and effect read and write. An agent's threads'
+  // happens-before sets are read and written by that agent's steps only
+  // (a TMA load's landing reads its event's `alive`: its buffer).
+  int proc = 0;
+  std::vector<int> reads, writes;
+};
+
+class Encoder {
+ public:
+  explicit Encoder(const Fragment& f) : f_(f), E_(static_cast<int>(f.events.size())) {
+    for (const bmc::Agent& a : f.agents) {
+      base_.push_back(total_);
+      total_ += static_cast<int>(a.steps.size()) + 1;
+    }
+    M_ = static_cast<int>(f.mbars.size());
+    N_ = static_cast<int>(f.named_ids.size());
+  }
+
+  State initial() {
+    State s;
+    for (const bmc::Agent& a : f_.agents) {
+      for (std::size_t i = 0; i <= a.steps.size(); ++i) s.at.push_back(c_.bool_val(i == 0));
+      s.stage.push_back(c_.bool_val(false));
+      s.ticket.push_back(c_.int_val(0));
+    }
+    for (int m = 0; m < M_; ++m) {
+      s.pending.push_back(c_.int_val(static_cast<std::int64_t>(f_.mbar_count[static_cast<std::size_t>(m)])));
+      s.tx.push_back(c_.int_val(0));
+      s.odd.push_back(c_.bool_val(false));
+    }
+    for (int n = 0; n < N_; ++n) {
+      s.arrived.push_back(c_.int_val(0));
+      s.count.push_back(c_.int_val(0));
+      s.gen.push_back(c_.int_val(0));
+      s.whole.push_back(c_.bool_val(false));
+    }
+    for (std::size_t j = 0; j < f_.tmas.size(); ++j) s.landed.push_back(c_.bool_val(false));
+    s.alive.assign(static_cast<std::size_t>(E_), c_.bool_val(false));
+    s.k.assign(f_.threads.size() * static_cast<std::size_t>(E_), c_.bool_val(false));
+    s.ka = s.k;
+    s.rel.assign(static_cast<std::size_t>((M_ + N_) * E_), c_.bool_val(false));
+    s.vis = s.rel;
+    s.rela = s.rel;
+    s.visa = s.rel;
+    return s;
+  }
+
+  std::vector<Case> cases(const State& s) {
+    std::vector<Case> out;
+    for (int a = 0; a < static_cast<int>(f_.agents.size()); ++a) {
+      const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+      for (int i = 0; i < static_cast<int>(ag.steps.size()); ++i) step_cases(s, a, i, out);
+    }
+    for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) out.push_back(landing(s, j));
+    return out;
+  }
+
+  // Every agent has exited.
+  z3::expr all_exited(const State& s) {
+    z3::expr all = c_.bool_val(true);
+    for (std::size_t a = 0; a < f_.agents.size(); ++a) all = and2(all, exited(s, static_cast<int>(a)));
+    return all;
+  }
+
+  z3::context& ctx() { return c_; }
+
+  // The objects of the footprints: mbarriers, named slots, buffers, whether
+  // each agent has exited (what a count of live threads and the CTA's exit
+  // read), whether each TMA load is issued and whether it has landed. An
+  // agent's position and stage are its own steps' business alone.
+  enum class Obj { mbar, named, buf, exited, issued, landed };
+  int object(Obj o, int i) const {
+    const int B = static_cast<int>(f_.buffers.size()), A = static_cast<int>(f_.agents.size());
+    switch (o) {
+      case Obj::mbar: return i;
+      case Obj::named: return M_ + i;
+      case Obj::buf: return M_ + N_ + i;
+      case Obj::exited: return M_ + N_ + B + i;
+      case Obj::issued: return M_ + N_ + B + A + i;
+      case Obj::landed: return M_ + N_ + B + A + static_cast<int>(f_.tmas.size()) + i;
+    }
+    return -1;
+  }
+
+ private:
+  z3::context c_;
+  const Fragment& f_;
+  int E_ = 0, M_ = 0, N_ = 0;
+  std::vector<int> base_;  // per agent: its first entry of State::at
+  int total_ = 0;
+
+  z3::expr& K(State& s, int t, int e, bool async_view) {
+    const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
+    return (async_view && !mirrored ? s.ka : s.k)[static_cast<std::size_t>(t * E_ + e)];
+  }
+  z3::expr& R(State& s, int sync, int e, bool async_view) {
+    const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
+    return (async_view && !mirrored ? s.rela : s.rel)[static_cast<std::size_t>(sync * E_ + e)];
+  }
+  z3::expr& V(State& s, int sync, int e, bool async_view) {
+    const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
+    return (async_view && !mirrored ? s.visa : s.vis)[static_cast<std::size_t>(sync * E_ + e)];
+  }
+  bool generic(int e) const { return !f_.events[static_cast<std::size_t>(e)].async; }
+
+  z3::expr exited(const State& s, int a) {
+    return s.at[static_cast<std::size_t>(base_[static_cast<std::size_t>(a)]) + f_.agents[static_cast<std::size_t>(a)].steps.size()];
+  }
+  z3::expr at(const State& s, int a, int i) { return s.at[static_cast<std::size_t>(base_[static_cast<std::size_t>(a)] + i)]; }
+  // The agent at step i goes on to i + 1 (when `go`; otherwise it stays).
+  void advance(State& s, int a, int i, const z3::expr& go) {
+    const std::size_t here = static_cast<std::size_t>(base_[static_cast<std::size_t>(a)] + i);
+    s.at[here] = !go;
+    s.at[here + 1] = go;
+  }
+  void advance(State& s, int a, int i) { advance(s, a, i, c_.bool_val(true)); }
+
+  // spec/hb.cpp, one by one: release, release_write, complete, acquire, order.
+  void release(State& s, const std::vector<int>& from, int sync, const z3::expr& when) {
+    for (int e = 0; e < E_; ++e)
+      for (const bool av : {false, true}) {
+        if (av && !generic(e)) continue;
+        z3::expr known = c_.bool_val(false);
+        for (const int t : from) known = or2(known, K(s, t, e, av));
+        R(s, sync, e, av) = or2(R(s, sync, e, av), and2(when, known));
+      }
+  }
+  void complete(State& s, int sync, const z3::expr& when) {
+    for (int e = 0; e < E_; ++e)
+      for (const bool av : {false, true}) {
+        if (av && !generic(e)) continue;
+        V(s, sync, e, av) = or2(V(s, sync, e, av), and2(when, R(s, sync, e, av)));
+      }
+  }
+  void acquire(State& s, const std::vector<int>& to, int sync, const z3::expr& when) {
+    for (int e = 0; e < E_; ++e)
+      for (const bool av : {false, true}) {
+        if (av && !generic(e)) continue;
+        const z3::expr v = and2(when, V(s, sync, e, av));
+        for (const int t : to) K(s, t, e, av) = or2(K(s, t, e, av), v);
+      }
+  }
+  void order(State& s, int from, int to) {
+    for (int e = 0; e < E_; ++e)
+      for (const bool av : {false, true}) {
+        if (av && !generic(e)) continue;
+        K(s, to, e, av) = or2(K(s, to, e, av), K(s, from, e, av));
+      }
+  }
+
+  // spec/mbarrier.cpp, settle: a phase completes when pending and tx are 0.
+  void settle(State& s, int m) {
+    const std::size_t i = static_cast<std::size_t>(m);
+    const z3::expr done = s.pending[i] == 0 && s.tx[i] == 0;
+    s.odd[i] = z3::ite(done, !s.odd[i], s.odd[i]);
+    s.pending[i] = z3::ite(done, c_.int_val(static_cast<std::int64_t>(f_.mbar_count[i])), s.pending[i]);
+    complete(s, m, done);
+  }
+
+  // One buffer access (spec/hb.cpp, check_only and access): the violations
+  // it raises, then its events recorded.
+  void access(State& s, const Step& st, const Step::Part& part, const std::vector<int>& issuers, int unit,
+              std::vector<Raise>& raises) {
+    const bool async = unit >= 0;
+    for (const int t : issuers)
+      for (int e = 0; e < E_; ++e) {
+        const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
+        if (prior.buf != part.buf || (!prior.write && !st.write)) continue;
+        const bool same_part = st.spread != 0 && prior.spread == st.spread;
+        const z3::expr live = s.alive[static_cast<std::size_t>(e)];
+        z3::expr ordered = c_.bool_val(prior.thread == t || same_part);
+        if (!ordered.is_true()) {
+          ordered = K(s, t, e, false);
+          raises.push_back({Violation::data_race, and2(live, !ordered)});
+        }
+        if (async && generic(e)) {
+          const z3::expr unfenced = and2(and2(live, ordered), !K(s, t, e, true));
+          if (prior.write) raises.push_back({Violation::proxy_race, unfenced});
+          else raises.push_back({Violation::cross_proxy_war, unfenced});
+        }
+      }
+    if (async)
+      for (const int t : issuers) order(s, t, unit);
+    if (st.write)
+      for (int e = 0; e < E_; ++e) {
+        const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
+        if (prior.buf != part.buf) continue;
+        bool issuer = false;
+        for (const int t : issuers) issuer |= t == prior.thread;
+        const bool keep = !async && st.spread != 0 && prior.spread == st.spread && !issuer;
+        if (!keep) s.alive[static_cast<std::size_t>(e)] = c_.bool_val(false);
+      }
+    for (const int e : part.events) {
+      s.alive[static_cast<std::size_t>(e)] = c_.bool_val(true);
+      K(s, f_.events[static_cast<std::size_t>(e)].thread, e, false) = c_.bool_val(true);
+    }
+  }
+
+  z3::expr live_threads(const State& s, int except) {
+    z3::expr live = c_.int_val(0);
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+      if (b != except) live = live + z3::ite(exited(s, b), c_.int_val(0), c_.int_val(f_.agents[static_cast<std::size_t>(b)].threads));
+    return live;
+  }
+
+  void step_cases(const State& s, int a, int i, std::vector<Case>& out) {
+    const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+    const Step& st = ag.steps[static_cast<std::size_t>(i)];
+    const std::string text = ag.name + ": " + st.text + " (line " + std::to_string(st.loc.line) + ")";
+    const std::size_t ai = static_cast<std::size_t>(a);
+    Case c{text, at(s, a, i), {}, s, a, {}, {}};
+    if (st.raises != Violation::none) {
+      c.raises.push_back({st.raises, c_.bool_val(true)});
+      out.push_back(std::move(c));
+      return;
+    }
+    State& n = c.next;
+    switch (st.kind) {
+      case StepKind::access:
+        for (const Step::Part& part : st.parts) {
+          access(n, st, part, st.lanes, -1, c.raises);
+          c.writes.push_back(object(Obj::buf, part.buf));
+        }
+        advance(n, a, i);
+        break;
+      case StepKind::arrive: {
+        // spec/mbarrier.cpp, arrive (its operand checks are Step::raises).
+        const std::size_t m = static_cast<std::size_t>(st.mbar);
+        const z3::expr tx = s.tx[m] + c_.int_val(static_cast<std::int64_t>(st.tx));
+        c.raises.push_back({Violation::tx_out_of_range, tx > spec::mbarrier::max_tx || tx < -spec::mbarrier::max_tx});
+        c.raises.push_back({Violation::arrival_underflow, s.pending[m] - c_.int_val(static_cast<std::int64_t>(st.count)) < 0});
+        c.writes.push_back(object(Obj::mbar, st.mbar));
+        n.tx[m] = tx;
+        n.pending[m] = s.pending[m] - c_.int_val(static_cast<std::int64_t>(st.count));
+        if (st.sync) release(n, st.lanes, st.mbar, c_.bool_val(true));
+        settle(n, st.mbar);
+        advance(n, a, i);
+        break;
+      }
+      case StepKind::wait: {
+        const std::size_t m = static_cast<std::size_t>(st.mbar);
+        // spec/mbarrier.cpp, test_wait_parity: the phase's parity differs.
+        c.guard = and2(c.guard, st.parity == 1 ? !s.odd[m] : s.odd[m]);
+        c.reads.push_back(object(Obj::mbar, st.mbar));
+        if (st.sync) acquire(n, st.lanes, st.mbar, c_.bool_val(true));
+        advance(n, a, i);
+        break;
+      }
+      case StepKind::tma_load: {
+        access(n, st, st.parts[0], {st.lanes[0]}, st.unit, c.raises);
+        c.writes.push_back(object(Obj::buf, st.parts[0].buf));
+        c.writes.push_back(object(Obj::issued, st.tma));
+        advance(n, a, i);
+        break;
+      }
+      case StepKind::bar_sync: {
+        // spec/named_barrier.cpp: arrive, then settle; the agent waits
+        // until the generation passes the one it joined.
+        const std::size_t b = static_cast<std::size_t>(st.named);
+        const int sync = M_ + st.named;
+        c.guard = and2(c.guard, !s.stage[ai]);
+        const bool whole = st.count == 0;
+        c.writes.push_back(object(Obj::named, st.named));
+        if (whole)
+          for (int b2 = 0; b2 < static_cast<int>(f_.agents.size()); ++b2) c.reads.push_back(object(Obj::exited, b2));
+        const z3::expr count = whole ? live_threads(s, -1) : c_.int_val(static_cast<std::int64_t>(st.count));
+        const z3::expr threads = c_.int_val(ag.threads);
+        z3::expr mismatch = s.arrived[b] + threads > count;
+        mismatch = mismatch || (s.arrived[b] > 0 && (whole ? !s.whole[b] : (s.whole[b] || s.count[b] != count)));
+        c.raises.push_back({Violation::named_count_mismatch, mismatch});
+        const z3::expr arrived = s.arrived[b] + threads;
+        const z3::expr done = arrived >= count;
+        n.ticket[ai] = s.gen[b];
+        release(n, st.lanes, sync, c_.bool_val(true));
+        n.gen[b] = z3::ite(done, s.gen[b] + 1, s.gen[b]);
+        n.arrived[b] = z3::ite(done, c_.int_val(0), arrived);
+        n.count[b] = z3::ite(done, c_.int_val(0), count);
+        n.whole[b] = z3::ite(done, c_.bool_val(false), c_.bool_val(whole));
+        complete(n, sync, done);
+        if (!st.wait) {  // bar_arrive: on at once, acquiring nothing
+          advance(n, a, i);
+          break;
+        }
+        acquire(n, st.lanes, sync, done);
+        n.stage[ai] = !done;
+        advance(n, a, i, done);
+        out.push_back(std::move(c));
+        // Its resumption.
+        Case r{ag.name + ": " + st.text + " resumes (line " + std::to_string(st.loc.line) + ")",
+               and2(at(s, a, i), s.stage[ai] && s.gen[b] > s.ticket[ai]), {}, s, a, {object(Obj::named, st.named)},
+               {}};
+        acquire(r.next, st.lanes, sync, c_.bool_val(true));
+        r.next.stage[ai] = c_.bool_val(false);
+        advance(r.next, a, i);
+        out.push_back(std::move(r));
+        return;
+      }
+      case StepKind::syncwarp:
+        for (const auto& [leader, rest] : st.warps) {
+          order(n, leader, rest);
+          order(n, rest, leader);
+        }
+        advance(n, a, i);
+        break;
+      case StepKind::proxy_fence:
+        // spec/hb.cpp, proxy_fence: what the lanes know, the async proxy
+        // knows through them.
+        for (const int t : st.lanes)
+          for (int e = 0; e < E_; ++e)
+            if (generic(e)) K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
+        advance(n, a, i);
+        break;
+      case StepKind::fail: break;  // Step::raises
+      case StepKind::exit: {
+        advance(n, a, i);
+        for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
+        c.writes.push_back(object(Obj::exited, a));
+        for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::issued, j));
+        for (int b = 0; b < N_; ++b) c.writes.push_back(object(Obj::named, b));
+        for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::landed, j));
+        // spec/named_barrier.cpp, on_exit: an instance without a thread
+        // count now waits for fewer threads.
+        const z3::expr live = live_threads(s, a);
+        for (int b = 0; b < N_; ++b) {
+          const std::size_t bi = static_cast<std::size_t>(b);
+          const z3::expr shrink = s.whole[bi] && s.arrived[bi] > 0;
+          const z3::expr done = shrink && s.arrived[bi] >= live;
+          n.count[bi] = z3::ite(done, c_.int_val(0), z3::ite(shrink, live, s.count[bi]));
+          n.gen[bi] = z3::ite(done, s.gen[bi] + 1, s.gen[bi]);
+          n.arrived[bi] = z3::ite(done, c_.int_val(0), s.arrived[bi]);
+          n.whole[bi] = z3::ite(done, c_.bool_val(false), s.whole[bi]);
+          complete(n, M_ + b, done);
+        }
+        // spec/rules.hpp, cta_exit: the CTA's last agent leaves while an
+        // async operation still targets it.
+        z3::expr last = c_.bool_val(true);
+        for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+          if (b != a) last = and2(last, exited(s, b));
+        z3::expr in_flight = c_.bool_val(false);
+        for (std::size_t j = 0; j < f_.tmas.size(); ++j)
+          in_flight = or2(in_flight, and2(issued(s, static_cast<int>(j)), !s.landed[j]));
+        c.raises.push_back({Violation::exit_with_pending, and2(last, in_flight)});
+        break;
+      }
+    }
+    out.push_back(std::move(c));
+  }
+
+  z3::expr issued(const State& s, int j) {
+    const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
+    z3::expr later = c_.bool_val(false);
+    for (int i = t.step + 1; i <= static_cast<int>(f_.agents[static_cast<std::size_t>(t.agent)].steps.size()); ++i)
+      later = or2(later, at(s, t.agent, i));
+    return later;
+  }
+
+  // A TMA load's complete-tx (spec/mbarrier.cpp, complete_tx), which
+  // releases its write into the barrier (hb.cpp, release_write).
+  Case landing(const State& s, int j) {
+    const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
+    const std::size_t m = static_cast<std::size_t>(t.mbar);
+    Case c{"the TMA load of " + f_.agents[static_cast<std::size_t>(t.agent)].name + " (line " +
+               std::to_string(f_.agents[static_cast<std::size_t>(t.agent)].steps[static_cast<std::size_t>(t.step)].loc.line) +
+               ") lands: complete_tx " + std::to_string(t.bytes) + " on " + f_.mbars[m],
+           and2(issued(s, j), !s.landed[static_cast<std::size_t>(j)]), {}, s,
+           static_cast<int>(f_.agents.size()) + j,
+           {object(Obj::issued, j), object(Obj::buf, f_.events[static_cast<std::size_t>(t.event)].buf)},
+           {object(Obj::mbar, t.mbar), object(Obj::landed, j)}};
+    State& n = c.next;
+    const z3::expr tx = s.tx[m] - c_.int_val(static_cast<std::int64_t>(t.bytes));
+    if (!spec::mbarrier::tx_operand_in_range(t.bytes)) c.raises.push_back({Violation::tx_out_of_range, c_.bool_val(true)});
+    c.raises.push_back({Violation::tx_out_of_range, tx < -spec::mbarrier::max_tx || tx > spec::mbarrier::max_tx});
+    n.tx[m] = tx;
+    n.landed[static_cast<std::size_t>(j)] = c_.bool_val(true);
+    R(n, t.mbar, t.event, false) = or2(R(n, t.mbar, t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
+    settle(n, t.mbar);
+    return c;
+  }
+};
+
+// The fields of a state, in one order, for building the next one.
+void each_field(State& s, const std::function<void(std::vector<z3::expr>&)>& f) {
+  for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
+                  &s.alive, &s.k, &s.ka, &s.rel, &s.vis, &s.rela, &s.visa})
+    f(*v);
+}
+
+}  // namespace
+
+BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
+  BmcResult out;
+  const Fragment f = bmc::unroll(k);
+  if (!f.refused.empty()) {
+    out.verdict = BmcResult::Verdict::not_covered;
+    out.reason = f.refused;
+    return out;
+  }
+  Encoder enc(f);
+  z3::context& c = enc.ctx();
+  z3::solver solver(c);
+  // Every run ends within this many steps: each step moves an agent on, lands
+  // a load, or parks an agent at a bar_sync it then leaves.
+  int bound = static_cast<int>(f.tmas.size());
+  for (const bmc::Agent& a : f.agents) bound += 2 * static_cast<int>(a.steps.size());
+  State s = enc.initial();
+  // The peephole reduction (Wang, Yang, Kahlon, Gupta, "Peephole Partial
+  // Order Reduction", TACAS 2008): two adjacent steps of different processes
+  // that touch no common object (one writing it) commute, so every run is
+  // equivalent to one where such a pair comes in process order, reaching
+  // the same states; the search takes only those. `before[i]`: the cases
+  // that may not come right before case i. The case list is the same at
+  // every depth.
+  std::vector<std::vector<int>> before;
+  if (opt.reduction) {
+    const std::vector<Case> proto = enc.cases(s);
+    auto meets = [](const std::vector<int>& x, const std::vector<int>& y) {
+      for (const int a : x)
+        for (const int b : y)
+          if (a == b) return true;
+      return false;
+    };
+    before.resize(proto.size());
+    for (std::size_t i = 0; i < proto.size(); ++i)
+      for (std::size_t j = 0; j < proto.size(); ++j) {
+        const Case& first = proto[j];
+        const Case& second = proto[i];
+        if (second.proc >= first.proc) continue;
+        if (meets(first.writes, second.writes) || meets(first.writes, second.reads) || meets(second.writes, first.reads)) continue;
+        before[i].push_back(static_cast<int>(j));
+      }
+  }
+  // Per depth, per case, the Boolean that it is the step taken there
+  // (false where the case cannot be enabled at that depth); its text.
+  std::vector<std::vector<z3::expr>> picks;
+  std::vector<std::vector<std::string>> texts;
+  auto wanted = [&](Violation v) { return opt.only == Violation::none || opt.only == v; };
+  const int last = opt.max_depth > 0 && opt.max_depth < bound ? opt.max_depth : bound;
+  for (int depth = 0; depth <= last; ++depth) {
+    const std::vector<Case> cases = enc.cases(s);
+    // The cases that may be enabled at this depth (an agent is at most
+    // `depth` steps on: the others' guards are the literal false).
+    std::vector<std::size_t> live;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (!cases[i].guard.is_false()) live.push_back(i);
+    z3::expr any_enabled = c.bool_val(false);
+    for (const std::size_t i : live) any_enabled = or2(any_enabled, cases[i].guard);
+    // What can go wrong from this state: a deadlock, or an enabled step
+    // that raises a violation.
+    z3::expr_vector bad(c);
+    std::vector<std::pair<std::size_t, const Raise*>> which;
+    if (wanted(Violation::deadlock)) bad.push_back(!any_enabled && !enc.all_exited(s));
+    for (const std::size_t i : live)
+      for (const Raise& r : cases[i].raises)
+        if (wanted(r.kind) && !r.when.is_false()) {
+          bad.push_back(and2(cases[i].guard, r.when));
+          which.emplace_back(i, &r);
+        }
+    const z3::expr flag = c.bool_const(("bad" + std::to_string(depth)).c_str());
+    solver.add(z3::implies(flag, z3::mk_or(bad)));
+    z3::expr_vector assume(c);
+    assume.push_back(flag);
+    if (solver.check(assume) == z3::sat) {
+      const z3::model model = solver.get_model();
+      out.verdict = BmcResult::Verdict::violation;
+      out.depth = depth;
+      for (int d = 0; d < depth; ++d) {
+        const std::vector<z3::expr>& pick = picks[static_cast<std::size_t>(d)];
+        for (std::size_t i = 0; i < pick.size(); ++i)
+          if (!pick[i].is_false() && model.eval(pick[i], true).is_true())
+            out.trace.push_back(texts[static_cast<std::size_t>(d)][i]);
+      }
+      out.kind = Violation::deadlock;
+      for (const auto& [i, r] : which)
+        if (model.eval(cases[i].guard && r->when, true).is_true()) {
+          out.kind = r->kind;
+          out.trace.push_back(cases[i].text + " -> " + std::string(spec::violation_name(r->kind)));
+          break;
+        }
+      if (out.kind == Violation::deadlock) out.trace.push_back("no step is enabled: deadlock");
+      return out;
+    }
+    solver.add(!flag);
+    // Take one enabled step that raises nothing.
+    std::vector<z3::expr> pick(cases.size(), c.bool_val(false));
+    z3::expr_vector taken(c), one(c);
+    std::vector<std::string> names;
+    for (const Case& x : cases) names.push_back(x.text);
+    for (const std::size_t i : live) {
+      pick[i] = c.bool_const(("step" + std::to_string(depth) + "_" + std::to_string(i)).c_str());
+      one.push_back(pick[i]);
+      z3::expr ok = cases[i].guard;
+      for (const Raise& r : cases[i].raises) ok = and2(ok, !r.when);
+      taken.push_back(pick[i] && ok);
+    }
+    solver.add(z3::mk_or(taken));
+    solver.add(z3::atmost(one, 1));
+    if (!before.empty() && !picks.empty()) {
+      const std::vector<z3::expr>& prev = picks.back();
+      for (const std::size_t i : live)
+        for (const int j : before[i])
+          if (!prev[static_cast<std::size_t>(j)].is_false()) solver.add(!pick[i] || !prev[static_cast<std::size_t>(j)]);
+    }
+    if (solver.check() != z3::sat) {
+      out.depth = depth;
+      return out;  // every run has ended, none wrong
+    }
+    if (depth == last) break;
+    // The next state: each field a fresh constant equal to what the chosen
+    // case makes of it.
+    State next = s;
+    std::vector<std::vector<z3::expr>*> mine, old;
+    each_field(next, [&](std::vector<z3::expr>& v) { mine.push_back(&v); });
+    each_field(s, [&](std::vector<z3::expr>& v) { old.push_back(&v); });
+    std::vector<std::vector<const std::vector<z3::expr>*>> per_case(cases.size());
+    for (const std::size_t i : live)
+      each_field(const_cast<State&>(cases[i].next), [&](std::vector<z3::expr>& v) { per_case[i].push_back(&v); });
+    int fresh = 0;
+    for (std::size_t fld = 0; fld < mine.size(); ++fld)
+      for (std::size_t x = 0; x < mine[fld]->size(); ++x) {
+        const z3::expr& was = (*old[fld])[x];
+        z3::expr value = was;
+        bool changed = false;
+        for (std::size_t k = live.size(); k-- > 0;) {
+          const std::size_t i = live[k];
+          const z3::expr& after = (*per_case[i][fld])[x];
+          if (z3::eq(after, was)) continue;
+          value = z3::ite(pick[i], after, value);
+          changed = true;
+        }
+        if (!changed) continue;
+        const z3::expr v = c.constant(("s" + std::to_string(depth) + "_" + std::to_string(fresh++)).c_str(), was.get_sort());
+        solver.add(v == value);
+        (*mine[fld])[x] = v;
+      }
+    picks.push_back(std::move(pick));
+    texts.push_back(std::move(names));
+    s = next;
+  }
+  // Some run goes on past the depth asked for: nothing is said of it.
+  out.depth = last;
+  out.verdict = BmcResult::Verdict::bounded;
+  return out;
+}
+
+}  // namespace pc::smt
