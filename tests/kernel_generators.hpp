@@ -20,16 +20,21 @@ inline constexpr int compared_stride = 4;
 inline constexpr int compared_stride = 1;
 #endif
 
+// The objects of random_kernel and fragment_kernel: buffers a[0] and b[0],
+// mbarriers m[0], m[1] (count `m_count`) and n[0] (count 1).
+inline std::string two_buffers_head(const std::string& name, int m_count) {
+  return "kernel " + name + "\nsmem a[1] bytes 256\nsmem b[1] bytes 256\nmbarrier m[2] count " + std::to_string(m_count) +
+         "\nmbarrier n[1] count 1\n";
+}
+inline constexpr const char* two_buffers_bars[] = {"m[0]", "m[1]", "n[0]"};
+inline constexpr const char* two_buffers_bufs[] = {"a[0]", "b[0]"};
+
 // A random kernel: two CTAs' worth of objects in one CTA, three roles, each a
 // short sequence of operations on two mbarriers and two buffers, some in a
 // loop. Most are wrong in some way; what matters is that both searches agree.
 inline std::string random_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  std::string k = "kernel gen\nsmem a[1] bytes 256\nsmem b[1] bytes 256\n";
-  k += "mbarrier m[2] count " + std::to_string(1 + pick(2)) + "\n";
-  k += "mbarrier n[1] count 1\n";
-  const char* bars[] = {"m[0]", "m[1]", "n[0]"};
-  const char* bufs[] = {"a[0]", "b[0]"};
+  std::string k = two_buffers_head("gen", 1 + pick(2));
   for (int r = 0; r < 3; ++r) {
     k += "role r" + std::to_string(r) + " warp:\n";
     const bool loop = pick(3) == 0;
@@ -37,7 +42,7 @@ inline std::string random_kernel(std::mt19937& rng) {
     if (loop) k += "  for i in 0..2:\n";
     const int ops = 2 + pick(3);
     for (int i = 0; i < ops; ++i) {
-      const std::string bar = bars[pick(3)], buf = bufs[pick(2)];
+      const std::string bar = two_buffers_bars[pick(3)], buf = two_buffers_bufs[pick(2)];
       switch (pick(9)) {
         case 0: k += ind + "one: arrive " + bar + "\n"; break;
         case 1: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + "\n"; break;
@@ -615,11 +620,7 @@ inline std::string placement_kernel(std::mt19937& rng, int target) {
 // early exits and accesses by one lane or all, some in a loop. Most are wrong in some way; what matters is that the engines agree.
 inline std::string fragment_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  std::string k = "kernel frag\nsmem a[1] bytes 256\nsmem b[1] bytes 256\n";
-  k += "mbarrier m[2] count " + std::to_string(1 + pick(2)) + "\n";
-  k += "mbarrier n[1] count 1\n";
-  const char* bars[] = {"m[0]", "m[1]", "n[0]"};
-  const char* bufs[] = {"a[0]", "b[0]"};
+  std::string k = two_buffers_head("frag", 1 + pick(2));
   const int roles = 2 + pick(2);
   for (int r = 0; r < roles; ++r) {
     k += "role r" + std::to_string(r) + (pick(5) == 0 ? " warpgroup:\n" : " warp:\n");
@@ -628,7 +629,7 @@ inline std::string fragment_kernel(std::mt19937& rng) {
     if (loop) k += "  for i in 0..2:\n";
     const int ops = 2 + pick(3);
     for (int i = 0; i < ops; ++i) {
-      const std::string bar = bars[pick(3)], buf = bufs[pick(2)];
+      const std::string bar = two_buffers_bars[pick(3)], buf = two_buffers_bufs[pick(2)];
       switch (pick(14)) {
         case 0: k += ind + "one: arrive " + bar + "\n"; break;
         case 1: k += ind + "wait " + bar + " parity " + (loop && pick(2) ? "i % 2" : std::to_string(pick(2))) + "\n"; break;

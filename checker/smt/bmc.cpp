@@ -497,7 +497,7 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
   auto wanted = [&](Violation v) { return opt.only == Violation::none || opt.only == v; };
   const int last = opt.max_depth > 0 && opt.max_depth < bound ? opt.max_depth : bound;
   for (int depth = 0; depth <= last; ++depth) {
-    const std::vector<Case> cases = enc.cases(s);
+    std::vector<Case> cases = enc.cases(s);
     // The cases that may be enabled at this depth (an agent is at most
     // `depth` steps on: the others' guards are the literal false).
     std::vector<std::size_t> live;
@@ -572,9 +572,9 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
     std::vector<std::vector<z3::expr>*> mine, old;
     each_field(next, [&](std::vector<z3::expr>& v) { mine.push_back(&v); });
     each_field(s, [&](std::vector<z3::expr>& v) { old.push_back(&v); });
-    std::vector<std::vector<const std::vector<z3::expr>*>> per_case(cases.size());
+    std::vector<std::vector<std::vector<z3::expr>*>> per_case(cases.size());
     for (const std::size_t i : live)
-      each_field(const_cast<State&>(cases[i].next), [&](std::vector<z3::expr>& v) { per_case[i].push_back(&v); });
+      each_field(cases[i].next, [&](std::vector<z3::expr>& v) { per_case[i].push_back(&v); });
     int fresh = 0;
     for (std::size_t fld = 0; fld < mine.size(); ++fld)
       for (std::size_t x = 0; x < mine[fld]->size(); ++x) {
