@@ -102,7 +102,8 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
   int verified = 0, violations = 0, unreduced = 0;
   for (int i = 0; i < 300; ++i) {
     const std::string text = i % 2 == 0 ? testgen::fragment_kernel(rng) : testgen::fragment_ring(rng);
-    if (i % testgen::compared_stride != 0) continue;
+    // Under the sanitizers one pair in compared_stride (both generators).
+    if ((i / 2) % testgen::compared_stride != 0) continue;
     const dsl::Parsed p = dsl::parse(text, "gen.bk");
     REQUIRE_MESSAGE(p.ok(), text);
     const Agreement a = compare(p.kernel);
@@ -112,7 +113,7 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
     CHECK(a.agree);
     (a.explicit_verdict == check::Verdict::verified ? verified : violations) += 1;
     // The peephole reduction against the search without it (one kernel in 5).
-    if (i % 5 == 0) {
+    if ((verified + violations) % 5 == 1) {
       smt::BmcOptions plain_opt;
       plain_opt.reduction = false;
       const smt::BmcResult reduced = smt::bounded_search(p.kernel), plain = smt::bounded_search(p.kernel, plain_opt);
@@ -132,8 +133,9 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
 }
 
 // The corpus's kernels are larger than the generated ones: the SMT search
-// takes runs of up to this many steps, every run of all but the largest.
-constexpr int corpus_depth = 24;
+// takes runs of up to this many steps, every run of all but seed003_manual
+// (four warps, 44 transitions; each further step costs about twice the last).
+constexpr int corpus_depth = 26;
 
 TEST_CASE("engines agree: the corpus kernels in the fragment") {
   int covered = 0;
