@@ -26,12 +26,12 @@ inline std::vector<std::string> corpus_files() {
 // parameter values of a size at which every loop-carried barrier is
 // exercised where the defaults do not (docs/checker.md, "The corpus"). A word
 // that is not NAME=VALUE is returned as a size with one empty name, which
-// the test reports.
+// the test reports. With another tag, the lines of that tag (the engines'
+// agreement test reads `# engines size:`).
 using ParamValues = std::vector<std::pair<std::string, std::int64_t>>;
-inline std::vector<ParamValues> corpus_sizes(const std::string& file) {
+inline std::vector<ParamValues> corpus_sizes(const std::string& file, const std::string& tag = "# corpus size:") {
   std::vector<ParamValues> sizes;
   std::ifstream in(file);
-  const std::string tag = "# corpus size:";
   for (std::string line; std::getline(in, line);) {
     if (line.rfind(tag, 0) != 0) continue;
     std::string rest = line.substr(tag.size());

@@ -617,6 +617,7 @@ inline std::string placement_kernel(std::mt19937& rng, int target) {
 // The fragment the bounded SMT search covers (checker/smt/bmc_fragment.hpp):
 // one CTA, warps or warp groups, arrives, expect-tx, parity waits, TMA
 // loads, named barriers (bar_sync, bar_arrive), syncwarp, proxy fences,
+// init and inval of barriers initialised at launch, fence_mbarrier_init,
 // early exits and accesses by one lane or all, some in a loop. Most are wrong in some way; what matters is that the engines agree.
 inline std::string fragment_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
@@ -630,7 +631,7 @@ inline std::string fragment_kernel(std::mt19937& rng) {
     const int ops = 2 + pick(3);
     for (int i = 0; i < ops; ++i) {
       const std::string bar = two_buffers_bars[pick(3)], buf = two_buffers_bufs[pick(2)];
-      switch (pick(14)) {
+      switch (pick(17)) {
         case 0: k += ind + "one: arrive " + bar + "\n"; break;
         case 1: k += ind + "wait " + bar + " parity " + (loop && pick(2) ? "i % 2" : std::to_string(pick(2))) + "\n"; break;
         case 2: k += ind + "one: write " + buf + "\n"; break;
@@ -644,6 +645,9 @@ inline std::string fragment_kernel(std::mt19937& rng) {
         case 10: k += ind + "one: wait " + bar + " parity " + std::to_string(pick(2)) + "\n"; break;
         case 11: k += ind + "bar_arrive 1, 64\n"; break;
         case 12: k += ind + "fence_proxy_async\n"; break;
+        case 13: k += ind + "one: expect_tx " + bar + " bytes 256\n"; break;
+        case 14: k += ind + (pick(2) ? "one: inval " + bar : "one: init " + bar + " count 1") + "\n"; break;
+        case 15: k += ind + "one: fence_mbarrier_init\n"; break;
         default: k += ind + (pick(4) ? "one: arrive " : "all: arrive ") + bar + "\n"; break;
       }
     }
@@ -673,6 +677,76 @@ inline std::string fragment_ring(std::mt19937& rng) {
   k += line(6, "    one: arrive empty[k % 2]\n", "    all: arrive empty[k % 2]\n");
   if (mutation == 7) k += "    syncwarp\n";
   if (mutation == 8) k += "  bar_sync 1, 64\nrole other warp:\n  bar_sync 1, 64\n";
+  return k;
+}
+
+// A TMA handoff whose barrier the kernel initialises, by the producer or
+// the consumer, with one of twelve changes or none: a missing fence or
+// barrier, a wrong count, a second init, an inval too early or twice, an
+// init that never comes, a re-init without inval, a copy completed by a
+// thread's complete_tx, or a producer that exits early. Some are wrong,
+// some only warn (the async proxy's use of its own thread's unfenced init).
+inline std::string fragment_init(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int mutation = pick(13);
+  const bool by_producer = pick(2) == 0;
+  const bool split_tx = pick(2) == 0;  // expect_tx, then a plain arrive
+  const std::string fence = mutation == 1 ? "" : pick(3) == 0 ? "  fence_proxy_async\n" : "  one: fence_mbarrier_init\n";
+  // Both roles then meet twice at `done` (count 2): a second phase.
+  const bool two_phases = pick(3) == 0;
+  const std::string init = mutation == 7 ? ""
+                           : std::string("  ") + (mutation == 4 ? "all" : "one") + ": init full[0] count " +
+                                 (mutation == 3 ? "2" : "1") + "\n  one: init done[0] count 2\n" + fence;
+  const std::string meet = two_phases ? "  one: arrive done[0]\n  wait done[0] parity 0\n  one: arrive done[0]\n  wait done[0] parity 1\n" : "";
+  const std::string sync = mutation == 2 ? "" : pick(2) ? "  syncthreads\n" : "  bar_sync 1, 64\n";
+  std::string k = "kernel init\nsmem buf[1] bytes 256\nmbarrier full[1]\nmbarrier done[1]\n";
+  k += "role producer warp:\n" + (by_producer ? init : "") + sync;
+  if (mutation == 12) k += "  exit\n";
+  if (split_tx) k += "  one: expect_tx full[0] bytes 256\n  one: arrive full[0]\n";
+  else k += "  one: arrive_expect_tx full[0] bytes 256\n";
+  if (mutation == 10) k += "  one: write buf[0]\n  one: complete_tx full[0] bytes 256\n";
+  else k += "  one: tma_load buf[0] -> full[0]\n";
+  k += meet;
+  k += "role consumer warp:\n" + (by_producer ? "" : init) + sync + meet;
+  if (mutation == 5) k += "  one: inval full[0]\n";
+  k += "  wait full[0] parity 0\n  all: read buf[0]\n";
+  if (mutation == 6) k += "  all: inval full[0]\n";
+  if (mutation == 8) k += "  one: inval full[0]\n  one: init full[0] count 1\n";
+  if (mutation == 9) k += "  one: init full[0] count 1\n";
+  if (mutation == 11) k += "  one: inval full[0]\n  wait full[0] parity 1\n";
+  return k;
+}
+
+// An AMD workgroup of two waves (gfx942, or gfx1200 with its split barrier)
+// over two LDS buffers: writes and reads by every lane, gathers into LDS
+// (gfx942), s_waitcnt of either counter, barriers, a branch on the wave and
+// an early exit. Many race or misuse a barrier.
+inline std::string fragment_amd(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool gfx12 = pick(2) == 0;
+  std::string k = std::string("kernel amd\ntarget amd ") + (gfx12 ? "gfx1200" : "gfx942") +
+                  "\nsmem x[3] bytes 256\nsmem y[1] bytes 256\nrole wave warp x 2:\n";
+  const std::string ind = "  ";
+  const int ops = 3 + pick(3);
+  for (int i = 0; i < ops; ++i) {
+    const std::string buf = pick(2) ? "x[instance]" : pick(2) ? "x[0]" : "y[0]";
+    const std::string guard = pick(4) == 0 ? "if instance == 0:\n" + ind + "  " : "";
+    switch (pick(9)) {
+      case 0: k += ind + guard + "all: write " + buf + "\n"; break;
+      case 1: k += ind + guard + "all: read " + buf + "\n"; break;
+      case 2: k += ind + (gfx12 ? "all: write " : guard + "global_load_lds ") + buf + "\n"; break;
+      case 3: k += ind + guard + "s_waitcnt vmcnt(" + std::to_string(pick(2)) + ")\n"; break;
+      case 4: k += ind + guard + "s_waitcnt lgkmcnt(0)\n"; break;
+      case 5:
+        if (gfx12 && pick(2)) k += ind + "s_barrier_signal\n" + (pick(4) ? ind + "s_barrier_wait\n" : "");
+        else k += ind + "s_barrier\n";
+        break;
+      case 6: k += ind + "s_waitcnt lgkmcnt(0)\n" + ind + "s_barrier\n"; break;
+      case 7: k += ind + "s_waitcnt vmcnt(0) lgkmcnt(0)\n" + ind + "s_barrier\n"; break;
+      default: k += ind + guard + "all: read " + buf + "\n"; break;
+    }
+  }
+  if (pick(5) == 0) k += "  if instance == 1:\n    exit\n  s_waitcnt lgkmcnt(0)\n  s_barrier\n  all: read y[0]\n";
   return k;
 }
 

@@ -2,11 +2,13 @@
 
 #include <z3++.h>
 
+#include <algorithm>
 #include <functional>
 #include <cstdio>
 
 #include "checker/smt/bmc_fragment.hpp"
 #include "spec/mbarrier.hpp"
+#include "spec/rules.hpp"
 
 namespace pc::smt {
 namespace {
@@ -17,7 +19,8 @@ using bmc::StepKind;
 using spec::Violation;
 
 // One state of the search, as Z3 terms. Synchronisation objects: the
-// mbarrier instances, then the named-barrier slots. An event's `k[t]` is
+// mbarrier instances, the named-barrier slots, then the agents'
+// fence_mbarrier_init releases (Fragment::fence_syncs). An event's `k[t]` is
 // hb::Event::after (thread t is ordered after it), `ka[t]` after_async;
 // `rel`, `vis` (and `rela`, `visa`) its released and visible sets. An async
 // event is seen the same way by both proxies (hb.cpp, mirror), so only its
@@ -26,6 +29,7 @@ struct State {
   std::vector<z3::expr> at;                   // [base[a] + i]: agent a's next step is i (i = its steps: exited)
   std::vector<z3::expr> stage, ticket;        // per agent: waiting at a bar_sync; the instance joined
   std::vector<z3::expr> pending, tx, odd;     // per mbarrier: pending count, tx-count, phase parity
+  std::vector<z3::expr> live, dead, expected; // per mbarrier: initialised, invalidated, the count it reloads
   std::vector<z3::expr> arrived, count, gen, whole;  // per named slot (spec/named_barrier.hpp)
   std::vector<z3::expr> landed;               // per TMA load: its complete-tx has happened
   std::vector<z3::expr> alive;                // per event: recorded and not overwritten (hb::Memory holds it)
@@ -37,6 +41,11 @@ z3::expr or2(const z3::expr& a, const z3::expr& b) {
   if (a.is_true() || b.is_false()) return a;
   if (b.is_true() || a.is_false()) return b;
   return a || b;
+}
+z3::expr not1(const z3::expr& a) {
+  if (a.is_true()) return a.ctx().bool_val(false);
+  if (a.is_false()) return a.ctx().bool_val(true);
+  return !a;
 }
 z3::expr and2(const z3::expr& a, const z3::expr& b) {
   if (a.is_false() || b.is_true()) return a;
@@ -75,6 +84,7 @@ class Encoder {
     }
     M_ = static_cast<int>(f.mbars.size());
     N_ = static_cast<int>(f.named_ids.size());
+    S_ = M_ + N_ + f.fence_syncs;
   }
 
   State initial() {
@@ -82,24 +92,28 @@ class Encoder {
     for (const bmc::Agent& a : f_.agents) {
       for (std::size_t i = 0; i <= a.steps.size(); ++i) s.at.push_back(c_.bool_val(i == 0));
       s.stage.push_back(c_.bool_val(false));
-      s.ticket.push_back(c_.int_val(0));
+      s.ticket.push_back(num(0));
     }
     for (int m = 0; m < M_; ++m) {
-      s.pending.push_back(c_.int_val(static_cast<std::int64_t>(f_.mbar_count[static_cast<std::size_t>(m)])));
-      s.tx.push_back(c_.int_val(0));
+      s.pending.push_back(num(static_cast<std::int64_t>(f_.mbar_count[static_cast<std::size_t>(m)])));
+      s.tx.push_back(num(0));
       s.odd.push_back(c_.bool_val(false));
+      const std::int64_t n = f_.mbar_count[static_cast<std::size_t>(m)];
+      s.live.push_back(c_.bool_val(n > 0));
+      s.dead.push_back(c_.bool_val(false));
+      s.expected.push_back(num(n));
     }
     for (int n = 0; n < N_; ++n) {
-      s.arrived.push_back(c_.int_val(0));
-      s.count.push_back(c_.int_val(0));
-      s.gen.push_back(c_.int_val(0));
+      s.arrived.push_back(num(0));
+      s.count.push_back(num(0));
+      s.gen.push_back(num(0));
       s.whole.push_back(c_.bool_val(false));
     }
     for (std::size_t j = 0; j < f_.tmas.size(); ++j) s.landed.push_back(c_.bool_val(false));
     s.alive.assign(static_cast<std::size_t>(E_), c_.bool_val(false));
     s.k.assign(f_.threads.size() * static_cast<std::size_t>(E_), c_.bool_val(false));
     s.ka = s.k;
-    s.rel.assign(static_cast<std::size_t>((M_ + N_) * E_), c_.bool_val(false));
+    s.rel.assign(static_cast<std::size_t>(S_ * E_), c_.bool_val(false));
     s.vis = s.rel;
     s.rela = s.rel;
     s.visa = s.rel;
@@ -146,11 +160,18 @@ class Encoder {
  private:
   z3::context c_;
   const Fragment& f_;
-  int E_ = 0, M_ = 0, N_ = 0;
+  // Counts, tx-counts and generations: integers (32-bit vectors with the
+  // bit-blasting solver took longer on the agreement test's kernels).
+  z3::expr num(std::int64_t v) { return c_.int_val(v); }
+  int E_ = 0, M_ = 0, N_ = 0, S_ = 0;
   std::vector<int> base_;  // per agent: its first entry of State::at
   int total_ = 0;
 
   z3::expr& K(State& s, int t, int e, bool async_view) {
+    const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
+    return (async_view && !mirrored ? s.ka : s.k)[static_cast<std::size_t>(t * E_ + e)];
+  }
+  const z3::expr& K(const State& s, int t, int e, bool async_view) const {
     const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
     return (async_view && !mirrored ? s.ka : s.k)[static_cast<std::size_t>(t * E_ + e)];
   }
@@ -214,20 +235,50 @@ class Encoder {
     const std::size_t i = static_cast<std::size_t>(m);
     const z3::expr done = s.pending[i] == 0 && s.tx[i] == 0;
     s.odd[i] = z3::ite(done, !s.odd[i], s.odd[i]);
-    s.pending[i] = z3::ite(done, c_.int_val(static_cast<std::int64_t>(f_.mbar_count[i])), s.pending[i]);
+    s.pending[i] = z3::ite(done, s.expected[i], s.pending[i]);
     complete(s, m, done);
   }
 
+  // A use of an mbarrier that is not live (spec/mbarrier.cpp, check_live),
+  // named as step.cpp's mbar_fail names it (rules::uninitialized_use).
+  void require_live(const State& s, int m, std::vector<Raise>& raises) {
+    const std::size_t i = static_cast<std::size_t>(m);
+    raises.push_back({spec::rules::uninitialized_use(Violation::uninitialized_barrier, f_.mbar_kernel_inits[i]),
+                      and2(not1(s.live[i]), not1(s.dead[i]))});
+    raises.push_back({Violation::invalidated_barrier, s.dead[i]});
+  }
+  // step.cpp, require_init_visible: the hb check of a read of the barrier's
+  // memory by `issuers` through the generic proxy, or the async one
+  // (rules::init_use): an init not ordered before the use is
+  // unsynchronized_init; the async proxy's use of an init that the issuing
+  // thread made with no proxy fence between is a warning, not raised.
+  void require_init_visible(const State& s, int m, const std::vector<int>& issuers, bool async, std::vector<Raise>& raises) {
+    const int pseudo = f_.first_pseudo + m;
+    for (int e = 0; e < E_; ++e) {
+      const bmc::Event& init = f_.events[static_cast<std::size_t>(e)];
+      if (init.buf != pseudo) continue;
+      const z3::expr live = s.alive[static_cast<std::size_t>(e)];
+      for (const int t : issuers) {
+        const z3::expr ordered = init.thread == t ? c_.bool_val(true) : K(s, t, e, false);
+        raises.push_back({Violation::unsynchronized_init, and2(live, not1(ordered))});
+        if (async && init.thread != t) raises.push_back({Violation::unsynchronized_init, and2(live, not1(K(s, t, e, true)))});
+      }
+    }
+  }
+
   // One buffer access (spec/hb.cpp, check_only and access): the violations
-  // it raises, then its events recorded.
-  void access(State& s, const Step& st, const Step::Part& part, const std::vector<int>& issuers, int unit,
+  // it raises, then its events recorded. `unit`: an async unit's access
+  // (-1: the issuers' own), through the async proxy when `async`.
+  void access(State& s, const Step& st, const Step::Part& part, const std::vector<int>& issuers, int unit, bool async,
               std::vector<Raise>& raises) {
-    const bool async = unit >= 0;
+    const std::vector<int>& over = f_.aliases[static_cast<std::size_t>(part.buf)];
     for (const int t : issuers)
       for (int e = 0; e < E_; ++e) {
         const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
-        if (prior.buf != part.buf || (!prior.write && !st.write)) continue;
-        const bool same_part = st.spread != 0 && prior.spread == st.spread;
+        const bool mine = prior.buf == part.buf;
+        if (!mine && std::find(over.begin(), over.end(), prior.buf) == over.end()) continue;
+        if (!prior.write && !st.write) continue;
+        const bool same_part = mine && st.spread != 0 && prior.spread == st.spread;
         const z3::expr live = s.alive[static_cast<std::size_t>(e)];
         z3::expr ordered = c_.bool_val(prior.thread == t || same_part);
         if (!ordered.is_true()) {
@@ -240,7 +291,7 @@ class Encoder {
           else raises.push_back({Violation::cross_proxy_war, unfenced});
         }
       }
-    if (async)
+    if (unit >= 0)
       for (const int t : issuers) order(s, t, unit);
     if (st.write)
       for (int e = 0; e < E_; ++e) {
@@ -248,7 +299,7 @@ class Encoder {
         if (prior.buf != part.buf) continue;
         bool issuer = false;
         for (const int t : issuers) issuer |= t == prior.thread;
-        const bool keep = !async && st.spread != 0 && prior.spread == st.spread && !issuer;
+        const bool keep = unit < 0 && st.spread != 0 && prior.spread == st.spread && !issuer;
         if (!keep) s.alive[static_cast<std::size_t>(e)] = c_.bool_val(false);
       }
     for (const int e : part.events) {
@@ -258,9 +309,9 @@ class Encoder {
   }
 
   z3::expr live_threads(const State& s, int except) {
-    z3::expr live = c_.int_val(0);
+    z3::expr live = num(0);
     for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
-      if (b != except) live = live + z3::ite(exited(s, b), c_.int_val(0), c_.int_val(f_.agents[static_cast<std::size_t>(b)].threads));
+      if (b != except) live = live + z3::ite(exited(s, b), num(0), num(f_.agents[static_cast<std::size_t>(b)].threads));
     return live;
   }
 
@@ -270,46 +321,135 @@ class Encoder {
     const std::string text = ag.name + ": " + st.text + " (line " + std::to_string(st.loc.line) + ")";
     const std::size_t ai = static_cast<std::size_t>(a);
     Case c{text, at(s, a, i), {}, s, a, {}, {}};
+    // The checks step.cpp makes of an mbarrier use before its operands.
+    switch (st.kind) {
+      case StepKind::arrive:
+      case StepKind::expect_tx:
+      case StepKind::wait:
+      case StepKind::tma_load: {
+        const bool async = st.kind == StepKind::tma_load;
+        require_init_visible(s, st.mbar, async ? std::vector<int>{st.lanes[0]} : st.lanes, async, c.raises);
+        if (!async) require_live(s, st.mbar, c.raises);
+        c.reads.push_back(object(Obj::buf, f_.first_pseudo + st.mbar));
+        c.reads.push_back(object(Obj::mbar, st.mbar));
+        break;
+      }
+      case StepKind::init:
+        c.raises.push_back({Violation::reinit_live_barrier, s.live[static_cast<std::size_t>(st.mbar)]});
+        break;
+      default: break;
+    }
     if (st.raises != Violation::none) {
       c.raises.push_back({st.raises, c_.bool_val(true)});
       out.push_back(std::move(c));
       return;
     }
     State& n = c.next;
+    lockstep(n, ag);
     switch (st.kind) {
       case StepKind::access:
         for (const Step::Part& part : st.parts) {
-          access(n, st, part, st.lanes, -1, c.raises);
-          c.writes.push_back(object(Obj::buf, part.buf));
+          access(n, st, part, st.lanes, -1, false, c.raises);
+          touch(c, part.buf);
         }
         advance(n, a, i);
         break;
       case StepKind::arrive: {
         // spec/mbarrier.cpp, arrive (its operand checks are Step::raises).
         const std::size_t m = static_cast<std::size_t>(st.mbar);
-        const z3::expr tx = s.tx[m] + c_.int_val(static_cast<std::int64_t>(st.tx));
+        const z3::expr tx = s.tx[m] + num(static_cast<std::int64_t>(st.tx));
         c.raises.push_back({Violation::tx_out_of_range, tx > spec::mbarrier::max_tx || tx < -spec::mbarrier::max_tx});
-        c.raises.push_back({Violation::arrival_underflow, s.pending[m] - c_.int_val(static_cast<std::int64_t>(st.count)) < 0});
+        c.raises.push_back({Violation::arrival_underflow, s.pending[m] - num(static_cast<std::int64_t>(st.count)) < 0});
         c.writes.push_back(object(Obj::mbar, st.mbar));
         n.tx[m] = tx;
-        n.pending[m] = s.pending[m] - c_.int_val(static_cast<std::int64_t>(st.count));
+        n.pending[m] = s.pending[m] - num(static_cast<std::int64_t>(st.count));
         if (st.sync) release(n, st.lanes, st.mbar, c_.bool_val(true));
+        // step.cpp, fence_forward: what the agent's fence_mbarrier_init
+        // released goes where the arrive releases (one CTA: the barrier's).
+        if (ag.fence_sync >= 0) {
+          const int from = M_ + N_ + ag.fence_sync;
+          for (int e = 0; e < E_; ++e)
+            for (const bool av : {false, true}) {
+              if (av && !generic(e)) continue;
+              R(n, st.mbar, e, av) = or2(R(n, st.mbar, e, av), R(n, from, e, av));
+            }
+        }
         settle(n, st.mbar);
+        advance(n, a, i);
+        break;
+      }
+      case StepKind::expect_tx: {
+        // spec/mbarrier.cpp, expect_tx and complete_tx (a negative tx).
+        const std::size_t m = static_cast<std::size_t>(st.mbar);
+        const z3::expr tx = s.tx[m] + num(static_cast<std::int64_t>(st.tx));
+        c.raises.push_back({Violation::tx_out_of_range, tx > spec::mbarrier::max_tx || tx < -spec::mbarrier::max_tx});
+        c.writes.push_back(object(Obj::mbar, st.mbar));
+        n.tx[m] = tx;
+        settle(n, st.mbar);
+        advance(n, a, i);
+        break;
+      }
+      case StepKind::init: {
+        // spec/mbarrier.cpp, init; then step.cpp's hb::overwrite of the
+        // barrier's memory: the init is its only event.
+        const std::size_t m = static_cast<std::size_t>(st.mbar);
+        if (st.twice) c.raises.push_back({Violation::reinit_live_barrier, c_.bool_val(true)});
+        c.writes.push_back(object(Obj::mbar, st.mbar));
+        c.writes.push_back(object(Obj::buf, f_.first_pseudo + st.mbar));
+        n.live[m] = c_.bool_val(true);
+        n.dead[m] = c_.bool_val(false);
+        n.odd[m] = c_.bool_val(false);
+        n.expected[m] = num(static_cast<std::int64_t>(st.count));
+        n.pending[m] = n.expected[m];
+        n.tx[m] = num(0);
+        const int init = st.parts[0].events[0];
+        for (int e = 0; e < E_; ++e)
+          if (f_.events[static_cast<std::size_t>(e)].buf == f_.first_pseudo + st.mbar) n.alive[static_cast<std::size_t>(e)] = c_.bool_val(false);
+        n.alive[static_cast<std::size_t>(init)] = c_.bool_val(true);
+        K(n, f_.events[static_cast<std::size_t>(init)].thread, init, false) = c_.bool_val(true);
+        advance(n, a, i);
+        break;
+      }
+      case StepKind::inval: {
+        // spec/mbarrier.cpp, inval, per thread: a second finds it invalid.
+        const std::size_t m = static_cast<std::size_t>(st.mbar);
+        require_live(s, st.mbar, c.raises);
+        if (st.twice) c.raises.push_back({Violation::invalidated_barrier, c_.bool_val(true)});
+        c.writes.push_back(object(Obj::mbar, st.mbar));
+        n.live[m] = c_.bool_val(false);
+        n.dead[m] = c_.bool_val(true);
+        advance(n, a, i);
+        break;
+      }
+      case StepKind::fence_init: {
+        // step.cpp, fence_mbarrier_init: a proxy fence and a release into
+        // the agent's fence sync, both of the barriers' memory only.
+        const int into = M_ + N_ + ag.fence_sync;
+        for (const int t : st.lanes)
+          for (int e = 0; e < E_; ++e) {
+            if (!generic(e) || f_.events[static_cast<std::size_t>(e)].buf < f_.first_pseudo) continue;
+            K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
+            R(n, into, e, false) = or2(R(n, into, e, false), K(n, t, e, false));
+            R(n, into, e, true) = or2(R(n, into, e, true), K(n, t, e, true));
+          }
         advance(n, a, i);
         break;
       }
       case StepKind::wait: {
         const std::size_t m = static_cast<std::size_t>(st.mbar);
-        // spec/mbarrier.cpp, test_wait_parity: the phase's parity differs.
-        c.guard = and2(c.guard, st.parity == 1 ? !s.odd[m] : s.odd[m]);
-        c.reads.push_back(object(Obj::mbar, st.mbar));
+        // spec/mbarrier.cpp, test_wait_parity: the phase's parity differs
+        // (a use that raises is taken at once: step.cpp checks before it
+        // blocks).
+        z3::expr bad = c_.bool_val(false);
+        for (const Raise& r : c.raises) bad = or2(bad, r.when);
+        c.guard = and2(c.guard, or2(st.parity == 1 ? !s.odd[m] : s.odd[m], bad));
         if (st.sync) acquire(n, st.lanes, st.mbar, c_.bool_val(true));
         advance(n, a, i);
         break;
       }
       case StepKind::tma_load: {
-        access(n, st, st.parts[0], {st.lanes[0]}, st.unit, c.raises);
-        c.writes.push_back(object(Obj::buf, st.parts[0].buf));
+        access(n, st, st.parts[0], {st.lanes[0]}, st.unit, true, c.raises);
+        touch(c, st.parts[0].buf);
         c.writes.push_back(object(Obj::issued, st.tma));
         advance(n, a, i);
         break;
@@ -324,8 +464,8 @@ class Encoder {
         c.writes.push_back(object(Obj::named, st.named));
         if (whole)
           for (int b2 = 0; b2 < static_cast<int>(f_.agents.size()); ++b2) c.reads.push_back(object(Obj::exited, b2));
-        const z3::expr count = whole ? live_threads(s, -1) : c_.int_val(static_cast<std::int64_t>(st.count));
-        const z3::expr threads = c_.int_val(ag.threads);
+        const z3::expr count = whole ? live_threads(s, -1) : num(static_cast<std::int64_t>(st.count));
+        const z3::expr threads = num(ag.threads);
         z3::expr mismatch = s.arrived[b] + threads > count;
         mismatch = mismatch || (s.arrived[b] > 0 && (whole ? !s.whole[b] : (s.whole[b] || s.count[b] != count)));
         c.raises.push_back({Violation::named_count_mismatch, mismatch});
@@ -334,8 +474,8 @@ class Encoder {
         n.ticket[ai] = s.gen[b];
         release(n, st.lanes, sync, c_.bool_val(true));
         n.gen[b] = z3::ite(done, s.gen[b] + 1, s.gen[b]);
-        n.arrived[b] = z3::ite(done, c_.int_val(0), arrived);
-        n.count[b] = z3::ite(done, c_.int_val(0), count);
+        n.arrived[b] = z3::ite(done, num(0), arrived);
+        n.count[b] = z3::ite(done, num(0), count);
         n.whole[b] = z3::ite(done, c_.bool_val(false), c_.bool_val(whole));
         complete(n, sync, done);
         if (!st.wait) {  // bar_arrive: on at once, acquiring nothing
@@ -356,6 +496,32 @@ class Encoder {
         out.push_back(std::move(r));
         return;
       }
+      case StepKind::unit_access:
+        // step.cpp, unit_access: the async unit accesses each buffer for the
+        // issuing lanes, in its group.
+        for (const Step::Part& part : st.parts) {
+          access(n, st, part, st.lanes, st.unit, st.async_proxy, c.raises);
+          touch(c, part.buf);
+        }
+        advance(n, a, i);
+        break;
+      case StepKind::retire:
+        // spec/hb.cpp, retire: the waiting threads are ordered after the
+        // unit's accesses in the complete groups (the agent's own threads:
+        // no other process reads these sets).
+        for (int e = 0; e < E_; ++e) {
+          const bmc::Event& ev = f_.events[static_cast<std::size_t>(e)];
+          if (ev.thread != st.unit || ev.group == 0 || ev.group > st.upto) continue;
+          for (const int t : st.to) {
+            K(n, t, e, false) = c_.bool_val(true);
+            K(n, t, e, true) = c_.bool_val(true);
+          }
+        }
+        advance(n, a, i);
+        break;
+      case StepKind::amd_barrier:
+        amd_barrier_cases(s, a, i, std::move(c), out);
+        return;
       case StepKind::syncwarp:
         for (const auto& [leader, rest] : st.warps) {
           order(n, leader, rest);
@@ -379,16 +545,24 @@ class Encoder {
         for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::issued, j));
         for (int b = 0; b < N_; ++b) c.writes.push_back(object(Obj::named, b));
         for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::landed, j));
+        // spec/amd.cpp, wave_exit: the workgroup barrier waits for one wave
+        // fewer, and a signal the wave did not wait for leaves with it.
+        if (f_.amd) {
+          const std::size_t ai = static_cast<std::size_t>(a);
+          if (ag.signaled_at_exit)
+            n.arrived[0] = z3::ite(s.ticket[ai] == s.gen[0] && s.arrived[0] > 0, s.arrived[0] - 1, s.arrived[0]);
+          amd_settle(n, live_waves(s, a));
+        }
         // spec/named_barrier.cpp, on_exit: an instance without a thread
         // count now waits for fewer threads.
         const z3::expr live = live_threads(s, a);
-        for (int b = 0; b < N_; ++b) {
+        for (int b = 0; b < (f_.amd ? 0 : N_); ++b) {
           const std::size_t bi = static_cast<std::size_t>(b);
           const z3::expr shrink = s.whole[bi] && s.arrived[bi] > 0;
           const z3::expr done = shrink && s.arrived[bi] >= live;
-          n.count[bi] = z3::ite(done, c_.int_val(0), z3::ite(shrink, live, s.count[bi]));
+          n.count[bi] = z3::ite(done, num(0), z3::ite(shrink, live, s.count[bi]));
           n.gen[bi] = z3::ite(done, s.gen[bi] + 1, s.gen[bi]);
-          n.arrived[bi] = z3::ite(done, c_.int_val(0), s.arrived[bi]);
+          n.arrived[bi] = z3::ite(done, num(0), s.arrived[bi]);
           n.whole[bi] = z3::ite(done, c_.bool_val(false), s.whole[bi]);
           complete(n, M_ + b, done);
         }
@@ -397,7 +571,11 @@ class Encoder {
         z3::expr last = c_.bool_val(true);
         for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
           if (b != a) last = and2(last, exited(s, b));
-        z3::expr in_flight = c_.bool_val(false);
+        // An agent's TMA stores and wgmmas not waited for when it exited
+        // are known from its own sequence.
+        bool reads = false;
+        for (const bmc::Agent& b : f_.agents) reads |= b.reads_at_exit;
+        z3::expr in_flight = c_.bool_val(reads);
         for (std::size_t j = 0; j < f_.tmas.size(); ++j)
           in_flight = or2(in_flight, and2(issued(s, static_cast<int>(j)), !s.landed[j]));
         c.raises.push_back({Violation::exit_with_pending, and2(last, in_flight)});
@@ -405,6 +583,83 @@ class Encoder {
       }
     }
     out.push_back(std::move(c));
+  }
+
+  // The footprint of an access of `buf`: it writes the buffer's events and
+  // reads those of the buffers that share bytes with it.
+  void touch(Case& c, int buf) const {
+    c.writes.push_back(object(Obj::buf, buf));
+    for (const int other : f_.aliases[static_cast<std::size_t>(buf)]) c.reads.push_back(object(Obj::buf, other));
+  }
+
+  // AMD: each instruction orders the lanes of each of the agent's waves
+  // (step.cpp, Exec::op; spec/amd.hpp, wave_lanes_in_lockstep).
+  void lockstep(State& n, const bmc::Agent& ag) {
+    for (const auto& [leader, rest] : ag.lockstep) {
+      order(n, leader, rest);
+      order(n, rest, leader);
+    }
+  }
+
+  // The live waves of an AMD workgroup: its agents not exited (step.cpp
+  // counts one wave per agent), less `except`.
+  z3::expr live_waves(const State& s, int except) {
+    z3::expr live = num(0);
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+      if (b != except) live = live + z3::ite(exited(s, b), num(0), num(1));
+    return live;
+  }
+
+  // spec/amd.cpp, settle: the instance completes once every live wave
+  // has signalled.
+  void amd_settle(State& n, const z3::expr& waves) {
+    const z3::expr done = waves > 0 && n.arrived[0] >= waves;
+    n.gen[0] = z3::ite(done, n.gen[0] + 1, n.gen[0]);
+    n.arrived[0] = z3::ite(done, num(0), n.arrived[0]);
+    complete(n, M_, done);
+  }
+
+  // s_barrier, s_barrier_signal, s_barrier_wait (step.cpp, amd_barrier):
+  // the signal releases the wave's lanes into the barrier and joins the
+  // instance in progress; the wait acquires once that instance completes.
+  // s_barrier is both: its signal, then (when the instance is not complete
+  // at once) a resumption.
+  void amd_barrier_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
+    const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+    const Step& st = ag.steps[static_cast<std::size_t>(i)];
+    const std::size_t ai = static_cast<std::size_t>(a);
+    State& n = c.next;
+    c.writes.push_back(object(Obj::named, 0));
+    if (!st.signal) {  // s_barrier_wait
+      c.guard = and2(c.guard, s.gen[0] > s.ticket[ai]);
+      acquire(n, ag.lanes, M_, c_.bool_val(true));
+      advance(n, a, i);
+      out.push_back(std::move(c));
+      return;
+    }
+    c.guard = and2(c.guard, !s.stage[ai]);
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
+    release(n, ag.lanes, M_, c_.bool_val(true));
+    n.ticket[ai] = s.gen[0];
+    n.arrived[0] = s.arrived[0] + 1;
+    amd_settle(n, live_waves(s, -1));
+    if (!st.wait) {
+      advance(n, a, i);
+      out.push_back(std::move(c));
+      return;
+    }
+    const z3::expr done = n.gen[0] > s.gen[0];
+    acquire(n, ag.lanes, M_, done);
+    n.stage[ai] = !done;
+    advance(n, a, i, done);
+    out.push_back(std::move(c));
+    Case r{ag.name + ": " + st.text + " resumes (line " + std::to_string(st.loc.line) + ")",
+           and2(at(s, a, i), s.stage[ai] && s.gen[0] > s.ticket[ai]), {}, s, a, {object(Obj::named, 0)}, {}};
+    lockstep(r.next, ag);
+    acquire(r.next, ag.lanes, M_, c_.bool_val(true));
+    r.next.stage[ai] = c_.bool_val(false);
+    advance(r.next, a, i);
+    out.push_back(std::move(r));
   }
 
   z3::expr issued(const State& s, int j) {
@@ -428,7 +683,8 @@ class Encoder {
            {object(Obj::issued, j), object(Obj::buf, f_.events[static_cast<std::size_t>(t.event)].buf)},
            {object(Obj::mbar, t.mbar), object(Obj::landed, j)}};
     State& n = c.next;
-    const z3::expr tx = s.tx[m] - c_.int_val(static_cast<std::int64_t>(t.bytes));
+    require_live(s, t.mbar, c.raises);
+    const z3::expr tx = s.tx[m] - num(static_cast<std::int64_t>(t.bytes));
     if (!spec::mbarrier::tx_operand_in_range(t.bytes)) c.raises.push_back({Violation::tx_out_of_range, c_.bool_val(true)});
     c.raises.push_back({Violation::tx_out_of_range, tx < -spec::mbarrier::max_tx || tx > spec::mbarrier::max_tx});
     n.tx[m] = tx;
@@ -441,7 +697,7 @@ class Encoder {
 
 // The fields of a state, in one order, for building the next one.
 void each_field(State& s, const std::function<void(std::vector<z3::expr>&)>& f) {
-  for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
+  for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
                   &s.alive, &s.k, &s.ka, &s.rel, &s.vis, &s.rela, &s.visa})
     f(*v);
 }
@@ -459,6 +715,19 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
   Encoder enc(f);
   z3::context& c = enc.ctx();
   z3::solver solver(c);
+  // The budget is Z3's resource count, the same on every machine: a check
+  // that runs out of it ends the search at the depth before.
+  if (opt.budget > 0) {
+    z3::params limit(c);
+    limit.set("rlimit", static_cast<unsigned>(opt.budget));
+    solver.set(limit);
+  }
+  auto out_of_budget = [&](int depth) {
+    out.verdict = BmcResult::Verdict::bounded;
+    out.depth = depth - 1;
+    out.reason = "its budget ran out at depth " + std::to_string(depth);
+    return out;
+  };
   // Every run ends within this many steps: each step moves an agent on, lands
   // a load, or parks an agent at a bar_sync it then leaves.
   int bound = static_cast<int>(f.tmas.size());
@@ -520,7 +789,9 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
     solver.add(z3::implies(flag, z3::mk_or(bad)));
     z3::expr_vector assume(c);
     assume.push_back(flag);
-    if (solver.check(assume) == z3::sat) {
+    const z3::check_result found = solver.check(assume);
+    if (found == z3::unknown) return out_of_budget(depth);
+    if (found == z3::sat) {
       const z3::model model = solver.get_model();
       out.verdict = BmcResult::Verdict::violation;
       out.depth = depth;
@@ -561,7 +832,9 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
         for (const int j : before[i])
           if (!prev[static_cast<std::size_t>(j)].is_false()) solver.add(!pick[i] || !prev[static_cast<std::size_t>(j)]);
     }
-    if (solver.check() != z3::sat) {
+    const z3::check_result goes_on = solver.check();
+    if (goes_on == z3::unknown) return out_of_budget(depth);
+    if (goes_on != z3::sat) {
       out.depth = depth;
       return out;  // every run has ended, none wrong
     }

@@ -11,6 +11,7 @@
 // generated and corpus kernels.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,10 @@ struct BmcOptions {
   bool reduction = true;
   // Search runs of at most this many steps (0: every run, to its end).
   int max_depth = 0;
+  // Z3's resource limit for each depth's checks (its "rlimit", counted
+  // alike on every machine; 0: none). Out of it, the result is `bounded`
+  // at the depth before.
+  std::uint64_t budget = 0;
 };
 
 struct BmcResult {
@@ -35,7 +40,7 @@ struct BmcResult {
   enum class Verdict : std::uint8_t { verified, violation, not_covered, bounded };
   Verdict verdict = Verdict::verified;
   spec::Violation kind = spec::Violation::none;
-  std::string reason;              // not covered: what, with its line
+  std::string reason;              // not covered: what, with its line; bounded by the budget: where
   int depth = 0;                   // violation: the steps before it; verified: the longest run; bounded: max_depth
   std::vector<std::string> trace;  // violation: one line per step, then what fails
 };

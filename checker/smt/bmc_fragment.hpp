@@ -4,11 +4,28 @@
 // evaluates each agent's loops, branches, assignments and operands once, at
 // the kernel's parameter values, and the search only chooses the order.
 //
-// Covered: NVIDIA kernels on one CTA, roles whose warps run together, and
-// these operations with their operands: read, write, arrive,
-// arrive_expect_tx, wait (parity), tma_load (no multicast), bar_sync,
-// bar_arrive, syncthreads, syncwarp, fence_proxy_async, exit, assert.
-// Anything else is refused with its line.
+// Covered: NVIDIA and AMD kernels on one CTA, roles whose warps run
+// together, and these operations with their operands: read, write, init, inval, arrive,
+// arrive_expect_tx, expect_tx, complete_tx, wait (parity), tma_load (no
+// multicast), tma_store, tma_reduce, commit_group, wait_group(_read),
+// wgmma_fence, wgmma, wgmma_commit, wgmma_wait, bar_sync, bar_arrive,
+// syncthreads, syncwarp, fence_proxy_async, fence_mbarrier_init, and on AMD
+// global_load_lds, s_waitcnt, s_barrier, s_barrier_signal, s_barrier_wait;
+// exit, assert. Anything else is refused with its line.
+//
+// An AMD wave's counters (spec/amd.hpp, Wave) depend on its own sequence
+// alone, so the unrolling keeps them: what a signal or a wait finds wrong
+// with them is the step's own violation, and an s_waitcnt is a step that
+// orders the wave's lanes after the gather-to-LDS loads it covers.
+//
+// A bulk or wgmma async-group's number depends on its agent's own sequence
+// alone (spec/async_group.hpp), so the unrolling numbers them: a commit or a
+// wgmma_fence changes nothing another agent sees and is no step; a wait is
+// a step that orders the waiting threads after the retired groups' reads.
+//
+// An mbarrier's initialisation is a write of its memory (Program's pseudo
+// buffer), whose visibility to each use is checked as in step.cpp: the
+// pseudo buffers follow the kernel's buffers in Fragment::buffers.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +37,10 @@
 
 namespace pc::smt::bmc {
 
-enum class StepKind : std::uint8_t { access, arrive, wait, tma_load, bar_sync, syncwarp, proxy_fence, fail, exit };
+enum class StepKind : std::uint8_t {
+  access, init, inval, arrive, expect_tx, wait, tma_load, unit_access, retire, bar_sync, amd_barrier, syncwarp,
+  proxy_fence, fence_init, fail, exit
+};
 
 // One access of a buffer by one thread (a lane class of an agent, or its TMA
 // unit for a load): the events of spec/hb.hpp, one per static occurrence.
@@ -30,6 +50,7 @@ struct Event {
   int thread = 0;   // a local thread number (Fragment::threads)
   int spread = 0;   // hb::Access::spread: non-zero for an access by every lane of an agent
   bool async = false;
+  int group = 0;    // an async unit's read: its async-group (hb::Event::group)
 };
 
 struct Step {
@@ -37,7 +58,8 @@ struct Step {
   ir::Loc loc;
   std::string text;               // the operation as written, operands evaluated: "all: write a[0]"
   spec::Violation raises = spec::Violation::none;  // what its operands alone make it raise (a count out of range)
-  // access: the buffers in order, each with its events (one per lane class)
+  // access: the buffers in order, each with its events (one per lane class);
+  // init: its write of the barrier's memory
   struct Part {
     int buf = 0;
     std::vector<int> events;
@@ -46,14 +68,19 @@ struct Step {
   bool write = false;
   int spread = 0;
   std::vector<int> lanes;         // the executing lane classes (local threads)
-  // arrive, wait, tma_load: the mbarrier instance
+  // init, inval, arrive, expect_tx, wait, tma_load: the mbarrier instance
   int mbar = -1;
-  std::int64_t count = 0;         // arrive: arrivals in all; bar_sync: the thread count (0: the CTA's live threads)
-  std::int64_t tx = 0;            // arrive: expect-tx in all; tma_load: bytes
+  std::int64_t count = 0;         // arrive: arrivals in all; init: the count; bar_sync: the thread count (0: the CTA's live threads)
+  std::int64_t tx = 0;            // arrive, expect_tx: expect-tx in all (complete_tx: negative); tma_load: bytes
+  bool twice = false;             // init, inval: executed by more than one thread (the second finds it live, or invalid)
   bool sync = true;               // arrive: releases; wait: acquires (the op's .sem)
   int parity = 0;                 // wait
   int tma = -1;                   // tma_load: its index in Fragment::tmas
-  int unit = -1;                  // tma_load: the agent's TMA unit (a local thread)
+  int unit = -1;                  // tma_load, unit_access, retire: the agent's async unit (a local thread)
+  bool async_proxy = true;        // unit_access: through the async proxy (a gather-to-LDS load: the generic one)
+  bool signal = false;            // amd_barrier: signals (s_barrier, s_barrier_signal); `wait`: waits
+  int upto = 0;                   // retire: the groups up to this one are complete
+  std::vector<int> to;            // retire: the threads ordered after them
   int named = -1;                 // bar_sync: the named-barrier slot
   bool wait = true;               // bar_sync: false for bar_arrive (arrives, does not wait)
   std::vector<std::pair<int, int>> warps;  // syncwarp: (leader, other lanes) of each warp
@@ -70,6 +97,14 @@ struct Tma {
 struct Agent {
   std::string name;
   int threads = 32;
+  int fence_sync = -1;      // with a fence_mbarrier_init: the sync object its releases go into (Fragment::fence_syncs)
+  bool reads_at_exit = false;  // a TMA store or wgmma of it may still read shared memory when it exits
+  std::vector<int> lanes;      // its lane classes (local threads)
+  // AMD: the (leader, other lanes) of each wave, ordered both ways at each
+  // of its instructions (spec/amd.hpp, wave_lanes_in_lockstep); whether it
+  // exits with a signal not waited for (spec/amd.cpp, wave_exit).
+  std::vector<std::pair<int, int>> lockstep;
+  bool signaled_at_exit = false;
   std::vector<Step> steps;  // the last is its exit
 };
 
@@ -80,9 +115,16 @@ struct Fragment {
   std::vector<Event> events;
   std::vector<Tma> tmas;
   std::vector<std::string> buffers, mbars;
-  std::vector<std::int64_t> mbar_count;  // each instance's arrival count (initialised at launch)
+  // Per buffer, the others that share bytes with it (`aliases`: Program::aliases_of),
+  // whose accesses each access of it is checked against (spec/hb.cpp, check_only).
+  std::vector<std::vector<int>> aliases;
+  std::vector<std::int64_t> mbar_count;  // each instance's arrival count (0: not initialised at launch)
+  std::vector<bool> mbar_kernel_inits;   // per instance: the kernel initialises its declaration somewhere
+  int first_pseudo = 0;                  // buffers[first_pseudo + m]: mbarrier m's memory
+  int fence_syncs = 0;                   // agents with a fence_mbarrier_init
   std::vector<int> named_ids;            // slot -> id
   int cta_threads = 0;
+  bool amd = false;                      // the workgroup barrier is named slot 0
 };
 
 // Throws check::KernelError as instantiating the kernel does.
