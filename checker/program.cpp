@@ -450,6 +450,34 @@ spec::hb::Syncs Program::mbar_syncs(int mbar) const {
   return s;
 }
 
+int target_cta(const Program& p, const ir::Ref& r, const std::int64_t* vars, int own) {
+  const std::int64_t c = r.cta == ir::no_expr ? own : eval(p, r.cta, vars);
+  if (c < 0 || c >= p.ctas)
+    throw KernelError("CTA index " + std::to_string(c) + " is outside the cluster of " + std::to_string(p.ctas), r.loc);
+  return static_cast<int>(c);
+}
+
+std::string lanes_prefix(const ir::Op& op) {
+  // The defaults of `single` (one lane) and `agent` (every lane) go unsaid.
+  const ir::LanePolicy p = ir::op_lanes(op.code);
+  if (p == ir::LanePolicy::single && op.lanes == ir::Lanes::one) return "";
+  if (p == ir::LanePolicy::agent && op.lanes == ir::Lanes::all) return "";
+  if (p != ir::LanePolicy::any && p != ir::LanePolicy::single && p != ir::LanePolicy::agent) return "";
+  return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : "all: ";
+}
+
+spec::amd::Waitcnt waitcnt_operands(const Program& p, const ir::Op& op, const std::int64_t* vars) {
+  auto counter = [&](ir::ExprId e, std::uint32_t max) {
+    if (e == ir::no_expr) return spec::amd::no_wait;
+    const std::int64_t v = eval(p, e, vars);
+    if (v < 0 || v > max)
+      throw KernelError("an s_waitcnt counter is " + std::to_string(v) + "; it must be in 0.." + std::to_string(max), op.loc);
+    return static_cast<std::uint32_t>(v);
+  };
+  const spec::amd::Gfx gfx = p.kernel->gfx;
+  return spec::amd::Waitcnt{counter(op.n, spec::amd::max_vmcnt(gfx)), counter(op.count, spec::amd::max_lgkmcnt(gfx))};
+}
+
 Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   const Lanes all{a.hb.lanes(), a.threads, true};
   switch (ir::op_lanes(op.code)) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checker/ir.hpp"
+#include "spec/amd.hpp"
 #include "spec/hb.hpp"
 
 namespace pc::check {
@@ -151,5 +152,17 @@ struct Program {
 // Integer expressions over an agent's variables. Throws KernelError on
 // division by zero.
 [[nodiscard]] std::int64_t eval(const Program& p, ir::ExprId e, const std::int64_t* vars);
+
+// The CTA an operand names (`@ c`), or `own` where it names none. Throws
+// KernelError for a CTA outside the cluster.
+[[nodiscard]] int target_cta(const Program& p, const ir::Ref& r, const std::int64_t* vars, int own);
+
+// How a trace names the lanes that execute an operation (lanes_of): "one: ",
+// "each: ", "all: ", or nothing where they are the operation's default.
+[[nodiscard]] std::string lanes_prefix(const ir::Op& op);
+
+// The counters an s_waitcnt waits for, evaluated (spec::amd::no_wait where
+// it names none). Throws KernelError for one outside the target's range.
+[[nodiscard]] spec::amd::Waitcnt waitcnt_operands(const Program& p, const ir::Op& op, const std::int64_t* vars);
 
 }  // namespace pc::check

@@ -18,18 +18,6 @@ namespace rules = spec::rules;
 ord::Sem to_sem(ir::Sem s) { return static_cast<ord::Sem>(s); }
 ord::Scope to_scope(ir::Scope s) { return static_cast<ord::Scope>(s); }
 
-// The lane classes that execute an operation (spec/hb.hpp, AgentThreads):
-// `one:` the elected lane of warp 0, `each:` the elected lane of every warp,
-// `all:` (and aligned operations) every lane of every warp.
-std::string lanes_prefix(const ir::Op& op) {
-  // The defaults of `single` (one lane) and `agent` (every lane) go unsaid.
-  const ir::LanePolicy p = ir::op_lanes(op.code);
-  if (p == ir::LanePolicy::single && op.lanes == ir::Lanes::one) return "";
-  if (p == ir::LanePolicy::agent && op.lanes == ir::Lanes::all) return "";
-  if (p != ir::LanePolicy::any && p != ir::LanePolicy::single && p != ir::LanePolicy::agent) return "";
-  return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : "all: ";
-}
-
 // A state token in a .bk variable: the phase in bits 32..61, the .noComplete
 // flag in bit 62, the pending count in bits 0..31.
 std::int64_t encode_token(const spec::mbarrier::Token& t) {
@@ -106,12 +94,7 @@ class Exec {
   } while (0)
   [[noreturn]] void stop(Violation v, const std::string& msg) { throw Stop{v, msg}; }
 
-  int target_cta(const ir::Ref& r) {
-    const std::int64_t c = ev(r.cta, me_.cta);
-    if (c < 0 || c >= p_.ctas)
-      throw KernelError("CTA index " + std::to_string(c) + " is outside the cluster of " + std::to_string(p_.ctas), r.loc);
-    return static_cast<int>(c);
-  }
+  int target_cta(const ir::Ref& r) { return check::target_cta(p_, r, vars(), me_.cta); }
   int element(const ir::Ref& r, int size, const std::string& name) {
     const std::int64_t i = ev(r.index, 0);
     if (i < 0 || i >= size)
@@ -954,16 +937,7 @@ void Exec::op(const ir::Op& op) {
     case OpCode::s_waitcnt: {
       // spec/amd.hpp, waitcnt; the gather-to-LDS loads it covers are ordered
       // before the wave's lanes.
-      auto counter = [&](ir::ExprId e, std::uint32_t max) {
-        if (e == ir::no_expr) return spec::amd::no_wait;
-        const std::int64_t v = ev(e);
-        if (v < 0 || v > max)
-          throw KernelError("an s_waitcnt counter is " + std::to_string(v) + "; it must be in 0.." + std::to_string(max), op.loc);
-        return static_cast<std::uint32_t>(v);
-      };
-      const spec::amd::Gfx gfx = p_.kernel->gfx;
-      ag_.wave = spec::amd::waitcnt(
-          ag_.wave, spec::amd::Waitcnt{counter(op.n, spec::amd::max_vmcnt(gfx)), counter(op.count, spec::amd::max_lgkmcnt(gfx))});
+      ag_.wave = spec::amd::waitcnt(ag_.wave, waitcnt_operands(p_, op, vars()));
       hb::retire(s_.mem, me_.hb.unit(hb::Unit::cp_async), ag_.wave.vm_done, me_.hb.lanes());
       SAY("s_waitcnt" + (op.n == ir::no_expr ? "" : " vmcnt(" + std::to_string(ev(op.n)) + ")") +
           (op.count == ir::no_expr ? "" : " lgkmcnt(" + std::to_string(ev(op.count)) + ")"));

@@ -750,4 +750,98 @@ inline std::string fragment_amd(std::mt19937& rng) {
   return k;
 }
 
+// Two CTAs of a cluster in the second engine's fragment: remote arrives at
+// either scope, waits at either scope, multicast loads, st.async into
+// either CTA, the cluster barrier (whole or split), accesses of the other
+// CTA's buffers, named barriers and early exits. Two roles, at most one of
+// them on both CTAs (three agents).
+inline std::string fragment_cluster(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel fc\ncluster 2\nsmem a[1] bytes 256\nsmem b[1] bytes 256\n";
+  k += "mbarrier m[2] count " + std::to_string(1 + pick(2)) + "\n";
+  const int both = pick(3);  // the role on both CTAs (2: none)
+  for (int r = 0; r < 2; ++r) {
+    k += "role r" + std::to_string(r) + " warp" + (both == r ? "" : " on cta " + std::to_string(pick(2))) + ":\n";
+    const int ops = 2 + pick(3);
+    for (int i = 0; i < ops; ++i) {
+      const std::string bar = "m[" + std::to_string(pick(2)) + "]", buf = pick(2) ? "a[0]" : "b[0]";
+      const std::string peer = pick(2) ? std::to_string(pick(2)) : "1 - cta";
+      const std::string scope = pick(2) ? " cluster" : " cta";
+      switch (pick(12)) {
+        case 0: k += "  one: arrive " + bar + " @ " + peer + " release" + scope + "\n"; break;
+        case 1: k += "  wait " + bar + " parity " + std::to_string(pick(2)) + (pick(2) ? " acquire" + scope : "") + "\n"; break;
+        case 2: k += "  one: arrive_expect_tx " + bar + " bytes 256\n"; break;
+        case 3: k += "  one: tma_load " + buf + " -> " + bar + (pick(2) ? " multicast 3" : "") + "\n"; break;
+        case 4: k += pick(2) ? "  cluster_sync\n" : "  cluster_arrive" + std::string(pick(2) ? " relaxed" : "") + "\n  cluster_wait\n"; break;
+        case 5: k += std::string(pick(2) ? "  all:" : "  one:") + " read " + buf + " @ " + peer + "\n"; break;
+        case 6: k += "  all: write " + buf + (pick(2) ? " @ " + peer : "") + "\n"; break;
+        case 7: k += "  bar_sync 1, 32\n"; break;
+        case 8:
+          k += std::string(pick(2) ? "  one:" : "  all:") + " st_async " + buf + " @ " + peer + " -> " + bar + " bytes " +
+               (pick(2) ? "4" : "16") + "\n";
+          break;
+        case 9: k += "  syncwarp\n"; break;
+        default: k += "  one: arrive " + bar + "\n"; break;
+      }
+    }
+    if (pick(5) == 0) k += "  exit\n";
+  }
+  return k;
+}
+
+// A handoff between the two CTAs of a cluster, one of four kinds, correct
+// or with one of eight mutations: data written into the peer's buffer then a
+// remote arrive; an st.async into the peer; a multicast TMA load each CTA
+// expects its half of; a barrier the kernel initialises, published to the
+// peer through the cluster barrier. Each ends with a cluster barrier that
+// keeps a CTA from leaving while its peer may still use its memory.
+inline std::string fragment_cluster_handoff(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int kind = pick(4);
+  const int mutation = pick(2) == 0 ? 0 : 1 + pick(8);
+  const std::string wait_scope = mutation == 1 ? " acquire cta" : pick(2) ? " acquire cluster" : "";
+  const std::string tail = mutation == 2 ? "" : pick(2) ? "  cluster_sync\n" : "  cluster_arrive\n  cluster_wait\n";
+  std::string k = "kernel hand\ncluster 2\nsmem buf[1] bytes 256\nmbarrier full[1]";
+  k += kind == 2 ? " count 1\n" : kind == 3 ? "\n" : " count 1\n";
+  switch (kind) {
+    case 0:  // write the peer's buffer, then arrive on its barrier
+      k += "role sender warp on cta 0:\n  all: write buf[0] @ 1\n";
+      if (mutation != 3) k += "  syncwarp\n";
+      k += std::string("  one: arrive full[0] @ 1 ") + (mutation == 4 ? "release cta" : "release cluster") + "\n" + tail;
+      k += "role receiver warp on cta 1:\n  wait full[0] parity 0" + wait_scope + "\n  all: read buf[0]\n";
+      if (mutation == 5) k += "  all: write buf[0] @ 0\n";
+      k += tail;
+      break;
+    case 1:  // st.async into the peer
+      k += "role sender warp on cta 0:\n";
+      if (mutation == 3) k += "  all: write buf[0] @ 1\n";
+      k += std::string("  ") + (pick(2) ? "one" : "all") + ": st_async buf[0] @ 1 -> full[0] bytes 16\n";
+      k += std::string("  one: arrive_expect_tx full[0] @ 1 bytes ") + (mutation == 4 ? "16" : "0") + " release cluster\n" + tail;
+      k += "role receiver warp on cta 1:\n";
+      if (mutation != 6) k += "  one: expect_tx full[0] bytes " + std::string(pick(2) ? "16" : "512") + "\n";
+      k += "  wait full[0] parity 0" + wait_scope + "\n  all: read buf[0]\n" + tail;
+      break;
+    case 2:  // a multicast load from CTA 0, each CTA's barrier expecting it
+      k += "role producer warp on cta 0:\n";
+      if (mutation != 3) k += "  one: tma_load buf[0] -> full[0] multicast 3\n";
+      else k += "  one: tma_load buf[0] -> full[0]\n";
+      k += tail;
+      k += "role consumer warp:\n  one: arrive_expect_tx full[0] bytes 256\n";
+      k += "  wait full[0] parity 0" + wait_scope + "\n  all: read buf[0]\n";
+      if (mutation == 4) k += "  all: write buf[0]\n";
+      k += tail;
+      break;
+    default:  // a barrier initialised in the kernel, then used from the peer
+      k += "role worker warp:\n  one: init full[0] count 1\n";
+      if (mutation != 3) k += "  one: fence_mbarrier_init\n";
+      k += mutation == 4 ? "" : std::string("  cluster_arrive") + (pick(2) ? " relaxed" : "") + "\n  cluster_wait\n";
+      k += std::string("  one: arrive full[0] @ 1 - cta release ") + (mutation == 5 ? "cta" : "cluster") + "\n";
+      k += "  wait full[0] parity 0" + wait_scope + "\n" + tail;
+      break;
+  }
+  if (mutation == 7) k += "  exit\n";
+  if (mutation == 8) k += "  one: arrive full[0] @ 1 - cta\n";
+  return k;
+}
+
 }  // namespace pc::testgen

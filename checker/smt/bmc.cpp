@@ -19,9 +19,9 @@ using bmc::StepKind;
 using spec::Violation;
 
 // One state of the search, as Z3 terms. Synchronisation objects: the
-// mbarrier instances, the named-barrier slots, then the agents'
-// fence_mbarrier_init releases (Fragment::fence_syncs). An event's `k[t]` is
-// hb::Event::after (thread t is ordered after it), `ka[t]` after_async;
+// mbarrier instances, the named-barrier slots, then the extra ones
+// (bmc_fragment.hpp). An event's `k[t]` is
+// hb::Event::after (thread t is ordered after it), `ka[t]` after_async, `kw[t]` after_weak;
 // `rel`, `vis` (and `rela`, `visa`) its released and visible sets. An async
 // event is seen the same way by both proxies (hb.cpp, mirror), so only its
 // generic-proxy terms are kept and read for both.
@@ -31,9 +31,11 @@ struct State {
   std::vector<z3::expr> pending, tx, odd;     // per mbarrier: pending count, tx-count, phase parity
   std::vector<z3::expr> live, dead, expected; // per mbarrier: initialised, invalidated, the count it reloads
   std::vector<z3::expr> arrived, count, gen, whole;  // per named slot (spec/named_barrier.hpp)
-  std::vector<z3::expr> landed;               // per TMA load: its complete-tx has happened
+  std::vector<z3::expr> landed;               // per TMA load or st.async: its complete-tx has happened
+  std::vector<z3::expr> cl_stage, cl_ticket;  // per agent: waiting at cluster_sync; the instance joined + 1 (spec/cluster.hpp, Ticket)
+  std::vector<z3::expr> cl;                   // the cluster barrier: {arrived, generation}
   std::vector<z3::expr> alive;                // per event: recorded and not overwritten (hb::Memory holds it)
-  std::vector<z3::expr> k, ka;                // [thread * events + event]
+  std::vector<z3::expr> k, ka, kw;            // [thread * events + event]
   std::vector<z3::expr> rel, vis, rela, visa; // [sync * events + event]
 };
 
@@ -84,7 +86,7 @@ class Encoder {
     }
     M_ = static_cast<int>(f.mbars.size());
     N_ = static_cast<int>(f.named_ids.size());
-    S_ = M_ + N_ + f.fence_syncs;
+    S_ = M_ + N_ + f.extra_syncs;
   }
 
   State initial() {
@@ -93,7 +95,10 @@ class Encoder {
       for (std::size_t i = 0; i <= a.steps.size(); ++i) s.at.push_back(c_.bool_val(i == 0));
       s.stage.push_back(c_.bool_val(false));
       s.ticket.push_back(num(0));
+      s.cl_stage.push_back(c_.bool_val(false));
+      s.cl_ticket.push_back(num(0));
     }
+    s.cl = {num(0), num(0)};
     for (int m = 0; m < M_; ++m) {
       s.pending.push_back(num(static_cast<std::int64_t>(f_.mbar_count[static_cast<std::size_t>(m)])));
       s.tx.push_back(num(0));
@@ -113,6 +118,7 @@ class Encoder {
     s.alive.assign(static_cast<std::size_t>(E_), c_.bool_val(false));
     s.k.assign(f_.threads.size() * static_cast<std::size_t>(E_), c_.bool_val(false));
     s.ka = s.k;
+    s.kw = s.k;
     s.rel.assign(static_cast<std::size_t>(S_ * E_), c_.bool_val(false));
     s.vis = s.rel;
     s.rela = s.rel;
@@ -143,16 +149,18 @@ class Encoder {
   // each agent has exited (what a count of live threads and the CTA's exit
   // read), whether each TMA load is issued and whether it has landed. An
   // agent's position and stage are its own steps' business alone.
-  enum class Obj { mbar, named, buf, exited, issued, landed };
+  enum class Obj { mbar, named, buf, exited, issued, landed, cluster };
   int object(Obj o, int i) const {
     const int B = static_cast<int>(f_.buffers.size()), A = static_cast<int>(f_.agents.size());
+    const int T = static_cast<int>(f_.tmas.size());
     switch (o) {
       case Obj::mbar: return i;
       case Obj::named: return M_ + i;
       case Obj::buf: return M_ + N_ + i;
       case Obj::exited: return M_ + N_ + B + i;
       case Obj::issued: return M_ + N_ + B + A + i;
-      case Obj::landed: return M_ + N_ + B + A + static_cast<int>(f_.tmas.size()) + i;
+      case Obj::landed: return M_ + N_ + B + A + T + i;
+      case Obj::cluster: return M_ + N_ + B + A + 2 * T;
     }
     return -1;
   }
@@ -184,6 +192,30 @@ class Encoder {
     return (async_view && !mirrored ? s.visa : s.vis)[static_cast<std::size_t>(sync * E_ + e)];
   }
   bool generic(int e) const { return !f_.events[static_cast<std::size_t>(e)].async; }
+  // An extra sync object (bmc_fragment.hpp); -1: mbarrier m's own.
+  int sync_of(int extra, int m) const { return extra == -1 ? m : M_ + N_ + extra; }
+
+  // Every agent of CTA c has exited (step.cpp, State::cta_exited: set by
+  // the exit of its last agent, so never for a CTA without one).
+  z3::expr cta_exited(const State& s, int c) {
+    z3::expr all = c_.bool_val(true);
+    bool any = false;
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+      if (f_.agents[static_cast<std::size_t>(b)].cta == c) {
+        all = and2(all, exited(s, b));
+        any = true;
+      }
+    return any ? all : c_.bool_val(false);
+  }
+  // step.cpp, require_alive: an operation on another CTA, `remote` (-1:
+  // none), which must not have exited (rules::target_alive); the footprint
+  // reads whether its agents have.
+  void require_alive(const State& s, int remote, Case& c) {
+    if (remote < 0) return;
+    c.raises.push_back({spec::rules::target_alive(true), cta_exited(s, remote)});
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+      if (f_.agents[static_cast<std::size_t>(b)].cta == remote) c.reads.push_back(object(Obj::exited, b));
+  }
 
   z3::expr exited(const State& s, int a) {
     return s.at[static_cast<std::size_t>(base_[static_cast<std::size_t>(a)]) + f_.agents[static_cast<std::size_t>(a)].steps.size()];
@@ -222,6 +254,37 @@ class Encoder {
         for (const int t : to) K(s, t, e, av) = or2(K(s, t, e, av), v);
       }
   }
+  // The rest of spec/hb.cpp's acquire: what is visible through `weak` (a
+  // release whose scope does not reach the acquire) and not yet ordered
+  // before every thread of `to` is after_weak for them.
+  void acquire_weak(State& s, const std::vector<int>& to, int weak, const z3::expr& when) {
+    for (int e = 0; e < E_; ++e) {
+      z3::expr all = c_.bool_val(true);
+      for (const int t : to) all = and2(all, K(s, t, e, false));
+      const z3::expr v = and2(when, and2(V(s, weak, e, false), not1(all)));
+      for (const int t : to) {
+        z3::expr& w = s.kw[static_cast<std::size_t>(t * E_ + e)];
+        w = or2(w, v);
+      }
+    }
+  }
+  // spec/hb.cpp, move: what `from` holds is released into `to` instead.
+  void move(State& s, int from, int to) {
+    for (int e = 0; e < E_; ++e)
+      for (const bool av : {false, true}) {
+        if (av && !generic(e)) continue;
+        R(s, to, e, av) = or2(R(s, to, e, av), R(s, from, e, av));
+        R(s, from, e, av) = c_.bool_val(false);
+      }
+  }
+  // spec/hb.cpp, forward: what `from` holds is released into `to` too.
+  void forward(State& s, int from, int to) {
+    for (int e = 0; e < E_; ++e)
+      for (const bool av : {false, true}) {
+        if (av && !generic(e)) continue;
+        R(s, to, e, av) = or2(R(s, to, e, av), R(s, from, e, av));
+      }
+  }
   void order(State& s, int from, int to) {
     for (int e = 0; e < E_; ++e)
       for (const bool av : {false, true}) {
@@ -236,7 +299,10 @@ class Encoder {
     const z3::expr done = s.pending[i] == 0 && s.tx[i] == 0;
     s.odd[i] = z3::ite(done, !s.odd[i], s.odd[i]);
     s.pending[i] = z3::ite(done, s.expected[i], s.pending[i]);
+    // Program::mbar_syncs: the phase completes each of the barrier's channels.
     complete(s, m, done);
+    for (const int x : {f_.mbar_cluster_sync[i], f_.mbar_weak_sync[i]})
+      if (x >= 0) complete(s, sync_of(x, m), done);
   }
 
   // A use of an mbarrier that is not live (spec/mbarrier.cpp, check_live),
@@ -282,8 +348,12 @@ class Encoder {
         const z3::expr live = s.alive[static_cast<std::size_t>(e)];
         z3::expr ordered = c_.bool_val(prior.thread == t || same_part);
         if (!ordered.is_true()) {
+          // Only a scope kept them apart (after_weak): a read is a
+          // scope_race, a write the scope_war warning (not raised).
           ordered = K(s, t, e, false);
-          raises.push_back({Violation::data_race, and2(live, !ordered)});
+          const z3::expr weak = s.kw[static_cast<std::size_t>(t * E_ + e)];
+          raises.push_back({Violation::data_race, and2(and2(live, !ordered), not1(weak))});
+          if (!st.write) raises.push_back({Violation::scope_race, and2(and2(live, !ordered), weak)});
         }
         if (async && generic(e)) {
           const z3::expr unfenced = and2(and2(live, ordered), !K(s, t, e, true));
@@ -308,10 +378,12 @@ class Encoder {
     }
   }
 
-  z3::expr live_threads(const State& s, int except) {
+  // The threads of CTA `cta` (-1: of the cluster) not exited, less agent `except`'s.
+  z3::expr live_threads(const State& s, int except, int cta) {
     z3::expr live = num(0);
     for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
-      if (b != except) live = live + z3::ite(exited(s, b), num(0), num(f_.agents[static_cast<std::size_t>(b)].threads));
+      if (b != except && (cta < 0 || f_.agents[static_cast<std::size_t>(b)].cta == cta))
+        live = live + z3::ite(exited(s, b), num(0), num(f_.agents[static_cast<std::size_t>(b)].threads));
     return live;
   }
 
@@ -326,14 +398,23 @@ class Encoder {
       case StepKind::arrive:
       case StepKind::expect_tx:
       case StepKind::wait:
-      case StepKind::tma_load: {
-        const bool async = st.kind == StepKind::tma_load;
-        require_init_visible(s, st.mbar, async ? std::vector<int>{st.lanes[0]} : st.lanes, async, c.raises);
-        if (!async) require_live(s, st.mbar, c.raises);
+      case StepKind::st_async:
+        require_alive(s, st.remote, c);
+        require_init_visible(s, st.mbar, st.lanes, false, c.raises);
+        if (st.kind != StepKind::st_async) require_live(s, st.mbar, c.raises);
         c.reads.push_back(object(Obj::buf, f_.first_pseudo + st.mbar));
         c.reads.push_back(object(Obj::mbar, st.mbar));
         break;
-      }
+      case StepKind::tma_load:
+        // step.cpp, per destination: the CTA, the init's visibility to the
+        // async proxy (the access follows).
+        for (const Step::Part& part : st.parts) {
+          require_alive(s, part.remote, c);
+          require_init_visible(s, part.mbar, st.lanes, true, c.raises);
+          c.reads.push_back(object(Obj::buf, f_.first_pseudo + part.mbar));
+          c.reads.push_back(object(Obj::mbar, part.mbar));
+        }
+        break;
       case StepKind::init:
         c.raises.push_back({Violation::reinit_live_barrier, s.live[static_cast<std::size_t>(st.mbar)]});
         break;
@@ -349,6 +430,7 @@ class Encoder {
     switch (st.kind) {
       case StepKind::access:
         for (const Step::Part& part : st.parts) {
+          require_alive(s, part.remote, c);
           access(n, st, part, st.lanes, -1, false, c.raises);
           touch(c, part.buf);
         }
@@ -363,17 +445,10 @@ class Encoder {
         c.writes.push_back(object(Obj::mbar, st.mbar));
         n.tx[m] = tx;
         n.pending[m] = s.pending[m] - num(static_cast<std::int64_t>(st.count));
-        if (st.sync) release(n, st.lanes, st.mbar, c_.bool_val(true));
-        // step.cpp, fence_forward: what the agent's fence_mbarrier_init
-        // released goes where the arrive releases (one CTA: the barrier's).
-        if (ag.fence_sync >= 0) {
-          const int from = M_ + N_ + ag.fence_sync;
-          for (int e = 0; e < E_; ++e)
-            for (const bool av : {false, true}) {
-              if (av && !generic(e)) continue;
-              R(n, st.mbar, e, av) = or2(R(n, st.mbar, e, av), R(n, from, e, av));
-            }
-        }
+        // Into the channel of its scope (step.cpp, channel_sync); what the
+        // agent's fence_mbarrier_init released goes with it (fence_forward).
+        if (st.sync && st.into != -2) release(n, st.lanes, sync_of(st.into, st.mbar), c_.bool_val(true));
+        if (ag.fence_sync >= 0 && st.forward != -2) forward(n, sync_of(ag.fence_sync, -1), sync_of(st.forward, st.mbar));
         settle(n, st.mbar);
         advance(n, a, i);
         break;
@@ -424,7 +499,7 @@ class Encoder {
       case StepKind::fence_init: {
         // step.cpp, fence_mbarrier_init: a proxy fence and a release into
         // the agent's fence sync, both of the barriers' memory only.
-        const int into = M_ + N_ + ag.fence_sync;
+        const int into = sync_of(ag.fence_sync, -1);
         for (const int t : st.lanes)
           for (int e = 0; e < E_; ++e) {
             if (!generic(e) || f_.events[static_cast<std::size_t>(e)].buf < f_.first_pseudo) continue;
@@ -443,17 +518,44 @@ class Encoder {
         z3::expr bad = c_.bool_val(false);
         for (const Raise& r : c.raises) bad = or2(bad, r.when);
         c.guard = and2(c.guard, or2(st.parity == 1 ? !s.odd[m] : s.odd[m], bad));
-        if (st.sync) acquire(n, st.lanes, st.mbar, c_.bool_val(true));
+        // step.cpp, mbar_wait (rules::acquire_channels): the barrier's own
+        // channel and its .cluster one (at .cta scope too: the stance of
+        // scope_cta_acquire, a warning) synchronise; the too-narrow one
+        // only makes what it carries after_weak.
+        if (st.sync) {
+          acquire(n, st.lanes, st.mbar, c_.bool_val(true));
+          if (const int x = f_.mbar_cluster_sync[m]; x >= 0) acquire(n, st.lanes, sync_of(x, -1), c_.bool_val(true));
+          if (const int x = f_.mbar_weak_sync[m]; x >= 0) acquire_weak(n, st.lanes, sync_of(x, -1), c_.bool_val(true));
+        }
         advance(n, a, i);
         break;
       }
-      case StepKind::tma_load: {
-        access(n, st, st.parts[0], {st.lanes[0]}, st.unit, true, c.raises);
+      case StepKind::tma_load:
+        for (std::size_t d = 0; d < st.parts.size(); ++d) {
+          access(n, st, st.parts[d], st.lanes, st.unit, true, c.raises);
+          touch(c, st.parts[d].buf);
+          c.writes.push_back(object(Obj::issued, st.tmas[d]));
+        }
+        advance(n, a, i);
+        break;
+      case StepKind::st_async: {
+        // step.cpp: the TMA unit's generic write for the issuing lanes; the
+        // issue releases what they know and the write into its own sync
+        // object (hb::release, release_write), held until it lands.
+        const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(st.tmas[0])];
+        access(n, st, st.parts[0], st.lanes, st.unit, false, c.raises);
         touch(c, st.parts[0].buf);
-        c.writes.push_back(object(Obj::issued, st.tma));
+        c.writes.push_back(object(Obj::issued, st.tmas[0]));
+        const int slot = sync_of(t.slot, -1);
+        release(n, st.lanes, slot, c_.bool_val(true));
+        R(n, slot, t.event, false) = c_.bool_val(true);
+        R(n, slot, t.event, true) = c_.bool_val(true);
         advance(n, a, i);
         break;
       }
+      case StepKind::cluster_barrier:
+        cluster_cases(s, a, i, std::move(c), out);
+        return;
       case StepKind::bar_sync: {
         // spec/named_barrier.cpp: arrive, then settle; the agent waits
         // until the generation passes the one it joined.
@@ -463,8 +565,9 @@ class Encoder {
         const bool whole = st.count == 0;
         c.writes.push_back(object(Obj::named, st.named));
         if (whole)
-          for (int b2 = 0; b2 < static_cast<int>(f_.agents.size()); ++b2) c.reads.push_back(object(Obj::exited, b2));
-        const z3::expr count = whole ? live_threads(s, -1) : num(static_cast<std::int64_t>(st.count));
+          for (int b2 = 0; b2 < static_cast<int>(f_.agents.size()); ++b2)
+            if (f_.agents[static_cast<std::size_t>(b2)].cta == ag.cta) c.reads.push_back(object(Obj::exited, b2));
+        const z3::expr count = whole ? live_threads(s, -1, ag.cta) : num(static_cast<std::int64_t>(st.count));
         const z3::expr threads = num(ag.threads);
         z3::expr mismatch = s.arrived[b] + threads > count;
         mismatch = mismatch || (s.arrived[b] > 0 && (whole ? !s.whole[b] : (s.whole[b] || s.count[b] != count)));
@@ -545,6 +648,12 @@ class Encoder {
         for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::issued, j));
         for (int b = 0; b < N_; ++b) c.writes.push_back(object(Obj::named, b));
         for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::landed, j));
+        // spec/cluster.cpp, on_exit: the instance in progress waits for
+        // fewer threads.
+        if (f_.cluster_sync >= 0) {
+          c.writes.push_back(object(Obj::cluster, 0));
+          cluster_settle(n, live_threads(s, a, -1));
+        }
         // spec/amd.cpp, wave_exit: the workgroup barrier waits for one wave
         // fewer, and a signal the wave did not wait for leaves with it.
         if (f_.amd) {
@@ -555,9 +664,10 @@ class Encoder {
         }
         // spec/named_barrier.cpp, on_exit: an instance without a thread
         // count now waits for fewer threads.
-        const z3::expr live = live_threads(s, a);
+        const z3::expr live = live_threads(s, a, ag.cta);
         for (int b = 0; b < (f_.amd ? 0 : N_); ++b) {
           const std::size_t bi = static_cast<std::size_t>(b);
+          if (f_.named_cta[bi] != ag.cta) continue;
           const z3::expr shrink = s.whole[bi] && s.arrived[bi] > 0;
           const z3::expr done = shrink && s.arrived[bi] >= live;
           n.count[bi] = z3::ite(done, num(0), z3::ite(shrink, live, s.count[bi]));
@@ -570,14 +680,18 @@ class Encoder {
         // async operation still targets it.
         z3::expr last = c_.bool_val(true);
         for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
-          if (b != a) last = and2(last, exited(s, b));
+          if (b != a && f_.agents[static_cast<std::size_t>(b)].cta == ag.cta) last = and2(last, exited(s, b));
         // An agent's TMA stores and wgmmas not waited for when it exited
         // are known from its own sequence.
         bool reads = false;
-        for (const bmc::Agent& b : f_.agents) reads |= b.reads_at_exit;
+        for (const bmc::Agent& b : f_.agents) reads |= b.cta == ag.cta && b.reads_at_exit;
         z3::expr in_flight = c_.bool_val(reads);
-        for (std::size_t j = 0; j < f_.tmas.size(); ++j)
+        for (std::size_t j = 0; j < f_.tmas.size(); ++j) {
+          const bmc::Tma& t = f_.tmas[j];
+          const int buf = f_.events[static_cast<std::size_t>(t.event)].buf;
+          if (f_.mbar_cta[static_cast<std::size_t>(t.mbar)] != ag.cta && f_.buffer_cta[static_cast<std::size_t>(buf)] != ag.cta) continue;
           in_flight = or2(in_flight, and2(issued(s, static_cast<int>(j)), !s.landed[j]));
+        }
         c.raises.push_back({Violation::exit_with_pending, and2(last, in_flight)});
         break;
       }
@@ -662,6 +776,63 @@ class Encoder {
     out.push_back(std::move(r));
   }
 
+  // spec/cluster.cpp, settle: the instance completes once every live
+  // thread of the cluster has arrived.
+  void cluster_settle(State& n, const z3::expr& expected) {
+    const z3::expr done = n.cl[0] > 0 && n.cl[0] >= expected;
+    n.cl[1] = z3::ite(done, n.cl[1] + 1, n.cl[1]);
+    n.cl[0] = z3::ite(done, num(0), n.cl[0]);
+    complete(n, sync_of(f_.cluster_sync, -1), done);
+  }
+
+  // cluster_arrive, cluster_wait, cluster_sync (step.cpp; spec/cluster.cpp):
+  // the arrive releases the agent's lanes (and what its fence_mbarrier_init
+  // released) into the cluster barrier and joins the instance in progress;
+  // the wait acquires, for all its lanes, once that instance completes.
+  // cluster_sync is both: its arrive, then (when the instance is not
+  // complete at once) a resumption. Misuse is Step::raises.
+  void cluster_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
+    const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+    const Step& st = ag.steps[static_cast<std::size_t>(i)];
+    const std::size_t ai = static_cast<std::size_t>(a);
+    const int sync = sync_of(f_.cluster_sync, -1);
+    State& n = c.next;
+    c.writes.push_back(object(Obj::cluster, 0));
+    if (!st.arrive) {  // cluster_wait
+      c.guard = and2(c.guard, s.cl[1] >= s.cl_ticket[ai]);
+      acquire(n, ag.lanes, sync, c_.bool_val(true));
+      n.cl_ticket[ai] = num(0);
+      advance(n, a, i);
+      out.push_back(std::move(c));
+      return;
+    }
+    c.guard = and2(c.guard, !s.cl_stage[ai]);
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
+    if (st.sync) release(n, st.lanes, sync, c_.bool_val(true));
+    if (ag.fence_sync >= 0) forward(n, sync_of(ag.fence_sync, -1), sync);
+    n.cl_ticket[ai] = s.cl[1] + 1;
+    n.cl[0] = s.cl[0] + num(ag.threads);
+    cluster_settle(n, live_threads(s, -1, -1));
+    if (!st.wait) {
+      advance(n, a, i);
+      out.push_back(std::move(c));
+      return;
+    }
+    const z3::expr done = n.cl[1] > s.cl[1];
+    acquire(n, ag.lanes, sync, done);
+    n.cl_ticket[ai] = z3::ite(done, num(0), n.cl_ticket[ai]);
+    n.cl_stage[ai] = !done;
+    advance(n, a, i, done);
+    out.push_back(std::move(c));
+    Case r{ag.name + ": " + st.text + " resumes (line " + std::to_string(st.loc.line) + ")",
+           and2(at(s, a, i), s.cl_stage[ai] && s.cl[1] >= s.cl_ticket[ai]), {}, s, a, {object(Obj::cluster, 0)}, {}};
+    acquire(r.next, ag.lanes, sync, c_.bool_val(true));
+    r.next.cl_ticket[ai] = num(0);
+    r.next.cl_stage[ai] = c_.bool_val(false);
+    advance(r.next, a, i);
+    out.push_back(std::move(r));
+  }
+
   z3::expr issued(const State& s, int j) {
     const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
     z3::expr later = c_.bool_val(false);
@@ -670,12 +841,15 @@ class Encoder {
     return later;
   }
 
-  // A TMA load's complete-tx (spec/mbarrier.cpp, complete_tx), which
-  // releases its write into the barrier (hb.cpp, release_write).
+  // A TMA load's or st.async's complete-tx (spec/mbarrier.cpp,
+  // complete_tx) on a barrier of a CTA that has not exited (step.cpp,
+  // pending_step), which releases the load's write into the barrier
+  // (hb.cpp, release_write), or moves what the st.async's issue released
+  // into the channel of a .cluster release (hb.cpp, move).
   Case landing(const State& s, int j) {
     const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
     const std::size_t m = static_cast<std::size_t>(t.mbar);
-    Case c{"the TMA load of " + f_.agents[static_cast<std::size_t>(t.agent)].name + " (line " +
+    Case c{std::string(t.slot >= 0 ? "the st.async of " : "the TMA load of ") + f_.agents[static_cast<std::size_t>(t.agent)].name + " (line " +
                std::to_string(f_.agents[static_cast<std::size_t>(t.agent)].steps[static_cast<std::size_t>(t.step)].loc.line) +
                ") lands: complete_tx " + std::to_string(t.bytes) + " on " + f_.mbars[m],
            and2(issued(s, j), !s.landed[static_cast<std::size_t>(j)]), {}, s,
@@ -683,13 +857,17 @@ class Encoder {
            {object(Obj::issued, j), object(Obj::buf, f_.events[static_cast<std::size_t>(t.event)].buf)},
            {object(Obj::mbar, t.mbar), object(Obj::landed, j)}};
     State& n = c.next;
+    c.raises.push_back({spec::rules::target_alive(true), cta_exited(s, f_.mbar_cta[m])});
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+      if (f_.agents[static_cast<std::size_t>(b)].cta == f_.mbar_cta[m]) c.reads.push_back(object(Obj::exited, b));
     require_live(s, t.mbar, c.raises);
     const z3::expr tx = s.tx[m] - num(static_cast<std::int64_t>(t.bytes));
     if (!spec::mbarrier::tx_operand_in_range(t.bytes)) c.raises.push_back({Violation::tx_out_of_range, c_.bool_val(true)});
     c.raises.push_back({Violation::tx_out_of_range, tx < -spec::mbarrier::max_tx || tx > spec::mbarrier::max_tx});
     n.tx[m] = tx;
     n.landed[static_cast<std::size_t>(j)] = c_.bool_val(true);
-    R(n, t.mbar, t.event, false) = or2(R(n, t.mbar, t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
+    if (t.slot >= 0) move(n, sync_of(t.slot, -1), sync_of(t.into, t.mbar));
+    else R(n, t.mbar, t.event, false) = or2(R(n, t.mbar, t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
     settle(n, t.mbar);
     return c;
   }
@@ -698,8 +876,34 @@ class Encoder {
 // The fields of a state, in one order, for building the next one.
 void each_field(State& s, const std::function<void(std::vector<z3::expr>&)>& f) {
   for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
-                  &s.alive, &s.k, &s.ka, &s.rel, &s.vis, &s.rela, &s.visa})
+                  &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
     f(*v);
+}
+
+// At most one of `x`, in clauses: pairwise for a few (the quickest on the
+// agreement test's generated kernels), else a sequential counter (C. Sinz,
+// "Towards an Optimal CNF Encoding of Boolean Cardinality Constraints", CP
+// 2005), where `some` says that one of x[0..i] holds. Z3 4.8.12's own `atmost`
+// (a pseudo-Boolean constraint) answered unsat, in this incremental use, for
+// a depth a run did reach: the search stopped there and called a kernel
+// with an invalidated-barrier use "verified" (a generated kernel of the
+// agreement test).
+void at_most_one(z3::solver& solver, const z3::expr_vector& x, const std::string& prefix) {
+  z3::context& c = solver.ctx();
+  if (x.size() <= 32) {
+    for (unsigned i = 0; i < x.size(); ++i)
+      for (unsigned j = i + 1; j < x.size(); ++j) solver.add(!x[i] || !x[j]);
+    return;
+  }
+  z3::expr some = x[0];
+  for (unsigned i = 1; i < x.size(); ++i) {
+    solver.add(!some || !x[i]);
+    if (i + 1 == x.size()) break;
+    const z3::expr next = c.bool_const((prefix + std::to_string(i)).c_str());
+    solver.add(!some || next);
+    solver.add(!x[i] || next);
+    some = next;
+  }
 }
 
 }  // namespace
@@ -825,7 +1029,7 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
       taken.push_back(pick[i] && ok);
     }
     solver.add(z3::mk_or(taken));
-    solver.add(z3::atmost(one, 1));
+    at_most_one(solver, one, "one" + std::to_string(depth) + "_");
     if (!before.empty() && !picks.empty()) {
       const std::vector<z3::expr>& prev = picks.back();
       for (const std::size_t i : live)

@@ -6,6 +6,7 @@
 #include "checker/program.hpp"
 #include "spec/amd.hpp"
 #include "spec/async_group.hpp"
+#include "spec/cluster.hpp"
 #include "spec/mbarrier.hpp"
 #include "spec/named_barrier.hpp"
 #include "spec/ordering.hpp"
@@ -41,7 +42,9 @@ class Unroller {
     current_ = Agent{};
     Agent& out = current_;
     out.name = info.name;
+    out.cta = info.cta;
     out.threads = info.threads;
+    cluster_joined_ = false;
     vars_.assign(role.vars.size(), 0);
     bulk_ = {};
     mma_ = {};
@@ -109,6 +112,7 @@ class Unroller {
   spec::async_group::Groups bulk_, mma_;  // its async-groups (step.cpp: AgentState::bulk, mma)
   spec::amd::Wave wave_;                  // AMD: its counters and split-barrier state
   bool wgmma_fenced_ = false;
+  bool cluster_joined_ = false;  // arrived at the cluster barrier and not yet waited (spec/cluster.hpp, Ticket)
 
   // The operations no other agent sees: a wgmma_fence, a commit.
   void agent_local(const ir::Op& op) {
@@ -139,19 +143,42 @@ class Unroller {
     return out;
   }
   int element(const ir::Ref& r, int size) const {
-    if (r.cta != ir::no_expr) throw Refused{"line " + std::to_string(r.loc.line) + ": an operand of another CTA (@)"};
     const std::int64_t i = ev(r.index, 0);
     if (i < 0 || i >= size) throw check::KernelError("index " + std::to_string(i) + " is outside its array", r.loc);
     return static_cast<int>(i);
   }
-  int mbar(const ir::Ref& r) const {
+  // The CTA an operand names (its own where none).
+  int cta(const ir::Ref& r) const { return check::target_cta(p_, r, vars_.data(), current_.cta); }
+  // That CTA where it is another (it must still be there), else -1.
+  int remote(int c) const { return c == current_.cta ? -1 : c; }
+  int mbar(const ir::Ref& r, int c) const {
     const ir::MbarrierDecl& d = p_.kernel->mbarriers.at(static_cast<std::size_t>(r.object));
-    return p_.mbar_base[static_cast<std::size_t>(r.object)] + element(r, d.size);
+    return c * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(r.object)] + element(r, d.size);
   }
-  int buf(const ir::Ref& r) const {
+  int mbar(const ir::Ref& r) const { return mbar(r, cta(r)); }
+  int buf(const ir::Ref& r, int c) const {
     const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(r.object));
-    return p_.buffer_base[static_cast<std::size_t>(r.object)] + element(r, d.size);
+    return c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(r.object)] + element(r, d.size);
   }
+  // An operand of the agent's own CTA (the others' are not covered for the
+  // operations that use this).
+  int buf(const ir::Ref& r) const {
+    if (r.cta != ir::no_expr) throw Refused{"line " + std::to_string(r.loc.line) + ": this operation on another CTA's buffer (@)"};
+    return buf(r, current_.cta);
+  }
+  // The sync object a release of `scope` by this agent into mbarrier `m`
+  // goes into (step.cpp, channel_sync; ordering::release_channel): -1 the
+  // barrier's own, an extra index, or -2 where none.
+  int channel(int m, spec::ordering::Scope scope) const {
+    switch (spec::ordering::release_channel(scope, f_.mbar_cta[static_cast<std::size_t>(m)] != current_.cta)) {
+      case spec::ordering::Channel::any_scope: return -1;
+      case spec::ordering::Channel::cluster_scope: return or_none(f_.mbar_cluster_sync[static_cast<std::size_t>(m)]);
+      case spec::ordering::Channel::too_narrow: break;
+    }
+    return or_none(f_.mbar_weak_sync[static_cast<std::size_t>(m)]);
+  }
+  static int or_none(int extra) { return extra >= 0 ? extra : -2; }
+  int extra_sync() { return f_.extra_syncs++; }
   int event(int b, bool write, int thread, int spread, bool async) {
     f_.events.push_back(Event{b, write, thread, spread, async});
     return static_cast<int>(f_.events.size()) - 1;
@@ -163,9 +190,7 @@ class Unroller {
     Step s;
     s.loc = op.loc;
     s.lanes = threads(l.threads);
-    const bool choice = ir::op_lanes(op.code) == ir::LanePolicy::any;
-    const std::string prefix = op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : choice ? "all: " : "";
-    s.text = prefix + std::string(ir::op_keyword(op.code));
+    s.text = check::lanes_prefix(op) + std::string(ir::op_keyword(op.code));
     if (op.dest_var >= 0 || op.token_var >= 0) refuse(op, "an operation whose result is kept in a variable");
     switch (op.code) {
       case OpCode::read:
@@ -175,7 +200,9 @@ class Unroller {
         s.spread = l.every ? me.parts + 1 : 0;
         for (const ir::Ref& r : op.bufs) {
           Step::Part part;
-          part.buf = buf(r);
+          const int c = cta(r);
+          part.buf = buf(r, c);
+          part.remote = remote(c);
           if (f_.amd) wave_ = spec::amd::lds_issue(wave_);  // step.cpp, access: an LDS instruction per buffer
           for (const int t : s.lanes) part.events.push_back(event(part.buf, s.write, t, s.spread, false));
           s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
@@ -187,10 +214,18 @@ class Unroller {
       case OpCode::mbar_arrive_expect_tx: {
         if (op.no_complete) refuse(op, "arrive nocomplete");
         s.kind = StepKind::arrive;
-        s.mbar = mbar(op.bar);
+        const int c = cta(op.bar);
+        s.remote = remote(c);
+        s.mbar = mbar(op.bar, c);
         s.count = spec::rules::per_thread_total(ev(op.count, 1), l.count);
         s.sync = spec::ordering::arrive_releases(static_cast<spec::ordering::Sem>(op.sem));
-        s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)];
+        const auto scope = static_cast<spec::ordering::Scope>(op.scope);
+        s.into = channel(s.mbar, scope);
+        // step.cpp, fence_forward: a fence_mbarrier_init's release (at
+        // .cluster scope) goes with the arrive, at the pattern's scope.
+        s.forward = channel(s.mbar, spec::ordering::pattern_scope(spec::ordering::Scope::cluster, scope));
+        s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)] + (op.sem == ir::Sem::relaxed ? " relaxed" : " release") +
+                  (op.scope == ir::Scope::cluster ? " cluster" : " cta");
         // What mb::arrive checks of its operands, in its order (step.cpp
         // first checks the expect-tx operand as written).
         if (op.code == OpCode::mbar_arrive_expect_tx) {
@@ -228,7 +263,9 @@ class Unroller {
       case OpCode::mbar_expect_tx:
       case OpCode::mbar_complete_tx: {
         s.kind = StepKind::expect_tx;
-        s.mbar = mbar(op.bar);
+        const int c = cta(op.bar);
+        s.remote = remote(c);
+        s.mbar = mbar(op.bar, c);
         const std::int64_t bytes = ev(op.bytes, 0);
         if (!mb::tx_operand_in_range(bytes)) s.raises = Violation::tx_out_of_range;
         s.tx = spec::rules::per_thread_total(bytes, l.count) * (op.code == OpCode::mbar_complete_tx ? -1 : 1);
@@ -238,34 +275,76 @@ class Unroller {
       case OpCode::fence_mbarrier_init: {
         s.kind = StepKind::fence_init;
         Agent& ag = current_;
-        if (ag.fence_sync < 0) ag.fence_sync = f_.fence_syncs++;
+        if (ag.fence_sync < 0) ag.fence_sync = extra_sync();
         return s;
       }
       case OpCode::mbar_wait: {
         s.kind = StepKind::wait;
-        s.mbar = mbar(op.bar);
+        const int c = cta(op.bar);
+        s.mbar = mbar(op.bar, c);
+        s.raises = spec::rules::wait_target(c != current_.cta);
         s.parity = static_cast<int>(ev(op.parity, 0) & 1);
         s.sync = spec::ordering::wait_acquires(static_cast<spec::ordering::Sem>(op.sem));
-        s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " parity " + std::to_string(s.parity);
+        s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " parity " + std::to_string(s.parity) +
+                  (op.sem == ir::Sem::relaxed ? " relaxed" : " acquire") + (op.scope == ir::Scope::cluster ? " cluster" : " cta");
         return s;
       }
       case OpCode::tma_load: {
-        if (op.multicast != ir::no_expr) refuse(op, "a multicast TMA load");
+        // step.cpp: a copy into each CTA the multicast mask selects (its
+        // own where none), each completing on that CTA's barrier (or on
+        // the one `@ c` names: rules::signalled_cta).
         s.kind = StepKind::tma_load;
         const ir::Ref& dst = op.bufs.at(0);
-        const int b = buf(dst);
-        s.mbar = mbar(op.bar);
+        const std::int64_t mask = ev(op.multicast, std::int64_t{1} << current_.cta);
         s.tx = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
         s.raises = spec::rules::bulk_copy_size(s.tx);
         s.unit = thread(me.hb.unit(hb::Unit::tma));
+        s.lanes = {thread(me.hb.leader())};
         s.write = true;
+        const int named_cta = op.bar.cta == ir::no_expr ? -1 : cta(op.bar);
+        for (int c = 0; c < p_.ctas; ++c) {
+          if (!spec::rules::selects(mask, c)) continue;
+          Step::Part part;
+          part.buf = buf(dst, c);
+          part.remote = remote(c);
+          part.mbar = mbar(op.bar, spec::rules::signalled_cta(c, named_cta));
+          part.events.push_back(event(part.buf, true, s.unit, 0, true));
+          s.tmas.push_back(static_cast<int>(f_.tmas.size()));
+          f_.tmas.push_back(Tma{a_, index, part.events[0], part.mbar, s.tx});
+          s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)] + " -> " +
+                    f_.mbars[static_cast<std::size_t>(part.mbar)];
+          s.parts.push_back(part);
+        }
+        s.text += " (" + std::to_string(s.tx) + " bytes)";
+        return s;
+      }
+      case OpCode::st_async: {
+        // step.cpp: each executing thread's store is a generic-proxy write
+        // by the agent's TMA unit, in flight; its issue releases the
+        // issuers' knowledge and the write into a sync object of its own,
+        // moved where a .cluster release goes when it lands (its complete-tx).
+        const int c = cta(op.bar);
+        const std::int64_t per = ev(op.bytes, 0);
+        if (!spec::rules::st_async_bytes_valid(per)) refuse(op, "st_async of " + std::to_string(per) + " bytes per thread");
+        s.kind = StepKind::st_async;
+        s.remote = remote(c);
+        s.mbar = mbar(op.bar, c);
+        s.write = true;
+        s.spread = l.every ? me.parts + 1 : 0;
+        s.unit = thread(me.hb.unit(hb::Unit::tma));
+        s.tx = spec::rules::per_thread_total(per, l.count);
         Step::Part part;
-        part.buf = b;
-        part.events.push_back(event(b, true, s.unit, 0, true));
+        part.buf = buf(op.bufs.at(0), c);
+        part.remote = s.remote;
+        part.mbar = s.mbar;
+        part.events.push_back(event(part.buf, true, s.unit, 0, false));
         s.parts.push_back(part);
-        s.tma = static_cast<int>(f_.tmas.size());
-        f_.tmas.push_back(Tma{a_, index, part.events[0], s.mbar, s.tx});
-        s.text += " " + f_.buffers[static_cast<std::size_t>(b)] + " -> " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " (" +
+        Tma t{a_, index, part.events[0], s.mbar, s.tx};
+        t.slot = extra_sync();
+        t.into = channel(s.mbar, spec::ordering::st_async_release_scope);
+        s.tmas.push_back(static_cast<int>(f_.tmas.size()));
+        f_.tmas.push_back(t);
+        s.text += " " + f_.buffers[static_cast<std::size_t>(part.buf)] + " -> " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " (" +
                   std::to_string(s.tx) + " bytes)";
         return s;
       }
@@ -280,16 +359,17 @@ class Unroller {
         args.id = id;
         args.count = s.count;
         args.threads = me.threads;
-        args.cta_threads = p_.cta_threads[0];
+        args.cta_threads = p_.cta_threads[static_cast<std::size_t>(current_.cta)];
         args.id0_whole_cta = p_.id0_whole_cta;
         s.raises = spec::named::check_operands(args);
         if (s.raises == Violation::none) {
           int slot = -1;
           for (std::size_t i = 0; i < f_.named_ids.size(); ++i)
-            if (f_.named_ids[i] == id) slot = static_cast<int>(i);
+            if (f_.named_ids[i] == id && f_.named_cta[i] == current_.cta) slot = static_cast<int>(i);
           if (slot < 0) {
             slot = static_cast<int>(f_.named_ids.size());
             f_.named_ids.push_back(id);
+            f_.named_cta.push_back(current_.cta);
           }
           s.named = slot;
         }
@@ -355,16 +435,7 @@ class Unroller {
       }
       case OpCode::s_waitcnt: {
         // spec/amd.hpp, waitcnt; then hb::retire of the loads it covers.
-        auto counter = [&](ir::ExprId e, std::uint32_t max) {
-          if (e == ir::no_expr) return spec::amd::no_wait;
-          const std::int64_t v = ev(e);
-          if (v < 0 || v > max)
-            throw check::KernelError("an s_waitcnt counter is " + std::to_string(v) + "; it must be in 0.." + std::to_string(max), op.loc);
-          return static_cast<std::uint32_t>(v);
-        };
-        const spec::amd::Gfx gfx = p_.kernel->gfx;
-        wave_ = spec::amd::waitcnt(wave_, spec::amd::Waitcnt{counter(op.n, spec::amd::max_vmcnt(gfx)),
-                                                             counter(op.count, spec::amd::max_lgkmcnt(gfx))});
+        wave_ = spec::amd::waitcnt(wave_, check::waitcnt_operands(p_, op, vars_.data()));
         s.kind = StepKind::retire;
         s.upto = wave_.vm_done;
         s.unit = thread(me.hb.unit(hb::Unit::cp_async));
@@ -397,6 +468,32 @@ class Unroller {
         return s;
       }
       case OpCode::fence_proxy_async: s.kind = StepKind::proxy_fence; return s;
+      case OpCode::cluster_arrive:
+      case OpCode::cluster_wait:
+      case OpCode::cluster_sync: {
+        // spec/cluster.cpp: whether the agent arrives twice, or waits
+        // without arriving, depends on its own sequence alone (its Ticket).
+        s.kind = StepKind::cluster_barrier;
+        s.arrive = op.code != OpCode::cluster_wait;
+        s.wait = op.code != OpCode::cluster_arrive;
+        s.sync = spec::ordering::cluster_arrive_releases(static_cast<spec::ordering::Sem>(op.sem));
+        spec::cluster::State any;
+        spec::cluster::Ticket ticket = cluster_joined_ ? 1 : 0;
+        if (s.arrive) {
+          const spec::cluster::Result r = spec::cluster::arrive(any, ticket, 1, 2);
+          s.raises = r.out.violation;
+          ticket = r.ticket;
+        }
+        if (s.wait && s.raises == Violation::none) {
+          any.generation = ticket;
+          const spec::cluster::Result r = spec::cluster::wait(any, ticket);
+          s.raises = r.out.violation;
+          ticket = r.ticket;
+        }
+        cluster_joined_ = ticket != 0;
+        if (op.sem == ir::Sem::relaxed) s.text += " relaxed";
+        return s;
+      }
       case OpCode::syncwarp: {
         s.kind = StepKind::syncwarp;
         for (int w = 0; w < me.warps; ++w) s.warps.emplace_back(thread(me.hb.leader(w)), thread(me.hb.rest(w)));
@@ -415,11 +512,9 @@ Fragment unroll(const ir::Kernel& k) {
   if (k.target == ir::Target::amd) {
     f.amd = true;
     f.named_ids.push_back(0);  // the workgroup barrier
+    f.named_cta.push_back(0);
   }
-  if (p.ctas != 1) {
-    f.refused = "a cluster of " + std::to_string(p.ctas) + " CTAs";
-    return f;
-  }
+  f.ctas = p.ctas;
   for (const ir::BufferDecl& b : k.buffers)
     if (b.space != ir::Space::shared) {
       f.refused = "line " + std::to_string(b.loc.line) + ": buffer " + b.name + " (tensor memory)";
@@ -432,6 +527,7 @@ Fragment unroll(const ir::Kernel& k) {
     }
   for (int b = 0; b < p.num_buffers(); ++b) {
     f.buffers.push_back(p.buffer_name(b));
+    f.buffer_cta.push_back(p.buffer_cta(b));
     f.aliases.emplace_back(p.aliases_of(b).begin(), p.aliases_of(b).end());
   }
   f.first_pseudo = p.num_buffers();
@@ -442,8 +538,14 @@ Fragment unroll(const ir::Kernel& k) {
     const std::size_t decl = static_cast<std::size_t>(p.mbar_decl(m));
     f.mbar_count.push_back(std::max<std::int64_t>(k.mbarriers[decl].count, 0));
     f.mbar_kernel_inits.push_back(p.mbar_has_init[decl]);
+    f.mbar_cta.push_back(p.mbar_cta(m));
+    f.buffer_cta.push_back(p.mbar_cta(m));
+    // Program's channels of releases from other CTAs (step.cpp, channel_sync).
+    const std::size_t mi = static_cast<std::size_t>(m);
+    f.mbar_cluster_sync.push_back(p.mbar_cluster_sync[mi] >= 0 ? f.extra_syncs++ : -1);
+    f.mbar_weak_sync.push_back(p.mbar_weak_sync[mi] >= 0 ? f.extra_syncs++ : -1);
   }
-  f.cta_threads = p.cta_threads[0];
+  if (p.ctas > 1) f.cluster_sync = f.extra_syncs++;
   try {
     Unroller u(p, f);
     for (int a = 0; a < static_cast<int>(p.agents.size()); ++a) u.agent(a);

@@ -4,14 +4,23 @@
 // evaluates each agent's loops, branches, assignments and operands once, at
 // the kernel's parameter values, and the search only chooses the order.
 //
-// Covered: NVIDIA and AMD kernels on one CTA, roles whose warps run
-// together, and these operations with their operands: read, write, init, inval, arrive,
-// arrive_expect_tx, expect_tx, complete_tx, wait (parity), tma_load (no
-// multicast), tma_store, tma_reduce, commit_group, wait_group(_read),
-// wgmma_fence, wgmma, wgmma_commit, wgmma_wait, bar_sync, bar_arrive,
-// syncthreads, syncwarp, fence_proxy_async, fence_mbarrier_init, and on AMD
-// global_load_lds, s_waitcnt, s_barrier, s_barrier_signal, s_barrier_wait;
-// exit, assert. Anything else is refused with its line.
+// Covered: NVIDIA kernels on a cluster of CTAs and AMD kernels on one
+// workgroup, roles whose warps run together, and these operations with their
+// operands (an operand of another CTA, `@ c`, included): read, write, init,
+// inval, arrive, arrive_expect_tx (at either scope), expect_tx, complete_tx,
+// wait (parity, at either scope), tma_load (multicast included), st_async,
+// tma_store, tma_reduce, commit_group, wait_group(_read), wgmma_fence, wgmma,
+// wgmma_commit, wgmma_wait, bar_sync, bar_arrive, syncthreads, syncwarp,
+// cluster_arrive, cluster_wait, cluster_sync, fence_proxy_async,
+// fence_mbarrier_init, and on AMD global_load_lds, s_waitcnt, s_barrier,
+// s_barrier_signal, s_barrier_wait; exit, assert. Anything else is refused
+// with its line.
+//
+// Sync objects (spec/hb.hpp) are numbered: mbarrier instance m is m, named
+// slot i is mbarriers + i, and the others (Fragment::extra_syncs: each
+// agent's fence_mbarrier_init release, an mbarrier's channels for releases
+// from other CTAs, the cluster barrier, each st.async's own release until it
+// lands) follow, as `extra` indices.
 //
 // An AMD wave's counters (spec/amd.hpp, Wave) depend on its own sequence
 // alone, so the unrolling keeps them: what a signal or a wait finds wrong
@@ -38,8 +47,8 @@
 namespace pc::smt::bmc {
 
 enum class StepKind : std::uint8_t {
-  access, init, inval, arrive, expect_tx, wait, tma_load, unit_access, retire, bar_sync, amd_barrier, syncwarp,
-  proxy_fence, fence_init, fail, exit
+  access, init, inval, arrive, expect_tx, wait, tma_load, st_async, unit_access, retire, bar_sync, amd_barrier,
+  cluster_barrier, syncwarp, proxy_fence, fence_init, fail, exit
 };
 
 // One access of a buffer by one thread (a lane class of an agent, or its TMA
@@ -62,42 +71,61 @@ struct Step {
   // init: its write of the barrier's memory
   struct Part {
     int buf = 0;
+    int remote = -1;  // the CTA the buffer is in, where another (it must not have exited)
+    int mbar = -1;    // tma_load: the barrier this copy completes on
     std::vector<int> events;
   };
   std::vector<Part> parts;
   bool write = false;
   int spread = 0;
   std::vector<int> lanes;         // the executing lane classes (local threads)
-  // init, inval, arrive, expect_tx, wait, tma_load: the mbarrier instance
+  // init, inval, arrive, expect_tx, wait, st_async: the mbarrier instance
   int mbar = -1;
+  // arrive, expect_tx, st_async: the CTA it targets when another (it must
+  // not have exited: rules::target_alive), else -1
+  int remote = -1;
+  // arrive: the sync object it releases into (an extra index; -1: the
+  // barrier's own), -2 where none (ordering::release_channel); and where
+  // the agent's fence_mbarrier_init release goes with it (step.cpp, fence_forward)
+  int into = -1;
+  int forward = -2;
   std::int64_t count = 0;         // arrive: arrivals in all; init: the count; bar_sync: the thread count (0: the CTA's live threads)
   std::int64_t tx = 0;            // arrive, expect_tx: expect-tx in all (complete_tx: negative); tma_load: bytes
   bool twice = false;             // init, inval: executed by more than one thread (the second finds it live, or invalid)
   bool sync = true;               // arrive: releases; wait: acquires (the op's .sem)
   int parity = 0;                 // wait
-  int tma = -1;                   // tma_load: its index in Fragment::tmas
+  std::vector<int> tmas;          // tma_load: one per destination CTA, st_async: its index in Fragment::tmas
   int unit = -1;                  // tma_load, unit_access, retire: the agent's async unit (a local thread)
   bool async_proxy = true;        // unit_access: through the async proxy (a gather-to-LDS load: the generic one)
   bool signal = false;            // amd_barrier: signals (s_barrier, s_barrier_signal); `wait`: waits
   int upto = 0;                   // retire: the groups up to this one are complete
   std::vector<int> to;            // retire: the threads ordered after them
   int named = -1;                 // bar_sync: the named-barrier slot
-  bool wait = true;               // bar_sync: false for bar_arrive (arrives, does not wait)
+  bool wait = true;               // bar_sync: false for bar_arrive (arrives, does not wait); cluster_barrier: waits
+  bool arrive = true;             // cluster_barrier: arrives
   std::vector<std::pair<int, int>> warps;  // syncwarp: (leader, other lanes) of each warp
 };
 
+// An async write that lands later: a TMA load's copy into one CTA, or an
+// st.async, whose complete-tx comes when it lands.
 struct Tma {
   int agent = 0;
   int step = 0;    // its index in the agent's steps
   int event = 0;
   int mbar = 0;
   std::int64_t bytes = 0;
+  // st.async: the extra sync object its issue released into, moved into
+  // `into` (an extra index; -1: the barrier's own) when it lands. A TMA
+  // load (slot -1) releases its write into the barrier's own when it lands.
+  int slot = -1;
+  int into = -1;
 };
 
 struct Agent {
   std::string name;
+  int cta = 0;
   int threads = 32;
-  int fence_sync = -1;      // with a fence_mbarrier_init: the sync object its releases go into (Fragment::fence_syncs)
+  int fence_sync = -1;      // with a fence_mbarrier_init: the extra sync object its releases go into
   bool reads_at_exit = false;  // a TMA store or wgmma of it may still read shared memory when it exits
   std::vector<int> lanes;      // its lane classes (local threads)
   // AMD: the (leader, other lanes) of each wave, ordered both ways at each
@@ -120,10 +148,16 @@ struct Fragment {
   std::vector<std::vector<int>> aliases;
   std::vector<std::int64_t> mbar_count;  // each instance's arrival count (0: not initialised at launch)
   std::vector<bool> mbar_kernel_inits;   // per instance: the kernel initialises its declaration somewhere
+  std::vector<int> mbar_cta, buffer_cta; // the CTA each instance, each buffer (pseudo ones included) is in
+  // Per mbarrier instance that another CTA arrives on or stores into: the
+  // extra sync objects of releases from another CTA at .cluster scope and
+  // of those at a scope that does not reach it (-1 where none: Program's).
+  std::vector<int> mbar_cluster_sync, mbar_weak_sync;
   int first_pseudo = 0;                  // buffers[first_pseudo + m]: mbarrier m's memory
-  int fence_syncs = 0;                   // agents with a fence_mbarrier_init
-  std::vector<int> named_ids;            // slot -> id
-  int cta_threads = 0;
+  int extra_syncs = 0;
+  int cluster_sync = -1;                 // the cluster barrier's extra sync object (-1: one CTA)
+  int ctas = 1;
+  std::vector<int> named_ids, named_cta; // slot -> id, CTA
   bool amd = false;                      // the workgroup barrier is named slot 0
 };
 
