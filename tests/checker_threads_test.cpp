@@ -1,9 +1,10 @@
 // The parallel search (Options::threads, --threads) gives the result of one
 // thread: the same verdict and violation kind, the same counts (states,
 // transitions, depth), the same trace and replay token, the same warnings
-// and the same coverage, over generated kernels with 2 and 4 threads and
-// over the corpus with 3 (on any machine: threads beyond its cores only take
-// turns; an odd count splits each level unevenly).
+// and the same coverage, over generated kernels with 2 and 4 threads (on any
+// machine: threads beyond its cores only take turns). The corpus is compared
+// with 3 threads by the corpus test (corpus_test.cpp), against the search
+// with one thread it runs anyway.
 // Every level is expanded by all threads here (parallel_min_level 1), so
 // that the levels of a few states exercise the hand-over between threads.
 #include <doctest/doctest.h>
@@ -16,62 +17,13 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/program.hpp"
-#include "tests/corpus_files.hpp"
 #include "tests/kernel_generators.hpp"
+#include "tests/thread_compare.hpp"
 
 using namespace pc;
+using namespace pc::threads_test;
 
 namespace {
-
-using check::outcome_name;
-
-check::Result run(const ir::Kernel& k, unsigned threads, check::Options o = {}) {
-  o.threads = threads;
-  o.parallel_min_level = 1;
-  return check::check(k, o);
-}
-
-std::string trace_text(const check::Result& r) {
-  std::string s;
-  for (const check::TraceStep& t : r.trace) s += std::to_string(t.agent) + " " + std::to_string(t.loc.line) + " " + t.text + "\n";
-  return s;
-}
-
-std::string warnings_text(const check::Result& r) {
-  std::string s;
-  for (const check::Warning& w : r.warnings)
-    s += std::string(spec::violation_name(w.kind)) + " " + std::to_string(w.loc.line) + " " + w.message + "\n";
-  return s;
-}
-
-std::string unreached_text(const check::Result& r) {
-  std::string s;
-  for (const check::Unreached& u : r.unreached) s += std::to_string(u.loc.line) + " " + u.what + "\n";
-  return s;
-}
-
-// `many` is the result of several threads, `one` of one thread.
-void same_result(const check::Result& one, const check::Result& many) {
-  CHECK(outcome_name(many) == outcome_name(one));
-  CHECK(many.states == one.states);
-  CHECK(many.transitions == one.transitions);
-  CHECK(many.max_depth == one.max_depth);
-  CHECK(many.replay == one.replay);
-  CHECK(trace_text(many) == trace_text(one));
-  CHECK(many.message == one.message);
-  CHECK(warnings_text(many) == warnings_text(one));
-  CHECK(many.coverage == one.coverage);
-  CHECK(unreached_text(many) == unreached_text(one));
-}
-
-// The counterexample replays to its kind.
-void replays(const ir::Kernel& k, const check::Result& r) {
-  if (r.verdict != check::Verdict::violation) return;
-  check::Options o;
-  o.replay = r.replay;
-  const check::Result again = check::check(k, o);
-  CHECK(outcome_name(again) == outcome_name(r));
-}
 
 int compared = 0, violations = 0;
 
@@ -98,34 +50,6 @@ bool agree(const std::string& text, check::Options o = {}) {
 }
 
 }  // namespace
-
-TEST_CASE("threads: the corpus gets the result of one thread with 3 threads") {
-  int verified = 0, violated = 0, capped = 0;
-  for (const std::string& file : corpus_files()) {
-    CAPTURE(file);
-    std::string src;
-    const dsl::Parsed p = dsl::parse_file(file, src);
-    REQUIRE(p.ok());
-    check::Options o;
-    if (corpus_compare_cap > 0) o.max_states = corpus_compare_cap;
-    const check::Result one = run(p.kernel, 1, o);
-    if (one.verdict == check::Verdict::inconclusive) {
-      // Stopped at the sanitized build's cap: the threads stop there too.
-      REQUIRE(corpus_compare_cap > 0);
-      CHECK(run(p.kernel, 3, o).verdict == check::Verdict::inconclusive);
-      ++capped;
-      continue;
-    }
-    const check::Result many = run(p.kernel, 3, o);
-    same_result(one, many);
-    replays(p.kernel, many);
-    (one.verdict == check::Verdict::verified ? verified : violated) += 1;
-  }
-  MESSAGE(verified << " corpus kernels verified, " << violated << " with a violation, alike with 1 and 3 threads; "
-                   << capped << " stopped at the sanitized build's cap");
-  CHECK(verified > 10);
-  CHECK(violated > 10);
-}
 
 TEST_CASE("threads: generated kernels get the result of one thread") {
   std::mt19937 rng(20261123);

@@ -1,6 +1,6 @@
 // The corpus: every kernel in kernels/ verifies or fails exactly as its
 // `# expect:` line says, with and without reductions, and every violation's
-// replay token reproduces it.
+// replay token reproduces it; with 3 threads, each gets the result of one.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "tests/corpus_files.hpp"
+#include "tests/thread_compare.hpp"
 
 using namespace pc;
 
@@ -27,14 +28,40 @@ TEST_CASE("the corpus has the seed systems and the bug classes") {
 
 namespace {
 
+// The search with 3 threads gives the result of the one with one thread
+// (checker_threads_test.cpp): `one` where it ran to the end, else (under
+// the sanitizers) both stop at corpus_compare_cap states.
+void compare_threads(const ir::Kernel& k, check::Options o, const check::Result& one_full) {
+  if (corpus_compare_cap > 0) o.max_states = corpus_compare_cap;
+  const check::Result one = corpus_compare_cap > 0 ? threads_test::run(k, 1, o) : one_full;
+  const check::Result many = threads_test::run(k, 3, o);
+  if (one.verdict == check::Verdict::inconclusive) {
+    REQUIRE(corpus_compare_cap > 0);  // only the sanitized build's cap stops it
+    CHECK(many.verdict == check::Verdict::inconclusive);
+    return;
+  }
+  threads_test::same_result(one, many);
+  threads_test::replays(k, many);
+}
+
+// How far check_corpus_kernel goes. `cap` caps the search with reductions
+// and `plain_cap` the one without (0: none); a search stopped at its cap is
+// compared with nothing. With `threads`, 3 threads give the result of one.
+// Without `plain_after_bug`, a kernel whose search with reductions finds
+// the violation its file expects is not searched again without them: the
+// risk of a reduction is a violation missed, and that one was found.
+struct Checks {
+  std::uint64_t cap = 0, plain_cap = 0;
+  bool threads = false;
+  bool plain_after_bug = true;
+};
+
 // The checks of one kernel (its parameters at `size`, or at their defaults):
 // the outcome its `# expect:` line names, with and without reductions; the
 // reductions store no more states; a violation's replay token reproduces it;
 // coverage is the same with the reductions as without them (docs/checker.md,
-// "Coverage"). `cap` caps the search with reductions and `plain_cap` the
-// one without (0: none); a search stopped at its cap is compared with
-// nothing.
-void check_corpus_kernel(const std::string& file, const ParamValues& size, std::uint64_t cap, std::uint64_t plain_cap) {
+// "Coverage").
+void check_corpus_kernel(const std::string& file, const ParamValues& size, const Checks& how) {
   CAPTURE(file);
   std::string at = size.empty() ? "the defaults" : "";
   for (const auto& [name, value] : size) at += (at.empty() ? "" : " ") + name + "=" + std::to_string(value);
@@ -45,16 +72,20 @@ void check_corpus_kernel(const std::string& file, const ParamValues& size, std::
   REQUIRE_FALSE(p.kernel.expect.empty());
   check::Options with;
   with.params = size;
-  if (cap > 0) with.max_states = cap;
+  with.threads = 1;  // the reference the threads are compared with
+  if (how.cap > 0) with.max_states = how.cap;
   check::Options plain;
   plain.params = size;
   plain.reduction = false;
-  if (plain_cap > 0) plain.max_states = plain_cap;
+  if (how.plain_cap > 0) plain.max_states = how.plain_cap;
   const check::Result a = check::check(p.kernel, with);
-  const check::Result b = check::check(p.kernel, plain);
-  const bool a_capped = cap > 0 && a.verdict == check::Verdict::inconclusive;
-  const bool capped = a_capped || (plain_cap > 0 && b.verdict == check::Verdict::inconclusive);
+  const bool a_capped = how.cap > 0 && a.verdict == check::Verdict::inconclusive;
   if (!a_capped) CHECK(outcome_name(a) == p.kernel.expect);
+  const bool bug_found = a.verdict == check::Verdict::violation && outcome_name(a) == p.kernel.expect;
+  const bool skip_plain = !how.plain_after_bug && bug_found;
+  const check::Result b = skip_plain ? check::Result{} : check::check(p.kernel, plain);
+  if (how.threads) compare_threads(p.kernel, with, a);
+  const bool capped = skip_plain || a_capped || (how.plain_cap > 0 && b.verdict == check::Verdict::inconclusive);
   if (!capped) {
     CHECK(outcome_name(b) == p.kernel.expect);
     CHECK(a.states <= b.states);
@@ -82,26 +113,34 @@ void check_corpus_kernel(const std::string& file, const ParamValues& size, std::
 
 }  // namespace
 
-// Under the sanitizers, which look for memory errors rather than verdicts,
-// the search without reductions stops at corpus_compare_cap states; the one
-// with them, which gives the verdict and the trace, still runs to the end.
+// Under the sanitizers, which look for memory errors rather than verdicts
+// (the plain build checks every verdict to the end), every search stops at
+// corpus_compare_cap states.
 TEST_CASE("every corpus kernel matches its expectation, with and without reductions") {
-  for (const std::string& file : corpus_files()) check_corpus_kernel(file, {}, 0, corpus_compare_cap);
+  Checks how;
+  how.cap = how.plain_cap = corpus_compare_cap;
+  how.threads = true;
+  for (const std::string& file : corpus_files()) check_corpus_kernel(file, {}, how);
 }
 
 // The loop-carried barriers of some kernels are all exercised only at sizes
 // beyond their defaults (each of two S buffers is used again from the fourth
 // trip): each such size, named in the file, is checked too, to the end in the
-// plain build. Under the sanitizers, which look for memory errors rather
-// than verdicts, both searches stop at corpus_compare_cap states, as the
-// reduction and thread comparisons do there.
+// plain build. A verified one is searched without reductions too; a bug
+// kernel whose expected violation the search with reductions finds is not
+// (Checks::plain_after_bug; at the defaults it is). Under the sanitizers,
+// which look for memory errors rather than verdicts, both searches stop at
+// corpus_compare_cap states, as the reduction and thread comparisons do there.
 TEST_CASE("corpus sizes: every kernel matches its expectation at the further sizes its file names") {
   int sized = 0;
   for (const std::string& file : corpus_files()) {
     for (const ParamValues& size : corpus_sizes(file)) {
       CAPTURE(file);
       for (const auto& [name, value] : size) REQUIRE_MESSAGE(!name.empty(), "a '# corpus size:' word is not NAME=VALUE");
-      check_corpus_kernel(file, size, corpus_compare_cap, corpus_compare_cap);
+      Checks how;
+      how.cap = how.plain_cap = corpus_compare_cap;
+      how.plain_after_bug = false;
+      check_corpus_kernel(file, size, how);
       ++sized;
     }
   }

@@ -293,6 +293,15 @@ class Encoder {
       }
   }
 
+  // spec/mbarrier.cpp: the tx-count moves by delta (expect-tx: positive,
+  // complete-tx: negative) and must stay within the ISA's range.
+  void add_tx(const State& s, State& n, int m, std::int64_t delta, std::vector<Raise>& raises) {
+    const std::size_t i = static_cast<std::size_t>(m);
+    const z3::expr tx = s.tx[i] + num(delta);
+    raises.push_back({Violation::tx_out_of_range, tx > spec::mbarrier::max_tx || tx < -spec::mbarrier::max_tx});
+    n.tx[i] = tx;
+  }
+
   // spec/mbarrier.cpp, settle: a phase completes when pending and tx are 0.
   void settle(State& s, int m) {
     const std::size_t i = static_cast<std::size_t>(m);
@@ -439,11 +448,9 @@ class Encoder {
       case StepKind::arrive: {
         // spec/mbarrier.cpp, arrive (its operand checks are Step::raises).
         const std::size_t m = static_cast<std::size_t>(st.mbar);
-        const z3::expr tx = s.tx[m] + num(static_cast<std::int64_t>(st.tx));
-        c.raises.push_back({Violation::tx_out_of_range, tx > spec::mbarrier::max_tx || tx < -spec::mbarrier::max_tx});
+        add_tx(s, n, st.mbar, st.tx, c.raises);
         c.raises.push_back({Violation::arrival_underflow, s.pending[m] - num(static_cast<std::int64_t>(st.count)) < 0});
         c.writes.push_back(object(Obj::mbar, st.mbar));
-        n.tx[m] = tx;
         n.pending[m] = s.pending[m] - num(static_cast<std::int64_t>(st.count));
         // Into the channel of its scope (step.cpp, channel_sync); what the
         // agent's fence_mbarrier_init released goes with it (fence_forward).
@@ -455,11 +462,8 @@ class Encoder {
       }
       case StepKind::expect_tx: {
         // spec/mbarrier.cpp, expect_tx and complete_tx (a negative tx).
-        const std::size_t m = static_cast<std::size_t>(st.mbar);
-        const z3::expr tx = s.tx[m] + num(static_cast<std::int64_t>(st.tx));
-        c.raises.push_back({Violation::tx_out_of_range, tx > spec::mbarrier::max_tx || tx < -spec::mbarrier::max_tx});
+        add_tx(s, n, st.mbar, st.tx, c.raises);
         c.writes.push_back(object(Obj::mbar, st.mbar));
-        n.tx[m] = tx;
         settle(n, st.mbar);
         advance(n, a, i);
         break;
@@ -861,10 +865,8 @@ class Encoder {
     for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
       if (f_.agents[static_cast<std::size_t>(b)].cta == f_.mbar_cta[m]) c.reads.push_back(object(Obj::exited, b));
     require_live(s, t.mbar, c.raises);
-    const z3::expr tx = s.tx[m] - num(static_cast<std::int64_t>(t.bytes));
     if (!spec::mbarrier::tx_operand_in_range(t.bytes)) c.raises.push_back({Violation::tx_out_of_range, c_.bool_val(true)});
-    c.raises.push_back({Violation::tx_out_of_range, tx < -spec::mbarrier::max_tx || tx > spec::mbarrier::max_tx});
-    n.tx[m] = tx;
+    add_tx(s, n, t.mbar, -t.bytes, c.raises);
     n.landed[static_cast<std::size_t>(j)] = c_.bool_val(true);
     if (t.slot >= 0) move(n, sync_of(t.slot, -1), sync_of(t.into, t.mbar));
     else R(n, t.mbar, t.event, false) = or2(R(n, t.mbar, t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
