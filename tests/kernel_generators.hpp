@@ -844,4 +844,82 @@ inline std::string fragment_cluster_handoff(std::mt19937& rng) {
   return k;
 }
 
+// A cp.async handoff in the second engine's fragment: copies into one or
+// two buffers in one or two cp.async-groups, a wait for them, then a named
+// barrier or an mbarrier to the readers; or every warp of one role copies
+// its own buffer and reads the other's after __syncthreads, for N trips (the
+// FlashAttention-2 shape). Half carry one of eight changes: no commit, no
+// wait, a wait that leaves the last group in flight, a read or a write of a
+// buffer a copy may still write, a last group the CTA exits without waiting
+// for, an arrive the consumer does not wait for, or a wait_all in place of
+// the commits and the wait (still correct).
+inline std::string fragment_cp_async(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int mutation = pick(2) == 0 ? 0 : 1 + pick(8);
+  const bool two = pick(2) == 0;
+  std::string k = "kernel cpa\nparam N = " + std::to_string(1 + pick(3)) + "\nsmem buf[2] bytes 256\nmbarrier full[1] count 1\n";
+  auto copies = [&](const std::string& ind, const std::string& first, const std::string& second) {
+    std::string c = ind + "one: cp_async " + first + "\n";
+    if (mutation != 1 && mutation != 8) c += ind + "one: cp_async_commit\n";
+    if (two) c += ind + "one: cp_async " + second + "\n" + (mutation == 8 ? "" : ind + "one: cp_async_commit\n");
+    if (mutation == 4) c += ind + "all: read " + first + "\n";
+    if (mutation == 8) c += ind + "one: cp_async_wait_all\n";
+    else if (mutation == 3) c += ind + "one: cp_async_wait 1\n";
+    else if (mutation != 2) c += ind + "one: cp_async_wait 0\n";
+    return c;
+  };
+  // Mutation 6: one more group, committed, that no one waits for.
+  auto last_group = [&](const std::string& b) { return mutation == 6 ? "  one: cp_async " + b + "\n  one: cp_async_commit\n" : ""; };
+  if (pick(3) == 0) {  // every warp copies its own buffer, then reads the other's
+    k += "role w warp x 2:\n  for k in 0 .. N:\n";
+    k += copies("    ", "buf[instance]", "buf[instance]");
+    if (mutation == 5) k += "    all: write buf[1 - instance]\n";
+    k += mutation == 7 ? "    syncwarp\n" : "    syncthreads\n";
+    k += "    all: read buf[1 - instance]\n    syncthreads\n";
+    return k + last_group("buf[instance]");
+  }
+  const int sync = pick(3);
+  k += "role producer warp:\n" + copies("  ", "buf[0]", "buf[1]");
+  k += sync == 0 ? "  bar_sync 1, 64\n" : sync == 1 ? "  syncthreads\n" : "  one: arrive full[0]\n";
+  k += "role consumer warp:\n";
+  if (mutation == 5) k += "  one: write buf[0]\n";
+  if (sync == 2) k += mutation == 7 ? "" : "  wait full[0] parity 0\n";
+  else k += mutation == 7 ? "  bar_arrive 1, 64\n" : sync == 0 ? "  bar_sync 1, 64\n" : "  syncthreads\n";
+  k += std::string("  all: read buf[") + (two ? "1" : "0") + "]\n";
+  return k + last_group("buf[0]");
+}
+// An mbarrier laid over memory (`aliases`), in the second engine's
+// fragment: a producer initialises it and a consumer waits on it, then the
+// bytes are reused for data once the barrier is invalidated and a barrier
+// orders the inval before the reuse. Half carry one of eight changes: no
+// inval, no barrier between the inval and the reuse, data written before the
+// init and not ordered before it, an init over a second live barrier at the
+// same bytes, a read of the bytes while the barrier is live, the reuse by
+// the async proxy (a TMA load), an inval twice, or an access of bytes next
+// to the barrier (still correct).
+inline std::string fragment_overlay(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int mutation = pick(2) == 0 ? 0 : 1 + pick(8);
+  const std::string sync = pick(2) ? "  bar_sync 1, 64\n" : "  syncthreads\n";
+  std::string k = "kernel overlay\nsmem arena bytes 512\nmbarrier bar[1] aliases arena\nmbarrier two[1] aliases arena\n"
+                  "smem d bytes 256 aliases arena\nsmem e bytes 256 aliases arena offset 256\nmbarrier full[1] count 1\n";
+  k += "role producer warp:\n";
+  if (mutation == 3) k += "  all: write d\n";
+  else k += sync;
+  k += "  one: init bar[0] count 1\n  one: fence_mbarrier_init\n";
+  if (mutation == 4) k += "  one: init two[0] count 1\n";
+  k += sync + "  one: arrive bar[0]\n";
+  if (mutation == 5) k += "  all: read d\n";
+  if (mutation == 8) k += "  all: write e\n";
+  k += sync;
+  if (mutation != 1) k += std::string("  ") + (mutation == 7 ? "all" : "one") + ": inval bar[0]\n";
+  if (mutation != 2) k += sync;
+  if (mutation == 6) k += "  one: arrive_expect_tx full[0] bytes 256\n  one: tma_load d -> full[0]\n  wait full[0] parity 0\n";
+  else k += "  all: write d\n";
+  k += "role consumer warp:\n" + (mutation == 3 ? std::string() : sync) + sync + "  wait bar[0] parity 0\n" + sync;
+  if (mutation != 2) k += sync;
+  k += pick(2) ? "  all: read e\n" : "";
+  return k;
+}
+
 }  // namespace pc::testgen

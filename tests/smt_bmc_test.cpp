@@ -193,6 +193,35 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
   CHECK(t.violations >= 40 / testgen::compared_stride);
 }
 
+TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated cp.async handoffs") {
+  std::mt19937 rng(20261128);
+  Tally t;
+  for (int i = 0; i < 60; ++i) {
+    const std::string text = testgen::fragment_cp_async(rng);
+    if (i % testgen::compared_stride != 0) continue;
+    compare_generated(text, t);
+  }
+  MESSAGE(t.text());
+  CHECK(t.verified >= 16 / testgen::compared_stride);
+  CHECK(t.violations >= 24 / testgen::compared_stride);
+  CHECK(t.kinds["data_race"] >= 8 / testgen::compared_stride);
+  CHECK(t.kinds["exit_with_pending"] >= 2 / testgen::compared_stride);
+}
+
+TEST_CASE("engines agree: the bounded SMT search and the explicit search on mbarriers laid over memory") {
+  std::mt19937 rng(20261129);
+  Tally t;
+  for (int i = 0; i < 48; ++i) {
+    const std::string text = testgen::fragment_overlay(rng);
+    if (i % testgen::compared_stride != 0) continue;
+    compare_generated(text, t);
+  }
+  MESSAGE(t.text());
+  CHECK(t.verified >= 12 / testgen::compared_stride);
+  CHECK(t.kinds["barrier_memory_reuse"] >= 4 / testgen::compared_stride);
+  CHECK(t.kinds["data_race"] >= 4 / testgen::compared_stride);
+}
+
 // The corpus's kernels are larger than the generated ones, and the SMT
 // search's cost grows about twofold per step on a kernel of four warps: it
 // takes runs of up to this many steps, within this budget of Z3 resources

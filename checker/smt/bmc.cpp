@@ -347,6 +347,9 @@ class Encoder {
   void access(State& s, const Step& st, const Step::Part& part, const std::vector<int>& issuers, int unit, bool async,
               std::vector<Raise>& raises) {
     const std::vector<int>& over = f_.aliases[static_cast<std::size_t>(part.buf)];
+    // step.cpp, require_no_live_mbarrier (spec/mbarrier.hpp, data_use).
+    for (const int other : over)
+      if (other >= f_.first_pseudo) raises.push_back({Violation::barrier_memory_reuse, s.live[static_cast<std::size_t>(other - f_.first_pseudo)]});
     for (const int t : issuers)
       for (int e = 0; e < E_; ++e) {
         const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
@@ -482,10 +485,8 @@ class Encoder {
         n.pending[m] = n.expected[m];
         n.tx[m] = num(0);
         const int init = st.parts[0].events[0];
-        for (int e = 0; e < E_; ++e)
-          if (f_.events[static_cast<std::size_t>(e)].buf == f_.first_pseudo + st.mbar) n.alive[static_cast<std::size_t>(e)] = c_.bool_val(false);
-        n.alive[static_cast<std::size_t>(init)] = c_.bool_val(true);
-        K(n, f_.events[static_cast<std::size_t>(init)].thread, init, false) = c_.bool_val(true);
+        mbar_memory_write(s, st.mbar, f_.events[static_cast<std::size_t>(init)].thread, true, c);
+        overwrite(n, st.mbar, init);
         advance(n, a, i);
         break;
       }
@@ -497,6 +498,12 @@ class Encoder {
         c.writes.push_back(object(Obj::mbar, st.mbar));
         n.live[m] = c_.bool_val(false);
         n.dead[m] = c_.bool_val(true);
+        if (!st.parts.empty()) {  // data laid over it (bmc_fragment.cpp)
+          const int ev = st.parts[0].events[0];
+          mbar_memory_write(s, st.mbar, f_.events[static_cast<std::size_t>(ev)].thread, false, c);
+          c.writes.push_back(object(Obj::buf, f_.first_pseudo + st.mbar));
+          overwrite(n, st.mbar, ev);
+        }
         advance(n, a, i);
         break;
       }
@@ -685,10 +692,10 @@ class Encoder {
         z3::expr last = c_.bool_val(true);
         for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
           if (b != a && f_.agents[static_cast<std::size_t>(b)].cta == ag.cta) last = and2(last, exited(s, b));
-        // An agent's TMA stores and wgmmas not waited for when it exited
-        // are known from its own sequence.
+        // An agent's TMA stores, wgmmas and cp.async-groups not waited for
+        // when it exited are known from its own sequence.
         bool reads = false;
-        for (const bmc::Agent& b : f_.agents) reads |= b.cta == ag.cta && b.reads_at_exit;
+        for (const bmc::Agent& b : f_.agents) reads |= b.cta == ag.cta && b.in_flight_at_exit;
         z3::expr in_flight = c_.bool_val(reads);
         for (std::size_t j = 0; j < f_.tmas.size(); ++j) {
           const bmc::Tma& t = f_.tmas[j];
@@ -707,7 +714,38 @@ class Encoder {
   // reads those of the buffers that share bytes with it.
   void touch(Case& c, int buf) const {
     c.writes.push_back(object(Obj::buf, buf));
-    for (const int other : f_.aliases[static_cast<std::size_t>(buf)]) c.reads.push_back(object(Obj::buf, other));
+    for (const int other : f_.aliases[static_cast<std::size_t>(buf)]) {
+      c.reads.push_back(object(Obj::buf, other));
+      if (other >= f_.first_pseudo) c.reads.push_back(object(Obj::mbar, other - f_.first_pseudo));
+    }
+  }
+
+  // step.cpp, mbar_memory_write: an init or inval writes the barrier's
+  // memory (by `leader`); where other objects are laid over it, a live
+  // mbarrier there is re-initialised (spec/mbarrier.hpp, init_over), and
+  // each earlier access of theirs not ordered before the leader is a race
+  // (hb::check_only of a generic write: after_weak alone only warns).
+  void mbar_memory_write(const State& s, int mbar, int leader, bool init, Case& c) {
+    for (const int other : f_.aliases[static_cast<std::size_t>(f_.first_pseudo + mbar)]) {
+      c.reads.push_back(object(Obj::buf, other));
+      if (init && other >= f_.first_pseudo) {
+        c.reads.push_back(object(Obj::mbar, other - f_.first_pseudo));
+        c.raises.push_back({Violation::reinit_live_barrier, s.live[static_cast<std::size_t>(other - f_.first_pseudo)]});
+      }
+      for (int e = 0; e < E_; ++e) {
+        const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
+        if (prior.buf != other || prior.thread == leader) continue;
+        const z3::expr weak = s.kw[static_cast<std::size_t>(leader * E_ + e)];
+        c.raises.push_back({Violation::data_race, and2(and2(s.alive[static_cast<std::size_t>(e)], !K(s, leader, e, false)), not1(weak))});
+      }
+    }
+  }
+  // hb::overwrite of the barrier's memory: `event` (by its thread) is its only access.
+  void overwrite(State& n, int mbar, int event) {
+    for (int e = 0; e < E_; ++e)
+      if (f_.events[static_cast<std::size_t>(e)].buf == f_.first_pseudo + mbar) n.alive[static_cast<std::size_t>(e)] = c_.bool_val(false);
+    n.alive[static_cast<std::size_t>(event)] = c_.bool_val(true);
+    K(n, f_.events[static_cast<std::size_t>(event)].thread, event, false) = c_.bool_val(true);
   }
 
   // AMD: each instruction orders the lanes of each of the agent's waves

@@ -48,6 +48,7 @@ class Unroller {
     vars_.assign(role.vars.size(), 0);
     bulk_ = {};
     mma_ = {};
+    cp_ = {};
     wave_ = {};
     wgmma_fenced_ = false;
     out.lanes = threads(info.hb.lanes());
@@ -85,7 +86,7 @@ class Unroller {
             break;
           }
           if (in.op->code == OpCode::wgmma_fence || in.op->code == OpCode::wgmma_commit ||
-              in.op->code == OpCode::bulk_commit_group) {
+              in.op->code == OpCode::bulk_commit_group || in.op->code == OpCode::cp_async_commit) {
             agent_local(*in.op);
           } else {
             out.steps.push_back(op(*in.op, static_cast<int>(out.steps.size())));
@@ -94,7 +95,10 @@ class Unroller {
           break;
       }
     }
-    out.reads_at_exit = spec::async_group::in_flight(bulk_) || spec::async_group::in_flight(mma_);
+    // step.cpp, the CTA's exit (rules::CtaExit): a store's or wgmma's read
+    // not waited for, or a committed cp.async-group's write.
+    out.in_flight_at_exit = spec::async_group::in_flight(bulk_) || spec::async_group::in_flight(mma_) ||
+                            std::min(cp_.issued, cp_.committed) > cp_.retired;
     out.signaled_at_exit = wave_.signaled;
     Step exit;
     exit.kind = StepKind::exit;
@@ -109,7 +113,7 @@ class Unroller {
   Fragment& f_;
   int a_ = 0;
   Agent current_;  // the agent being unrolled
-  spec::async_group::Groups bulk_, mma_;  // its async-groups (step.cpp: AgentState::bulk, mma)
+  spec::async_group::Groups bulk_, mma_, cp_;  // its async-groups (step.cpp: AgentState::bulk, mma, cp)
   spec::amd::Wave wave_;                  // AMD: its counters and split-barrier state
   bool wgmma_fenced_ = false;
   bool cluster_joined_ = false;  // arrived at the cluster barrier and not yet waited (spec/cluster.hpp, Ticket)
@@ -117,7 +121,7 @@ class Unroller {
   // The operations no other agent sees: a wgmma_fence, a commit.
   void agent_local(const ir::Op& op) {
     if (op.code == OpCode::wgmma_fence) wgmma_fenced_ = true;
-    else (void)spec::async_group::commit(op.code == OpCode::wgmma_commit ? mma_ : bulk_);
+    else (void)spec::async_group::commit(op.code == OpCode::wgmma_commit ? mma_ : op.code == OpCode::cp_async_commit ? cp_ : bulk_);
   }
   std::vector<std::int64_t> vars_;
   std::map<int, int> local_;  // hb thread -> local thread
@@ -254,12 +258,22 @@ class Unroller {
         s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " count " + std::to_string(s.count);
         return s;
       }
-      case OpCode::mbar_inval:
+      case OpCode::mbar_inval: {
         s.kind = StepKind::inval;
         s.mbar = mbar(op.bar);
         s.twice = l.count > 1;
         s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)];
+        // step.cpp, mbar_memory_write: where data is laid over the
+        // barrier, the inval is a write of its memory by the leader.
+        const int pseudo = f_.first_pseudo + s.mbar;
+        if (!f_.aliases[static_cast<std::size_t>(pseudo)].empty()) {
+          Step::Part part;
+          part.buf = pseudo;
+          part.events.push_back(event(pseudo, true, thread(me.hb.leader()), 0, false));
+          s.parts.push_back(part);
+        }
         return s;
+      }
       case OpCode::mbar_expect_tx:
       case OpCode::mbar_complete_tx: {
         s.kind = StepKind::expect_tx;
@@ -433,6 +447,39 @@ class Unroller {
         s.parts.push_back(part);
         return s;
       }
+      case OpCode::cp_async: {
+        // step.cpp: each copy is the cp_async unit's generic-proxy write in
+        // the lanes' open cp.async-group.
+        s.kind = StepKind::unit_access;
+        s.write = true;
+        s.async_proxy = false;
+        s.spread = l.every ? me.parts + 1 : 0;
+        s.unit = thread(me.hb.unit(hb::Unit::cp_async));
+        const int group = spec::async_group::issue(cp_);
+        for (const ir::Ref& r : op.bufs) {
+          Step::Part part;
+          part.buf = buf(r);
+          part.events.push_back(event(part.buf, true, s.unit, 0, false));
+          f_.events.back().group = group;
+          s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
+          s.parts.push_back(part);
+        }
+        s.text += " (group " + std::to_string(group) + ")";
+        return s;
+      }
+      case OpCode::cp_async_wait:
+      case OpCode::cp_async_wait_all: {
+        // step.cpp: wait_all is a commit, then wait_group 0; the retired
+        // groups' writes are ordered before the waiting lanes.
+        const std::int64_t n = op.code == OpCode::cp_async_wait ? ev(op.n, 0) : 0;
+        if (op.code == OpCode::cp_async_wait_all) (void)spec::async_group::commit(cp_);
+        s.kind = StepKind::retire;
+        s.upto = spec::async_group::wait(cp_, n);
+        s.unit = thread(me.hb.unit(hb::Unit::cp_async));
+        s.to = s.lanes;
+        s.text += " (groups up to " + std::to_string(s.upto) + " complete)";
+        return s;
+      }
       case OpCode::s_waitcnt: {
         // spec/amd.hpp, waitcnt; then hb::retire of the loads it covers.
         wave_ = spec::amd::waitcnt(wave_, check::waitcnt_operands(p_, op, vars_.data()));
@@ -520,11 +567,6 @@ Fragment unroll(const ir::Kernel& k) {
       f.refused = "line " + std::to_string(b.loc.line) + ": buffer " + b.name + " (tensor memory)";
       return f;
     }
-  for (const ir::MbarrierDecl& m : k.mbarriers)
-    if (m.alias.of >= 0) {
-      f.refused = "line " + std::to_string(m.loc.line) + ": mbarrier " + m.name + " (laid over memory)";
-      return f;
-    }
   for (int b = 0; b < p.num_buffers(); ++b) {
     f.buffers.push_back(p.buffer_name(b));
     f.buffer_cta.push_back(p.buffer_cta(b));
@@ -533,7 +575,7 @@ Fragment unroll(const ir::Kernel& k) {
   f.first_pseudo = p.num_buffers();
   for (int m = 0; m < p.num_mbars(); ++m) {
     f.buffers.push_back("the memory of " + p.mem_name(p.mbar_pseudo_buffer(m)));
-    f.aliases.emplace_back();
+    f.aliases.emplace_back(p.aliases_of(p.mbar_pseudo_buffer(m)).begin(), p.aliases_of(p.mbar_pseudo_buffer(m)).end());
     f.mbars.push_back(p.mbar_name(m));
     const std::size_t decl = static_cast<std::size_t>(p.mbar_decl(m));
     f.mbar_count.push_back(std::max<std::int64_t>(k.mbarriers[decl].count, 0));

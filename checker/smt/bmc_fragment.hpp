@@ -10,7 +10,8 @@
 // inval, arrive, arrive_expect_tx (at either scope), expect_tx, complete_tx,
 // wait (parity, at either scope), tma_load (multicast included), st_async,
 // tma_store, tma_reduce, commit_group, wait_group(_read), wgmma_fence, wgmma,
-// wgmma_commit, wgmma_wait, bar_sync, bar_arrive, syncthreads, syncwarp,
+// wgmma_commit, wgmma_wait, cp_async, cp_async_commit, cp_async_wait(_all),
+// bar_sync, bar_arrive, syncthreads, syncwarp,
 // cluster_arrive, cluster_wait, cluster_sync, fence_proxy_async,
 // fence_mbarrier_init, and on AMD global_load_lds, s_waitcnt, s_barrier,
 // s_barrier_signal, s_barrier_wait; exit, assert. Anything else is refused
@@ -126,7 +127,7 @@ struct Agent {
   int cta = 0;
   int threads = 32;
   int fence_sync = -1;      // with a fence_mbarrier_init: the extra sync object its releases go into
-  bool reads_at_exit = false;  // a TMA store or wgmma of it may still read shared memory when it exits
+  bool in_flight_at_exit = false;  // a TMA store or wgmma of it may still read shared memory when it exits, or a cp.async write it
   std::vector<int> lanes;      // its lane classes (local threads)
   // AMD: the (leader, other lanes) of each wave, ordered both ways at each
   // of its instructions (spec/amd.hpp, wave_lanes_in_lockstep); whether it
