@@ -848,16 +848,16 @@ inline std::string fragment_cluster_handoff(std::mt19937& rng) {
 // two buffers in one or two cp.async-groups, a wait for them, then a named
 // barrier or an mbarrier to the readers; or every warp of one role copies
 // its own buffer and reads the other's after __syncthreads, for N trips (the
-// FlashAttention-2 shape). Half carry one of eight changes: no commit, no
+// FlashAttention-2 shape). `mutation` 1 to 8 is one change: no commit, no
 // wait, a wait that leaves the last group in flight, a read or a write of a
 // buffer a copy may still write, a last group the CTA exits without waiting
 // for, an arrive the consumer does not wait for, or a wait_all in place of
-// the commits and the wait (still correct).
-inline std::string fragment_cp_async(std::mt19937& rng) {
+// the commits and the wait (still correct); 0 none. The caller picks it,
+// so that any sample of the kernels it draws in turn has each change.
+inline std::string fragment_cp_async(std::mt19937& rng, int mutation) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const int mutation = pick(2) == 0 ? 0 : 1 + pick(8);
   const bool two = pick(2) == 0;
-  std::string k = "kernel cpa\nparam N = " + std::to_string(1 + pick(3)) + "\nsmem buf[2] bytes 256\nmbarrier full[1] count 1\n";
+  std::string k = "kernel cpa\nparam N = " + std::to_string(1 + pick(2)) + "\nsmem buf[2] bytes 256\nmbarrier full[1] count 1\n";
   auto copies = [&](const std::string& ind, const std::string& first, const std::string& second) {
     std::string c = ind + "one: cp_async " + first + "\n";
     if (mutation != 1 && mutation != 8) c += ind + "one: cp_async_commit\n";
@@ -891,15 +891,14 @@ inline std::string fragment_cp_async(std::mt19937& rng) {
 // An mbarrier laid over memory (`aliases`), in the second engine's
 // fragment: a producer initialises it and a consumer waits on it, then the
 // bytes are reused for data once the barrier is invalidated and a barrier
-// orders the inval before the reuse. Half carry one of eight changes: no
+// orders the inval before the reuse. `mutation` 1 to 8 is one change: no
 // inval, no barrier between the inval and the reuse, data written before the
 // init and not ordered before it, an init over a second live barrier at the
 // same bytes, a read of the bytes while the barrier is live, the reuse by
 // the async proxy (a TMA load), an inval twice, or an access of bytes next
-// to the barrier (still correct).
-inline std::string fragment_overlay(std::mt19937& rng) {
+// to the barrier (still correct); 0 none (as fragment_cp_async).
+inline std::string fragment_overlay(std::mt19937& rng, int mutation) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const int mutation = pick(2) == 0 ? 0 : 1 + pick(8);
   const std::string sync = pick(2) ? "  bar_sync 1, 64\n" : "  syncthreads\n";
   std::string k = "kernel overlay\nsmem arena bytes 512\nmbarrier bar[1] aliases arena\nmbarrier two[1] aliases arena\n"
                   "smem d bytes 256 aliases arena\nsmem e bytes 256 aliases arena offset 256\nmbarrier full[1] count 1\n";

@@ -197,14 +197,16 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
   std::mt19937 rng(20261128);
   Tally t;
   for (int i = 0; i < 60; ++i) {
-    const std::string text = testgen::fragment_cp_async(rng);
+    // Each change in turn (0: none): a sample of one kernel in
+    // compared_stride (4, prime to 9) still has them all.
+    const std::string text = testgen::fragment_cp_async(rng, i % 9);
     if (i % testgen::compared_stride != 0) continue;
     compare_generated(text, t);
   }
   MESSAGE(t.text());
-  CHECK(t.verified >= 16 / testgen::compared_stride);
-  CHECK(t.violations >= 24 / testgen::compared_stride);
-  CHECK(t.kinds["data_race"] >= 8 / testgen::compared_stride);
+  CHECK(t.verified >= 12 / testgen::compared_stride);
+  CHECK(t.violations >= 40 / testgen::compared_stride);
+  CHECK(t.kinds["data_race"] >= 40 / testgen::compared_stride);
   CHECK(t.kinds["exit_with_pending"] >= 2 / testgen::compared_stride);
 }
 
@@ -212,14 +214,14 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on mbar
   std::mt19937 rng(20261129);
   Tally t;
   for (int i = 0; i < 48; ++i) {
-    const std::string text = testgen::fragment_overlay(rng);
+    const std::string text = testgen::fragment_overlay(rng, i % 9);  // as for cp.async
     if (i % testgen::compared_stride != 0) continue;
     compare_generated(text, t);
   }
   MESSAGE(t.text());
-  CHECK(t.verified >= 12 / testgen::compared_stride);
-  CHECK(t.kinds["barrier_memory_reuse"] >= 4 / testgen::compared_stride);
-  CHECK(t.kinds["data_race"] >= 4 / testgen::compared_stride);
+  CHECK(t.verified >= 10 / testgen::compared_stride);
+  CHECK(t.kinds["barrier_memory_reuse"] >= 8 / testgen::compared_stride);
+  CHECK(t.kinds["data_race"] >= 8 / testgen::compared_stride);
 }
 
 // The corpus's kernels are larger than the generated ones, and the SMT
