@@ -14,6 +14,8 @@ namespace pc::smt {
 namespace {
 
 using bmc::Fragment;
+using bmc::no_sync;
+using bmc::own_sync;
 using bmc::Step;
 using bmc::StepKind;
 using spec::Violation;
@@ -192,8 +194,8 @@ class Encoder {
     return (async_view && !mirrored ? s.visa : s.vis)[static_cast<std::size_t>(sync * E_ + e)];
   }
   bool generic(int e) const { return !f_.events[static_cast<std::size_t>(e)].async; }
-  // An extra sync object (bmc_fragment.hpp); -1: mbarrier m's own.
-  int sync_of(int extra, int m) const { return extra == -1 ? m : M_ + N_ + extra; }
+  // An extra sync object (bmc_fragment.hpp), or own_sync: mbarrier m's own.
+  int sync_of(int extra, int m) const { return extra == own_sync ? m : M_ + N_ + extra; }
 
   // Every agent of CTA c has exited (step.cpp, State::cta_exited: set by
   // the exit of its last agent, so never for a CTA without one).
@@ -457,8 +459,8 @@ class Encoder {
         n.pending[m] = s.pending[m] - num(static_cast<std::int64_t>(st.count));
         // Into the channel of its scope (step.cpp, channel_sync); what the
         // agent's fence_mbarrier_init released goes with it (fence_forward).
-        if (st.sync && st.into != -2) release(n, st.lanes, sync_of(st.into, st.mbar), c_.bool_val(true));
-        if (ag.fence_sync >= 0 && st.forward != -2) forward(n, sync_of(ag.fence_sync, -1), sync_of(st.forward, st.mbar));
+        if (st.sync && st.into != no_sync) release(n, st.lanes, sync_of(st.into, st.mbar), c_.bool_val(true));
+        if (ag.fence_sync >= 0 && st.forward != no_sync) forward(n, sync_of(ag.fence_sync, -1), sync_of(st.forward, st.mbar));
         settle(n, st.mbar);
         advance(n, a, i);
         break;

@@ -171,21 +171,35 @@ class Unroller {
     return buf(r, current_.cta);
   }
   // The sync object a release of `scope` by this agent into mbarrier `m`
-  // goes into (step.cpp, channel_sync; ordering::release_channel): -1 the
-  // barrier's own, an extra index, or -2 where none.
+  // goes into (step.cpp, channel_sync; ordering::release_channel): the
+  // barrier's own (own_sync), an extra index, or no_sync.
   int channel(int m, spec::ordering::Scope scope) const {
     switch (spec::ordering::release_channel(scope, f_.mbar_cta[static_cast<std::size_t>(m)] != current_.cta)) {
-      case spec::ordering::Channel::any_scope: return -1;
+      case spec::ordering::Channel::any_scope: return own_sync;
       case spec::ordering::Channel::cluster_scope: return or_none(f_.mbar_cluster_sync[static_cast<std::size_t>(m)]);
       case spec::ordering::Channel::too_narrow: break;
     }
     return or_none(f_.mbar_weak_sync[static_cast<std::size_t>(m)]);
   }
-  static int or_none(int extra) { return extra >= 0 ? extra : -2; }
+  static int or_none(int extra) { return extra >= 0 ? extra : no_sync; }
   int extra_sync() { return f_.extra_syncs++; }
   int event(int b, bool write, int thread, int spread, bool async) {
     f_.events.push_back(Event{b, write, thread, spread, async});
     return static_cast<int>(f_.events.size()) - 1;
+  }
+
+  // The async unit s.unit's access of each buffer of `op` in `group`
+  // (step.cpp, unit_access: one event per buffer).
+  void unit_parts(Step& s, const ir::Op& op, bool write, bool async, int group) {
+    for (const ir::Ref& r : op.bufs) {
+      Step::Part part;
+      part.buf = buf(r);
+      part.events.push_back(event(part.buf, write, s.unit, 0, async));
+      f_.events.back().group = group;
+      s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
+      s.parts.push_back(part);
+    }
+    s.text += " (group " + std::to_string(group) + ")";
   }
 
   Step op(const ir::Op& op, int index) {
@@ -406,15 +420,7 @@ class Unroller {
         const int group = spec::async_group::issue(mma ? mma_ : bulk_);
         s.unit = thread(me.hb.unit(mma ? hb::Unit::mma : hb::Unit::bulk));
         if (!mma) s.lanes = {thread(me.hb.leader())};
-        for (const ir::Ref& r : op.bufs) {
-          Step::Part part;
-          part.buf = buf(r);
-          part.events.push_back(event(part.buf, false, s.unit, 0, true));
-          f_.events.back().group = group;
-          s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
-          s.parts.push_back(part);
-        }
-        s.text += " (group " + std::to_string(group) + ")";
+        unit_parts(s, op, false, true, group);
         return s;
       }
       case OpCode::wgmma_wait:
@@ -456,15 +462,7 @@ class Unroller {
         s.spread = l.every ? me.parts + 1 : 0;
         s.unit = thread(me.hb.unit(hb::Unit::cp_async));
         const int group = spec::async_group::issue(cp_);
-        for (const ir::Ref& r : op.bufs) {
-          Step::Part part;
-          part.buf = buf(r);
-          part.events.push_back(event(part.buf, true, s.unit, 0, false));
-          f_.events.back().group = group;
-          s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
-          s.parts.push_back(part);
-        }
-        s.text += " (group " + std::to_string(group) + ")";
+        unit_parts(s, op, true, false, group);
         return s;
       }
       case OpCode::cp_async_wait:

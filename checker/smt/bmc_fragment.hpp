@@ -47,6 +47,11 @@
 
 namespace pc::smt::bmc {
 
+// Where a release goes, besides an extra sync object's index
+// (Fragment::extra_syncs): the mbarrier's own sync object, or none.
+inline constexpr int own_sync = -1;
+inline constexpr int no_sync = -2;
+
 enum class StepKind : std::uint8_t {
   access, init, inval, arrive, expect_tx, wait, tma_load, st_async, unit_access, retire, bar_sync, amd_barrier,
   cluster_barrier, syncwarp, proxy_fence, fence_init, fail, exit
@@ -85,11 +90,11 @@ struct Step {
   // arrive, expect_tx, st_async: the CTA it targets when another (it must
   // not have exited: rules::target_alive), else -1
   int remote = -1;
-  // arrive: the sync object it releases into (an extra index; -1: the
-  // barrier's own), -2 where none (ordering::release_channel); and where
-  // the agent's fence_mbarrier_init release goes with it (step.cpp, fence_forward)
-  int into = -1;
-  int forward = -2;
+  // arrive: the sync object it releases into (an extra index, own_sync or
+  // no_sync: ordering::release_channel); and where the agent's
+  // fence_mbarrier_init release goes with it (step.cpp, fence_forward)
+  int into = own_sync;
+  int forward = no_sync;
   std::int64_t count = 0;         // arrive: arrivals in all; init: the count; bar_sync: the thread count (0: the CTA's live threads)
   std::int64_t tx = 0;            // arrive, expect_tx: expect-tx in all (complete_tx: negative); tma_load: bytes
   bool twice = false;             // init, inval: executed by more than one thread (the second finds it live, or invalid)
@@ -116,10 +121,10 @@ struct Tma {
   int mbar = 0;
   std::int64_t bytes = 0;
   // st.async: the extra sync object its issue released into, moved into
-  // `into` (an extra index; -1: the barrier's own) when it lands. A TMA
-  // load (slot -1) releases its write into the barrier's own when it lands.
+  // `into` (an extra index, or own_sync) when it lands. A TMA load (slot
+  // -1) releases its write into the barrier's own when it lands.
   int slot = -1;
-  int into = -1;
+  int into = own_sync;
 };
 
 struct Agent {
