@@ -814,9 +814,7 @@ void Exec::exit_agent() {
     rules::CtaExit e;
     e.store_reads_in_flight = spec::async_group::in_flight(other.bulk);
     e.mma_reads_in_flight = spec::async_group::in_flight(other.mma);
-    // A committed group with copies not waited for (an empty group is
-    // complete; copies never committed are tracked by cp_async_arrive, if at all).
-    e.copy_writes_in_flight = std::min(other.cp.issued, other.cp.committed) > other.cp.retired;
+    e.copy_writes_in_flight = spec::async_group::committed_in_flight(other.cp);
     if (const Violation v = rules::cta_exit(e); v != Violation::none)
       stop(v, "CTA " + std::to_string(me_.cta) + " exits while " + p_.agents[i].name + "'s " +
                   (e.store_reads_in_flight ? "TMA store may still read" : e.mma_reads_in_flight ? "MMA may still read" : "cp.async may still write") +

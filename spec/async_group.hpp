@@ -49,4 +49,12 @@ constexpr std::uint16_t commit(Groups& g) { return ++g.committed; }
 // may still be in progress (a CTA must not exit then).
 [[nodiscard]] constexpr bool in_flight(const Groups& g) { return g.issued > g.retired; }
 
+// The same for cp.async-groups, whose copies count only once committed: a
+// committed group with copies not waited for (PTX ISA cp.async.wait_group:
+// "An empty cp.async-group is considered to be trivially complete"; copies
+// never committed are tracked by cp.async.mbarrier.arrive, if at all).
+[[nodiscard]] constexpr bool committed_in_flight(const Groups& g) {
+  return (g.issued < g.committed ? g.issued : g.committed) > g.retired;
+}
+
 }  // namespace pc::spec::async_group

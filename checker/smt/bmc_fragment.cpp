@@ -98,7 +98,7 @@ class Unroller {
     // step.cpp, the CTA's exit (rules::CtaExit): a store's or wgmma's read
     // not waited for, or a committed cp.async-group's write.
     out.in_flight_at_exit = spec::async_group::in_flight(bulk_) || spec::async_group::in_flight(mma_) ||
-                            std::min(cp_.issued, cp_.committed) > cp_.retired;
+                            spec::async_group::committed_in_flight(cp_);
     out.signaled_at_exit = wave_.signaled;
     Step exit;
     exit.kind = StepKind::exit;

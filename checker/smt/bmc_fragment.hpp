@@ -132,7 +132,7 @@ struct Agent {
   int cta = 0;
   int threads = 32;
   int fence_sync = -1;      // with a fence_mbarrier_init: the extra sync object its releases go into
-  bool in_flight_at_exit = false;  // a TMA store or wgmma of it may still read shared memory when it exits, or a cp.async write it
+  bool in_flight_at_exit = false;  // when it exits, a TMA store or wgmma of it may still read shared memory, or a cp.async write it
   std::vector<int> lanes;      // its lane classes (local threads)
   // AMD: the (leader, other lanes) of each wave, ordered both ways at each
   // of its instructions (spec/amd.hpp, wave_lanes_in_lockstep); whether it
