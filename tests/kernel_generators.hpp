@@ -888,6 +888,54 @@ inline std::string fragment_cp_async(std::mt19937& rng, int mutation) {
   k += std::string("  all: read buf[") + (two ? "1" : "0") + "]\n";
   return k + last_group("buf[0]");
 }
+// A tcgen05 pipeline in the second engine's fragment (shared-memory operands
+// only): a producer fills S stages by TMA (in one CTA, or in both CTAs of a
+// pair, each half signalling CTA 0's barrier) or by cp.async with
+// cp.async.mbarrier.arrive (with or without noinc), an MMA warp on CTA 0
+// waits for each stage, reads it with tcgen05.mma and frees it with a
+// tcgen05.commit (multicast to the pair), then commits once more to `done`,
+// which an epilogue in each CTA waits for before it writes a stage. N trips
+// (one in a pair).
+// `mutation` 1 to 8 is one change: the commit that frees a stage before its
+// MMA, no wait for a full stage, no wait for `done`, a `done` barrier that
+// wants two arrivals, the commit to `done` after the first MMA only, no
+// fence.proxy.async between cp.async's writes and the MMA (TMA: no
+// tcgen05 fence, a warning only), the pair's second epilogue not waiting,
+// or a count the arrivals do not match; 0 none (as fragment_cp_async).
+inline std::string fragment_tcgen05(std::mt19937& rng, int mutation) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int shape = pick(4);  // 0: TMA in a pair (the SMT search's costliest), 1: TMA in one CTA, 2 and 3: cp.async
+  const bool pair = shape == 0, cp = shape >= 2, noinc = cp && pick(2) == 0;
+  const std::string mc = pair ? " multicast 3" : "";
+  const int n = pair ? 1 : 1 + pick(2), stages = pair ? 1 : 1 + pick(2);  // a pair of one trip: the SMT search's size
+  std::string k = "kernel tc\nparam N = " + std::to_string(n) + "\nparam S = " + std::to_string(stages) +
+                  "\n" + (pair ? "cluster 2\n" : "") + "smem a[S] bytes 256\n";
+  k += std::string("mbarrier full[S] count ") + (cp ? "32" : "1") + "\nmbarrier empty[S] count 1\nmbarrier done[1] count " +
+       (mutation == 4 ? "2" : "1") + "\n";
+  k += "role producer warp:\n  for k in 0 .. N:\n    s = k % S\n    wait empty[s] parity (k / S + 1) % 2\n";
+  if (cp) {
+    k += "    all: cp_async a[s]\n    all: cp_async_arrive full[s]" + std::string(noinc ? " noinc" : "") + "\n";
+    if (noinc == (mutation == 8)) k += "    all: arrive full[s]\n";  // mutation 8: one too many, or one too few
+  } else {
+    const int bytes = (pair ? 512 : 256) / (mutation == 8 ? 2 : 1);
+    k += std::string(pair ? "    if cta == 0:\n      one: arrive_expect_tx full[s] bytes " : "    one: arrive_expect_tx full[s] bytes ") +
+         std::to_string(bytes) + "\n    one: tma_load a[s] -> full[s]" + (pair ? " @ 0" : "") + "\n";
+  }
+  k += "role mma warp on cta 0:\n  for k in 0 .. N:\n    s = k % S\n";
+  if (mutation != 2) k += "    wait full[s] parity (k / S) % 2\n";
+  if (cp && mutation != 6) k += "    all: fence_proxy_async\n";
+  if (cp || mutation != 6) k += "    tcgen05_fence_after_thread_sync\n";
+  if (mutation == 1) k += "    tcgen05_commit empty[s]" + mc + "\n";
+  k += std::string("    tcgen05_mma read a[s]") + (pair ? ", a[s] @ 1" : "") + "\n";
+  if (mutation != 1) k += "    tcgen05_commit empty[s]" + mc + "\n";
+  if (mutation == 5) k += "    if k == 0:\n      tcgen05_commit done[0]" + mc + "\n";
+  else k += "  tcgen05_commit done[0]" + mc + "\n";
+  k += "role epilogue warp:\n";
+  if (mutation == 7 && pair) k += "  if cta == 0:\n    wait done[0] parity 0\n";
+  else if (mutation != 3) k += "  wait done[0] parity 0\n";
+  return k + "  all: write a[0]\n";
+}
+
 // An mbarrier laid over memory (`aliases`), in the second engine's
 // fragment: a producer initialises it and a consumer waits on it, then the
 // bytes are reused for data once the barrier is invalidated and a barrier

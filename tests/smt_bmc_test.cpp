@@ -224,6 +224,22 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on mbar
   CHECK(t.kinds["data_race"] >= 8 / testgen::compared_stride);
 }
 
+TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated tcgen05 pipelines") {
+  std::mt19937 rng(20261130);
+  Tally t;
+  for (int i = 0; i < 36; ++i) {
+    const std::string text = testgen::fragment_tcgen05(rng, i % 9);  // as for cp.async
+    if (i % testgen::compared_stride != 0) continue;
+    compare_generated(text, t);
+  }
+  MESSAGE(t.text());
+  CHECK(t.verified >= 12 / testgen::compared_stride);
+  CHECK(t.violations >= 20 / testgen::compared_stride);
+  CHECK(t.kinds["data_race"] >= 10 / testgen::compared_stride);
+  CHECK(t.kinds["deadlock"] >= 8 / testgen::compared_stride);
+  CHECK(t.kinds["proxy_race"] >= 3 / testgen::compared_stride);
+}
+
 // The corpus's kernels are larger than the generated ones, and the SMT
 // search's cost grows about twofold per step on a kernel of four warps: it
 // takes runs of up to this many steps, within this budget of Z3 resources

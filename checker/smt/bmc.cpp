@@ -287,6 +287,18 @@ class Encoder {
         R(s, to, e, av) = or2(R(s, to, e, av), R(s, from, e, av));
       }
   }
+  // spec/hb.cpp, release_unit: what async unit `unit` is ordered after
+  // goes into `sync`, less its own accesses in groups after `upto` (0: all).
+  void release_unit(State& s, int unit, int upto, int sync) {
+    for (int e = 0; e < E_; ++e) {
+      const bmc::Event& ev = f_.events[static_cast<std::size_t>(e)];
+      if (ev.thread == unit && upto != 0 && ev.group > upto) continue;
+      for (const bool av : {false, true}) {
+        if (av && !generic(e)) continue;
+        R(s, sync, e, av) = or2(R(s, sync, e, av), K(s, unit, e, av));
+      }
+    }
+  }
   void order(State& s, int from, int to) {
     for (int e = 0; e < E_; ++e)
       for (const bool av : {false, true}) {
@@ -429,6 +441,16 @@ class Encoder {
           c.reads.push_back(object(Obj::mbar, part.mbar));
         }
         break;
+      case StepKind::async_arrive:
+        // step.cpp, tcgen05_commit and cp_async_mbarrier_arrive: per
+        // barrier, the CTA and the init's visibility to the issuers.
+        for (const Step::Part& part : st.parts) {
+          require_alive(s, part.remote, c);
+          require_init_visible(s, part.mbar, st.lanes, st.async_proxy, c.raises);
+          c.reads.push_back(object(Obj::buf, f_.first_pseudo + part.mbar));
+          c.reads.push_back(object(Obj::mbar, part.mbar));
+        }
+        break;
       case StepKind::init:
         c.raises.push_back({Violation::reinit_live_barrier, s.live[static_cast<std::size_t>(st.mbar)]});
         break;
@@ -566,6 +588,26 @@ class Encoder {
         advance(n, a, i);
         break;
       }
+      case StepKind::async_arrive: {
+        // spec/mbarrier.cpp, increment_pending, once per thread (a
+        // cp.async.mbarrier.arrive without noinc); then hb::release_unit:
+        // what the unit has done in the groups tracked, and what it was
+        // ordered after, goes into each arrive-on's sync object.
+        if (st.count > 0) {
+          const int m = st.parts[0].mbar;
+          const std::size_t mi = static_cast<std::size_t>(m);
+          require_live(s, m, c.raises);
+          c.raises.push_back({Violation::bad_arrive_count, s.pending[mi] + num(st.count) > spec::mbarrier::max_count});
+          c.writes.push_back(object(Obj::mbar, m));
+          n.pending[mi] = s.pending[mi] + num(st.count);
+        }
+        for (const int j : st.tmas) {
+          release_unit(n, st.unit, st.upto, sync_of(f_.tmas[static_cast<std::size_t>(j)].slot, -1));
+          c.writes.push_back(object(Obj::issued, j));
+        }
+        advance(n, a, i);
+        break;
+      }
       case StepKind::cluster_barrier:
         cluster_cases(s, a, i, std::move(c), out);
         return;
@@ -614,8 +656,11 @@ class Encoder {
       }
       case StepKind::unit_access:
         // step.cpp, unit_access: the async unit accesses each buffer for the
-        // issuing lanes, in its group.
+        // issuing lanes, in its group (a pair-CTA tcgen05.mma: in CTAs that
+        // must not have exited, require_alive).
+        require_alive(s, st.remote, c);
         for (const Step::Part& part : st.parts) {
+          require_alive(s, part.remote, c);
           access(n, st, part, st.lanes, st.unit, st.async_proxy, c.raises);
           touch(c, part.buf);
         }
@@ -701,8 +746,9 @@ class Encoder {
         z3::expr in_flight = c_.bool_val(reads);
         for (std::size_t j = 0; j < f_.tmas.size(); ++j) {
           const bmc::Tma& t = f_.tmas[j];
-          const int buf = f_.events[static_cast<std::size_t>(t.event)].buf;
-          if (f_.mbar_cta[static_cast<std::size_t>(t.mbar)] != ag.cta && f_.buffer_cta[static_cast<std::size_t>(buf)] != ag.cta) continue;
+          const int buf = t.event >= 0 ? f_.events[static_cast<std::size_t>(t.event)].buf : -1;
+          if (f_.mbar_cta[static_cast<std::size_t>(t.mbar)] != ag.cta && (buf < 0 || f_.buffer_cta[static_cast<std::size_t>(buf)] != ag.cta))
+            continue;
           in_flight = or2(in_flight, and2(issued(s, static_cast<int>(j)), !s.landed[j]));
         }
         c.raises.push_back({Violation::exit_with_pending, and2(last, in_flight)});
@@ -892,6 +938,7 @@ class Encoder {
   // into the channel of a .cluster release (hb.cpp, move).
   Case landing(const State& s, int j) {
     const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
+    if (t.event < 0) return arrive_on(s, j);
     const std::size_t m = static_cast<std::size_t>(t.mbar);
     Case c{std::string(t.slot >= 0 ? "the st.async of " : "the TMA load of ") + f_.agents[static_cast<std::size_t>(t.agent)].name + " (line " +
                std::to_string(f_.agents[static_cast<std::size_t>(t.agent)].steps[static_cast<std::size_t>(t.step)].loc.line) +
@@ -910,6 +957,40 @@ class Encoder {
     n.landed[static_cast<std::size_t>(j)] = c_.bool_val(true);
     if (t.slot >= 0) move(n, sync_of(t.slot, -1), sync_of(t.into, t.mbar));
     else R(n, t.mbar, t.event, false) = or2(R(n, t.mbar, t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
+    settle(n, t.mbar);
+    return c;
+  }
+
+  // The arrive-on of a tcgen05.commit or cp.async.mbarrier.arrive lands
+  // (step.cpp, pending_step): a tcgen05.commit's once the agent's earlier
+  // commits have (rules::commit_may_land), on a barrier of a CTA that has
+  // not exited; what its issue released moves into the barrier's own sync
+  // object (hb.cpp, move), then spec/mbarrier.cpp, arrive.
+  Case arrive_on(const State& s, int j) {
+    const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
+    const std::size_t m = static_cast<std::size_t>(t.mbar);
+    const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(t.agent)];
+    Case c{"the " + std::string(t.commit > 0 ? "tcgen05.commit" : "cp.async.mbarrier.arrive") + " of " + ag.name + " (line " +
+               std::to_string(ag.steps[static_cast<std::size_t>(t.step)].loc.line) + ") lands: arrive on " + f_.mbars[m],
+           and2(issued(s, j), !s.landed[static_cast<std::size_t>(j)]), {}, s,
+           static_cast<int>(f_.agents.size()) + j, {object(Obj::issued, j)}, {object(Obj::mbar, t.mbar), object(Obj::landed, j)}};
+    if (t.commit > 0)
+      for (int x = 0; x < static_cast<int>(f_.tmas.size()); ++x) {
+        const bmc::Tma& o = f_.tmas[static_cast<std::size_t>(x)];
+        if (o.agent != t.agent || o.commit == 0 || spec::rules::commit_may_land(static_cast<std::uint16_t>(t.commit), static_cast<std::uint16_t>(o.commit)))
+          continue;
+        c.guard = and2(c.guard, s.landed[static_cast<std::size_t>(x)]);
+        c.reads.push_back(object(Obj::landed, x));
+      }
+    State& n = c.next;
+    c.raises.push_back({spec::rules::target_alive(true), cta_exited(s, f_.mbar_cta[m])});
+    for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+      if (f_.agents[static_cast<std::size_t>(b)].cta == f_.mbar_cta[m]) c.reads.push_back(object(Obj::exited, b));
+    require_live(s, t.mbar, c.raises);
+    c.raises.push_back({Violation::arrival_underflow, s.pending[m] - num(t.arrivals) < 0});
+    n.landed[static_cast<std::size_t>(j)] = c_.bool_val(true);
+    move(n, sync_of(t.slot, -1), t.mbar);
+    n.pending[m] = s.pending[m] - num(t.arrivals);
     settle(n, t.mbar);
     return c;
   }

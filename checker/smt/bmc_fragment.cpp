@@ -11,6 +11,7 @@
 #include "spec/named_barrier.hpp"
 #include "spec/ordering.hpp"
 #include "spec/rules.hpp"
+#include "spec/tmem.hpp"
 
 namespace pc::smt::bmc {
 namespace {
@@ -86,7 +87,8 @@ class Unroller {
             break;
           }
           if (in.op->code == OpCode::wgmma_fence || in.op->code == OpCode::wgmma_commit ||
-              in.op->code == OpCode::bulk_commit_group || in.op->code == OpCode::cp_async_commit) {
+              in.op->code == OpCode::bulk_commit_group || in.op->code == OpCode::cp_async_commit ||
+              in.op->code == OpCode::tcgen05_fence_after || in.op->code == OpCode::tcgen05_fence_before) {
             agent_local(*in.op);
           } else {
             out.steps.push_back(op(*in.op, static_cast<int>(out.steps.size())));
@@ -118,8 +120,12 @@ class Unroller {
   bool wgmma_fenced_ = false;
   bool cluster_joined_ = false;  // arrived at the cluster barrier and not yet waited (spec/cluster.hpp, Ticket)
 
-  // The operations no other agent sees: a wgmma_fence, a commit.
+  // The operations no other agent sees: a wgmma_fence, a commit, and the
+  // tcgen05 fences (step.cpp: the tcgen05_unfenced warning's state, and
+  // before_thread_sync's retiring of tcgen05.ld / tcgen05.st, which need
+  // tensor memory: refused in unroll()).
   void agent_local(const ir::Op& op) {
+    if (op.code == OpCode::tcgen05_fence_after || op.code == OpCode::tcgen05_fence_before) return;
     if (op.code == OpCode::wgmma_fence) wgmma_fenced_ = true;
     else (void)spec::async_group::commit(op.code == OpCode::wgmma_commit ? mma_ : op.code == OpCode::cp_async_commit ? cp_ : bulk_);
   }
@@ -189,11 +195,18 @@ class Unroller {
   }
 
   // The async unit s.unit's access of each buffer of `op` in `group`
-  // (step.cpp, unit_access: one event per buffer).
-  void unit_parts(Step& s, const ir::Op& op, bool write, bool async, int group) {
+  // (step.cpp, unit_access: one event per buffer). `others`: operands of
+  // another CTA (`@ c`) are covered, and that CTA must not have exited.
+  void unit_parts(Step& s, const ir::Op& op, bool write, bool async, int group, bool others = false) {
     for (const ir::Ref& r : op.bufs) {
       Step::Part part;
-      part.buf = buf(r);
+      if (others) {
+        const int c = cta(r);
+        part.buf = buf(r, c);
+        part.remote = remote(c);
+      } else {
+        part.buf = buf(r);
+      }
       part.events.push_back(event(part.buf, write, s.unit, 0, async));
       f_.events.back().group = group;
       s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
@@ -421,6 +434,55 @@ class Unroller {
         s.unit = thread(me.hb.unit(mma ? hb::Unit::mma : hb::Unit::bulk));
         if (!mma) s.lanes = {thread(me.hb.leader())};
         unit_parts(s, op, false, true, group);
+        return s;
+      }
+      case OpCode::tcgen05_mma: {
+        // step.cpp: the MMA unit's async-proxy read of each shared-memory
+        // operand (another CTA's with `@ c`, which must not have exited), in
+        // the group the next tcgen05.commit closes, issued by the leader; a
+        // pair-CTA MMA needs the peer CTA.
+        if (op.tmem.object >= 0) refuse(op, "a tcgen05.mma into tensor memory");
+        s.kind = StepKind::unit_access;
+        s.unit = thread(me.hb.unit(hb::Unit::mma));
+        s.lanes = {thread(me.hb.leader())};
+        if (op.cta_pair) s.remote = remote(spec::tmem::peer(current_.cta));
+        unit_parts(s, op, false, true, mma_.committed + 1, true);
+        return s;
+      }
+      case OpCode::tcgen05_commit:
+      case OpCode::cp_async_mbarrier_arrive: {
+        // step.cpp: an arrive-on that lands when the operations it tracks
+        // finish (Pending): a tcgen05.commit's, by the leader, on the
+        // barrier of each CTA its mask selects, tracks the MMA unit's groups
+        // up to the one it closes; a cp.async.mbarrier.arrive's, on its own
+        // CTA's barrier, every copy of the cp_async unit, with one arrival
+        // per thread (and, without noinc, as many pending counts added now).
+        const bool tc = op.code == OpCode::tcgen05_commit;
+        s.kind = StepKind::async_arrive;
+        s.async_proxy = tc;
+        s.unit = thread(me.hb.unit(tc ? hb::Unit::mma : hb::Unit::cp_async));
+        if (tc) {
+          s.lanes = {thread(me.hb.leader())};
+          s.upto = spec::async_group::commit(mma_);
+        } else if (!op.noinc) {
+          s.count = l.count;
+        }
+        const std::int64_t mask = tc ? ev(op.multicast, std::int64_t{1} << current_.cta) : std::int64_t{1} << current_.cta;
+        for (int c = 0; c < p_.ctas; ++c) {
+          if (!spec::rules::selects(mask, c)) continue;
+          Step::Part part;
+          part.remote = remote(c);
+          part.mbar = mbar(op.bar, c);
+          Tma t{a_, index, -1, part.mbar, 0};
+          t.arrivals = tc ? 1 : l.count;
+          t.commit = tc ? s.upto : 0;
+          t.slot = extra_sync();
+          s.tmas.push_back(static_cast<int>(f_.tmas.size()));
+          f_.tmas.push_back(t);
+          s.text += (s.parts.empty() ? " " : ", ") + f_.mbars[static_cast<std::size_t>(part.mbar)];
+          s.parts.push_back(part);
+        }
+        if (op.noinc) s.text += " noinc";
         return s;
       }
       case OpCode::wgmma_wait:

@@ -11,6 +11,8 @@
 // wait (parity, at either scope), tma_load (multicast included), st_async,
 // tma_store, tma_reduce, commit_group, wait_group(_read), wgmma_fence, wgmma,
 // wgmma_commit, wgmma_wait, cp_async, cp_async_commit, cp_async_wait(_all),
+// cp_async_arrive, tcgen05_mma and tcgen05_commit (shared-memory operands),
+// tcgen05_fence_after_thread_sync, tcgen05_fence_before_thread_sync,
 // bar_sync, bar_arrive, syncthreads, syncwarp,
 // cluster_arrive, cluster_wait, cluster_sync, fence_proxy_async,
 // fence_mbarrier_init, and on AMD global_load_lds, s_waitcnt, s_barrier,
@@ -32,6 +34,11 @@
 // alone (spec/async_group.hpp), so the unrolling numbers them: a commit or a
 // wgmma_fence changes nothing another agent sees and is no step; a wait is
 // a step that orders the waiting threads after the retired groups' reads.
+// A tcgen05.commit or cp.async.mbarrier.arrive is a step that releases what
+// its unit has done into a sync object of its own; its arrive-on lands
+// later, as a TMA load does (Fragment::tmas). The tcgen05 fences only decide
+// the tcgen05_unfenced warning here (with no tensor memory, no tcgen05.ld or
+// tcgen05.st for before_thread_sync to order), so they are no step either.
 //
 // An mbarrier's initialisation is a write of its memory (Program's pseudo
 // buffer), whose visibility to each use is checked as in step.cpp: the
@@ -53,8 +60,8 @@ inline constexpr int own_sync = -1;
 inline constexpr int no_sync = -2;
 
 enum class StepKind : std::uint8_t {
-  access, init, inval, arrive, expect_tx, wait, tma_load, st_async, unit_access, retire, bar_sync, amd_barrier,
-  cluster_barrier, syncwarp, proxy_fence, fence_init, fail, exit
+  access, init, inval, arrive, expect_tx, wait, tma_load, st_async, async_arrive, unit_access, retire, bar_sync,
+  amd_barrier, cluster_barrier, syncwarp, proxy_fence, fence_init, fail, exit
 };
 
 // One access of a buffer by one thread (a lane class of an agent, or its TMA
@@ -86,6 +93,7 @@ struct Step {
   int spread = 0;
   std::vector<int> lanes;         // the executing lane classes (local threads)
   // init, inval, arrive, expect_tx, wait, st_async: the mbarrier instance
+  // (async_arrive: each part's `mbar`, one part per destination CTA)
   int mbar = -1;
   // arrive, expect_tx, st_async: the CTA it targets when another (it must
   // not have exited: rules::target_alive), else -1
@@ -95,16 +103,19 @@ struct Step {
   // fence_mbarrier_init release goes with it (step.cpp, fence_forward)
   int into = own_sync;
   int forward = no_sync;
-  std::int64_t count = 0;         // arrive: arrivals in all; init: the count; bar_sync: the thread count (0: the CTA's live threads)
+  std::int64_t count = 0;         // arrive: arrivals in all; init: the count; bar_sync: the thread count (0: the CTA's live threads);
+                                  // async_arrive: the pending count it adds now (cp.async.mbarrier.arrive without noinc)
   std::int64_t tx = 0;            // arrive, expect_tx: expect-tx in all (complete_tx: negative); tma_load: bytes
   bool twice = false;             // init, inval: executed by more than one thread (the second finds it live, or invalid)
   bool sync = true;               // arrive: releases; wait: acquires (the op's .sem)
   int parity = 0;                 // wait
-  std::vector<int> tmas;          // tma_load: one per destination CTA, st_async: its index in Fragment::tmas
-  int unit = -1;                  // tma_load, unit_access, retire: the agent's async unit (a local thread)
-  bool async_proxy = true;        // unit_access: through the async proxy (a gather-to-LDS load: the generic one)
+  std::vector<int> tmas;          // tma_load, async_arrive: one per destination CTA, st_async: its index in Fragment::tmas
+  int unit = -1;                  // tma_load, unit_access, retire, async_arrive: the agent's async unit (a local thread)
+  bool async_proxy = true;        // unit_access: through the async proxy (a gather-to-LDS load: the generic one);
+                                  // async_arrive: the barrier's use is the async proxy's (tcgen05.commit)
   bool signal = false;            // amd_barrier: signals (s_barrier, s_barrier_signal); `wait`: waits
-  int upto = 0;                   // retire: the groups up to this one are complete
+  int upto = 0;                   // retire: the groups up to this one are complete; async_arrive: the unit's
+                                  // accesses in groups up to this one are tracked (0: all of them)
   std::vector<int> to;            // retire: the threads ordered after them
   int named = -1;                 // bar_sync: the named-barrier slot
   bool wait = true;               // bar_sync: false for bar_arrive (arrives, does not wait); cluster_barrier: waits
@@ -112,17 +123,21 @@ struct Step {
   std::vector<std::pair<int, int>> warps;  // syncwarp: (leader, other lanes) of each warp
 };
 
-// An async write that lands later: a TMA load's copy into one CTA, or an
-// st.async, whose complete-tx comes when it lands.
+// An async operation that lands later: a TMA load's copy into one CTA, or
+// an st.async, whose complete-tx comes when it lands; or the arrive-on of a
+// tcgen05.commit or cp.async.mbarrier.arrive (step.cpp, Pending), which
+// arrives when the operations it tracks finish.
 struct Tma {
   int agent = 0;
   int step = 0;    // its index in the agent's steps
-  int event = 0;
+  int event = 0;   // -1: an arrive-on, which writes nothing
   int mbar = 0;
   std::int64_t bytes = 0;
-  // st.async: the extra sync object its issue released into, moved into
-  // `into` (an extra index, or own_sync) when it lands. A TMA load (slot
-  // -1) releases its write into the barrier's own when it lands.
+  std::int64_t arrivals = 0;  // an arrive-on: its arrivals (then `slot` holds what it releases)
+  int commit = 0;  // a tcgen05.commit's group: it lands after the agent's earlier commits (rules::commit_may_land)
+  // st.async, an arrive-on: the extra sync object its issue released into,
+  // moved into `into` (an extra index, or own_sync) when it lands. A TMA
+  // load (slot -1) releases its write into the barrier's own when it lands.
   int slot = -1;
   int into = own_sync;
 };
