@@ -936,6 +936,67 @@ inline std::string fragment_tcgen05(std::mt19937& rng, int mutation) {
   return k + "  all: write a[0]\n";
 }
 
+// Tensor memory in the second engine's fragment. In one CTA: an allocator
+// warp allocates `acc`, writes its address to shared memory and publishes
+// it with an arrive on `pub` (to the MMA warp) and a named barrier (to the
+// epilogue); the MMA warp writes the accumulator with tcgen05.mma and
+// commits to `full`; the epilogue waits for it, reads the
+// accumulator with tcgen05.ld, waits for the load (tcgen05.wait::ld or
+// tcgen05.fence::before_thread_sync) and arrives on `done`, which the
+// allocator waits for before it deallocates. In a pair of CTAs: one warp
+// per CTA allocates with cta_group 2 collectives, CTA 0's writes both
+// halves of the accumulator with a pair-CTA MMA and commits to both CTAs,
+// each reads its half, and a cluster barrier comes before the dealloc.
+// `mutation` 1 to 8 is one change: the accumulator used before the
+// address is known (one CTA: a relaxed arrive on `pub`, which orders
+// nothing, so the MMA comes after the alloc in time but not in
+// happens-before; a pair: the MMA before the alloc), no wait before the
+// dealloc, no dealloc, an alloc twice, the permit relinquished before the
+// alloc, no wait for the load, a second allocation that does not fit before
+// the first is freed, and in one CTA a tcgen05.st of the accumulator before
+// the load is waited for (in a pair: CTA 1's warp relinquishes where CTA
+// 0's allocates); 0 none (as fragment_cp_async).
+inline std::string fragment_tmem(std::mt19937& rng, int mutation) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool pair = pick(3) == 0;
+  const std::string wait_ld = pick(2) == 0 ? "tcgen05_fence_before_thread_sync\n" : "tcgen05_wait_ld\n";
+  std::string k = "kernel tm\n" + std::string(pair ? "cluster 2\n" : "") + "smem a bytes 256\nsmem ptr bytes 4\n";
+  k += std::string("tmem acc cols ") + (mutation == 7 ? "512" : "64") + "\n" + (mutation == 7 ? "tmem more cols 32\n" : "");
+  k += "mbarrier full count 1\nmbarrier done count 32\n";
+  if (!pair) k += "mbarrier pub count 1\n";
+  if (pair) {
+    const std::string mma = "  if cta == 0:\n    tcgen05_mma read a, a @ 1 into acc cta_group 2\n    tcgen05_commit full multicast 3\n";
+    k += "role w warp:\n";
+    if (mutation == 5) k += "  tcgen05_relinquish_alloc_permit cta_group 2\n";
+    if (mutation == 8) k += "  if cta == 1:\n    tcgen05_relinquish_alloc_permit cta_group 2\n";
+    if (mutation == 1) k += mma;
+    k += "  tcgen05_alloc acc cta_group 2\n";
+    if (mutation == 4) k += "  tcgen05_alloc acc cta_group 2\n";
+    if (mutation == 7) k += "  tcgen05_alloc more cta_group 2\n";
+    if (mutation != 1) k += mma;
+    k += "  wait full parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_ld acc\n";
+    if (mutation != 6) k += "  " + wait_ld;
+    if (mutation != 2) k += "  cluster_sync\n";
+    if (mutation != 3) k += "  tcgen05_dealloc acc cta_group 2\n";
+    return k;
+  }
+  k += "role alloc warp:\n";
+  if (mutation == 5) k += "  tcgen05_relinquish_alloc_permit\n";
+  k += "  tcgen05_alloc acc\n";
+  if (mutation == 4) k += "  tcgen05_alloc acc\n";
+  if (mutation == 7) k += "  tcgen05_alloc more\n";
+  k += std::string("  one: write ptr\n  one: arrive pub") + (mutation == 1 ? " relaxed" : "") + "\n  bar_sync 1, 64\n";
+  if (mutation != 2) k += "  wait done parity 0\n  tcgen05_fence_after_thread_sync\n";
+  if (mutation != 3) k += "  tcgen05_dealloc acc\n";
+  k += "role mma warp:\n";
+  k += mutation == 1 ? "  wait pub parity 0\n" : "  wait pub parity 0\n  all: read ptr\n";
+  k += "  tcgen05_fence_after_thread_sync\n  tcgen05_mma read a into acc\n  tcgen05_commit full\n";
+  k += "role epilogue warp:\n  bar_sync 1, 64\n  wait full parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_ld acc\n";
+  if (mutation == 8) k += "  tcgen05_st acc\n";
+  if (mutation != 6) k += "  " + wait_ld;
+  return k + "  all: arrive done\n";
+}
+
 // An mbarrier laid over memory (`aliases`), in the second engine's
 // fragment: a producer initialises it and a consumer waits on it, then the
 // bytes are reused for data once the barrier is invalidated and a barrier

@@ -240,6 +240,23 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
   CHECK(t.kinds["proxy_race"] >= 3 / testgen::compared_stride);
 }
 
+TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated tensor memory") {
+  std::mt19937 rng(20261201);
+  Tally t;
+  for (int i = 0; i < 45; ++i) {
+    const std::string text = testgen::fragment_tmem(rng, i % 9);  // as for cp.async
+    if (i % testgen::compared_stride != 0) continue;
+    compare_generated(text, t);
+  }
+  MESSAGE(t.text());
+  CHECK(t.verified >= 5 / testgen::compared_stride);
+  CHECK(t.kinds["tmem_misuse"] >= 10 / testgen::compared_stride);
+  CHECK(t.kinds["tmem_unallocated"] >= 4 / testgen::compared_stride);
+  CHECK(t.kinds["tmem_dealloc_in_use"] >= 8 / testgen::compared_stride);
+  CHECK(t.kinds["tmem_not_deallocated"] >= 4 / testgen::compared_stride);
+  CHECK(t.kinds["deadlock"] >= 4 / testgen::compared_stride);
+}
+
 // The corpus's kernels are larger than the generated ones, and the SMT
 // search's cost grows about twofold per step on a kernel of four warps: it
 // takes runs of up to this many steps, within this budget of Z3 resources

@@ -9,6 +9,7 @@
 #include "checker/smt/bmc_fragment.hpp"
 #include "spec/mbarrier.hpp"
 #include "spec/rules.hpp"
+#include "spec/tmem.hpp"
 
 namespace pc::smt {
 namespace {
@@ -37,6 +38,10 @@ struct State {
   std::vector<z3::expr> cl_stage, cl_ticket;  // per agent: waiting at cluster_sync; the instance joined + 1 (spec/cluster.hpp, Ticket)
   std::vector<z3::expr> cl;                   // the cluster barrier: {arrived, generation}
   std::vector<z3::expr> alive;                // per event: recorded and not overwritten (hb::Memory holds it)
+  // Tensor memory per CTA (spec::tmem::Cta): columns in use, relinquished,
+  // the pair collective issued (PairOp), its allocation, performed; per
+  // CTA and allocation ([cta * slots + slot]): allocated.
+  std::vector<z3::expr> tm_used, tm_relinq, tm_pair, tm_which, tm_done, tm_alloc;
   std::vector<z3::expr> k, ka, kw;            // [thread * events + event]
   std::vector<z3::expr> rel, vis, rela, visa; // [sync * events + event]
 };
@@ -118,6 +123,15 @@ class Encoder {
     }
     for (std::size_t j = 0; j < f_.tmas.size(); ++j) s.landed.push_back(c_.bool_val(false));
     s.alive.assign(static_cast<std::size_t>(E_), c_.bool_val(false));
+    if (f_.tmem_slots > 0)
+      for (int c = 0; c < f_.ctas; ++c) {
+        s.tm_used.push_back(num(0));
+        s.tm_relinq.push_back(c_.bool_val(false));
+        s.tm_pair.push_back(num(0));
+        s.tm_which.push_back(num(0));
+        s.tm_done.push_back(c_.bool_val(false));
+        for (int k = 0; k < f_.tmem_slots; ++k) s.tm_alloc.push_back(c_.bool_val(false));
+      }
     s.k.assign(f_.threads.size() * static_cast<std::size_t>(E_), c_.bool_val(false));
     s.ka = s.k;
     s.kw = s.k;
@@ -151,7 +165,7 @@ class Encoder {
   // each agent has exited (what a count of live threads and the CTA's exit
   // read), whether each TMA load is issued and whether it has landed. An
   // agent's position and stage are its own steps' business alone.
-  enum class Obj { mbar, named, buf, exited, issued, landed, cluster };
+  enum class Obj { mbar, named, buf, exited, issued, landed, cluster, tmem };
   int object(Obj o, int i) const {
     const int B = static_cast<int>(f_.buffers.size()), A = static_cast<int>(f_.agents.size());
     const int T = static_cast<int>(f_.tmas.size());
@@ -163,6 +177,7 @@ class Encoder {
       case Obj::issued: return M_ + N_ + B + A + i;
       case Obj::landed: return M_ + N_ + B + A + T + i;
       case Obj::cluster: return M_ + N_ + B + A + 2 * T;
+      case Obj::tmem: return M_ + N_ + B + A + 2 * T + 1 + i;
     }
     return -1;
   }
@@ -361,6 +376,8 @@ class Encoder {
   void access(State& s, const Step& st, const Step::Part& part, const std::vector<int>& issuers, int unit, bool async,
               std::vector<Raise>& raises) {
     const std::vector<int>& over = f_.aliases[static_cast<std::size_t>(part.buf)];
+    const bool write = st.write || part.write;
+    const bool tensor = f_.buffer_slot[static_cast<std::size_t>(part.buf)] >= 0;
     // step.cpp, require_no_live_mbarrier (spec/mbarrier.hpp, data_use).
     for (const int other : over)
       if (other >= f_.first_pseudo) raises.push_back({Violation::barrier_memory_reuse, s.live[static_cast<std::size_t>(other - f_.first_pseudo)]});
@@ -369,7 +386,8 @@ class Encoder {
         const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
         const bool mine = prior.buf == part.buf;
         if (!mine && std::find(over.begin(), over.end(), prior.buf) == over.end()) continue;
-        if (!prior.write && !st.write) continue;
+        if (!prior.write && !write) continue;
+        if (st.after_own && unit >= 0 && prior.thread == unit) continue;  // hb::Access::after_own_unit
         const bool same_part = mine && st.spread != 0 && prior.spread == st.spread;
         const z3::expr live = s.alive[static_cast<std::size_t>(e)];
         z3::expr ordered = c_.bool_val(prior.thread == t || same_part);
@@ -378,8 +396,11 @@ class Encoder {
           // scope_race, a write the scope_war warning (not raised).
           ordered = K(s, t, e, false);
           const z3::expr weak = s.kw[static_cast<std::size_t>(t * E_ + e)];
-          raises.push_back({Violation::data_race, and2(and2(live, !ordered), not1(weak))});
-          if (!st.write) raises.push_back({Violation::scope_race, and2(and2(live, !ordered), weak)});
+          // In tensor memory a lane's write is its allocation's: a use not
+          // ordered after it is tmem_unallocated (spec::tmem::conflict).
+          const Violation alloc = spec::tmem::conflict(tensor && prior.write && f_.lane[static_cast<std::size_t>(prior.thread)]);
+          raises.push_back({alloc != Violation::none ? alloc : Violation::data_race, and2(and2(live, !ordered), not1(weak))});
+          if (!write) raises.push_back({alloc != Violation::none ? alloc : Violation::scope_race, and2(and2(live, !ordered), weak)});
         }
         if (async && generic(e)) {
           const z3::expr unfenced = and2(and2(live, ordered), !K(s, t, e, true));
@@ -389,7 +410,7 @@ class Encoder {
       }
     if (unit >= 0)
       for (const int t : issuers) order(s, t, unit);
-    if (st.write)
+    if (write)
       for (int e = 0; e < E_; ++e) {
         const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
         if (prior.buf != part.buf) continue;
@@ -661,7 +682,13 @@ class Encoder {
         require_alive(s, st.remote, c);
         for (const Step::Part& part : st.parts) {
           require_alive(s, part.remote, c);
-          access(n, st, part, st.lanes, st.unit, st.async_proxy, c.raises);
+          const int slot = f_.buffer_slot[static_cast<std::size_t>(part.buf)];
+          if (slot >= 0) {  // step.cpp, tmem_access: spec::tmem::use
+            const int cta = f_.buffer_cta[static_cast<std::size_t>(part.buf)];
+            c.raises.push_back({spec::tmem::use(spec::tmem::Cta{}, slot), not1(tm_alloc(s, cta, slot))});
+            c.reads.push_back(object(Obj::tmem, cta));
+          }
+          access(n, st, part, st.lanes, st.unit, st.async_proxy && slot < 0, c.raises);
           touch(c, part.buf);
         }
         advance(n, a, i);
@@ -673,6 +700,7 @@ class Encoder {
         for (int e = 0; e < E_; ++e) {
           const bmc::Event& ev = f_.events[static_cast<std::size_t>(e)];
           if (ev.thread != st.unit || ev.group == 0 || ev.group > st.upto) continue;
+          if (st.only >= 0 && ev.write != (st.only == 1)) continue;  // hb::retire_kind
           for (const int t : st.to) {
             K(n, t, e, false) = c_.bool_val(true);
             K(n, t, e, true) = c_.bool_val(true);
@@ -698,6 +726,8 @@ class Encoder {
             if (generic(e)) K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
         advance(n, a, i);
         break;
+      case StepKind::tmem_alloc: tmem_alloc(s, a, st, c); advance(n, a, i); break;
+      case StepKind::tmem_pair: tmem_pair_cases(s, a, i, std::move(c), out); return;
       case StepKind::fail: break;  // Step::raises
       case StepKind::exit: {
         advance(n, a, i);
@@ -752,6 +782,13 @@ class Encoder {
           in_flight = or2(in_flight, and2(issued(s, static_cast<int>(j)), !s.landed[j]));
         }
         c.raises.push_back({Violation::exit_with_pending, and2(last, in_flight)});
+        // spec::tmem::cta_exit: columns still allocated.
+        if (f_.tmem_slots > 0) {
+          z3::expr held = c_.bool_val(false);
+          for (int k = 0; k < f_.tmem_slots; ++k) held = or2(held, tm_alloc(s, ag.cta, k));
+          c.raises.push_back({Violation::tmem_not_deallocated, and2(last, held)});
+          c.reads.push_back(object(Obj::tmem, ag.cta));
+        }
         break;
       }
     }
@@ -794,6 +831,160 @@ class Encoder {
       if (f_.events[static_cast<std::size_t>(e)].buf == f_.first_pseudo + mbar) n.alive[static_cast<std::size_t>(e)] = c_.bool_val(false);
     n.alive[static_cast<std::size_t>(event)] = c_.bool_val(true);
     K(n, f_.events[static_cast<std::size_t>(event)].thread, event, false) = c_.bool_val(true);
+  }
+
+  // Tensor memory (spec/tmem.hpp), its state in CTA `cta`.
+  z3::expr& tm_alloc(State& s, int cta, int slot) { return s.tm_alloc[static_cast<std::size_t>(cta * f_.tmem_slots + slot)]; }
+  const z3::expr& tm_alloc(const State& s, int cta, int slot) const {
+    return s.tm_alloc[static_cast<std::size_t>(cta * f_.tmem_slots + slot)];
+  }
+  // Whether a write of `buf` by one of `by` meets a live event not ordered
+  // before that thread (spec/hb.cpp, check_only; after_weak alone: a warning).
+  z3::expr unordered(const State& s, int buf, const std::vector<int>& by) {
+    z3::expr any = c_.bool_val(false);
+    for (int e = 0; e < E_; ++e) {
+      const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
+      if (prior.buf != buf) continue;
+      for (const int t : by)
+        if (prior.thread != t)
+          any = or2(any, and2(and2(s.alive[static_cast<std::size_t>(e)], not1(K(s, t, e, false))),
+                              not1(s.kw[static_cast<std::size_t>(t * E_ + e)])));
+    }
+    return any;
+  }
+  // step.cpp, tmem_alloc_memory, when `when` holds: an alloc's or dealloc's
+  // write of each element (part) of the allocation by the leader of the
+  // warp whose lanes are `by` (hb::overwrite, known to `known` too, then
+  // hb::order from the leader to the lanes); a dealloc first checks that
+  // every access is ordered before `by` or `known` (tmem_dealloc_in_use).
+  void alloc_memory(const State& s, State& n, const Step::Part& part, const std::vector<int>& by, const std::vector<int>& known,
+                    bool dealloc, const z3::expr& when, Case& c) {
+    if (dealloc) {
+      const z3::expr in_use = known.empty() ? unordered(s, part.buf, by) : and2(unordered(s, part.buf, by), unordered(s, part.buf, known));
+      c.raises.push_back({Violation::tmem_dealloc_in_use, and2(when, in_use)});
+    }
+    const int ev = part.events[0];
+    const int leader = f_.events[static_cast<std::size_t>(ev)].thread;
+    for (int e = 0; e < E_; ++e)
+      if (f_.events[static_cast<std::size_t>(e)].buf == part.buf)
+        n.alive[static_cast<std::size_t>(e)] = and2(n.alive[static_cast<std::size_t>(e)], not1(when));
+    n.alive[static_cast<std::size_t>(ev)] = or2(n.alive[static_cast<std::size_t>(ev)], when);
+    K(n, leader, ev, false) = or2(K(n, leader, ev, false), when);
+    for (const int t : known) K(n, t, ev, false) = or2(K(n, t, ev, false), when);
+    for (const int t : by)
+      if (t != leader)
+        for (int e = 0; e < E_; ++e)
+          for (const bool av : {false, true}) {
+            if (av && !generic(e)) continue;
+            K(n, t, e, av) = or2(K(n, t, e, av), and2(when, K(n, leader, e, av)));
+          }
+    touch(c, part.buf);
+  }
+
+  // tcgen05.alloc, dealloc, relinquish_alloc_permit by one warp (step.cpp,
+  // tmem_alloc; spec::tmem::alloc, dealloc, relinquish): an alloc blocks
+  // while the columns are not free.
+  void tmem_alloc(const State& s, int a, const Step& st, Case& c) {
+    namespace tm = spec::tmem;
+    const int cta = f_.agents[static_cast<std::size_t>(a)].cta;
+    const std::size_t ci = static_cast<std::size_t>(cta);
+    State& n = c.next;
+    c.writes.push_back(object(Obj::tmem, cta));
+    const auto op = static_cast<tm::PairOp>(st.tmem_op);
+    if (op == tm::PairOp::relinquish) {
+      n.tm_relinq[ci] = c_.bool_val(true);
+      return;
+    }
+    const bool alloc = op == tm::PairOp::alloc;
+    const z3::expr misuse = alloc ? or2(s.tm_relinq[ci], tm_alloc(s, cta, st.slot)) : not1(tm_alloc(s, cta, st.slot));
+    c.raises.push_back({Violation::tmem_misuse, misuse});
+    if (alloc) c.guard = and2(c.guard, or2(misuse, s.tm_used[ci] + num(st.cols) <= num(tm::columns)));
+    n.tm_used[ci] = s.tm_used[ci] + num(alloc ? st.cols : -st.cols);
+    tm_alloc(n, cta, st.slot) = c_.bool_val(alloc);
+    for (const Step::Part& part : st.parts) alloc_memory(s, n, part, st.lanes, {}, !alloc, c_.bool_val(true), c);
+  }
+
+  // A cta_group 2 collective (step.cpp, tmem_pair; spec::tmem::pair_issue):
+  // its issue, which the first warp of the pair makes and then waits (its
+  // stage), or the second, which performs it in both CTAs; then the first
+  // warp's return once it is performed (pair_returns).
+  void tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
+    namespace tm = spec::tmem;
+    const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+    const Step& st = ag.steps[static_cast<std::size_t>(i)];
+    const std::size_t ai = static_cast<std::size_t>(a);
+    const int me = ag.cta, peer = tm::peer(ag.cta);
+    const std::size_t mi = static_cast<std::size_t>(me), pi = static_cast<std::size_t>(peer);
+    const auto op = static_cast<tm::PairOp>(st.tmem_op);
+    const z3::expr none = num(static_cast<int>(tm::PairOp::none)), kind = num(st.tmem_op);
+    State& n = c.next;
+    c.writes.push_back(object(Obj::tmem, me));
+    c.writes.push_back(object(Obj::tmem, peer));
+    c.guard = and2(c.guard, and2(not1(s.stage[ai]), s.tm_pair[mi] == none));
+    const z3::expr first = s.tm_pair[pi] == none || s.tm_done[pi];
+    z3::expr mismatch = s.tm_pair[pi] != kind;
+    if (op != tm::PairOp::relinquish) mismatch = mismatch || s.tm_which[pi] != num(st.slot);
+    mismatch = and2(not1(first), mismatch);
+    const z3::expr second = and2(not1(first), not1(mismatch));
+    z3::expr misuse = c_.bool_val(false), blocked = c_.bool_val(false);
+    if (op == tm::PairOp::alloc) {
+      for (const int x : {me, peer}) {
+        misuse = or2(misuse, or2(s.tm_relinq[static_cast<std::size_t>(x)], tm_alloc(s, x, st.slot)));
+        blocked = or2(blocked, s.tm_used[static_cast<std::size_t>(x)] + num(st.cols) > num(tm::columns));
+      }
+    } else if (op == tm::PairOp::dealloc) {
+      misuse = or2(not1(tm_alloc(s, me, st.slot)), not1(tm_alloc(s, peer, st.slot)));
+    }
+    c.raises.push_back({Violation::tmem_misuse, or2(mismatch, and2(second, misuse))});
+    c.guard = and2(c.guard, not1(and2(second, and2(not1(misuse), blocked))));
+    const z3::expr perform = second;  // (misuse raises: the step is not taken then)
+    // The first: issued, waiting for the peer's warp.
+    n.tm_pair[mi] = z3::ite(first, kind, s.tm_pair[mi]);
+    n.tm_which[mi] = z3::ite(first, num(op == tm::PairOp::relinquish ? 0 : st.slot), s.tm_which[mi]);
+    n.stage[ai] = first;
+    // The second: performed in both CTAs, and the peer's warp may return.
+    for (const int x : {me, peer}) {
+      const std::size_t xi = static_cast<std::size_t>(x);
+      if (op == tm::PairOp::relinquish) {
+        n.tm_relinq[xi] = or2(s.tm_relinq[xi], perform);
+        continue;
+      }
+      const bool alloc = op == tm::PairOp::alloc;
+      n.tm_used[xi] = z3::ite(perform, s.tm_used[xi] + num(alloc ? st.cols : -st.cols), s.tm_used[xi]);
+      tm_alloc(n, x, st.slot) = z3::ite(perform, c_.bool_val(alloc), tm_alloc(s, x, st.slot));
+    }
+    n.tm_done[pi] = or2(s.tm_done[pi], perform);
+    if (op != tm::PairOp::relinquish) {
+      // Each CTA's elements: its own warp's leader writes them, and the
+      // other warp of the collective knows it (step.cpp, tmem_alloc_memory).
+      // The other warp is the peer agent waiting at a collective (one at
+      // most: the peer CTA's state holds one).
+      const std::size_t size = st.parts.size() / (st.peer_agents.size() + 1);
+      for (std::size_t w = 0; w < st.peer_agents.size(); ++w) {
+        const int b = st.peer_agents[w];
+        const std::vector<int>& theirs = st.peer_lanes[w];
+        z3::expr waiting = c_.bool_val(false);
+        const bmc::Agent& other = f_.agents[static_cast<std::size_t>(b)];
+        for (int j = 0; j < static_cast<int>(other.steps.size()); ++j)
+          if (other.steps[static_cast<std::size_t>(j)].kind == StepKind::tmem_pair) waiting = or2(waiting, at(s, b, j));
+        const z3::expr with = and2(perform, and2(s.stage[static_cast<std::size_t>(b)], waiting));
+        for (std::size_t k = 0; k < size; ++k) {
+          alloc_memory(s, n, st.parts[k], st.lanes, theirs, op == tm::PairOp::dealloc, with, c);
+          alloc_memory(s, n, st.parts[size * (w + 1) + k], theirs, st.lanes, op == tm::PairOp::dealloc, with, c);
+        }
+      }
+    }
+    advance(n, a, i, perform);
+    out.push_back(std::move(c));
+    // The first warp's return.
+    Case r{ag.name + ": " + st.text + " returns (line " + std::to_string(st.loc.line) + ")",
+           and2(at(s, a, i), s.stage[ai] && s.tm_pair[mi] != none && s.tm_done[mi]), {}, s, a, {}, {object(Obj::tmem, me)}};
+    r.next.tm_pair[mi] = none;
+    r.next.tm_which[mi] = num(0);
+    r.next.tm_done[mi] = c_.bool_val(false);
+    r.next.stage[ai] = c_.bool_val(false);
+    advance(r.next, a, i);
+    out.push_back(std::move(r));
   }
 
   // AMD: each instruction orders the lanes of each of the agent's waves
@@ -999,7 +1190,8 @@ class Encoder {
 // The fields of a state, in one order, for building the next one.
 void each_field(State& s, const std::function<void(std::vector<z3::expr>&)>& f) {
   for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
-                  &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
+                  &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_pair, &s.tm_which, &s.tm_done, &s.tm_alloc,
+                  &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
     f(*v);
 }
 

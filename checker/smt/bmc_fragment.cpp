@@ -88,7 +88,8 @@ class Unroller {
           }
           if (in.op->code == OpCode::wgmma_fence || in.op->code == OpCode::wgmma_commit ||
               in.op->code == OpCode::bulk_commit_group || in.op->code == OpCode::cp_async_commit ||
-              in.op->code == OpCode::tcgen05_fence_after || in.op->code == OpCode::tcgen05_fence_before) {
+              in.op->code == OpCode::tcgen05_fence_after ||
+              ((in.op->code == OpCode::tcgen05_fence_before || in.op->code == OpCode::tcgen05_relinquish) && f_.tmem_slots == 0)) {
             agent_local(*in.op);
           } else {
             out.steps.push_back(op(*in.op, static_cast<int>(out.steps.size())));
@@ -120,12 +121,14 @@ class Unroller {
   bool wgmma_fenced_ = false;
   bool cluster_joined_ = false;  // arrived at the cluster barrier and not yet waited (spec/cluster.hpp, Ticket)
 
-  // The operations no other agent sees: a wgmma_fence, a commit, and the
-  // tcgen05 fences (step.cpp: the tcgen05_unfenced warning's state, and
-  // before_thread_sync's retiring of tcgen05.ld / tcgen05.st, which need
-  // tensor memory: refused in unroll()).
+  // The operations no other agent sees: a wgmma_fence, a commit,
+  // tcgen05.fence::after_thread_sync (step.cpp: the tcgen05_unfenced
+  // warning's state), and in a kernel with no tensor memory
+  // before_thread_sync (no tcgen05.ld or tcgen05.st to order) and
+  // relinquish_alloc_permit (no allocation to give up).
   void agent_local(const ir::Op& op) {
-    if (op.code == OpCode::tcgen05_fence_after || op.code == OpCode::tcgen05_fence_before) return;
+    if (op.code == OpCode::tcgen05_fence_after || op.code == OpCode::tcgen05_fence_before || op.code == OpCode::tcgen05_relinquish)
+      return;
     if (op.code == OpCode::wgmma_fence) wgmma_fenced_ = true;
     else (void)spec::async_group::commit(op.code == OpCode::wgmma_commit ? mma_ : op.code == OpCode::cp_async_commit ? cp_ : bulk_);
   }
@@ -175,6 +178,23 @@ class Unroller {
   int buf(const ir::Ref& r) const {
     if (r.cta != ir::no_expr) throw Refused{"line " + std::to_string(r.loc.line) + ": this operation on another CTA's buffer (@)"};
     return buf(r, current_.cta);
+  }
+  // The agents of CTA c whose role has a cta_group 2 collective: the warps
+  // a collective of the peer CTA may find waiting (step.cpp, pair_waiter).
+  std::vector<int> pair_agents(int c) const {
+    std::vector<int> found;
+    for (int b = 0; b < static_cast<int>(p_.agents.size()); ++b) {
+      const check::AgentInfo& info = p_.agents[static_cast<std::size_t>(b)];
+      if (info.cta != c) continue;
+      for (const Instr& in : p_.code[static_cast<std::size_t>(info.role)])
+        if (in.kind == InstrKind::op && in.op->cta_pair &&
+            (in.op->code == OpCode::tcgen05_alloc || in.op->code == OpCode::tcgen05_dealloc ||
+             in.op->code == OpCode::tcgen05_relinquish)) {
+          found.push_back(b);
+          break;
+        }
+    }
+    return found;
   }
   // The sync object a release of `scope` by this agent into mbarrier `m`
   // goes into (step.cpp, channel_sync; ordering::release_channel): the
@@ -437,16 +457,124 @@ class Unroller {
         return s;
       }
       case OpCode::tcgen05_mma: {
-        // step.cpp: the MMA unit's async-proxy read of each shared-memory
-        // operand (another CTA's with `@ c`, which must not have exited), in
-        // the group the next tcgen05.commit closes, issued by the leader; a
-        // pair-CTA MMA needs the peer CTA.
-        if (op.tmem.object >= 0) refuse(op, "a tcgen05.mma into tensor memory");
+        // step.cpp: the MMA unit's reads of the operands, issued by the
+        // leader, in the group the next tcgen05.commit closes: an async-proxy
+        // read of each shared-memory operand (another CTA's with `@ c`, which
+        // must not have exited), a read of an A operand in tensor memory and
+        // a write of the accumulator, in both CTAs of a pair-CTA MMA, each
+        // ordered after the unit's earlier accesses (spec::tmem::after_own_unit).
         s.kind = StepKind::unit_access;
         s.unit = thread(me.hb.unit(hb::Unit::mma));
         s.lanes = {thread(me.hb.leader())};
-        if (op.cta_pair) s.remote = remote(spec::tmem::peer(current_.cta));
-        unit_parts(s, op, false, true, mma_.committed + 1, true);
+        s.after_own = spec::tmem::after_own_unit(spec::tmem::Async::mma);
+        const int pair = spec::tmem::peer(current_.cta);
+        if (op.cta_pair) {
+          if (pair >= p_.ctas) refuse(op, "a cta_group 2 operation with no peer CTA");
+          s.remote = remote(pair);
+        }
+        const int group = mma_.committed + 1;
+        auto add = [&](int b, bool write, bool tensor, int remote_cta) {
+          Step::Part part;
+          part.buf = b;
+          part.remote = remote_cta;
+          part.write = write;
+          part.events.push_back(event(b, write, s.unit, 0, !tensor));
+          f_.events.back().group = group;
+          s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(b)];
+          s.parts.push_back(part);
+        };
+        for (const ir::Ref& r : op.bufs) {
+          if (p_.tmem_slot[static_cast<std::size_t>(r.object)] < 0) {
+            const int c = cta(r);
+            add(buf(r, c), false, false, remote(c));
+          } else {
+            for (const int c : {current_.cta, pair})
+              if (c == current_.cta || op.cta_pair) add(buf(r, c), false, true, -1);
+          }
+        }
+        if (op.tmem.object >= 0) {
+          s.text += " into";
+          for (const int c : {current_.cta, pair})
+            if (c == current_.cta || op.cta_pair) add(buf(op.tmem, c), true, true, -1);
+        }
+        s.text += " (group " + std::to_string(group) + ")";
+        return s;
+      }
+      case OpCode::tcgen05_ld:
+      case OpCode::tcgen05_st: {
+        // step.cpp: the tensor-memory unit's access for the agent's lanes,
+        // in flight until tcgen05.wait::ld / wait::st or
+        // tcgen05.fence::before_thread_sync (its events' group is 1).
+        const bool st = op.code == OpCode::tcgen05_st;
+        s.kind = StepKind::unit_access;
+        s.unit = thread(me.hb.unit(hb::Unit::tmem));
+        s.lanes = threads(me.hb.lanes());
+        s.async_proxy = false;
+        s.write = st;
+        for (const ir::Ref& r : op.bufs) {
+          if (p_.tmem_slot[static_cast<std::size_t>(r.object)] < 0) refuse(op, "tcgen05.ld or tcgen05.st of shared memory");
+          Step::Part part;
+          part.buf = buf(r);
+          part.events.push_back(event(part.buf, st, s.unit, 0, false));
+          f_.events.back().group = 1;
+          s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
+          s.parts.push_back(part);
+        }
+        return s;
+      }
+      case OpCode::tcgen05_wait_ld:
+      case OpCode::tcgen05_wait_st:
+      case OpCode::tcgen05_fence_before: {
+        // step.cpp: hb::retire_kind of the tensor-memory unit's reads
+        // (wait::ld), writes (wait::st) or both (fence::before_thread_sync,
+        // spec::tmem::before_thread_sync_orders) for the lanes.
+        s.kind = StepKind::retire;
+        s.unit = thread(me.hb.unit(hb::Unit::tmem));
+        s.upto = 1;
+        s.only = op.code == OpCode::tcgen05_wait_ld ? 0 : op.code == OpCode::tcgen05_wait_st ? 1 : -1;
+        s.to = op.code == OpCode::tcgen05_fence_before ? s.lanes : threads(me.hb.lanes());
+        return s;
+      }
+      case OpCode::tcgen05_alloc:
+      case OpCode::tcgen05_dealloc:
+      case OpCode::tcgen05_relinquish: {
+        // spec/tmem.hpp: alloc, dealloc, relinquish by one warp, or with
+        // cta_group 2 a collective of one warp in each CTA of the pair
+        // (step.cpp, tmem_alloc and tmem_pair).
+        namespace tm = spec::tmem;
+        const bool relinquish = op.code == OpCode::tcgen05_relinquish;
+        s.tmem_op = static_cast<int>(op.code == OpCode::tcgen05_alloc     ? tm::PairOp::alloc
+                                     : op.code == OpCode::tcgen05_dealloc ? tm::PairOp::dealloc
+                                                                          : tm::PairOp::relinquish);
+        s.kind = op.cta_pair ? StepKind::tmem_pair : StepKind::tmem_alloc;
+        s.lanes = threads(me.hb.lanes());
+        const ir::BufferDecl* d = relinquish ? nullptr : &p_.kernel->buffers.at(static_cast<std::size_t>(op.tmem.object));
+        if (d != nullptr) {
+          s.slot = p_.tmem_slot[static_cast<std::size_t>(op.tmem.object)];
+          s.cols = d->cols * d->size;
+          s.text += " " + d->name;
+        }
+        // The allocation's elements in CTA c, each written by `leader`.
+        auto elements = [&](int c, int leader) {
+          for (int e = 0; e < d->size; ++e) {
+            Step::Part part;
+            part.buf = c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(op.tmem.object)] + e;
+            part.events.push_back(event(part.buf, true, leader, 0, false));
+            s.parts.push_back(part);
+          }
+        };
+        if (d != nullptr) elements(current_.cta, thread(me.hb.leader()));
+        if (!op.cta_pair) return s;
+        s.text += " cta_group 2";
+        const int pair = tm::peer(current_.cta);
+        if (pair >= p_.ctas) refuse(op, "a cta_group 2 operation with no peer CTA");
+        // Per warp of the peer CTA that may be the other of the pair, the
+        // elements there, written by its leader (none: never performed).
+        s.peer_agents = pair_agents(pair);
+        for (const int b : s.peer_agents) {
+          s.peer_lanes.push_back(threads(p_.agents[static_cast<std::size_t>(b)].hb.lanes()));
+          if (d != nullptr) elements(pair, thread(p_.agents[static_cast<std::size_t>(b)].hb.leader()));
+        }
         return s;
       }
       case OpCode::tcgen05_commit:
@@ -622,12 +750,12 @@ Fragment unroll(const ir::Kernel& k) {
     f.named_cta.push_back(0);
   }
   f.ctas = p.ctas;
-  for (const ir::BufferDecl& b : k.buffers)
-    if (b.space != ir::Space::shared) {
-      f.refused = "line " + std::to_string(b.loc.line) + ": buffer " + b.name + " (tensor memory)";
-      return f;
-    }
+  f.tmem_slots = p.tmem_decls;
+  f.slot_cols.assign(static_cast<std::size_t>(p.tmem_decls), 0);
+  for (std::size_t d = 0; d < k.buffers.size(); ++d)
+    if (p.tmem_slot[d] >= 0) f.slot_cols[static_cast<std::size_t>(p.tmem_slot[d])] = k.buffers[d].cols * k.buffers[d].size;
   for (int b = 0; b < p.num_buffers(); ++b) {
+    f.buffer_slot.push_back(p.tmem_slot[static_cast<std::size_t>(p.buffer_decl(b))]);
     f.buffers.push_back(p.buffer_name(b));
     f.buffer_cta.push_back(p.buffer_cta(b));
     f.aliases.emplace_back(p.aliases_of(b).begin(), p.aliases_of(b).end());
@@ -635,6 +763,7 @@ Fragment unroll(const ir::Kernel& k) {
   f.first_pseudo = p.num_buffers();
   for (int m = 0; m < p.num_mbars(); ++m) {
     f.buffers.push_back("the memory of " + p.mem_name(p.mbar_pseudo_buffer(m)));
+    f.buffer_slot.push_back(-1);
     f.aliases.emplace_back(p.aliases_of(p.mbar_pseudo_buffer(m)).begin(), p.aliases_of(p.mbar_pseudo_buffer(m)).end());
     f.mbars.push_back(p.mbar_name(m));
     const std::size_t decl = static_cast<std::size_t>(p.mbar_decl(m));
@@ -651,6 +780,9 @@ Fragment unroll(const ir::Kernel& k) {
   try {
     Unroller u(p, f);
     for (int a = 0; a < static_cast<int>(p.agents.size()); ++a) u.agent(a);
+    f.lane.assign(f.threads.size(), false);
+    for (const Agent& a : f.agents)
+      for (const int t : a.lanes) f.lane[static_cast<std::size_t>(t)] = true;
   } catch (const Refused& r) {
     Fragment out;
     out.refused = r.why;

@@ -11,7 +11,9 @@
 // wait (parity, at either scope), tma_load (multicast included), st_async,
 // tma_store, tma_reduce, commit_group, wait_group(_read), wgmma_fence, wgmma,
 // wgmma_commit, wgmma_wait, cp_async, cp_async_commit, cp_async_wait(_all),
-// cp_async_arrive, tcgen05_mma and tcgen05_commit (shared-memory operands),
+// cp_async_arrive, tcgen05_alloc, tcgen05_dealloc,
+// tcgen05_relinquish_alloc_permit (cta_group 2 included), tcgen05_mma,
+// tcgen05_commit, tcgen05_ld, tcgen05_st, tcgen05_wait_ld, tcgen05_wait_st,
 // tcgen05_fence_after_thread_sync, tcgen05_fence_before_thread_sync,
 // bar_sync, bar_arrive, syncthreads, syncwarp,
 // cluster_arrive, cluster_wait, cluster_sync, fence_proxy_async,
@@ -36,9 +38,10 @@
 // a step that orders the waiting threads after the retired groups' reads.
 // A tcgen05.commit or cp.async.mbarrier.arrive is a step that releases what
 // its unit has done into a sync object of its own; its arrive-on lands
-// later, as a TMA load does (Fragment::tmas). The tcgen05 fences only decide
-// the tcgen05_unfenced warning here (with no tensor memory, no tcgen05.ld or
-// tcgen05.st for before_thread_sync to order), so they are no step either.
+// later, as a TMA load does (Fragment::tmas). tcgen05.fence::after_thread_sync
+// only decides the tcgen05_unfenced warning, so it is no step either (nor,
+// in a kernel with no tensor memory, before_thread_sync and
+// relinquish_alloc_permit).
 //
 // An mbarrier's initialisation is a write of its memory (Program's pseudo
 // buffer), whose visibility to each use is checked as in step.cpp: the
@@ -61,7 +64,7 @@ inline constexpr int no_sync = -2;
 
 enum class StepKind : std::uint8_t {
   access, init, inval, arrive, expect_tx, wait, tma_load, st_async, async_arrive, unit_access, retire, bar_sync,
-  amd_barrier, cluster_barrier, syncwarp, proxy_fence, fence_init, fail, exit
+  amd_barrier, cluster_barrier, syncwarp, proxy_fence, fence_init, tmem_alloc, tmem_pair, fail, exit
 };
 
 // One access of a buffer by one thread (a lane class of an agent, or its TMA
@@ -86,6 +89,7 @@ struct Step {
     int buf = 0;
     int remote = -1;  // the CTA the buffer is in, where another (it must not have exited)
     int mbar = -1;    // tma_load: the barrier this copy completes on
+    bool write = false;  // unit_access: this part is a write (Step::write: every part is)
     std::vector<int> events;
   };
   std::vector<Part> parts;
@@ -111,7 +115,23 @@ struct Step {
   int parity = 0;                 // wait
   std::vector<int> tmas;          // tma_load, async_arrive: one per destination CTA, st_async: its index in Fragment::tmas
   int unit = -1;                  // tma_load, unit_access, retire, async_arrive: the agent's async unit (a local thread)
-  bool async_proxy = true;        // unit_access: through the async proxy (a gather-to-LDS load: the generic one);
+  bool after_own = false;         // unit_access: ordered after the unit's own earlier accesses (spec::tmem::after_own_unit)
+  int only = -1;                  // retire: only the unit's reads (0) or writes (1); -1: both
+  // tmem_alloc, tmem_pair (spec/tmem.hpp): the operation, the allocation
+  // (its bit), its columns; tmem_pair: the agents of the peer CTA that
+  // issue cta_group 2 collectives, one of which is the other warp of the
+  // pair when it is performed (its lanes know the allocation's writes too),
+  // and their lanes. The parts: each element of the allocation in the
+  // agent's CTA, each with the event of its write by the agent's leader;
+  // tmem_pair: then, per agent of peer_agents in turn, each element in the
+  // peer CTA, written by that agent's leader.
+  int tmem_op = 0;                // spec::tmem::PairOp
+  int slot = -1;
+  std::int64_t cols = 0;
+  std::vector<int> peer_agents;
+  std::vector<std::vector<int>> peer_lanes;
+  bool async_proxy = true;        // unit_access: through the async proxy (a gather-to-LDS load: the generic one;
+                                  // a part in tensor memory is always the generic one's);
                                   // async_arrive: the barrier's use is the async proxy's (tcgen05.commit)
   bool signal = false;            // amd_barrier: signals (s_barrier, s_barrier_signal); `wait`: waits
   int upto = 0;                   // retire: the groups up to this one are complete; async_arrive: the unit's
@@ -170,6 +190,15 @@ struct Fragment {
   std::vector<std::int64_t> mbar_count;  // each instance's arrival count (0: not initialised at launch)
   std::vector<bool> mbar_kernel_inits;   // per instance: the kernel initialises its declaration somewhere
   std::vector<int> mbar_cta, buffer_cta; // the CTA each instance, each buffer (pseudo ones included) is in
+  // Tensor memory: per buffer, its allocation's bit (Program::tmem_slot; -1:
+  // shared memory), each allocation's columns, how many there are (0: the
+  // kernel declares none), and per local thread whether it is a lane (the
+  // others are async units): a lane's write of tensor memory is its
+  // allocation's (spec::tmem::conflict).
+  std::vector<int> buffer_slot;
+  std::vector<std::int64_t> slot_cols;
+  int tmem_slots = 0;
+  std::vector<bool> lane;
   // Per mbarrier instance that another CTA arrives on or stores into: the
   // extra sync objects of releases from another CTA at .cluster scope and
   // of those at a scope that does not reach it (-1 where none: Program's).
