@@ -997,6 +997,49 @@ inline std::string fragment_tmem(std::mt19937& rng, int mutation) {
   return k + "  all: arrive done\n";
 }
 
+// Cluster launch control in the second engine's fragment, as CUTLASS's
+// sm100 persistent scheduler has it (kernels/field/cutlass_sm100_clc_gemm.bk):
+// a scheduler warp of CTA 0 requests work into a ring of responses
+// (multicast to both CTAs of a pair now and then) and stops at a failed one;
+// a worker warp (in a pair, CTA 1's) waits for each response, reads it,
+// fences and releases the slot on CTA 0's barrier (every lane arrives), and
+// stops at a failure too; the scheduler waits for the last releases before
+// it exits (producer_tail). The clusters left (`clc N`) are drawn, so that
+// runs end by a failure or by the trip count. `mutation` 1 to 8 is one
+// change: no proxy fence after the worker's read, a release by one lane of
+// the worker, a scheduler that ignores a failed response (clc_misuse where
+// a failure can come), no producer tail, a worker waiting for the wrong
+// phase, no expect_tx, a worker that releases before it reads, a worker that
+// never stops; 0 none (as fragment_cp_async). Two agents: a third takes the
+// SMT search minutes.
+inline std::string fragment_clc(std::mt19937& rng, int mutation) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool two = pick(3) == 0;
+  const int stages = 1 + pick(2);
+  const int trips = 1 + pick(2);
+  const std::string S = std::to_string(stages);
+  std::string k = "kernel clcfrag\n" + std::string(two ? "cluster 2\n" : "") + "clc " + std::to_string(pick(3)) + "\n";
+  k += "smem resp[" + S + "] bytes 16\nmbarrier full[" + S + "] count 1\nmbarrier empty[" + S + "] count 64\n";
+  auto loop = [&](const std::string& go) {
+    return "  go = 1\n  n = 0\n  for i in 0.." + std::to_string(trips) + ":\n    if " + go + " == 1:\n      s = n % " + S + "\n";
+  };
+  const std::string release = "      all: arrive empty[s] @ 0\n";
+  k += "role sched warp on cta 0:\n" + loop(mutation == 3 ? "1" : "go");
+  k += "      wait empty[s] parity (n / " + S + " + 1) % 2\n";
+  if (mutation != 6) k += std::string("      one: arrive_expect_tx full[s] bytes 16\n") + (two ? "      one: arrive_expect_tx full[s] @ 1 bytes 16\n" : "");
+  k += std::string("      one: clc_try_cancel resp[s] -> full[s]") + (two ? " multicast 3" : "") + "\n";
+  k += "      wait full[s] parity (n / " + S + ") % 2\n      go = clc_query resp[s]\n      fence_proxy_async\n" + release + "      n = n + 1\n";
+  if (mutation != 4) k += "  for j in 0.." + S + ":\n    wait empty[(n + j) % " + S + "] parity ((n + j) / " + S + " + 1) % 2\n";
+  k += std::string("role w warp") + (two ? " on cta 1" : "") + ":\n" + loop(mutation == 8 ? "1" : "go");
+  k += "      wait full[s] parity (n / " + S + (mutation == 5 ? " + 1" : "") + ") % 2\n";
+  if (mutation == 7) k += release;
+  k += "      go = clc_query resp[s]\n";
+  if (mutation != 1) k += "      fence_proxy_async\n";
+  if (mutation == 2) k += "      one: arrive empty[s] @ 0\n";
+  else if (mutation != 7) k += release;
+  return k + "      n = n + 1\n";
+}
+
 // An mbarrier laid over memory (`aliases`), in the second engine's
 // fragment: a producer initialises it and a consumer waits on it, then the
 // bytes are reused for data once the barrier is invalidated and a barrier

@@ -159,6 +159,22 @@ void compare_generated(const std::string& text, Tally& t) {
   ++t.unreduced;
 }
 
+// Compares the engines on `count` kernels of a generator that takes a
+// change (0: none), each change in turn (i % 9): a sample of one kernel in
+// compared_stride (4, prime to 9) still has them all.
+template <class Generator>
+Tally compare_changes(unsigned seed, int count, Generator generate) {
+  std::mt19937 rng(seed);
+  Tally t;
+  for (int i = 0; i < count; ++i) {
+    const std::string text = generate(rng, i % 9);
+    if (i % testgen::compared_stride != 0) continue;
+    compare_generated(text, t);
+  }
+  MESSAGE(t.text());
+  return t;
+}
+
 }  // namespace
 
 TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated kernels") {
@@ -194,16 +210,7 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
 }
 
 TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated cp.async handoffs") {
-  std::mt19937 rng(20261128);
-  Tally t;
-  for (int i = 0; i < 60; ++i) {
-    // Each change in turn (0: none): a sample of one kernel in
-    // compared_stride (4, prime to 9) still has them all.
-    const std::string text = testgen::fragment_cp_async(rng, i % 9);
-    if (i % testgen::compared_stride != 0) continue;
-    compare_generated(text, t);
-  }
-  MESSAGE(t.text());
+  Tally t = compare_changes(20261128, 60, testgen::fragment_cp_async);
   CHECK(t.verified >= 12 / testgen::compared_stride);
   CHECK(t.violations >= 40 / testgen::compared_stride);
   CHECK(t.kinds["data_race"] >= 40 / testgen::compared_stride);
@@ -211,28 +218,14 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
 }
 
 TEST_CASE("engines agree: the bounded SMT search and the explicit search on mbarriers laid over memory") {
-  std::mt19937 rng(20261129);
-  Tally t;
-  for (int i = 0; i < 48; ++i) {
-    const std::string text = testgen::fragment_overlay(rng, i % 9);  // as for cp.async
-    if (i % testgen::compared_stride != 0) continue;
-    compare_generated(text, t);
-  }
-  MESSAGE(t.text());
+  Tally t = compare_changes(20261129, 48, testgen::fragment_overlay);
   CHECK(t.verified >= 10 / testgen::compared_stride);
   CHECK(t.kinds["barrier_memory_reuse"] >= 8 / testgen::compared_stride);
   CHECK(t.kinds["data_race"] >= 8 / testgen::compared_stride);
 }
 
 TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated tcgen05 pipelines") {
-  std::mt19937 rng(20261130);
-  Tally t;
-  for (int i = 0; i < 36; ++i) {
-    const std::string text = testgen::fragment_tcgen05(rng, i % 9);  // as for cp.async
-    if (i % testgen::compared_stride != 0) continue;
-    compare_generated(text, t);
-  }
-  MESSAGE(t.text());
+  Tally t = compare_changes(20261130, 36, testgen::fragment_tcgen05);
   CHECK(t.verified >= 12 / testgen::compared_stride);
   CHECK(t.violations >= 20 / testgen::compared_stride);
   CHECK(t.kinds["data_race"] >= 10 / testgen::compared_stride);
@@ -241,20 +234,22 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
 }
 
 TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated tensor memory") {
-  std::mt19937 rng(20261201);
-  Tally t;
-  for (int i = 0; i < 45; ++i) {
-    const std::string text = testgen::fragment_tmem(rng, i % 9);  // as for cp.async
-    if (i % testgen::compared_stride != 0) continue;
-    compare_generated(text, t);
-  }
-  MESSAGE(t.text());
+  Tally t = compare_changes(20261201, 45, testgen::fragment_tmem);
   CHECK(t.verified >= 5 / testgen::compared_stride);
   CHECK(t.kinds["tmem_misuse"] >= 10 / testgen::compared_stride);
   CHECK(t.kinds["tmem_unallocated"] >= 4 / testgen::compared_stride);
   CHECK(t.kinds["tmem_dealloc_in_use"] >= 8 / testgen::compared_stride);
   CHECK(t.kinds["tmem_not_deallocated"] >= 4 / testgen::compared_stride);
   CHECK(t.kinds["deadlock"] >= 4 / testgen::compared_stride);
+}
+
+TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated cluster launch control") {
+  Tally t = compare_changes(20261202, 36, testgen::fragment_clc);
+  CHECK(t.verified >= 16 / testgen::compared_stride);
+  CHECK(t.kinds["data_race"] >= 4 / testgen::compared_stride);
+  CHECK(t.kinds["deadlock"] >= 8 / testgen::compared_stride);
+  CHECK(t.kinds["clc_misuse"] >= 2 / testgen::compared_stride);
+  CHECK(t.kinds["exit_with_pending"] >= 2 / testgen::compared_stride);
 }
 
 // The corpus's kernels are larger than the generated ones, and the SMT

@@ -29,7 +29,7 @@ using spec::Violation;
 // event is seen the same way by both proxies (hb.cpp, mirror), so only its
 // generic-proxy terms are kept and read for both.
 struct State {
-  std::vector<z3::expr> at;                   // [base[a] + i]: agent a's next step is i (i = its steps: exited)
+  std::vector<z3::expr> at;                   // [base[a] + i]: agent a's next step is i (a done step: it has exited)
   std::vector<z3::expr> stage, ticket;        // per agent: waiting at a bar_sync; the instance joined
   std::vector<z3::expr> pending, tx, odd;     // per mbarrier: pending count, tx-count, phase parity
   std::vector<z3::expr> live, dead, expected; // per mbarrier: initialised, invalidated, the count it reloads
@@ -42,6 +42,10 @@ struct State {
   // the pair collective issued (PairOp), its allocation, performed; per
   // CTA and allocation ([cta * slots + slot]): allocated.
   std::vector<z3::expr> tm_used, tm_relinq, tm_pair, tm_which, tm_done, tm_alloc;
+  // Cluster launch control (spec::clc::State): {clusters left to take, a
+  // failure reported}; per request, whether its answer is decided and what
+  // it is; per buffer, the answer of the response last written there.
+  std::vector<z3::expr> clc, decided, answer, response;
   std::vector<z3::expr> k, ka, kw;            // [thread * events + event]
   std::vector<z3::expr> rel, vis, rela, visa; // [sync * events + event]
 };
@@ -89,7 +93,7 @@ class Encoder {
   explicit Encoder(const Fragment& f) : f_(f), E_(static_cast<int>(f.events.size())) {
     for (const bmc::Agent& a : f.agents) {
       base_.push_back(total_);
-      total_ += static_cast<int>(a.steps.size()) + 1;
+      total_ += static_cast<int>(a.steps.size());
     }
     M_ = static_cast<int>(f.mbars.size());
     N_ = static_cast<int>(f.named_ids.size());
@@ -99,7 +103,7 @@ class Encoder {
   State initial() {
     State s;
     for (const bmc::Agent& a : f_.agents) {
-      for (std::size_t i = 0; i <= a.steps.size(); ++i) s.at.push_back(c_.bool_val(i == 0));
+      for (std::size_t i = 0; i < a.steps.size(); ++i) s.at.push_back(c_.bool_val(i == 0));
       s.stage.push_back(c_.bool_val(false));
       s.ticket.push_back(num(0));
       s.cl_stage.push_back(c_.bool_val(false));
@@ -132,6 +136,12 @@ class Encoder {
         s.tm_done.push_back(c_.bool_val(false));
         for (int k = 0; k < f_.tmem_slots; ++k) s.tm_alloc.push_back(c_.bool_val(false));
       }
+    if (f_.clc_requests > 0) {
+      s.clc = {num(f_.clc_queue), c_.bool_val(false)};
+      s.decided.assign(static_cast<std::size_t>(f_.clc_requests), c_.bool_val(false));
+      s.answer = s.decided;
+      s.response.assign(f_.buffers.size(), c_.bool_val(false));
+    }
     s.k.assign(f_.threads.size() * static_cast<std::size_t>(E_), c_.bool_val(false));
     s.ka = s.k;
     s.kw = s.k;
@@ -148,7 +158,13 @@ class Encoder {
       const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
       for (int i = 0; i < static_cast<int>(ag.steps.size()); ++i) step_cases(s, a, i, out);
     }
-    for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) out.push_back(landing(s, j));
+    for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) {
+      if (f_.tmas[static_cast<std::size_t>(j)].request < 0) {
+        out.push_back(landing(s, j));
+        continue;
+      }
+      for (const bool canceled : {true, false}) out.push_back(clc_landing(s, j, canceled));
+    }
     return out;
   }
 
@@ -165,7 +181,7 @@ class Encoder {
   // each agent has exited (what a count of live threads and the CTA's exit
   // read), whether each TMA load is issued and whether it has landed. An
   // agent's position and stage are its own steps' business alone.
-  enum class Obj { mbar, named, buf, exited, issued, landed, cluster, tmem };
+  enum class Obj { mbar, named, buf, exited, issued, landed, cluster, clc, tmem };
   int object(Obj o, int i) const {
     const int B = static_cast<int>(f_.buffers.size()), A = static_cast<int>(f_.agents.size());
     const int T = static_cast<int>(f_.tmas.size());
@@ -177,7 +193,8 @@ class Encoder {
       case Obj::issued: return M_ + N_ + B + A + i;
       case Obj::landed: return M_ + N_ + B + A + T + i;
       case Obj::cluster: return M_ + N_ + B + A + 2 * T;
-      case Obj::tmem: return M_ + N_ + B + A + 2 * T + 1 + i;
+      case Obj::clc: return M_ + N_ + B + A + 2 * T + 1;
+      case Obj::tmem: return M_ + N_ + B + A + 2 * T + 2 + i;
     }
     return -1;
   }
@@ -235,7 +252,18 @@ class Encoder {
   }
 
   z3::expr exited(const State& s, int a) {
-    return s.at[static_cast<std::size_t>(base_[static_cast<std::size_t>(a)]) + f_.agents[static_cast<std::size_t>(a)].steps.size()];
+    z3::expr any = c_.bool_val(false);
+    for (const int i : f_.agents[static_cast<std::size_t>(a)].ends) any = or2(any, at(s, a, i));
+    return any;
+  }
+  // Agent b has exited along a path whose exit leaves a store's, wgmma's or
+  // cp.async write in flight (Step::in_flight).
+  z3::expr exited_in_flight(const State& s, int b) {
+    const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(b)];
+    z3::expr any = c_.bool_val(false);
+    for (const int i : ag.ends)
+      if (ag.steps[static_cast<std::size_t>(i - 1)].in_flight) any = or2(any, at(s, b, i));
+    return any;
   }
   z3::expr at(const State& s, int a, int i) { return s.at[static_cast<std::size_t>(base_[static_cast<std::size_t>(a)] + i)]; }
   // The agent at step i goes on to i + 1 (when `go`; otherwise it stays).
@@ -437,6 +465,7 @@ class Encoder {
   void step_cases(const State& s, int a, int i, std::vector<Case>& out) {
     const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
     const Step& st = ag.steps[static_cast<std::size_t>(i)];
+    if (st.kind == StepKind::done) return;  // exited: no step
     const std::string text = ag.name + ": " + st.text + " (line " + std::to_string(st.loc.line) + ")";
     const std::size_t ai = static_cast<std::size_t>(a);
     Case c{text, at(s, a, i), {}, s, a, {}, {}};
@@ -452,6 +481,11 @@ class Encoder {
         c.reads.push_back(object(Obj::buf, f_.first_pseudo + st.mbar));
         c.reads.push_back(object(Obj::mbar, st.mbar));
         break;
+      case StepKind::clc_cancel:
+        // step.cpp: spec::clc::issue, then per destination as a TMA load's.
+        c.raises.push_back({Violation::clc_misuse, s.clc[1]});
+        c.reads.push_back(object(Obj::clc, 0));
+        [[fallthrough]];
       case StepKind::tma_load:
         // step.cpp, per destination: the CTA, the init's visibility to the
         // async proxy (the access follows).
@@ -586,6 +620,19 @@ class Encoder {
         advance(n, a, i);
         break;
       }
+      case StepKind::clc_query: {
+        // step.cpp: the lanes' read of the response, then the path of its
+        // answer (Step::next_false: "not canceled").
+        access(n, st, st.parts[0], st.lanes, -1, false, c.raises);
+        touch(c, st.parts[0].buf);
+        const z3::expr canceled = s.response[static_cast<std::size_t>(st.parts[0].buf)];
+        const std::size_t here = static_cast<std::size_t>(base_[ai] + i);
+        n.at[here] = c_.bool_val(false);
+        n.at[here + 1] = canceled;
+        n.at[static_cast<std::size_t>(base_[ai] + st.next_false)] = not1(canceled);
+        break;
+      }
+      case StepKind::clc_cancel:
       case StepKind::tma_load:
         for (std::size_t d = 0; d < st.parts.size(); ++d) {
           access(n, st, st.parts[d], st.lanes, st.unit, true, c.raises);
@@ -728,7 +775,8 @@ class Encoder {
         break;
       case StepKind::tmem_alloc: tmem_alloc(s, a, st, c); advance(n, a, i); break;
       case StepKind::tmem_pair: tmem_pair_cases(s, a, i, std::move(c), out); return;
-      case StepKind::fail: break;  // Step::raises
+      case StepKind::fail:
+      case StepKind::done: break;  // Step::raises
       case StepKind::exit: {
         advance(n, a, i);
         for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
@@ -746,7 +794,7 @@ class Encoder {
         // fewer, and a signal the wave did not wait for leaves with it.
         if (f_.amd) {
           const std::size_t ai = static_cast<std::size_t>(a);
-          if (ag.signaled_at_exit)
+          if (st.signaled)
             n.arrived[0] = z3::ite(s.ticket[ai] == s.gen[0] && s.arrived[0] > 0, s.arrived[0] - 1, s.arrived[0]);
           amd_settle(n, live_waves(s, a));
         }
@@ -771,9 +819,9 @@ class Encoder {
           if (b != a && f_.agents[static_cast<std::size_t>(b)].cta == ag.cta) last = and2(last, exited(s, b));
         // An agent's TMA stores, wgmmas and cp.async-groups not waited for
         // when it exited are known from its own sequence.
-        bool reads = false;
-        for (const bmc::Agent& b : f_.agents) reads |= b.cta == ag.cta && b.in_flight_at_exit;
-        z3::expr in_flight = c_.bool_val(reads);
+        z3::expr in_flight = c_.bool_val(st.in_flight);
+        for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+          if (b != a && f_.agents[static_cast<std::size_t>(b)].cta == ag.cta) in_flight = or2(in_flight, exited_in_flight(s, b));
         for (std::size_t j = 0; j < f_.tmas.size(); ++j) {
           const bmc::Tma& t = f_.tmas[j];
           const int buf = t.event >= 0 ? f_.events[static_cast<std::size_t>(t.event)].buf : -1;
@@ -1117,7 +1165,7 @@ class Encoder {
   z3::expr issued(const State& s, int j) {
     const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
     z3::expr later = c_.bool_val(false);
-    for (int i = t.step + 1; i <= static_cast<int>(f_.agents[static_cast<std::size_t>(t.agent)].steps.size()); ++i)
+    for (int i = t.step + 1; i < f_.agents[static_cast<std::size_t>(t.agent)].steps[static_cast<std::size_t>(t.step)].end; ++i)
       later = or2(later, at(s, t.agent, i));
     return later;
   }
@@ -1149,6 +1197,33 @@ class Encoder {
     if (t.slot >= 0) move(n, sync_of(t.slot, -1), sync_of(t.into, t.mbar));
     else R(n, t.mbar, t.event, false) = or2(R(n, t.mbar, t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
     settle(n, t.mbar);
+    return c;
+  }
+
+  // A try_cancel response lands as a TMA load does, with an answer: the
+  // first of its request's responses decides it, "canceled" only while a
+  // cluster is left to take (spec/clc.hpp, may_answer and decide); the
+  // others give the same answer. The buffer then holds it (step.cpp,
+  // pending_step).
+  Case clc_landing(const State& s, int j, bool canceled) {
+    const bmc::Tma& t = f_.tmas[static_cast<std::size_t>(j)];
+    const std::size_t r = static_cast<std::size_t>(t.request);
+    Case c = landing(s, j);
+    c.text = "the try_cancel response of " + f_.agents[static_cast<std::size_t>(t.agent)].name + " (line " +
+             std::to_string(f_.agents[static_cast<std::size_t>(t.agent)].steps[static_cast<std::size_t>(t.step)].loc.line) +
+             ") lands in " + f_.buffers[static_cast<std::size_t>(f_.events[static_cast<std::size_t>(t.event)].buf)] +
+             (canceled ? " (canceled: a new tile)" : " (not canceled)") + ": complete_tx 16 on " + f_.mbars[static_cast<std::size_t>(t.mbar)];
+    const z3::expr may = canceled ? s.clc[0] > 0 : c_.bool_val(true);
+    c.guard = and2(c.guard, z3::ite(s.decided[r], s.answer[r] == c_.bool_val(canceled), may));
+    State& n = c.next;
+    n.decided[r] = c_.bool_val(true);
+    n.answer[r] = c_.bool_val(canceled);
+    if (canceled) n.clc[0] = z3::ite(s.decided[r], s.clc[0], s.clc[0] - 1);
+    else n.clc[1] = c_.bool_val(true);  // decided now, or failed already
+    n.response[static_cast<std::size_t>(f_.events[static_cast<std::size_t>(t.event)].buf)] = c_.bool_val(canceled);
+    c.reads.push_back(object(Obj::clc, 0));
+    c.writes.push_back(object(Obj::clc, 0));
+    c.writes.push_back(object(Obj::buf, f_.events[static_cast<std::size_t>(t.event)].buf));
     return c;
   }
 
@@ -1191,7 +1266,7 @@ class Encoder {
 void each_field(State& s, const std::function<void(std::vector<z3::expr>&)>& f) {
   for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
                   &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_pair, &s.tm_which, &s.tm_done, &s.tm_alloc,
-                  &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
+                  &s.clc, &s.decided, &s.answer, &s.response, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
     f(*v);
 }
 

@@ -6,6 +6,7 @@
 #include "checker/program.hpp"
 #include "spec/amd.hpp"
 #include "spec/async_group.hpp"
+#include "spec/clc.hpp"
 #include "spec/cluster.hpp"
 #include "spec/mbarrier.hpp"
 #include "spec/named_barrier.hpp"
@@ -58,12 +59,26 @@ class Unroller {
     vars_[ir::var_cta] = info.cta;
     vars_[ir::var_instance] = info.instance;
     vars_[ir::var_warp] = info.warp;
-    const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
-    std::size_t pc = 0;
-    ir::Loc exit_loc = role.loc;
-    for (int n = 0; pc < code.size(); ++n) {
-      if (n > max_instructions)
-        throw Refused{info.name + " runs more than " + std::to_string(max_instructions) + " instructions"};
+    code_ = &p_.code[static_cast<std::size_t>(info.role)];
+    exit_loc_ = role.loc;
+    run(0, 0);
+    for (int i = 0; i < static_cast<int>(out.steps.size()); ++i)
+      if (out.steps[static_cast<std::size_t>(i)].kind == StepKind::done) out.ends.push_back(i);
+    f_.agents.push_back(std::move(out));
+  }
+
+  // Unrolls the agent's code from `pc` (its n-th instruction) to an exit,
+  // appending the steps in preorder: at a clc_query that keeps its answer,
+  // the path of a "canceled" response first, then the other's.
+  void run(std::size_t pc, int n) {
+    Agent& out = current_;
+    const std::vector<Instr>& code = *code_;
+    std::vector<int> mine;  // the steps this call appends itself (their subtree ends where it returns)
+    ir::Loc exit_loc = exit_loc_;
+    bool forked = false;  // the paths of a clc_query's answers took the rest
+    for (; pc < code.size(); ++n) {
+      if (n > max_instructions || static_cast<int>(out.steps.size()) > max_instructions)
+        throw Refused{out.name + " runs more than " + std::to_string(max_instructions) + " instructions"};
       const Instr& in = code[pc];
       switch (in.kind) {
         case InstrKind::assign: vars_[static_cast<std::size_t>(in.var)] = ev(in.expr); ++pc; break;
@@ -76,6 +91,7 @@ class Unroller {
             s.loc = in.loc;
             s.text = "assert (does not hold)";
             s.raises = Violation::assertion_failed;
+            mine.push_back(static_cast<int>(out.steps.size()));
             out.steps.push_back(s);
           }
           ++pc;
@@ -91,24 +107,69 @@ class Unroller {
               in.op->code == OpCode::tcgen05_fence_after ||
               ((in.op->code == OpCode::tcgen05_fence_before || in.op->code == OpCode::tcgen05_relinquish) && f_.tmem_slots == 0)) {
             agent_local(*in.op);
-          } else {
-            out.steps.push_back(op(*in.op, static_cast<int>(out.steps.size())));
+            ++pc;
+            break;
+          }
+          mine.push_back(static_cast<int>(out.steps.size()));
+          out.steps.push_back(op(*in.op, static_cast<int>(out.steps.size())));
+          if (in.op->code == OpCode::clc_query && in.op->dest_var >= 0) {
+            // Both answers, each with the rest of the code (spec/clc.hpp:
+            // which comes is not the kernel's to choose).
+            const std::size_t q = out.steps.size() - 1;
+            const Context saved = save();
+            vars_[static_cast<std::size_t>(in.op->dest_var)] = 1;
+            run(pc + 1, n + 1);
+            restore(saved);
+            vars_[static_cast<std::size_t>(in.op->dest_var)] = 0;
+            out.steps[q].next_false = static_cast<int>(out.steps.size());
+            run(pc + 1, n + 1);
+            restore(saved);
+            pc = code.size();
+            forked = true;
+            break;
           }
           ++pc;
           break;
       }
     }
-    // step.cpp, the CTA's exit (rules::CtaExit): a store's or wgmma's read
-    // not waited for, or a committed cp.async-group's write.
-    out.in_flight_at_exit = spec::async_group::in_flight(bulk_) || spec::async_group::in_flight(mma_) ||
-                            spec::async_group::committed_in_flight(cp_);
-    out.signaled_at_exit = wave_.signaled;
-    Step exit;
-    exit.kind = StepKind::exit;
-    exit.loc = exit_loc;
-    exit.text = "exit";
-    out.steps.push_back(exit);
-    f_.agents.push_back(std::move(out));
+    if (!forked) {
+      // step.cpp, the CTA's exit (rules::CtaExit): a store's or wgmma's read
+      // not waited for, or a committed cp.async-group's write.
+      Step exit;
+      exit.kind = StepKind::exit;
+      exit.loc = exit_loc;
+      exit.text = "exit";
+      exit.in_flight = spec::async_group::in_flight(bulk_) || spec::async_group::in_flight(mma_) ||
+                       spec::async_group::committed_in_flight(cp_);
+      exit.signaled = wave_.signaled;
+      mine.push_back(static_cast<int>(out.steps.size()));
+      out.steps.push_back(exit);
+      Step done;
+      done.kind = StepKind::done;
+      done.loc = exit_loc;
+      done.text = "exited";
+      mine.push_back(static_cast<int>(out.steps.size()));
+      out.steps.push_back(done);
+    }
+    for (const int i : mine) out.steps[static_cast<std::size_t>(i)].end = static_cast<int>(out.steps.size());
+  }
+
+  // What the unrolling of one path keeps, for the other path of a clc_query.
+  struct Context {
+    std::vector<std::int64_t> vars;
+    spec::async_group::Groups bulk, mma, cp;
+    spec::amd::Wave wave;
+    bool wgmma_fenced = false, cluster_joined = false;
+  };
+  Context save() const { return {vars_, bulk_, mma_, cp_, wave_, wgmma_fenced_, cluster_joined_}; }
+  void restore(const Context& c) {
+    vars_ = c.vars;
+    bulk_ = c.bulk;
+    mma_ = c.mma;
+    cp_ = c.cp;
+    wave_ = c.wave;
+    wgmma_fenced_ = c.wgmma_fenced;
+    cluster_joined_ = c.cluster_joined;
   }
 
  private:
@@ -116,6 +177,8 @@ class Unroller {
   Fragment& f_;
   int a_ = 0;
   Agent current_;  // the agent being unrolled
+  const std::vector<Instr>* code_ = nullptr;  // its role's code
+  ir::Loc exit_loc_;  // where it exits when its code ends
   spec::async_group::Groups bulk_, mma_, cp_;  // its async-groups (step.cpp: AgentState::bulk, mma, cp)
   spec::amd::Wave wave_;                  // AMD: its counters and split-barrier state
   bool wgmma_fenced_ = false;
@@ -242,7 +305,8 @@ class Unroller {
     s.loc = op.loc;
     s.lanes = threads(l.threads);
     s.text = check::lanes_prefix(op) + std::string(ir::op_keyword(op.code));
-    if (op.dest_var >= 0 || op.token_var >= 0) refuse(op, "an operation whose result is kept in a variable");
+    if ((op.dest_var >= 0 && op.code != OpCode::clc_query) || op.token_var >= 0)
+      refuse(op, "an operation whose result is kept in a variable");
     switch (op.code) {
       case OpCode::read:
       case OpCode::write: {
@@ -348,6 +412,48 @@ class Unroller {
         s.sync = spec::ordering::wait_acquires(static_cast<spec::ordering::Sem>(op.sem));
         s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " parity " + std::to_string(s.parity) +
                   (op.sem == ir::Sem::relaxed ? " relaxed" : " acquire") + (op.scope == ir::Scope::cluster ? " cluster" : " cta");
+        return s;
+      }
+      case OpCode::clc_try_cancel: {
+        // step.cpp: the response is the TMA unit's async-proxy write of 16
+        // bytes into each destination CTA's buffer, completing tx on that
+        // CTA's barrier when it lands (spec/clc.hpp); one request.
+        s.kind = StepKind::clc_cancel;
+        const ir::Ref& dst = op.bufs.at(0);
+        const std::int64_t mask = ev(op.multicast, std::int64_t{1} << current_.cta);
+        s.tx = spec::clc::response_bytes;
+        s.unit = thread(me.hb.unit(hb::Unit::tma));
+        s.lanes = {thread(me.hb.leader())};
+        s.write = true;
+        const int request = f_.clc_requests++;
+        for (int c = 0; c < p_.ctas; ++c) {
+          if (!spec::rules::selects(mask, c)) continue;
+          Step::Part part;
+          part.buf = buf(dst, c);
+          part.remote = remote(c);
+          part.mbar = mbar(op.bar, c);
+          part.events.push_back(event(part.buf, true, s.unit, 0, true));
+          s.tmas.push_back(static_cast<int>(f_.tmas.size()));
+          Tma t{a_, index, part.events[0], part.mbar, s.tx};
+          t.request = request;
+          f_.tmas.push_back(t);
+          s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)] + " -> " +
+                    f_.mbars[static_cast<std::size_t>(part.mbar)];
+          s.parts.push_back(part);
+        }
+        return s;
+      }
+      case OpCode::clc_query: {
+        // step.cpp: ld.shared of the response (a read by the executing
+        // lanes), then query_cancel.is_canceled; the unrolling goes on
+        // along both answers (run).
+        s.kind = StepKind::clc_query;
+        s.spread = l.every ? me.parts + 1 : 0;
+        Step::Part part;
+        part.buf = buf(op.bufs.at(0));
+        for (const int t : s.lanes) part.events.push_back(event(part.buf, false, t, s.spread, false));
+        s.text += " " + f_.buffers[static_cast<std::size_t>(part.buf)];
+        s.parts.push_back(part);
         return s;
       }
       case OpCode::tma_load: {
@@ -750,6 +856,7 @@ Fragment unroll(const ir::Kernel& k) {
     f.named_cta.push_back(0);
   }
   f.ctas = p.ctas;
+  f.clc_queue = k.clc_queue;
   f.tmem_slots = p.tmem_decls;
   f.slot_cols.assign(static_cast<std::size_t>(p.tmem_decls), 0);
   for (std::size_t d = 0; d < k.buffers.size(); ++d)

@@ -1,8 +1,11 @@
 // The kernels the bounded SMT search (bmc.hpp) covers, unrolled. In this
-// fragment no operation's result flows into a variable, so every agent runs
-// one fixed sequence of operations whatever the interleaving: the unrolling
-// evaluates each agent's loops, branches, assignments and operands once, at
-// the kernel's parameter values, and the search only chooses the order.
+// fragment the only operation whose result flows into a variable is
+// clc_query, so an agent runs a tree of operations: the unrolling evaluates
+// each agent's loops, branches, assignments and operands at the kernel's
+// parameter values, and at each clc_query it unrolls the rest twice, once
+// for a response that says "canceled" and once for one that does not. Its
+// steps are laid out in preorder (Step::end, Step::next_false), and the
+// search chooses the order and, through the responses' answers, the path.
 //
 // Covered: NVIDIA kernels on a cluster of CTAs and AMD kernels on one
 // workgroup, roles whose warps run together, and these operations with their
@@ -18,7 +21,8 @@
 // bar_sync, bar_arrive, syncthreads, syncwarp,
 // cluster_arrive, cluster_wait, cluster_sync, fence_proxy_async,
 // fence_mbarrier_init, and on AMD global_load_lds, s_waitcnt, s_barrier,
-// s_barrier_signal, s_barrier_wait; exit, assert. Anything else is refused
+// s_barrier_signal, s_barrier_wait; clc_try_cancel and clc_query (cluster
+// launch control, spec/clc.hpp); exit, assert. Anything else is refused
 // with its line.
 //
 // Sync objects (spec/hb.hpp) are numbered: mbarrier instance m is m, named
@@ -64,7 +68,8 @@ inline constexpr int no_sync = -2;
 
 enum class StepKind : std::uint8_t {
   access, init, inval, arrive, expect_tx, wait, tma_load, st_async, async_arrive, unit_access, retire, bar_sync,
-  amd_barrier, cluster_barrier, syncwarp, proxy_fence, fence_init, tmem_alloc, tmem_pair, fail, exit
+  amd_barrier, cluster_barrier, syncwarp, proxy_fence, fence_init, tmem_alloc, tmem_pair, clc_cancel, clc_query, fail, exit,
+  done  // where an exit leads: the agent has exited (no step)
 };
 
 // One access of a buffer by one thread (a lane class of an agent, or its TMA
@@ -80,6 +85,16 @@ struct Event {
 
 struct Step {
   StepKind kind = StepKind::exit;
+  // The steps after this one on some path are those up to `end` (the
+  // preorder's subtree). An agent goes on from step i to i + 1, but from a
+  // clc_query whose response says "not canceled" to next_false.
+  int end = 0;
+  int next_false = -1;
+  // exit: a TMA store or wgmma of the agent may still read shared memory, or
+  // a cp.async write it (step.cpp, rules::CtaExit); AMD: it exits with a
+  // signal not waited for (spec/amd.cpp, wave_exit). Each depends on the path.
+  bool in_flight = false;
+  bool signaled = false;
   ir::Loc loc;
   std::string text;               // the operation as written, operands evaluated: "all: write a[0]"
   spec::Violation raises = spec::Violation::none;  // what its operands alone make it raise (a count out of range)
@@ -113,7 +128,7 @@ struct Step {
   bool twice = false;             // init, inval: executed by more than one thread (the second finds it live, or invalid)
   bool sync = true;               // arrive: releases; wait: acquires (the op's .sem)
   int parity = 0;                 // wait
-  std::vector<int> tmas;          // tma_load, async_arrive: one per destination CTA, st_async: its index in Fragment::tmas
+  std::vector<int> tmas;          // tma_load, async_arrive, clc_cancel: one per destination CTA, st_async: its index in Fragment::tmas
   int unit = -1;                  // tma_load, unit_access, retire, async_arrive: the agent's async unit (a local thread)
   bool after_own = false;         // unit_access: ordered after the unit's own earlier accesses (spec::tmem::after_own_unit)
   int only = -1;                  // retire: only the unit's reads (0) or writes (1); -1: both
@@ -160,6 +175,9 @@ struct Tma {
   // load (slot -1) releases its write into the barrier's own when it lands.
   int slot = -1;
   int into = own_sync;
+  // A clusterlaunchcontrol.try_cancel response (spec/clc.hpp): its request,
+  // whose answer the first of its responses to land decides; -1 otherwise.
+  int request = -1;
 };
 
 struct Agent {
@@ -167,14 +185,13 @@ struct Agent {
   int cta = 0;
   int threads = 32;
   int fence_sync = -1;      // with a fence_mbarrier_init: the extra sync object its releases go into
-  bool in_flight_at_exit = false;  // when it exits, a TMA store or wgmma of it may still read shared memory, or a cp.async write it
   std::vector<int> lanes;      // its lane classes (local threads)
   // AMD: the (leader, other lanes) of each wave, ordered both ways at each
   // of its instructions (spec/amd.hpp, wave_lanes_in_lockstep); whether it
   // exits with a signal not waited for (spec/amd.cpp, wave_exit).
   std::vector<std::pair<int, int>> lockstep;
-  bool signaled_at_exit = false;
-  std::vector<Step> steps;  // the last is its exit
+  std::vector<Step> steps;  // in preorder; each path ends with an exit, then a done step
+  std::vector<int> ends;    // the done steps
 };
 
 struct Fragment {
@@ -209,6 +226,10 @@ struct Fragment {
   int ctas = 1;
   std::vector<int> named_ids, named_cta; // slot -> id, CTA
   bool amd = false;                      // the workgroup barrier is named slot 0
+  // Cluster launch control: the clusters waiting to launch (`clc N`) and
+  // the try_cancel requests (Tma::request).
+  std::int64_t clc_queue = 0;
+  int clc_requests = 0;
 };
 
 // Throws check::KernelError as instantiating the kernel does.
