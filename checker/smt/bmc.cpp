@@ -625,6 +625,10 @@ class Encoder {
         // answer (Step::next_false: "not canceled").
         access(n, st, st.parts[0], st.lanes, -1, false, c.raises);
         touch(c, st.parts[0].buf);
+        if (st.next_false < 0) {  // the answer is not kept: one path
+          advance(n, a, i);
+          break;
+        }
         const z3::expr canceled = s.response[static_cast<std::size_t>(st.parts[0].buf)];
         const std::size_t here = static_cast<std::size_t>(base_[ai] + i);
         n.at[here] = c_.bool_val(false);
