@@ -62,8 +62,6 @@ class Unroller {
     code_ = &p_.code[static_cast<std::size_t>(info.role)];
     exit_loc_ = role.loc;
     run(0, 0);
-    for (int i = 0; i < static_cast<int>(out.steps.size()); ++i)
-      if (out.steps[static_cast<std::size_t>(i)].kind == StepKind::done) out.ends.push_back(i);
     f_.agents.push_back(std::move(out));
   }
 
@@ -148,6 +146,7 @@ class Unroller {
       done.kind = StepKind::done;
       done.loc = exit_loc;
       done.text = "exited";
+      out.ends.push_back(static_cast<int>(out.steps.size()));
       mine.push_back(static_cast<int>(out.steps.size()));
       out.steps.push_back(done);
     }
