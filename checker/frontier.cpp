@@ -32,7 +32,7 @@ Frames::Frames() : ctx_(ZSTD_createCCtx()) {
 
 Frames::~Frames() { ZSTD_freeCCtx(static_cast<ZSTD_CCtx*>(ctx_)); }
 
-StateRef Frames::put(const std::string& bytes, std::uint16_t writer) {
+StateRef Frames::put(std::string_view bytes, std::uint16_t writer) {
   const std::size_t count = offsets_.empty() ? 0 : offsets_.size() - 1;
   if (count == frame_states || (count > 0 && open_.size() + bytes.size() > frame_raw_bytes)) seal();
   if (offsets_.empty()) offsets_.push_back(0);

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace pc::check {
@@ -37,7 +38,7 @@ class Frames {
   Frames& operator=(const Frames&) = delete;
 
   // Appends a state's bytes; the frame is compressed once it is full.
-  StateRef put(const std::string& bytes, std::uint16_t writer = 0);
+  StateRef put(std::string_view bytes, std::uint16_t writer = 0);
   // Compresses the open frame: every state put so far can be read.
   void seal();
   // Drops every state (the level has been read); keeps buffers for reuse.

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstddef>
 #include <cstring>
+#include <type_traits>
 
 namespace pc::check {
 namespace {
@@ -267,11 +269,18 @@ void deserialize(const char* bytes, State& s, EventBytes* where) {
   r.get(s.cta_exited);
 }
 
-void serialize(const State& s, std::string& out, const State* like, const EventBytes* like_events) {
-  const std::size_t bound = s.agents.size() * 66 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
-                            s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 + s.mem.events.size() * event_bytes + 4 + word_slack;
-  out.resize(bound);
-  Writer w{out.data()};
+namespace {
+
+// The most bytes write_state can write for s.
+std::size_t bound_of(const State& s) {
+  return s.agents.size() * 66 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
+         s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 5 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 +
+         s.mem.events.size() * event_bytes + 4 + word_slack;
+}
+
+// Writes s's bytes from `out` (room for bound_of(s)); returns their end.
+char* write_state(const State& s, char* out, const State* like, const EventBytes* like_events) {
+  Writer w{out};
   for (const AgentState& a : s.agents) {
     w.put(a.pc);
     w.put(a.stage);
@@ -392,10 +401,133 @@ void serialize(const State& s, std::string& out, const State* like, const EventB
     put_event(w, e);
   }
   w.put(s.cta_exited);
-  out.resize(static_cast<std::size_t>(w.p - out.data()));
+  return w.p;
 }
 
-std::uint64_t hash_bytes(const std::string& bytes) {
+}  // namespace
+
+void serialize(const State& s, Bytes& out, const State* like, const EventBytes* like_events) {
+  const std::size_t bound = bound_of(s);
+  if (out.buf.size() < bound) out.buf.resize(bound);
+  out.n = static_cast<std::size_t>(write_state(s, out.buf.data(), like, like_events) - out.buf.data());
+}
+
+void serialize(const State& s, std::string& out) {
+  out.resize(bound_of(s));
+  out.resize(static_cast<std::size_t>(write_state(s, out.data(), nullptr, nullptr) - out.data()));
+}
+
+namespace {
+
+std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+  const __uint128_t r = static_cast<__uint128_t>(a) * b;
+  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+}
+
+std::uint64_t groups_word(const Groups& g) {
+  return g.committed | std::uint64_t{g.issued} << 16 | std::uint64_t{g.retired} << 32;
+}
+
+// Appends raw bytes of a type whose every bit is part of its value (no
+// padding), as whole words (the last one zero-filled), after their count.
+template <class T>
+std::uint64_t* put_raw(std::uint64_t* p, const std::vector<T>& v) {
+  static_assert(std::has_unique_object_representations_v<T>);
+  *p++ = v.size();
+  const std::size_t len = sizeof(T) * v.size();
+  if (len == 0) return p;
+  p[len / 8] = 0;
+  std::memcpy(p, v.data(), len);
+  return p + (len + 7) / 8;
+}
+
+}  // namespace
+
+// The state's value laid out as words, every field at a fixed place within
+// its part (no variable-length encoding, no branch per word), then hashed
+// four independent multiply-mix lanes at a time so that the multiplications
+// overlap (docs/checker.md, "State storage").
+std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
+  // put_raw takes its count, its words and one it may zero past them.
+  auto raw_words = [](std::size_t bytes) { return bytes / 8 + 3; };
+  const std::size_t bound = s.agents.size() * 7 + raw_words(s.vars.size() * 8) + raw_words(s.last_seen.size() * 4) +
+                            s.mbars.size() * 3 + raw_words(s.named.size() * sizeof(spec::named::State)) +
+                            raw_words(s.amd.size() * sizeof(spec::amd::Barrier)) + 1 + s.tmem.size() * 2 + 1 +
+                            raw_words(s.clc_value.size()) + 3 + s.pending.size() * 3 + 1 + s.mem.events.size() * 11;
+  if (words.size() < bound) words.resize(bound);
+  std::uint64_t* p = words.data();
+  for (const AgentState& a : s.agents) {
+    // As in serialize: the rarer fields follow a flag bit only when set, so
+    // that most agents take one word.
+    const bool rare = (a.ticket | a.collectives | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued |
+                       a.wave.vm_done | a.bulk.committed | a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued |
+                       a.mma.retired | a.cp.committed | a.cp.issued | a.cp.retired) != 0;
+    const std::uint64_t bits = a.exited | a.wgmma_fenced << 1 | a.wave.signaled << 2 | rare << 3 | a.tc_synced << 4;
+    *p++ = a.pc | std::uint64_t{a.stage} << 16 | bits << 24;
+    if (!rare) continue;
+    *p++ = a.ticket | std::uint64_t{a.collectives} << 32;
+    *p++ = a.cluster_ticket | std::uint64_t{a.wave.lds_outstanding} << 32;
+    *p++ = a.wave.joined | std::uint64_t{a.wave.vm_issued} << 32 | std::uint64_t{a.wave.vm_done} << 48;
+    *p++ = groups_word(a.bulk);
+    *p++ = groups_word(a.mma);
+    *p++ = groups_word(a.cp);
+  }
+  p = put_raw(p, s.vars);
+  p = put_raw(p, s.last_seen);
+  for (const spec::mbarrier::State& m : s.mbars) {
+    *p++ = static_cast<std::uint64_t>(m.status) | std::uint64_t{m.phase} << 32;
+    *p++ = static_cast<std::uint32_t>(m.expected) | std::uint64_t{static_cast<std::uint32_t>(m.pending)} << 32;
+    *p++ = static_cast<std::uint32_t>(m.tx);
+  }
+  p = put_raw(p, s.named);
+  p = put_raw(p, s.amd);
+  *p++ = s.tmem.size();
+  for (const spec::tmem::Cta& t : s.tmem) {
+    *p++ = t.used | std::uint64_t{t.allocated} << 16 | std::uint64_t{t.relinquished} << 48 | std::uint64_t{t.pair_done} << 49 |
+           std::uint64_t{t.pair_which} << 56;
+    *p++ = static_cast<std::uint64_t>(t.pair);
+  }
+  *p++ = s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32;
+  p = put_raw(p, s.clc_value);
+  *p++ = s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32;
+  *p++ = s.cta_exited | static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.mem.buffers)) << 32;
+  *p++ = s.pending.size();
+  for (const Pending& e : s.pending) {
+    *p++ = static_cast<std::uint64_t>(e.kind) | std::uint64_t{e.agent} << 8 | std::uint64_t{e.pc} << 16 | std::uint64_t{e.mbar} << 32 |
+           std::uint64_t{e.group} << 48;
+    *p++ = static_cast<std::uint32_t>(e.buf) | std::uint64_t{static_cast<std::uint32_t>(e.bytes)} << 32;
+    *p++ = e.noinc | std::uint64_t{e.slot} << 8 | std::uint64_t{e.canceled} << 16;
+  }
+  *p++ = s.mem.events.size();
+  // An event's ten mask words lie together from `after` to `visible_async`.
+  static_assert(offsetof(spec::hb::Event, visible_async) + sizeof(spec::hb::Syncs) - offsetof(spec::hb::Event, after) == 80);
+  for (const spec::hb::Event& e : s.mem.events) {
+    *p++ = e.buf | std::uint64_t{e.write} << 16 | std::uint64_t{e.atomic} << 17 | static_cast<std::uint64_t>(e.proxy) << 18 |
+           std::uint64_t{e.thread} << 24 | std::uint64_t{e.spread} << 32 | std::uint64_t{e.group} << 40;
+    std::memcpy(p, &e.after, 80);
+    p += 10;
+  }
+  const auto n = static_cast<std::size_t>(p - words.data());
+  constexpr std::uint64_t k[4] = {0xA0761D6478BD642Full, 0xE7037ED1A0B428DBull, 0x8EBC6AF09C88C6E3ull, 0x589965CC75374CC3ull};
+  std::uint64_t h0 = 0x9E3779B97F4A7C15ull ^ n, h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull, h3 = 0x27D4EB2F165667C5ull;
+  const std::uint64_t* w = words.data();
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    h0 = mix(h0 ^ w[i], k[0]);
+    h1 = mix(h1 ^ w[i + 1], k[1]);
+    h2 = mix(h2 ^ w[i + 2], k[2]);
+    h3 = mix(h3 ^ w[i + 3], k[3]);
+  }
+  std::uint64_t tail[4] = {0, 0, 0, 0};
+  for (std::size_t j = 0; i + j < n; ++j) tail[j] = w[i + j];
+  h0 = mix(h0 ^ tail[0], k[0]);
+  h1 = mix(h1 ^ tail[1], k[1]);
+  h2 = mix(h2 ^ tail[2], k[2]);
+  h3 = mix(h3 ^ tail[3], k[3]);
+  return mix(mix(h0 ^ k[2], h1 ^ k[3]) ^ k[0], mix(h2 ^ k[1], h3 ^ k[0]));
+}
+
+std::uint64_t hash_bytes(std::string_view bytes) {
   // Two independent multiply-mix lanes over 16-byte blocks (in the manner of
   // wyhash), so that the multiplications overlap; then both lanes are folded.
   auto mix = [](std::uint64_t a, std::uint64_t b) {

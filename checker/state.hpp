@@ -5,6 +5,7 @@
 #include <compare>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "spec/amd.hpp"
@@ -88,15 +89,33 @@ struct EventBytes {
   std::vector<std::uint32_t> at;
 };
 
+// A serialised state: a buffer that only grows, so that serialising a state
+// writes its bytes and nothing more (a std::string resized to the bound and
+// back zero-filled the difference for every successor), and the length
+// written.
+struct Bytes {
+  std::string buf;
+  std::size_t n = 0;
+  [[nodiscard]] const char* data() const { return buf.data(); }
+  [[nodiscard]] std::size_t size() const { return n; }
+  [[nodiscard]] std::string_view view() const { return {buf.data(), n}; }
+};
+
 // A compact byte encoding of the state: equal states, equal bytes. With
 // `like` (a state and where its events lie in its bytes, still valid), each
 // event equal to one of like's, at the same place or at the same place from
 // the end, is copied from like's bytes: the result is the same.
-void serialize(const State& s, std::string& out, const State* like = nullptr, const EventBytes* like_events = nullptr);
+void serialize(const State& s, Bytes& out, const State* like = nullptr, const EventBytes* like_events = nullptr);
+void serialize(const State& s, std::string& out);
 // The inverse of serialize, into a state whose fixed-size parts (agents,
 // variables, barriers) already have the kernel's sizes; `where`, if given,
 // receives where each event lies in `bytes`.
 void deserialize(const char* bytes, State& s, EventBytes* where = nullptr);
-[[nodiscard]] std::uint64_t hash_bytes(const std::string& bytes);
+[[nodiscard]] std::uint64_t hash_bytes(std::string_view bytes);
+// A 64-bit hash of the state's value read from its fields, without
+// serialising it (equal states, equal hashes): the search's fingerprint, so
+// that only a state found new is serialised (docs/checker.md, "State
+// storage"). `words` is scratch space, kept between calls.
+[[nodiscard]] std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words);
 
 }  // namespace pc::check

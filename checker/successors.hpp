@@ -50,7 +50,8 @@ struct Found {
 struct Worker {
   State s, t;
   EventBytes s_events;  // where s's events lie in the bytes it was loaded from
-  std::string bytes, actual;
+  Bytes bytes;                      // the successor being queued
+  std::vector<std::uint64_t> words;  // hash_state's scratch space
   // Loads the state to expand from its bytes (valid while it is expanded):
   // its successors' bytes copy its unchanged events from there.
   void load(const char* from) { deserialize(from, s, &s_events); }
@@ -98,18 +99,16 @@ class Successors {
     run_local_steps(m_.stepper(), s, reduction_, only, coverage);
   }
   // The key a state is stored by (its canonical representative's, with
-  // symmetry); `bytes` receives the bytes hashed.
-  // `like`: the state s was reached from, loaded by Worker::load.
-  std::uint64_t fingerprint(const State& s, std::string& bytes, const Worker* like = nullptr) const {
+  // symmetry): a hash of its fields (hash_state), so that a successor is
+  // serialised only when the search queues it.
+  // `words`: hash_state's scratch space.
+  std::uint64_t fingerprint(const State& s, std::vector<std::uint64_t>& words) const {
     if (plan_.active) {
       State c = s;
       trip_key(plan_, m_.program(), c);
-      if (canonical_) serialize(sym_.canonical(c), bytes);
-      else serialize(c, bytes);
-    } else if (canonical_) serialize(sym_.canonical(s), bytes);
-    else if (like) serialize(s, bytes, &like->s, &like->s_events);
-    else serialize(s, bytes);
-    return hash_bytes(bytes);
+      return canonical_ ? hash_state(sym_.canonical(c), words) : hash_state(c, words);
+    }
+    return canonical_ ? hash_state(sym_.canonical(s), words) : hash_state(s, words);
   }
 
   // Expands w.s, the state numbered `id`: takes every enabled action,
@@ -166,10 +165,9 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     // Only the agent that moved can have reached local steps; a pending
     // event moves no agent.
     if (a < agents) local_steps(w.t, a, w.coverage);
-    store(fingerprint(w.t, w.bytes, &w), static_cast<Action>(a), [&]() -> const std::string& {
-      if (!canonical_ && !plan_.active) return w.bytes;
-      serialize(w.t, w.actual);
-      return w.actual;
+    store(fingerprint(w.t, w.words), static_cast<Action>(a), [&]() -> std::string_view {
+      serialize(w.t, w.bytes, &w.s, &w.s_events);
+      return w.bytes.view();
     });
     return true;
   };

@@ -102,6 +102,7 @@ Check check_only(const Memory& m, const Access& a) {
   auto scan = [&](int buf) {
     const std::pair<std::size_t, std::size_t> r = range(m, buf);  // not a structured binding: clang 14 cannot capture one
     const std::size_t lo = r.first, hi = r.second;
+    if (lo == hi) return;  // no earlier access to this buffer: nothing to conflict with
     each_thread(a.issuers, [&](std::uint8_t issuer) {
       for (std::size_t i = lo; i < hi && found.violation == Violation::none; ++i) {
         const Check c = conflict(m.events[i], a, issuer);

@@ -1,11 +1,14 @@
 // The compact state encoding (checker/state.cpp) is exact: along random
 // schedules of every corpus kernel, each state read back from its bytes equals
 // the state, and equal states give equal bytes, also where a successor's
-// events are copied from the bytes of the state it came from.
+// events are copied from the bytes of the state it came from; and the
+// search's fingerprint of a state, hashed from its fields (hash_state),
+// tells apart exactly the states their bytes tell apart.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -21,9 +24,25 @@ using namespace pc;
 TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules of the corpus") {
   const std::vector<std::string> files = corpus_files();
   std::mt19937 rng(7);
-  std::size_t checked = 0, events = 0, successors = 0, successor_events = 0;
+  std::size_t checked = 0, events = 0, successors = 0, successor_events = 0, distinct = 0;
+  std::vector<std::uint64_t> words;
   for (const std::string& file : files) {
     CAPTURE(file);
+    // Of this kernel's states met: the fingerprint of each encoding, and the
+    // encoding of each fingerprint. A field hash_state left out would give
+    // two states one fingerprint (a successor differing from its state only
+    // in that field), a field hashed that is not part of the value two
+    // fingerprints to one state.
+    std::map<std::string, std::uint64_t> hash_of;
+    std::map<std::uint64_t, std::string> bytes_of;
+    auto same_hash_same_state = [&](const check::State& x, const std::string& x_bytes) {
+      const std::uint64_t h = check::hash_state(x, words);
+      const auto [at, added] = hash_of.emplace(x_bytes, h);
+      REQUIRE(at->second == h);
+      const auto [back_at, back_added] = bytes_of.emplace(h, x_bytes);
+      REQUIRE(back_at->second == x_bytes);
+      distinct += added;
+    };
     std::string src;
     const dsl::Parsed parsed = dsl::parse_file(file, src);
     REQUIRE(parsed.ok());
@@ -32,6 +51,9 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
     for (int walk = 0; walk < 20; ++walk) {
       check::State s = st.initial();
       std::string bytes, again;
+      // One buffer for every successor of the walk, as the search reuses its
+      // own: a shorter state after a longer one must not keep its tail.
+      check::Bytes reused;
       for (int step = 0; step < 300; ++step) {
         check::serialize(s, bytes);
         check::State back = st.initial();
@@ -41,6 +63,7 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
         REQUIRE(where.at.size() == s.mem.events.size() + 1);
         check::serialize(back, again);
         REQUIRE(again == bytes);
+        same_hash_same_state(back, bytes);
         ++checked;
         events += s.mem.events.size();
         // One enabled step, chosen at random; stop at a violation or the end.
@@ -60,10 +83,11 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
           if (!info.enabled || info.violation != spec::Violation::none) continue;
           // Every successor serialises to the same bytes whether or not its
           // unchanged events are copied from the bytes of the state it came from.
-          std::string fresh, reused;
+          std::string fresh;
           check::serialize(t, fresh);
           check::serialize(t, reused, &back, &where);
-          REQUIRE(reused == fresh);
+          REQUIRE(reused.view() == fresh);
+          same_hash_same_state(t, fresh);
           ++successors;
           successor_events += t.mem.events.size();
           if (next < 0) {
@@ -80,9 +104,151 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
     }
   }
   MESSAGE(checked << " states read back, " << events << " happens-before events among them; " << successors
-                  << " successors serialised both ways");
+                  << " successors serialised both ways; " << distinct << " distinct states hashed");
   CHECK(checked > 10000);
   CHECK(events > 10000);
   CHECK(successors > checked);
   CHECK(successor_events > 10000);
+  CHECK(distinct > 10000);
+}
+
+// Each field of the state, changed alone, changes the fingerprint: the
+// fields hash_state reads are every field of the value. Checked on states of
+// the corpus met along random schedules, each field that the state has.
+TEST_CASE("state encoding: changing any one field of a state changes its fingerprint") {
+  // One change per field (for a vector, of its last element; `shift`
+  // touches the high half of a 128-bit thread mask).
+  static const std::vector<std::pair<const char*, void (*)(check::State&)>> changes = {
+      {"agent pc", [](check::State& x) { ++x.agents.back().pc; }},
+      {"agent stage", [](check::State& x) { x.agents.back().stage ^= 1; }},
+      {"agent exited", [](check::State& x) { x.agents.back().exited ^= true; }},
+      {"agent wgmma_fenced", [](check::State& x) { x.agents.back().wgmma_fenced ^= true; }},
+      {"agent tc_synced", [](check::State& x) { x.agents.back().tc_synced ^= true; }},
+      {"agent ticket", [](check::State& x) { ++x.agents.back().ticket; }},
+      {"agent collectives", [](check::State& x) { ++x.agents.back().collectives; }},
+      {"agent cluster_ticket", [](check::State& x) { ++x.agents.back().cluster_ticket; }},
+      {"wave lds_outstanding", [](check::State& x) { ++x.agents.back().wave.lds_outstanding; }},
+      {"wave signaled", [](check::State& x) { x.agents.back().wave.signaled ^= true; }},
+      {"wave joined", [](check::State& x) { ++x.agents.back().wave.joined; }},
+      {"wave vm_issued", [](check::State& x) { ++x.agents.back().wave.vm_issued; }},
+      {"wave vm_done", [](check::State& x) { ++x.agents.back().wave.vm_done; }},
+      {"bulk committed", [](check::State& x) { ++x.agents.back().bulk.committed; }},
+      {"bulk issued", [](check::State& x) { ++x.agents.back().bulk.issued; }},
+      {"bulk retired", [](check::State& x) { ++x.agents.back().bulk.retired; }},
+      {"mma committed", [](check::State& x) { ++x.agents.back().mma.committed; }},
+      {"mma issued", [](check::State& x) { ++x.agents.back().mma.issued; }},
+      {"mma retired", [](check::State& x) { ++x.agents.back().mma.retired; }},
+      {"cp committed", [](check::State& x) { ++x.agents.back().cp.committed; }},
+      {"cp issued", [](check::State& x) { ++x.agents.back().cp.issued; }},
+      {"cp retired", [](check::State& x) { ++x.agents.back().cp.retired; }},
+      {"variable", [](check::State& x) { if (!x.vars.empty()) ++x.vars.back(); }},
+      {"last seen phase", [](check::State& x) { if (!x.last_seen.empty()) ++x.last_seen.back(); }},
+      {"mbarrier status", [](check::State& x) { if (!x.mbars.empty()) x.mbars.back().status = x.mbars.back().status == spec::mbarrier::Status::live ? spec::mbarrier::Status::uninitialized : spec::mbarrier::Status::live; }},
+      {"mbarrier phase", [](check::State& x) { if (!x.mbars.empty()) ++x.mbars.back().phase; }},
+      {"mbarrier expected", [](check::State& x) { if (!x.mbars.empty()) ++x.mbars.back().expected; }},
+      {"mbarrier pending", [](check::State& x) { if (!x.mbars.empty()) ++x.mbars.back().pending; }},
+      {"mbarrier tx", [](check::State& x) { if (!x.mbars.empty()) --x.mbars.back().tx; }},
+      {"named arrived", [](check::State& x) { if (!x.named.empty()) ++x.named.back().arrived; }},
+      {"named last_or", [](check::State& x) { if (!x.named.empty()) x.named.back().last_or ^= 1; }},
+      {"amd generation", [](check::State& x) { if (!x.amd.empty()) ++x.amd.back().generation; }},
+      {"tmem used", [](check::State& x) { if (!x.tmem.empty()) ++x.tmem.back().used; }},
+      {"tmem allocated", [](check::State& x) { if (!x.tmem.empty()) ++x.tmem.back().allocated; }},
+      {"tmem relinquished", [](check::State& x) { if (!x.tmem.empty()) x.tmem.back().relinquished ^= true; }},
+      {"tmem pair", [](check::State& x) { if (!x.tmem.empty()) x.tmem.back().pair = x.tmem.back().pair == spec::tmem::PairOp::none ? spec::tmem::PairOp::dealloc : spec::tmem::PairOp::none; }},
+      {"tmem pair_which", [](check::State& x) { if (!x.tmem.empty()) ++x.tmem.back().pair_which; }},
+      {"tmem pair_done", [](check::State& x) { if (!x.tmem.empty()) x.tmem.back().pair_done ^= true; }},
+      {"clc queue", [](check::State& x) { ++x.clc.queue; }},
+      {"clc requests", [](check::State& x) { ++x.clc.requests; }},
+      {"clc failed", [](check::State& x) { x.clc.failed ^= true; }},
+      {"clc value", [](check::State& x) { if (!x.clc_value.empty()) x.clc_value.back() ^= 1; }},
+      {"cluster generation", [](check::State& x) { ++x.cluster.generation; }},
+      {"cluster arrived", [](check::State& x) { ++x.cluster.arrived; }},
+      {"cta exited", [](check::State& x) { x.cta_exited ^= 1; }},
+      {"pending added", [](check::State& x) { x.pending.push_back(check::Pending{}); }},
+      {"event added", [](check::State& x) { x.mem.events.push_back(spec::hb::Event{}); }},
+      {"event buf", [](check::State& x) { if (!x.mem.events.empty()) ++x.mem.events.back().buf; }},
+      {"event write", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().write ^= true; }},
+      {"event atomic", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().atomic ^= true; }},
+      {"event thread", [](check::State& x) { if (!x.mem.events.empty()) ++x.mem.events.back().thread; }},
+      {"event proxy", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().proxy = x.mem.events.back().proxy == spec::hb::Proxy::async ? spec::hb::Proxy::generic : spec::hb::Proxy::async; }},
+      {"event spread", [](check::State& x) { if (!x.mem.events.empty()) ++x.mem.events.back().spread; }},
+      {"event group", [](check::State& x) { if (!x.mem.events.empty()) ++x.mem.events.back().group; }},
+      {"event after (high half)", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after ^= spec::hb::Threads{1} << 100; }},
+      {"event after_async", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_async ^= 1; }},
+      {"event after_weak", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_weak ^= 1; }},
+      {"event released", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().released ^= 1; }},
+      {"event released_async", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().released_async ^= 1; }},
+      {"event visible", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().visible ^= 1; }},
+      {"event visible_async", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().visible_async ^= 1; }},
+  };
+  // Pending events: each field of the last one.
+  static const std::vector<std::pair<const char*, void (*)(check::Pending&)>> pending_changes = {
+      {"pending kind", [](check::Pending& p) { p.kind = p.kind == check::PendingKind::st_async ? check::PendingKind::tma_load : check::PendingKind::st_async; }},
+      {"pending agent", [](check::Pending& p) { ++p.agent; }},
+      {"pending pc", [](check::Pending& p) { ++p.pc; }},
+      {"pending mbar", [](check::Pending& p) { ++p.mbar; }},
+      {"pending buf", [](check::Pending& p) { ++p.buf; }},
+      {"pending bytes", [](check::Pending& p) { ++p.bytes; }},
+      {"pending noinc", [](check::Pending& p) { p.noinc ^= true; }},
+      {"pending group", [](check::Pending& p) { ++p.group; }},
+      {"pending slot", [](check::Pending& p) { ++p.slot; }},
+      {"pending canceled", [](check::Pending& p) { p.canceled ^= true; }},
+  };
+  std::mt19937 rng(11);
+  std::vector<std::uint64_t> words;
+  std::size_t tried = 0;
+  std::map<std::string, int> changed;  // per change: the states it was tried on
+  for (const std::string& file : corpus_files()) {
+    CAPTURE(file);
+    std::string src;
+    const dsl::Parsed parsed = dsl::parse_file(file, src);
+    REQUIRE(parsed.ok());
+    const check::Program prog = check::instantiate(parsed.kernel);
+    const check::Stepper st(prog, false);
+    check::State s = st.initial();
+    for (int step = 0; step < 60; ++step) {
+      if (step % 10 == 9) {
+        const std::uint64_t h = check::hash_state(s, words);
+        std::string bytes;
+        check::serialize(s, bytes);
+        auto differs = [&](const char* what, const check::State& x) {
+          CAPTURE(what);
+          std::string xb;
+          check::serialize(x, xb);
+          if (xb == bytes) return;  // the change left the value as it was (an empty vector)
+          CHECK(check::hash_state(x, words) != h);
+          ++changed[what];
+          ++tried;
+        };
+        for (const auto& [what, change] : changes) {
+          check::State x = s;
+          change(x);
+          differs(what, x);
+        }
+        if (!s.pending.empty())
+          for (const auto& [what, change] : pending_changes) {
+            check::State x = s;
+            change(x.pending.back());
+            differs(what, x);
+          }
+      }
+      const int total = static_cast<int>(s.agents.size() + s.pending.size());
+      bool moved = false;
+      for (int tries = 0; tries < 3 * total && !moved; ++tries) {
+        const int a = static_cast<int>(rng() % static_cast<unsigned>(total));
+        check::State t = s;
+        const bool is_agent = a < static_cast<int>(s.agents.size());
+        if (is_agent && t.agents[static_cast<std::size_t>(a)].exited) continue;
+        const check::StepInfo info = is_agent ? st.agent_step(t, a) : st.pending_step(t, a - static_cast<int>(s.agents.size()));
+        if (!info.enabled || info.violation != spec::Violation::none) continue;
+        s = std::move(t);
+        moved = true;
+      }
+      if (!moved) break;
+    }
+  }
+  // Every change met a state it applies to.
+  for (const auto& [what, change] : changes) CHECK_MESSAGE(changed[what] > 0, what);
+  for (const auto& [what, change] : pending_changes) CHECK_MESSAGE(changed[what] > 0, what);
+  CHECK(tried > 1000);
 }

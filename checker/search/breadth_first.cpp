@@ -20,8 +20,8 @@ Searched breadth_first(const SearchRun& run) {
     return true;
   };
   State init = next_of.initial(run.coverage);
-  std::string bytes;
-  visit(next_of.fingerprint(init, bytes), 0, 0);
+  std::vector<std::uint64_t> scratch;
+  visit(next_of.fingerprint(init, scratch), 0, 0);
 
   // The level read and the level written.
   Frames frames[2];

@@ -36,11 +36,11 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   Searched out;
   Result& r = out.r;
   State init = next_of.initial(run.coverage);
-  std::string bytes;
   int shard_bits = 6;
   while ((1u << shard_bits) < threads * 64 && shard_bits < 12) ++shard_bits;
   SharedFingerprintSet visited(shard_bits);
-  visited.insert(next_of.fingerprint(init, bytes), 0, 0);
+  std::vector<std::uint64_t> scratch;
+  visited.insert(next_of.fingerprint(init, scratch), 0, 0);
   if (run.links) run.links->add(0, 0);
 
   // A successor a thread appended: its bytes, fingerprint and parent link.
