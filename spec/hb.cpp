@@ -1,6 +1,7 @@
 #include "spec/hb.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <stdexcept>
 
@@ -119,13 +120,16 @@ Check check_only(const Memory& m, const Access& a) {
 Check access(Memory& m, const Access& a) {
   const Check c = check_only(m, a);
   if (c.violation != Violation::none) return c;
-  std::vector<std::uint8_t> actors;
+  // The threads whose access is recorded, at most one per bit of a thread
+  // mask (no allocation: the search makes an access on most steps).
+  std::array<std::uint8_t, 128> actors;
+  std::size_t n_actors = 0;
   if (a.unit >= 0) {
     // The unit inherits what its issuers know when it is issued.
     each_thread(a.issuers, [&](std::uint8_t t) { order(m, t, bit(static_cast<std::uint8_t>(a.unit))); });
-    actors.push_back(static_cast<std::uint8_t>(a.unit));
+    actors[n_actors++] = static_cast<std::uint8_t>(a.unit);
   } else {
-    each_thread(a.issuers, [&](std::uint8_t t) { actors.push_back(t); });
+    each_thread(a.issuers, [&](std::uint8_t t) { actors[n_actors++] = t; });
   }
   if (a.kind == Kind::write) {
     // Everything earlier is ordered before this write (checked above), except
@@ -140,7 +144,7 @@ Check access(Memory& m, const Access& a) {
     const auto last = m.events.begin() + static_cast<std::ptrdiff_t>(hi);
     m.events.erase(std::remove_if(first, last, [&](const Event& x) { return !keep(x); }), last);
   }
-  for (std::uint8_t actor : actors) put(m, fresh(a, actor));
+  for (std::size_t i = 0; i < n_actors; ++i) put(m, fresh(a, actors[i]));
   return c;
 }
 
