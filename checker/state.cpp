@@ -9,6 +9,19 @@
 namespace pc::check {
 namespace {
 
+// Whether an agent has any of the rarer fields set: serialize and hash_state
+// write them only then, after a flag bit that says so.
+bool has_rare(const AgentState& a) {
+  return (a.ticket | a.collectives | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued | a.wave.vm_done |
+          a.bulk.committed | a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired | a.cp.committed |
+          a.cp.issued | a.cp.retired) != 0;
+}
+
+// An agent's flags, and whether its rarer fields follow (bit 3: has_rare).
+std::uint8_t flag_bits(const AgentState& a, bool rare) {
+  return static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4));
+}
+
 // Writes fields into a buffer sized up front: serialisation is on the hot path.
 struct Writer {
   char* p;
@@ -286,11 +299,8 @@ char* write_state(const State& s, char* out, const State* like, const EventBytes
     w.put(a.stage);
     // Most agents of most kernels have none of the rarer fields: a flag bit
     // says whether they follow.
-    const bool rare = (a.ticket | a.collectives | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued |
-                       a.wave.vm_done | a.bulk.committed |
-                       a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired | a.cp.committed |
-                       a.cp.issued | a.cp.retired) != 0;
-    w.put(static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4)));
+    const bool rare = has_rare(a);
+    w.put(flag_bits(a, rare));
     if (!rare) continue;
     w.var(a.ticket);
     w.var(a.collectives);
@@ -459,11 +469,8 @@ std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
   for (const AgentState& a : s.agents) {
     // As in serialize: the rarer fields follow a flag bit only when set, so
     // that most agents take one word.
-    const bool rare = (a.ticket | a.collectives | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued |
-                       a.wave.vm_done | a.bulk.committed | a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued |
-                       a.mma.retired | a.cp.committed | a.cp.issued | a.cp.retired) != 0;
-    const std::uint64_t bits = a.exited | a.wgmma_fenced << 1 | a.wave.signaled << 2 | rare << 3 | a.tc_synced << 4;
-    *p++ = a.pc | std::uint64_t{a.stage} << 16 | bits << 24;
+    const bool rare = has_rare(a);
+    *p++ = a.pc | std::uint64_t{a.stage} << 16 | std::uint64_t{flag_bits(a, rare)} << 24;
     if (!rare) continue;
     *p++ = a.ticket | std::uint64_t{a.collectives} << 32;
     *p++ = a.cluster_ticket | std::uint64_t{a.wave.lds_outstanding} << 32;
