@@ -98,11 +98,33 @@ void scan_ops(const std::vector<ir::Stmt>& body, const std::function<void(const 
 namespace {
 
 // Arithmetic is checked: a value outside -2^62..2^62 (the range of numbers
-// in a .bk file) is an error at the operator, never a silent wrap.
+// in a .bk file) is an error at the operator, never a silent wrap. The
+// errors are thrown out of line, so that eval itself stays small.
+[[noreturn, gnu::cold, gnu::noinline]] void overflow(ir::Loc loc) {
+  throw KernelError("integer overflow: the value leaves -2^62..2^62", loc);
+}
+[[noreturn, gnu::cold, gnu::noinline]] void division_by_zero(ir::Loc loc) { throw KernelError("division by zero", loc); }
+[[noreturn, gnu::cold, gnu::noinline]] void bad_shift(std::int64_t b, ir::Loc loc) {
+  throw KernelError("a shift by " + std::to_string(b) + ": the amount is 0..62", loc);
+}
 std::int64_t checked(__int128 v, ir::Loc loc) {
   constexpr __int128 limit = __int128{1} << 62;
-  if (v > limit || v < -limit) throw KernelError("integer overflow: the value leaves -2^62..2^62", loc);
+  if (v > limit || v < -limit) overflow(loc);
   return static_cast<std::int64_t>(v);
+}
+std::int64_t checked(std::int64_t v, ir::Loc loc) {
+  constexpr std::int64_t limit = std::int64_t{1} << 62;
+  if (v > limit || v < -limit) overflow(loc);
+  return v;
+}
+
+// An operand: a variable or a constant read at once (most are), any other
+// expression evaluated.
+inline std::int64_t operand(const Program& p, ExprId e, const std::int64_t* vars) {
+  const ir::Expr& x = p.exprs.at(static_cast<std::size_t>(e));
+  if (x.kind == ir::ExprKind::var) return vars[x.var];
+  if (x.kind == ir::ExprKind::constant) return x.value;
+  return eval(p, e, vars);
 }
 
 }  // namespace
@@ -113,27 +135,37 @@ std::int64_t eval(const Program& p, ExprId e, const std::int64_t* vars) {
     case ir::ExprKind::constant: return x.value;
     case ir::ExprKind::var: return vars[x.var];
     case ir::ExprKind::unary: {
-      const std::int64_t a = eval(p, x.a, vars);
+      const std::int64_t a = operand(p, x.a, vars);
       return x.un == ir::UnOp::neg ? checked(-static_cast<__int128>(a), x.loc) : (a == 0 ? 1 : 0);
     }
     case ir::ExprKind::binary: {
-      const std::int64_t a = eval(p, x.a, vars);
+      const std::int64_t a = operand(p, x.a, vars);
       if (x.bin == ir::BinOp::land && a == 0) return 0;
       if (x.bin == ir::BinOp::lor && a != 0) return 1;
-      const std::int64_t b = eval(p, x.b, vars);
-      const __int128 A = a, B = b;
+      const std::int64_t b = operand(p, x.b, vars);
+      // In 64 bits where the result cannot leave them: an overflow of int64
+      // means a value outside -2^62..2^62, which checked() reports, and the
+      // one quotient that overflows (INT64_MIN / -1) takes the wide path. A
+      // 128-bit division is a library call, and `k % 2` is in most parities.
+      std::int64_t r = 0;
       switch (x.bin) {
-        case ir::BinOp::add: return checked(A + B, x.loc);
-        case ir::BinOp::sub: return checked(A - B, x.loc);
-        case ir::BinOp::mul: return checked(A * B, x.loc);
+        case ir::BinOp::add:
+          return __builtin_add_overflow(a, b, &r) ? checked(__int128{a} + b, x.loc) : checked(r, x.loc);
+        case ir::BinOp::sub:
+          return __builtin_sub_overflow(a, b, &r) ? checked(__int128{a} - b, x.loc) : checked(r, x.loc);
+        case ir::BinOp::mul:
+          return __builtin_mul_overflow(a, b, &r) ? checked(__int128{a} * b, x.loc) : checked(r, x.loc);
         case ir::BinOp::div:
         case ir::BinOp::mod:
-          if (b == 0) throw KernelError("division by zero", x.loc);
-          return checked(x.bin == ir::BinOp::div ? A / B : A % B, x.loc);
+          if (b == 0) division_by_zero(x.loc);
+          if (b == -1) return checked(x.bin == ir::BinOp::div ? -__int128{a} : __int128{0}, x.loc);
+          return checked(x.bin == ir::BinOp::div ? a / b : a % b, x.loc);
         case ir::BinOp::shl:
         case ir::BinOp::shr:
-          if (b < 0 || b > 62) throw KernelError("a shift by " + std::to_string(b) + ": the amount is 0..62", x.loc);
-          return x.bin == ir::BinOp::shl ? checked(A * (__int128{1} << b), x.loc) : a >> b;
+          if (b < 0 || b > 62) bad_shift(b, x.loc);
+          if (x.bin == ir::BinOp::shr) return a >> b;
+          return __builtin_mul_overflow(a, std::int64_t{1} << b, &r) ? checked(__int128{a} * (__int128{1} << b), x.loc)
+                                                                       : checked(r, x.loc);
         case ir::BinOp::bxor: return a ^ b;
         case ir::BinOp::band: return a & b;
         case ir::BinOp::bor: return a | b;
@@ -306,6 +338,9 @@ Program instantiate(const ir::Kernel& k) {
   int threads = 0;
   for (AgentInfo& a : p.agents) {
     a.hb = spec::hb::AgentThreads{static_cast<std::uint8_t>(threads), static_cast<std::uint8_t>(a.warps)};
+    a.all_lanes = a.hb.lanes();
+    a.leader_lane = spec::hb::bit(a.hb.leader());
+    a.leader_lanes = a.hb.leaders();
     threads += a.hb.count();
     if (threads > spec::hb::max_threads)
       throw KernelError("the model holds at most " + std::to_string(spec::hb::max_threads) +
@@ -479,16 +514,16 @@ spec::amd::Waitcnt waitcnt_operands(const Program& p, const ir::Op& op, const st
 }
 
 Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
-  const Lanes all{a.hb.lanes(), a.threads, true};
+  const Lanes all{a.all_lanes, a.threads, true};
   switch (ir::op_lanes(op.code)) {
-    case ir::LanePolicy::leader: return {spec::hb::bit(a.hb.leader()), 1, false};
+    case ir::LanePolicy::leader: return {a.leader_lane, 1, false};
     case ir::LanePolicy::aligned: return all;
     case ir::LanePolicy::any:
     case ir::LanePolicy::single:
     case ir::LanePolicy::agent: break;
   }
-  if (op.lanes == ir::Lanes::one) return {spec::hb::bit(a.hb.leader()), 1, false};
-  if (op.lanes == ir::Lanes::each) return {a.hb.leaders(), a.warps, false};
+  if (op.lanes == ir::Lanes::one) return {a.leader_lane, 1, false};
+  if (op.lanes == ir::Lanes::each) return {a.leader_lanes, a.warps, false};
   return all;
 }
 

@@ -49,6 +49,9 @@ struct AgentInfo {
   int threads = 32;
   int warps = 1;
   spec::hb::AgentThreads hb;   // its threads in happens-before (lane classes per warp, async units)
+  // hb's lane classes, as lanes_of returns them (set with hb by instantiate):
+  // all of them, the leader's, and each warp's leader.
+  spec::hb::Threads all_lanes = 0, leader_lane = 0, leader_lanes = 0;
   std::string name;
 };
 

@@ -9,12 +9,20 @@
 namespace pc::check {
 namespace {
 
-// Whether an agent has any of the rarer fields set: serialize and hash_state
-// write them only then, after a flag bit that says so.
+// An agent is seven words with no padding: its common fields (pc, stage and
+// the flags) in the first, the rarer ones in the other six.
+static_assert(std::has_unique_object_representations_v<AgentState> && sizeof(AgentState) == 56);
+static_assert(offsetof(AgentState, ticket) == 8 && offsetof(AgentState, wave) + offsetof(spec::amd::Wave, signaled) == 32);
+constexpr int agent_words = 7;
+void agent_words_of(const AgentState& a, std::uint64_t (&w)[agent_words]) { std::memcpy(w, &a, sizeof a); }
+
+// Whether an agent has any of the rarer fields set (wave.signaled, a flag,
+// aside): serialize and hash_state write them only then, after a flag bit
+// that says so. Read as words: an OR of six, not of sixteen fields.
 bool has_rare(const AgentState& a) {
-  return (a.ticket | a.collectives | a.cluster_ticket | a.wave.lds_outstanding | a.wave.joined | a.wave.vm_issued | a.wave.vm_done |
-          a.bulk.committed | a.bulk.issued | a.bulk.retired | a.mma.committed | a.mma.issued | a.mma.retired | a.cp.committed |
-          a.cp.issued | a.cp.retired) != 0;
+  std::uint64_t w[agent_words];
+  agent_words_of(a, w);
+  return (w[1] | w[2] | w[3] | (w[4] & ~std::uint64_t{0xff}) | w[5] | w[6]) != 0;
 }
 
 // An agent's flags, and whether its rarer fields follow (bit 3: has_rare).
@@ -422,6 +430,42 @@ void serialize(const State& s, Bytes& out, const State* like, const EventBytes* 
   out.n = static_cast<std::size_t>(write_state(s, out.buf.data(), like, like_events) - out.buf.data());
 }
 
+namespace {
+
+template <class T>
+void copy_part(std::vector<T>& to, const std::vector<T>& from) {
+  static_assert(std::is_trivially_copyable_v<T>);
+  if (to.size() != from.size()) {
+    to = from;
+    return;
+  }
+  if (!from.empty()) std::memcpy(to.data(), from.data(), sizeof(T) * from.size());
+}
+
+}  // namespace
+
+State& State::operator=(const State& o) {
+  if (this == &o) return *this;
+  // Every member of State is copied here: one added must be added here too.
+  // (The size of State's members as they are today on a 64-bit target.)
+  static_assert(sizeof(void*) != 8 || sizeof(State) == 272, "State changed: copy the new member in State::operator=");
+  copy_part(agents, o.agents);
+  copy_part(vars, o.vars);
+  copy_part(last_seen, o.last_seen);
+  copy_part(mbars, o.mbars);
+  copy_part(named, o.named);
+  cluster = o.cluster;
+  copy_part(amd, o.amd);
+  copy_part(tmem, o.tmem);
+  clc = o.clc;
+  copy_part(clc_value, o.clc_value);
+  copy_part(pending, o.pending);
+  mem.buffers = o.mem.buffers;
+  copy_part(mem.events, o.mem.events);
+  cta_exited = o.cta_exited;
+  return *this;
+}
+
 void serialize(const State& s, std::string& out) {
   out.resize(bound_of(s));
   out.resize(static_cast<std::size_t>(write_state(s, out.data(), nullptr, nullptr) - out.data()));
@@ -432,10 +476,6 @@ namespace {
 std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
   const __uint128_t r = static_cast<__uint128_t>(a) * b;
   return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
-}
-
-std::uint64_t groups_word(const Groups& g) {
-  return g.committed | std::uint64_t{g.issued} << 16 | std::uint64_t{g.retired} << 32;
 }
 
 // Appends raw bytes of a type whose every bit is part of its value (no
@@ -460,24 +500,23 @@ std::uint64_t* put_raw(std::uint64_t* p, const std::vector<T>& v) {
 std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
   // put_raw takes its count, its words and one it may zero past them.
   auto raw_words = [](std::size_t bytes) { return bytes / 8 + 3; };
-  const std::size_t bound = s.agents.size() * 7 + raw_words(s.vars.size() * 8) + raw_words(s.last_seen.size() * 4) +
+  const std::size_t bound = s.agents.size() * agent_words + raw_words(s.vars.size() * 8) + raw_words(s.last_seen.size() * 4) +
                             s.mbars.size() * 3 + raw_words(s.named.size() * sizeof(spec::named::State)) +
                             raw_words(s.amd.size() * sizeof(spec::amd::Barrier)) + 1 + s.tmem.size() * 2 + 1 +
                             raw_words(s.clc_value.size()) + 3 + s.pending.size() * 3 + 1 + s.mem.events.size() * 11;
   if (words.size() < bound) words.resize(bound);
   std::uint64_t* p = words.data();
   for (const AgentState& a : s.agents) {
-    // As in serialize: the rarer fields follow a flag bit only when set, so
-    // that most agents take one word.
-    const bool rare = has_rare(a);
-    *p++ = a.pc | std::uint64_t{a.stage} << 16 | std::uint64_t{flag_bits(a, rare)} << 24;
+    // As in serialize: the rarer words follow only when one is set (a bit of
+    // the unused field in the first word says so), so that most agents take
+    // one word.
+    std::uint64_t w[agent_words];
+    agent_words_of(a, w);
+    const bool rare = (w[1] | w[2] | w[3] | w[4] | w[5] | w[6]) != 0;
+    *p++ = w[0] | std::uint64_t{rare} << 48;
     if (!rare) continue;
-    *p++ = a.ticket | std::uint64_t{a.collectives} << 32;
-    *p++ = a.cluster_ticket | std::uint64_t{a.wave.lds_outstanding} << 32;
-    *p++ = a.wave.joined | std::uint64_t{a.wave.vm_issued} << 32 | std::uint64_t{a.wave.vm_done} << 48;
-    *p++ = groups_word(a.bulk);
-    *p++ = groups_word(a.mma);
-    *p++ = groups_word(a.cp);
+    std::memcpy(p, w + 1, (agent_words - 1) * 8);
+    p += agent_words - 1;
   }
   p = put_raw(p, s.vars);
   p = put_raw(p, s.last_seen);

@@ -27,13 +27,16 @@ struct AgentState {
   bool exited = false;
   bool wgmma_fenced = false;      // a wgmma.fence before the agent's first wgmma
   bool tc_synced = false;         // a thread synchronization since the last tcgen05.fence::after_thread_sync
+  std::uint16_t unused0 = 0;      // the unused fields are always zero: the type has no padding (state.cpp hashes its words)
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
   std::uint16_t collectives = 0;  // a warp of a role split per warp: the warp-group wgmma operations it has joined
+  std::uint16_t unused1 = 0;
   spec::cluster::Ticket cluster_ticket = 0;
   spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal
   Groups bulk;                    // bulk async-groups of the leader lane (the thread that issues TMA stores)
   Groups mma;                     // wgmma groups, or the tcgen05 operations grouped by tcgen05.commit
   Groups cp;                      // cp.async-groups (non-bulk cp.async; the same lanes issue, commit and wait them)
+  std::uint16_t unused2 = 0;
   auto operator<=>(const AgentState&) const = default;
 };
 
@@ -75,6 +78,16 @@ struct State {
   std::vector<Pending> pending;           // sorted
   spec::hb::Memory mem;
   std::uint32_t cta_exited = 0;           // bit per CTA whose agents have all exited
+
+  State() = default;
+  State(const State&) = default;
+  State(State&&) = default;
+  State& operator=(State&&) = default;
+  // Memberwise, as the default would, but a part of the same length as
+  // before (most of them: the search copies a state of one kernel into a
+  // buffer of that kernel, once per transition) is copied with one memcpy,
+  // and an empty one not at all (state.cpp).
+  State& operator=(const State& o);
   auto operator<=>(const State&) const = default;
 };
 

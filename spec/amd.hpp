@@ -107,10 +107,13 @@ inline constexpr bool wave_lanes_in_lockstep = true;
 // vm_done >= i, so the number of a load tells whether a wait covered it.
 struct Wave {
   std::uint32_t lds_outstanding = 0;
-  bool signaled = false;       // signalled the barrier and has not waited yet
   std::uint32_t joined = 0;    // generation of the instance it signalled
   std::uint16_t vm_issued = 0; // VM_CNT instructions issued (the last one's number)
   std::uint16_t vm_done = 0;   // every one up to this number has completed
+  bool signaled = false;       // signalled the barrier and has not waited yet
+  // Always zero: the type has no padding, so that its bytes are its value
+  // (the checker hashes them).
+  std::uint8_t unused[3] = {};
   auto operator<=>(const Wave&) const = default;
 };
 

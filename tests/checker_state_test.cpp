@@ -26,6 +26,8 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
   std::mt19937 rng(7);
   std::size_t checked = 0, events = 0, successors = 0, successor_events = 0, distinct = 0;
   std::vector<std::uint64_t> words;
+  check::State assigned;
+  std::size_t last_events = 0, last_agents = 0, same_size = 0;
   for (const std::string& file : files) {
     CAPTURE(file);
     // Of this kernel's states met: the fingerprint of each encoding, and the
@@ -88,6 +90,13 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
           check::serialize(t, reused, &back, &where);
           REQUIRE(reused.view() == fresh);
           same_hash_same_state(t, fresh);
+          // State's copy assignment (memcpy where a part keeps its length)
+          // into a buffer that held states of this and earlier kernels.
+          assigned = t;
+          REQUIRE(assigned == t);
+          same_size += assigned.mem.events.size() == last_events && assigned.agents.size() == last_agents;
+          last_events = t.mem.events.size();
+          last_agents = t.agents.size();
           ++successors;
           successor_events += t.mem.events.size();
           if (next < 0) {
@@ -110,6 +119,9 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
   CHECK(successors > checked);
   CHECK(successor_events > 10000);
   CHECK(distinct > 10000);
+  // Both ways of State's copy assignment were taken.
+  CHECK(same_size > 1000);
+  CHECK(same_size < successors);
 }
 
 // Each field of the state, changed alone, changes the fingerprint: the

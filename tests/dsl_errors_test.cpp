@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -344,6 +345,71 @@ TEST_CASE("arithmetic is checked: an overflow is an error at the operator") {
     CHECK(e.loc.line == 4);
     CHECK(e.loc.col == 9);
   }
+}
+
+// eval computes in 64 bits where it can (program.cpp): against the exact
+// 128-bit arithmetic, every operator on edge and random operands gives the
+// same value, or the same error.
+TEST_CASE("arithmetic in 64 bits gives what exact arithmetic gives, or the same error") {
+  using ir::BinOp;
+  constexpr __int128 limit = __int128{1} << 62;
+  auto exact = [&](BinOp op, std::int64_t a, std::int64_t b) -> std::optional<std::int64_t> {  // nullopt: an error
+    const __int128 A = a, B = b;
+    __int128 v = 0;
+    switch (op) {
+      case BinOp::add: v = A + B; break;
+      case BinOp::sub: v = A - B; break;
+      case BinOp::mul: v = A * B; break;
+      case BinOp::div:
+      case BinOp::mod:
+        if (b == 0) return std::nullopt;
+        v = op == BinOp::div ? A / B : A % B;
+        break;
+      case BinOp::shl:
+      case BinOp::shr:
+        if (b < 0 || b > 62) return std::nullopt;
+        if (op == BinOp::shr) return a >> b;
+        v = A * (__int128{1} << b);
+        break;
+      default: return std::nullopt;
+    }
+    if (v > limit || v < -limit) return std::nullopt;
+    return static_cast<std::int64_t>(v);
+  };
+  check::Program p;
+  p.exprs.resize(3);
+  p.exprs[0].kind = ir::ExprKind::var;
+  p.exprs[0].var = 0;
+  p.exprs[1].kind = ir::ExprKind::var;
+  p.exprs[1].var = 1;
+  p.exprs[2].kind = ir::ExprKind::binary;
+  p.exprs[2].a = 0;
+  p.exprs[2].b = 1;
+  const std::int64_t big = std::int64_t{1} << 62;
+  std::vector<std::int64_t> values = {0, 1, -1, 2, -2, 3, 62, 63, big, -big, big - 1, -big + 1, big / 2, -big / 2,
+                                      std::int64_t{1} << 31, -(std::int64_t{1} << 31), INT64_MAX, INT64_MIN, INT64_MIN + 1};
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 40; ++i) values.push_back(static_cast<std::int64_t>(rng()) >> (rng() % 64));
+  int compared = 0, errors = 0;
+  for (BinOp op : {BinOp::add, BinOp::sub, BinOp::mul, BinOp::div, BinOp::mod, BinOp::shl, BinOp::shr}) {
+    p.exprs[2].bin = op;
+    for (std::int64_t a : values)
+      for (std::int64_t b : values) {
+        const std::int64_t vars[2] = {a, b};
+        const std::optional<std::int64_t> want = exact(op, a, b);
+        std::optional<std::int64_t> got;
+        try {
+          got = check::eval(p, 2, vars);
+        } catch (const check::KernelError&) {
+        }
+        INFO("op ", static_cast<int>(op), " a ", a, " b ", b);
+        CHECK(got == want);
+        ++compared;
+        errors += !want;
+      }
+  }
+  CHECK(compared == 7 * 59 * 59);
+  CHECK(errors > 1000);  // the edges are met: overflows, division by zero, bad shifts
 }
 
 TEST_CASE("cta threads must hold the threads of the roles on each CTA") {

@@ -1,7 +1,9 @@
 // Checker benchmark: states/s, bytes per stored state and the reduction factor
 // over scalable families (and, with --family NAME --w N --p N, one instance,
 // for timing side by side with SPIN by harnesses/bench/checker/vs_spin.sh;
-// with --corpus FILE..., the states of each .bk file under each reduction).
+// with --corpus FILE..., the states of each .bk file under each reduction;
+// with --kernel FILE, one search of one .bk file at its defaults, printed as
+// for --family).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -64,7 +66,7 @@ int corpus(int argc, char** argv, int first) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string family;
+  std::string family, kernel_file;
   int w = 0, p = 0;
   bool plain = false;
   for (int i = 1; i < argc; ++i) {
@@ -74,13 +76,23 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--no-reduction")) plain = true;
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--corpus")) return corpus(argc, argv, i + 1);
+    else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) kernel_file = argv[++i];
     else {
-      std::fprintf(stderr, "usage: checker_bench [--threads N] [--family barrier|consumers --w N --p N [--no-reduction] | --corpus FILE...]\n");
+      std::fprintf(stderr, "usage: checker_bench [--threads N] [--family barrier|consumers --w N --p N [--no-reduction] | --kernel FILE "
+                   "[--no-reduction] | --corpus FILE...]\n");
       return 2;
     }
   }
-  if (!family.empty()) {
-    const pc::ir::Kernel k = family == "barrier" ? pc::bench::barrier_family(w, p) : pc::bench::consumers_family(w, p);
+  if (!family.empty() || !kernel_file.empty()) {
+    std::string src;
+    const pc::dsl::Parsed parsed = kernel_file.empty() ? pc::dsl::Parsed{} : pc::dsl::parse_file(kernel_file, src);
+    if (!kernel_file.empty() && !parsed.ok()) {
+      std::fprintf(stderr, "%s: cannot parse\n", kernel_file.c_str());
+      return 2;
+    }
+    const pc::ir::Kernel k = !kernel_file.empty() ? parsed.kernel
+                             : family == "barrier" ? pc::bench::barrier_family(w, p)
+                                                   : pc::bench::consumers_family(w, p);
     const pc::check::Result r = run(k, !plain);
     std::printf("%s states %llu transitions %llu seconds %.3f states/s %.0f bytes/state %.1f\n", pc::check::verdict_name(r.verdict),
                 static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.transitions), r.seconds,
