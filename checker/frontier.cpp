@@ -51,15 +51,22 @@ void Frames::seal() {
   std::memcpy(scratch_.data(), &count, sizeof count);
   std::memcpy(scratch_.data() + sizeof count, offsets_.data(), sizeof(std::uint32_t) * offsets_.size());
   std::memcpy(scratch_.data() + head, open_.data(), open_.size());
-  out_.resize(ZSTD_compressBound(scratch_.size()));
-  const std::size_t n =
-      ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(ctx_), out_.data(), out_.size(), scratch_.data(), scratch_.size(), level);
-  if (ZSTD_isError(n)) zstd_failed("compression", n);
+  const bool keep_raw = raw_kept_ + scratch_.size() <= raw_budget_;
+  std::size_t n = scratch_.size();
+  const char* from = scratch_.data();
+  if (keep_raw) {
+    raw_kept_ += n;
+  } else {
+    out_.resize(ZSTD_compressBound(scratch_.size()));
+    n = ZSTD_compressCCtx(static_cast<ZSTD_CCtx*>(ctx_), out_.data(), out_.size(), scratch_.data(), scratch_.size(), level);
+    if (ZSTD_isError(n)) zstd_failed("compression", n);
+    from = out_.data();
+  }
   // Keep only what the frame needs: a frame lives until its level is read.
   std::unique_ptr<char[]> data(new char[n]);
-  std::memcpy(data.get(), out_.data(), n);
+  std::memcpy(data.get(), from, n);
   frames_.push_back(Frame{std::move(data), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(scratch_.size()),
-                          static_cast<std::uint16_t>(count)});
+                          static_cast<std::uint16_t>(count), !keep_raw});
   compressed_ += n;
   raw_ += scratch_.size();
   offsets_.clear();
@@ -70,7 +77,7 @@ void Frames::clear() {
   frames_.clear();
   offsets_.clear();
   open_.clear();
-  compressed_ = raw_ = 0;
+  compressed_ = raw_ = raw_kept_ = 0;
   ++generation_;
 }
 
@@ -91,19 +98,24 @@ const char* FrameReader::get(const Frames& f, StateRef r) {
   if (from_ != &f || generation_ != f.generation_ || frame_ != r.frame) {
     if (r.frame >= f.frames_.size()) throw InternalError("frontier: a state read before its frame was sealed");
     const Frames::Frame& fr = f.frames_[r.frame];
-    raw_.resize(fr.raw_size);
-    const std::size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(ctx_), raw_.data(), raw_.size(), fr.data.get(), fr.size);
-    if (ZSTD_isError(n)) zstd_failed("decompression", n);
-    if (n != fr.raw_size) throw InternalError("frontier: a frame decompressed to another size");
+    if (fr.compressed) {
+      raw_.resize(fr.raw_size);
+      const std::size_t n = ZSTD_decompressDCtx(static_cast<ZSTD_DCtx*>(ctx_), raw_.data(), raw_.size(), fr.data.get(), fr.size);
+      if (ZSTD_isError(n)) zstd_failed("decompression", n);
+      if (n != fr.raw_size) throw InternalError("frontier: a frame decompressed to another size");
+      frame_ptr_ = raw_.data();
+    } else {
+      frame_ptr_ = fr.data.get();  // read in place: the frame lives until the writer is cleared
+    }
     from_ = &f;
     generation_ = f.generation_;
     frame_ = r.frame;
   }
   std::uint32_t count = 0, offset = 0;
-  std::memcpy(&count, raw_.data(), sizeof count);
+  std::memcpy(&count, frame_ptr_, sizeof count);
   if (r.slot >= count) throw InternalError("frontier: a state outside its frame");
-  std::memcpy(&offset, raw_.data() + sizeof count * (1 + r.slot), sizeof offset);
-  return raw_.data() + sizeof count * (2 + count) + offset;
+  std::memcpy(&offset, frame_ptr_ + sizeof count * (1 + r.slot), sizeof offset);
+  return frame_ptr_ + sizeof count * (2 + count) + offset;
 }
 
 namespace {

@@ -7,7 +7,8 @@
 // few fields, often shifted (an event inserted into a sorted list), which a
 // byte-wise delta misses and an LZ compressor finds: zstd over frames of up
 // to 32 states keeps a state in 60-130 bytes on the corpus (docs/checker.md,
-// "State storage"; docs/benchmarks.md gives the figures).
+// "State storage"; docs/benchmarks.md gives the figures). A level small
+// beside the visited table is kept uncompressed (raw_budget).
 #pragma once
 
 #include <cstdint>
@@ -39,6 +40,12 @@ class Frames {
 
   // Appends a state's bytes; the frame is compressed once it is full.
   StateRef put(std::string_view bytes, std::uint16_t writer = 0);
+  // Frames are kept as they are, not compressed, while the raw bytes kept so
+  // (since the last clear) stay within `bytes` (0, the default: compress
+  // every frame). The searches give each level a share of the visited
+  // table's size: a narrow level is never compressed and read back, and a
+  // wide one still is, so memory stays a small multiple of the table's.
+  void raw_budget(std::uint64_t bytes) { raw_budget_ = bytes; }
   // Compresses the open frame: every state put so far can be read.
   void seal();
   // Drops every state (the level has been read); keeps buffers for reuse.
@@ -51,7 +58,8 @@ class Frames {
   }
   // The bytes this writer holds: compressed frames, the open frame, buffers.
   [[nodiscard]] std::uint64_t bytes() const;
-  // The compressed and the raw bytes of the frames sealed since the last clear.
+  // The bytes stored (compressed, or raw within the budget) and the raw bytes
+  // of the frames sealed since the last clear.
   [[nodiscard]] std::uint64_t compressed_bytes() const { return compressed_; }
   [[nodiscard]] std::uint64_t raw_bytes() const { return raw_; }
 
@@ -62,6 +70,7 @@ class Frames {
     std::uint32_t size = 0;      // compressed
     std::uint32_t raw_size = 0;  // offsets and state bytes
     std::uint16_t count = 0;     // states
+    bool compressed = true;      // else data holds the raw bytes (size == raw_size)
   };
   std::vector<Frame> frames_;
   std::vector<std::uint32_t> offsets_;  // of the open frame's states, and its end
@@ -70,6 +79,7 @@ class Frames {
   std::string out_;                     // its compressed bytes, before they get a block of their own
   void* ctx_ = nullptr;                 // a ZSTD_CCtx, reused
   std::uint64_t compressed_ = 0, raw_ = 0;
+  std::uint64_t raw_budget_ = 0, raw_kept_ = 0;  // raw_budget(), and the raw bytes of frames kept so since clear()
   std::uint64_t generation_ = 0;        // counts clear(): a reader's cached frame is of one generation
 };
 
@@ -86,6 +96,7 @@ class FrameReader {
   // The bytes of the state at `r` in `f` (sealed), valid until the next call.
   const char* get(const Frames& f, StateRef r);
  private:
+  const char* frame_ptr_ = nullptr;  // the raw frame read: raw_, or a frame kept raw
   const Frames* from_ = nullptr;
   std::uint64_t generation_ = 0;
   std::uint32_t frame_ = 0;

@@ -77,6 +77,44 @@ TEST_CASE("frontier: every state comes back exactly, in order and by reference")
   }
 }
 
+TEST_CASE("frontier: frames kept raw within the budget, the rest compressed, all come back") {
+  std::mt19937 rng(13);
+  const std::vector<std::string> states = sample_states(rng, 600);
+  std::uint64_t raw = 0;
+  for (const std::string& s : states) raw += s.size();
+  for (const std::uint64_t budget : {std::uint64_t{0}, raw / 3, raw * 2}) {
+    CAPTURE(budget);
+    check::Frames f;
+    f.raw_budget(budget);
+    std::vector<check::StateRef> refs;
+    for (const std::string& s : states) refs.push_back(f.put(s, 0));
+    f.seal();
+    check::FrameReader in_order, any;
+    check::StateRef at{0, 0, 0};
+    for (std::size_t i = 0; i < states.size(); ++i) {
+      CHECK(std::string(in_order.get(f, at), states[i].size()) == states[i]);
+      at = f.after(at);
+    }
+    for (int k = 0; k < 2000; ++k) {
+      const std::size_t i = rng() % states.size();
+      CHECK(std::string(any.get(f, refs[i]), states[i].size()) == states[i]);
+    }
+    // Stored: all compressed (several times smaller), some frames raw, or all raw.
+    if (budget == 0) CHECK(f.compressed_bytes() * 4 < f.raw_bytes());
+    if (budget == raw / 3) {
+      CHECK(f.compressed_bytes() > budget / 2);
+      CHECK(f.compressed_bytes() < f.raw_bytes() / 2);
+    }
+    if (budget == raw * 2) CHECK(f.compressed_bytes() == f.raw_bytes());
+    // Cleared, the budget starts again: the refilled frames are raw.
+    f.clear();
+    const check::StateRef r = f.put(states[1], 0);
+    f.seal();
+    CHECK(std::string(any.get(f, r), states[1].size()) == states[1]);
+    if (budget > 0) CHECK(f.compressed_bytes() == f.raw_bytes());
+  }
+}
+
 TEST_CASE("frontier: a frame is read only once sealed") {
   check::Frames f;
   const check::StateRef r = f.put("open", 0);

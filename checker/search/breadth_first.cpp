@@ -41,6 +41,9 @@ Searched breadth_first(const SearchRun& run) {
   std::uint64_t depth = 0, expanded = 0;
 
   while (level_size > 0 && !w.found.any && out.stop_reason.empty() && depth <= run.max_depth) {
+    // The level written stays uncompressed within a quarter of the table's
+    // size (with the level read, half of it): docs/checker.md, "State storage".
+    next->raw_budget(visited.bytes() / raw_share);
     StateRef at;
     for (std::size_t li = 0; li < level_size && !w.found.any; ++li) {
       w.load(reader.get(*level, at));

@@ -145,6 +145,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
       Lane& lane = *lanes[static_cast<std::size_t>(li)];
       Worker& w = lane.w;
       Frames& into = lane.frames[gen ^ 1];
+      into.raw_budget(visited.bytes() / raw_share / threads);  // as on one thread, shared by the threads
       for (;;) {
         const std::size_t c = cursor.fetch_add(1, std::memory_order_relaxed);
         if (c >= nchunks || stop.load(std::memory_order_relaxed)) break;

@@ -30,6 +30,12 @@ struct Searched {
   std::string stop_reason;  // the limit that stopped the search ("timeout", "max-states", "max-memory")
 };
 
+// The level being written keeps its frames uncompressed within the visited
+// table's bytes divided by this (Frames::raw_budget): with the level being
+// read, at most half the table's size more memory, no zstd on a level that
+// small.
+inline constexpr std::uint64_t raw_share = 4;
+
 [[nodiscard]] Searched breadth_first(const SearchRun& run);
 [[nodiscard]] Searched parallel_breadth_first(const SearchRun& run, unsigned threads);
 
