@@ -1580,11 +1580,20 @@ bool Stepper::surely_blocked(const State& s, int a) const {
       const int m = info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(i);
       const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
       if (st.status != mb::Status::live) return false;
+      // The phase test first (the cheaper one): the init test below decides
+      // only where the phase would block. A parity that cannot be evaluated
+      // is for the step to report.
+      std::int64_t parity = 0;
+      try {
+        if (op.parity != ir::no_expr) parity = eval(p_, op.parity, vars);
+      } catch (const KernelError&) {
+        return false;
+      }
+      const spec::Outcome o = mb::test_wait_parity(st, static_cast<std::uint32_t>(parity));
+      if (o.violation != Violation::none || o.observed != 0) return false;
       // The wait's step would report an init not ordered before it (the
       // same test as Exec::require_init_visible), not block.
-      if (init_use_of(p_, s.mem, m, hb::Proxy::generic, lanes_of(op, info).threads) != rules::InitUse::visible) return false;
-      const spec::Outcome o = mb::test_wait_parity(st, static_cast<std::uint32_t>(op.parity == ir::no_expr ? 0 : eval(p_, op.parity, vars)));
-      return o.violation == Violation::none && o.observed == 0;
+      return init_use_of(p_, s.mem, m, hb::Proxy::generic, lanes_of(op, info).threads) == rules::InitUse::visible;
     }
     case OpCode::bar_sync:
     case OpCode::bar_red:
