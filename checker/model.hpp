@@ -56,7 +56,7 @@ class Model {
   bool apply(const Stepper& st, State& s, Action a, StepInfo& info) const {
     if (a < agents()) {
       if (s.agents[a].exited) return false;
-      info = st.agent_step(s, a);
+      st.agent_step(s, a, info);
     } else {
       const int i = a - agents();
       if (plan_.active && i == static_cast<int>(s.pending.size())) {

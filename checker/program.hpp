@@ -29,6 +29,9 @@ struct InternalError : std::logic_error {
 };
 
 enum class InstrKind : std::uint8_t { op, assign, jump, branch_false, assert_true };
+// An assignment or control flow: it reads and writes only the agent's own
+// variables and pc, and is always enabled.
+constexpr bool is_control(InstrKind k) { return k == InstrKind::assign || k == InstrKind::jump || k == InstrKind::branch_false; }
 
 struct Instr {
   InstrKind kind = InstrKind::op;

@@ -58,6 +58,23 @@ int channel_sync(const Program& p, int mbar, ord::Scope scope, bool remote) {
   return p.mbar_weak_sync[static_cast<std::size_t>(mbar)];
 }
 
+// An assignment or control flow (is_control): the agent's variables and pc.
+void run_control(const Program& p, AgentState& ag, std::int64_t* vars, const Instr& in) {
+  switch (in.kind) {
+    case InstrKind::assign:
+      vars[static_cast<std::size_t>(in.var)] = eval(p, in.expr, vars);
+      ++ag.pc;
+      return;
+    case InstrKind::jump: ag.pc = static_cast<std::uint16_t>(in.target); return;
+    case InstrKind::branch_false:
+      ag.pc = eval(p, in.expr, vars) != 0 ? static_cast<std::uint16_t>(ag.pc + 1) : static_cast<std::uint16_t>(in.target);
+      return;
+    case InstrKind::assert_true:
+    case InstrKind::op: break;
+  }
+  throw InternalError("run_control: not an assignment or control flow");
+}
+
 // What an operation failed with, as an exception internal to this file: the
 // step stops and reports it.
 struct Stop {
@@ -1389,15 +1406,12 @@ void Exec::run() {
   info_.loc = in.loc;
   switch (in.kind) {
     case InstrKind::assign:
-      vars()[static_cast<std::size_t>(in.var)] = ev(in.expr);
-      ++ag_.pc;
+      run_control(p_, ag_, vars(), in);
       SAY(p_.kernel->roles[static_cast<std::size_t>(me_.role)].vars[static_cast<std::size_t>(in.var)] + " = " +
           std::to_string(vars()[static_cast<std::size_t>(in.var)]));
       return;
-    case InstrKind::jump: ag_.pc = static_cast<std::uint16_t>(in.target); return;
-    case InstrKind::branch_false:
-      ag_.pc = ev(in.expr) != 0 ? static_cast<std::uint16_t>(ag_.pc + 1) : static_cast<std::uint16_t>(in.target);
-      return;
+    case InstrKind::jump:
+    case InstrKind::branch_false: run_control(p_, ag_, vars(), in); return;
     case InstrKind::assert_true:
       if (ev(in.expr) == 0) stop(Violation::assertion_failed, me_.name + ": assertion does not hold");
       ++ag_.pc;
@@ -1451,8 +1465,28 @@ State Stepper::initial() const {
   return s;
 }
 
-StepInfo Stepper::agent_step(State& s, int a) const {
-  StepInfo info;
+void StepInfo::clear() {
+  // Every member is reset here: one added must be added here too (the size
+  // of the members as they are today on a 64-bit target).
+  static_assert(sizeof(void*) != 8 || sizeof(StepInfo) == 216, "StepInfo changed: reset the new member in StepInfo::clear");
+  enabled = true;
+  violation = Violation::none;
+  message.clear();
+  text.clear();
+  completed.clear();
+  acquired.clear();
+  warning = Violation::none;
+  warning_message.clear();
+  loc = ir::Loc{};
+  accesses.clear();
+  race_buf = -1;
+  race_other = 0;
+  race_other_write = false;
+  race_other_proxy = hb::Proxy::generic;
+}
+
+void Stepper::agent_step(State& s, int a, StepInfo& info) const {
+  info.clear();
   Exec e(p_, describe_, strict_, s, a, info);
   try {
     e.run();
@@ -1460,6 +1494,11 @@ StepInfo Stepper::agent_step(State& s, int a) const {
     info.violation = st.v;
     info.message = st.msg;
   }
+}
+
+StepInfo Stepper::agent_step(State& s, int a) const {
+  StepInfo info;
+  agent_step(s, a, info);
   return info;
 }
 
@@ -1667,14 +1706,18 @@ bool Stepper::surely_blocked(const State& s, int a) const {
   return false;  // an op code outside the enum
 }
 
-bool Stepper::next_is_local(const State& s, int a, bool private_ops) const {
+const Instr* Stepper::next_local(const State& s, int a, bool private_ops) const {
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
-  if (ag.exited) return false;
+  if (ag.exited) return nullptr;
   const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
-  if (ag.pc >= code.size()) return false;
+  if (ag.pc >= code.size()) return nullptr;
   const Instr& in = code[ag.pc];
-  if (in.kind == InstrKind::assign || in.kind == InstrKind::jump || in.kind == InstrKind::branch_false) return true;
-  return in.kind == InstrKind::op && private_ops && private_op(in.op->code);
+  if (is_control(in.kind)) return &in;
+  return in.kind == InstrKind::op && private_ops && private_op(in.op->code) ? &in : nullptr;
+}
+
+void Stepper::control_step(State& s, int a, const Instr& in) const {
+  run_control(p_, s.agents[static_cast<std::size_t>(a)], s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], in);
 }
 
 bool private_op(ir::OpCode c) {
@@ -1743,12 +1786,6 @@ bool private_op(ir::OpCode c) {
     case OpCode::exit: return false;
   }
   return false;  // an op code outside the enum
-}
-
-bool Stepper::next_is_control(const State& s, int a) const {
-  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
-  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
-  return !ag.exited && ag.pc < code.size() && code[ag.pc].kind != InstrKind::op;
 }
 
 ir::Loc Stepper::loc_of(const State& s, int a) const {

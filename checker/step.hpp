@@ -38,6 +38,9 @@ struct StepInfo {
   std::uint8_t race_other = 0;
   bool race_other_write = false;
   spec::hb::Proxy race_other_proxy = spec::hb::Proxy::generic;
+  // Back to a fresh StepInfo's values, keeping the strings' buffers: the
+  // search reuses one per thread instead of building and moving one per step.
+  void clear();
 };
 
 class Stepper {
@@ -49,15 +52,20 @@ class Stepper {
   // Agent `a` executes its next instruction. Not enabled: the state is unchanged
   // in meaning (the caller discards it).
   [[nodiscard]] StepInfo agent_step(State& s, int a) const;
+  // The same, into `info` (cleared first).
+  void agent_step(State& s, int a, StepInfo& info) const;
   // Pending event `i` (index into s.pending) completes.
   [[nodiscard]] StepInfo pending_step(State& s, int i) const;
   // Whether the agent's next step touches only what is its own: its
   // variables and control flow, and with `private_ops` also its fences and its
   // async-group bookkeeping. Such a step is always enabled, never fails and
   // commutes with every other.
-  [[nodiscard]] bool next_is_local(const State& s, int a, bool private_ops) const;
-  // Whether the next instruction is an assignment or control flow (not an operation).
-  [[nodiscard]] bool next_is_control(const State& s, int a) const;
+  [[nodiscard]] bool next_is_local(const State& s, int a, bool private_ops) const { return next_local(s, a, private_ops) != nullptr; }
+  // The agent's next instruction if its step is local (as next_is_local), else null.
+  [[nodiscard]] const Instr* next_local(const State& s, int a, bool private_ops) const;
+  // Runs `in`, agent a's next instruction, an assignment or control flow (not
+  // an operation: is_control), as agent_step would, without describing it.
+  void control_step(State& s, int a, const Instr& in) const;
   // True only when agent `a`'s next step is certainly not enabled (it waits
   // on a barrier whose phase or instance has not completed): the search skips
   // it without copying the state. False when unsure.

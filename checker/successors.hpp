@@ -49,6 +49,7 @@ struct Found {
 // What one thread of a search owns: its state buffers and its findings.
 struct Worker {
   State s, t;
+  StepInfo info;        // the step being taken (apply clears it)
   EventBytes s_events;  // where s's events lie in the bytes it was loaded from
   Bytes bytes;                      // the successor being queued
   std::vector<std::uint64_t> words;  // hash_state's scratch space
@@ -145,7 +146,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
   auto take = [&](int a, bool keep) {
     w.action = static_cast<Action>(a);
     w.t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
-    StepInfo info;
+    StepInfo& info = w.info;
     if (!m_.apply(w.t, static_cast<Action>(a), info)) return false;
     if (w.coverage && a < agents) w.coverage->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
     any_enabled = true;

@@ -45,10 +45,8 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
       REQUIRE(back_at->second == x_bytes);
       distinct += added;
     };
-    std::string src;
-    const dsl::Parsed parsed = dsl::parse_file(file, src);
-    REQUIRE(parsed.ok());
-    const check::Program prog = check::instantiate(parsed.kernel);
+    const CorpusProgram kernel(file);
+    const check::Program& prog = kernel.prog;
     const check::Stepper st(prog, false);
     for (int walk = 0; walk < 20; ++walk) {
       check::State s = st.initial();
@@ -212,10 +210,8 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
   std::map<std::string, int> changed;  // per change: the states it was tried on
   for (const std::string& file : corpus_files()) {
     CAPTURE(file);
-    std::string src;
-    const dsl::Parsed parsed = dsl::parse_file(file, src);
-    REQUIRE(parsed.ok());
-    const check::Program prog = check::instantiate(parsed.kernel);
+    const CorpusProgram kernel(file);
+    const check::Program& prog = kernel.prog;
     const check::Stepper st(prog, false);
     check::State s = st.initial();
     for (int step = 0; step < 60; ++step) {

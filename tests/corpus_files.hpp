@@ -2,6 +2,8 @@
 // tests that run over all of them.
 #pragma once
 
+#include <doctest/doctest.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
+#include "checker/program.hpp"
 
 inline std::vector<std::string> corpus_files() {
   std::vector<std::string> files;
@@ -20,6 +23,20 @@ inline std::vector<std::string> corpus_files() {
   std::sort(files.begin(), files.end());
   return files;
 }
+
+// A corpus kernel parsed (a failure to parse fails the test) and instantiated
+// at its defaults. Not copied or moved: the program points into the kernel.
+struct CorpusProgram {
+  std::string src;
+  pc::dsl::Parsed parsed;
+  pc::check::Program prog;
+  explicit CorpusProgram(const std::string& file)
+      : parsed(pc::dsl::parse_file(file, src)), prog(parsed.ok() ? pc::check::instantiate(parsed.kernel) : pc::check::Program{}) {
+    REQUIRE(parsed.ok());
+  }
+  CorpusProgram(const CorpusProgram&) = delete;
+  CorpusProgram& operator=(const CorpusProgram&) = delete;
+};
 
 // The further sizes a corpus kernel is checked at (corpus_test.cpp, "corpus
 // sizes"): one per `# corpus size: NAME=VALUE ... [# comment]` line of its file, each the

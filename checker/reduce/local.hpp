@@ -28,12 +28,18 @@ void run_local_steps(const Stepper& st, State& s, bool private_ops, OnStep&& on_
   const int first = only >= 0 ? only : 0;
   const int end = only >= 0 ? only + 1 : static_cast<int>(s.agents.size());
   for (int a = first; a < end; ++a) {
-    for (int n = 0; st.next_is_local(s, a, private_ops); ++n) {
+    for (int n = 0;; ++n) {
+      const Instr* in = st.next_local(s, a, private_ops);
+      if (in == nullptr) break;
       if (n == limit) throw KernelError("a loop runs more than 4 million steps without an operation", st.loc_of(s, a));
-      const bool control = st.next_is_control(s, a);
       if (coverage) coverage->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
-      StepInfo info = st.agent_step(s, a);
-      if (!control) on_step(a, info);
+      // Control flow is not described (a trace shows operations): it runs
+      // without a StepInfo.
+      if (is_control(in->kind)) {
+        st.control_step(s, a, *in);
+        continue;
+      }
+      on_step(a, st.agent_step(s, a));
     }
   }
 }

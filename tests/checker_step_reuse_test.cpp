@@ -1,0 +1,136 @@
+// The search's two shortcuts through the stepper take the same steps as the
+// plain way, along random schedules of every corpus kernel:
+//   - local control flow (assignments, jumps, branches) run by control_step,
+//     without a StepInfo, leaves the state agent_step leaves;
+//   - a StepInfo reused across steps (agent_step into one that is cleared
+//     first) holds what a fresh one would, strings and notes included (the
+//     stepper describes, so every field is filled).
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/program.hpp"
+#include "checker/reduce/local.hpp"
+#include "checker/state.hpp"
+#include "checker/step.hpp"
+#include "tests/corpus_files.hpp"
+
+using namespace pc;
+
+namespace {
+
+void same_info(const check::StepInfo& a, const check::StepInfo& b) {
+  CHECK(a.enabled == b.enabled);
+  CHECK(a.violation == b.violation);
+  CHECK(a.message == b.message);
+  CHECK(a.text == b.text);
+  CHECK(a.completed == b.completed);
+  CHECK(a.acquired == b.acquired);
+  CHECK(a.warning == b.warning);
+  CHECK(a.warning_message == b.warning_message);
+  CHECK(a.loc.line == b.loc.line);
+  CHECK(a.loc.col == b.loc.col);
+  REQUIRE(a.accesses.size() == b.accesses.size());
+  for (std::size_t i = 0; i < a.accesses.size(); ++i) {
+    CHECK(a.accesses[i].threads == b.accesses[i].threads);
+    CHECK(a.accesses[i].buf == b.accesses[i].buf);
+    CHECK(a.accesses[i].write == b.accesses[i].write);
+    CHECK(a.accesses[i].proxy == b.accesses[i].proxy);
+  }
+  CHECK(a.race_buf == b.race_buf);
+  CHECK(a.race_other == b.race_other);
+  CHECK(a.race_other_write == b.race_other_write);
+  CHECK(a.race_other_proxy == b.race_other_proxy);
+}
+
+// Runs agent a's local steps the plain way: every one through agent_step.
+void plain_local_steps(const check::Stepper& st, check::State& s, int a, bool private_ops) {
+  while (st.next_is_local(s, a, private_ops)) (void)st.agent_step(s, a);
+}
+
+}  // namespace
+
+TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInfo, as the plain step") {
+  std::mt19937 rng(5);
+  std::size_t local_runs = 0, control_ran = 0, reused = 0, described = 0;
+  check::StepInfo kept;  // reused across every step of every kernel
+  for (const std::string& file : corpus_files()) {
+    CAPTURE(file);
+    const CorpusProgram kernel(file);
+    const check::Program& prog = kernel.prog;
+    const check::Stepper st(prog, true);
+    for (int walk = 0; walk < 4; ++walk) {
+      check::State s = st.initial();
+      for (int step = 0; step < 200; ++step) {
+        const int agents = static_cast<int>(s.agents.size());
+        // Local steps of each agent, both ways, with and without the
+        // agents' private operations.
+        for (int a = 0; a < agents; ++a)
+          for (bool private_ops : {false, true}) {
+            check::State fast = s, plain = s;
+            try {
+              check::run_local_steps(st, fast, private_ops, a);
+            } catch (const check::KernelError&) {
+              continue;  // a loop with no operation, or an arithmetic error: both ways throw (below)
+            }
+            plain_local_steps(st, plain, a, private_ops);
+            REQUIRE(fast == plain);
+            ++local_runs;
+            control_ran += fast.agents[static_cast<std::size_t>(a)].pc != s.agents[static_cast<std::size_t>(a)].pc;
+          }
+        // One step of each agent, into the reused StepInfo and into a fresh one.
+        std::vector<int> enabled;
+        for (int a = 0; a < agents; ++a) {
+          if (s.agents[static_cast<std::size_t>(a)].exited) continue;
+          check::State x = s, y = s;
+          bool threw_reused = false, threw_fresh = false;
+          try {
+            st.agent_step(x, a, kept);
+          } catch (const check::KernelError&) {
+            threw_reused = true;
+          }
+          check::StepInfo fresh;
+          try {
+            fresh = st.agent_step(y, a);
+          } catch (const check::KernelError&) {
+            threw_fresh = true;
+          }
+          REQUIRE(threw_reused == threw_fresh);
+          if (threw_fresh) continue;
+          REQUIRE(x == y);
+          same_info(kept, fresh);
+          ++reused;
+          described += !fresh.text.empty();
+          if (fresh.enabled && fresh.violation == spec::Violation::none) enabled.push_back(a);
+        }
+        // Pending events complete too (numbered after the agents).
+        for (int i = 0; i < static_cast<int>(s.pending.size()); ++i) {
+          check::State x = s;
+          const check::StepInfo info = st.pending_step(x, i);
+          if (info.enabled && info.violation == spec::Violation::none) enabled.push_back(agents + i);
+        }
+        if (enabled.empty()) break;
+        const int a = enabled[rng() % enabled.size()];
+        if (a >= agents) {
+          (void)st.pending_step(s, a - agents);
+          continue;
+        }
+        (void)st.agent_step(s, a);
+        try {
+          check::run_local_steps(st, s, true, a);
+        } catch (const check::KernelError&) {
+          break;
+        }
+      }
+    }
+  }
+  MESSAGE(local_runs << " local-step runs compared, " << control_ran << " of them moved; " << reused
+                     << " steps into a reused StepInfo, " << described << " described");
+  CHECK(local_runs > 10000);
+  CHECK(control_ran > 1000);
+  CHECK(reused > 10000);
+  CHECK(described > 1000);
+}
