@@ -478,6 +478,40 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
   return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
 }
 
+std::uint64_t load_word(const char* p) {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  return w;
+}
+
+// Two lanes, each taking two words per multiplication, as wyhash does:
+// mix(a ^ secret, b ^ lane).
+struct Lanes {
+  static constexpr std::uint64_t k0 = 0xA0761D6478BD642Full, k1 = 0xE7037ED1A0B428DBull, k2 = 0x8EBC6AF09C88C6E3ull;
+  std::uint64_t h0, h1 = 0xC2B2AE3D27D4EB4Full;
+  explicit Lanes(std::uint64_t seed) : h0(0x9E3779B97F4A7C15ull ^ seed) {}
+  void block(std::uint64_t a, std::uint64_t b, std::uint64_t c, std::uint64_t d) {
+    h0 = mix(a ^ k0, b ^ h0);
+    h1 = mix(c ^ k1, d ^ h1);
+  }
+  // `n` bytes read as words, four at a time, the last block zero-filled.
+  void bytes(const char* p, std::size_t n) {
+    std::size_t i = 0;
+    for (; i + 32 <= n; i += 32) block(load_word(p + i), load_word(p + i + 8), load_word(p + i + 16), load_word(p + i + 24));
+    if (i == n) return;
+    std::uint64_t t[4] = {0, 0, 0, 0};
+    for (int j = 0; i < n; ++j, i += 8) {
+      if (n - i >= 8) {
+        t[j] = load_word(p + i);
+        continue;
+      }
+      for (std::size_t b = 0; i + b < n; ++b) t[j] |= std::uint64_t{static_cast<unsigned char>(p[i + b])} << (8 * b);
+    }
+    block(t[0], t[1], t[2], t[3]);
+  }
+  [[nodiscard]] std::uint64_t finish() const { return mix(h0 ^ k2, h1 ^ k0); }
+};
+
 // Appends raw bytes of a type whose every bit is part of its value (no
 // padding), as whole words (the last one zero-filled), after their count.
 template <class T>
@@ -495,31 +529,38 @@ std::uint64_t* put_raw(std::uint64_t* p, const std::vector<T>& v) {
 
 // The state's value laid out as words, every field at a fixed place within
 // its part (no variable-length encoding, no branch per word), then hashed
-// four independent multiply-mix lanes at a time so that the multiplications
-// overlap (docs/checker.md, "State storage").
+// by two independent multiply-mix lanes, so that the multiplications overlap (docs/checker.md, "State storage").
 std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
-  // put_raw takes its count, its words and one it may zero past them.
-  auto raw_words = [](std::size_t bytes) { return bytes / 8 + 3; };
-  const std::size_t bound = s.agents.size() * agent_words + raw_words(s.vars.size() * 8) + raw_words(s.last_seen.size() * 4) +
-                            s.mbars.size() * 3 + raw_words(s.named.size() * sizeof(spec::named::State)) +
-                            raw_words(s.amd.size() * sizeof(spec::amd::Barrier)) + 1 + s.tmem.size() * 2 + 1 +
-                            raw_words(s.clc_value.size()) + 3 + s.pending.size() * 3 + 1 + s.mem.events.size() * 11;
+  // A bound without a division per part: every element takes at most a
+  // word per four of its bytes (checked here), a raw part (put_raw) its
+  // bytes rounded up to words; its count, the other counts and the scalar
+  // words, and the rounding, take fewer than 24.
+  static_assert(sizeof(AgentState) / 4 >= agent_words && sizeof(spec::mbarrier::State) / 4 >= 3 &&
+                sizeof(spec::tmem::Cta) / 4 >= 2 && sizeof(Pending) / 4 >= 3 && sizeof(spec::hb::Event) / 4 >= 11);
+  auto bytes_of = [](const auto& v) { return v.size() * sizeof(v[0]); };
+  const std::size_t bound = (bytes_of(s.agents) + bytes_of(s.mbars) + bytes_of(s.named) + bytes_of(s.amd) + bytes_of(s.tmem) +
+                             bytes_of(s.clc_value) + bytes_of(s.pending) + bytes_of(s.mem.events)) / 4 + 24;
   if (words.size() < bound) words.resize(bound);
   std::uint64_t* p = words.data();
   for (const AgentState& a : s.agents) {
     // As in serialize: the rarer words follow only when one is set (a bit of
     // the unused field in the first word says so), so that most agents take
     // one word.
-    std::uint64_t w[agent_words];
-    agent_words_of(a, w);
-    const bool rare = (w[1] | w[2] | w[3] | w[4] | w[5] | w[6]) != 0;
-    *p++ = w[0] | std::uint64_t{rare} << 48;
+    // Read in place, word by word: a copy of the whole agent first costs
+    // more than the test.
+    const char* q = reinterpret_cast<const char*>(&a);
+    const std::uint64_t w0 = load_word(q);
+    const bool rare = (load_word(q + 8) | load_word(q + 16) | load_word(q + 24) | load_word(q + 32) | load_word(q + 40) |
+                       load_word(q + 48)) != 0;
+    *p++ = w0 | std::uint64_t{rare} << 48;
     if (!rare) continue;
-    std::memcpy(p, w + 1, (agent_words - 1) * 8);
+    std::memcpy(p, q + 8, (agent_words - 1) * 8);
     p += agent_words - 1;
   }
-  p = put_raw(p, s.vars);
-  p = put_raw(p, s.last_seen);
+  // The variables and the phases seen are hashed where they lie (below),
+  // after their lengths here.
+  *p++ = s.vars.size();
+  *p++ = s.last_seen.size();
   for (const spec::mbarrier::State& m : s.mbars) {
     *p++ = static_cast<std::uint64_t>(m.status) | std::uint64_t{m.phase} << 32;
     *p++ = static_cast<std::uint32_t>(m.expected) | std::uint64_t{static_cast<std::uint32_t>(m.pending)} << 32;
@@ -554,23 +595,12 @@ std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
     p += 10;
   }
   const auto n = static_cast<std::size_t>(p - words.data());
-  constexpr std::uint64_t k[4] = {0xA0761D6478BD642Full, 0xE7037ED1A0B428DBull, 0x8EBC6AF09C88C6E3ull, 0x589965CC75374CC3ull};
-  std::uint64_t h0 = 0x9E3779B97F4A7C15ull ^ n, h1 = 0xC2B2AE3D27D4EB4Full, h2 = 0x165667B19E3779F9ull, h3 = 0x27D4EB2F165667C5ull;
-  const std::uint64_t* w = words.data();
-  std::size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    h0 = mix(h0 ^ w[i], k[0]);
-    h1 = mix(h1 ^ w[i + 1], k[1]);
-    h2 = mix(h2 ^ w[i + 2], k[2]);
-    h3 = mix(h3 ^ w[i + 3], k[3]);
-  }
-  std::uint64_t tail[4] = {0, 0, 0, 0};
-  for (std::size_t j = 0; i + j < n; ++j) tail[j] = w[i + j];
-  h0 = mix(h0 ^ tail[0], k[0]);
-  h1 = mix(h1 ^ tail[1], k[1]);
-  h2 = mix(h2 ^ tail[2], k[2]);
-  h3 = mix(h3 ^ tail[3], k[3]);
-  return mix(mix(h0 ^ k[2], h1 ^ k[3]) ^ k[0], mix(h2 ^ k[1], h3 ^ k[0]));
+  Lanes h(n);
+  h.bytes(reinterpret_cast<const char*>(words.data()), n * 8);
+  static_assert(std::has_unique_object_representations_v<std::int64_t> && std::has_unique_object_representations_v<std::uint32_t>);
+  h.bytes(reinterpret_cast<const char*>(s.vars.data()), s.vars.size() * sizeof(std::int64_t));
+  h.bytes(reinterpret_cast<const char*>(s.last_seen.data()), s.last_seen.size() * sizeof(std::uint32_t));
+  return h.finish();
 }
 
 std::uint64_t hash_bytes(std::string_view bytes) {
