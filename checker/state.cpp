@@ -529,7 +529,8 @@ std::uint64_t* put_raw(std::uint64_t* p, const std::vector<T>& v) {
 
 // The state's value laid out as words, every field at a fixed place within
 // its part (no variable-length encoding, no branch per word), then hashed
-// by two independent multiply-mix lanes, so that the multiplications overlap (docs/checker.md, "State storage").
+// by two independent multiply-mix lanes, so that the multiplications
+// overlap (docs/checker.md, "State storage").
 std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
   // A bound without a division per part: every element takes at most a
   // word per four of its bytes (checked here), a raw part (put_raw) its

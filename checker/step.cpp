@@ -59,15 +59,17 @@ int channel_sync(const Program& p, int mbar, ord::Scope scope, bool remote) {
 }
 
 // An assignment or control flow (is_control): the agent's variables and pc.
+// An absent expression reads 0, as Exec::ev reads it.
 void run_control(const Program& p, AgentState& ag, std::int64_t* vars, const Instr& in) {
+  const auto value = [&] { return in.expr == ir::no_expr ? 0 : eval(p, in.expr, vars); };
   switch (in.kind) {
     case InstrKind::assign:
-      vars[static_cast<std::size_t>(in.var)] = eval(p, in.expr, vars);
+      vars[static_cast<std::size_t>(in.var)] = value();
       ++ag.pc;
       return;
     case InstrKind::jump: ag.pc = static_cast<std::uint16_t>(in.target); return;
     case InstrKind::branch_false:
-      ag.pc = eval(p, in.expr, vars) != 0 ? static_cast<std::uint16_t>(ag.pc + 1) : static_cast<std::uint16_t>(in.target);
+      ag.pc = value() != 0 ? static_cast<std::uint16_t>(ag.pc + 1) : static_cast<std::uint16_t>(in.target);
       return;
     case InstrKind::assert_true:
     case InstrKind::op: break;
