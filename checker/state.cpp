@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 
 namespace pc::check {
 namespace {
@@ -444,26 +445,152 @@ void copy_part(std::vector<T>& to, const std::vector<T>& from) {
 
 }  // namespace
 
+namespace {
+
+template <class T>
+std::size_t words_of(std::size_t n) {
+  static_assert(alignof(T) <= alignof(std::uint64_t) && std::is_trivially_copyable_v<T>);
+  return (n * sizeof(T) + 7) / 8;
+}
+
+std::size_t words_for(const Shape& sh) {
+  return words_of<AgentState>(sh.agents) + words_of<std::int64_t>(sh.vars) + words_of<std::uint32_t>(sh.last_seen) +
+         words_of<spec::mbarrier::State>(sh.mbars) + words_of<spec::named::State>(sh.named) + words_of<spec::amd::Barrier>(sh.amd) +
+         words_of<spec::tmem::Cta>(sh.tmem) + words_of<std::uint8_t>(sh.clc_value);
+}
+
+}  // namespace
+
+void State::point(std::uint64_t* at) {
+  auto place = [&at](auto& part) {
+    using T = std::remove_reference_t<decltype(part[0])>;
+    part.p_ = part.n_ == 0 ? nullptr : reinterpret_cast<T*>(at);
+    at += words_of<T>(part.n_);
+  };
+  place(agents);
+  place(vars);
+  place(last_seen);
+  place(mbars);
+  place(named);
+  place(amd);
+  place(tmem);
+  place(clc_value);
+}
+
+void State::reshape(const Shape& sh) {
+  words_ = words_for(sh);
+  owned_words_ = words_of<AgentState>(sh.agents) + words_of<std::int64_t>(sh.vars) + words_of<std::uint32_t>(sh.last_seen);
+  block_.reset(words_ == 0 ? nullptr : new std::uint64_t[words_]());
+  agents.n_ = sh.agents;
+  vars.n_ = sh.vars;
+  last_seen.n_ = sh.last_seen;
+  mbars.n_ = sh.mbars;
+  named.n_ = sh.named;
+  amd.n_ = sh.amd;
+  tmem.n_ = sh.tmem;
+  clc_value.n_ = sh.clc_value;
+  point(block_.get());
+  // Each element its default value (not every type's is all zero bits).
+  auto fill = [](auto& part) {
+    using T = std::remove_reference_t<decltype(part[0])>;
+    for (T& x : part) x = T{};
+  };
+  fill(agents);
+  fill(mbars);
+  fill(named);
+  fill(amd);
+  fill(tmem);
+}
+
+State::State(const State& o)
+    : cluster(o.cluster), clc(o.clc), pending(o.pending), mem(o.mem), cta_exited(o.cta_exited) {
+  reshape(o.shape());
+  if (words_ > 0) std::memcpy(block_.get(), o.block_.get(), words_ * 8);
+}
+
+State::State(State&& o) noexcept { *this = std::move(o); }
+
+State& State::operator=(State&& o) noexcept {
+  if (this == &o) return *this;
+  // The parts point into the block, which moves as it is: they move with it.
+  block_ = std::move(o.block_);
+  words_ = std::exchange(o.words_, 0);
+  owned_words_ = std::exchange(o.owned_words_, 0);
+  agents = std::exchange(o.agents, {});
+  vars = std::exchange(o.vars, {});
+  last_seen = std::exchange(o.last_seen, {});
+  mbars = std::exchange(o.mbars, {});
+  named = std::exchange(o.named, {});
+  amd = std::exchange(o.amd, {});
+  tmem = std::exchange(o.tmem, {});
+  clc_value = std::exchange(o.clc_value, {});
+  cluster = o.cluster;
+  clc = o.clc;
+  pending = std::move(o.pending);
+  mem = std::move(o.mem);
+  cta_exited = o.cta_exited;
+  return *this;
+}
+
 State& State::operator=(const State& o) {
   if (this == &o) return *this;
   // Every member of State is copied here: one added must be added here too.
   // (The size of State's members as they are today on a 64-bit target.)
-  static_assert(sizeof(void*) != 8 || sizeof(State) == 272, "State changed: copy the new member in State::operator=");
-  copy_part(agents, o.agents);
-  copy_part(vars, o.vars);
-  copy_part(last_seen, o.last_seen);
-  copy_part(mbars, o.mbars);
-  copy_part(named, o.named);
+  static_assert(sizeof(void*) != 8 || sizeof(State) == 232, "State changed: copy the new member in State::operator=");
+  if (words_ != o.words_ || shape() != o.shape()) reshape(o.shape());
+  if (words_ > 0) std::memcpy(block_.get(), o.block_.get(), words_ * 8);
   cluster = o.cluster;
-  copy_part(amd, o.amd);
-  copy_part(tmem, o.tmem);
   clc = o.clc;
-  copy_part(clc_value, o.clc_value);
   copy_part(pending, o.pending);
   mem.buffers = o.mem.buffers;
   copy_part(mem.events, o.mem.events);
   cta_exited = o.cta_exited;
   return *this;
+}
+
+bool State::operator==(const State& o) const { return (*this <=> o) == 0; }
+
+std::strong_ordering State::operator<=>(const State& o) const {
+  // Member by member, in the order they are declared (as a defaulted
+  // comparison would).
+  if (auto c = agents <=> o.agents; c != 0) return c;
+  if (auto c = vars <=> o.vars; c != 0) return c;
+  if (auto c = last_seen <=> o.last_seen; c != 0) return c;
+  if (auto c = mbars <=> o.mbars; c != 0) return c;
+  if (auto c = named <=> o.named; c != 0) return c;
+  if (auto c = cluster <=> o.cluster; c != 0) return c;
+  if (auto c = amd <=> o.amd; c != 0) return c;
+  if (auto c = tmem <=> o.tmem; c != 0) return c;
+  if (auto c = clc <=> o.clc; c != 0) return c;
+  if (auto c = clc_value <=> o.clc_value; c != 0) return c;
+  if (auto c = pending <=> o.pending; c != 0) return c;
+  if (auto c = mem <=> o.mem; c != 0) return c;
+  return cta_exited <=> o.cta_exited;
+}
+
+void restore(State& t, const State& s, const Owners& o, int a) {
+  // Every member of State is copied here or is an agent's part: one added
+  // must be added here too (as in operator=).
+  static_assert(sizeof(void*) != 8 || sizeof(State) == 232, "State changed: copy the new member in restore");
+  if (a >= 0) {
+    const auto i = static_cast<std::size_t>(a);
+    t.agents[i] = s.agents[i];
+    const auto v0 = static_cast<std::size_t>(o.var_base[i]);
+    const std::size_t v1 = i + 1 < o.var_base.size() ? static_cast<std::size_t>(o.var_base[i + 1]) : s.vars.size();
+    for (std::size_t k = v0; k < v1; ++k) t.vars[k] = s.vars[k];
+    const auto m = static_cast<std::size_t>(o.mbars);
+    for (std::size_t k = i * m; k < (i + 1) * m; ++k) t.last_seen[k] = s.last_seen[k];
+  }
+  // The parts no agent owns (the barriers, tensor memory, the CLC values)
+  // lie together after the agents' in the block.
+  if (t.words_ > t.owned_words_)
+    std::memcpy(t.block_.get() + t.owned_words_, s.block_.get() + s.owned_words_, (t.words_ - t.owned_words_) * 8);
+  t.cluster = s.cluster;
+  t.clc = s.clc;
+  copy_part(t.pending, s.pending);
+  t.mem.buffers = s.mem.buffers;
+  copy_part(t.mem.events, s.mem.events);
+  t.cta_exited = s.cta_exited;
 }
 
 void serialize(const State& s, std::string& out) {
@@ -512,81 +639,113 @@ struct Lanes {
   [[nodiscard]] std::uint64_t finish() const { return mix(h0 ^ k2, h1 ^ k0); }
 };
 
-// Appends raw bytes of a type whose every bit is part of its value (no
-// padding), as whole words (the last one zero-filled), after their count.
-template <class T>
-std::uint64_t* put_raw(std::uint64_t* p, const std::vector<T>& v) {
-  static_assert(std::has_unique_object_representations_v<T>);
-  *p++ = v.size();
-  const std::size_t len = sizeof(T) * v.size();
-  if (len == 0) return p;
-  p[len / 8] = 0;
-  std::memcpy(p, v.data(), len);
-  return p + (len + 7) / 8;
-}
+// Words taken one at a time, one multiplication each, into two chains in
+// turn, so that consecutive multiplications do not wait for each other: for
+// parts of a few words, read where they lie (no buffer, no block to fill).
+struct Chains {
+  std::uint64_t h0, h1;
+  explicit Chains(std::uint64_t seed) : h0(seed), h1(Lanes::k2) {}
+  void eat(std::uint64_t x) {
+    const std::uint64_t h = mix(h0 ^ x, Lanes::k0);
+    h0 = h1;
+    h1 = h;
+  }
+  [[nodiscard]] std::uint64_t finish() const { return mix(h0 ^ Lanes::k1, h1 ^ Lanes::k2); }
+};
 
 }  // namespace
 
 // The state's value laid out as words, every field at a fixed place within
 // its part (no variable-length encoding, no branch per word), then hashed
 // by two independent multiply-mix lanes, so that the multiplications
-// overlap (docs/checker.md, "State storage").
-std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
-  // A bound without a division per part: every element takes at most a
-  // word per four of its bytes (checked here), a raw part (put_raw) its
-  // bytes rounded up to words; its count, the other counts and the scalar
-  // words, and the rounding, take fewer than 24.
-  static_assert(sizeof(AgentState) / 4 >= agent_words && sizeof(spec::mbarrier::State) / 4 >= 3 &&
-                sizeof(spec::tmem::Cta) / 4 >= 2 && sizeof(Pending) / 4 >= 3 && sizeof(spec::hb::Event) / 4 >= 11);
-  auto bytes_of = [](const auto& v) { return v.size() * sizeof(v[0]); };
-  const std::size_t bound = (bytes_of(s.agents) + bytes_of(s.mbars) + bytes_of(s.named) + bytes_of(s.amd) + bytes_of(s.tmem) +
-                             bytes_of(s.clc_value) + bytes_of(s.pending) + bytes_of(s.mem.events)) / 4 + 24;
-  if (words.size() < bound) words.resize(bound);
-  std::uint64_t* p = words.data();
-  for (const AgentState& a : s.agents) {
-    // As in serialize: the rarer words follow only when one is set (a bit of
-    // the unused field in the first word says so), so that most agents take
-    // one word.
-    // Read in place, word by word: a copy of the whole agent first costs
-    // more than the test.
-    const char* q = reinterpret_cast<const char*>(&a);
-    const std::uint64_t w0 = load_word(q);
-    const bool rare = (load_word(q + 8) | load_word(q + 16) | load_word(q + 24) | load_word(q + 32) | load_word(q + 40) |
-                       load_word(q + 48)) != 0;
-    *p++ = w0 | std::uint64_t{rare} << 48;
-    if (!rare) continue;
-    std::memcpy(p, q + 8, (agent_words - 1) * 8);
-    p += agent_words - 1;
-  }
-  // The variables and the phases seen are hashed where they lie (below),
-  // after their lengths here.
-  *p++ = s.vars.size();
-  *p++ = s.last_seen.size();
+// overlap (docs/checker.md, "State storage"). Each agent's part is hashed
+// apart (agent_hash) and enters as the sum of those hashes: the search
+// hashes again only the part of the agent that moved.
+std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
+  const auto a = static_cast<std::size_t>(i);
+  const auto v0 = static_cast<std::size_t>(o.var_base[a]);
+  const std::size_t v1 = a + 1 < o.var_base.size() ? static_cast<std::size_t>(o.var_base[a + 1]) : s.vars.size();
+  const auto m = static_cast<std::size_t>(o.mbars);
+  // One word per multiplication, read where it lies (a part is a few words:
+  // no buffer, no block to fill). The seed is the agent's index and the
+  // part's lengths, mixed: parts swapped between agents, or of other
+  // lengths, differ. (Unmixed, index 1 would read as a flag of the first
+  // word flipped, and two agents swapped with that flag flipped in both
+  // would hash alike: the state test met one.)
+  Chains h(mix(std::uint64_t{a} ^ Lanes::k1, (std::uint64_t{m} << 32 | (v1 - v0)) ^ Lanes::k2));
+  auto eat = [&h](std::uint64_t x) { h.eat(x); };
+  // As in serialize: the rarer words follow only when one is set (a bit of
+  // the unused field in the first word says so), so that most agents take
+  // one word.
+  const char* q = reinterpret_cast<const char*>(&s.agents[a]);
+  const bool rare =
+      (load_word(q + 8) | load_word(q + 16) | load_word(q + 24) | load_word(q + 32) | load_word(q + 40) | load_word(q + 48)) != 0;
+  eat(load_word(q) | std::uint64_t{rare} << 48);
+  if (rare)
+    for (int k = 1; k < agent_words; ++k) eat(load_word(q + 8 * k));
+  static_assert(std::has_unique_object_representations_v<std::int64_t> && std::has_unique_object_representations_v<std::uint32_t>);
+  const std::int64_t* v = s.vars.data();
+  for (std::size_t k = v0; k < v1; ++k) eat(static_cast<std::uint64_t>(v[k]));
+  const std::uint32_t* l = s.last_seen.data() + a * m;
+  std::size_t k = 0;
+  for (; k + 1 < m; k += 2) eat(l[k] | std::uint64_t{l[k + 1]} << 32);
+  if (k < m) eat(l[k]);
+  return h.finish();
+}
+
+std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::vector<std::uint64_t>& words) {
+  // Read field by field, one word per multiplication: most of these parts
+  // are empty or a few words. A part's count comes before its elements.
+  Chains h(Lanes::k1);
+  auto eat = [&h](std::uint64_t x) { h.eat(x); };
+  eat(agents);
+  // Raw bytes of a type whose every bit is part of its value (no padding),
+  // as whole words, the last one zero-filled.
+  auto eat_raw = [&](const auto& v) {
+    static_assert(std::has_unique_object_representations_v<std::decay_t<decltype(v[0])>>);
+    eat(v.size());
+    const char* q = reinterpret_cast<const char*>(v.data());
+    const std::size_t len = sizeof(v[0]) * v.size();
+    std::size_t i = 0;
+    for (; i + 8 <= len; i += 8) eat(load_word(q + i));
+    if (i == len) return;
+    std::uint64_t last = 0;
+    std::memcpy(&last, q + i, len - i);
+    eat(last);
+  };
+  eat(s.agents.size() | std::uint64_t{static_cast<std::uint32_t>(s.vars.size())} << 32);
+  eat(s.last_seen.size() | std::uint64_t{static_cast<std::uint32_t>(s.mbars.size())} << 32);
   for (const spec::mbarrier::State& m : s.mbars) {
-    *p++ = static_cast<std::uint64_t>(m.status) | std::uint64_t{m.phase} << 32;
-    *p++ = static_cast<std::uint32_t>(m.expected) | std::uint64_t{static_cast<std::uint32_t>(m.pending)} << 32;
-    *p++ = static_cast<std::uint32_t>(m.tx);
+    eat(static_cast<std::uint64_t>(m.status) | std::uint64_t{m.phase} << 32);
+    eat(static_cast<std::uint32_t>(m.expected) | std::uint64_t{static_cast<std::uint32_t>(m.pending)} << 32);
+    eat(static_cast<std::uint32_t>(m.tx));
   }
-  p = put_raw(p, s.named);
-  p = put_raw(p, s.amd);
-  *p++ = s.tmem.size();
+  eat_raw(s.named);
+  eat_raw(s.amd);
+  eat(s.tmem.size());
   for (const spec::tmem::Cta& t : s.tmem) {
-    *p++ = t.used | std::uint64_t{t.allocated} << 16 | std::uint64_t{t.relinquished} << 48 | std::uint64_t{t.pair_done} << 49 |
-           std::uint64_t{t.pair_which} << 56;
-    *p++ = static_cast<std::uint64_t>(t.pair);
+    eat(t.used | std::uint64_t{t.allocated} << 16 | std::uint64_t{t.relinquished} << 48 | std::uint64_t{t.pair_done} << 49 |
+        std::uint64_t{t.pair_which} << 56);
+    eat(static_cast<std::uint64_t>(t.pair));
   }
-  *p++ = s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32;
-  p = put_raw(p, s.clc_value);
-  *p++ = s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32;
-  *p++ = s.cta_exited | static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.mem.buffers)) << 32;
-  *p++ = s.pending.size();
+  eat(s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32);
+  eat_raw(s.clc_value);
+  eat(s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32);
+  eat(s.cta_exited | static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.mem.buffers)) << 32);
+  eat(s.pending.size());
   for (const Pending& e : s.pending) {
-    *p++ = static_cast<std::uint64_t>(e.kind) | std::uint64_t{e.agent} << 8 | std::uint64_t{e.pc} << 16 | std::uint64_t{e.mbar} << 32 |
-           std::uint64_t{e.group} << 48;
-    *p++ = static_cast<std::uint32_t>(e.buf) | std::uint64_t{static_cast<std::uint32_t>(e.bytes)} << 32;
-    *p++ = e.noinc | std::uint64_t{e.slot} << 8 | std::uint64_t{e.canceled} << 16;
+    eat(static_cast<std::uint64_t>(e.kind) | std::uint64_t{e.agent} << 8 | std::uint64_t{e.pc} << 16 | std::uint64_t{e.mbar} << 32 |
+        std::uint64_t{e.group} << 48);
+    eat(static_cast<std::uint32_t>(e.buf) | std::uint64_t{static_cast<std::uint32_t>(e.bytes)} << 32);
+    eat(e.noinc | std::uint64_t{e.slot} << 8 | std::uint64_t{e.canceled} << 16);
   }
-  *p++ = s.mem.events.size();
+  eat(s.mem.events.size());
+  if (s.mem.events.empty()) return h.finish();
+  // The events (eleven words each, and a kernel may hold many) laid out as
+  // words and hashed by the two lanes, so that the multiplications overlap.
+  const std::size_t n = 11 * s.mem.events.size();
+  if (words.size() < n) words.resize(n);
+  std::uint64_t* p = words.data();
   // An event's ten mask words lie together from `after` to `visible_async`.
   static_assert(offsetof(spec::hb::Event, visible_async) + sizeof(spec::hb::Syncs) - offsetof(spec::hb::Event, after) == 80);
   for (const spec::hb::Event& e : s.mem.events) {
@@ -595,13 +754,15 @@ std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words) {
     std::memcpy(p, &e.after, 80);
     p += 10;
   }
-  const auto n = static_cast<std::size_t>(p - words.data());
-  Lanes h(n);
-  h.bytes(reinterpret_cast<const char*>(words.data()), n * 8);
-  static_assert(std::has_unique_object_representations_v<std::int64_t> && std::has_unique_object_representations_v<std::uint32_t>);
-  h.bytes(reinterpret_cast<const char*>(s.vars.data()), s.vars.size() * sizeof(std::int64_t));
-  h.bytes(reinterpret_cast<const char*>(s.last_seen.data()), s.last_seen.size() * sizeof(std::uint32_t));
-  return h.finish();
+  Lanes lanes(h.finish());
+  lanes.bytes(reinterpret_cast<const char*>(words.data()), n * 8);
+  return lanes.finish();
+}
+
+std::uint64_t hash_state(const State& s, const Owners& o, std::vector<std::uint64_t>& words) {
+  std::uint64_t sum = 0;
+  for (int i = 0; i < static_cast<int>(s.agents.size()); ++i) sum += agent_hash(s, o, i);
+  return hash_with_agents(s, sum, words);
 }
 
 std::uint64_t hash_bytes(std::string_view bytes) {

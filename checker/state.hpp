@@ -2,8 +2,11 @@
 // spec/ object, the pending async events, and the happens-before memory.
 #pragma once
 
+#include <algorithm>
 #include <compare>
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,34 +64,89 @@ struct Pending {
   auto operator<=>(const Pending&) const = default;
 };
 
+// A part of a state whose length is fixed for a kernel (its agents, their
+// variables, its barriers): a view of the state's one block of memory, so
+// that a state copies with one memcpy (State). Indexed and iterated as a
+// vector is; its length is set only by State::reshape.
+template <class T>
+class Part {
+ public:
+  [[nodiscard]] std::size_t size() const { return n_; }
+  [[nodiscard]] bool empty() const { return n_ == 0; }
+  T* data() { return p_; }
+  const T* data() const { return p_; }
+  T& operator[](std::size_t i) { return p_[i]; }
+  const T& operator[](std::size_t i) const { return p_[i]; }
+  T* begin() { return p_; }
+  T* end() { return p_ + n_; }
+  const T* begin() const { return p_; }
+  const T* end() const { return p_ + n_; }
+  T& back() { return p_[n_ - 1]; }
+  const T& back() const { return p_[n_ - 1]; }
+  friend bool operator==(const Part& a, const Part& b) { return std::equal(a.begin(), a.end(), b.begin(), b.end()); }
+  friend auto operator<=>(const Part& a, const Part& b) {
+    return std::lexicographical_compare_three_way(a.begin(), a.end(), b.begin(), b.end());
+  }
+
+ private:
+  friend struct State;
+  T* p_ = nullptr;
+  std::size_t n_ = 0;
+};
+
+// The lengths of a state's fixed parts (State::reshape).
+struct Shape {
+  std::size_t agents = 0, vars = 0, last_seen = 0, mbars = 0, named = 0, amd = 0, tmem = 0, clc_value = 0;
+  auto operator<=>(const Shape&) const = default;
+};
+
 struct State {
-  std::vector<AgentState> agents;
+  Part<AgentState> agents;
   // Each agent's variables (Program::var_base), and per agent and mbarrier
   // instance the phase it last observed (agent * mbarriers + instance); kept
-  // outside AgentState so that a state copies in few pieces.
-  std::vector<std::int64_t> vars;
-  std::vector<std::uint32_t> last_seen;
-  std::vector<spec::mbarrier::State> mbars;
-  std::vector<spec::named::State> named;  // cta * named_used + slot
+  // outside AgentState so that an agent is a few words.
+  Part<std::int64_t> vars;
+  Part<std::uint32_t> last_seen;
+  Part<spec::mbarrier::State> mbars;
+  Part<spec::named::State> named;  // cta * named_used + slot
   spec::cluster::State cluster;
-  std::vector<spec::amd::Barrier> amd;    // AMD workgroup barrier per CTA (empty for NVIDIA kernels)
-  std::vector<spec::tmem::Cta> tmem;      // tensor-memory allocations per CTA (empty without `tmem` declarations)
-  spec::clc::State clc;                   // cluster launch control
-  std::vector<std::uint8_t> clc_value;    // per buffer instance: 1 if the last response written there says canceled (empty without clc_try_cancel)
-  std::vector<Pending> pending;           // sorted
+  Part<spec::amd::Barrier> amd;    // AMD workgroup barrier per CTA (empty for NVIDIA kernels)
+  Part<spec::tmem::Cta> tmem;      // tensor-memory allocations per CTA (empty without `tmem` declarations)
+  spec::clc::State clc;            // cluster launch control
+  Part<std::uint8_t> clc_value;    // per buffer instance: 1 if the last response written there says canceled (empty without clc_try_cancel)
+  std::vector<Pending> pending;    // sorted
   spec::hb::Memory mem;
-  std::uint32_t cta_exited = 0;           // bit per CTA whose agents have all exited
+  std::uint32_t cta_exited = 0;    // bit per CTA whose agents have all exited
 
   State() = default;
-  State(const State&) = default;
-  State(State&&) = default;
-  State& operator=(State&&) = default;
-  // Memberwise, as the default would, but a part of the same length as
-  // before (most of them: the search copies a state of one kernel into a
-  // buffer of that kernel, once per transition) is copied with one memcpy,
-  // and an empty one not at all (state.cpp).
+  State(const State& o);
+  State(State&& o) noexcept;
+  State& operator=(State&& o) noexcept;
+  // Memberwise, the fixed parts with one memcpy of their block where the
+  // shapes are equal (the search copies a state of one kernel into a buffer
+  // of that kernel, once per state expanded).
   State& operator=(const State& o);
-  auto operator<=>(const State&) const = default;
+  bool operator==(const State& o) const;
+  std::strong_ordering operator<=>(const State& o) const;
+
+  // Gives the fixed parts these lengths, each element its default value.
+  void reshape(const Shape& sh);
+  [[nodiscard]] Shape shape() const {
+    return {agents.size(), vars.size(), last_seen.size(), mbars.size(), named.size(), amd.size(), tmem.size(), clc_value.size()};
+  }
+  // The block holding the fixed parts, in their order, each part's start
+  // rounded up to a word; the bytes between parts are zero.
+  [[nodiscard]] const std::uint64_t* block() const { return block_.get(); }
+  [[nodiscard]] std::size_t block_words() const { return words_; }
+
+  // A few free functions see the layout (state.cpp).
+  friend void restore(State& t, const State& s, const struct Owners& o, int a);
+
+ private:
+  void point(std::uint64_t* at);  // sets the parts' pointers into a block of this shape
+  std::unique_ptr<std::uint64_t[]> block_;
+  std::size_t words_ = 0;
+  std::size_t owned_words_ = 0;  // the agents', the variables' and the phases seen: the block's first words
 };
 
 // Where each happens-before event of a state lies in its serialised bytes
@@ -125,10 +183,36 @@ void serialize(const State& s, std::string& out);
 // receives where each event lies in `bytes`.
 void deserialize(const char* bytes, State& s, EventBytes* where = nullptr);
 [[nodiscard]] std::uint64_t hash_bytes(std::string_view bytes);
+// Which variables and phases seen are an agent's own (Program::var_base):
+// agent i's variables are vars[var_base[i], var_base[i + 1]) (the last
+// agent's run to the end), its phases last_seen[i * mbars, (i + 1) * mbars).
+// An agent's part of a state is its AgentState with these.
+struct Owners {
+  std::span<const int> var_base;
+  int mbars = 0;
+};
+
+// Makes t equal to s again where t is s after a step of agent a (-1: of no
+// agent, an async event's): a's part and every part no agent owns are
+// copied back, the other agents' parts (most of a state) are left as they
+// are. The search steps each action from s in one buffer so (successors.hpp).
+void restore(State& t, const State& s, const Owners& o, int a);
+
 // A 64-bit hash of the state's value read from its fields, without
 // serialising it (equal states, equal hashes): the search's fingerprint, so
 // that only a state found new is serialised (docs/checker.md, "State
 // storage"). `words` is scratch space, kept between calls.
-[[nodiscard]] std::uint64_t hash_state(const State& s, std::vector<std::uint64_t>& words);
+//
+// It is hash_with_agents(s, sum of agent_hash(s, o, i) over the agents):
+// a step of agent a writes no other agent's part (step.cpp), so the search
+// finds a successor's fingerprint from its parent's agent hashes with a's
+// alone hashed again (successors.hpp).
+[[nodiscard]] std::uint64_t hash_state(const State& s, const Owners& o, std::vector<std::uint64_t>& words);
+// The hash of agent i's part, its index included.
+[[nodiscard]] std::uint64_t agent_hash(const State& s, const Owners& o, int i);
+// The fingerprint of s given the sum of its agents' hashes: the rest of the
+// state (the barriers, the async events, the memory, the parts' sizes)
+// hashed with it.
+[[nodiscard]] std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::vector<std::uint64_t>& words);
 
 }  // namespace pc::check

@@ -1429,19 +1429,23 @@ void Exec::run() {
 
 State Stepper::initial() const {
   State s;
-  s.agents.resize(p_.agents.size());
-  std::size_t nvars = 0;
+  Shape sh;
+  sh.agents = p_.agents.size();
   for (std::size_t i = 0; i < p_.agents.size(); ++i)
-    nvars += p_.kernel->roles[static_cast<std::size_t>(p_.agents[i].role)].vars.size();
-  s.vars.assign(nvars, 0);
+    sh.vars += p_.kernel->roles[static_cast<std::size_t>(p_.agents[i].role)].vars.size();
+  sh.last_seen = p_.agents.size() * static_cast<std::size_t>(p_.num_mbars());
+  sh.mbars = static_cast<std::size_t>(p_.num_mbars());
+  sh.named = static_cast<std::size_t>(p_.ctas * p_.named_used);
+  sh.amd = p_.kernel->target == ir::Target::amd ? static_cast<std::size_t>(p_.ctas) : 0;
+  sh.tmem = p_.tmem_decls > 0 ? static_cast<std::size_t>(p_.ctas) : 0;
+  sh.clc_value = p_.has_clc ? static_cast<std::size_t>(p_.num_buffers()) : 0;
+  s.reshape(sh);
   for (std::size_t i = 0; i < p_.agents.size(); ++i) {
     const AgentInfo& info = p_.agents[i];
     s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_cta)] = info.cta;
     s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_instance)] = info.instance;
     s.vars[static_cast<std::size_t>(p_.var_base[i] + ir::var_warp)] = info.warp;
   }
-  s.last_seen.assign(p_.agents.size() * static_cast<std::size_t>(p_.num_mbars()), 0);
-  s.mbars.resize(static_cast<std::size_t>(p_.num_mbars()));
   for (int m = 0; m < p_.num_mbars(); ++m) {
     const std::int64_t count = p_.kernel->mbarriers[static_cast<std::size_t>(p_.mbar_decl(m))].count;
     if (count > 0) {
@@ -1452,17 +1456,12 @@ State Stepper::initial() const {
       s.mbars[static_cast<std::size_t>(m)] = r.next;
     }
   }
-  s.named.resize(static_cast<std::size_t>(p_.ctas * p_.named_used));
-  if (p_.kernel->target == ir::Target::amd) {
-    for (int cta = 0; cta < p_.ctas; ++cta) {
-      int waves = 0;
-      for (const AgentInfo& a : p_.agents) waves += a.cta == cta;
-      s.amd.push_back(spec::amd::make_barrier(static_cast<std::uint16_t>(waves)));
-    }
+  for (std::size_t cta = 0; cta < s.amd.size(); ++cta) {
+    int waves = 0;
+    for (const AgentInfo& a : p_.agents) waves += a.cta == static_cast<int>(cta);
+    s.amd[cta] = spec::amd::make_barrier(static_cast<std::uint16_t>(waves));
   }
-  if (p_.tmem_decls > 0) s.tmem.resize(static_cast<std::size_t>(p_.ctas));
   s.clc.queue = static_cast<std::uint16_t>(p_.kernel->clc_queue);
-  if (p_.has_clc) s.clc_value.assign(static_cast<std::size_t>(p_.num_buffers()), 0);
   s.mem.buffers = p_.mem_buffers();
   return s;
 }

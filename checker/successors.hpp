@@ -48,11 +48,18 @@ struct Found {
 
 // What one thread of a search owns: its state buffers and its findings.
 struct Worker {
-  State s, t;
+  // The state expanded, and two buffers its successors are stepped into in
+  // turn (Successors::expand): one is probed in the visited set while the
+  // next successor is stepped into the other.
+  State s, t, t2;
   StepInfo info;        // the step being taken (apply clears it)
   EventBytes s_events;  // where s's events lie in the bytes it was loaded from
   Bytes bytes;                      // the successor being queued
   std::vector<std::uint64_t> words;  // hash_state's scratch space
+  // The agent hashes of s (agent_hash), and their sum, when the search
+  // fingerprints successors from them (Successors::incremental_).
+  std::vector<std::uint64_t> agent_hashes;
+  std::uint64_t agent_sum = 0;
   // Loads the state to expand from its bytes (valid while it is expanded):
   // its successors' bytes copy its unchanged events from there.
   void load(const char* from) { deserialize(from, s, &s_events); }
@@ -80,8 +87,12 @@ class Successors {
         canonical_(false),
         order_(m, opt.check_reduction),
         sym_(m.program()),
-        plan_(m.trips()) {
+        plan_(m.trips()),
+        owners_{m.program().var_base, m.program().num_mbars()} {
     canonical_ = reduction_ && sym_.active();
+    // A canonical representative or a trip key is a state apart from the
+    // successor, with every agent's part moved or rewritten: hashed whole.
+    incremental_ = !canonical_ && !plan_.active;
     // The key graph has cycles (a state's key equals an earlier one's): the
     // persistent sets have no cycle proviso, so --prove stores every successor.
     if (plan_.active) por_ = false;
@@ -107,9 +118,20 @@ class Successors {
     if (plan_.active) {
       State c = s;
       trip_key(plan_, m_.program(), c);
-      return canonical_ ? hash_state(sym_.canonical(c), words) : hash_state(c, words);
+      return canonical_ ? hash_state(sym_.canonical(c), owners_, words) : hash_state(c, owners_, words);
     }
-    return canonical_ ? hash_state(sym_.canonical(s), words) : hash_state(s, words);
+    return canonical_ ? hash_state(sym_.canonical(s), owners_, words) : hash_state(s, owners_, words);
+  }
+  // fingerprint(w.t), where w.t is a successor of w.s by action a: with
+  // incremental_, from w.s's agent hashes (load_agent_hashes), a's part alone
+  // hashed again. A step of agent a writes no other agent's part, and a
+  // pending event's step no agent's (step.cpp); local steps after a step
+  // of a are a's own.
+  std::uint64_t successor_fingerprint(Worker& w, const State& t, int a) const {
+    if (!incremental_) return fingerprint(t, w.words);
+    std::uint64_t sum = w.agent_sum;
+    if (a < m_.agents()) sum += agent_hash(t, owners_, a) - w.agent_hashes[static_cast<std::size_t>(a)];
+    return hash_with_agents(t, sum, w.words);
   }
 
   // Expands w.s, the state numbered `id`: takes every enabled action,
@@ -117,8 +139,12 @@ class Successors {
   // successor the reductions keep to store(fingerprint, action, queued),
   // queued() giving the bytes to queue (the state itself, not its canonical
   // representative, so that a schedule's actions stay valid along the path).
-  template <class Store>
-  void expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store) const;
+  // Each fingerprint goes to prefetch(fingerprint) first, and to store after
+  // the next action is stepped: the search's visited set can fetch its slot
+  // meanwhile. The store calls come in the order of the actions.
+  template <class Store, class Prefetch = void (*)(std::uint64_t)>
+  void expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store, Prefetch&& prefetch = no_prefetch) const;
+  static void no_prefetch(std::uint64_t) {}
 
  private:
   void note_warning(Worker& w, const StepInfo& info, std::uint32_t id, int action) const {
@@ -128,30 +154,87 @@ class Successors {
                             Warning{info.warning, info.warning_message, info.loc, action < m_.agents() ? action : -1});
   }
 
+  // Hashes w.s's agents' parts for successor_fingerprint.
+  void load_agent_hashes(Worker& w) const {
+    const int n = m_.agents();
+    w.agent_hashes.resize(static_cast<std::size_t>(n));
+    w.agent_sum = 0;
+    for (int i = 0; i < n; ++i) w.agent_sum += w.agent_hashes[static_cast<std::size_t>(i)] = agent_hash(w.s, owners_, i);
+  }
+
   const Model& m_;
-  bool reduction_, por_, canonical_;
+  bool reduction_, por_, canonical_, incremental_ = false;
   PartialOrder order_;
   Symmetry sym_;
   const TripPlan& plan_;
+  Owners owners_;
 };
 
-template <class Store>
-void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store) const {
+template <class Store, class Prefetch>
+void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store, Prefetch&& prefetch) const {
   const State& s = w.s;
   const int agents = m_.agents();
   bool any_enabled = false;
   const int total = m_.processes(s);
-  // Takes action `a` from s into w.t; false if it is not enabled. A
-  // violation ends the expansion; with `keep`, the successor is stored.
+  // Each action is stepped from s into a buffer that is s between actions:
+  // the step of an agent or an async event writes its own part and the
+  // parts no agent owns, which restore() copies back after it (an agent's
+  // own part: the steps of a are a's, and its local steps after them; an
+  // async event's step writes no agent's part). The trip oracle's step
+  // writes every agent's: its buffer is copied whole after it. A step that
+  // throws ends the search; the next expansion copies the buffers whole.
+  // Two buffers: a kept successor waits in one (`held`) for its store call
+  // until the next action has been stepped into the other.
+  w.t = s;  // into t's buffers: no allocation unless a part's size differs
+  bool t2_is_s = false;
+  const int oracle = plan_.active ? agents + static_cast<int>(s.pending.size()) : -1;
+  auto put_back = [&](State& t, int a) {
+    if (a == oracle) t = s;
+    else restore(t, s, owners_, a < agents ? a : -1);
+  };
+  struct Held {
+    State* t = nullptr;  // null: none
+    int a = 0;
+    std::uint64_t fp = 0;
+  } held;
+  auto store_held = [&] {
+    if (held.t == nullptr) return;
+    State& t = *held.t;
+    store(held.fp, static_cast<Action>(held.a), [&]() -> std::string_view {
+      serialize(t, w.bytes, &w.s, &w.s_events);
+      return w.bytes.view();
+    });
+    put_back(t, held.a);
+    held.t = nullptr;
+  };
+  // Takes action `a` from s; false if it is not enabled. A violation ends
+  // the expansion; with `keep`, the successor is stored.
   auto take = [&](int a, bool keep) {
+    State* tp = &w.t;
+    if (held.t == &w.t) {
+      if (!t2_is_s) w.t2 = s;
+      t2_is_s = true;
+      tp = &w.t2;
+    }
+    State& t = *tp;
     w.action = static_cast<Action>(a);
-    w.t = s;  // reuses t's buffers: no allocation unless t was moved into the queue
     StepInfo& info = w.info;
-    if (!m_.apply(w.t, static_cast<Action>(a), info)) return false;
+    bool enabled = false;
+    try {
+      enabled = m_.apply(t, static_cast<Action>(a), info);
+    } catch (...) {
+      store_held();  // as it would have been before this step
+      throw;
+    }
+    if (!enabled) {
+      put_back(t, a);
+      return false;
+    }
     if (w.coverage && a < agents) w.coverage->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
     any_enabled = true;
     ++w.transitions;
     if (info.violation != spec::Violation::none) {
+      store_held();
       w.found = Found{true, info.violation, id, false, static_cast<Action>(a)};
       w.found_key = key_of(id, static_cast<std::uint32_t>(a));
       return true;
@@ -160,19 +243,35 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     if (!keep) {
       // The control flow that follows the step belongs to it: coverage
       // counts it even where the reduction does not keep the successor.
-      if (w.coverage && a < agents) local_steps(w.t, a, w.coverage);
+      if (w.coverage && a < agents) {
+        try {
+          local_steps(t, a, w.coverage);
+        } catch (...) {
+          store_held();
+          throw;
+        }
+      }
+      put_back(t, a);
       return true;
     }
     // Only the agent that moved can have reached local steps; a pending
     // event moves no agent.
-    if (a < agents) local_steps(w.t, a, w.coverage);
-    store(fingerprint(w.t, w.words), static_cast<Action>(a), [&]() -> std::string_view {
-      serialize(w.t, w.bytes, &w.s, &w.s_events);
-      return w.bytes.view();
-    });
+    if (a < agents) {
+      try {
+        local_steps(t, a, w.coverage);
+      } catch (...) {
+        store_held();
+        throw;
+      }
+    }
+    const std::uint64_t fp = successor_fingerprint(w, t, a);
+    prefetch(fp);
+    store_held();
+    held = Held{&t, a, fp};
     return true;
   };
   w.action = 0;
+  if (incremental_) load_agent_hashes(w);
   const std::uint64_t keep = por_ ? order_.keep(s, depth, w.coverage) : 0;  // 0: store every successor
   bool kept_any = false;
   for (int a = 0; a < total && !w.found.any; ++a) {
@@ -184,6 +283,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
   if (keep != 0 && !kept_any)
     for (int a = 0; a < total && !w.found.any; ++a)
       if (m_.may_move(s, a)) take(a, true);
+  store_held();
   if (!w.found.any && !any_enabled && m_.live(s)) {
     w.found = Found{true, spec::Violation::deadlock, id, true, 0};
     w.found_key = key_of(id, deadlock_action);

@@ -4,7 +4,11 @@
 //     without a StepInfo, leaves the state agent_step leaves;
 //   - a StepInfo reused across steps (agent_step into one that is cleared
 //     first) holds what a fresh one would, strings and notes included (the
-//     stepper describes, so every field is filled).
+//     stepper describes, so every field is filled);
+//   - the search's successors, each stepped from its state in one buffer
+//     that is restored between actions (restore), are the plain steps'; and
+//     a successor's fingerprint found from its parent's agent hashes, the
+//     moving agent's alone hashed again, is the one hash_state gives it.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -12,8 +16,10 @@
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
+#include "checker/model.hpp"
 #include "checker/program.hpp"
 #include "checker/reduce/local.hpp"
+#include "checker/successors.hpp"
 #include "checker/state.hpp"
 #include "checker/step.hpp"
 #include "tests/corpus_files.hpp"
@@ -133,4 +139,67 @@ TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInf
   CHECK(control_ran > 1000);
   CHECK(reused > 10000);
   CHECK(described > 1000);
+}
+
+TEST_CASE("step shortcuts: successors in a restored buffer, and fingerprints from the agent hashes, as the plain way") {
+  std::mt19937 rng(9);
+  std::size_t compared = 0, by_event = 0, kernels = 0;
+  std::vector<std::uint64_t> words;
+  for (const std::string& file : corpus_files()) {
+    CAPTURE(file);
+    std::string src;
+    const dsl::Parsed parsed = dsl::parse_file(file, src);
+    REQUIRE(parsed.ok());
+    const check::Model m(parsed.kernel, false);
+    const check::Program& prog = m.program();
+    const check::Owners owners{prog.var_base, prog.num_mbars()};
+    // Without reductions the search takes its fingerprints from the agent
+    // hashes; with them too where the kernel has no symmetry.
+    for (const bool reduction : {false, true}) {
+      check::Options opt;
+      opt.reduction = reduction;
+      const check::Successors next(m, opt);
+      check::Worker w;
+      const check::State init = next.initial(nullptr);
+      w.s = init;
+      w.t = init;
+      check::State s = init;
+      std::string bytes;
+      for (int step = 0; step < 150; ++step) {
+        check::serialize(s, bytes);
+        w.load(bytes.data());
+        std::vector<std::string> succ;
+        try {
+          next.expand(w, 0, 0, [&](std::uint64_t fp, check::Action a, auto&& queued) {
+            const std::string_view q = queued();
+            // The plain step from a copy of s, and its local steps.
+            check::State plain = s;
+            check::StepInfo info;
+            REQUIRE(m.apply(plain, a, info));
+            if (a < m.agents()) next.local_steps(plain, a);
+            std::string plain_bytes;
+            check::serialize(plain, plain_bytes);
+            REQUIRE(plain_bytes == q);
+            check::State x = init;
+            check::deserialize(q.data(), x);
+            // The whole state hashed (with symmetry, its representative).
+            REQUIRE(fp == next.fingerprint(x, words));
+            if (!reduction) REQUIRE(fp == check::hash_state(x, owners, words));
+            ++compared;
+            by_event += a >= m.agents();
+            succ.emplace_back(q);
+          });
+        } catch (const check::KernelError&) {
+          break;
+        }
+        if (w.found.any || succ.empty()) break;
+        check::deserialize(succ[rng() % succ.size()].data(), s);
+      }
+      w.found = {};
+    }
+    ++kernels;
+  }
+  MESSAGE(compared << " successors and their fingerprints compared over " << kernels << " kernels, " << by_event << " of them after an async event");
+  CHECK(compared > 10000);
+  CHECK(by_event > 100);
 }
