@@ -49,11 +49,14 @@ Searched breadth_first(const SearchRun& run) {
       w.load(reader.get(*level, at));
       at = level->after(at);
       const auto id = static_cast<std::uint32_t>(base + li);
-      next_of.expand(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
-        if (!visit(fp, id, a)) return;
-        next->put(queued());
-        ++next_size;
-      });
+      next_of.expand(
+          w, id, depth,
+          [&](std::uint64_t fp, Action a, auto&& queued) {
+            if (!visit(fp, id, a)) return;
+            next->put(queued());
+            ++next_size;
+          },
+          [&](std::uint64_t fp) { visited.prefetch(fp); });
       if ((++expanded & 1023) == 0) {
         std::uint64_t mem = 0;
         const char* why = limits.reached(visited.size(), mem);
