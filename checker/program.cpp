@@ -351,13 +351,13 @@ Program instantiate(const ir::Kernel& k) {
     for (int& t : p.cta_threads) t = k.cta_threads;
 
   // Named-barrier ids in use, and which mbarrier declarations have an init.
-  std::vector<bool> used(spec::named::num_ids, false);
+  std::vector<bool> used(spec::named::num_ids, false), written(k.mbarriers.size(), false);
   bool any_dynamic = false;
   for (const ir::Role& role : k.roles) {
     scan_ops(role.body, [&](const ir::Op& op) {
-      if (op.code == OpCode::mbar_init && op.bar.object >= 0 &&
-          op.bar.object < static_cast<int>(k.mbarriers.size()))
-        p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
+      const bool known = op.bar.object >= 0 && op.bar.object < static_cast<int>(k.mbarriers.size());
+      if (op.code == OpCode::mbar_init && known) p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
+      if ((op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval) && known) written[static_cast<std::size_t>(op.bar.object)] = true;
       p.has_clc |= op.code == OpCode::clc_try_cancel;
       p.has_tcgen05_mma |= op.code == OpCode::tcgen05_mma || op.code == OpCode::tcgen05_cp ||
                            op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st;
@@ -375,6 +375,8 @@ Program instantiate(const ir::Kernel& k) {
       }
     });
   }
+  p.mbar_memory_written.assign(static_cast<std::size_t>(p.num_mbars()), 0);
+  for (int m = 0; m < p.num_mbars(); ++m) p.mbar_memory_written[static_cast<std::size_t>(m)] = written[static_cast<std::size_t>(p.mbar_decl(m))];
   p.named_slot.assign(spec::named::num_ids, -1);
   for (int id = 0; id < spec::named::num_ids; ++id)
     if (any_dynamic || used[static_cast<std::size_t>(id)]) p.named_slot[static_cast<std::size_t>(id)] = p.named_used++;

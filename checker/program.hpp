@@ -87,6 +87,13 @@ struct Program {
   std::vector<int> buffer_base, mbar_base;
   int buffers_per_cta = 0, mbars_per_cta = 0;
   std::vector<bool> mbar_has_init;          // per declaration: the kernel has an init op on it
+  // Per mbarrier instance: 1 where an op of the kernel may write its
+  // pseudo-buffer (an mbarrier.init or mbarrier.inval of its declaration;
+  // step.cpp, the only writers of hb events there). Where it is 0 the
+  // pseudo-buffer holds no event in any state, so its initialisation is
+  // visible to every use (step.cpp, init_use_of: the same answer, without
+  // the search through the events; tests/checker_step_reuse_test.cpp).
+  std::vector<std::uint8_t> mbar_memory_written;
 
   // Synchronisation objects for happens-before: mbarrier instances, then the
   // named-barrier ids in use per CTA, then the cluster barrier.

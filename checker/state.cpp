@@ -477,7 +477,7 @@ void State::point(std::uint64_t* at) {
   place(clc_value);
 }
 
-void State::reshape(const Shape& sh) {
+void State::allocate(const Shape& sh) {
   words_ = words_for(sh);
   owned_words_ = words_of<AgentState>(sh.agents) + words_of<std::int64_t>(sh.vars) + words_of<std::uint32_t>(sh.last_seen);
   block_.reset(words_ == 0 ? nullptr : new std::uint64_t[words_]());
@@ -490,6 +490,10 @@ void State::reshape(const Shape& sh) {
   tmem.n_ = sh.tmem;
   clc_value.n_ = sh.clc_value;
   point(block_.get());
+}
+
+void State::reshape(const Shape& sh) {
+  allocate(sh);
   // Each element its default value (not every type's is all zero bits).
   auto fill = [](auto& part) {
     using T = std::remove_reference_t<decltype(part[0])>;
@@ -504,7 +508,7 @@ void State::reshape(const Shape& sh) {
 
 State::State(const State& o)
     : cluster(o.cluster), clc(o.clc), pending(o.pending), mem(o.mem), cta_exited(o.cta_exited) {
-  reshape(o.shape());
+  allocate(o.shape());
   if (words_ > 0) std::memcpy(block_.get(), o.block_.get(), words_ * 8);
 }
 
@@ -575,8 +579,7 @@ void restore(State& t, const State& s, const Owners& o, int a) {
   if (a >= 0) {
     const auto i = static_cast<std::size_t>(a);
     t.agents[i] = s.agents[i];
-    const auto v0 = static_cast<std::size_t>(o.var_base[i]);
-    const std::size_t v1 = i + 1 < o.var_base.size() ? static_cast<std::size_t>(o.var_base[i + 1]) : s.vars.size();
+    const auto [v0, v1] = o.vars_of(i, s.vars.size());
     for (std::size_t k = v0; k < v1; ++k) t.vars[k] = s.vars[k];
     const auto m = static_cast<std::size_t>(o.mbars);
     for (std::size_t k = i * m; k < (i + 1) * m; ++k) t.last_seen[k] = s.last_seen[k];
@@ -663,8 +666,7 @@ struct Chains {
 // hashes again only the part of the agent that moved.
 std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   const auto a = static_cast<std::size_t>(i);
-  const auto v0 = static_cast<std::size_t>(o.var_base[a]);
-  const std::size_t v1 = a + 1 < o.var_base.size() ? static_cast<std::size_t>(o.var_base[a + 1]) : s.vars.size();
+  const auto [v0, v1] = o.vars_of(a, s.vars.size());
   const auto m = static_cast<std::size_t>(o.mbars);
   // One word per multiplication, read where it lies (a part is a few words:
   // no buffer, no block to fill). The seed is the agent's index and the

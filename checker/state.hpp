@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "spec/amd.hpp"
@@ -134,16 +135,14 @@ struct State {
   [[nodiscard]] Shape shape() const {
     return {agents.size(), vars.size(), last_seen.size(), mbars.size(), named.size(), amd.size(), tmem.size(), clc_value.size()};
   }
-  // The block holding the fixed parts, in their order, each part's start
-  // rounded up to a word; the bytes between parts are zero.
-  [[nodiscard]] const std::uint64_t* block() const { return block_.get(); }
-  [[nodiscard]] std::size_t block_words() const { return words_; }
-
   // A few free functions see the layout (state.cpp).
   friend void restore(State& t, const State& s, const struct Owners& o, int a);
 
  private:
-  void point(std::uint64_t* at);  // sets the parts' pointers into a block of this shape
+  // The block holds the fixed parts in their order, each part's start
+  // rounded up to a word; the bytes between parts are zero.
+  void allocate(const Shape& sh);  // a zeroed block of this shape, the parts pointing into it (reshape fills defaults)
+  void point(std::uint64_t* at);   // sets the parts' pointers into a block of this shape
   std::unique_ptr<std::uint64_t[]> block_;
   std::size_t words_ = 0;
   std::size_t owned_words_ = 0;  // the agents', the variables' and the phases seen: the block's first words
@@ -190,6 +189,10 @@ void deserialize(const char* bytes, State& s, EventBytes* where = nullptr);
 struct Owners {
   std::span<const int> var_base;
   int mbars = 0;
+  // Agent i's variables: [first, second) of a state with `nvars` in all.
+  [[nodiscard]] std::pair<std::size_t, std::size_t> vars_of(std::size_t i, std::size_t nvars) const {
+    return {static_cast<std::size_t>(var_base[i]), i + 1 < var_base.size() ? static_cast<std::size_t>(var_base[i + 1]) : nvars};
+  }
 };
 
 // Makes t equal to s again where t is s after a step of agent a (-1: of no

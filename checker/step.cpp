@@ -39,6 +39,9 @@ std::string scope_text(const ir::Op& op, bool arrive) {
 // Whether mbarrier instance `mbar`'s initialisation is visible to a use by
 // `issuers` through `proxy` (rules::init_use over the hb check of the use).
 rules::InitUse init_use_of(const Program& p, const hb::Memory& mem, int mbar, hb::Proxy proxy, hb::Threads issuers) {
+  // No op writes this barrier's memory: no event to conflict with (what
+  // check_only finds on a buffer without events).
+  if (p.mbar_memory_written[static_cast<std::size_t>(mbar)] == 0) return rules::init_use(hb::Check{});
   hb::Access acc;
   acc.buf = p.mbar_pseudo_buffer(mbar);
   acc.proxy = proxy;
@@ -1633,7 +1636,8 @@ bool Stepper::surely_blocked(const State& s, int a) const {
       if (o.violation != Violation::none || o.observed != 0) return false;
       // The wait's step would report an init not ordered before it (the
       // same test as Exec::require_init_visible), not block.
-      return init_use_of(p_, s.mem, m, hb::Proxy::generic, lanes_of(op, info).threads) == rules::InitUse::visible;
+      return p_.mbar_memory_written[static_cast<std::size_t>(m)] == 0 ||
+             init_use_of(p_, s.mem, m, hb::Proxy::generic, lanes_of(op, info).threads) == rules::InitUse::visible;
     }
     case OpCode::bar_sync:
     case OpCode::bar_red:

@@ -2,6 +2,8 @@
 // plain way, along random schedules of every corpus kernel:
 //   - local control flow (assignments, jumps, branches) run by control_step,
 //     without a StepInfo, leaves the state agent_step leaves;
+//   - a barrier whose memory no op writes (Program::mbar_memory_written)
+//     has no event on it in any state the walks reach;
 //   - a StepInfo reused across steps (agent_step into one that is cleared
 //     first) holds what a fresh one would, strings and notes included (the
 //     stepper describes, so every field is filled);
@@ -61,7 +63,7 @@ void plain_local_steps(const check::Stepper& st, check::State& s, int a, bool pr
 
 TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInfo, as the plain step") {
   std::mt19937 rng(5);
-  std::size_t local_runs = 0, control_ran = 0, reused = 0, described = 0;
+  std::size_t local_runs = 0, control_ran = 0, reused = 0, described = 0, init_events = 0, unwritten_seen = 0;
   check::StepInfo kept;  // reused across every step of every kernel
   for (const std::string& file : corpus_files()) {
     CAPTURE(file);
@@ -72,6 +74,16 @@ TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInf
       check::State s = st.initial();
       for (int step = 0; step < 200; ++step) {
         const int agents = static_cast<int>(s.agents.size());
+        // The premise of init_use_of's shortcut: a barrier no op of the
+        // kernel initialises or invalidates has no event on its memory.
+        for (const spec::hb::Event& e : s.mem.events) {
+          if (e.buf < prog.num_buffers()) continue;
+          const int m = e.buf - prog.num_buffers();
+          REQUIRE(m < prog.num_mbars());
+          REQUIRE(prog.mbar_memory_written[static_cast<std::size_t>(m)] != 0);
+          ++init_events;
+        }
+        for (int m = 0; m < prog.num_mbars(); ++m) unwritten_seen += prog.mbar_memory_written[static_cast<std::size_t>(m)] == 0;
         // Local steps of each agent, both ways, with and without the
         // agents' private operations.
         for (int a = 0; a < agents; ++a)
@@ -134,7 +146,10 @@ TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInf
     }
   }
   MESSAGE(local_runs << " local-step runs compared, " << control_ran << " of them moved; " << reused
-                     << " steps into a reused StepInfo, " << described << " described");
+                     << " steps into a reused StepInfo, " << described << " described; " << init_events
+                     << " events on a barrier's memory, " << unwritten_seen << " barriers seen that no op writes");
+  CHECK(init_events > 1000);
+  CHECK(unwritten_seen > 1000);
   CHECK(local_runs > 10000);
   CHECK(control_ran > 1000);
   CHECK(reused > 10000);
