@@ -92,7 +92,11 @@ struct Program {
   // step.cpp, the only writers of hb events there). Where it is 0 the
   // pseudo-buffer holds no event in any state, so its initialisation is
   // visible to every use (step.cpp, init_use_of: the same answer, without
-  // the search through the events; tests/checker_step_reuse_test.cpp).
+  // the search through the events; tests/checker_step_reuse_test.cpp). An
+  // inval writes the memory only where a buffer is laid over the barrier,
+  // and such a barrier has an init in the kernel (the parser refuses one
+  // initialised at launch), so counting the inval changes nothing today; it
+  // keeps the flag true to step.cpp's writers all the same.
   std::vector<std::uint8_t> mbar_memory_written;
 
   // Synchronisation objects for happens-before: mbarrier instances, then the
