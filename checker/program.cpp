@@ -350,7 +350,8 @@ Program instantiate(const ir::Kernel& k) {
   if (k.cta_threads > 0)
     for (int& t : p.cta_threads) t = k.cta_threads;
 
-  // Named-barrier ids in use, and which mbarrier declarations have an init.
+  // Named-barrier ids in use, which mbarrier declarations have an init, and
+  // which have their memory written (an init or an inval).
   std::vector<bool> used(spec::named::num_ids, false), written(k.mbarriers.size(), false);
   bool any_dynamic = false;
   for (const ir::Role& role : k.roles) {
