@@ -124,12 +124,12 @@ inline std::int64_t operand(const Program& p, ExprId e, const std::int64_t* vars
   const ir::Expr& x = p.exprs.at(static_cast<std::size_t>(e));
   if (x.kind == ir::ExprKind::var) return vars[x.var];
   if (x.kind == ir::ExprKind::constant) return x.value;
-  return eval(p, e, vars);
+  return eval_tree(p, e, vars);
 }
 
 }  // namespace
 
-std::int64_t eval(const Program& p, ExprId e, const std::int64_t* vars) {
+std::int64_t eval_tree(const Program& p, ExprId e, const std::int64_t* vars) {
   const ir::Expr& x = p.exprs.at(static_cast<std::size_t>(e));
   switch (x.kind) {
     case ir::ExprKind::constant: return x.value;
@@ -181,6 +181,38 @@ std::int64_t eval(const Program& p, ExprId e, const std::int64_t* vars) {
     }
   }
   return 0;
+}
+
+void compile_exprs(Program& p) {
+  using K = FastExpr::Kind;
+  p.fast.assign(p.exprs.size(), FastExpr{});
+  constexpr std::int64_t limit = std::int64_t{1} << 62;
+  const auto in = [&](ExprId id) { return id >= 0 && static_cast<std::size_t>(id) < p.exprs.size(); };
+  for (std::size_t i = 0; i < p.exprs.size(); ++i) {
+    const ir::Expr& x = p.exprs[i];
+    FastExpr& f = p.fast[i];
+    if (x.kind == ir::ExprKind::constant) f = {K::constant, -1, x.value};
+    if (x.kind == ir::ExprKind::var) f = {K::var, x.var, 0};
+    if (x.kind != ir::ExprKind::binary || !in(x.a) || !in(x.b)) continue;
+    const ir::Expr& a = p.exprs[static_cast<std::size_t>(x.a)];
+    const ir::Expr& b = p.exprs[static_cast<std::size_t>(x.b)];
+    if (a.kind != ir::ExprKind::var || b.kind != ir::ExprKind::constant) continue;
+    K kind = K::tree;
+    switch (x.bin) {
+      case ir::BinOp::add: kind = K::add; break;
+      case ir::BinOp::sub: kind = K::sub; break;
+      case ir::BinOp::div: kind = b.value >= 1 && b.value <= limit ? K::div : K::tree; break;
+      case ir::BinOp::mod: kind = b.value >= 1 && b.value <= limit ? K::mod : K::tree; break;
+      case ir::BinOp::lt: kind = K::lt; break;
+      case ir::BinOp::le: kind = K::le; break;
+      case ir::BinOp::gt: kind = K::gt; break;
+      case ir::BinOp::ge: kind = K::ge; break;
+      case ir::BinOp::eq: kind = K::eq; break;
+      case ir::BinOp::ne: kind = K::ne; break;
+      default: break;
+    }
+    if (kind != K::tree) f = {kind, a.var, b.value};
+  }
 }
 
 std::string Program::buffer_name(int inst) const {
@@ -454,6 +486,7 @@ Program instantiate(const ir::Kernel& k) {
     Flattener f{p, p.code.back()};
     f.block(role.body);
   }
+  compile_exprs(p);
   return p;
 }
 

@@ -67,9 +67,22 @@ struct Lanes {
 };
 [[nodiscard]] Lanes lanes_of(const ir::Op& op, const AgentInfo& a);
 
+// An expression in a form eval computes without walking its tree: most
+// expressions of a kernel are a variable, a constant, or a variable and a
+// constant joined by one operator (`k % 2`, `k + 1`, `k < n`). Found from
+// Program::exprs by compile_exprs; `tree` for any other.
+struct FastExpr {
+  // A variable `op` the constant k, for each operator with a form.
+  enum class Kind : std::uint8_t { tree, constant, var, add, sub, div, mod, lt, le, gt, ge, eq, ne };
+  Kind kind = Kind::tree;
+  std::int32_t var = -1;  // var, and every operator
+  std::int64_t k = 0;     // constant, and every operator
+};
+
 struct Program {
   const ir::Kernel* kernel = nullptr;
   std::vector<ir::Expr> exprs;              // the kernel's, plus loop increments and bounds
+  std::vector<FastExpr> fast;               // per expression, its form for eval (compile_exprs; empty: every one a tree)
   std::vector<std::vector<Instr>> code;     // per role
   std::vector<AgentInfo> agents;
   std::vector<int> var_base;                // per agent: its first variable in State::vars
@@ -166,9 +179,48 @@ struct Program {
 // True if the expression reads no variable (its value is the same for every agent).
 [[nodiscard]] bool is_constant(const Program& p, ir::ExprId e);
 
-// Integer expressions over an agent's variables. Throws KernelError on
-// division by zero.
-[[nodiscard]] std::int64_t eval(const Program& p, ir::ExprId e, const std::int64_t* vars);
+// Sets p.fast from p.exprs (instantiate does; a Program built by hand may).
+void compile_exprs(Program& p);
+
+// Integer expressions over an agent's variables, by walking the tree.
+// Throws KernelError on division by zero, an overflow or a bad shift.
+[[nodiscard]] std::int64_t eval_tree(const Program& p, ir::ExprId e, const std::int64_t* vars);
+
+// The same value and errors as eval_tree, a fast form computed inline where
+// the expression has one and its result needs no error (any other case, an
+// error included, is eval_tree's: tests/dsl_errors_test.cpp compares both
+// with exact arithmetic).
+[[nodiscard]] inline std::int64_t eval(const Program& p, ir::ExprId e, const std::int64_t* vars) {
+  const auto i = static_cast<std::size_t>(e);
+  if (i >= p.fast.size()) return eval_tree(p, e, vars);
+  const FastExpr& f = p.fast[i];
+  constexpr std::int64_t limit = std::int64_t{1} << 62;
+  std::int64_t r = 0;
+  switch (f.kind) {
+    case FastExpr::Kind::tree: return eval_tree(p, e, vars);
+    case FastExpr::Kind::constant: return f.k;
+    case FastExpr::Kind::var: return vars[f.var];
+    // compile_exprs gives division and remainder a form only by 1..2^62:
+    // neither divides by zero, a remainder is in range, and a quotient is
+    // out of range only where the variable is (divided by 1).
+    case FastExpr::Kind::mod: return vars[f.var] % f.k;
+    case FastExpr::Kind::div: r = vars[f.var] / f.k; break;
+    case FastExpr::Kind::add:
+      if (__builtin_add_overflow(vars[f.var], f.k, &r)) return eval_tree(p, e, vars);
+      break;
+    case FastExpr::Kind::sub:
+      if (__builtin_sub_overflow(vars[f.var], f.k, &r)) return eval_tree(p, e, vars);
+      break;
+    case FastExpr::Kind::lt: return vars[f.var] < f.k;
+    case FastExpr::Kind::le: return vars[f.var] <= f.k;
+    case FastExpr::Kind::gt: return vars[f.var] > f.k;
+    case FastExpr::Kind::ge: return vars[f.var] >= f.k;
+    case FastExpr::Kind::eq: return vars[f.var] == f.k;
+    case FastExpr::Kind::ne: return vars[f.var] != f.k;
+  }
+  // The tree reports a result out of range.
+  return r <= limit && r >= -limit ? r : eval_tree(p, e, vars);
+}
 
 // The CTA an operand names (`@ c`), or `own` where it names none. Throws
 // KernelError for a CTA outside the cluster.

@@ -116,7 +116,8 @@ class Exec {
   } while (0)
   [[noreturn]] void stop(Violation v, const std::string& msg) { throw Stop{v, msg}; }
 
-  int target_cta(const ir::Ref& r) { return check::target_cta(p_, r, vars(), me_.cta); }
+  // Its own CTA (always in the cluster) where the operand names none.
+  int target_cta(const ir::Ref& r) { return r.cta == ir::no_expr ? me_.cta : check::target_cta(p_, r, vars(), me_.cta); }
   int element(const ir::Ref& r, int size, const std::string& name) {
     const std::int64_t i = ev(r.index, 0);
     if (i < 0 || i >= size)
