@@ -214,13 +214,22 @@ void deserialize(const char* bytes, State& s, EventBytes* where) {
       g->retired = static_cast<std::uint16_t>(r.var());
     }
   }
+  // The one-byte forms read through a local pointer: a byte read through
+  // the reader's own pointer is one the compiler must assume may write that
+  // pointer, and reloads it per value.
   if (r.get<std::uint8_t>()) {
-    for (std::int64_t& v : s.vars) v = static_cast<std::int8_t>(*r.p++);
+    const char* q = r.p;
+    std::int64_t* v = s.vars.data();
+    for (std::size_t k = 0, n = s.vars.size(); k < n; ++k) v[k] = static_cast<std::int8_t>(q[k]);
+    r.p = q + s.vars.size();
   } else {
     for (std::int64_t& v : s.vars) v = r.svar();
   }
   if (r.get<std::uint8_t>()) {
-    for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint8_t>(*r.p++);
+    const char* q = r.p;
+    std::uint32_t* v = s.last_seen.data();
+    for (std::size_t k = 0, n = s.last_seen.size(); k < n; ++k) v[k] = static_cast<std::uint8_t>(q[k]);
+    r.p = q + s.last_seen.size();
   } else {
     for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint32_t>(r.var());
   }
@@ -328,15 +337,23 @@ char* write_state(const State& s, char* out, const State* like, const EventBytes
   // each, copied without a branch per value (a flag byte says which form).
   const bool vars_small = std::all_of(s.vars.begin(), s.vars.end(), [](std::int64_t v) { return v >= -128 && v <= 127; });
   w.put(static_cast<std::uint8_t>(vars_small));
-  if (vars_small) {
-    for (std::int64_t v : s.vars) *w.p++ = static_cast<char>(static_cast<std::int8_t>(v));
+  if (vars_small) {  // through a local pointer, as deserialize reads them
+    char* q = w.p;
+    const std::int64_t* v = s.vars.data();
+    const std::size_t n = s.vars.size();
+    for (std::size_t k = 0; k < n; ++k) q[k] = static_cast<char>(static_cast<std::int8_t>(v[k]));
+    w.p = q + n;
   } else {
     for (std::int64_t v : s.vars) w.svar(v);
   }
   const bool seen_small = std::all_of(s.last_seen.begin(), s.last_seen.end(), [](std::uint32_t v) { return v <= 255; });
   w.put(static_cast<std::uint8_t>(seen_small));
   if (seen_small) {
-    for (std::uint32_t v : s.last_seen) *w.p++ = static_cast<char>(static_cast<std::uint8_t>(v));
+    char* q = w.p;
+    const std::uint32_t* v = s.last_seen.data();
+    const std::size_t n = s.last_seen.size();
+    for (std::size_t k = 0; k < n; ++k) q[k] = static_cast<char>(static_cast<std::uint8_t>(v[k]));
+    w.p = q + n;
   } else {
     for (std::uint32_t v : s.last_seen) w.var(v);
   }

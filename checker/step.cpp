@@ -118,10 +118,14 @@ class Exec {
 
   // Its own CTA (always in the cluster) where the operand names none.
   int target_cta(const ir::Ref& r) { return r.cta == ir::no_expr ? me_.cta : check::target_cta(p_, r, vars(), me_.cta); }
+  // The error is thrown out of line, so that the lookup stays small enough
+  // to inline (it runs in most steps).
+  [[noreturn, gnu::cold, gnu::noinline]] static void outside(std::int64_t i, const std::string& name, int size, ir::Loc loc) {
+    throw KernelError("index " + std::to_string(i) + " is outside " + name + "[" + std::to_string(size) + "]", loc);
+  }
   int element(const ir::Ref& r, int size, const std::string& name) {
     const std::int64_t i = ev(r.index, 0);
-    if (i < 0 || i >= size)
-      throw KernelError("index " + std::to_string(i) + " is outside " + name + "[" + std::to_string(size) + "]", r.loc);
+    if (i < 0 || i >= size) outside(i, name, size, r.loc);
     return static_cast<int>(i);
   }
   int mbar_at(const ir::Ref& r, int cta) {
@@ -158,7 +162,12 @@ class Exec {
   // The async proxy's use of a barrier that the same thread initialised with
   // no proxy fence between is a warning (docs/spec.md, "Stances").
   void require_init_visible(int mbar, hb::Proxy proxy, hb::Threads issuers) {
-    switch (init_use_of(p_, s_.mem, mbar, proxy, issuers)) {
+    const rules::InitUse use = init_use_of(p_, s_.mem, mbar, proxy, issuers);
+    if (use != rules::InitUse::visible) init_not_visible(use, mbar, proxy);
+  }
+  // Out of line, so that the test above inlines where it runs (most steps).
+  [[gnu::cold, gnu::noinline]] void init_not_visible(rules::InitUse use, int mbar, hb::Proxy proxy) {
+    switch (use) {
       case rules::InitUse::visible: return;
       case rules::InitUse::unfenced_own_init:
         warn(Violation::async_init_unfenced,
@@ -1710,16 +1719,6 @@ bool Stepper::surely_blocked(const State& s, int a) const {
     case OpCode::exit: return false;
   }
   return false;  // an op code outside the enum
-}
-
-const Instr* Stepper::next_local(const State& s, int a, bool private_ops) const {
-  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
-  if (ag.exited) return nullptr;
-  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
-  if (ag.pc >= code.size()) return nullptr;
-  const Instr& in = code[ag.pc];
-  if (is_control(in.kind)) return &in;
-  return in.kind == InstrKind::op && private_ops && private_op(in.op->code) ? &in : nullptr;
 }
 
 void Stepper::control_step(State& s, int a, const Instr& in) const {

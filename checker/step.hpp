@@ -88,4 +88,16 @@ class Stepper {
 // reads and writes other bits, so they commute with all of them.
 [[nodiscard]] bool private_op(ir::OpCode c);
 
+// Inline: the search asks it after every step, and again after each local
+// step it runs.
+inline const Instr* Stepper::next_local(const State& s, int a, bool private_ops) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  if (ag.exited) return nullptr;
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
+  if (ag.pc >= code.size()) return nullptr;
+  const Instr& in = code[ag.pc];
+  if (is_control(in.kind)) return &in;
+  return in.kind == InstrKind::op && private_ops && private_op(in.op->code) ? &in : nullptr;
+}
+
 }  // namespace pc::check
