@@ -108,13 +108,11 @@ namespace {
   throw KernelError("a shift by " + std::to_string(b) + ": the amount is 0..62", loc);
 }
 std::int64_t checked(__int128 v, ir::Loc loc) {
-  constexpr __int128 limit = __int128{1} << 62;
-  if (v > limit || v < -limit) overflow(loc);
+  if (v > value_limit || v < -value_limit) overflow(loc);
   return static_cast<std::int64_t>(v);
 }
 std::int64_t checked(std::int64_t v, ir::Loc loc) {
-  constexpr std::int64_t limit = std::int64_t{1} << 62;
-  if (v > limit || v < -limit) overflow(loc);
+  if (v > value_limit || v < -value_limit) overflow(loc);
   return v;
 }
 
@@ -186,7 +184,6 @@ std::int64_t eval_tree(const Program& p, ExprId e, const std::int64_t* vars) {
 void compile_exprs(Program& p) {
   using K = FastExpr::Kind;
   p.fast.assign(p.exprs.size(), FastExpr{});
-  constexpr std::int64_t limit = std::int64_t{1} << 62;
   const auto in = [&](ExprId id) { return id >= 0 && static_cast<std::size_t>(id) < p.exprs.size(); };
   for (std::size_t i = 0; i < p.exprs.size(); ++i) {
     const ir::Expr& x = p.exprs[i];
@@ -201,8 +198,8 @@ void compile_exprs(Program& p) {
     switch (x.bin) {
       case ir::BinOp::add: kind = K::add; break;
       case ir::BinOp::sub: kind = K::sub; break;
-      case ir::BinOp::div: kind = b.value >= 1 && b.value <= limit ? K::div : K::tree; break;
-      case ir::BinOp::mod: kind = b.value >= 1 && b.value <= limit ? K::mod : K::tree; break;
+      case ir::BinOp::div: kind = b.value >= 1 && b.value <= value_limit ? K::div : K::tree; break;
+      case ir::BinOp::mod: kind = b.value >= 1 && b.value <= value_limit ? K::mod : K::tree; break;
       case ir::BinOp::lt: kind = K::lt; break;
       case ir::BinOp::le: kind = K::le; break;
       case ir::BinOp::gt: kind = K::gt; break;
@@ -521,11 +518,8 @@ spec::hb::Syncs Program::mbar_syncs(int mbar) const {
   return s;
 }
 
-int target_cta(const Program& p, const ir::Ref& r, const std::int64_t* vars, int own) {
-  const std::int64_t c = r.cta == ir::no_expr ? own : eval(p, r.cta, vars);
-  if (c < 0 || c >= p.ctas)
-    throw KernelError("CTA index " + std::to_string(c) + " is outside the cluster of " + std::to_string(p.ctas), r.loc);
-  return static_cast<int>(c);
+[[gnu::cold, gnu::noinline]] void cta_outside(const Program& p, const ir::Ref& r, std::int64_t c) {
+  throw KernelError("CTA index " + std::to_string(c) + " is outside the cluster of " + std::to_string(p.ctas), r.loc);
 }
 
 std::string lanes_prefix(const ir::Op& op) {

@@ -182,6 +182,10 @@ struct Program {
 // Sets p.fast from p.exprs (instantiate does; a Program built by hand may).
 void compile_exprs(Program& p);
 
+// The range of integer values, as of numbers in a .bk file: a result
+// outside -value_limit..value_limit is an overflow error.
+inline constexpr std::int64_t value_limit = std::int64_t{1} << 62;
+
 // Integer expressions over an agent's variables, by walking the tree.
 // Throws KernelError on division by zero, an overflow or a bad shift.
 [[nodiscard]] std::int64_t eval_tree(const Program& p, ir::ExprId e, const std::int64_t* vars);
@@ -194,7 +198,6 @@ void compile_exprs(Program& p);
   const auto i = static_cast<std::size_t>(e);
   if (i >= p.fast.size()) return eval_tree(p, e, vars);
   const FastExpr& f = p.fast[i];
-  constexpr std::int64_t limit = std::int64_t{1} << 62;
   std::int64_t r = 0;
   switch (f.kind) {
     case FastExpr::Kind::tree: return eval_tree(p, e, vars);
@@ -219,12 +222,20 @@ void compile_exprs(Program& p);
     case FastExpr::Kind::ne: return vars[f.var] != f.k;
   }
   // The tree reports a result out of range.
-  return r <= limit && r >= -limit ? r : eval_tree(p, e, vars);
+  return r <= value_limit && r >= -value_limit ? r : eval_tree(p, e, vars);
 }
+
+// Throws the KernelError of a CTA index outside the cluster (out of line).
+[[noreturn]] void cta_outside(const Program& p, const ir::Ref& r, std::int64_t c);
 
 // The CTA an operand names (`@ c`), or `own` where it names none. Throws
 // KernelError for a CTA outside the cluster.
-[[nodiscard]] int target_cta(const Program& p, const ir::Ref& r, const std::int64_t* vars, int own);
+[[nodiscard]] inline int target_cta(const Program& p, const ir::Ref& r, const std::int64_t* vars, int own) {
+  if (r.cta == ir::no_expr) return own;
+  const std::int64_t c = eval(p, r.cta, vars);
+  if (c < 0 || c >= p.ctas) cta_outside(p, r, c);
+  return static_cast<int>(c);
+}
 
 // How a trace names the lanes that execute an operation (lanes_of): "one: ",
 // "each: ", "all: ", or nothing where they are the operation's default.

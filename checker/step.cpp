@@ -117,7 +117,7 @@ class Exec {
   [[noreturn]] void stop(Violation v, const std::string& msg) { throw Stop{v, msg}; }
 
   // Its own CTA (always in the cluster) where the operand names none.
-  int target_cta(const ir::Ref& r) { return r.cta == ir::no_expr ? me_.cta : check::target_cta(p_, r, vars(), me_.cta); }
+  int target_cta(const ir::Ref& r) { return check::target_cta(p_, r, vars(), me_.cta); }
   // The error is thrown out of line, so that the lookup stays small enough
   // to inline (it runs in most steps).
   [[noreturn, gnu::cold, gnu::noinline]] static void outside(std::int64_t i, const std::string& name, int size, ir::Loc loc) {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/dsl/lexer.hpp"
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/program.hpp"
@@ -350,6 +351,9 @@ TEST_CASE("arithmetic is checked: an overflow is an error at the operator") {
 // eval computes in 64 bits where it can (program.cpp): against the exact
 // 128-bit arithmetic, every operator on edge and random operands gives the
 // same value, or the same error.
+// A number the front end reads is a value the checker's arithmetic keeps.
+static_assert(pc::dsl::max_number == pc::check::value_limit);
+
 TEST_CASE("arithmetic in 64 bits gives what exact arithmetic gives, or the same error") {
   using ir::BinOp;
   constexpr __int128 limit = __int128{1} << 62;
