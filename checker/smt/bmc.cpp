@@ -3,8 +3,11 @@
 #include <z3++.h>
 
 #include <algorithm>
-#include <functional>
 #include <cstdio>
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <utility>
 
 #include "checker/smt/bmc_fragment.hpp"
 #include "spec/mbarrier.hpp"
@@ -21,6 +24,34 @@ using bmc::Step;
 using bmc::StepKind;
 using spec::Violation;
 
+// A field of a State: a vector of terms that copies of the state share
+// until one of them writes it (copy on write). Each case of a step starts
+// from a copy of the whole state and writes a few fields; the search merges
+// only the fields a case no longer shares with the state it came from.
+// Reading through a non-const field takes a copy of its own first, as
+// writing does: read a state that is not to change through a const one.
+class Exprs {
+ public:
+  Exprs() = default;
+  Exprs(std::initializer_list<z3::expr> l) : v_(std::make_shared<std::vector<z3::expr>>(l)) {}
+  [[nodiscard]] std::size_t size() const { return v_ ? v_->size() : 0; }
+  [[nodiscard]] bool empty() const { return size() == 0; }
+  const z3::expr& operator[](std::size_t i) const { return (*v_)[i]; }
+  z3::expr& operator[](std::size_t i) { return own()[i]; }
+  void push_back(const z3::expr& e) { own().push_back(e); }
+  void assign(std::size_t n, const z3::expr& e) { own().assign(n, e); }
+  // Whether both are the same vector, not only equal ones.
+  [[nodiscard]] bool shares(const Exprs& o) const { return v_ == o.v_; }
+
+ private:
+  std::vector<z3::expr>& own() {
+    if (!v_) v_ = std::make_shared<std::vector<z3::expr>>();
+    else if (v_.use_count() > 1) v_ = std::make_shared<std::vector<z3::expr>>(*v_);
+    return *v_;
+  }
+  std::shared_ptr<std::vector<z3::expr>> v_;
+};
+
 // One state of the search, as Z3 terms. Synchronisation objects: the
 // mbarrier instances, the named-barrier slots, then the extra ones
 // (bmc_fragment.hpp). An event's `k[t]` is
@@ -29,25 +60,25 @@ using spec::Violation;
 // event is seen the same way by both proxies (hb.cpp, mirror), so only its
 // generic-proxy terms are kept and read for both.
 struct State {
-  std::vector<z3::expr> at;                   // [base[a] + i]: agent a's next step is i (a done step: it has exited)
-  std::vector<z3::expr> stage, ticket;        // per agent: waiting at a bar_sync; the instance joined
-  std::vector<z3::expr> pending, tx, odd;     // per mbarrier: pending count, tx-count, phase parity
-  std::vector<z3::expr> live, dead, expected; // per mbarrier: initialised, invalidated, the count it reloads
-  std::vector<z3::expr> arrived, count, gen, whole;  // per named slot (spec/named_barrier.hpp)
-  std::vector<z3::expr> landed;               // per TMA load or st.async: its complete-tx has happened
-  std::vector<z3::expr> cl_stage, cl_ticket;  // per agent: waiting at cluster_sync; the instance joined + 1 (spec/cluster.hpp, Ticket)
-  std::vector<z3::expr> cl;                   // the cluster barrier: {arrived, generation}
-  std::vector<z3::expr> alive;                // per event: recorded and not overwritten (hb::Memory holds it)
+  Exprs at;                   // [base[a] + i]: agent a's next step is i (a done step: it has exited)
+  Exprs stage, ticket;        // per agent: waiting at a bar_sync; the instance joined
+  Exprs pending, tx, odd;     // per mbarrier: pending count, tx-count, phase parity
+  Exprs live, dead, expected; // per mbarrier: initialised, invalidated, the count it reloads
+  Exprs arrived, count, gen, whole;  // per named slot (spec/named_barrier.hpp)
+  Exprs landed;               // per TMA load or st.async: its complete-tx has happened
+  Exprs cl_stage, cl_ticket;  // per agent: waiting at cluster_sync; the instance joined + 1 (spec/cluster.hpp, Ticket)
+  Exprs cl;                   // the cluster barrier: {arrived, generation}
+  Exprs alive;                // per event: recorded and not overwritten (hb::Memory holds it)
   // Tensor memory per CTA (spec::tmem::Cta): columns in use, relinquished,
   // the pair collective issued (PairOp), its allocation, performed; per
   // CTA and allocation ([cta * slots + slot]): allocated.
-  std::vector<z3::expr> tm_used, tm_relinq, tm_pair, tm_which, tm_done, tm_alloc;
+  Exprs tm_used, tm_relinq, tm_pair, tm_which, tm_done, tm_alloc;
   // Cluster launch control (spec::clc::State): {clusters left to take, a
   // failure reported}; per request, whether its answer is decided and what
   // it is; per buffer, the answer of the response last written there.
-  std::vector<z3::expr> clc, decided, answer, response;
-  std::vector<z3::expr> k, ka, kw;            // [thread * events + event]
-  std::vector<z3::expr> rel, vis, rela, visa; // [sync * events + event]
+  Exprs clc, decided, answer, response;
+  Exprs k, ka, kw;            // [thread * events + event]
+  Exprs rel, vis, rela, visa; // [sync * events + event]
 };
 
 z3::expr or2(const z3::expr& a, const z3::expr& b) {
@@ -225,6 +256,16 @@ class Encoder {
     const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
     return (async_view && !mirrored ? s.visa : s.vis)[static_cast<std::size_t>(sync * E_ + e)];
   }
+  // The reads, through a const state: a field read and not written stays
+  // shared with the state the case came from (Exprs).
+  const z3::expr& R(const State& s, int sync, int e, bool async_view) const {
+    const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
+    return (async_view && !mirrored ? s.rela : s.rel)[static_cast<std::size_t>(sync * E_ + e)];
+  }
+  const z3::expr& V(const State& s, int sync, int e, bool async_view) const {
+    const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
+    return (async_view && !mirrored ? s.visa : s.vis)[static_cast<std::size_t>(sync * E_ + e)];
+  }
   bool generic(int e) const { return !f_.events[static_cast<std::size_t>(e)].async; }
   // An extra sync object (bmc_fragment.hpp), or own_sync: mbarrier m's own.
   int sync_of(int extra, int m) const { return extra == own_sync ? m : M_ + N_ + extra; }
@@ -280,7 +321,7 @@ class Encoder {
       for (const bool av : {false, true}) {
         if (av && !generic(e)) continue;
         z3::expr known = c_.bool_val(false);
-        for (const int t : from) known = or2(known, K(s, t, e, av));
+        for (const int t : from) known = or2(known, K(std::as_const(s), t, e, av));
         R(s, sync, e, av) = or2(R(s, sync, e, av), and2(when, known));
       }
   }
@@ -288,14 +329,14 @@ class Encoder {
     for (int e = 0; e < E_; ++e)
       for (const bool av : {false, true}) {
         if (av && !generic(e)) continue;
-        V(s, sync, e, av) = or2(V(s, sync, e, av), and2(when, R(s, sync, e, av)));
+        V(s, sync, e, av) = or2(V(s, sync, e, av), and2(when, R(std::as_const(s), sync, e, av)));
       }
   }
   void acquire(State& s, const std::vector<int>& to, int sync, const z3::expr& when) {
     for (int e = 0; e < E_; ++e)
       for (const bool av : {false, true}) {
         if (av && !generic(e)) continue;
-        const z3::expr v = and2(when, V(s, sync, e, av));
+        const z3::expr v = and2(when, V(std::as_const(s), sync, e, av));
         for (const int t : to) K(s, t, e, av) = or2(K(s, t, e, av), v);
       }
   }
@@ -305,8 +346,8 @@ class Encoder {
   void acquire_weak(State& s, const std::vector<int>& to, int weak, const z3::expr& when) {
     for (int e = 0; e < E_; ++e) {
       z3::expr all = c_.bool_val(true);
-      for (const int t : to) all = and2(all, K(s, t, e, false));
-      const z3::expr v = and2(when, and2(V(s, weak, e, false), not1(all)));
+      for (const int t : to) all = and2(all, K(std::as_const(s), t, e, false));
+      const z3::expr v = and2(when, and2(V(std::as_const(s), weak, e, false), not1(all)));
       for (const int t : to) {
         z3::expr& w = s.kw[static_cast<std::size_t>(t * E_ + e)];
         w = or2(w, v);
@@ -1267,7 +1308,8 @@ class Encoder {
 };
 
 // The fields of a state, in one order, for building the next one.
-void each_field(State& s, const std::function<void(std::vector<z3::expr>&)>& f) {
+template <class S, class F>
+void each_field(S& s, F&& f) {
   for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
                   &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_pair, &s.tm_which, &s.tm_done, &s.tm_alloc,
                   &s.clc, &s.decided, &s.answer, &s.response, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
@@ -1440,20 +1482,26 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
     // The next state: each field a fresh constant equal to what the chosen
     // case makes of it.
     State next = s;
-    std::vector<std::vector<z3::expr>*> mine, old;
-    each_field(next, [&](std::vector<z3::expr>& v) { mine.push_back(&v); });
-    each_field(s, [&](std::vector<z3::expr>& v) { old.push_back(&v); });
-    std::vector<std::vector<std::vector<z3::expr>*>> per_case(cases.size());
+    std::vector<Exprs*> mine;
+    std::vector<const Exprs*> old;
+    each_field(next, [&](Exprs& v) { mine.push_back(&v); });
+    each_field(std::as_const(s), [&](const Exprs& v) { old.push_back(&v); });
+    std::vector<std::vector<const Exprs*>> per_case(cases.size());
     for (const std::size_t i : live)
-      each_field(cases[i].next, [&](std::vector<z3::expr>& v) { per_case[i].push_back(&v); });
+      each_field(std::as_const(cases[i].next), [&](const Exprs& v) { per_case[i].push_back(&v); });
     int fresh = 0;
-    for (std::size_t fld = 0; fld < mine.size(); ++fld)
-      for (std::size_t x = 0; x < mine[fld]->size(); ++x) {
+    std::vector<std::size_t> writers;  // the live cases that do not share the field with s
+    for (std::size_t fld = 0; fld < mine.size(); ++fld) {
+      writers.clear();
+      for (const std::size_t i : live)
+        if (!per_case[i][fld]->shares(*old[fld])) writers.push_back(i);
+      if (writers.empty()) continue;
+      for (std::size_t x = 0; x < old[fld]->size(); ++x) {
         const z3::expr& was = (*old[fld])[x];
         z3::expr value = was;
         bool changed = false;
-        for (std::size_t k = live.size(); k-- > 0;) {
-          const std::size_t i = live[k];
+        for (std::size_t k = writers.size(); k-- > 0;) {
+          const std::size_t i = writers[k];
           const z3::expr& after = (*per_case[i][fld])[x];
           if (z3::eq(after, was)) continue;
           value = z3::ite(pick[i], after, value);
@@ -1464,6 +1512,7 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
         solver.add(v == value);
         (*mine[fld])[x] = v;
       }
+    }
     picks.push_back(std::move(pick));
     texts.push_back(std::move(names));
     s = next;
