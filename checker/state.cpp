@@ -218,16 +218,16 @@ void deserialize(const char* bytes, State& s, EventBytes* where) {
   // the reader's own pointer is one the compiler must assume may write that
   // pointer, and reloads it per value.
   if (r.get<std::uint8_t>()) {
-    const char* q = r.p;
-    std::int64_t* v = s.vars.data();
+    const char* __restrict q = r.p;
+    std::int64_t* __restrict v = s.vars.data();
     for (std::size_t k = 0, n = s.vars.size(); k < n; ++k) v[k] = static_cast<std::int8_t>(q[k]);
     r.p = q + s.vars.size();
   } else {
     for (std::int64_t& v : s.vars) v = r.svar();
   }
   if (r.get<std::uint8_t>()) {
-    const char* q = r.p;
-    std::uint32_t* v = s.last_seen.data();
+    const char* __restrict q = r.p;
+    std::uint32_t* __restrict v = s.last_seen.data();
     for (std::size_t k = 0, n = s.last_seen.size(); k < n; ++k) v[k] = static_cast<std::uint8_t>(q[k]);
     r.p = q + s.last_seen.size();
   } else {
@@ -309,6 +309,26 @@ std::size_t bound_of(const State& s) {
          s.mem.events.size() * event_bytes + 4 + word_slack;
 }
 
+// Writes n values in the one-byte form (a flag byte 1, then each value's
+// low byte) while `wide` tests them (0 exactly where a value fits), through
+// local pointers, as deserialize reads them; where one does not fit, the
+// flag 0 and each value in the long form `put_long` writes, over it.
+template <class T, class Wide, class Long>
+void one_byte_or_long(Writer& w, const T* __restrict v, std::size_t n, Wide wide, Long put_long) {
+  char* flag = w.p;
+  char* __restrict q = flag + 1;
+  std::uint64_t any = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    q[k] = static_cast<char>(v[k]);
+    any |= wide(v[k]);
+  }
+  *flag = static_cast<char>(any == 0);
+  w.p = q + n;
+  if (any == 0) return;
+  w.p = q;
+  for (std::size_t k = 0; k < n; ++k) put_long(w, v[k]);
+}
+
 // Writes s's bytes from `out` (room for bound_of(s)); returns their end.
 char* write_state(const State& s, char* out, const State* like, const EventBytes* like_events) {
   Writer w{out};
@@ -335,28 +355,10 @@ char* write_state(const State& s, char* out, const State* like, const EventBytes
   }
   // Variables and observed phases are nearly always small: then one byte
   // each, copied without a branch per value (a flag byte says which form).
-  const bool vars_small = std::all_of(s.vars.begin(), s.vars.end(), [](std::int64_t v) { return v >= -128 && v <= 127; });
-  w.put(static_cast<std::uint8_t>(vars_small));
-  if (vars_small) {  // through a local pointer, as deserialize reads them
-    char* q = w.p;
-    const std::int64_t* v = s.vars.data();
-    const std::size_t n = s.vars.size();
-    for (std::size_t k = 0; k < n; ++k) q[k] = static_cast<char>(static_cast<std::int8_t>(v[k]));
-    w.p = q + n;
-  } else {
-    for (std::int64_t v : s.vars) w.svar(v);
-  }
-  const bool seen_small = std::all_of(s.last_seen.begin(), s.last_seen.end(), [](std::uint32_t v) { return v <= 255; });
-  w.put(static_cast<std::uint8_t>(seen_small));
-  if (seen_small) {
-    char* q = w.p;
-    const std::uint32_t* v = s.last_seen.data();
-    const std::size_t n = s.last_seen.size();
-    for (std::size_t k = 0; k < n; ++k) q[k] = static_cast<char>(static_cast<std::uint8_t>(v[k]));
-    w.p = q + n;
-  } else {
-    for (std::uint32_t v : s.last_seen) w.var(v);
-  }
+  one_byte_or_long(w, s.vars.data(), s.vars.size(), [](std::int64_t v) { return (static_cast<std::uint64_t>(v) + 128) >> 8; },
+                   [](Writer& o, std::int64_t v) { o.svar(v); });
+  one_byte_or_long(w, s.last_seen.data(), s.last_seen.size(), [](std::uint32_t v) { return std::uint64_t{v >> 8}; },
+                   [](Writer& o, std::uint32_t v) { o.var(v); });
   for (const spec::mbarrier::State& m : s.mbars) {
     w.put(m.status);
     w.var(m.phase);
@@ -675,6 +677,15 @@ struct Chains {
 
 }  // namespace
 
+Owners::Owners(std::span<const int> base, int m) : var_base(base), mbars(m) {
+  // (Unmixed, index 1 would read as a flag of the first word flipped, and
+  // two agents swapped with that flag flipped in both would hash alike: the
+  // state test met one.) The parts' lengths are the kernel's: they enter the
+  // fingerprint once, in hash_with_agents.
+  for (std::size_t a = 0; a < base.size(); ++a)
+    seeds.push_back(mix(std::uint64_t{a} ^ Lanes::k1, std::uint64_t(static_cast<std::uint32_t>(m)) ^ Lanes::k2));
+}
+
 // The state's value laid out as words, every field at a fixed place within
 // its part (no variable-length encoding, no branch per word), then hashed
 // by two independent multiply-mix lanes, so that the multiplications
@@ -686,14 +697,10 @@ std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   const auto [v0, v1] = o.vars_of(a, s.vars.size());
   const auto m = static_cast<std::size_t>(o.mbars);
   // One word per multiplication, read where it lies (a part is a few words:
-  // no buffer, no block to fill). The seed is the agent's index and the
-  // part's lengths, mixed: parts swapped between agents, or of other
-  // lengths, differ. (Unmixed, index 1 would read as a flag of the first
-  // word flipped, and two agents swapped with that flag flipped in both
-  // would hash alike: the state test met one.)
-  Chains h(mix(std::uint64_t{a} ^ Lanes::k1, (std::uint64_t{m} << 32 | (v1 - v0)) ^ Lanes::k2));
+  // no buffer, no block to fill), from the agent's seed.
+  Chains h(o.seeds[a]);
   auto eat = [&h](std::uint64_t x) { h.eat(x); };
-  // As in serialize: the rarer words follow only when one is set (a bit of
+  // As in serialize, the rarer words follow only when one is set (a bit of
   // the unused field in the first word says so), so that most agents take
   // one word.
   const char* q = reinterpret_cast<const char*>(&s.agents[a]);

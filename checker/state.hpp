@@ -187,8 +187,12 @@ void deserialize(const char* bytes, State& s, EventBytes* where = nullptr);
 // agent's run to the end), its phases last_seen[i * mbars, (i + 1) * mbars).
 // An agent's part of a state is its AgentState with these.
 struct Owners {
+  Owners(std::span<const int> var_base, int mbars);
   std::span<const int> var_base;
   int mbars = 0;
+  // Per agent, the seed of its hash (agent_hash): its index mixed, so that
+  // parts swapped between agents differ.
+  std::vector<std::uint64_t> seeds;
   // Agent i's variables: [first, second) of a state with `nvars` in all.
   [[nodiscard]] std::pair<std::size_t, std::size_t> vars_of(std::size_t i, std::size_t nvars) const {
     return {static_cast<std::size_t>(var_base[i]), i + 1 < var_base.size() ? static_cast<std::size_t>(var_base[i + 1]) : nvars};

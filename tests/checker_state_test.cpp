@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,55 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
 // Each field of the state, changed alone, changes the fingerprint: the
 // fields hash_state reads are every field of the value. Checked on states of
 // the corpus met along random schedules, each field that the state has.
+// Variables and phases seen take one byte each while every value fits
+// (-128..127, 0..255) and the long form otherwise (state.cpp, write_state):
+// values at the edges of both forms, one at a time and all at once, read
+// back as they were, each value its own bytes.
+TEST_CASE("state encoding: variables and phases seen at the edges of the one-byte form") {
+  std::size_t checked = 0;
+  for (const std::string& file : corpus_files()) {
+    const CorpusProgram kernel(file);
+    const check::Stepper st(kernel.prog, false);
+    const check::State init = st.initial();
+    if (init.vars.size() < 2 || init.last_seen.size() < 2) continue;
+    CAPTURE(file);
+    std::set<std::string> seen;
+    std::set<check::State> states;
+    auto round_trip = [&](const check::State& x) {
+      std::string bytes;
+      check::serialize(x, bytes);
+      check::State back = init;
+      check::deserialize(bytes.data(), back);
+      CHECK(back == x);
+      seen.insert(bytes);
+      states.insert(x);
+    };
+    const std::int64_t vars[] = {0, -1, 1, -128, 127, -129, 128, 255, 256, std::int64_t{1} << 40, -(std::int64_t{1} << 62)};
+    const std::uint32_t phases[] = {0, 1, 255, 256, 65535, 0xffffffffu};
+    for (std::int64_t v : vars)
+      for (std::size_t at : {std::size_t{0}, init.vars.size() - 1}) {
+        check::State x = init;
+        x.vars[at] = v;
+        round_trip(x);
+        std::fill(x.vars.begin(), x.vars.end(), v);
+        round_trip(x);
+      }
+    for (std::uint32_t v : phases)
+      for (std::size_t at : {std::size_t{0}, init.last_seen.size() - 1}) {
+        check::State x = init;
+        x.last_seen[at] = v;
+        x.vars[0] = 200;  // both long forms at once
+        round_trip(x);
+      }
+    // Distinct states, distinct bytes.
+    CHECK(seen.size() == states.size());
+    CHECK(states.size() > 40);
+    checked += states.size();
+    if (checked > 500) break;
+  }
+  CHECK(checked > 100);
+}
+
 TEST_CASE("state encoding: changing any one field of a state changes its fingerprint") {
   // One change per field (for a vector, of its last element; `shift`
   // touches the high half of a 128-bit thread mask).
