@@ -63,23 +63,6 @@ int channel_sync(const Program& p, int mbar, ord::Scope scope, bool remote) {
 
 // An assignment or control flow (is_control): the agent's variables and pc.
 // An absent expression reads 0, as Exec::ev reads it.
-void run_control(const Program& p, AgentState& ag, std::int64_t* vars, const Instr& in) {
-  const auto value = [&] { return in.expr == ir::no_expr ? 0 : eval(p, in.expr, vars); };
-  switch (in.kind) {
-    case InstrKind::assign:
-      vars[static_cast<std::size_t>(in.var)] = value();
-      ++ag.pc;
-      return;
-    case InstrKind::jump: ag.pc = static_cast<std::uint16_t>(in.target); return;
-    case InstrKind::branch_false:
-      ag.pc = value() != 0 ? static_cast<std::uint16_t>(ag.pc + 1) : static_cast<std::uint16_t>(in.target);
-      return;
-    case InstrKind::assert_true:
-    case InstrKind::op: break;
-  }
-  throw InternalError("run_control: not an assignment or control flow");
-}
-
 // What an operation failed with, as an exception internal to this file: the
 // step stops and reports it.
 struct Stop {
@@ -1721,9 +1704,7 @@ bool Stepper::surely_blocked(const State& s, int a) const {
   return false;  // an op code outside the enum
 }
 
-void Stepper::control_step(State& s, int a, const Instr& in) const {
-  run_control(p_, s.agents[static_cast<std::size_t>(a)], s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], in);
-}
+[[gnu::cold, gnu::noinline]] void not_control() { throw InternalError("run_control: not an assignment or control flow"); }
 
 bool private_op(ir::OpCode c) {
   switch (c) {

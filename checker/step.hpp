@@ -88,6 +88,33 @@ class Stepper {
 // reads and writes other bits, so they commute with all of them.
 [[nodiscard]] bool private_op(ir::OpCode c);
 
+// Throws the InternalError of run_control given an operation (out of line).
+[[noreturn]] void not_control();
+
+// Runs agent ag's assignment or control flow `in` (not an operation:
+// is_control) on its variables `vars`. Inline, as control_step: the search
+// runs one to three of them after most steps.
+inline void run_control(const Program& p, AgentState& ag, std::int64_t* vars, const Instr& in) {
+  const auto value = [&] { return in.expr == ir::no_expr ? 0 : eval(p, in.expr, vars); };
+  switch (in.kind) {
+    case InstrKind::assign:
+      vars[static_cast<std::size_t>(in.var)] = value();
+      ++ag.pc;
+      return;
+    case InstrKind::jump: ag.pc = static_cast<std::uint16_t>(in.target); return;
+    case InstrKind::branch_false:
+      ag.pc = value() != 0 ? static_cast<std::uint16_t>(ag.pc + 1) : static_cast<std::uint16_t>(in.target);
+      return;
+    case InstrKind::assert_true:
+    case InstrKind::op: break;
+  }
+  not_control();
+}
+
+inline void Stepper::control_step(State& s, int a, const Instr& in) const {
+  run_control(p_, s.agents[static_cast<std::size_t>(a)], s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], in);
+}
+
 // Inline: the search asks it after every step, and again after each local
 // step it runs.
 inline const Instr* Stepper::next_local(const State& s, int a, bool private_ops) const {
