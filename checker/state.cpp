@@ -163,11 +163,23 @@ void get_event(Reader& r, spec::hb::Event& e) {
     len[i] = b & 15;
     if (i + 1 < k) len[i + 1] = b >> 4;
   }
+  // A word of n bytes read with one load of 8 (n > 4) or of 4 and masked:
+  // the state's last field (cta_exited, 4 bytes) follows its events, so at
+  // least n + 4 bytes lie from the word's start and neither load passes the
+  // end.
+  static_assert(sizeof(State::cta_exited) == 4);
   int at = 0;
   auto word = [&] {
-    std::uint64_t v = 0;
     const int n = len[at++];
-    for (int j = 0; j < n; ++j) v |= std::uint64_t(static_cast<std::uint8_t>(r.p[j])) << (8 * j);
+    std::uint64_t v;
+    if (n > 4) {
+      std::memcpy(&v, r.p, 8);
+      if (n < 8) v &= (std::uint64_t{1} << (8 * n)) - 1;
+    } else {
+      std::uint32_t u;
+      std::memcpy(&u, r.p, 4);
+      v = u & ((std::uint64_t{1} << (8 * n)) - 1);
+    }
     r.p += n;
     return v;
   };
@@ -719,7 +731,7 @@ std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   return h.finish();
 }
 
-std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::vector<std::uint64_t>& words) {
+std::uint64_t hash_with_agents(const State& s, std::uint64_t agents) {
   // Read field by field, one word per multiplication: most of these parts
   // are empty or a few words. A part's count comes before its elements.
   Chains h(Lanes::k1);
@@ -767,28 +779,32 @@ std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::vector
   }
   eat(s.mem.events.size());
   if (s.mem.events.empty()) return h.finish();
-  // The events (eleven words each, and a kernel may hold many) laid out as
-  // words and hashed by the two lanes, so that the multiplications overlap.
-  const std::size_t n = 11 * s.mem.events.size();
-  if (words.size() < n) words.resize(n);
-  std::uint64_t* p = words.data();
-  // An event's ten mask words lie together from `after` to `visible_async`.
-  static_assert(offsetof(spec::hb::Event, visible_async) + sizeof(spec::hb::Syncs) - offsetof(spec::hb::Event, after) == 80);
-  for (const spec::hb::Event& e : s.mem.events) {
-    *p++ = e.buf | std::uint64_t{e.write} << 16 | std::uint64_t{e.atomic} << 17 | static_cast<std::uint64_t>(e.proxy) << 18 |
-           std::uint64_t{e.thread} << 24 | std::uint64_t{e.spread} << 32 | std::uint64_t{e.group} << 40;
-    std::memcpy(p, &e.after, 80);
-    p += 10;
-  }
+  // The events, each as two blocks of the two lanes (so that the
+  // multiplications overlap), read where they lie: its small fields in one
+  // word, the low halves of its three thread masks, its four sync masks; the
+  // high halves (threads 64 and up, which most kernels lack) in a third
+  // block where one is set, a bit of the first word saying so.
+  static_assert(offsetof(spec::hb::Event, visible_async) + sizeof(spec::hb::Syncs) - offsetof(spec::hb::Event, released) == 32);
   Lanes lanes(h.finish());
-  lanes.bytes(reinterpret_cast<const char*>(words.data()), n * 8);
+  for (const spec::hb::Event& e : s.mem.events) {
+    const bool high = ((e.after | e.after_async | e.after_weak) >> 64) != 0;
+    lanes.block(e.buf | std::uint64_t{e.write} << 16 | std::uint64_t{e.atomic} << 17 | static_cast<std::uint64_t>(e.proxy) << 18 |
+                    std::uint64_t{high} << 19 | std::uint64_t{e.thread} << 24 | std::uint64_t{e.spread} << 32 |
+                    std::uint64_t{e.group} << 40,
+                static_cast<std::uint64_t>(e.after), static_cast<std::uint64_t>(e.after_async),
+                static_cast<std::uint64_t>(e.after_weak));
+    lanes.block(e.released, e.released_async, e.visible, e.visible_async);
+    if (high)
+      lanes.block(static_cast<std::uint64_t>(e.after >> 64), static_cast<std::uint64_t>(e.after_async >> 64),
+                  static_cast<std::uint64_t>(e.after_weak >> 64), 0);
+  }
   return lanes.finish();
 }
 
-std::uint64_t hash_state(const State& s, const Owners& o, std::vector<std::uint64_t>& words) {
+std::uint64_t hash_state(const State& s, const Owners& o) {
   std::uint64_t sum = 0;
   for (int i = 0; i < static_cast<int>(s.agents.size()); ++i) sum += agent_hash(s, o, i);
-  return hash_with_agents(s, sum, words);
+  return hash_with_agents(s, sum);
 }
 
 std::uint64_t hash_bytes(std::string_view bytes) {

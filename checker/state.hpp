@@ -208,18 +208,18 @@ void restore(State& t, const State& s, const Owners& o, int a);
 // A 64-bit hash of the state's value read from its fields, without
 // serialising it (equal states, equal hashes): the search's fingerprint, so
 // that only a state found new is serialised (docs/checker.md, "State
-// storage"). `words` is scratch space, kept between calls.
+// storage").
 //
 // It is hash_with_agents(s, sum of agent_hash(s, o, i) over the agents):
 // a step of agent a writes no other agent's part (step.cpp), so the search
 // finds a successor's fingerprint from its parent's agent hashes with a's
 // alone hashed again (successors.hpp).
-[[nodiscard]] std::uint64_t hash_state(const State& s, const Owners& o, std::vector<std::uint64_t>& words);
+[[nodiscard]] std::uint64_t hash_state(const State& s, const Owners& o);
 // The hash of agent i's part, its index included.
 [[nodiscard]] std::uint64_t agent_hash(const State& s, const Owners& o, int i);
 // The fingerprint of s given the sum of its agents' hashes: the rest of the
 // state (the barriers, the async events, the memory, the parts' sizes)
 // hashed with it.
-[[nodiscard]] std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::vector<std::uint64_t>& words);
+[[nodiscard]] std::uint64_t hash_with_agents(const State& s, std::uint64_t agents);
 
 }  // namespace pc::check

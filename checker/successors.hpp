@@ -55,7 +55,6 @@ struct Worker {
   StepInfo info;        // the step being taken (apply clears it)
   EventBytes s_events;  // where s's events lie in the bytes it was loaded from
   Bytes bytes;                      // the successor being queued
-  std::vector<std::uint64_t> words;  // hash_state's scratch space
   // The agent hashes of s (agent_hash), and their sum, when the search
   // fingerprints successors from them (Successors::incremental_).
   std::vector<std::uint64_t> agent_hashes;
@@ -113,14 +112,13 @@ class Successors {
   // The key a state is stored by (its canonical representative's, with
   // symmetry): a hash of its fields (hash_state), so that a successor is
   // serialised only when the search queues it.
-  // `words`: hash_state's scratch space.
-  std::uint64_t fingerprint(const State& s, std::vector<std::uint64_t>& words) const {
+  std::uint64_t fingerprint(const State& s) const {
     if (plan_.active) {
       State c = s;
       trip_key(plan_, m_.program(), c);
-      return canonical_ ? hash_state(sym_.canonical(c), owners_, words) : hash_state(c, owners_, words);
+      return canonical_ ? hash_state(sym_.canonical(c), owners_) : hash_state(c, owners_);
     }
-    return canonical_ ? hash_state(sym_.canonical(s), owners_, words) : hash_state(s, owners_, words);
+    return canonical_ ? hash_state(sym_.canonical(s), owners_) : hash_state(s, owners_);
   }
   // fingerprint(w.t), where w.t is a successor of w.s by action a: with
   // incremental_, from w.s's agent hashes (load_agent_hashes), a's part alone
@@ -128,10 +126,10 @@ class Successors {
   // pending event's step no agent's (step.cpp); local steps after a step
   // of a are a's own.
   std::uint64_t successor_fingerprint(Worker& w, const State& t, int a) const {
-    if (!incremental_) return fingerprint(t, w.words);
+    if (!incremental_) return fingerprint(t);
     std::uint64_t sum = w.agent_sum;
     if (a < m_.agents()) sum += agent_hash(t, owners_, a) - w.agent_hashes[static_cast<std::size_t>(a)];
-    return hash_with_agents(t, sum, w.words);
+    return hash_with_agents(t, sum);
   }
 
   // Expands w.s, the state numbered `id`: takes every enabled action,

@@ -11,6 +11,7 @@
 #include <map>
 #include <random>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -26,7 +27,6 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
   const std::vector<std::string> files = corpus_files();
   std::mt19937 rng(7);
   std::size_t checked = 0, events = 0, successors = 0, successor_events = 0, distinct = 0;
-  std::vector<std::uint64_t> words;
   check::State assigned;
   std::size_t last_events = 0, last_agents = 0, same_size = 0;
   for (const std::string& file : files) {
@@ -39,7 +39,7 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
     std::map<std::string, std::uint64_t> hash_of;
     std::map<std::uint64_t, std::string> bytes_of;
     auto same_hash_same_state = [&](const check::State& x, const std::string& x_bytes, const check::Owners& owners) {
-      const std::uint64_t h = check::hash_state(x, owners, words);
+      const std::uint64_t h = check::hash_state(x, owners);
       const auto [at, added] = hash_of.emplace(x_bytes, h);
       REQUIRE(at->second == h);
       const auto [back_at, back_added] = bytes_of.emplace(h, x_bytes);
@@ -236,7 +236,9 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"event group", [](check::State& x) { if (!x.mem.events.empty()) ++x.mem.events.back().group; }},
       {"event after (high half)", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after ^= spec::hb::Threads{1} << 100; }},
       {"event after_async", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_async ^= 1; }},
+      {"event after_async (high half)", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_async ^= spec::hb::Threads{1} << 64; }},
       {"event after_weak", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_weak ^= 1; }},
+      {"event after_weak (high half)", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_weak ^= spec::hb::Threads{1} << 127; }},
       {"event released", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().released ^= 1; }},
       {"event released_async", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().released_async ^= 1; }},
       {"event visible", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().visible ^= 1; }},
@@ -256,7 +258,6 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"pending canceled", [](check::Pending& p) { p.canceled ^= true; }},
   };
   std::mt19937 rng(11);
-  std::vector<std::uint64_t> words;
   std::size_t tried = 0;
   std::map<std::string, int> changed;  // per change: the states it was tried on
   for (const std::string& file : corpus_files()) {
@@ -268,7 +269,7 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
     check::State s = st.initial();
     for (int step = 0; step < 60; ++step) {
       if (step % 10 == 9) {
-        const std::uint64_t h = check::hash_state(s, owners, words);
+        const std::uint64_t h = check::hash_state(s, owners);
         std::string bytes;
         check::serialize(s, bytes);
         auto differs = [&](const char* what, const check::State& x) {
@@ -276,7 +277,7 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
           std::string xb;
           check::serialize(x, xb);
           if (xb == bytes) return;  // the change left the value as it was (an empty vector)
-          CHECK(check::hash_state(x, owners, words) != h);
+          CHECK(check::hash_state(x, owners) != h);
           ++changed[what];
           ++tried;
         };
@@ -311,6 +312,40 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
   for (const auto& [what, change] : changes) CHECK_MESSAGE(changed[what] > 0, what);
   for (const auto& [what, change] : pending_changes) CHECK_MESSAGE(changed[what] > 0, what);
   CHECK(tried > 1000);
+}
+
+// The fingerprint takes an event's high halves of its thread masks (threads
+// 64 and up) as a block of their own, only where one is set: each of the
+// three is hashed, beside another that is set too, and the states of one
+// event with and without high halves differ.
+TEST_CASE("state encoding: the high halves of an event's thread masks, each in the fingerprint") {
+  const check::Owners owners{std::span<const int>{}, 0};
+  check::State base;
+  spec::hb::Event e;
+  e.after = spec::hb::Threads{1} << 100 | 3;
+  e.after_async = spec::hb::Threads{1} << 70;
+  e.after_weak = spec::hb::Threads{1} << 64;
+  base.mem.events = {e, e};
+  const std::uint64_t h = check::hash_state(base, owners);
+  std::set<std::uint64_t> seen{h};
+  spec::hb::Threads spec::hb::Event::*masks[] = {&spec::hb::Event::after, &spec::hb::Event::after_async, &spec::hb::Event::after_weak};
+  for (auto m : masks)
+    for (const int bit : {0, 63, 64, 90, 127})
+      for (const std::size_t i : {std::size_t{0}, std::size_t{1}}) {
+        check::State x = base;
+        x.mem.events[i].*m ^= spec::hb::Threads{1} << bit;
+        CAPTURE(bit);
+        CAPTURE(i);
+        CHECK(seen.insert(check::hash_state(x, owners)).second);
+      }
+  // No high half at all: the event takes two blocks, not three.
+  check::State low = base;
+  for (spec::hb::Event& ev : low.mem.events) ev.after = ev.after_async = ev.after_weak = 1;
+  const std::uint64_t hl = check::hash_state(low, owners);
+  CHECK(seen.insert(hl).second);
+  low.mem.events[1].after_weak = 3;
+  CHECK(check::hash_state(low, owners) != hl);
+  CHECK(seen.size() == 3 * 5 * 2 + 2);
 }
 
 // The fixed parts of a state lie in one block (State::reshape): a copy owns

@@ -20,8 +20,7 @@ Searched breadth_first(const SearchRun& run) {
     return true;
   };
   State init = next_of.initial(run.coverage);
-  std::vector<std::uint64_t> scratch;
-  visit(next_of.fingerprint(init, scratch), 0, 0);
+  visit(next_of.fingerprint(init), 0, 0);
 
   // The level read and the level written.
   Frames frames[2];

@@ -39,8 +39,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   int shard_bits = 6;
   while ((1u << shard_bits) < threads * 64 && shard_bits < 12) ++shard_bits;
   SharedFingerprintSet visited(shard_bits);
-  std::vector<std::uint64_t> scratch;
-  visited.insert(next_of.fingerprint(init, scratch), 0, 0);
+  visited.insert(next_of.fingerprint(init), 0, 0);
   if (run.links) run.links->add(0, 0);
 
   // A successor a thread appended: its bytes, fingerprint and parent link.
