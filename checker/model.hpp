@@ -44,8 +44,11 @@ class Model {
 
   [[nodiscard]] int agents() const { return static_cast<int>(prog_.agents.size()); }
   [[nodiscard]] int processes(const State& s) const { return agents() + static_cast<int>(s.pending.size()) + (plan_.active ? 1 : 0); }
-  [[nodiscard]] State initial() const {
-    State s = step_.initial();
+  [[nodiscard]] State initial() const { return initial(step_); }
+  // The initial state in the shape of `st`'s states (a describing stepper
+  // keeps the phases seen: Stepper::initial).
+  [[nodiscard]] State initial(const Stepper& st) const {
+    State s = st.initial();
     trip_start(plan_, prog_, s);
     return s;
   }

@@ -582,6 +582,9 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
     // a trace says where a waiter passed a barrier two or more phases past
     // the phase it last observed, which explains such an effect.
     if (describe_) {
+      // A describing stepper's states keep the phases seen (Stepper::initial).
+      if (s_.last_seen.size() != p_.agents.size() * static_cast<std::size_t>(p_.num_mbars()))
+        throw InternalError("a trace described from a state without the phases its agents last observed");
       std::uint32_t& last = s_.last_seen[static_cast<std::size_t>(a_ * p_.num_mbars() + mbar)];
       if (!by_token && mb::parity_aliased(last, st.phase))
         lapped = " [lapped: the barrier is " + std::to_string(st.phase - last) + " phases past phase " +
@@ -1429,7 +1432,7 @@ State Stepper::initial() const {
   sh.agents = p_.agents.size();
   for (std::size_t i = 0; i < p_.agents.size(); ++i)
     sh.vars += p_.kernel->roles[static_cast<std::size_t>(p_.agents[i].role)].vars.size();
-  sh.last_seen = p_.agents.size() * static_cast<std::size_t>(p_.num_mbars());
+  sh.last_seen = p_.agents.size() * static_cast<std::size_t>(phases_kept());
   sh.mbars = static_cast<std::size_t>(p_.num_mbars());
   sh.named = static_cast<std::size_t>(p_.ctas * p_.named_used);
   sh.amd = p_.kernel->target == ir::Target::amd ? static_cast<std::size_t>(p_.ctas) : 0;

@@ -48,7 +48,14 @@ class Stepper {
   // `strict`: a warning kind stops the step as a violation (--strict).
   Stepper(const Program& p, bool describe, bool strict = false) : p_(p), describe_(describe), strict_(strict) {}
 
+  // The initial state. The phases each agent last observed per mbarrier
+  // (State::last_seen) say only where a trace's wait passed a lapped phase:
+  // a describing stepper keeps them, the search's keeps none (its states
+  // carry no field it never reads).
   [[nodiscard]] State initial() const;
+  // The phases kept per agent in this stepper's states: every mbarrier's
+  // when describing, else none (Owners' stride).
+  [[nodiscard]] int phases_kept() const { return describe_ ? p_.num_mbars() : 0; }
   // Agent `a` executes its next instruction. Not enabled: the state is unchanged
   // in meaning (the caller discards it).
   [[nodiscard]] StepInfo agent_step(State& s, int a) const;

@@ -87,7 +87,7 @@ class Successors {
         order_(m, opt.check_reduction),
         sym_(m.program()),
         plan_(m.trips()),
-        owners_{m.program().var_base, m.program().num_mbars()} {
+        owners_{m.program().var_base, m.stepper().phases_kept()} {
     canonical_ = reduction_ && sym_.active();
     // A canonical representative or a trip key is a state apart from the
     // successor, with every agent's part moved or rewritten: hashed whole.

@@ -71,7 +71,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
     current = nullptr;
     if (due && !r.snapshot.taken) r.snapshot = snapshot(st, control, static_cast<std::size_t>(snap_at));
   };
-  State s = m.initial();  // the model's: with --prove, the trip count undecided
+  State s = m.initial(st);  // the model's, as st shapes it: with --prove, the trip count undecided
   if (opt.record_states) r.step_states.push_back(snapshot(st, s, 0));
   normalize_described(s);
   keep(s);

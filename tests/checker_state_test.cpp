@@ -48,8 +48,9 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
     };
     const CorpusProgram kernel(file);
     const check::Program& prog = kernel.prog;
-    const check::Owners owners{prog.var_base, prog.num_mbars()};
-    const check::Stepper st(prog, false);
+    // A describing stepper: its states keep the phases seen (the search's keep none).
+    const check::Stepper st(prog, true);
+    const check::Owners owners{prog.var_base, st.phases_kept()};
     for (int walk = 0; walk < 20; ++walk) {
       check::State s = st.initial();
       std::string bytes, again;
@@ -135,7 +136,7 @@ TEST_CASE("state encoding: variables and phases seen at the edges of the one-byt
   std::size_t checked = 0;
   for (const std::string& file : corpus_files()) {
     const CorpusProgram kernel(file);
-    const check::Stepper st(kernel.prog, false);
+    const check::Stepper st(kernel.prog, true);  // describing: its states keep the phases seen
     const check::State init = st.initial();
     if (init.vars.size() < 2 || init.last_seen.size() < 2) continue;
     CAPTURE(file);
@@ -264,8 +265,9 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
     CAPTURE(file);
     const CorpusProgram kernel(file);
     const check::Program& prog = kernel.prog;
-    const check::Owners owners{prog.var_base, prog.num_mbars()};
-    const check::Stepper st(prog, false);
+    // A describing stepper: its states keep the phases seen (the search's keep none).
+    const check::Stepper st(prog, true);
+    const check::Owners owners{prog.var_base, st.phases_kept()};
     check::State s = st.initial();
     for (int step = 0; step < 60; ++step) {
       if (step % 10 == 9) {

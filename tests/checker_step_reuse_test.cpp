@@ -166,7 +166,7 @@ TEST_CASE("step shortcuts: successors in a restored buffer, and fingerprints fro
     REQUIRE(parsed.ok());
     const check::Model m(parsed.kernel, false);
     const check::Program& prog = m.program();
-    const check::Owners owners{prog.var_base, prog.num_mbars()};
+    const check::Owners owners{prog.var_base, m.stepper().phases_kept()};
     // Without reductions the search takes its fingerprints from the agent
     // hashes; with them too where the kernel has no symmetry.
     for (const bool reduction : {false, true}) {

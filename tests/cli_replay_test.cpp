@@ -69,6 +69,18 @@ TEST_CASE("a token that does not fit the kernel and its parameters is rejected w
   CHECK(run(bad + " --replay v2.R.526f9178.0-0-").status == 2);
 }
 
+// A token printed by an earlier version replays on this one: the one
+// docs/cli.md shows for kernels/bugs/wrong_initial_parity.bk (the kernel
+// tag is taken from the initial state as a trace describes it, which the
+// search's states no longer match in shape: docs/checker.md, "State
+// storage").
+TEST_CASE("a token printed before still replays: the one docs/cli.md shows") {
+  const Run r = run(bad + " --replay v2.R.db8da9ad.0-0-1-1");
+  CHECK(r.status == 1);
+  CHECK(r.out.find("VIOLATION data_race") != std::string::npos);
+  CHECK(r.out.find("replay: check-kernel " + bad + " --replay v2.R.db8da9ad.0-0-1-1") != std::string::npos);
+}
+
 TEST_CASE("--replay TOKEN --steps N prints each agent's line and each barrier's state after step N") {
   const Run full = run(bad);
   const std::string cmd = replay_command(full.out);
