@@ -612,7 +612,7 @@ void restore(State& t, const State& s, const Owners& o, int a) {
     t.agents[i] = s.agents[i];
     const auto [v0, v1] = o.vars_of(i, s.vars.size());
     for (std::size_t k = v0; k < v1; ++k) t.vars[k] = s.vars[k];
-    const auto m = static_cast<std::size_t>(o.mbars);
+    const auto m = static_cast<std::size_t>(o.phases);
     for (std::size_t k = i * m; k < (i + 1) * m; ++k) t.last_seen[k] = s.last_seen[k];
   }
   // The parts no agent owns (the barriers, tensor memory, the CLC values)
@@ -655,21 +655,6 @@ struct Lanes {
     h0 = mix(a ^ k0, b ^ h0);
     h1 = mix(c ^ k1, d ^ h1);
   }
-  // `n` bytes read as words, four at a time, the last block zero-filled.
-  void bytes(const char* p, std::size_t n) {
-    std::size_t i = 0;
-    for (; i + 32 <= n; i += 32) block(load_word(p + i), load_word(p + i + 8), load_word(p + i + 16), load_word(p + i + 24));
-    if (i == n) return;
-    std::uint64_t t[4] = {0, 0, 0, 0};
-    for (int j = 0; i < n; ++j, i += 8) {
-      if (n - i >= 8) {
-        t[j] = load_word(p + i);
-        continue;
-      }
-      for (std::size_t b = 0; i + b < n; ++b) t[j] |= std::uint64_t{static_cast<unsigned char>(p[i + b])} << (8 * b);
-    }
-    block(t[0], t[1], t[2], t[3]);
-  }
   [[nodiscard]] std::uint64_t finish() const { return mix(h0 ^ k2, h1 ^ k0); }
 };
 
@@ -689,7 +674,7 @@ struct Chains {
 
 }  // namespace
 
-Owners::Owners(std::span<const int> base, int m) : var_base(base), mbars(m) {
+Owners::Owners(std::span<const int> base, int m) : var_base(base), phases(m) {
   // (Unmixed, index 1 would read as a flag of the first word flipped, and
   // two agents swapped with that flag flipped in both would hash alike: the
   // state test met one.) The parts' lengths are the kernel's: they enter the
@@ -707,7 +692,7 @@ Owners::Owners(std::span<const int> base, int m) : var_base(base), mbars(m) {
 std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   const auto a = static_cast<std::size_t>(i);
   const auto [v0, v1] = o.vars_of(a, s.vars.size());
-  const auto m = static_cast<std::size_t>(o.mbars);
+  const auto m = static_cast<std::size_t>(o.phases);
   // One word per multiplication, read where it lies (a part is a few words:
   // no buffer, no block to fill), from the agent's seed.
   Chains h(o.seeds[a]);

@@ -184,12 +184,13 @@ void deserialize(const char* bytes, State& s, EventBytes* where = nullptr);
 [[nodiscard]] std::uint64_t hash_bytes(std::string_view bytes);
 // Which variables and phases seen are an agent's own (Program::var_base):
 // agent i's variables are vars[var_base[i], var_base[i + 1]) (the last
-// agent's run to the end), its phases last_seen[i * mbars, (i + 1) * mbars).
+// agent's run to the end), its phases last_seen[i * phases, (i + 1) * phases)
+// (`phases`: Stepper::phases_kept, none in the search's states).
 // An agent's part of a state is its AgentState with these.
 struct Owners {
-  Owners(std::span<const int> var_base, int mbars);
+  Owners(std::span<const int> var_base, int phases);
   std::span<const int> var_base;
-  int mbars = 0;
+  int phases = 0;
   // Per agent, the seed of its hash (agent_hash): its index mixed, so that
   // parts swapped between agents differ.
   std::vector<std::uint64_t> seeds;
