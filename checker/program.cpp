@@ -482,6 +482,14 @@ Program instantiate(const ir::Kernel& k) {
     p.code.emplace_back();
     Flattener f{p, p.code.back()};
     f.block(role.body);
+    // The builtin variables keep their initial values (the fingerprint
+    // leaves them out: agent_hash); the .bk parser already rejects an
+    // assignment to one, a kernel built otherwise is rejected here.
+    for (const Instr& in : p.code.back()) {
+      const int v = in.kind == InstrKind::assign ? in.var : in.kind == InstrKind::op ? in.op->dest_var : -1;
+      if (v >= 0 && v < ir::num_builtin_vars)
+        throw KernelError("'" + role.vars[static_cast<std::size_t>(v)] + "' is a builtin and cannot be assigned", in.loc);
+    }
   }
   compile_exprs(p);
   return p;

@@ -1,5 +1,7 @@
 #include "checker/state.hpp"
 
+#include "checker/ir.hpp"
+
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -707,8 +709,12 @@ std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   if (rare)
     for (int k = 1; k < agent_words; ++k) eat(load_word(q + 8 * k));
   static_assert(std::has_unique_object_representations_v<std::int64_t> && std::has_unique_object_representations_v<std::uint32_t>);
+  // The builtin variables (cta, instance, warp: each agent's first ones)
+  // are left out: no step writes them (instantiate rejects a kernel that
+  // would), so they are the same in every state of a kernel, and the seed
+  // already tells the agents apart.
   const std::int64_t* v = s.vars.data();
-  for (std::size_t k = v0; k < v1; ++k) eat(static_cast<std::uint64_t>(v[k]));
+  for (std::size_t k = v0 + ir::num_builtin_vars; k < v1; ++k) eat(static_cast<std::uint64_t>(v[k]));
   const std::uint32_t* l = s.last_seen.data() + a * m;
   std::size_t k = 0;
   for (; k + 1 < m; k += 2) eat(l[k] | std::uint64_t{l[k + 1]} << 32);
@@ -718,15 +724,31 @@ std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
 
 std::uint64_t hash_with_agents(const State& s, std::uint64_t agents) {
   // Read field by field, one word per multiplication: most of these parts
-  // are empty or a few words. A part's count comes before its elements.
+  // are empty or a few words. The parts' counts come first, then the
+  // elements; the words most kernels leave zero follow only when one is
+  // set (a bit says so).
   Chains h(Lanes::k1);
   auto eat = [&h](std::uint64_t x) { h.eat(x); };
   eat(agents);
+  auto two = [](std::size_t a, std::size_t b) { return a | std::uint64_t{static_cast<std::uint32_t>(b)} << 32; };
+  eat(two(s.agents.size(), s.vars.size()));
+  eat(two(s.last_seen.size(), s.mbars.size()));
+  eat(two(s.named.size(), s.amd.size()));
+  eat(two(s.tmem.size(), s.clc_value.size()));
+  eat(two(s.pending.size(), s.mem.events.size()));
+  const std::uint64_t clc = s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32;
+  const std::uint64_t cluster = s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32;
+  const bool rare = (clc | cluster | s.cta_exited) != 0;
+  eat(two(static_cast<std::uint32_t>(s.mem.buffers), rare));
+  if (rare) {
+    eat(clc);
+    eat(cluster);
+    eat(s.cta_exited);
+  }
   // Raw bytes of a type whose every bit is part of its value (no padding),
   // as whole words, the last one zero-filled.
   auto eat_raw = [&](const auto& v) {
     static_assert(std::has_unique_object_representations_v<std::decay_t<decltype(v[0])>>);
-    eat(v.size());
     const char* q = reinterpret_cast<const char*>(v.data());
     const std::size_t len = sizeof(v[0]) * v.size();
     std::size_t i = 0;
@@ -736,33 +758,28 @@ std::uint64_t hash_with_agents(const State& s, std::uint64_t agents) {
     std::memcpy(&last, q + i, len - i);
     eat(last);
   };
-  eat(s.agents.size() | std::uint64_t{static_cast<std::uint32_t>(s.vars.size())} << 32);
-  eat(s.last_seen.size() | std::uint64_t{static_cast<std::uint32_t>(s.mbars.size())} << 32);
+  // An mbarrier's tx-count, zero outside a transaction, follows only when
+  // it is not (bit 8 says so).
+  static_assert(sizeof(spec::mbarrier::Status) == 1);
   for (const spec::mbarrier::State& m : s.mbars) {
-    eat(static_cast<std::uint64_t>(m.status) | std::uint64_t{m.phase} << 32);
+    eat(static_cast<std::uint64_t>(m.status) | std::uint64_t{m.tx != 0} << 8 | std::uint64_t{m.phase} << 32);
     eat(static_cast<std::uint32_t>(m.expected) | std::uint64_t{static_cast<std::uint32_t>(m.pending)} << 32);
-    eat(static_cast<std::uint32_t>(m.tx));
+    if (m.tx != 0) eat(static_cast<std::uint32_t>(m.tx));
   }
   eat_raw(s.named);
   eat_raw(s.amd);
-  eat(s.tmem.size());
   for (const spec::tmem::Cta& t : s.tmem) {
     eat(t.used | std::uint64_t{t.allocated} << 16 | std::uint64_t{t.relinquished} << 48 | std::uint64_t{t.pair_done} << 49 |
         std::uint64_t{t.pair_which} << 56);
     eat(static_cast<std::uint64_t>(t.pair));
   }
-  eat(s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32);
   eat_raw(s.clc_value);
-  eat(s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32);
-  eat(s.cta_exited | static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.mem.buffers)) << 32);
-  eat(s.pending.size());
   for (const Pending& e : s.pending) {
     eat(static_cast<std::uint64_t>(e.kind) | std::uint64_t{e.agent} << 8 | std::uint64_t{e.pc} << 16 | std::uint64_t{e.mbar} << 32 |
         std::uint64_t{e.group} << 48);
     eat(static_cast<std::uint32_t>(e.buf) | std::uint64_t{static_cast<std::uint32_t>(e.bytes)} << 32);
     eat(e.noinc | std::uint64_t{e.slot} << 8 | std::uint64_t{e.canceled} << 16);
   }
-  eat(s.mem.events.size());
   if (s.mem.events.empty()) return h.finish();
   // The events, each as two blocks of the two lanes (so that the
   // multiplications overlap), read where they lie: its small fields in one

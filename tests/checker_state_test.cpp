@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/builder.hpp"
 #include "checker/dsl/parser.hpp"
 #include "tests/corpus_files.hpp"
 #include "checker/program.hpp"
@@ -51,6 +52,7 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
     // A describing stepper: its states keep the phases seen (the search's keep none).
     const check::Stepper st(prog, true);
     const check::Owners owners{prog.var_base, st.phases_kept()};
+    const check::State start = st.initial();
     for (int walk = 0; walk < 20; ++walk) {
       check::State s = st.initial();
       std::string bytes, again;
@@ -91,6 +93,13 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
           check::serialize(t, reused, &back, &where);
           REQUIRE(reused.view() == fresh);
           same_hash_same_state(t, fresh, owners);
+          // No step writes a builtin variable (cta, instance, warp): the
+          // fingerprint leaves them out (agent_hash).
+          for (std::size_t i = 0; i < t.agents.size(); ++i)
+            for (int v = 0; v < ir::num_builtin_vars; ++v) {
+              const auto at = static_cast<std::size_t>(prog.var_base[i] + v);
+              REQUIRE(t.vars[at] == start.vars[at]);
+            }
           // State's copy assignment (memcpy where a part keeps its length)
           // into a buffer that held states of this and earlier kernels.
           assigned = t;
@@ -203,7 +212,6 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"cp committed", [](check::State& x) { ++x.agents.back().cp.committed; }},
       {"cp issued", [](check::State& x) { ++x.agents.back().cp.issued; }},
       {"cp retired", [](check::State& x) { ++x.agents.back().cp.retired; }},
-      {"variable", [](check::State& x) { if (!x.vars.empty()) ++x.vars.back(); }},
       {"last seen phase", [](check::State& x) { if (!x.last_seen.empty()) ++x.last_seen.back(); }},
       {"mbarrier status", [](check::State& x) { if (!x.mbars.empty()) x.mbars.back().status = x.mbars.back().status == spec::mbarrier::Status::live ? spec::mbarrier::Status::uninitialized : spec::mbarrier::Status::live; }},
       {"mbarrier phase", [](check::State& x) { if (!x.mbars.empty()) ++x.mbars.back().phase; }},
@@ -288,6 +296,17 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
           change(x);
           differs(what, x);
         }
+        // Each agent's variables other than its builtins (cta, instance,
+        // warp: no step writes them, the fingerprint leaves them out; the
+        // test below holds that no step does).
+        for (std::size_t a = 0; a < s.agents.size(); ++a) {
+          const auto [v0, v1] = owners.vars_of(a, s.vars.size());
+          for (std::size_t v = v0 + ir::num_builtin_vars; v < v1; ++v) {
+            check::State x = s;
+            ++x.vars[v];
+            differs("variable", x);
+          }
+        }
         if (!s.pending.empty())
           for (const auto& [what, change] : pending_changes) {
             check::State x = s;
@@ -311,6 +330,7 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
     }
   }
   // Every change met a state it applies to.
+  CHECK(changed["variable"] > 0);
   for (const auto& [what, change] : changes) CHECK_MESSAGE(changed[what] > 0, what);
   for (const auto& [what, change] : pending_changes) CHECK_MESSAGE(changed[what] > 0, what);
   CHECK(tried > 1000);
@@ -417,4 +437,40 @@ TEST_CASE("state storage: the fixed parts in one block, copied, moved and compar
   CHECK(other == a);
   moved.vars[0] = 11;
   CHECK(other.vars[0] == 0);
+}
+
+// The fingerprint leaves each agent's builtin variables out, so no kernel may
+// write one: the .bk parser rejects such an assignment, and instantiate a
+// kernel built otherwise (an assignment, a loop variable, an operation's
+// destination), at the statement's place.
+TEST_CASE("state encoding: a kernel that writes a builtin variable is rejected at instantiation") {
+  using namespace ir;
+  for (int how = 0; how < 3; ++how)
+    for (int builtin = 0; builtin < num_builtin_vars; ++builtin) {
+      CAPTURE(how);
+      CAPTURE(builtin);
+      KernelBuilder kb("writes_builtin");
+      const int bar = kb.mbarrier("bar", 1, 1);
+      Role& r = kb.role("worker", Granularity::warp);
+      const Loc at{7, 3};
+      if (how == 0) r.body.push_back(KernelBuilder::assign(builtin, kb.c(1), at));
+      if (how == 1) r.body.push_back(KernelBuilder::for_loop(builtin, kb.c(0), kb.c(2), {}, at));
+      if (how == 2) {
+        r.body.push_back(KernelBuilder::op(OpCode::mbar_arrive, at).bar(bar).one().dest(builtin));
+      }
+      const Kernel k = kb.build();
+      try {
+        (void)check::instantiate(k);
+        FAIL("instantiated");
+      } catch (const check::KernelError& e) {
+        CHECK(std::string(e.what()).find("is a builtin and cannot be assigned") != std::string::npos);
+        CHECK(e.loc.line == 7);
+      }
+    }
+  // Its own variable it may write.
+  KernelBuilder kb("writes_own");
+  Role& r = kb.role("worker", Granularity::warp);
+  const int k = KernelBuilder::var(r, "k");
+  r.body.push_back(KernelBuilder::assign(k, kb.c(1)));
+  CHECK_NOTHROW((void)check::instantiate(kb.build()));
 }
