@@ -1602,13 +1602,74 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   return info;
 }
 
+Stepper::Stepper(const Program& p, bool describe, bool strict) : p_(p), describe_(describe), strict_(strict) {
+  block_tests_.resize(p.code.size());
+  for (std::size_t r = 0; r < p.code.size(); ++r)
+    for (const Instr& in : p.code[r]) {
+      BlockTest t;
+      if (in.kind == InstrKind::op) {
+        const ir::Op& op = *in.op;
+        t.op = &op;
+        if (op.code == OpCode::mbar_wait && op.token_var < 0 && op.bar.cta == ir::no_expr && op.bar.object >= 0 &&
+            (op.bar.index == ir::no_expr || is_constant(p, op.bar.index))) {
+          const ir::MbarrierDecl& d = p.kernel->mbarriers[static_cast<std::size_t>(op.bar.object)];
+          // An index that cannot be evaluated, or outside the array, is for
+          // the step to report: never surely blocked.
+          std::int64_t i = -1;
+          try {
+            i = op.bar.index == ir::no_expr ? 0 : eval(p, op.bar.index, nullptr);
+          } catch (const KernelError&) {
+          }
+          if (i >= 0 && i < d.size) {
+            t.kind = BlockTest::Kind::wait_fixed;
+            t.mbar = p.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(i);
+          }
+        } else if (op.code == OpCode::mbar_wait || op.code == OpCode::bar_sync || op.code == OpCode::bar_red ||
+                   op.code == OpCode::syncthreads) {
+          t.kind = BlockTest::Kind::other;
+        }
+      }
+      block_tests_[r].push_back(t);
+    }
+}
+
 bool Stepper::surely_blocked(const State& s, int a) const {
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
   if (ag.exited) return true;
   const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
-  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
-  if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) return false;
-  const ir::Op& op = *code[ag.pc].op;
+  const std::vector<BlockTest>& tests = block_tests_[static_cast<std::size_t>(info.role)];
+  if (ag.pc >= tests.size()) return false;
+  const BlockTest& t = tests[ag.pc];
+  if (t.kind == BlockTest::Kind::none) return false;
+  if (t.kind == BlockTest::Kind::other) return surely_blocked_op(s, a, *t.op);
+  // A wait by parity on the CTA's own mbarrier at a fixed index.
+  return wait_blocked(s, a, *t.op, info.cta * p_.mbars_per_cta + t.mbar);
+}
+
+bool Stepper::wait_blocked(const State& s, int a, const ir::Op& op, int m) const {
+  const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
+  if (st.status != mb::Status::live) return false;
+  // The phase test first (the cheaper one): the init test below decides
+  // only where the phase would block. A parity that cannot be evaluated
+  // is for the step to report.
+  std::int64_t parity = 0;
+  try {
+    if (op.parity != ir::no_expr) parity = eval(p_, op.parity, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)]);
+  } catch (const KernelError&) {
+    return false;
+  }
+  const spec::Outcome o = mb::test_wait_parity(st, static_cast<std::uint32_t>(parity));
+  if (o.violation != Violation::none || o.observed != 0) return false;
+  // The wait's step would report an init not ordered before it (the
+  // same test as Exec::require_init_visible), not block.
+  return p_.mbar_memory_written[static_cast<std::size_t>(m)] == 0 ||
+         init_use_of(p_, s.mem, m, hb::Proxy::generic, lanes_of(op, p_.agents[static_cast<std::size_t>(a)]).threads) ==
+             rules::InitUse::visible;
+}
+
+bool Stepper::surely_blocked_op(const State& s, int a, const ir::Op& op) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
   const std::int64_t* vars = s.vars.data() + p_.var_base[static_cast<std::size_t>(a)];
   switch (op.code) {
     case OpCode::mbar_wait: {
@@ -1616,24 +1677,7 @@ bool Stepper::surely_blocked(const State& s, int a) const {
       const ir::MbarrierDecl& d = p_.kernel->mbarriers[static_cast<std::size_t>(op.bar.object)];
       const std::int64_t i = op.bar.index == ir::no_expr ? 0 : eval(p_, op.bar.index, vars);
       if (i < 0 || i >= d.size) return false;
-      const int m = info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(i);
-      const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
-      if (st.status != mb::Status::live) return false;
-      // The phase test first (the cheaper one): the init test below decides
-      // only where the phase would block. A parity that cannot be evaluated
-      // is for the step to report.
-      std::int64_t parity = 0;
-      try {
-        if (op.parity != ir::no_expr) parity = eval(p_, op.parity, vars);
-      } catch (const KernelError&) {
-        return false;
-      }
-      const spec::Outcome o = mb::test_wait_parity(st, static_cast<std::uint32_t>(parity));
-      if (o.violation != Violation::none || o.observed != 0) return false;
-      // The wait's step would report an init not ordered before it (the
-      // same test as Exec::require_init_visible), not block.
-      return p_.mbar_memory_written[static_cast<std::size_t>(m)] == 0 ||
-             init_use_of(p_, s.mem, m, hb::Proxy::generic, lanes_of(op, info).threads) == rules::InitUse::visible;
+      return wait_blocked(s, a, op, info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(i));
     }
     case OpCode::bar_sync:
     case OpCode::bar_red:

@@ -46,7 +46,7 @@ struct StepInfo {
 class Stepper {
  public:
   // `strict`: a warning kind stops the step as a violation (--strict).
-  Stepper(const Program& p, bool describe, bool strict = false) : p_(p), describe_(describe), strict_(strict) {}
+  Stepper(const Program& p, bool describe, bool strict = false);
 
   // The initial state. The phases each agent last observed per mbarrier
   // (State::last_seen) say only where a trace's wait passed a lapped phase:
@@ -84,9 +84,23 @@ class Stepper {
   [[nodiscard]] const Program& program() const { return p_; }
 
  private:
+  // What surely_blocked reads of an instruction, decided once per kernel:
+  // a wait by parity on an mbarrier of the agent's own CTA at a fixed index
+  // (`mbar`: its instance within the CTA), another instruction it looks at
+  // (`other`: a wait of another form, a named barrier), or none.
+  struct BlockTest {
+    enum class Kind : std::uint8_t { none, wait_fixed, other } kind = Kind::none;
+    int mbar = 0;
+    const ir::Op* op = nullptr;
+  };
+  // surely_blocked's test of the forms `other` names.
+  [[nodiscard]] bool surely_blocked_op(const State& s, int a, const ir::Op& op) const;
+  // Whether agent a's wait by parity `op` on mbarrier instance m surely blocks.
+  [[nodiscard]] bool wait_blocked(const State& s, int a, const ir::Op& op, int m) const;
   const Program& p_;
   bool describe_;
   bool strict_;
+  std::vector<std::vector<BlockTest>> block_tests_;  // per role, per instruction
 };
 
 // Operations that never block, never fail, and read or write only the agent's

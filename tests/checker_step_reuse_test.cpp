@@ -4,6 +4,8 @@
 //     without a StepInfo, leaves the state agent_step leaves;
 //   - a barrier whose memory no op writes (Program::mbar_memory_written)
 //     has no event on it in any state the walks reach;
+//   - an agent the search skips as surely blocked has no enabled step and
+//     raises no error;
 //   - a StepInfo reused across steps (agent_step into one that is cleared
 //     first) holds what a fresh one would, strings and notes included (the
 //     stepper describes, so every field is filled);
@@ -64,6 +66,7 @@ void plain_local_steps(const check::Stepper& st, check::State& s, int a, bool pr
 TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInfo, as the plain step") {
   std::mt19937 rng(5);
   std::size_t local_runs = 0, control_ran = 0, reused = 0, described = 0, init_events = 0, unwritten_seen = 0;
+  std::size_t surely = 0, blocked = 0;
   check::StepInfo kept;  // reused across every step of every kernel
   for (const std::string& file : corpus_files()) {
     CAPTURE(file);
@@ -117,7 +120,16 @@ TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInf
             threw_fresh = true;
           }
           REQUIRE(threw_reused == threw_fresh);
+          // The search skips an agent surely_blocked names without stepping
+          // it: such a step is never enabled and never raises an error.
+          const bool skipped = st.surely_blocked(s, a);
+          if (skipped) {
+            REQUIRE(!threw_fresh);
+            REQUIRE(!fresh.enabled);
+            ++surely;
+          }
           if (threw_fresh) continue;
+          blocked += !fresh.enabled;
           REQUIRE(x == y);
           same_info(kept, fresh);
           ++reused;
@@ -147,7 +159,10 @@ TEST_CASE("step shortcuts: control flow without a StepInfo, and a reused StepInf
   }
   MESSAGE(local_runs << " local-step runs compared, " << control_ran << " of them moved; " << reused
                      << " steps into a reused StepInfo, " << described << " described; " << init_events
-                     << " events on a barrier's memory, " << unwritten_seen << " barriers seen that no op writes");
+                     << " events on a barrier's memory, " << unwritten_seen << " barriers seen that no op writes; "
+                     << blocked << " steps not enabled, " << surely << " of them known so beforehand (surely_blocked)");
+  CHECK(surely > 1000);
+  CHECK(surely * 2 > blocked);
   CHECK(init_events > 1000);
   CHECK(unwritten_seen > 1000);
   CHECK(local_runs > 10000);
