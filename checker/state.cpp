@@ -680,7 +680,7 @@ Owners::Owners(std::span<const int> base, int m) : var_base(base), phases(m) {
   // (Unmixed, index 1 would read as a flag of the first word flipped, and
   // two agents swapped with that flag flipped in both would hash alike: the
   // state test met one.) The parts' lengths are the kernel's: they enter the
-  // fingerprint once, in hash_with_agents.
+  // fingerprint once, as hash_with_agents' seed (shape_seed).
   for (std::size_t a = 0; a < base.size(); ++a)
     seeds.push_back(mix(std::uint64_t{a} ^ Lanes::k1, std::uint64_t(static_cast<std::uint32_t>(m)) ^ Lanes::k2));
 }
@@ -722,19 +722,27 @@ std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   return h.finish();
 }
 
-std::uint64_t hash_with_agents(const State& s, std::uint64_t agents) {
+namespace {
+std::uint64_t two(std::size_t a, std::size_t b) { return a | std::uint64_t{static_cast<std::uint32_t>(b)} << 32; }
+}  // namespace
+
+std::uint64_t shape_seed(const State& s) {
+  Chains h(Lanes::k2);
+  h.eat(two(s.agents.size(), s.vars.size()));
+  h.eat(two(s.last_seen.size(), s.mbars.size()));
+  h.eat(two(s.named.size(), s.amd.size()));
+  h.eat(two(s.tmem.size(), s.clc_value.size()));
+  return h.finish();
+}
+
+std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::uint64_t shape) {
   // Read field by field, one word per multiplication: most of these parts
-  // are empty or a few words. The parts' counts come first, then the
-  // elements; the words most kernels leave zero follow only when one is
-  // set (a bit says so).
-  Chains h(Lanes::k1);
+  // are empty or a few words. The counts of the parts whose length varies
+  // come first, then the elements; the words most kernels leave zero
+  // follow only when one is set (a bit says so).
+  Chains h(shape);
   auto eat = [&h](std::uint64_t x) { h.eat(x); };
   eat(agents);
-  auto two = [](std::size_t a, std::size_t b) { return a | std::uint64_t{static_cast<std::uint32_t>(b)} << 32; };
-  eat(two(s.agents.size(), s.vars.size()));
-  eat(two(s.last_seen.size(), s.mbars.size()));
-  eat(two(s.named.size(), s.amd.size()));
-  eat(two(s.tmem.size(), s.clc_value.size()));
   eat(two(s.pending.size(), s.mem.events.size()));
   const std::uint64_t clc = s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32;
   const std::uint64_t cluster = s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32;
@@ -806,7 +814,7 @@ std::uint64_t hash_with_agents(const State& s, std::uint64_t agents) {
 std::uint64_t hash_state(const State& s, const Owners& o) {
   std::uint64_t sum = 0;
   for (int i = 0; i < static_cast<int>(s.agents.size()); ++i) sum += agent_hash(s, o, i);
-  return hash_with_agents(s, sum);
+  return hash_with_agents(s, sum, shape_seed(s));
 }
 
 std::uint64_t hash_bytes(std::string_view bytes) {

@@ -211,16 +211,20 @@ void restore(State& t, const State& s, const Owners& o, int a);
 // that only a state found new is serialised (docs/checker.md, "State
 // storage").
 //
-// It is hash_with_agents(s, sum of agent_hash(s, o, i) over the agents):
+// It is hash_with_agents(s, sum of agent_hash(s, o, i) over the agents,
+// shape_seed(s)):
 // a step of agent a writes no other agent's part (step.cpp), so the search
 // finds a successor's fingerprint from its parent's agent hashes with a's
 // alone hashed again (successors.hpp).
 [[nodiscard]] std::uint64_t hash_state(const State& s, const Owners& o);
 // The hash of agent i's part, its index included.
 [[nodiscard]] std::uint64_t agent_hash(const State& s, const Owners& o, int i);
-// The fingerprint of s given the sum of its agents' hashes: the rest of the
-// state (the barriers, the async events, the memory, the parts' sizes)
-// hashed with it.
-[[nodiscard]] std::uint64_t hash_with_agents(const State& s, std::uint64_t agents);
+// The lengths of s's fixed parts (State::shape) hashed: the same for every
+// state of a kernel, so that a search takes it once.
+[[nodiscard]] std::uint64_t shape_seed(const State& s);
+// The fingerprint of s given the sum of its agents' hashes and its
+// shape_seed: the rest of the state (the barriers, the async events, the
+// memory) hashed with them.
+[[nodiscard]] std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::uint64_t shape);
 
 }  // namespace pc::check

@@ -87,7 +87,8 @@ class Successors {
         order_(m, opt.check_reduction),
         sym_(m.program()),
         plan_(m.trips()),
-        owners_{m.program().var_base, m.stepper().phases_kept()} {
+        owners_{m.program().var_base, m.stepper().phases_kept()},
+        shape_(shape_seed(m.initial())) {
     canonical_ = reduction_ && sym_.active();
     // A canonical representative or a trip key is a state apart from the
     // successor, with every agent's part moved or rewritten: hashed whole.
@@ -129,7 +130,7 @@ class Successors {
     if (!incremental_) return fingerprint(t);
     std::uint64_t sum = w.agent_sum;
     if (a < m_.agents()) sum += agent_hash(t, owners_, a) - w.agent_hashes[static_cast<std::size_t>(a)];
-    return hash_with_agents(t, sum);
+    return hash_with_agents(t, sum, shape_);
   }
 
   // Expands w.s, the state numbered `id`: takes every enabled action,
@@ -166,6 +167,7 @@ class Successors {
   Symmetry sym_;
   const TripPlan& plan_;
   Owners owners_;
+  std::uint64_t shape_;  // shape_seed of the search's states: every one has the kernel's shape
 };
 
 template <class Store, class Prefetch>
