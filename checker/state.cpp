@@ -99,12 +99,15 @@ void put_event(Writer& w, const spec::hb::Event& e) {
     words[k++] = syncs[i];
   }
   w.put(present);
-  int len[max_words];
-  for (int i = 0; i < k; ++i) len[i] = byte_length(words[i]);
-  for (int i = 0; i < k; i += 2) *w.p++ = static_cast<char>(len[i] | (i + 1 < k ? len[i + 1] << 4 : 0));
+  // The lengths as nibbles, two to a byte (at most ten: five bytes, written
+  // as a word within the event's bound), then the words.
+  std::uint64_t nibbles = 0;
+  for (int i = 0; i < k; ++i) nibbles |= static_cast<std::uint64_t>(byte_length(words[i])) << (4 * i);
+  std::memcpy(w.p, &nibbles, 8);
+  w.p += (k + 1) / 2;
   for (int i = 0; i < k; ++i) {
     std::memcpy(w.p, &words[i], 8);
-    w.p += len[i];
+    w.p += (nibbles >> (4 * i)) & 15;
   }
 }
 
@@ -159,41 +162,52 @@ void get_event(Reader& r, spec::hb::Event& e) {
   // The words present: one per mask bit, one more per thread mask with a high half.
   constexpr std::uint8_t bits3[8] = {0, 1, 1, 2, 1, 2, 2, 3};
   const int k = bits3[present & 7] * (high ? 2 : 1) + bits3[(present >> 3) & 7] + ((present >> 6) & 1);
-  int len[max_words];
-  for (int i = 0; i < k; i += 2) {
-    const auto b = static_cast<std::uint8_t>(*r.p++);
-    len[i] = b & 15;
-    if (i + 1 < k) len[i + 1] = b >> 4;
-  }
+  // Straight through the seven masks, each word's byte length taken from
+  // the nibbles as they come (no array of lengths, no loop over pointers).
   // A word of n bytes read with one load of 8 (n > 4) or of 4 and masked:
   // the state's last field (cta_exited, 4 bytes) follows its events, so at
   // least n + 4 bytes lie from the word's start and neither load passes the
-  // end.
+  // end; so too from the nibbles' start, which the first four (or, with
+  // nine words or more, five nibble bytes and so eight) bytes are read from.
   static_assert(sizeof(State::cta_exited) == 4);
-  int at = 0;
+  constexpr std::uint64_t keep[9] = {0,           0xff,           0xffff,           0xffffff,          0xffffffff,
+                                     0xffffffffff, 0xffffffffffff, 0xffffffffffffff, ~std::uint64_t{0}};
+  std::uint64_t nibbles;
+  if (k > 8) {
+    std::memcpy(&nibbles, r.p, 8);
+  } else {
+    std::uint32_t u;
+    std::memcpy(&u, r.p, 4);
+    nibbles = u;
+  }
+  const char* p = r.p + (k + 1) / 2;
   auto word = [&] {
-    const int n = len[at++];
+    const auto n = static_cast<int>(nibbles & 15);
+    nibbles >>= 4;
     std::uint64_t v;
     if (n > 4) {
-      std::memcpy(&v, r.p, 8);
-      if (n < 8) v &= (std::uint64_t{1} << (8 * n)) - 1;
+      std::memcpy(&v, p, 8);
     } else {
       std::uint32_t u;
-      std::memcpy(&u, r.p, 4);
-      v = u & ((std::uint64_t{1} << (8 * n)) - 1);
+      std::memcpy(&u, p, 4);
+      v = u;
     }
-    r.p += n;
-    return v;
+    p += n;
+    return v & keep[n];
   };
-  spec::hb::Threads* threads[3] = {&e.after, &e.after_async, &e.after_weak};
-  std::uint64_t* syncs[4] = {&e.released, &e.released_async, &e.visible, &e.visible_async};
-  for (int i = 0; i < 3; ++i) {
-    *threads[i] = 0;
-    if (!((present >> i) & 1)) continue;
-    *threads[i] = word();
-    if (high) *threads[i] |= static_cast<spec::hb::Threads>(word()) << 64;
-  }
-  for (int i = 0; i < 4; ++i) *syncs[i] = (present >> (3 + i)) & 1 ? word() : 0;
+  auto thread_mask = [&](int i) -> spec::hb::Threads {
+    if (!((present >> i) & 1)) return 0;
+    const spec::hb::Threads low = word();
+    return high ? low | static_cast<spec::hb::Threads>(word()) << 64 : low;
+  };
+  e.after = thread_mask(0);
+  e.after_async = thread_mask(1);
+  e.after_weak = thread_mask(2);
+  e.released = present & (1 << 3) ? word() : 0;
+  e.released_async = present & (1 << 4) ? word() : 0;
+  e.visible = present & (1 << 5) ? word() : 0;
+  e.visible_async = present & (1 << 6) ? word() : 0;
+  r.p = p;
 }
 
 }  // namespace
