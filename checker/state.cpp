@@ -1,13 +1,13 @@
 #include "checker/state.hpp"
 
-#include "checker/ir.hpp"
-
 #include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include "checker/ir.hpp"
 
 namespace pc::check {
 namespace {
