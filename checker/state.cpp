@@ -705,13 +705,15 @@ Owners::Owners(std::span<const int> base, int m) : var_base(base), phases(m) {
 // overlap (docs/checker.md, "State storage"). Each agent's part is hashed
 // apart (agent_hash) and enters as the sum of those hashes: the search
 // hashes again only the part of the agent that moved.
-std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
-  const auto a = static_cast<std::size_t>(i);
-  const auto [v0, v1] = o.vars_of(a, s.vars.size());
-  const auto m = static_cast<std::size_t>(o.phases);
+namespace {
+
+// Agent a's part: its AgentState, its variables [v0, v1), its phases seen
+// [l0, l0 + m), from its seed. Inline into agent_hash and agent_hashes.
+[[gnu::always_inline]] inline std::uint64_t hash_agent(const State& s, std::uint64_t seed, std::size_t a, std::size_t v0,
+                                                       std::size_t v1, std::size_t m) {
   // One word per multiplication, read where it lies (a part is a few words:
   // no buffer, no block to fill), from the agent's seed.
-  Chains h(o.seeds[a]);
+  Chains h(seed);
   auto eat = [&h](std::uint64_t x) { h.eat(x); };
   // As in serialize, the rarer words follow only when one is set (a bit of
   // the unused field in the first word says so), so that most agents take
@@ -729,11 +731,31 @@ std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   // already tells the agents apart.
   const std::int64_t* v = s.vars.data();
   for (std::size_t k = v0 + ir::num_builtin_vars; k < v1; ++k) eat(static_cast<std::uint64_t>(v[k]));
-  const std::uint32_t* l = s.last_seen.data() + a * m;
-  std::size_t k = 0;
-  for (; k + 1 < m; k += 2) eat(l[k] | std::uint64_t{l[k + 1]} << 32);
-  if (k < m) eat(l[k]);
+  if (m != 0) {
+    const std::uint32_t* l = s.last_seen.data() + a * m;
+    std::size_t k = 0;
+    for (; k + 1 < m; k += 2) eat(l[k] | std::uint64_t{l[k + 1]} << 32);
+    if (k < m) eat(l[k]);
+  }
   return h.finish();
+}
+
+}  // namespace
+
+std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
+  const auto a = static_cast<std::size_t>(i);
+  const auto [v0, v1] = o.vars_of(a, s.vars.size());
+  return hash_agent(s, o.seeds[a], a, v0, v1, static_cast<std::size_t>(o.phases));
+}
+
+std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out) {
+  const std::size_t n = s.agents.size(), m = static_cast<std::size_t>(o.phases);
+  std::uint64_t sum = 0;
+  for (std::size_t a = 0; a < n; ++a) {
+    const auto [v0, v1] = o.vars_of(a, s.vars.size());
+    sum += out[a] = hash_agent(s, o.seeds[a], a, v0, v1, m);
+  }
+  return sum;
 }
 
 namespace {

@@ -155,10 +155,8 @@ class Successors {
 
   // Hashes w.s's agents' parts for successor_fingerprint.
   void load_agent_hashes(Worker& w) const {
-    const int n = m_.agents();
-    w.agent_hashes.resize(static_cast<std::size_t>(n));
-    w.agent_sum = 0;
-    for (int i = 0; i < n; ++i) w.agent_sum += w.agent_hashes[static_cast<std::size_t>(i)] = agent_hash(w.s, owners_, i);
+    w.agent_hashes.resize(w.s.agents.size());
+    w.agent_sum = agent_hashes(w.s, owners_, w.agent_hashes.data());
   }
 
   const Model& m_;

@@ -69,6 +69,13 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
         check::serialize(back, again);
         REQUIRE(again == bytes);
         same_hash_same_state(back, bytes, owners);
+        // Every agent's hash at once (the search's, as it loads a state) is
+        // each agent's agent_hash, and their sum.
+        std::vector<std::uint64_t> each(s.agents.size());
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < each.size(); ++i) sum += check::agent_hash(s, owners, static_cast<int>(i));
+        REQUIRE(check::agent_hashes(s, owners, each.data()) == sum);
+        for (std::size_t i = 0; i < each.size(); ++i) REQUIRE(each[i] == check::agent_hash(s, owners, static_cast<int>(i)));
         ++checked;
         events += s.mem.events.size();
         // One enabled step, chosen at random; stop at a violation or the end.
