@@ -3,13 +3,16 @@
 // cut; the search's states compress; the memory figures read the process.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/frontier.hpp"
+#include "checker/visited.hpp"
 
 using namespace pc;
 
@@ -152,4 +155,43 @@ TEST_CASE("frontier: states of a level compress, and the figures are the process
   // The whole process: its code and libraries are resident too.
   CHECK(r.memory_bytes > std::uint64_t{1} << 20);
 #endif
+}
+
+// The visited set (checker/visited.hpp) through its growth: from 4,096 slots
+// to tables mapped as whole huge pages (from 256 KiB up: ZeroWords), every
+// fingerprint is found again and none appears that was not added.
+TEST_CASE("visited set: fingerprints kept through every growth, small tables and huge-page ones") {
+  std::mt19937_64 rng(11);
+  check::FingerprintSet set;
+  std::vector<std::uint64_t> added;
+  std::set<std::uint64_t> truth;
+  // Random fingerprints, and runs of neighbours (which share slots).
+  for (std::size_t i = 0; added.size() < 300000; ++i) {
+    const std::uint64_t base = rng() | 2;  // 0 and 1 are one slot's key (0 marks an empty slot)
+    for (std::uint64_t k = 0; k < (i % 3 == 0 ? 4 : 1); ++k) added.push_back(base + 2 * k);
+  }
+  std::size_t fresh = 0;
+  for (std::size_t i = 0; i < added.size(); ++i) {
+    const bool was = truth.count(added[i]) > 0;
+    const bool inserted = set.insert(added[i]);
+    CHECK(inserted == !was);
+    truth.insert(added[i]);
+    fresh += inserted;
+    // Now and then, an earlier one again: found, not added twice.
+    if (i % 97 == 0) CHECK_FALSE(set.insert(added[rng() % (i + 1)]));
+  }
+  CHECK(set.size() == truth.size());
+  CHECK(fresh == truth.size());
+  // The table grew past 256 KiB (mapped in huge pages from there).
+  CHECK(set.bytes() > (std::size_t{256} << 10));
+  for (std::uint64_t fp : added) CHECK_FALSE(set.insert(fp));
+  // Others are new.
+  std::size_t others = 0;
+  for (int k = 0; k < 1000; ++k) {
+    const std::uint64_t fp = rng() | 2;
+    if (truth.count(fp)) continue;
+    CHECK(set.insert(fp));
+    ++others;
+  }
+  CHECK(others > 990);
 }
