@@ -22,50 +22,41 @@
 namespace pc::check {
 
 // A zero-filled array of 64-bit words from the kernel (mmap): its pages
-// come zeroed (no fill pass), and an array of 256 KiB or more is mapped as
-// whole huge pages (its length rounded up to 2 MiB, at most 2 MiB more) and
-// asks for them (madvise), so that a probe at a random slot does not walk
-// the page tables first: in a virtual machine a walk costs as much as the
-// probe's cache miss, and the search probes once per transition
-// (docs/checker.md, "State storage").
+// come zeroed (no fill pass), and a table of at least 2 MiB asks for huge
+// pages (madvise), so that a probe at a random slot does not walk the page
+// tables first: in a virtual machine a walk costs as much as the probe's
+// cache miss, and the search probes once per transition (docs/checker.md,
+// "State storage").
 class ZeroWords {
  public:
   ZeroWords() = default;
-  explicit ZeroWords(std::size_t n) : n_(n), bytes_(mapped_bytes(n)) {
-    void* p = mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  explicit ZeroWords(std::size_t n) : n_(n) {
+    const std::size_t bytes = std::max<std::size_t>(n * sizeof(std::uint64_t), 1);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
-    if (bytes_ >= huge) (void)madvise(p, bytes_, MADV_HUGEPAGE);  // advice: refused, it is the usual pages
+    if (bytes >= (std::size_t{2} << 20)) (void)madvise(p, bytes, MADV_HUGEPAGE);  // advice: refused, it is the usual pages
 #endif
     p_ = static_cast<std::uint64_t*>(p);
   }
-  ZeroWords(ZeroWords&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)), bytes_(std::exchange(o.bytes_, 0)) {}
+  ZeroWords(ZeroWords&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
   ZeroWords& operator=(ZeroWords&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
-    std::swap(bytes_, o.bytes_);
     return *this;
   }
   ZeroWords(const ZeroWords&) = delete;
   ZeroWords& operator=(const ZeroWords&) = delete;
   ~ZeroWords() {
-    if (p_) munmap(p_, bytes_);
+    if (p_) munmap(p_, std::max<std::size_t>(n_ * sizeof(std::uint64_t), 1));
   }
   [[nodiscard]] std::size_t size() const { return n_; }
   std::uint64_t& operator[](std::size_t i) { return p_[i]; }
   const std::uint64_t& operator[](std::size_t i) const { return p_[i]; }
 
  private:
-  static constexpr std::size_t huge = std::size_t{2} << 20;
-  // From 256 KiB up, whole huge pages.
-  static std::size_t mapped_bytes(std::size_t n) {
-    const std::size_t bytes = std::max<std::size_t>(n * sizeof(std::uint64_t), 1);
-    return bytes >= huge / 8 ? (bytes + huge - 1) / huge * huge : bytes;
-  }
   std::uint64_t* p_ = nullptr;
   std::size_t n_ = 0;
-  std::size_t bytes_ = 0;
 };
 
 class FingerprintSet {
