@@ -793,6 +793,7 @@ std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::uint64
   // as whole words, the last one zero-filled.
   auto eat_raw = [&](const auto& v) {
     static_assert(std::has_unique_object_representations_v<std::decay_t<decltype(v[0])>>);
+    if (v.empty()) return;
     const char* q = reinterpret_cast<const char*>(v.data());
     const std::size_t len = sizeof(v[0]) * v.size();
     std::size_t i = 0;
