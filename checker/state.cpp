@@ -708,7 +708,8 @@ Owners::Owners(std::span<const int> base, int m) : var_base(base), phases(m) {
 namespace {
 
 // Agent a's part: its AgentState, its variables [v0, v1), its phases seen
-// [l0, l0 + m), from its seed. Inline into agent_hash and agent_hashes.
+// [a * m, (a + 1) * m), from its seed. Inline into agent_hash and
+// agent_hashes.
 [[gnu::always_inline]] inline std::uint64_t hash_agent(const State& s, std::uint64_t seed, std::size_t a, std::size_t v0,
                                                        std::size_t v1, std::size_t m) {
   // One word per multiplication, read where it lies (a part is a few words:
@@ -753,7 +754,9 @@ std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out) 
   std::uint64_t sum = 0;
   for (std::size_t a = 0; a < n; ++a) {
     const auto [v0, v1] = o.vars_of(a, s.vars.size());
-    sum += out[a] = hash_agent(s, o.seeds[a], a, v0, v1, m);
+    const std::uint64_t h = hash_agent(s, o.seeds[a], a, v0, v1, m);
+    if (out) out[a] = h;
+    sum += h;
   }
   return sum;
 }
@@ -849,9 +852,7 @@ std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::uint64
 }
 
 std::uint64_t hash_state(const State& s, const Owners& o) {
-  std::uint64_t sum = 0;
-  for (int i = 0; i < static_cast<int>(s.agents.size()); ++i) sum += agent_hash(s, o, i);
-  return hash_with_agents(s, sum, shape_seed(s));
+  return hash_with_agents(s, agent_hashes(s, o), shape_seed(s));
 }
 
 std::uint64_t hash_bytes(std::string_view bytes) {

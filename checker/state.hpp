@@ -219,8 +219,9 @@ void restore(State& t, const State& s, const Owners& o, int a);
 [[nodiscard]] std::uint64_t hash_state(const State& s, const Owners& o);
 // The hash of agent i's part, its index included.
 [[nodiscard]] std::uint64_t agent_hash(const State& s, const Owners& o, int i);
-// Every agent's agent_hash, into out[0, agents); returns their sum.
-std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out);
+// Every agent's agent_hash, into out[0, agents) unless out is null; returns
+// their sum.
+std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out = nullptr);
 // The lengths of s's fixed parts (State::shape) hashed: the same for every
 // state of a kernel, so that a search takes it once.
 [[nodiscard]] std::uint64_t shape_seed(const State& s);
