@@ -126,6 +126,7 @@ Result Search::run() {
     conclude(t, again, &links);
     t.states = r.states;
     t.transitions = r.transitions;
+    t.step_cache_hits = r.step_cache_hits;
     t.memory_bytes = r.memory_bytes;
     r = std::move(t);
   }

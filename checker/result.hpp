@@ -176,6 +176,9 @@ struct Result {
   std::uint64_t max_depth = 0;
   double seconds = 0;
   std::uint64_t memory_bytes = 0;  // state storage
+  // Agent steps whose outcome the step cache held (checker/step_cache.hpp):
+  // not run again, their successors' fingerprints taken from it.
+  std::uint64_t step_cache_hits = 0;
   bool coverage = false;     // `unreached` is known (a verified search, not a replay)
   std::vector<Unreached> unreached;  // statements no interleaving executed, in source order
   Snapshot snapshot;         // with Options::steps
@@ -205,6 +208,10 @@ struct Options {
   bool progress = false;             // a progress line on stderr every few seconds
   bool strict = false;               // warning kinds are violations (--strict)
   bool check_reduction = false;      // test the partial-order reduction where it applies (--check-reduction); InternalError if it fails
+  // Agent steps kept and reused where the same agent part meets the same
+  // shared parts (checker/step_cache.hpp; --no-step-cache turns it off).
+  bool step_cache = true;
+  bool check_step_cache = false;     // every reused step taken again and compared (tests); InternalError if it differs
   // Parameter values given on the command line (--param): replay tokens carry
   // them, so that a printed replay command runs as printed.
   std::vector<std::pair<std::string, std::int64_t>> params;

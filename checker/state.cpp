@@ -261,6 +261,7 @@ void deserialize(const char* bytes, State& s, EventBytes* where) {
   } else {
     for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint32_t>(r.var());
   }
+  if (where) where->shared_at = static_cast<std::uint32_t>(r.p - bytes);
   for (spec::mbarrier::State& m : s.mbars) {
     r.get(m.status);
     m.phase = static_cast<std::uint32_t>(r.var());
@@ -326,6 +327,7 @@ void deserialize(const char* bytes, State& s, EventBytes* where) {
   }
   if (where) where->at[s.mem.events.size()] = static_cast<std::uint32_t>(r.p - bytes);
   r.get(s.cta_exited);
+  if (where) where->end = static_cast<std::uint32_t>(r.p - bytes);
 }
 
 namespace {
@@ -707,21 +709,33 @@ Owners::Owners(std::span<const int> base, int m) : var_base(base), phases(m) {
 // hashes again only the part of the agent that moved.
 namespace {
 
+// Whether any word of the AgentState at q but its first is set (read as
+// words, as has_rare does).
+bool rare_words(const char* q) {
+  return (load_word(q + 8) | load_word(q + 16) | load_word(q + 24) | load_word(q + 32) | load_word(q + 40) | load_word(q + 48)) != 0;
+}
+
 // Agent a's part: its AgentState, its variables [v0, v1), its phases seen
 // [a * m, (a + 1) * m), from its seed. Inline into agent_hash and
-// agent_hashes.
+// agent_hashes. With `words`, the words it takes are written there from
+// words[n], n advanced past them: they tell the part apart exactly (the
+// rarer words behind a bit, the builtins left out, the phases two to a
+// word), the step cache's key (own_bound).
 [[gnu::always_inline]] inline std::uint64_t hash_agent(const State& s, std::uint64_t seed, std::size_t a, std::size_t v0,
-                                                       std::size_t v1, std::size_t m) {
+                                                       std::size_t v1, std::size_t m, std::uint64_t* words = nullptr,
+                                                       std::size_t* n = nullptr) {
   // One word per multiplication, read where it lies (a part is a few words:
   // no buffer, no block to fill), from the agent's seed.
   Chains h(seed);
-  auto eat = [&h](std::uint64_t x) { h.eat(x); };
+  auto eat = [&h, words, n](std::uint64_t x) {
+    h.eat(x);
+    if (words) words[(*n)++] = x;
+  };
   // As in serialize, the rarer words follow only when one is set (a bit of
   // the unused field in the first word says so), so that most agents take
   // one word.
   const char* q = reinterpret_cast<const char*>(&s.agents[a]);
-  const bool rare =
-      (load_word(q + 8) | load_word(q + 16) | load_word(q + 24) | load_word(q + 32) | load_word(q + 40) | load_word(q + 48)) != 0;
+  const bool rare = rare_words(q);
   eat(load_word(q) | std::uint64_t{rare} << 48);
   if (rare)
     for (int k = 1; k < agent_words; ++k) eat(load_word(q + 8 * k));
@@ -743,6 +757,15 @@ namespace {
 
 }  // namespace
 
+std::size_t own_bound(const State& s, const Owners& o) {
+  std::size_t most = 0;
+  for (std::size_t a = 0; a < s.agents.size(); ++a) {
+    const auto [v0, v1] = o.vars_of(a, s.vars.size());
+    most = std::max(most, v1 - v0);
+  }
+  return agent_words + most + (static_cast<std::size_t>(o.phases) + 1) / 2;
+}
+
 std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   const auto a = static_cast<std::size_t>(i);
   const auto [v0, v1] = o.vars_of(a, s.vars.size());
@@ -761,6 +784,21 @@ std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out) 
   return sum;
 }
 
+std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out, std::uint64_t* own, std::uint32_t* own_at) {
+  const std::size_t n = s.agents.size(), m = static_cast<std::size_t>(o.phases);
+  std::uint64_t sum = 0;
+  std::size_t w = 0;
+  for (std::size_t a = 0; a < n; ++a) {
+    const auto [v0, v1] = o.vars_of(a, s.vars.size());
+    own_at[a] = static_cast<std::uint32_t>(w);
+    const std::uint64_t h = hash_agent(s, o.seeds[a], a, v0, v1, m, own, &w);
+    out[a] = h;
+    sum += h;
+  }
+  own_at[n] = static_cast<std::uint32_t>(w);
+  return sum;
+}
+
 namespace {
 std::uint64_t two(std::size_t a, std::size_t b) { return a | std::uint64_t{static_cast<std::uint32_t>(b)} << 32; }
 }  // namespace
@@ -774,14 +812,19 @@ std::uint64_t shape_seed(const State& s) {
   return h.finish();
 }
 
+std::uint64_t fingerprint_of(std::uint64_t agents, std::uint64_t shared) { return mix(agents ^ Lanes::k1, shared ^ Lanes::k2); }
+
 std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::uint64_t shape) {
+  return fingerprint_of(agents, shared_hash(s, shape));
+}
+
+std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
   // Read field by field, one word per multiplication: most of these parts
   // are empty or a few words. The counts of the parts whose length varies
   // come first, then the elements; the words most kernels leave zero
   // follow only when one is set (a bit says so).
   Chains h(shape);
   auto eat = [&h](std::uint64_t x) { h.eat(x); };
-  eat(agents);
   eat(two(s.pending.size(), s.mem.events.size()));
   const std::uint64_t clc = s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32;
   const std::uint64_t cluster = s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32;

@@ -157,6 +157,13 @@ struct State {
 struct EventBytes {
   const char* bytes = nullptr;
   std::vector<std::uint32_t> at;
+  // The parts no agent owns (the barriers, tensor memory, the cluster and
+  // CLC words, the pending events, the events, cta_exited: everything after
+  // the phases seen) lie in [shared_at, end) of `bytes`. Equal states of a
+  // kernel have equal bytes, so these bytes tell those parts apart exactly
+  // (StepCache).
+  std::uint32_t shared_at = 0, end = 0;
+  [[nodiscard]] std::string_view shared() const { return {bytes + shared_at, end - shared_at}; }
 };
 
 // A serialised state: a buffer that only grows, so that serialising a state
@@ -226,8 +233,22 @@ std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out =
 // state of a kernel, so that a search takes it once.
 [[nodiscard]] std::uint64_t shape_seed(const State& s);
 // The fingerprint of s given the sum of its agents' hashes and its
-// shape_seed: the rest of the state (the barriers, the async events, the
-// memory) hashed with them.
+// shape_seed: fingerprint_of(agents, shared_hash(s, shape)).
 [[nodiscard]] std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::uint64_t shape);
+// The hash of the parts of s no agent owns (the barriers, the async events,
+// the memory), from its shape_seed.
+[[nodiscard]] std::uint64_t shared_hash(const State& s, std::uint64_t shape);
+// A fingerprint from the sum of a state's agent hashes and its shared_hash:
+// a step of agent a changes only a's hash and the shared one, so the search
+// finds a successor's fingerprint from those two (StepCache).
+[[nodiscard]] std::uint64_t fingerprint_of(std::uint64_t agents, std::uint64_t shared);
+// agent_hashes, each agent's part also written as the words its hash
+// takes into own (room for own_bound(s, o) words per agent), agent i's in
+// [own_at[i], own_at[i + 1]): equal parts, equal words (the rarer AgentState
+// words behind a bit, the builtins, which are the kernel's, left out), so
+// that with the agent's index they tell its part apart exactly (the step
+// cache's key). out is not null.
+std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out, std::uint64_t* own, std::uint32_t* own_at);
+[[nodiscard]] std::size_t own_bound(const State& s, const Owners& o);
 
 }  // namespace pc::check

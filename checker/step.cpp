@@ -89,6 +89,14 @@ class Exec {
   const AgentInfo& me_;
 
   std::int64_t* vars() const { return s_.vars.data() + p_.var_base[static_cast<std::size_t>(a_)]; }
+  // Every agent's AgentState, to read another's: each read of s_.agents
+  // but the agent's own (ag_) goes through here, so that the step says it
+  // read outside its own part and the parts no agent owns
+  // (StepInfo::reads_others; StepCache keeps only steps that did not).
+  const Part<AgentState>& all_agents() const {
+    info_.reads_others = true;
+    return s_.agents;
+  }
   std::int64_t ev(ir::ExprId e, std::int64_t dflt = 0) const {
     return e == ir::no_expr ? dflt : eval(p_, e, vars());
   }
@@ -283,8 +291,9 @@ class Exec {
   void wgmma_warps(const ir::Op& op);
   std::uint32_t live_threads(int cta) const {
     std::uint32_t live = 0;
-    for (std::size_t i = 0; i < s_.agents.size(); ++i)
-      if (!s_.agents[i].exited && (cta < 0 || p_.agents[i].cta == cta)) live += static_cast<std::uint32_t>(p_.agents[i].threads);
+    const Part<AgentState>& all = all_agents();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (!all[i].exited && (cta < 0 || p_.agents[i].cta == cta)) live += static_cast<std::uint32_t>(p_.agents[i].threads);
     return live;
   }
   void exit_agent();
@@ -437,7 +446,7 @@ void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threa
 const AgentInfo* Exec::pair_waiter(int cta) const {
   for (std::size_t a = 0; a < p_.agents.size(); ++a) {
     const AgentInfo& info = p_.agents[a];
-    const AgentState& ag = s_.agents[a];
+    const AgentState& ag = all_agents()[a];
     if (info.cta != cta || ag.stage != 1 || ag.exited) continue;
     const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
     if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) continue;
@@ -769,7 +778,7 @@ void Exec::wgmma_warps(const ir::Op& op) {
   for (const int w : warp_group_of(a_)) {
     issuers |= p_.agents[static_cast<std::size_t>(w)].hb.lanes();
     if (w == a_) continue;
-    const AgentState& o = s_.agents[static_cast<std::size_t>(w)];
+    const AgentState& o = all_agents()[static_cast<std::size_t>(w)];
     if (o.collectives < ag_.collectives) all = false;  // not yet joined (or never will: it exited)
     else if (o.collectives > ag_.collectives || o.stage != 1 || o.pc != ag_.pc) first = false;  // it went on: performed
   }
@@ -819,16 +828,17 @@ void Exec::exit_agent() {
     if (bar.generation != gen) hb::complete(s_.mem, p_.named_sync(me_.cta, 0));
   }
   bool cta_done = true;
-  for (std::size_t i = 0; i < s_.agents.size(); ++i)
-    if (p_.agents[i].cta == me_.cta && !s_.agents[i].exited) cta_done = false;
+  const Part<AgentState>& all = all_agents();
+  for (std::size_t i = 0; i < all.size(); ++i)
+    if (p_.agents[i].cta == me_.cta && !all[i].exited) cta_done = false;
   if (!cta_done) return;
   s_.cta_exited |= 1u << me_.cta;
   // The CTA's shared memory goes with it: no async group of its threads may
   // still read it (a TMA store not waited for with wait_group.read, a wgmma
   // not waited for).
-  for (std::size_t i = 0; i < s_.agents.size(); ++i) {
+  for (std::size_t i = 0; i < all.size(); ++i) {
     if (p_.agents[i].cta != me_.cta) continue;
-    const AgentState& other = s_.agents[i];
+    const AgentState& other = all[i];
     rules::CtaExit e;
     e.store_reads_in_flight = spec::async_group::in_flight(other.bulk);
     e.mma_reads_in_flight = spec::async_group::in_flight(other.mma);
@@ -1483,6 +1493,7 @@ void StepInfo::clear() {
   race_other = 0;
   race_other_write = false;
   race_other_proxy = hb::Proxy::generic;
+  reads_others = false;
 }
 
 void Stepper::agent_step(State& s, int a, StepInfo& info) const {

@@ -38,6 +38,10 @@ struct StepInfo {
   std::uint8_t race_other = 0;
   bool race_other_write = false;
   spec::hb::Proxy race_other_proxy = spec::hb::Proxy::generic;
+  // The step read another agent's part of the state (Exec::other): its
+  // outcome is not a function of the agent's own part and the parts no
+  // agent owns, so StepCache does not keep it.
+  bool reads_others = false;
   // Back to a fresh StepInfo's values, keeping the strings' buffers: the
   // search reuses one per thread instead of building and moving one per step.
   void clear();

@@ -25,6 +25,7 @@
 #include "checker/reduce/symmetry.hpp"
 #include "checker/reduce/trips.hpp"
 #include "checker/result.hpp"
+#include "checker/step_cache.hpp"
 
 namespace pc::check {
 
@@ -60,8 +61,17 @@ struct Worker {
   std::vector<std::uint64_t> agent_hashes;
   std::uint64_t agent_sum = 0;
   // Loads the state to expand from its bytes (valid while it is expanded):
-  // its successors' bytes copy its unchanged events from there.
+  // its successors' bytes copy its unchanged events from there, and the
+  // step cache reads its shared part there. Successors::expand expands the
+  // state loaded so.
   void load(const char* from) { deserialize(from, s, &s_events); }
+  StepCache cache;            // the outcomes of this worker's agent steps, marked in its coverage when taken (step_cache.hpp)
+  // With the cache, each agent's part of s as words (agent_hashes): agent
+  // a's in [own_at[a], own_at[a + 1]) of own, the cache's key.
+  std::vector<std::uint64_t> own;
+  std::vector<std::uint32_t> own_at;
+  State m;                    // a kept step is stepped here when its successor is stored
+  StepInfo m_info;
   Coverage* coverage = nullptr;            // where this thread marks the instructions run (none: no coverage)
   std::unique_ptr<Coverage> own_coverage;  // a thread's own marks (parallel search)
   std::uint64_t transitions = 0;
@@ -88,11 +98,15 @@ class Successors {
         sym_(m.program()),
         plan_(m.trips()),
         owners_{m.program().var_base, m.stepper().phases_kept()},
-        shape_(shape_seed(m.initial())) {
+        shape_(shape_seed(m.initial())),
+        own_words_(own_bound(m.initial(), owners_)),
+        check_cache_(opt.check_step_cache) {
     canonical_ = reduction_ && sym_.active();
     // A canonical representative or a trip key is a state apart from the
     // successor, with every agent's part moved or rewritten: hashed whole.
     incremental_ = !canonical_ && !plan_.active;
+    // The cache gives a successor's fingerprint from the agent hashes.
+    cache_ = incremental_ && opt.step_cache;
     // The key graph has cycles (a state's key equals an earlier one's): the
     // persistent sets have no cycle proviso, so --prove stores every successor.
     if (plan_.active) por_ = false;
@@ -110,6 +124,13 @@ class Successors {
   void local_steps(State& s, int only = -1, Coverage* coverage = nullptr) const {
     run_local_steps(m_.stepper(), s, reduction_, only, coverage);
   }
+  // The same after a step of agent a; true if one of them read another
+  // agent's part (StepInfo::reads_others).
+  bool local_steps_reading(State& s, int a, Coverage* coverage) const {
+    bool others = false;
+    run_local_steps(m_.stepper(), s, reduction_, [&others](int, const StepInfo& i) { others |= i.reads_others; }, a, coverage);
+    return others;
+  }
   // The key a state is stored by (its canonical representative's, with
   // symmetry): a hash of its fields (hash_state), so that a successor is
   // serialised only when the search queues it.
@@ -126,11 +147,17 @@ class Successors {
   // hashed again. A step of agent a writes no other agent's part, and a
   // pending event's step no agent's (step.cpp); local steps after a step
   // of a are a's own.
-  std::uint64_t successor_fingerprint(Worker& w, const State& t, int a) const {
+  // With `parts`, a's agent_hash of t and t's shared_hash go there too.
+  std::uint64_t successor_fingerprint(Worker& w, const State& t, int a, StepCache::Outcome* parts = nullptr) const {
     if (!incremental_) return fingerprint(t);
-    std::uint64_t sum = w.agent_sum;
-    if (a < m_.agents()) sum += agent_hash(t, owners_, a) - w.agent_hashes[static_cast<std::size_t>(a)];
-    return hash_with_agents(t, sum, shape_);
+    std::uint64_t sum = w.agent_sum, h = 0;
+    if (a < m_.agents()) {
+      h = agent_hash(t, owners_, a);
+      sum += h - w.agent_hashes[static_cast<std::size_t>(a)];
+    }
+    const std::uint64_t shared = shared_hash(t, shape_);
+    if (parts) *parts = StepCache::Outcome{true, h, shared};
+    return fingerprint_of(sum, shared);
   }
 
   // Expands w.s, the state numbered `id`: takes every enabled action,
@@ -153,19 +180,68 @@ class Successors {
                             Warning{info.warning, info.warning_message, info.loc, action < m_.agents() ? action : -1});
   }
 
-  // Hashes w.s's agents' parts for successor_fingerprint.
-  void load_agent_hashes(Worker& w) const {
-    w.agent_hashes.resize(w.s.agents.size());
-    w.agent_sum = agent_hashes(w.s, owners_, w.agent_hashes.data());
+  // Agent a's step from w.s, kept in the cache, taken for real into w.m (w.s
+  // before and after: m_is_s says whether w.m has been made w.s in this
+  // expansion): returns w.m, the successor, whose fingerprint must be `fp`
+  // and whose step must be enabled and clean as the kept one was; else the
+  // cache is wrong, an InternalError. The caller restores w.m.
+  State& step_kept(Worker& w, int a, std::uint64_t fp, bool& m_is_s) const {
+    if (!m_is_s) w.m = w.s;
+    m_is_s = true;
+    w.action = static_cast<Action>(a);
+    const bool enabled = m_.apply(w.m, static_cast<Action>(a), w.m_info);
+    if (enabled) local_steps(w.m, a, nullptr);
+    if (!enabled || w.m_info.violation != spec::Violation::none || w.m_info.warning != spec::Violation::none ||
+        successor_fingerprint(w, w.m, a) != fp)
+      throw InternalError("the step cache's outcome for " + m_.process_name(w.s, a) + " differs from its step");
+    return w.m;
+  }
+  // Options::check_step_cache: the step of agent a from w.s taken for real
+  // (into w.m, restored after) and compared with the cache's outcome `o`.
+  void check_kept(Worker& w, int a, const StepCache::Outcome& o, bool& m_is_s) const {
+    if (!m_is_s) w.m = w.s;
+    m_is_s = true;
+    const bool enabled = m_.may_move(w.s, a) && m_.apply(w.m, static_cast<Action>(a), w.m_info);
+    StepCache::Outcome now{};
+    if (enabled) {
+      local_steps(w.m, a, nullptr);
+      (void)successor_fingerprint(w, w.m, a, &now);
+    }
+    restore(w.m, w.s, owners_, a);
+    if (enabled != o.enabled || (enabled && (w.m_info.violation != spec::Violation::none ||
+                                             w.m_info.warning != spec::Violation::none || now.agent_hash != o.agent_hash ||
+                                             now.shared_hash != o.shared_hash)))
+      throw InternalError("the step cache's outcome for " + m_.process_name(w.s, a) + " differs from its step");
+  }
+
+  // Hashes w.s's agents' parts for successor_fingerprint; with `own`, lays
+  // them out as words for the step cache too.
+  void load_agent_hashes(Worker& w, bool own) const {
+    const std::size_t n = w.s.agents.size();
+    w.agent_hashes.resize(n);
+    if (!own) {
+      w.agent_sum = agent_hashes(w.s, owners_, w.agent_hashes.data());
+      return;
+    }
+    w.own.resize(n * own_words_);
+    w.own_at.resize(n + 1);
+    w.agent_sum = agent_hashes(w.s, owners_, w.agent_hashes.data(), w.own.data(), w.own_at.data());
+  }
+  // The outcome of agent a's step from w.s into the cache.
+  static void put_outcome(Worker& w, int a, const StepCache::Outcome& out) {
+    const auto i = static_cast<std::size_t>(a);
+    w.cache.put(a, w.agent_hashes[i], w.own.data() + w.own_at[i], w.own_at[i + 1] - w.own_at[i], out);
   }
 
   const Model& m_;
-  bool reduction_, por_, canonical_, incremental_ = false;
+  bool reduction_, por_, canonical_, incremental_ = false, cache_ = false;
   PartialOrder order_;
   Symmetry sym_;
   const TripPlan& plan_;
   Owners owners_;
   std::uint64_t shape_;  // shape_seed of the search's states: every one has the kernel's shape
+  std::size_t own_words_;  // own_bound of the search's states
+  bool check_cache_;
 };
 
 template <class Store, class Prefetch>
@@ -182,20 +258,40 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
   // writes every agent's: its buffer is copied whole after it. A step that
   // throws ends the search; the next expansion copies the buffers whole.
   // Two buffers: a kept successor waits in one (`held`) for its store call
-  // until the next action has been stepped into the other.
-  w.t = s;  // into t's buffers: no allocation unless a part's size differs
-  bool t2_is_s = false;
+  // until the next action has been stepped into the other. Each is made s
+  // when first used (into its buffers: no allocation unless a part's size
+  // differs): where the step cache answers for every agent, neither is.
+  bool t_is_s = false, t2_is_s = false;
   const int oracle = plan_.active ? agents + static_cast<int>(s.pending.size()) : -1;
   auto put_back = [&](State& t, int a) {
     if (a == oracle) t = s;
     else restore(t, s, owners_, a < agents ? a : -1);
   };
   struct Held {
-    State* t = nullptr;  // null: none
+    State* t = nullptr;  // null: none, or a kept step's (`kept`)
     int a = 0;
     std::uint64_t fp = 0;
+    bool kept = false;   // the cache's outcome: the step is taken only if its successor is new
   } held;
+  // The step cache (step_cache.hpp), where successors are fingerprinted from
+  // agent hashes. A kept step marks no instruction: the ones it would mark
+  // (its own and its local steps', a function of what the key holds) were
+  // marked in w.coverage when it was taken and kept.
+  const bool cached = cache_ && w.cache.on();
+  if (cached) w.cache.begin(w.s_events.shared());
+  bool m_is_s = false;
   auto store_held = [&] {
+    if (held.kept) {
+      const int a = held.a;
+      held.kept = false;
+      store(held.fp, static_cast<Action>(a), [&]() -> std::string_view {
+        State& t = step_kept(w, a, held.fp, m_is_s);
+        serialize(t, w.bytes, &w.s, &w.s_events);
+        restore(t, s, owners_, a);
+        return w.bytes.view();
+      });
+      return;
+    }
     if (held.t == nullptr) return;
     State& t = *held.t;
     store(held.fp, static_cast<Action>(held.a), [&]() -> std::string_view {
@@ -206,13 +302,18 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     held.t = nullptr;
   };
   // Takes action `a` from s; false if it is not enabled. A violation ends
-  // the expansion; with `keep`, the successor is stored.
-  auto take = [&](int a, bool keep) {
+  // the expansion; with `keep`, the successor is stored. With `own` (the
+  // agent a's own part in w.own is the cache's key: looked up, not found),
+  // a clean outcome goes to the step cache.
+  auto take = [&](int a, bool keep, bool own = false) {
     State* tp = &w.t;
     if (held.t == &w.t) {
       if (!t2_is_s) w.t2 = s;
       t2_is_s = true;
       tp = &w.t2;
+    } else if (!t_is_s) {
+      w.t = s;
+      t_is_s = true;
     }
     State& t = *tp;
     w.action = static_cast<Action>(a);
@@ -225,6 +326,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
       throw;
     }
     if (!enabled) {
+      if (own && !info.reads_others) put_outcome(w, a, {});
       put_back(t, a);
       return false;
     }
@@ -254,28 +356,55 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     }
     // Only the agent that moved can have reached local steps; a pending
     // event moves no agent.
+    bool others = info.reads_others;
     if (a < agents) {
       try {
-        local_steps(t, a, w.coverage);
+        others |= local_steps_reading(t, a, w.coverage);
       } catch (...) {
         store_held();
         throw;
       }
     }
-    const std::uint64_t fp = successor_fingerprint(w, t, a);
+    StepCache::Outcome out;
+    const std::uint64_t fp = successor_fingerprint(w, t, a, &out);
+    if (own && !others && info.warning == spec::Violation::none) put_outcome(w, a, out);
     prefetch(fp);
     store_held();
     held = Held{&t, a, fp};
     return true;
   };
   w.action = 0;
-  if (incremental_) load_agent_hashes(w);
+  if (incremental_) load_agent_hashes(w, cached);
+  if (cached)
+    for (int a = 0; a < agents; ++a) w.cache.prefetch(a, w.agent_hashes[static_cast<std::size_t>(a)]);
   const std::uint64_t keep = por_ ? order_.keep(s, depth, w.coverage) : 0;  // 0: store every successor
   bool kept_any = false;
   for (int a = 0; a < total && !w.found.any; ++a) {
-    if (!m_.may_move(s, a)) continue;
     const bool store_it = keep == 0 || (keep >> a & 1);
-    if (take(a, store_it) && store_it) kept_any = true;
+    const bool own = cached && a < agents && store_it;
+    if (own) {
+      const auto i = static_cast<std::size_t>(a);
+      const std::uint64_t h = w.agent_hashes[i];
+      if (const StepCache::Outcome* o = w.cache.find(a, h, w.own.data() + w.own_at[i], w.own_at[i + 1] - w.own_at[i])) {
+        if (check_cache_) check_kept(w, a, *o, m_is_s);
+        if (!o->enabled) continue;
+        any_enabled = true;
+        ++w.transitions;
+        kept_any = true;
+        const std::uint64_t fp = fingerprint_of(w.agent_sum - h + o->agent_hash, o->shared_hash);
+        prefetch(fp);
+        store_held();
+        held = Held{nullptr, a, fp, true};
+        continue;
+      }
+      if (!m_.may_move(s, a)) {
+        put_outcome(w, a, {});
+        continue;
+      }
+    } else if (!m_.may_move(s, a)) {
+      continue;
+    }
+    if (take(a, store_it, own) && store_it) kept_any = true;
   }
   // No step of the persistent set was enabled after all: store them all.
   if (keep != 0 && !kept_any)

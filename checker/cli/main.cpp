@@ -59,6 +59,13 @@ options:
                        state it reduces, every step it keeps commutes with
                        every enabled step it leaves out (slower; a failure is
                        a defect of the checker: exit 4)
+  --no-step-cache      step every agent from every state, instead of reusing
+                       the outcome of the same step from the same inputs
+                       (the same verdict, states and trace; slower where
+                       steps repeat: docs/checker.md, "The step cache")
+  --check-step-cache   step every agent anyway where the cache holds the
+                       outcome, and compare (slower; a difference is a defect
+                       of the checker: exit 4)
   --max-states N       stop after N states (verdict: inconclusive)
   --max-memory MB      stop when the process's resident memory passes MB MiB
                        (inconclusive)
@@ -301,6 +308,10 @@ int main(int argc, char** argv) {
       opt.check_reduction = true;
     } else if (a == "--no-reduction") {
       opt.reduction = false;
+    } else if (a == "--no-step-cache") {
+      opt.step_cache = false;
+    } else if (a == "--check-step-cache") {
+      opt.check_step_cache = true;
     } else if (a == "--check-expect") {
       check_expect = true;
     } else if (a == "--coverage") {

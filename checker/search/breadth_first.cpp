@@ -76,6 +76,7 @@ Searched breadth_first(const SearchRun& run) {
 
   out.r.states = visited.size();
   out.r.transitions = w.transitions;
+  out.r.step_cache_hits = w.cache.hits();
   out.r.max_depth = depth;
   out.r.memory_bytes = peak_resident_bytes();
   out.r.warnings = first_warnings({&w}, w.found_key);

@@ -283,6 +283,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   std::vector<const Worker*> ws;
   for (const auto& lane : lanes) {
     ws.push_back(&lane->w);
+    r.step_cache_hits += lane->w.cache.hits();
     if (run.coverage) run.coverage->merge(*lane->w.own_coverage);
   }
   r.warnings = first_warnings(ws, found_key);

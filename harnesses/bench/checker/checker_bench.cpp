@@ -16,10 +16,12 @@
 namespace {
 
 unsigned threads = 0;  // --threads N (0: every core)
+bool step_cache = true;  // --no-step-cache: every agent stepped from every state
 
 pc::check::Result run(const pc::ir::Kernel& k, bool reduction, bool partial_order = true) {
   pc::check::Options o;
   o.threads = threads;
+  o.step_cache = step_cache;
   o.reduction = reduction;
   o.partial_order = partial_order;
   o.max_states = 200'000'000;
@@ -74,11 +76,12 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--w") && i + 1 < argc) w = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--p") && i + 1 < argc) p = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--no-reduction")) plain = true;
+    else if (!std::strcmp(argv[i], "--no-step-cache")) step_cache = false;
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--corpus")) return corpus(argc, argv, i + 1);
     else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) kernel_file = argv[++i];
     else {
-      std::fprintf(stderr, "usage: checker_bench [--threads N] [--family barrier|consumers --w N --p N [--no-reduction] | --kernel FILE "
+      std::fprintf(stderr, "usage: checker_bench [--threads N] [--no-step-cache] [--family barrier|consumers --w N --p N [--no-reduction] | --kernel FILE "
                    "[--no-reduction] | --corpus FILE...]\n");
       return 2;
     }
@@ -94,9 +97,10 @@ int main(int argc, char** argv) {
                              : family == "barrier" ? pc::bench::barrier_family(w, p)
                                                    : pc::bench::consumers_family(w, p);
     const pc::check::Result r = run(k, !plain);
-    std::printf("%s states %llu transitions %llu seconds %.3f states/s %.0f bytes/state %.1f\n", pc::check::verdict_name(r.verdict),
-                static_cast<unsigned long long>(r.states), static_cast<unsigned long long>(r.transitions), r.seconds,
-                r.states / (r.seconds > 0 ? r.seconds : 1e-9), double(r.memory_bytes) / double(r.states));
+    std::printf("%s states %llu transitions %llu seconds %.3f states/s %.0f bytes/state %.1f cached %llu\n",
+                pc::check::verdict_name(r.verdict), static_cast<unsigned long long>(r.states),
+                static_cast<unsigned long long>(r.transitions), r.seconds, r.states / (r.seconds > 0 ? r.seconds : 1e-9),
+                double(r.memory_bytes) / double(r.states), static_cast<unsigned long long>(r.step_cache_hits));
     return r.verdict == pc::check::Verdict::verified ? 0 : 1;
   }
   std::printf("# barrier family: W warps meet at an mbarrier for P phases\n");
