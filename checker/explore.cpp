@@ -127,6 +127,7 @@ Result Search::run() {
     t.states = r.states;
     t.transitions = r.transitions;
     t.step_cache_hits = r.step_cache_hits;
+    t.step_cache_states = r.step_cache_states;
     t.memory_bytes = r.memory_bytes;
     r = std::move(t);
   }

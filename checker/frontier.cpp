@@ -94,7 +94,7 @@ FrameReader::FrameReader() : ctx_(ZSTD_createDCtx()) {
 
 FrameReader::~FrameReader() { ZSTD_freeDCtx(static_cast<ZSTD_DCtx*>(ctx_)); }
 
-const char* FrameReader::get(const Frames& f, StateRef r) {
+std::string_view FrameReader::get(const Frames& f, StateRef r) {
   if (from_ != &f || generation_ != f.generation_ || frame_ != r.frame) {
     if (r.frame >= f.frames_.size()) throw InternalError("frontier: a state read before its frame was sealed");
     const Frames::Frame& fr = f.frames_[r.frame];
@@ -114,8 +114,10 @@ const char* FrameReader::get(const Frames& f, StateRef r) {
   std::uint32_t count = 0, offset = 0;
   std::memcpy(&count, frame_ptr_, sizeof count);
   if (r.slot >= count) throw InternalError("frontier: a state outside its frame");
+  std::uint32_t end = 0;
   std::memcpy(&offset, frame_ptr_ + sizeof count * (1 + r.slot), sizeof offset);
-  return frame_ptr_ + sizeof count * (2 + count) + offset;
+  std::memcpy(&end, frame_ptr_ + sizeof count * (2 + r.slot), sizeof end);
+  return {frame_ptr_ + sizeof count * (2 + count) + offset, end - offset};
 }
 
 namespace {

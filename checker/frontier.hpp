@@ -94,7 +94,7 @@ class FrameReader {
   FrameReader(const FrameReader&) = delete;
   FrameReader& operator=(const FrameReader&) = delete;
   // The bytes of the state at `r` in `f` (sealed), valid until the next call.
-  const char* get(const Frames& f, StateRef r);
+  std::string_view get(const Frames& f, StateRef r);
  private:
   const char* frame_ptr_ = nullptr;  // the raw frame read: raw_, or a frame kept raw
   const Frames* from_ = nullptr;

@@ -179,6 +179,9 @@ struct Result {
   // Agent steps whose outcome the step cache held (checker/step_cache.hpp):
   // not run again, their successors' fingerprints taken from it.
   std::uint64_t step_cache_hits = 0;
+  // States expanded from their bytes alone, the cache answering for every
+  // agent (neither loaded nor stepped).
+  std::uint64_t step_cache_states = 0;
   bool coverage = false;     // `unreached` is known (a verified search, not a replay)
   std::vector<Unreached> unreached;  // statements no interleaving executed, in source order
   Snapshot snapshot;         // with Options::steps

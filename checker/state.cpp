@@ -212,31 +212,36 @@ void get_event(Reader& r, spec::hb::Event& e) {
 
 }  // namespace
 
-void deserialize(const char* bytes, State& s, EventBytes* where) {
-  Reader r{bytes};
-  for (AgentState& a : s.agents) {
-    r.get(a.pc);
-    r.get(a.stage);
-    const auto bits = r.get<std::uint8_t>();
-    a.exited = bits & 1;
-    a.wgmma_fenced = (bits >> 1) & 1;
-    a.wave.signaled = (bits >> 2) & 1;
-    a.tc_synced = (bits >> 4) & 1;
-    if (!((bits >> 3) & 1)) {
-      a.ticket = a.cluster_ticket = a.wave.lds_outstanding = a.wave.joined = 0;
-      a.collectives = 0;
-      a.wave.vm_issued = a.wave.vm_done = 0;
-      a.bulk = a.mma = a.cp = Groups{};
-      continue;
-    }
-    a.ticket = static_cast<std::uint32_t>(r.var());
-    a.collectives = static_cast<std::uint16_t>(r.var());
-    a.cluster_ticket = static_cast<std::uint32_t>(r.var());
-    a.wave.lds_outstanding = static_cast<std::uint32_t>(r.var());
-    a.wave.joined = static_cast<std::uint32_t>(r.var());
-    a.wave.vm_issued = static_cast<std::uint16_t>(r.var());
-    a.wave.vm_done = static_cast<std::uint16_t>(r.var());
-    for (Groups* g : {&a.bulk, &a.mma, &a.cp}) {
+namespace {
+
+// Agent a's part in the layout serialize writes (put_agent): its pc, stage
+// and flags, the rarer fields behind a flag bit, its variables but the
+// builtins (which no step writes: every state of a kernel has the initial
+// state's), its phases seen; the variables and the phases one byte each
+// unless a flag bit says some value needs the long form.
+void get_agent(Reader& r, State& s, std::size_t a, std::size_t v0, std::size_t v1, std::size_t m) {
+  AgentState& ag = s.agents[a];
+  r.get(ag.pc);
+  r.get(ag.stage);
+  const auto bits = r.get<std::uint8_t>();
+  ag.exited = bits & 1;
+  ag.wgmma_fenced = (bits >> 1) & 1;
+  ag.wave.signaled = (bits >> 2) & 1;
+  ag.tc_synced = (bits >> 4) & 1;
+  if (!((bits >> 3) & 1)) {
+    ag.ticket = ag.cluster_ticket = ag.wave.lds_outstanding = ag.wave.joined = 0;
+    ag.collectives = 0;
+    ag.wave.vm_issued = ag.wave.vm_done = 0;
+    ag.bulk = ag.mma = ag.cp = Groups{};
+  } else {
+    ag.ticket = static_cast<std::uint32_t>(r.var());
+    ag.collectives = static_cast<std::uint16_t>(r.var());
+    ag.cluster_ticket = static_cast<std::uint32_t>(r.var());
+    ag.wave.lds_outstanding = static_cast<std::uint32_t>(r.var());
+    ag.wave.joined = static_cast<std::uint32_t>(r.var());
+    ag.wave.vm_issued = static_cast<std::uint16_t>(r.var());
+    ag.wave.vm_done = static_cast<std::uint16_t>(r.var());
+    for (Groups* g : {&ag.bulk, &ag.mma, &ag.cp}) {
       g->committed = static_cast<std::uint16_t>(r.var());
       g->issued = static_cast<std::uint16_t>(r.var());
       g->retired = static_cast<std::uint16_t>(r.var());
@@ -245,22 +250,71 @@ void deserialize(const char* bytes, State& s, EventBytes* where) {
   // The one-byte forms read through a local pointer: a byte read through
   // the reader's own pointer is one the compiler must assume may write that
   // pointer, and reloads it per value.
-  if (r.get<std::uint8_t>()) {
+  std::int64_t* v = s.vars.data() + v0 + ir::num_builtin_vars;
+  const std::size_t nv = v1 - v0 - ir::num_builtin_vars;
+  if (!((bits >> 5) & 1)) {
     const char* __restrict q = r.p;
-    std::int64_t* __restrict v = s.vars.data();
-    for (std::size_t k = 0, n = s.vars.size(); k < n; ++k) v[k] = static_cast<std::int8_t>(q[k]);
-    r.p = q + s.vars.size();
+    for (std::size_t k = 0; k < nv; ++k) v[k] = static_cast<std::int8_t>(q[k]);
+    r.p = q + nv;
   } else {
-    for (std::int64_t& v : s.vars) v = r.svar();
+    for (std::size_t k = 0; k < nv; ++k) v[k] = r.svar();
   }
-  if (r.get<std::uint8_t>()) {
+  std::uint32_t* l = s.last_seen.data() + a * m;
+  if (!((bits >> 6) & 1)) {
     const char* __restrict q = r.p;
-    std::uint32_t* __restrict v = s.last_seen.data();
-    for (std::size_t k = 0, n = s.last_seen.size(); k < n; ++k) v[k] = static_cast<std::uint8_t>(q[k]);
-    r.p = q + s.last_seen.size();
+    for (std::size_t k = 0; k < m; ++k) l[k] = static_cast<std::uint8_t>(q[k]);
+    r.p = q + m;
   } else {
-    for (std::uint32_t& v : s.last_seen) v = static_cast<std::uint32_t>(r.var());
+    for (std::size_t k = 0; k < m; ++k) l[k] = static_cast<std::uint32_t>(r.var());
   }
+}
+
+// The phases seen per agent: the search's states keep none, a trace's one
+// per mbarrier instance.
+std::size_t phases_of(const State& s) { return s.agents.empty() ? 0 : s.last_seen.size() / s.agents.size(); }
+
+const char* skip_vars(const char* p, std::size_t n) {
+  for (std::size_t k = 0; k < n; ++k)
+    while (static_cast<std::uint8_t>(*p++) & 0x80) {
+    }
+  return p;
+}
+
+}  // namespace
+
+void agent_parts(const char* bytes, const State& s, const Owners& o, std::uint32_t* at) {
+  const char* p = bytes;
+  const std::size_t n = s.agents.size(), m = phases_of(s);
+  const int* base = o.var_base.data();
+  for (std::size_t a = 0; a < n; ++a) {
+    at[a] = static_cast<std::uint32_t>(p - bytes);
+    const std::size_t v1 = a + 1 < n ? static_cast<std::size_t>(base[a + 1]) : s.vars.size();
+    const std::size_t nv = v1 - static_cast<std::size_t>(base[a]) - ir::num_builtin_vars;
+    const auto bits = static_cast<std::uint8_t>(p[3]);
+    // Most parts: no rarer fields, every value in the one-byte form.
+    if ((bits & 0x68) == 0) {
+      p += 4 + nv + m;
+      continue;
+    }
+    p += 4;
+    // The rarer fields: 16 numbers (get_agent).
+    if ((bits >> 3) & 1) p = skip_vars(p, 16);
+    p = (bits >> 5) & 1 ? skip_vars(p, nv) : p + nv;
+    p = (bits >> 6) & 1 ? skip_vars(p, m) : p + m;
+  }
+  at[n] = static_cast<std::uint32_t>(p - bytes);
+}
+
+void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where) {
+  Reader r{bytes};
+  const std::size_t n = s.agents.size(), m = phases_of(s);
+  if (where) where->agent_at.resize(n + 1);
+  for (std::size_t a = 0; a < n; ++a) {
+    if (where) where->agent_at[a] = static_cast<std::uint32_t>(r.p - bytes);
+    const auto [v0, v1] = o.vars_of(a, s.vars.size());
+    get_agent(r, s, a, v0, v1, m);
+  }
+  if (where) where->agent_at[n] = static_cast<std::uint32_t>(r.p - bytes);
   if (where) where->shared_at = static_cast<std::uint32_t>(r.p - bytes);
   for (spec::mbarrier::State& m : s.mbars) {
     r.get(m.status);
@@ -339,56 +393,78 @@ std::size_t bound_of(const State& s) {
          s.mem.events.size() * event_bytes + 4 + word_slack;
 }
 
-// Writes n values in the one-byte form (a flag byte 1, then each value's
-// low byte) while `wide` tests them (0 exactly where a value fits), through
-// local pointers, as deserialize reads them; where one does not fit, the
-// flag 0 and each value in the long form `put_long` writes, over it.
-template <class T, class Wide, class Long>
-void one_byte_or_long(Writer& w, const T* __restrict v, std::size_t n, Wide wide, Long put_long) {
-  char* flag = w.p;
-  char* __restrict q = flag + 1;
-  std::uint64_t any = 0;
-  for (std::size_t k = 0; k < n; ++k) {
-    q[k] = static_cast<char>(v[k]);
-    any |= wide(v[k]);
-  }
-  *flag = static_cast<char>(any == 0);
-  w.p = q + n;
-  if (any == 0) return;
-  w.p = q;
-  for (std::size_t k = 0; k < n; ++k) put_long(w, v[k]);
-}
-
-// Writes s's bytes from `out` (room for bound_of(s)); returns their end.
-char* write_state(const State& s, char* out, const State* like, const EventBytes* like_events) {
-  Writer w{out};
-  for (const AgentState& a : s.agents) {
-    w.put(a.pc);
-    w.put(a.stage);
-    // Most agents of most kernels have none of the rarer fields: a flag bit
-    // says whether they follow.
-    const bool rare = has_rare(a);
-    w.put(flag_bits(a, rare));
-    if (!rare) continue;
-    w.var(a.ticket);
-    w.var(a.collectives);
-    w.var(a.cluster_ticket);
-    w.var(a.wave.lds_outstanding);
-    w.var(a.wave.joined);
-    w.var(a.wave.vm_issued);
-    w.var(a.wave.vm_done);
-    for (const Groups* g : {&a.bulk, &a.mma, &a.cp}) {
+// Writes agent a's part (get_agent reads it). Variables and phases seen are
+// nearly always small: then one byte each, copied without a branch per value
+// (a flag bit says which form).
+void put_agent(Writer& w, const State& s, std::size_t a, std::size_t v0, std::size_t v1, std::size_t m) {
+  const AgentState& ag = s.agents[a];
+  w.put(ag.pc);
+  w.put(ag.stage);
+  // Most agents of most kernels have none of the rarer fields: a flag bit
+  // says whether they follow.
+  const bool rare = has_rare(ag);
+  char* flags = w.p++;
+  if (rare) {
+    w.var(ag.ticket);
+    w.var(ag.collectives);
+    w.var(ag.cluster_ticket);
+    w.var(ag.wave.lds_outstanding);
+    w.var(ag.wave.joined);
+    w.var(ag.wave.vm_issued);
+    w.var(ag.wave.vm_done);
+    for (const Groups* g : {&ag.bulk, &ag.mma, &ag.cp}) {
       w.var(g->committed);
       w.var(g->issued);
       w.var(g->retired);
     }
   }
-  // Variables and observed phases are nearly always small: then one byte
-  // each, copied without a branch per value (a flag byte says which form).
-  one_byte_or_long(w, s.vars.data(), s.vars.size(), [](std::int64_t v) { return (static_cast<std::uint64_t>(v) + 128) >> 8; },
-                   [](Writer& o, std::int64_t v) { o.svar(v); });
-  one_byte_or_long(w, s.last_seen.data(), s.last_seen.size(), [](std::uint32_t v) { return std::uint64_t{v >> 8}; },
-                   [](Writer& o, std::uint32_t v) { o.var(v); });
+  const std::int64_t* v = s.vars.data() + v0 + ir::num_builtin_vars;
+  const std::size_t nv = v1 - v0 - ir::num_builtin_vars;
+  std::uint64_t wide_v = 0;
+  {
+    char* __restrict q = w.p;
+    for (std::size_t k = 0; k < nv; ++k) {
+      q[k] = static_cast<char>(v[k]);
+      wide_v |= (static_cast<std::uint64_t>(v[k]) + 128) >> 8;
+    }
+    w.p = q + nv;
+  }
+  if (wide_v != 0) {
+    w.p -= nv;
+    for (std::size_t k = 0; k < nv; ++k) w.svar(v[k]);
+  }
+  const std::uint32_t* l = s.last_seen.data() + a * m;
+  std::uint64_t wide_l = 0;
+  {
+    char* __restrict q = w.p;
+    for (std::size_t k = 0; k < m; ++k) {
+      q[k] = static_cast<char>(l[k]);
+      wide_l |= l[k] >> 8;
+    }
+    w.p = q + m;
+  }
+  if (wide_l != 0) {
+    w.p -= m;
+    for (std::size_t k = 0; k < m; ++k) w.var(l[k]);
+  }
+  *flags = static_cast<char>(flag_bits(ag, rare) | (wide_v != 0) << 5 | (wide_l != 0) << 6);
+}
+
+// Writes the parts of s no agent owns (EventBytes::shared).
+char* write_shared(const State& s, Writer w, const State* like, const EventBytes* like_events);
+
+// Writes s's bytes from `out` (room for bound_of(s)); returns their end.
+char* write_state(const State& s, const Owners& o, char* out, const State* like, const EventBytes* like_events) {
+  Writer w{out};
+  const std::size_t m = phases_of(s);
+  for (std::size_t a = 0; a < s.agents.size(); ++a) {
+    const auto [v0, v1] = o.vars_of(a, s.vars.size());
+    put_agent(w, s, a, v0, v1, m);
+  }
+  return write_shared(s, w, like, like_events);
+}
+
+char* write_shared(const State& s, Writer w, const State* like, const EventBytes* like_events) {
   for (const spec::mbarrier::State& m : s.mbars) {
     w.put(m.status);
     w.var(m.phase);
@@ -474,10 +550,61 @@ char* write_state(const State& s, char* out, const State* like, const EventBytes
 
 }  // namespace
 
-void serialize(const State& s, Bytes& out, const State* like, const EventBytes* like_events) {
+void serialize(const State& s, const Owners& o, Bytes& out, const State* like, const EventBytes* like_events) {
   const std::size_t bound = bound_of(s);
   if (out.buf.size() < bound) out.buf.resize(bound);
-  out.n = static_cast<std::size_t>(write_state(s, out.buf.data(), like, like_events) - out.buf.data());
+  out.n = static_cast<std::size_t>(write_state(s, o, out.buf.data(), like, like_events) - out.buf.data());
+}
+
+void serialize_agent(const State& s, const Owners& o, std::size_t a, Bytes& out) {
+  const auto [v0, v1] = o.vars_of(a, s.vars.size());
+  const std::size_t m = phases_of(s), bound = 66 + (v1 - v0) * 10 + m * 5 + word_slack;
+  if (out.buf.size() < bound) out.buf.resize(bound);
+  Writer w{out.buf.data()};
+  put_agent(w, s, a, v0, v1, m);
+  out.n = static_cast<std::size_t>(w.p - out.buf.data());
+}
+
+void serialize_shared(const State& s, Bytes& out, const State* like, const EventBytes* like_events) {
+  const std::size_t bound = bound_of(s);
+  if (out.buf.size() < bound) out.buf.resize(bound);
+  out.n = static_cast<std::size_t>(write_shared(s, Writer{out.buf.data()}, like, like_events) - out.buf.data());
+}
+
+std::string tag_bytes(const State& s) {
+  std::string out(bound_of(s) + s.vars.size() * ir::num_builtin_vars * 10, '\0');
+  Writer w{out.data()};
+  for (const AgentState& a : s.agents) {
+    w.put(a.pc);
+    w.put(a.stage);
+    const bool rare = has_rare(a);
+    w.put(flag_bits(a, rare));
+    if (!rare) continue;
+    for (std::uint64_t x : {std::uint64_t{a.ticket}, std::uint64_t{a.collectives}, std::uint64_t{a.cluster_ticket},
+                            std::uint64_t{a.wave.lds_outstanding}, std::uint64_t{a.wave.joined}, std::uint64_t{a.wave.vm_issued},
+                            std::uint64_t{a.wave.vm_done}})
+      w.var(x);
+    for (const Groups* g : {&a.bulk, &a.mma, &a.cp}) {
+      w.var(g->committed);
+      w.var(g->issued);
+      w.var(g->retired);
+    }
+  }
+  // Every variable, then every phase seen: one byte each after a flag byte
+  // 1, or each in the long form after a flag byte 0.
+  auto block = [&w](const auto& part, auto wide, auto put_long) {
+    bool any = false;
+    for (auto v : part) any |= wide(v);
+    w.put(static_cast<std::uint8_t>(!any));
+    for (auto v : part) {
+      if (any) put_long(v);
+      else w.put(static_cast<char>(v));
+    }
+  };
+  block(s.vars, [](std::int64_t v) { return ((static_cast<std::uint64_t>(v) + 128) >> 8) != 0; }, [&w](std::int64_t v) { w.svar(v); });
+  block(s.last_seen, [](std::uint32_t v) { return (v >> 8) != 0; }, [&w](std::uint32_t v) { w.var(v); });
+  out.resize(static_cast<std::size_t>(write_shared(s, w, nullptr, nullptr) - out.data()));
+  return out;
 }
 
 namespace {
@@ -645,9 +772,9 @@ void restore(State& t, const State& s, const Owners& o, int a) {
   t.cta_exited = s.cta_exited;
 }
 
-void serialize(const State& s, std::string& out) {
+void serialize(const State& s, const Owners& o, std::string& out) {
   out.resize(bound_of(s));
-  out.resize(static_cast<std::size_t>(write_state(s, out.data(), nullptr, nullptr) - out.data()));
+  out.resize(static_cast<std::size_t>(write_state(s, o, out.data(), nullptr, nullptr) - out.data()));
 }
 
 namespace {
@@ -717,20 +844,13 @@ bool rare_words(const char* q) {
 
 // Agent a's part: its AgentState, its variables [v0, v1), its phases seen
 // [a * m, (a + 1) * m), from its seed. Inline into agent_hash and
-// agent_hashes. With `words`, the words it takes are written there from
-// words[n], n advanced past them: they tell the part apart exactly (the
-// rarer words behind a bit, the builtins left out, the phases two to a
-// word), the step cache's key (own_bound).
+// agent_hashes.
 [[gnu::always_inline]] inline std::uint64_t hash_agent(const State& s, std::uint64_t seed, std::size_t a, std::size_t v0,
-                                                       std::size_t v1, std::size_t m, std::uint64_t* words = nullptr,
-                                                       std::size_t* n = nullptr) {
+                                                       std::size_t v1, std::size_t m) {
   // One word per multiplication, read where it lies (a part is a few words:
   // no buffer, no block to fill), from the agent's seed.
   Chains h(seed);
-  auto eat = [&h, words, n](std::uint64_t x) {
-    h.eat(x);
-    if (words) words[(*n)++] = x;
-  };
+  auto eat = [&h](std::uint64_t x) { h.eat(x); };
   // As in serialize, the rarer words follow only when one is set (a bit of
   // the unused field in the first word says so), so that most agents take
   // one word.
@@ -757,15 +877,6 @@ bool rare_words(const char* q) {
 
 }  // namespace
 
-std::size_t own_bound(const State& s, const Owners& o) {
-  std::size_t most = 0;
-  for (std::size_t a = 0; a < s.agents.size(); ++a) {
-    const auto [v0, v1] = o.vars_of(a, s.vars.size());
-    most = std::max(most, v1 - v0);
-  }
-  return agent_words + most + (static_cast<std::size_t>(o.phases) + 1) / 2;
-}
-
 std::uint64_t agent_hash(const State& s, const Owners& o, int i) {
   const auto a = static_cast<std::size_t>(i);
   const auto [v0, v1] = o.vars_of(a, s.vars.size());
@@ -781,21 +892,6 @@ std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out) 
     if (out) out[a] = h;
     sum += h;
   }
-  return sum;
-}
-
-std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out, std::uint64_t* own, std::uint32_t* own_at) {
-  const std::size_t n = s.agents.size(), m = static_cast<std::size_t>(o.phases);
-  std::uint64_t sum = 0;
-  std::size_t w = 0;
-  for (std::size_t a = 0; a < n; ++a) {
-    const auto [v0, v1] = o.vars_of(a, s.vars.size());
-    own_at[a] = static_cast<std::uint32_t>(w);
-    const std::uint64_t h = hash_agent(s, o.seeds[a], a, v0, v1, m, own, &w);
-    out[a] = h;
-    sum += h;
-  }
-  own_at[n] = static_cast<std::uint32_t>(w);
   return sum;
 }
 

@@ -157,11 +157,13 @@ struct State {
 struct EventBytes {
   const char* bytes = nullptr;
   std::vector<std::uint32_t> at;
-  // The parts no agent owns (the barriers, tensor memory, the cluster and
-  // CLC words, the pending events, the events, cta_exited: everything after
-  // the phases seen) lie in [shared_at, end) of `bytes`. Equal states of a
+  // Agent a's part lies in [agent_at[a], agent_at[a + 1]) of `bytes`
+  // (agent_parts), the parts no agent owns (the barriers, tensor memory, the
+  // cluster and CLC words, the pending events, the events, cta_exited) in
+  // [shared_at, end), shared_at being the agents' end. Equal states of a
   // kernel have equal bytes, so these bytes tell those parts apart exactly
   // (StepCache).
+  std::vector<std::uint32_t> agent_at;
   std::uint32_t shared_at = 0, end = 0;
   [[nodiscard]] std::string_view shared() const { return {bytes + shared_at, end - shared_at}; }
 };
@@ -178,16 +180,36 @@ struct Bytes {
   [[nodiscard]] std::string_view view() const { return {buf.data(), n}; }
 };
 
-// A compact byte encoding of the state: equal states, equal bytes. With
+struct Owners;
+
+// A compact byte encoding of the state: equal states, equal bytes. Each
+// agent's part in turn (its AgentState, its variables but the builtins, its
+// phases seen; `o` says which are whose), then the parts no agent owns. With
 // `like` (a state and where its events lie in its bytes, still valid), each
 // event equal to one of like's, at the same place or at the same place from
 // the end, is copied from like's bytes: the result is the same.
-void serialize(const State& s, Bytes& out, const State* like = nullptr, const EventBytes* like_events = nullptr);
-void serialize(const State& s, std::string& out);
-// The inverse of serialize, into a state whose fixed-size parts (agents,
-// variables, barriers) already have the kernel's sizes; `where`, if given,
-// receives where each event lies in `bytes`.
-void deserialize(const char* bytes, State& s, EventBytes* where = nullptr);
+void serialize(const State& s, const Owners& o, Bytes& out, const State* like = nullptr, const EventBytes* like_events = nullptr);
+void serialize(const State& s, const Owners& o, std::string& out);
+// Agent a's part of serialize's bytes alone, and the parts no agent owns
+// alone (EventBytes::shared; `like` as in serialize): a state's bytes are
+// its agents' parts in turn, then these.
+void serialize_agent(const State& s, const Owners& o, std::size_t a, Bytes& out);
+void serialize_shared(const State& s, Bytes& out, const State* like = nullptr, const EventBytes* like_events = nullptr);
+// The inverse of serialize, into a state of the same kernel: its fixed-size
+// parts (agents, variables, barriers) already have the kernel's sizes and
+// its builtin variables (cta, instance, warp), which no step writes, the
+// kernel's values (serialize leaves them out). `where`, if given, receives
+// where each agent's part and each event lie in `bytes`.
+void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where = nullptr);
+// Where each agent's part lies in a state's bytes, read without loading it:
+// agent a's in [at[a], at[a + 1]) (room for s.agents.size() + 1), the parts
+// no agent owns from at[agents]. `s`: a state of the kernel (its shape).
+void agent_parts(const char* bytes, const State& s, const Owners& o, std::uint32_t* at);
+// The bytes a kernel's tag (token.hpp) is taken from: s in the layout of
+// the first encoding (every agent's AgentState, then every variable, then
+// every phase seen, then the parts no agent owns), so that the tags, and
+// the replay tokens that hold them, stay as they were.
+[[nodiscard]] std::string tag_bytes(const State& s);
 [[nodiscard]] std::uint64_t hash_bytes(std::string_view bytes);
 // Which variables and phases seen are an agent's own (Program::var_base):
 // agent i's variables are vars[var_base[i], var_base[i + 1]) (the last
@@ -242,13 +264,5 @@ std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out =
 // a step of agent a changes only a's hash and the shared one, so the search
 // finds a successor's fingerprint from those two (StepCache).
 [[nodiscard]] std::uint64_t fingerprint_of(std::uint64_t agents, std::uint64_t shared);
-// agent_hashes, each agent's part also written as the words its hash
-// takes into own (room for own_bound(s, o) words per agent), agent i's in
-// [own_at[i], own_at[i + 1]): equal parts, equal words (the rarer AgentState
-// words behind a bit, the builtins, which are the kernel's, left out), so
-// that with the agent's index they tell its part apart exactly (the step
-// cache's key). out is not null.
-std::uint64_t agent_hashes(const State& s, const Owners& o, std::uint64_t* out, std::uint64_t* own, std::uint32_t* own_at);
-[[nodiscard]] std::size_t own_bound(const State& s, const Owners& o);
 
 }  // namespace pc::check

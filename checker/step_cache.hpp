@@ -9,20 +9,22 @@
 // except where it reads another agent's AgentState, which it does only
 // through Exec::all_agents, which says so (StepInfo::reads_others): such a
 // step is not kept. surely_blocked reads the same (the agent's own part, its
-// barriers, the events). So the key is the agent's index, its own part
-// (agent_hashes' words) and the bytes of the parts no agent owns (EventBytes::shared,
-// equal exactly where those parts are equal), compared in full: a hit is the
-// same step from the same inputs, never a hash that happened to match. Steps
+// barriers, the events). So the key is the agent's index, the bytes of its
+// own part and the bytes of the parts no agent owns, as serialize lays them
+// out (EventBytes: equal exactly where the parts are equal, the builtin
+// variables, the kernel's, left out), compared in full: a hit is the same
+// step from the same inputs, never a hash that happened to match. Steps
 // that raise a violation or a warning, or throw, are not kept: they run each
-// time, as before. The search checks every kept successor it stores (the
-// fingerprint of the state the step makes against the one kept), and
-// Options::check_step_cache runs every step and compares.
+// time, as before. Options::check_step_cache runs every step and compares.
 //
-// The outcome kept: whether the step was enabled, and the successor's
-// agent_hash of a and shared_hash, from which, with the expanded state's
-// other agents' hashes, the successor's fingerprint follows
-// (fingerprint_of). A successor found new is then stepped for real to be
-// stored (Successors::expand).
+// The outcome kept: whether the step was enabled; the agent_hash of a's
+// part the key holds; the successor's agent_hash of a and shared_hash, from
+// which, with the other agents' hashes, the successor's fingerprint follows
+// (fingerprint_of); and the successor's bytes of a's part and of the parts
+// no agent owns, from which, with the other agents' bytes, its bytes follow
+// (a state's bytes are its agents' parts in turn, then the shared ones). So
+// a state whose every agent the cache answers for is expanded from its
+// bytes, neither loaded nor stepped (Successors::expand).
 //
 // A kernel whose steps seldom repeat (its events differ from state to state)
 // finds few outcomes: where fewer than a quarter of a window of lookups
@@ -41,12 +43,30 @@
 namespace pc::check {
 
 class StepCache {
+  struct Entry {
+    std::uint32_t agent = 0;
+    std::uint32_t enabled = 0;
+    std::uint32_t own = 0;          // bytes of the own part, which follow (in whole words)
+    std::uint32_t part = 0;         // bytes of the successor's part, which follow those
+    std::uint32_t shared = 0;       // the number of the shared parts (intern)
+    std::uint32_t next_shared = 0;  // the number of the successor's
+    std::uint64_t before = 0, agent_hash = 0, shared_hash = 0;
+  };
+  static constexpr std::size_t entry_words = sizeof(Entry) / 8;
+
  public:
+  // What put keeps.
   struct Outcome {
     bool enabled = false;
+    std::uint64_t before = 0;       // the agent_hash of the agent's part the key holds
     std::uint64_t agent_hash = 0;   // the successor's agent_hash of the agent that stepped
     std::uint64_t shared_hash = 0;  // the successor's shared_hash
+    std::string_view part;          // the successor's bytes of the agent's part
+    std::string_view shared;        // the successor's bytes of the parts no agent owns
   };
+  // The number of the pending events of a state whose shared bytes were
+  // begun but never seen loaded (pending).
+  static constexpr std::uint32_t unknown = ~std::uint32_t{0};
 
   [[nodiscard]] bool on() const { return on_; }
 
@@ -55,42 +75,87 @@ class StepCache {
   // an outcome's shared parts compare as one number.
   void begin(std::string_view shared) {
     shared_ = shared;
-    if (!on_) return;
+    if (!on_) {
+      if (!slots_.empty()) clear(0);  // turned off while the last state was expanded
+      return;
+    }
     if (shared_slots_.empty()) clear(initial_slots);
-    shared_id_ = intern();
+    // Successive states of a level often share their shared parts: the
+    // number of the state before is tried first.
+    if (shared_count_ > 0 && shared_bytes(shared_id_) == shared) return;
+    shared_id_ = intern(shared, unknown);
+  }
+  // The number of pending events of the state begun (`unknown` where it has
+  // not been loaded since its shared bytes were first met), and telling it.
+  [[nodiscard]] std::uint32_t pending() const { return on_ ? static_cast<std::uint32_t>(shared_words_[shared_id_] >> 32) : unknown; }
+  void set_pending(std::size_t n) {
+    if (on_) shared_words_[shared_id_] = (shared_words_[shared_id_] & 0xffffffffu) | std::uint64_t{n} << 32;
   }
 
-  // The outcome kept for agent a of the state begun, whose own part is
-  // own[0, n) and whose agent_hash is `h` (it spreads the keys); null if none.
-  const Outcome* find(int a, std::uint64_t h, const std::uint64_t* own, std::size_t n) {
-    if ((++lookups_ & (window - 1)) == 0) {
-      // The last window's lookups: off if fewer than a quarter found.
-      if ((hits_ - window_hits_) * 4 < window) turn_off();
-      window_hits_ = hits_;
+  // An outcome find found, read where it is kept: valid until the next put
+  // or begin.
+  class Kept {
+   public:
+    explicit operator bool() const { return e_ != nullptr; }
+    [[nodiscard]] bool enabled() const { return e_->enabled != 0; }
+    [[nodiscard]] std::uint64_t before() const { return e_->before; }
+    [[nodiscard]] std::uint64_t agent_hash() const { return e_->agent_hash; }
+    [[nodiscard]] std::uint64_t shared_hash() const { return e_->shared_hash; }
+    [[nodiscard]] std::string_view part() const {
+      return {reinterpret_cast<const char*>(reinterpret_cast<const std::uint64_t*>(e_) + entry_words + (e_->own + 7) / 8), e_->part};
     }
-    if (!on_) return nullptr;
-    const std::uint64_t key = key_of(a, h);
+    [[nodiscard]] std::string_view shared() const { return c_->shared_bytes(e_->next_shared); }
+
+   private:
+    friend class StepCache;
+    const Entry* e_ = nullptr;
+    const StepCache* c_ = nullptr;
+  };
+
+  // The outcome kept for agent a of the state begun, whose own part's bytes
+  // are `own` (at least 8 readable bytes from any of its bytes: the state's
+  // shared part follows); none if none. Counts nothing (tally does).
+  [[nodiscard, gnu::always_inline]] Kept find(int a, std::string_view own) const {
+    Kept out;
+    if (!on_) return out;
+    const std::size_t n = own.size();
+    // Most own parts are a word or less: one word read, hashed and compared.
+    const std::uint64_t first = n == 0 ? 0 : tail(own.data(), n < 8 ? n : 8);
+    const std::uint64_t key = key_of(a, own, first);
     for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
       const Slot& sl = slots_[i];
-      if (sl.key == 0) return nullptr;
+      if (sl.key == 0) return out;
       if (sl.key != key) continue;
       const std::uint64_t* e = words_.data() + sl.at;
       const Entry& head = *reinterpret_cast<const Entry*>(e);
-      if (head.agent != static_cast<std::uint32_t>(a) || head.own != n || head.shared != shared_id_ || !same(e + entry_words, own, n))
+      if (head.agent != static_cast<std::uint32_t>(a) || head.own != n || head.shared != shared_id_ || e[entry_words] != first ||
+          (n > 8 && !same(e + entry_words + 1, own.data() + 8, n - 8)))
         continue;
-      ++hits_;
-      found_.enabled = head.enabled;
-      found_.agent_hash = head.agent_hash;
-      found_.shared_hash = head.shared_hash;
-      return &found_;
+      out.e_ = &head;
+      out.c_ = this;
+      return out;
     }
   }
+  // Counts `lookups` finds, `hits` of which found an outcome; turns the
+  // cache off where a window of them found too few (its memory freed when
+  // the next state is begun: what it found stays valid until then).
+  void tally(std::uint64_t lookups, std::uint64_t hits) {
+    hits_ += hits;
+    const std::uint64_t before = lookups_;
+    lookups_ += lookups;
+    if ((before & ~(window - 1)) == (lookups_ & ~(window - 1))) return;
+    // The last window's lookups: off if fewer than a quarter found.
+    if ((hits_ - window_hits_) * 4 < lookups_ - window_lookups_) turn_off();
+    window_hits_ = hits_;
+    window_lookups_ = lookups_;
+  }
 
-  // Asks the memory for the first slot find(a, h, ...) reads: the search
-  // asks for every agent's when it begins a state.
-  void prefetch(int a, std::uint64_t h) const {
+  // Asks the memory for the first slot find(a, own) reads: the search asks
+  // for every agent's when it begins a state.
+  void prefetch(int a, std::string_view own) const {
     if (!on_) return;
-    const Slot* at = &slots_[key_of(a, h) & mask_];
+    const std::size_t n = own.size();
+    const Slot* at = &slots_[key_of(a, own, n == 0 ? 0 : tail(own.data(), n < 8 ? n : 8)) & mask_];
 #if defined(__x86_64__)
     asm volatile("prefetcht0 %0" : : "m"(*at));
 #else
@@ -99,23 +164,34 @@ class StepCache {
   }
 
   // Keeps the outcome of agent a's step from the state begun (own part
-  // own[0, n), agent_hash h).
-  void put(int a, std::uint64_t h, const std::uint64_t* own, std::size_t n, const Outcome& out) {
+  // `own`), its successor's part and shared bytes in `out` (none where it is
+  // not enabled), the successor having `next_pending` pending events.
+  void put(int a, std::string_view own, const Outcome& out, std::size_t next_pending) {
     if (!on_) return;
-    if (count_ == max_entries || words_.size() + entry_words + n > max_words) clear(slots_.size());
-    if ((count_ + 1) * 2 > slots_.size()) grow(slots_, mask_);
-    const std::size_t at = words_.size();
-    place(slots_, mask_, Slot{key_of(a, h), at});
+    const std::size_t own_words = (own.size() + 7) / 8, part_words = (out.part.size() + 7) / 8;
+    const std::size_t n = entry_words + own_words + part_words;
+    const std::size_t shared_n = 1 + (out.shared.size() + 7) / 8;
+    if (count_ == max_entries || words_.size() + n > max_words || shared_count_ + 1 >= max_entries ||
+        shared_words_.size() + shared_n > max_words)
+      clear(slots_.size());
+    if (shared_words_.size() + shared_n > max_words) return;  // too large to keep
     Entry head;
     head.agent = static_cast<std::uint32_t>(a);
     head.enabled = out.enabled;
-    head.own = static_cast<std::uint32_t>(n);
+    head.own = static_cast<std::uint32_t>(own.size());
+    head.part = static_cast<std::uint32_t>(out.part.size());
     head.shared = shared_id_;
+    head.next_shared = out.enabled ? intern(out.shared, static_cast<std::uint32_t>(next_pending)) : shared_id_;
+    head.before = out.before;
     head.agent_hash = out.agent_hash;
     head.shared_hash = out.shared_hash;
-    words_.resize(at + entry_words + n);
+    if ((count_ + 1) * 2 > slots_.size()) grow(slots_, mask_);
+    const std::size_t at = words_.size();
+    place(slots_, mask_, Slot{key_of(a, own, own.empty() ? 0 : tail(own.data(), own.size() < 8 ? own.size() : 8)), at});
+    words_.resize(at + n, 0);
     std::memcpy(words_.data() + at, &head, sizeof head);
-    std::memcpy(words_.data() + at + entry_words, own, n * 8);
+    std::memcpy(words_.data() + at + entry_words, own.data(), own.size());
+    std::memcpy(words_.data() + at + entry_words + own_words, out.part.data(), out.part.size());
     ++count_;
   }
 
@@ -123,14 +199,6 @@ class StepCache {
   [[nodiscard]] std::uint64_t lookups() const { return lookups_; }
 
  private:
-  struct Entry {
-    std::uint32_t agent = 0;
-    std::uint32_t enabled = 0;
-    std::uint32_t own = 0;     // words of the own part, which follow
-    std::uint32_t shared = 0;  // the number of the shared parts (intern)
-    std::uint64_t agent_hash = 0, shared_hash = 0;
-  };
-  static constexpr std::size_t entry_words = sizeof(Entry) / 8;
   struct Slot {
     std::uint64_t key = 0;  // 0: empty
     std::size_t at = 0;     // the entry's first word in words_ (shared parts: in shared_words_)
@@ -147,15 +215,36 @@ class StepCache {
   static constexpr std::size_t max_words = std::size_t{1} << 16;
   static constexpr std::uint64_t window = 1u << 14;
 
-  static bool same(const std::uint64_t* x, const std::uint64_t* y, std::size_t n) {
-    std::uint64_t d = 0;
-    for (std::size_t k = 0; k < n; ++k) d |= x[k] ^ y[k];
-    return d == 0;
+  static std::uint64_t load8(const char* p) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    return w;
   }
-  std::uint64_t key_of(int a, std::uint64_t h) const {
-    const __uint128_t r = static_cast<__uint128_t>(h ^ static_cast<std::uint64_t>(a)) * (0x9E3779B97F4A7C15ull ^ (std::uint64_t{shared_id_} << 1));
-    const std::uint64_t k = static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
-    return k == 0 ? 1 : k;
+  // The last word of n bytes from p (n % 8 of them, or 8), the rest zero.
+  static std::uint64_t tail(const char* p, std::size_t n) {
+    const std::size_t k = n % 8 == 0 ? 8 : n % 8;
+    return load8(p) & (~std::uint64_t{0} >> (64 - 8 * k));
+  }
+  // Whether the words kept at x hold the n bytes at y.
+  static bool same(const std::uint64_t* x, const char* y, std::size_t n) {
+    if (n == 0) return true;
+    std::uint64_t d = 0;
+    std::size_t k = 0;
+    for (; k + 8 < n; k += 8) d |= x[k / 8] ^ load8(y + k);
+    return (d | (x[k / 8] ^ tail(y + k, n - k))) == 0;
+  }
+  static std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
+    const __uint128_t r = static_cast<__uint128_t>(a) * b;
+    return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+  }
+  // The slot key of agent a's own part `own`, whose first word is `first`
+  // (tail): the agent, the shared parts' number, the length and the first
+  // word mixed (the rest, rarely there, compared only).
+  std::uint64_t key_of(int a, std::string_view own, std::uint64_t first) const {
+    const std::uint64_t h =
+        mix(first ^ 0xA0761D6478BD642Full, (std::uint64_t{static_cast<std::uint32_t>(a)} << 40 | std::uint64_t{shared_id_} << 8 | own.size()) ^
+                                               0xE7037ED1A0B428DBull);
+    return h == 0 ? 1 : h;
   }
   static void place(std::vector<Slot>& slots, std::size_t mask, const Slot& sl) {
     std::size_t i = sl.key & mask;
@@ -169,38 +258,45 @@ class StepCache {
     for (const Slot& sl : old)
       if (sl.key != 0) place(slots, mask, sl);
   }
-  // The number of the shared bytes begun: the index of their copy in
-  // shared_words_ (each copy: its length in bytes, then the bytes).
-  std::uint32_t intern() {
-    const std::string_view b = shared_;
+  // The shared bytes numbered `id` (an index of shared_words_: a word of
+  // their length and pending events, then the bytes).
+  [[nodiscard]] std::string_view shared_bytes(std::uint32_t id) const {
+    return {reinterpret_cast<const char*>(&shared_words_[id + 1]), static_cast<std::size_t>(shared_words_[id] & 0xffffffffu)};
+  }
+  // The number of bytes b: the index of their copy in shared_words_ (made,
+  // with `pending`, if there is none; one the search loads tells its pending
+  // events where they were `unknown`).
+  std::uint32_t intern(std::string_view b, std::uint32_t pending) {
     std::uint64_t key = hash_bytes(b);
     key += key == 0;
     const std::size_t n = (b.size() + 7) / 8;
     for (std::size_t i = key & shared_mask_;; i = (i + 1) & shared_mask_) {
       const Slot& sl = shared_slots_[i];
       if (sl.key == 0) break;
-      if (sl.key == key && shared_words_[sl.at] == b.size() && std::memcmp(&shared_words_[sl.at + 1], b.data(), b.size()) == 0)
+      if (sl.key == key && (shared_words_[sl.at] & 0xffffffffu) == b.size() &&
+          std::memcmp(&shared_words_[sl.at + 1], b.data(), b.size()) == 0) {
+        if (pending != unknown) shared_words_[sl.at] = b.size() | std::uint64_t{pending} << 32;
         return static_cast<std::uint32_t>(sl.at);
+      }
     }
     if ((shared_count_ == max_entries || shared_words_.size() + 1 + n > max_words) && shared_count_ > 0) {
-      clear(slots_.size());  // which numbers these bytes
-      return shared_id_;
+      clear(slots_.size());  // which numbers the state begun's bytes
+      if (b.data() == shared_.data() && b.size() == shared_.size()) return shared_id_;
+      return intern(b, pending);
     }
     if ((shared_count_ + 1) * 2 > shared_slots_.size()) grow(shared_slots_, shared_mask_);
     const std::size_t at = shared_words_.size();
     place(shared_slots_, shared_mask_, Slot{key, at});
     shared_words_.resize(at + 1 + n, 0);
-    shared_words_[at] = b.size();
+    shared_words_[at] = b.size() | std::uint64_t{pending} << 32;
     std::memcpy(&shared_words_[at + 1], b.data(), b.size());
     ++shared_count_;
     return static_cast<std::uint32_t>(at);
   }
-  void turn_off() {
-    on_ = false;
-    clear(0);
-  }
+  void turn_off() { on_ = false; }
   // Empties the cache; `n` slots for each table (0: none, the memory
-  // freed). The state being expanded keeps its shared parts' number.
+  // freed). The state being expanded keeps its shared parts' number (its
+  // pending events unknown again).
   void clear(std::size_t n) {
     slots_.assign(n, Slot{});
     shared_slots_.assign(n, Slot{});
@@ -214,7 +310,7 @@ class StepCache {
     }
     mask_ = shared_mask_ = n == 0 ? 0 : n - 1;
     count_ = shared_count_ = 0;
-    if (n != 0 && shared_.data() != nullptr) shared_id_ = intern();
+    if (n != 0 && shared_.data() != nullptr) shared_id_ = intern(shared_, unknown);
   }
 
   bool on_ = true;
@@ -223,8 +319,7 @@ class StepCache {
   std::vector<std::uint64_t> words_, shared_words_;
   std::string_view shared_;
   std::uint32_t shared_id_ = 0;
-  std::uint64_t lookups_ = 0, hits_ = 0, window_hits_ = 0;
-  Outcome found_;
+  std::uint64_t lookups_ = 0, hits_ = 0, window_hits_ = 0, window_lookups_ = 0;
 };
 
 }  // namespace pc::check

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <string>
@@ -56,21 +57,26 @@ struct Worker {
   StepInfo info;        // the step being taken (apply clears it)
   EventBytes s_events;  // where s's events lie in the bytes it was loaded from
   Bytes bytes;                      // the successor being queued
+  Bytes part, shared;               // a successor's bytes of an agent's part and of the shared parts (StepCache::put)
   // The agent hashes of s (agent_hash), and their sum, when the search
   // fingerprints successors from them (Successors::incremental_).
   std::vector<std::uint64_t> agent_hashes;
   std::uint64_t agent_sum = 0;
-  // Loads the state to expand from its bytes (valid while it is expanded):
-  // its successors' bytes copy its unchanged events from there, and the
-  // step cache reads its shared part there. Successors::expand expands the
-  // state loaded so.
-  void load(const char* from) { deserialize(from, s, &s_events); }
+  // The bytes of the state to expand (valid while it is expanded):
+  // Successors::expand expands the state given so, loading it into s unless
+  // the step cache answers for every agent; its successors' bytes copy its
+  // unchanged events and agents' parts from there, and the step cache reads
+  // its parts there.
+  void load(std::string_view bytes) { from = bytes; }
+  std::string_view from;
   StepCache cache;            // the outcomes of this worker's agent steps, marked in its coverage when taken (step_cache.hpp)
-  // With the cache, each agent's part of s as words (agent_hashes): agent
-  // a's in [own_at[a], own_at[a + 1]) of own, the cache's key.
-  std::vector<std::uint64_t> own;
-  std::vector<std::uint32_t> own_at;
-  State m;                    // a kept step is stepped here when its successor is stored
+  // With the cache: where each agent's part lies in `from` (agent_parts),
+  // and the outcomes found for a state expanded from its bytes.
+  std::vector<std::uint32_t> parts;
+  std::vector<StepCache::Kept> outcomes;
+  std::vector<std::uint64_t> fps;
+  std::uint64_t kept_states = 0;  // states expanded so (Result::step_cache_states)
+  State m;                    // Options::check_step_cache steps a kept step here
   StepInfo m_info;
   Coverage* coverage = nullptr;            // where this thread marks the instructions run (none: no coverage)
   std::unique_ptr<Coverage> own_coverage;  // a thread's own marks (parallel search)
@@ -99,7 +105,6 @@ class Successors {
         plan_(m.trips()),
         owners_{m.program().var_base, m.stepper().phases_kept()},
         shape_(shape_seed(m.initial())),
-        own_words_(own_bound(m.initial(), owners_)),
         check_cache_(opt.check_step_cache) {
     canonical_ = reduction_ && sym_.active();
     // A canonical representative or a trip key is a state apart from the
@@ -113,6 +118,8 @@ class Successors {
   }
 
   [[nodiscard]] const Model& model() const { return m_; }
+  // Which parts of a state are whose: serialize lays the bytes out by them.
+  [[nodiscard]] const Owners& owners() const { return owners_; }
 
   // The initial state, its local steps run.
   [[nodiscard]] State initial(Coverage* coverage) const {
@@ -156,7 +163,11 @@ class Successors {
       sum += h - w.agent_hashes[static_cast<std::size_t>(a)];
     }
     const std::uint64_t shared = shared_hash(t, shape_);
-    if (parts) *parts = StepCache::Outcome{true, h, shared};
+    if (parts) {
+      parts->enabled = true;
+      parts->agent_hash = h;
+      parts->shared_hash = shared;
+    }
     return fingerprint_of(sum, shared);
   }
 
@@ -180,57 +191,87 @@ class Successors {
                             Warning{info.warning, info.warning_message, info.loc, action < m_.agents() ? action : -1});
   }
 
-  // Agent a's step from w.s, kept in the cache, taken for real into w.m (w.s
-  // before and after: m_is_s says whether w.m has been made w.s in this
-  // expansion): returns w.m, the successor, whose fingerprint must be `fp`
-  // and whose step must be enabled and clean as the kept one was; else the
-  // cache is wrong, an InternalError. The caller restores w.m.
-  State& step_kept(Worker& w, int a, std::uint64_t fp, bool& m_is_s) const {
-    if (!m_is_s) w.m = w.s;
-    m_is_s = true;
-    w.action = static_cast<Action>(a);
-    const bool enabled = m_.apply(w.m, static_cast<Action>(a), w.m_info);
-    if (enabled) local_steps(w.m, a, nullptr);
-    if (!enabled || w.m_info.violation != spec::Violation::none || w.m_info.warning != spec::Violation::none ||
-        successor_fingerprint(w, w.m, a) != fp)
-      throw InternalError("the step cache's outcome for " + m_.process_name(w.s, a) + " differs from its step");
-    return w.m;
+  // Agent a's part of the state being expanded, as its bytes lie in w.from.
+  static std::string_view own(const Worker& w, int a) {
+    const auto i = static_cast<std::size_t>(a);
+    return w.from.substr(w.parts[i], w.parts[i + 1] - w.parts[i]);
+  }
+  // The bytes of the successor of the state expanded by agent a's step whose
+  // outcome the cache kept: its bytes with a's part and the shared parts
+  // replaced by the outcome's.
+  static std::string_view spliced(Worker& w, int a, const StepCache::Kept& o) {
+    const auto i = static_cast<std::size_t>(a);
+    const std::uint32_t at = w.parts[i], after = w.parts[i + 1], shared = w.parts.back();
+    const std::string_view part = o.part(), next = o.shared();
+    const std::size_t n = at + part.size() + (shared - after) + next.size();
+    if (w.bytes.buf.size() < n) w.bytes.buf.resize(n);
+    char* p = w.bytes.buf.data();
+    std::memcpy(p, w.from.data(), at);
+    std::memcpy(p + at, part.data(), part.size());
+    std::memcpy(p + at + part.size(), w.from.data() + after, shared - after);
+    std::memcpy(p + at + part.size() + (shared - after), next.data(), next.size());
+    w.bytes.n = n;
+    return w.bytes.view();
   }
   // Options::check_step_cache: the step of agent a from w.s taken for real
   // (into w.m, restored after) and compared with the cache's outcome `o`.
-  void check_kept(Worker& w, int a, const StepCache::Outcome& o, bool& m_is_s) const {
+  void check_kept(Worker& w, int a, const StepCache::Kept& o, bool& m_is_s) const {
     if (!m_is_s) w.m = w.s;
     m_is_s = true;
     const bool enabled = m_.may_move(w.s, a) && m_.apply(w.m, static_cast<Action>(a), w.m_info);
     StepCache::Outcome now{};
+    bool same_bytes = true;
     if (enabled) {
       local_steps(w.m, a, nullptr);
       (void)successor_fingerprint(w, w.m, a, &now);
+      serialize_agent(w.m, owners_, static_cast<std::size_t>(a), w.part);
+      serialize_shared(w.m, w.shared);
+      same_bytes = w.part.view() == o.part() && w.shared.view() == o.shared();
     }
     restore(w.m, w.s, owners_, a);
-    if (enabled != o.enabled || (enabled && (w.m_info.violation != spec::Violation::none ||
-                                             w.m_info.warning != spec::Violation::none || now.agent_hash != o.agent_hash ||
-                                             now.shared_hash != o.shared_hash)))
+    if (enabled != o.enabled() || o.before() != w.agent_hashes[static_cast<std::size_t>(a)] ||
+        (enabled && (w.m_info.violation != spec::Violation::none || w.m_info.warning != spec::Violation::none ||
+                     now.agent_hash != o.agent_hash() || now.shared_hash != o.shared_hash() || !same_bytes)))
       throw InternalError("the step cache's outcome for " + m_.process_name(w.s, a) + " differs from its step");
   }
 
-  // Hashes w.s's agents' parts for successor_fingerprint; with `own`, lays
-  // them out as words for the step cache too.
-  void load_agent_hashes(Worker& w, bool own) const {
-    const std::size_t n = w.s.agents.size();
-    w.agent_hashes.resize(n);
-    if (!own) {
-      w.agent_sum = agent_hashes(w.s, owners_, w.agent_hashes.data());
-      return;
+  // Expands the state in w.from from its bytes alone, where the cache holds
+  // an outcome for every agent, some enabled, and it has no pending event:
+  // false (nothing done) otherwise. The successors are those the steps
+  // make, in the order of the actions (Successors::expand).
+  template <class Store, class Prefetch>
+  bool expand_kept(Worker& w, Store& store, Prefetch& prefetch) const {
+    if (w.cache.pending() != 0) return false;
+    const int n = m_.agents();
+    w.outcomes.resize(static_cast<std::size_t>(n));
+    std::uint64_t sum = 0;
+    bool any = false;
+    for (int a = 0; a < n; ++a) {
+      const StepCache::Kept o = w.cache.find(a, own(w, a));
+      if (!o) return false;
+      w.outcomes[static_cast<std::size_t>(a)] = o;
+      sum += o.before();
+      any |= o.enabled();
     }
-    w.own.resize(n * own_words_);
-    w.own_at.resize(n + 1);
-    w.agent_sum = agent_hashes(w.s, owners_, w.agent_hashes.data(), w.own.data(), w.own_at.data());
-  }
-  // The outcome of agent a's step from w.s into the cache.
-  static void put_outcome(Worker& w, int a, const StepCache::Outcome& out) {
-    const auto i = static_cast<std::size_t>(a);
-    w.cache.put(a, w.agent_hashes[i], w.own.data() + w.own_at[i], w.own_at[i + 1] - w.own_at[i], out);
+    // None enabled: a deadlock, or every agent has exited; the loaded state
+    // tells which.
+    if (!any) return false;
+    w.fps.resize(static_cast<std::size_t>(n));
+    for (int a = 0; a < n; ++a) {
+      const StepCache::Kept& o = w.outcomes[static_cast<std::size_t>(a)];
+      if (!o.enabled()) continue;
+      w.fps[static_cast<std::size_t>(a)] = fingerprint_of(sum - o.before() + o.agent_hash(), o.shared_hash());
+      prefetch(w.fps[static_cast<std::size_t>(a)]);
+    }
+    for (int a = 0; a < n; ++a) {
+      const StepCache::Kept& o = w.outcomes[static_cast<std::size_t>(a)];
+      if (!o.enabled()) continue;
+      ++w.transitions;
+      store(w.fps[static_cast<std::size_t>(a)], static_cast<Action>(a), [&]() -> std::string_view { return spliced(w, a, o); });
+    }
+    w.cache.tally(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n));
+    ++w.kept_states;
+    return true;
   }
 
   const Model& m_;
@@ -240,14 +281,29 @@ class Successors {
   const TripPlan& plan_;
   Owners owners_;
   std::uint64_t shape_;  // shape_seed of the search's states: every one has the kernel's shape
-  std::size_t own_words_;  // own_bound of the search's states
   bool check_cache_;
 };
 
 template <class Store, class Prefetch>
 void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store, Prefetch&& prefetch) const {
-  const State& s = w.s;
   const int agents = m_.agents();
+  // The step cache (step_cache.hpp), where successors are fingerprinted from
+  // agent hashes: its key is read from the state's bytes, and where it
+  // answers for every agent (and no reduction picks among the actions, and
+  // no check of it is asked for), the state is expanded from its bytes. A
+  // kept step marks no instruction: the ones it would mark (its own and its
+  // local steps', a function of what the key holds) were marked in
+  // w.coverage when it was taken and kept.
+  const bool cached = cache_ && w.cache.on();
+  if (cached) {
+    w.parts.resize(static_cast<std::size_t>(agents) + 1);
+    agent_parts(w.from.data(), w.s, owners_, w.parts.data());
+    w.cache.begin(w.from.substr(w.parts.back()));
+    if (!por_ && !check_cache_ && expand_kept(w, store, prefetch)) return;
+  }
+  deserialize(w.from.data(), owners_, w.s, &w.s_events);
+  if (cached) w.cache.set_pending(w.s.pending.size());
+  const State& s = w.s;
   bool any_enabled = false;
   const int total = m_.processes(s);
   // Each action is stepped from s into a buffer that is s between actions:
@@ -271,35 +327,38 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     State* t = nullptr;  // null: none, or a kept step's (`kept`)
     int a = 0;
     std::uint64_t fp = 0;
-    bool kept = false;   // the cache's outcome: the step is taken only if its successor is new
+    bool kept = false;   // the cache's outcome `o`: its successor's bytes are spliced if it is new
+    StepCache::Kept o;
   } held;
-  // The step cache (step_cache.hpp), where successors are fingerprinted from
-  // agent hashes. A kept step marks no instruction: the ones it would mark
-  // (its own and its local steps', a function of what the key holds) were
-  // marked in w.coverage when it was taken and kept.
-  const bool cached = cache_ && w.cache.on();
-  if (cached) w.cache.begin(w.s_events.shared());
   bool m_is_s = false;
   auto store_held = [&] {
     if (held.kept) {
-      const int a = held.a;
       held.kept = false;
-      store(held.fp, static_cast<Action>(a), [&]() -> std::string_view {
-        State& t = step_kept(w, a, held.fp, m_is_s);
-        serialize(t, w.bytes, &w.s, &w.s_events);
-        restore(t, s, owners_, a);
-        return w.bytes.view();
-      });
+      store(held.fp, static_cast<Action>(held.a), [&]() -> std::string_view { return spliced(w, held.a, held.o); });
       return;
     }
     if (held.t == nullptr) return;
     State& t = *held.t;
     store(held.fp, static_cast<Action>(held.a), [&]() -> std::string_view {
-      serialize(t, w.bytes, &w.s, &w.s_events);
+      serialize(t, owners_, w.bytes, &w.s, &w.s_events);
       return w.bytes.view();
     });
     put_back(t, held.a);
     held.t = nullptr;
+  };
+  // The outcome of agent a's step from s into the cache (the successor t,
+  // unless it is not enabled), after the successor held is stored: a kept
+  // outcome's bytes lie in the cache until the next put.
+  auto put_outcome = [&](int a, const State* t, StepCache::Outcome out) {
+    store_held();
+    out.before = w.agent_hashes[static_cast<std::size_t>(a)];
+    if (t != nullptr) {
+      serialize_agent(*t, owners_, static_cast<std::size_t>(a), w.part);
+      serialize_shared(*t, w.shared, &w.s, &w.s_events);
+      out.part = w.part.view();
+      out.shared = w.shared.view();
+    }
+    w.cache.put(a, own(w, a), out, t != nullptr ? t->pending.size() : 0);
   };
   // Takes action `a` from s; false if it is not enabled. A violation ends
   // the expansion; with `keep`, the successor is stored. With `own` (the
@@ -326,7 +385,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
       throw;
     }
     if (!enabled) {
-      if (own && !info.reads_others) put_outcome(w, a, {});
+      if (own && !info.reads_others) put_outcome(a, nullptr, {});
       put_back(t, a);
       return false;
     }
@@ -367,38 +426,39 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     }
     StepCache::Outcome out;
     const std::uint64_t fp = successor_fingerprint(w, t, a, &out);
-    if (own && !others && info.warning == spec::Violation::none) put_outcome(w, a, out);
+    if (own && !others && info.warning == spec::Violation::none) put_outcome(a, &t, out);
     prefetch(fp);
     store_held();
     held = Held{&t, a, fp};
     return true;
   };
   w.action = 0;
-  if (incremental_) load_agent_hashes(w, cached);
-  if (cached)
-    for (int a = 0; a < agents; ++a) w.cache.prefetch(a, w.agent_hashes[static_cast<std::size_t>(a)]);
+  if (incremental_) {
+    w.agent_hashes.resize(s.agents.size());
+    w.agent_sum = agent_hashes(s, owners_, w.agent_hashes.data());
+  }
   const std::uint64_t keep = por_ ? order_.keep(s, depth, w.coverage) : 0;  // 0: store every successor
   bool kept_any = false;
   for (int a = 0; a < total && !w.found.any; ++a) {
     const bool store_it = keep == 0 || (keep >> a & 1);
     const bool own = cached && a < agents && store_it;
     if (own) {
-      const auto i = static_cast<std::size_t>(a);
-      const std::uint64_t h = w.agent_hashes[i];
-      if (const StepCache::Outcome* o = w.cache.find(a, h, w.own.data() + w.own_at[i], w.own_at[i + 1] - w.own_at[i])) {
-        if (check_cache_) check_kept(w, a, *o, m_is_s);
-        if (!o->enabled) continue;
+      const StepCache::Kept o = w.cache.find(a, this->own(w, a));
+      w.cache.tally(1, static_cast<bool>(o));
+      if (o) {
+        if (check_cache_) check_kept(w, a, o, m_is_s);
+        if (!o.enabled()) continue;
         any_enabled = true;
         ++w.transitions;
         kept_any = true;
-        const std::uint64_t fp = fingerprint_of(w.agent_sum - h + o->agent_hash, o->shared_hash);
+        const std::uint64_t fp = fingerprint_of(w.agent_sum - o.before() + o.agent_hash(), o.shared_hash());
         prefetch(fp);
         store_held();
-        held = Held{nullptr, a, fp, true};
+        held = Held{nullptr, a, fp, true, o};
         continue;
       }
       if (!m_.may_move(s, a)) {
-        put_outcome(w, a, {});
+        put_outcome(a, nullptr, {});
         continue;
       }
     } else if (!m_.may_move(s, a)) {

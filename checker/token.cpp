@@ -14,7 +14,7 @@ std::string kernel_tag(const Model& m) {
   std::string bytes;
   // The initial state as a trace describes it (with the phases seen), whose
   // bytes the tags have always been taken from: tokens stay valid.
-  serialize(m.initial(Stepper(p, true)), bytes);
+  bytes = tag_bytes(m.initial(Stepper(p, true)));
   bytes += p.kernel->name;
   for (const auto& code : p.code) bytes += std::to_string(code.size()) + ",";
   for (const ir::Param& x : p.kernel->params) bytes += ";" + x.name + "=" + std::to_string(x.value);

@@ -59,14 +59,14 @@ TEST_CASE("frontier: every state comes back exactly, in order and by reference")
       CHECK(at.frame == refs[i].frame);
       CHECK(at.slot == refs[i].slot);
       CHECK(refs[i].writer == 3);
-      CHECK(std::string(in_order.get(f, at), states[i].size()) == states[i]);
+      CHECK(std::string(in_order.get(f, at)) == states[i]);
       at = f.after(at);
     }
     // Out of order, as the threads of the parallel search read a level.
     check::FrameReader any;
     for (std::size_t k = 0; k < n; ++k) {
       const std::size_t i = rng() % n;
-      CHECK(std::string(any.get(f, refs[i]), states[i].size()) == states[i]);
+      CHECK(std::string(any.get(f, refs[i])) == states[i]);
     }
     // Cleared and reused: the old states are gone, the new ones come back,
     // though the reader last held frame 0 of this very writer.
@@ -76,7 +76,7 @@ TEST_CASE("frontier: every state comes back exactly, in order and by reference")
     const check::StateRef r = f.put("again", 0);
     f.seal();
     CHECK(r.frame == 0);
-    CHECK(std::string(any.get(f, r), 5) == "again");
+    CHECK(std::string(any.get(f, r)) == "again");
   }
 }
 
@@ -95,12 +95,12 @@ TEST_CASE("frontier: frames kept raw within the budget, the rest compressed, all
     check::FrameReader in_order, any;
     check::StateRef at{0, 0, 0};
     for (std::size_t i = 0; i < states.size(); ++i) {
-      CHECK(std::string(in_order.get(f, at), states[i].size()) == states[i]);
+      CHECK(std::string(in_order.get(f, at)) == states[i]);
       at = f.after(at);
     }
     for (int k = 0; k < 2000; ++k) {
       const std::size_t i = rng() % states.size();
-      CHECK(std::string(any.get(f, refs[i]), states[i].size()) == states[i]);
+      CHECK(std::string(any.get(f, refs[i])) == states[i]);
     }
     // Stored: all compressed (several times smaller), some frames raw, or all raw.
     if (budget == 0) CHECK(f.compressed_bytes() * 4 < f.raw_bytes());
@@ -113,7 +113,7 @@ TEST_CASE("frontier: frames kept raw within the budget, the rest compressed, all
     f.clear();
     const check::StateRef r = f.put(states[1], 0);
     f.seal();
-    CHECK(std::string(any.get(f, r), states[1].size()) == states[1]);
+    CHECK(std::string(any.get(f, r)) == states[1]);
     if (budget > 0) CHECK(f.compressed_bytes() == f.raw_bytes());
   }
 }
@@ -124,7 +124,7 @@ TEST_CASE("frontier: a frame is read only once sealed") {
   check::FrameReader in;
   CHECK_THROWS(in.get(f, r));
   f.seal();
-  CHECK(std::string(in.get(f, r), 4) == "open");
+  CHECK(std::string(in.get(f, r)) == "open");
 }
 
 TEST_CASE("frontier: states of a level compress, and the figures are the process's") {

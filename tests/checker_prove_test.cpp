@@ -191,7 +191,7 @@ TEST_CASE("prove: stepping a state and stepping its key state give successors of
     auto key = [&](check::State s) {
       check::trip_key(m.trips(), m.program(), s);
       std::string b;
-      check::serialize(s, b);
+      check::serialize(s, next.owners(), b);
       return b;
     };
     for (int walk = 0; walk < 40; ++walk) {

@@ -6,6 +6,7 @@
 // And the cache is used: the searches reuse steps. Under the sanitizers the
 // corpus searches stop at 5,000 states and one generated kernel in
 // compared_stride is compared.
+#include <cstring>
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -37,7 +38,7 @@ constexpr std::uint64_t corpus_cap = 100'000;
 #endif
 
 struct Totals {
-  std::uint64_t transitions = 0, hits = 0;
+  std::uint64_t transitions = 0, hits = 0, from_bytes = 0;
   int compared = 0;
 };
 
@@ -47,7 +48,10 @@ std::vector<int> unreached_lines(const check::Result& r) {
   return out;
 }
 
-// One kernel, with and without the cache, with every reduction and with none.
+// One kernel, with and without the cache, with every reduction and with none:
+// with the cache as the search runs it by default (a state whose every agent
+// it answers for expanded from its bytes, its successors' bytes spliced),
+// and with every reused step taken again and compared.
 void same_with_and_without(const ir::Kernel& k, std::uint64_t cap, Totals& t) {
   for (const bool reduction : {true, false}) {
     CAPTURE(reduction);
@@ -59,17 +63,23 @@ void same_with_and_without(const ir::Kernel& k, std::uint64_t cap, Totals& t) {
     check::Options without = with;
     without.step_cache = false;
     without.check_step_cache = false;
-    const check::Result a = check::check(k, with), b = check::check(k, without);
-    CHECK(a.verdict == b.verdict);
-    CHECK(check::outcome_name(a) == check::outcome_name(b));
-    CHECK(a.states == b.states);
-    CHECK(a.transitions == b.transitions);
-    CHECK(a.replay == b.replay);
-    CHECK(a.trace.size() == b.trace.size());
-    CHECK(unreached_lines(a) == unreached_lines(b));
+    check::Options plain = with;
+    plain.check_step_cache = false;
+    const check::Result a = check::check(k, with), b = check::check(k, without), c = check::check(k, plain);
+    for (const check::Result* x : {&a, &c}) {
+      CHECK(x->verdict == b.verdict);
+      CHECK(check::outcome_name(*x) == check::outcome_name(b));
+      CHECK(x->states == b.states);
+      CHECK(x->transitions == b.transitions);
+      CHECK(x->replay == b.replay);
+      CHECK(x->trace.size() == b.trace.size());
+      CHECK(unreached_lines(*x) == unreached_lines(b));
+    }
     CHECK(b.step_cache_hits == 0);
     t.transitions += a.transitions;
     t.hits += a.step_cache_hits;
+    t.from_bytes += c.step_cache_states;
+    CHECK(a.step_cache_states == 0);  // every reused step checked: each state loaded
     ++t.compared;
   }
 }
@@ -103,7 +113,9 @@ TEST_CASE("step cache: the corpus gives the same results with it, every reused s
   }
   // On kernels whose memory events enter the key the cache soon turns
   // itself off; on the rest it answers for many steps, each checked.
-  MESSAGE(t.compared << " corpus searches: " << t.hits << " of " << t.transitions << " transitions' steps reused");
+  MESSAGE(t.compared << " corpus searches: " << t.hits << " of " << t.transitions << " transitions' steps reused, "
+                     << t.from_bytes << " states expanded from their bytes");
+  CHECK(t.from_bytes > 1'000);
   CHECK(t.hits > 20'000);
 }
 
@@ -124,63 +136,86 @@ TEST_CASE("step cache: generated kernels give the same results with it, every re
   for (int i = 0; i < 100; ++i) parsed += compare(warp_kernel(rng), t);
   for (int i = 0; i < 100; ++i) parsed += compare(wgmma_warp_kernel(rng), t);
   MESSAGE(parsed << " generated kernels parsed, " << t.compared << " searches compared: " << t.hits << " of " << t.transitions
-                 << " transitions' steps reused");
+                 << " transitions' steps reused, " << t.from_bytes << " states expanded from their bytes");
+  CHECK(t.from_bytes > 1'000);
   CHECK(parsed > 1200);
   CHECK(t.hits > t.transitions / 10);
 }
 
 TEST_CASE("step cache: an outcome is found only for the same agent, own part and shared parts") {
   check::StepCache c;
-  const std::uint64_t own[3] = {1, 2, 3};
-  const std::uint64_t other[3] = {1, 2, 4};
-  const std::string shared = "shared parts", shared2 = "shared partz";
+  // Own parts as views into longer buffers, as they lie in a state's bytes
+  // (its shared parts follow its agents'): find reads whole words.
+  const std::string buf = "abcdefghijk" + std::string(16, 'x'), buf2 = "abcdefghijZ" + std::string(16, 'x');
+  const std::string_view own(buf.data(), 11), other(buf2.data(), 11), shorter(buf.data(), 10);
+  const std::string shared = "shared parts", shared2 = "shared partz", next = "the successor's shared parts";
+  using Outcome = check::StepCache::Outcome;
   c.begin(shared);
-  CHECK(c.find(0, 7, own, 3) == nullptr);
-  c.put(0, 7, own, 3, check::StepCache::Outcome{true, 11, 12});
-  const check::StepCache::Outcome* o = c.find(0, 7, own, 3);
-  REQUIRE(o != nullptr);
-  CHECK(o->enabled);
-  CHECK(o->agent_hash == 11);
-  CHECK(o->shared_hash == 12);
-  CHECK(c.find(1, 7, own, 3) == nullptr);    // another agent
-  CHECK(c.find(0, 7, other, 3) == nullptr);  // another own part under the same hash
-  CHECK(c.find(0, 7, own, 2) == nullptr);    // a shorter one
+  CHECK(c.pending() == check::StepCache::unknown);
+  c.set_pending(0);
+  CHECK(c.pending() == 0);
+  CHECK_FALSE(c.find(0, own));
+  c.put(0, own, Outcome{true, 7, 11, 12, "part", next}, 2);
+  const check::StepCache::Kept o = c.find(0, own);
+  REQUIRE(o);
+  CHECK(o.enabled());
+  CHECK(o.before() == 7);
+  CHECK(o.agent_hash() == 11);
+  CHECK(o.shared_hash() == 12);
+  CHECK(o.part() == "part");
+  CHECK(o.shared() == next);
+  CHECK_FALSE(c.find(1, own));      // another agent
+  CHECK_FALSE(c.find(0, other));    // another own part
+  CHECK_FALSE(c.find(0, shorter));  // a shorter one
+  c.begin(next);
+  CHECK(c.pending() == 2);  // the successor's, told as it was kept
   c.begin(shared2);
-  CHECK(c.find(0, 7, own, 3) == nullptr);  // other shared parts
-  c.put(0, 7, own, 3, check::StepCache::Outcome{false, 0, 0});
-  REQUIRE(c.find(0, 7, own, 3) != nullptr);
-  CHECK_FALSE(c.find(0, 7, own, 3)->enabled);
+  CHECK_FALSE(c.find(0, own));  // other shared parts
+  c.put(0, own, Outcome{false, 7, 0, 0, {}, {}}, 0);
+  REQUIRE(c.find(0, own));
+  CHECK_FALSE(c.find(0, own).enabled());
   c.begin(shared);
-  REQUIRE(c.find(0, 7, own, 3) != nullptr);  // the first shared parts again: the same number
-  CHECK(c.find(0, 7, own, 3)->enabled);
+  REQUIRE(c.find(0, own));  // the first shared parts again: the same number
+  CHECK(c.find(0, own).enabled());
+  CHECK(c.pending() == 0);
   // Many outcomes: the table grows, and the cache starts afresh past 1,024
   // outcomes; each outcome found is the one put for its key, the one put
   // just before is found but where the cache started afresh between, and
   // one put 2,048 before is gone.
+  auto key = [](std::uint64_t i) {
+    std::string k(24, '\0');
+    const std::uint64_t w[2] = {i, i * 3};
+    std::memcpy(k.data(), w, 16);
+    return k;
+  };
   std::uint64_t found = 0;
   for (std::uint64_t i = 1; i < 200'000; ++i) {
-    const std::uint64_t mine[2] = {i, i * 3};
-    c.put(static_cast<int>(i % 5), i, mine, 2, check::StepCache::Outcome{true, i, i + 1});
-    const std::uint64_t before[2] = {i - 1, (i - 1) * 3};
-    if (const check::StepCache::Outcome* x = c.find(static_cast<int>((i - 1) % 5), i - 1, before, 2)) {
-      CHECK(x->agent_hash == i - 1);
-      CHECK(x->shared_hash == i);
+    const std::string mine = key(i), before = key(i - 1);
+    c.put(static_cast<int>(i % 5), std::string_view(mine.data(), 16), Outcome{true, i, i, i + 1, "p", next}, 0);
+    if (const check::StepCache::Kept x = c.find(static_cast<int>((i - 1) % 5), std::string_view(before.data(), 16))) {
+      CHECK(x.agent_hash() == i - 1);
+      CHECK(x.shared_hash() == i);
+      CHECK(x.part() == "p");
+      CHECK(x.shared() == next);
       ++found;
     }
   }
   CHECK(found > 199'000);
   CHECK(found < 199'999);
-  const std::uint64_t old[2] = {200'000 - 2'048, (200'000 - 2'048) * 3};
-  CHECK(c.find(static_cast<int>((200'000 - 2'048) % 5), 200'000 - 2'048, old, 2) == nullptr);
+  const std::string old = key(200'000 - 2'048);
+  CHECK_FALSE(c.find(static_cast<int>((200'000 - 2'048) % 5), std::string_view(old.data(), 16)));
   // A cache that seldom finds turns itself off.
   check::StepCache d;
   d.begin(shared);
   for (std::uint64_t i = 0; i < 40'000; ++i) {
-    const std::uint64_t mine[1] = {i};
-    if (d.find(0, i, mine, 1) == nullptr) d.put(0, i, mine, 1, check::StepCache::Outcome{});
+    const std::string mine = key(i);
+    const check::StepCache::Kept x = d.find(0, std::string_view(mine.data(), 16));
+    d.tally(1, static_cast<bool>(x));
+    if (!x) d.put(0, std::string_view(mine.data(), 16), Outcome{}, 0);
   }
   CHECK_FALSE(d.on());
   CHECK(d.hits() == 0);
+  CHECK(d.lookups() == 40'000);
 }
 
 TEST_CASE("step cache: --no-step-cache and --check-step-cache print what the default prints") {

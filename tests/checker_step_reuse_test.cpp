@@ -195,8 +195,8 @@ TEST_CASE("step shortcuts: successors in a restored buffer, and fingerprints fro
       check::State s = init;
       std::string bytes;
       for (int step = 0; step < 150; ++step) {
-        check::serialize(s, bytes);
-        w.load(bytes.data());
+        check::serialize(s, next.owners(), bytes);
+        w.load(bytes);
         std::vector<std::string> succ;
         try {
           next.expand(w, 0, 0, [&](std::uint64_t fp, check::Action a, auto&& queued) {
@@ -207,10 +207,10 @@ TEST_CASE("step shortcuts: successors in a restored buffer, and fingerprints fro
             REQUIRE(m.apply(plain, a, info));
             if (a < m.agents()) next.local_steps(plain, a);
             std::string plain_bytes;
-            check::serialize(plain, plain_bytes);
+            check::serialize(plain, next.owners(), plain_bytes);
             REQUIRE(plain_bytes == q);
             check::State x = init;
-            check::deserialize(q.data(), x);
+            check::deserialize(q.data(), next.owners(), x);
             // The whole state hashed (with symmetry, its representative).
             REQUIRE(fp == next.fingerprint(x));
             if (!reduction) REQUIRE(fp == check::hash_state(x, owners));
@@ -222,7 +222,7 @@ TEST_CASE("step shortcuts: successors in a restored buffer, and fingerprints fro
           break;
         }
         if (w.found.any || succ.empty()) break;
-        check::deserialize(succ[rng() % succ.size()].data(), s);
+        check::deserialize(succ[rng() % succ.size()].data(), next.owners(), s);
       }
       w.found = {};
     }

@@ -30,7 +30,7 @@ Searched breadth_first(const SearchRun& run) {
   std::size_t level_size = 1, next_size = 0;
   std::uint32_t base = 0;
   std::string actual;
-  serialize(init, actual);
+  serialize(init, next_of.owners(), actual);
   level->put(actual);
   level->seal();
   Worker w;
@@ -77,6 +77,7 @@ Searched breadth_first(const SearchRun& run) {
   out.r.states = visited.size();
   out.r.transitions = w.transitions;
   out.r.step_cache_hits = w.cache.hits();
+  out.r.step_cache_states = w.kept_states;
   out.r.max_depth = depth;
   out.r.memory_bytes = peak_resident_bytes();
   out.r.warnings = first_warnings({&w}, w.found_key);

@@ -73,7 +73,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   // A level: where each of its states lies; state i of the level has id base + i.
   std::vector<StateRef> level, next;
   std::string actual;
-  serialize(init, actual);
+  serialize(init, next_of.owners(), actual);
   level.push_back(lanes[0]->frames[gen].put(actual, 0));
   lanes[0]->frames[gen].seal();
 
@@ -284,6 +284,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   for (const auto& lane : lanes) {
     ws.push_back(&lane->w);
     r.step_cache_hits += lane->w.cache.hits();
+    r.step_cache_states += lane->w.kept_states;
     if (run.coverage) run.coverage->merge(*lane->w.own_coverage);
   }
   r.warnings = first_warnings(ws, found_key);

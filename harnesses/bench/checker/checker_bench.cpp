@@ -97,10 +97,11 @@ int main(int argc, char** argv) {
                              : family == "barrier" ? pc::bench::barrier_family(w, p)
                                                    : pc::bench::consumers_family(w, p);
     const pc::check::Result r = run(k, !plain);
-    std::printf("%s states %llu transitions %llu seconds %.3f states/s %.0f bytes/state %.1f cached %llu\n",
+    std::printf("%s states %llu transitions %llu seconds %.3f states/s %.0f bytes/state %.1f cached %llu from bytes %llu\n",
                 pc::check::verdict_name(r.verdict), static_cast<unsigned long long>(r.states),
                 static_cast<unsigned long long>(r.transitions), r.seconds, r.states / (r.seconds > 0 ? r.seconds : 1e-9),
-                double(r.memory_bytes) / double(r.states), static_cast<unsigned long long>(r.step_cache_hits));
+                double(r.memory_bytes) / double(r.states), static_cast<unsigned long long>(r.step_cache_hits),
+                static_cast<unsigned long long>(r.step_cache_states));
     return r.verdict == pc::check::Verdict::verified ? 0 : 1;
   }
   std::printf("# barrier family: W warps meet at an mbarrier for P phases\n");
