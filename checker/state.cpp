@@ -908,7 +908,7 @@ std::uint64_t shape_seed(const State& s) {
   return h.finish();
 }
 
-std::uint64_t fingerprint_of(std::uint64_t agents, std::uint64_t shared) { return mix(agents ^ Lanes::k1, shared ^ Lanes::k2); }
+static_assert(Lanes::k1 == 0xE7037ED1A0B428DBull && Lanes::k2 == 0x8EBC6AF09C88C6E3ull, "fingerprint_of (state.hpp) mixes with these");
 
 std::uint64_t hash_with_agents(const State& s, std::uint64_t agents, std::uint64_t shape) {
   return fingerprint_of(agents, shared_hash(s, shape));

@@ -43,16 +43,22 @@
 namespace pc::check {
 
 class StepCache {
-  struct Entry {
+  // An outcome kept: one cache line, the slot of the table itself, so that
+  // a lookup reads one line (what splicing a successor needs, and an own
+  // part longer than a word, lie in words_ from `at`).
+  struct alignas(64) Entry {
+    std::uint64_t key = 0;          // 0: an empty slot
+    std::uint64_t first = 0;        // the own part's first word (tail)
     std::uint32_t agent = 0;
-    std::uint32_t enabled = 0;
-    std::uint32_t own = 0;          // bytes of the own part, which follow (in whole words)
-    std::uint32_t part = 0;         // bytes of the successor's part, which follow those
     std::uint32_t shared = 0;       // the number of the shared parts (intern)
-    std::uint32_t next_shared = 0;  // the number of the successor's
+    std::uint32_t own = 0;          // bytes of the own part
+    std::uint32_t enabled : 1 = 0;
+    std::uint32_t part : 31 = 0;    // bytes of the successor's part
     std::uint64_t before = 0, agent_hash = 0, shared_hash = 0;
+    std::uint32_t next_shared = 0;  // the number of the successor's shared parts
+    std::uint32_t at = 0;           // in words_: the own part's words past the first, then the successor's part
   };
-  static constexpr std::size_t entry_words = sizeof(Entry) / 8;
+  static_assert(sizeof(Entry) == 64);
 
  public:
   // What put keeps.
@@ -102,7 +108,7 @@ class StepCache {
     [[nodiscard]] std::uint64_t agent_hash() const { return e_->agent_hash; }
     [[nodiscard]] std::uint64_t shared_hash() const { return e_->shared_hash; }
     [[nodiscard]] std::string_view part() const {
-      return {reinterpret_cast<const char*>(reinterpret_cast<const std::uint64_t*>(e_) + entry_words + (e_->own + 7) / 8), e_->part};
+      return {reinterpret_cast<const char*>(c_->words_.data() + e_->at + extra_words(e_->own)), e_->part};
     }
     [[nodiscard]] std::string_view shared() const { return c_->shared_bytes(e_->next_shared); }
 
@@ -123,13 +129,10 @@ class StepCache {
     const std::uint64_t first = n == 0 ? 0 : tail(own.data(), n < 8 ? n : 8);
     const std::uint64_t key = key_of(a, own, first);
     for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
-      const Slot& sl = slots_[i];
-      if (sl.key == 0) return out;
-      if (sl.key != key) continue;
-      const std::uint64_t* e = words_.data() + sl.at;
-      const Entry& head = *reinterpret_cast<const Entry*>(e);
-      if (head.agent != static_cast<std::uint32_t>(a) || head.own != n || head.shared != shared_id_ || e[entry_words] != first ||
-          (n > 8 && !same(e + entry_words + 1, own.data() + 8, n - 8)))
+      const Entry& head = slots_[i];
+      if (head.key == 0) return out;
+      if (head.key != key || head.agent != static_cast<std::uint32_t>(a) || head.own != n || head.shared != shared_id_ ||
+          head.first != first || (n > 8 && !same(words_.data() + head.at, own.data() + 8, n - 8)))
         continue;
       out.e_ = &head;
       out.c_ = this;
@@ -150,32 +153,21 @@ class StepCache {
     window_lookups_ = lookups_;
   }
 
-  // Asks the memory for the first slot find(a, own) reads: the search asks
-  // for every agent's when it begins a state.
-  void prefetch(int a, std::string_view own) const {
-    if (!on_) return;
-    const std::size_t n = own.size();
-    const Slot* at = &slots_[key_of(a, own, n == 0 ? 0 : tail(own.data(), n < 8 ? n : 8)) & mask_];
-#if defined(__x86_64__)
-    asm volatile("prefetcht0 %0" : : "m"(*at));
-#else
-    __builtin_prefetch(at);
-#endif
-  }
-
   // Keeps the outcome of agent a's step from the state begun (own part
   // `own`), its successor's part and shared bytes in `out` (none where it is
   // not enabled), the successor having `next_pending` pending events.
   void put(int a, std::string_view own, const Outcome& out, std::size_t next_pending) {
     if (!on_) return;
-    const std::size_t own_words = (own.size() + 7) / 8, part_words = (out.part.size() + 7) / 8;
-    const std::size_t n = entry_words + own_words + part_words;
+    const std::size_t own_words = extra_words(own.size()), part_words = (out.part.size() + 7) / 8;
+    const std::size_t n = own_words + part_words;
     const std::size_t shared_n = 1 + (out.shared.size() + 7) / 8;
     if (count_ == max_entries || words_.size() + n > max_words || shared_count_ + 1 >= max_entries ||
         shared_words_.size() + shared_n > max_words)
       clear(slots_.size());
     if (shared_words_.size() + shared_n > max_words) return;  // too large to keep
     Entry head;
+    head.first = own.empty() ? 0 : tail(own.data(), own.size() < 8 ? own.size() : 8);
+    head.key = key_of(a, own, head.first);
     head.agent = static_cast<std::uint32_t>(a);
     head.enabled = out.enabled;
     head.own = static_cast<std::uint32_t>(own.size());
@@ -187,11 +179,11 @@ class StepCache {
     head.shared_hash = out.shared_hash;
     if ((count_ + 1) * 2 > slots_.size()) grow(slots_, mask_);
     const std::size_t at = words_.size();
-    place(slots_, mask_, Slot{key_of(a, own, own.empty() ? 0 : tail(own.data(), own.size() < 8 ? own.size() : 8)), at});
+    head.at = static_cast<std::uint32_t>(at);
+    place(slots_, mask_, head);
     words_.resize(at + n, 0);
-    std::memcpy(words_.data() + at, &head, sizeof head);
-    std::memcpy(words_.data() + at + entry_words, own.data(), own.size());
-    std::memcpy(words_.data() + at + entry_words + own_words, out.part.data(), out.part.size());
+    if (own.size() > 8) std::memcpy(words_.data() + at, own.data() + 8, own.size() - 8);
+    if (!out.part.empty()) std::memcpy(words_.data() + at + own_words, out.part.data(), out.part.size());
     ++count_;
   }
 
@@ -201,10 +193,12 @@ class StepCache {
  private:
   struct Slot {
     std::uint64_t key = 0;  // 0: empty
-    std::size_t at = 0;     // the entry's first word in words_ (shared parts: in shared_words_)
+    std::size_t at = 0;     // the shared parts' first word in shared_words_
   };
   // The first tables, and the most outcomes (and numbered shared parts)
-  // kept, and words (512 KiB of each kind): past any the cache starts
+  // kept, and words (512 KiB of each kind: the outcomes' longer parts, the
+  // shared parts; the outcomes themselves take 64 bytes a slot, in a table
+  // of at most 2,048 slots, 128 KiB): past any the cache starts
   // afresh, the steps of the states expanded next kept again. A
   // breadth-first level's states meet few barrier states, so their steps'
   // inputs are few: on the barrier family a cache of 1,024 outcomes finds
@@ -246,16 +240,20 @@ class StepCache {
                                                0xE7037ED1A0B428DBull);
     return h == 0 ? 1 : h;
   }
-  static void place(std::vector<Slot>& slots, std::size_t mask, const Slot& sl) {
+  // The words an own part of n bytes keeps in words_: those past its first.
+  static std::size_t extra_words(std::size_t n) { return n > 8 ? (n - 1) / 8 : 0; }
+  template <class S>
+  static void place(std::vector<S>& slots, std::size_t mask, const S& sl) {
     std::size_t i = sl.key & mask;
     while (slots[i].key != 0) i = (i + 1) & mask;
     slots[i] = sl;
   }
-  static void grow(std::vector<Slot>& slots, std::size_t& mask) {
-    std::vector<Slot> old(slots.size() * 2);
+  template <class S>
+  static void grow(std::vector<S>& slots, std::size_t& mask) {
+    std::vector<S> old(slots.size() * 2);
     old.swap(slots);
     mask = slots.size() - 1;
-    for (const Slot& sl : old)
+    for (const S& sl : old)
       if (sl.key != 0) place(slots, mask, sl);
   }
   // The shared bytes numbered `id` (an index of shared_words_: a word of
@@ -298,7 +296,7 @@ class StepCache {
   // freed). The state being expanded keeps its shared parts' number (its
   // pending events unknown again).
   void clear(std::size_t n) {
-    slots_.assign(n, Slot{});
+    slots_.assign(n, Entry{});
     shared_slots_.assign(n, Slot{});
     words_.clear();
     shared_words_.clear();
@@ -314,7 +312,8 @@ class StepCache {
   }
 
   bool on_ = true;
-  std::vector<Slot> slots_, shared_slots_;
+  std::vector<Entry> slots_;
+  std::vector<Slot> shared_slots_;
   std::size_t mask_ = 0, count_ = 0, shared_mask_ = 0, shared_count_ = 0;
   std::vector<std::uint64_t> words_, shared_words_;
   std::string_view shared_;

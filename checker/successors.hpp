@@ -193,8 +193,8 @@ class Successors {
 
   // Agent a's part of the state being expanded, as its bytes lie in w.from.
   static std::string_view own(const Worker& w, int a) {
-    const auto i = static_cast<std::size_t>(a);
-    return w.from.substr(w.parts[i], w.parts[i + 1] - w.parts[i]);
+    const std::uint32_t* at = w.parts.data() + a;
+    return {w.from.data() + at[0], at[1] - at[0]};
   }
   // The bytes of the successor of the state expanded by agent a's step whose
   // outcome the cache kept: its bytes with a's part and the shared parts
@@ -429,7 +429,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
     if (own && !others && info.warning == spec::Violation::none) put_outcome(a, &t, out);
     prefetch(fp);
     store_held();
-    held = Held{&t, a, fp};
+    held = Held{&t, a, fp, false, {}};
     return true;
   };
   w.action = 0;

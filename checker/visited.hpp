@@ -61,18 +61,22 @@ class ZeroWords {
 
 class FingerprintSet {
  public:
-  FingerprintSet() : table_(1u << 12) {}
+  FingerprintSet() : table_(1u << 12), most_(table_.size() * 85 / 100) {}
 
   // Adds a fingerprint; false if it was already there.
   bool insert(std::uint64_t fp) {
-    if (fp == 0) fp = 1;  // 0 marks an empty slot
-    if ((size_ + 1) * 100 > table_.size() * 85) grow();
-    std::size_t i = slot(fp, table_.size());
-    while (table_[i] != 0) {
-      if (table_[i] == fp) return false;
-      if (++i == table_.size()) i = 0;
+    fp += fp == 0;  // 0 marks an empty slot
+    if (size_ + 1 > most_) grow();
+    std::uint64_t* t = &table_[0];
+    const std::size_t n = table_.size();
+    std::size_t i = slot(fp, n);
+    for (;;) {
+      const std::uint64_t v = t[i];
+      if (v == fp) return false;
+      if (v == 0) break;
+      if (++i == n) i = 0;
     }
-    table_[i] = fp;
+    t[i] = fp;
     ++size_;
     return true;
   }
@@ -99,6 +103,7 @@ class FingerprintSet {
   void grow() {
     ZeroWords old(table_.size() + table_.size() / 2);
     std::swap(old, table_);
+    most_ = table_.size() * 85 / 100;
     for (std::size_t k = 0; k < old.size(); ++k) {
       const std::uint64_t fp = old[k];
       if (fp == 0) continue;
@@ -109,6 +114,7 @@ class FingerprintSet {
     }
   }
   ZeroWords table_;
+  std::uint64_t most_;  // the most fingerprints the table holds before it grows: 85% of its slots
   std::uint64_t size_ = 0;
 };
 
