@@ -308,14 +308,10 @@ void agent_parts(const char* bytes, const State& s, const Owners& o, std::uint32
 void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where) {
   Reader r{bytes};
   const std::size_t n = s.agents.size(), m = phases_of(s);
-  if (where) where->agent_at.resize(n + 1);
   for (std::size_t a = 0; a < n; ++a) {
-    if (where) where->agent_at[a] = static_cast<std::uint32_t>(r.p - bytes);
     const auto [v0, v1] = o.vars_of(a, s.vars.size());
     get_agent(r, s, a, v0, v1, m);
   }
-  if (where) where->agent_at[n] = static_cast<std::uint32_t>(r.p - bytes);
-  if (where) where->shared_at = static_cast<std::uint32_t>(r.p - bytes);
   for (spec::mbarrier::State& m : s.mbars) {
     r.get(m.status);
     m.phase = static_cast<std::uint32_t>(r.var());
@@ -381,7 +377,6 @@ void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where
   }
   if (where) where->at[s.mem.events.size()] = static_cast<std::uint32_t>(r.p - bytes);
   r.get(s.cta_exited);
-  if (where) where->end = static_cast<std::uint32_t>(r.p - bytes);
 }
 
 namespace {

@@ -157,15 +157,6 @@ struct State {
 struct EventBytes {
   const char* bytes = nullptr;
   std::vector<std::uint32_t> at;
-  // Agent a's part lies in [agent_at[a], agent_at[a + 1]) of `bytes`
-  // (agent_parts), the parts no agent owns (the barriers, tensor memory, the
-  // cluster and CLC words, the pending events, the events, cta_exited) in
-  // [shared_at, end), shared_at being the agents' end. Equal states of a
-  // kernel have equal bytes, so these bytes tell those parts apart exactly
-  // (StepCache).
-  std::vector<std::uint32_t> agent_at;
-  std::uint32_t shared_at = 0, end = 0;
-  [[nodiscard]] std::string_view shared() const { return {bytes + shared_at, end - shared_at}; }
 };
 
 // A serialised state: a buffer that only grows, so that serialising a state

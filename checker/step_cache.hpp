@@ -43,22 +43,23 @@
 namespace pc::check {
 
 class StepCache {
+  // What a lookup compares at once: an own part's first two words (the
+  // bytes past its end zero), and its agent, length and shared parts'
+  // number in one word (meta).
+  struct Head {
+    std::uint64_t first = 0, second = 0, meta = 0;
+  };
   // An outcome kept: one cache line, the slot of the table itself, so that
   // a lookup reads one line (what splicing a successor needs, and an own
-  // part longer than a word, lie in words_ from `at`).
+  // part longer than two words, lie in words_ from `at`).
   struct alignas(64) Entry {
-    std::uint64_t key = 0;          // 0: an empty slot
-    std::uint64_t first = 0;        // the own part's first word (tail)
-    std::uint32_t agent = 0;
-    std::uint32_t shared = 0;       // the number of the shared parts (intern)
-    std::uint32_t own = 0;          // bytes of the own part
+    Head head;                      // head.meta 0: an empty slot
     std::uint32_t enabled : 1 = 0;
     std::uint32_t part : 31 = 0;    // bytes of the successor's part
-    std::uint64_t before = 0, agent_hash = 0, shared_hash = 0;
     std::uint32_t next_shared = 0;  // the number of the successor's shared parts
-    std::uint32_t at = 0;           // in words_: the own part's words past the first, then the successor's part
+    std::uint64_t before = 0, agent_hash = 0, shared_hash = 0;
+    std::uint32_t at = 0;           // in words_: the own part's words past the first two, then the successor's part
   };
-  static_assert(sizeof(Entry) == 64);
 
  public:
   // What put keeps.
@@ -108,7 +109,7 @@ class StepCache {
     [[nodiscard]] std::uint64_t agent_hash() const { return e_->agent_hash; }
     [[nodiscard]] std::uint64_t shared_hash() const { return e_->shared_hash; }
     [[nodiscard]] std::string_view part() const {
-      return {reinterpret_cast<const char*>(c_->words_.data() + e_->at + extra_words(e_->own)), e_->part};
+      return {reinterpret_cast<const char*>(c_->words_.data() + e_->at + extra_words(e_->head.meta & 0xffff)), e_->part};
     }
     [[nodiscard]] std::string_view shared() const { return c_->shared_bytes(e_->next_shared); }
 
@@ -119,22 +120,22 @@ class StepCache {
   };
 
   // The outcome kept for agent a of the state begun, whose own part's bytes
-  // are `own` (at least 8 readable bytes from any of its bytes: the state's
-  // shared part follows); none if none. Counts nothing (tally does).
+  // are `own` (at least 16 readable bytes from its first and 8 from any of
+  // its bytes: the state's shared part follows, Successors::expand); none if
+  // none. Counts nothing (tally does).
   [[nodiscard, gnu::always_inline]] Kept find(int a, std::string_view own) const {
     Kept out;
-    if (!on_) return out;
     const std::size_t n = own.size();
-    // Most own parts are a word or less: one word read, hashed and compared.
-    const std::uint64_t first = n == 0 ? 0 : tail(own.data(), n < 8 ? n : 8);
-    const std::uint64_t key = key_of(a, own, first);
-    for (std::size_t i = key & mask_;; i = (i + 1) & mask_) {
-      const Entry& head = slots_[i];
-      if (head.key == 0) return out;
-      if (head.key != key || head.agent != static_cast<std::uint32_t>(a) || head.own != n || head.shared != shared_id_ ||
-          head.first != first || (n > 8 && !same(words_.data() + head.at, own.data() + 8, n - 8)))
-        continue;
-      out.e_ = &head;
+    if (!on_ || !keyable(n)) return out;
+    // Most own parts are two words or less: read, hashed and compared
+    // without a branch on their length.
+    const Head h = head_of(a, own);
+    for (std::size_t i = key_of(h) & mask_;; i = (i + 1) & mask_) {
+      const Entry& e = slots_[i];
+      if (e.head.meta == 0) return out;
+      if (((e.head.meta ^ h.meta) | (e.head.first ^ h.first) | (e.head.second ^ h.second)) != 0) continue;
+      if (n > 16 && !same(words_.data() + e.at, own.data() + 16, n - 16)) continue;
+      out.e_ = &e;
       out.c_ = this;
       return out;
     }
@@ -157,7 +158,7 @@ class StepCache {
   // `own`), its successor's part and shared bytes in `out` (none where it is
   // not enabled), the successor having `next_pending` pending events.
   void put(int a, std::string_view own, const Outcome& out, std::size_t next_pending) {
-    if (!on_) return;
+    if (!on_ || !keyable(own.size())) return;
     const std::size_t own_words = extra_words(own.size()), part_words = (out.part.size() + 7) / 8;
     const std::size_t n = own_words + part_words;
     const std::size_t shared_n = 1 + (out.shared.size() + 7) / 8;
@@ -165,24 +166,20 @@ class StepCache {
         shared_words_.size() + shared_n > max_words)
       clear(slots_.size());
     if (shared_words_.size() + shared_n > max_words) return;  // too large to keep
-    Entry head;
-    head.first = own.empty() ? 0 : tail(own.data(), own.size() < 8 ? own.size() : 8);
-    head.key = key_of(a, own, head.first);
-    head.agent = static_cast<std::uint32_t>(a);
-    head.enabled = out.enabled;
-    head.own = static_cast<std::uint32_t>(own.size());
-    head.part = static_cast<std::uint32_t>(out.part.size());
-    head.shared = shared_id_;
-    head.next_shared = out.enabled ? intern(out.shared, static_cast<std::uint32_t>(next_pending)) : shared_id_;
-    head.before = out.before;
-    head.agent_hash = out.agent_hash;
-    head.shared_hash = out.shared_hash;
-    if ((count_ + 1) * 2 > slots_.size()) grow(slots_, mask_);
+    Entry e;
+    e.enabled = out.enabled;
+    e.part = static_cast<std::uint32_t>(out.part.size());
+    e.next_shared = out.enabled ? intern(out.shared, static_cast<std::uint32_t>(next_pending)) : shared_id_;
+    e.head = head_of(a, own);  // after intern: a fresh start numbers the shared parts again
+    e.before = out.before;
+    e.agent_hash = out.agent_hash;
+    e.shared_hash = out.shared_hash;
+    if ((count_ + 1) * 4 > slots_.size()) grow(slots_, mask_);
     const std::size_t at = words_.size();
-    head.at = static_cast<std::uint32_t>(at);
-    place(slots_, mask_, head);
+    e.at = static_cast<std::uint32_t>(at);
+    place(slots_, mask_, e);
     words_.resize(at + n, 0);
-    if (own.size() > 8) std::memcpy(words_.data() + at, own.data() + 8, own.size() - 8);
+    if (own.size() > 16) std::memcpy(words_.data() + at, own.data() + 16, own.size() - 16);
     if (!out.part.empty()) std::memcpy(words_.data() + at + own_words, out.part.data(), out.part.size());
     ++count_;
   }
@@ -198,7 +195,8 @@ class StepCache {
   // The first tables, and the most outcomes (and numbered shared parts)
   // kept, and words (512 KiB of each kind: the outcomes' longer parts, the
   // shared parts; the outcomes themselves take 64 bytes a slot, in a table
-  // of at most 2,048 slots, 128 KiB): past any the cache starts
+  // of at most 4,096 slots, 256 KiB, a quarter full at most, so that a
+  // lookup seldom reads a second slot): past any the cache starts
   // afresh, the steps of the states expanded next kept again. A
   // breadth-first level's states meet few barrier states, so their steps'
   // inputs are few: on the barrier family a cache of 1,024 outcomes finds
@@ -231,21 +229,30 @@ class StepCache {
     const __uint128_t r = static_cast<__uint128_t>(a) * b;
     return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
   }
-  // The slot key of agent a's own part `own`, whose first word is `first`
-  // (tail): the agent, the shared parts' number, the length and the first
-  // word mixed (the rest, rarely there, compared only).
-  std::uint64_t key_of(int a, std::string_view own, std::uint64_t first) const {
-    const std::uint64_t h =
-        mix(first ^ 0xA0761D6478BD642Full, (std::uint64_t{static_cast<std::uint32_t>(a)} << 40 | std::uint64_t{shared_id_} << 8 | own.size()) ^
-                                               0xE7037ED1A0B428DBull);
-    return h == 0 ? 1 : h;
+  // An own part's length fits meta's 16 bits (an agent's index does:
+  // Action is 16 bits); a longer one, or none, is not kept.
+  static bool keyable(std::size_t n) { return n != 0 && n <= 0xffff; }
+  // The first k bytes of word w (k at most 8), the rest zero.
+  static std::uint64_t low(std::uint64_t w, std::size_t k) { return k >= 8 ? w : w & ((std::uint64_t{1} << (8 * k)) - 1); }
+  // Agent a's own part `own` (keyable) from the state begun, as compared.
+  [[nodiscard]] Head head_of(int a, std::string_view own) const {
+    const std::size_t n = own.size();
+    return {low(load8(own.data()), n), low(load8(own.data() + 8), n > 8 ? n - 8 : 0),
+            std::uint64_t{shared_id_} << 32 | std::uint64_t{static_cast<std::uint16_t>(a)} << 16 | n};
   }
-  // The words an own part of n bytes keeps in words_: those past its first.
-  static std::size_t extra_words(std::size_t n) { return n > 8 ? (n - 1) / 8 : 0; }
+  // The slot key: the head mixed (the rest of a longer own part, rarely
+  // there, compared only).
+  static std::uint64_t key_of(const Head& h) { return mix(h.first ^ 0xA0761D6478BD642Full, (h.meta ^ 0xE7037ED1A0B428DBull) + h.second * 0x8EBC6AF09C88C6E3ull); }
+  // The words an own part of n bytes keeps in words_: those past its first two.
+  static std::size_t extra_words(std::size_t n) { return n > 16 ? (n - 1) / 8 - 1 : 0; }
+  static std::uint64_t key_of(const Entry& e) { return key_of(e.head); }
+  static bool empty(const Entry& e) { return e.head.meta == 0; }
+  static std::uint64_t key_of(const Slot& sl) { return sl.key; }
+  static bool empty(const Slot& sl) { return sl.key == 0; }
   template <class S>
   static void place(std::vector<S>& slots, std::size_t mask, const S& sl) {
-    std::size_t i = sl.key & mask;
-    while (slots[i].key != 0) i = (i + 1) & mask;
+    std::size_t i = key_of(sl) & mask;
+    while (!empty(slots[i])) i = (i + 1) & mask;
     slots[i] = sl;
   }
   template <class S>
@@ -254,7 +261,7 @@ class StepCache {
     old.swap(slots);
     mask = slots.size() - 1;
     for (const S& sl : old)
-      if (sl.key != 0) place(slots, mask, sl);
+      if (!empty(sl)) place(slots, mask, sl);
   }
   // The shared bytes numbered `id` (an index of shared_words_: a word of
   // their length and pending events, then the bytes).

@@ -74,7 +74,8 @@ struct Worker {
   // and the outcomes found for a state expanded from its bytes.
   std::vector<std::uint32_t> parts;
   std::vector<StepCache::Kept> outcomes;
-  std::vector<std::uint64_t> fps;
+  std::vector<int> enabled;         // the agents whose outcome is enabled, in order
+  std::vector<std::uint64_t> fps;   // their successors' fingerprints
   std::uint64_t kept_states = 0;  // states expanded so (Result::step_cache_states)
   State m;                    // Options::check_step_cache steps a kept step here
   StepInfo m_info;
@@ -256,18 +257,24 @@ class Successors {
     // None enabled: a deadlock, or every agent has exited; the loaded state
     // tells which.
     if (!any) return false;
+    // The enabled agents in order, listed without a branch on each.
     w.fps.resize(static_cast<std::size_t>(n));
+    w.enabled.resize(static_cast<std::size_t>(n));
+    std::size_t k = 0;
     for (int a = 0; a < n; ++a) {
-      const StepCache::Kept& o = w.outcomes[static_cast<std::size_t>(a)];
-      if (!o.enabled()) continue;
-      w.fps[static_cast<std::size_t>(a)] = fingerprint_of(sum - o.before() + o.agent_hash(), o.shared_hash());
-      prefetch(w.fps[static_cast<std::size_t>(a)]);
+      w.enabled[k] = a;
+      k += w.outcomes[static_cast<std::size_t>(a)].enabled();
     }
-    for (int a = 0; a < n; ++a) {
+    for (std::size_t j = 0; j < k; ++j) {
+      const StepCache::Kept& o = w.outcomes[static_cast<std::size_t>(w.enabled[j])];
+      w.fps[j] = fingerprint_of(sum - o.before() + o.agent_hash(), o.shared_hash());
+      prefetch(w.fps[j]);
+    }
+    w.transitions += k;
+    for (std::size_t j = 0; j < k; ++j) {
+      const int a = w.enabled[j];
       const StepCache::Kept& o = w.outcomes[static_cast<std::size_t>(a)];
-      if (!o.enabled()) continue;
-      ++w.transitions;
-      store(w.fps[static_cast<std::size_t>(a)], static_cast<Action>(a), [&]() -> std::string_view { return spliced(w, a, o); });
+      store(w.fps[j], static_cast<Action>(a), [&]() -> std::string_view { return spliced(w, a, o); });
     }
     w.cache.tally(static_cast<std::uint64_t>(n), static_cast<std::uint64_t>(n));
     ++w.kept_states;
@@ -294,10 +301,16 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
   // kept step marks no instruction: the ones it would mark (its own and its
   // local steps', a function of what the key holds) were marked in
   // w.coverage when it was taken and kept.
-  const bool cached = cache_ && w.cache.on();
+  bool cached = cache_ && w.cache.on();
   if (cached) {
     w.parts.resize(static_cast<std::size_t>(agents) + 1);
     agent_parts(w.from.data(), w.s, owners_, w.parts.data());
+    // The cache reads two words from each agent's part's first byte: the
+    // parts no agent owns, which follow, are longer than 12 bytes (their
+    // fixed fields). Checked, not assumed.
+    cached = agents > 0 && w.from.size() >= w.parts[static_cast<std::size_t>(agents) - 1] + 16;
+  }
+  if (cached) {
     w.cache.begin(w.from.substr(w.parts.back()));
     if (!por_ && !check_cache_ && expand_kept(w, store, prefetch)) return;
   }

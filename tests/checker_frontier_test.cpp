@@ -195,3 +195,25 @@ TEST_CASE("visited set: fingerprints kept through every growth, small tables and
   }
   CHECK(others > 990);
 }
+
+// The visited set keeps its runs in order, without wrapping past its last
+// slot: fingerprints that share first slots at the top of the range (whose
+// run is longer than the room past the last first slot, which then
+// doubles), and a few under and between them, are each found, once.
+TEST_CASE("visited set: a run at the table's end longer than the room past it") {
+  check::FingerprintSet set;
+  std::vector<std::uint64_t> top;
+  for (std::uint64_t k = 0; k < 5000; ++k) top.push_back(~std::uint64_t{0} - 2 * k);
+  for (std::uint64_t fp : top) CHECK(set.insert(fp));
+  CHECK(set.size() == top.size());
+  for (std::uint64_t fp : top) CHECK_FALSE(set.insert(fp));
+  // Between them (odd distances from the top), below them, and 0 (which is
+  // 1's slot key) beside 1.
+  for (std::uint64_t k = 0; k < 100; ++k) CHECK(set.insert(~std::uint64_t{0} - 2 * k - 1));
+  CHECK(set.insert(std::uint64_t{1} << 63));
+  CHECK(set.insert(1));
+  CHECK_FALSE(set.insert(0));
+  CHECK(set.size() == top.size() + 102);
+  for (std::uint64_t fp : top) CHECK_FALSE(set.insert(fp));
+  for (std::uint64_t k = 0; k < 100; ++k) CHECK_FALSE(set.insert(~std::uint64_t{0} - 2 * k - 1));
+}

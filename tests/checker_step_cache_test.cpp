@@ -167,6 +167,24 @@ TEST_CASE("step cache: an outcome is found only for the same agent, own part and
   CHECK_FALSE(c.find(1, own));      // another agent
   CHECK_FALSE(c.find(0, other));    // another own part
   CHECK_FALSE(c.find(0, shorter));  // a shorter one
+  // Own parts past one word and past two (the bytes past the second word
+  // kept apart): every byte is compared, and the length.
+  const std::string long_buf = "0123456789abcdefghij" + std::string(16, 'x');
+  std::string far_off = long_buf, near_off = long_buf;
+  far_off[18] = 'Z';
+  near_off[9] = 'Z';
+  const std::string_view longer(long_buf.data(), 20), mid(long_buf.data(), 12);
+  c.put(2, longer, Outcome{true, 1, 2, 3, "long", next}, 2);
+  c.put(2, mid, Outcome{true, 4, 5, 6, "mid", next}, 2);
+  REQUIRE(c.find(2, longer));
+  CHECK(c.find(2, longer).part() == "long");
+  CHECK(c.find(2, longer).agent_hash() == 2);
+  REQUIRE(c.find(2, mid));
+  CHECK(c.find(2, mid).part() == "mid");
+  CHECK_FALSE(c.find(2, std::string_view(far_off.data(), 20)));
+  CHECK_FALSE(c.find(2, std::string_view(near_off.data(), 12)));
+  CHECK_FALSE(c.find(2, std::string_view(long_buf.data(), 19)));
+  CHECK_FALSE(c.find(2, std::string_view(long_buf.data(), 21)));
   c.begin(next);
   CHECK(c.pending() == 2);  // the successor's, told as it was kept
   c.begin(shared2);

@@ -14,13 +14,9 @@ Searched breadth_first(const SearchRun& run) {
   Limits limits(run.opt);
   Searched out;
   FingerprintSet visited;
-  auto visit = [&](std::uint64_t fp, std::uint32_t parent, Action a) {
-    if (!visited.insert(fp)) return false;
-    if (run.links) run.links->add(parent, a);
-    return true;
-  };
   State init = next_of.initial(run.coverage);
-  visit(next_of.fingerprint(init), 0, 0);
+  visited.insert(next_of.fingerprint(init));
+  if (run.links) run.links->add(0, 0);
 
   // The level read and the level written.
   Frames frames[2];
@@ -51,7 +47,8 @@ Searched breadth_first(const SearchRun& run) {
       next_of.expand(
           w, id, depth,
           [&](std::uint64_t fp, Action a, auto&& queued) {
-            if (!visit(fp, id, a)) return;
+            if (!visited.insert(fp)) return;
+            if (run.links) run.links->add(id, a);
             next->put(queued());
             ++next_size;
           },
