@@ -282,14 +282,20 @@ const char* skip_vars(const char* p, std::size_t n) {
 
 }  // namespace
 
-void agent_parts(const char* bytes, const State& s, const Owners& o, std::uint32_t* at) {
+PartShape::PartShape(const State& s, const Owners& o) : phases(phases_of(s)) {
+  for (std::size_t a = 0; a < s.agents.size(); ++a) {
+    const auto [v0, v1] = o.vars_of(a, s.vars.size());
+    vars.push_back(static_cast<std::uint32_t>(v1 - v0 - ir::num_builtin_vars));
+  }
+}
+
+void agent_parts(const char* bytes, const PartShape& shape, std::uint32_t* at) {
   const char* p = bytes;
-  const std::size_t n = s.agents.size(), m = phases_of(s);
-  const int* base = o.var_base.data();
+  const std::size_t n = shape.vars.size(), m = shape.phases;
+  const std::uint32_t* vars = shape.vars.data();
   for (std::size_t a = 0; a < n; ++a) {
     at[a] = static_cast<std::uint32_t>(p - bytes);
-    const std::size_t v1 = a + 1 < n ? static_cast<std::size_t>(base[a + 1]) : s.vars.size();
-    const std::size_t nv = v1 - static_cast<std::size_t>(base[a]) - ir::num_builtin_vars;
+    const std::size_t nv = vars[a];
     const auto bits = static_cast<std::uint8_t>(p[3]);
     // Most parts: no rarer fields, every value in the one-byte form.
     if ((bits & 0x68) == 0) {

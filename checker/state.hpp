@@ -192,10 +192,17 @@ void serialize_shared(const State& s, Bytes& out, const State* like = nullptr, c
 // kernel's values (serialize leaves them out). `where`, if given, receives
 // where each agent's part and each event lie in `bytes`.
 void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where = nullptr);
+// What agent_parts needs of a kernel's states, taken once from one of them:
+// each agent's variables but the builtins, and the phases seen it keeps.
+struct PartShape {
+  PartShape(const State& s, const Owners& o);
+  std::vector<std::uint32_t> vars;
+  std::size_t phases = 0;
+};
 // Where each agent's part lies in a state's bytes, read without loading it:
-// agent a's in [at[a], at[a + 1]) (room for s.agents.size() + 1), the parts
-// no agent owns from at[agents]. `s`: a state of the kernel (its shape).
-void agent_parts(const char* bytes, const State& s, const Owners& o, std::uint32_t* at);
+// agent a's in [at[a], at[a + 1]) (room for the agents + 1), the parts no
+// agent owns from at[agents].
+void agent_parts(const char* bytes, const PartShape& shape, std::uint32_t* at);
 // The bytes a kernel's tag (token.hpp) is taken from: s in the layout of
 // the first encoding (every agent's AgentState, then every variable, then
 // every phase seen, then the parts no agent owns), so that the tags, and

@@ -105,6 +105,7 @@ class Successors {
         sym_(m.program()),
         plan_(m.trips()),
         owners_{m.program().var_base, m.stepper().phases_kept()},
+        parts_(m.initial(), owners_),
         shape_(shape_seed(m.initial())),
         check_cache_(opt.check_step_cache) {
     canonical_ = reduction_ && sym_.active();
@@ -287,6 +288,7 @@ class Successors {
   Symmetry sym_;
   const TripPlan& plan_;
   Owners owners_;
+  PartShape parts_;  // where agent_parts finds the agents' parts in the bytes
   std::uint64_t shape_;  // shape_seed of the search's states: every one has the kernel's shape
   bool check_cache_;
 };
@@ -304,7 +306,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
   bool cached = cache_ && w.cache.on();
   if (cached) {
     w.parts.resize(static_cast<std::size_t>(agents) + 1);
-    agent_parts(w.from.data(), w.s, owners_, w.parts.data());
+    agent_parts(w.from.data(), parts_, w.parts.data());
     // The cache reads two words from each agent's part's first byte: the
     // parts no agent owns, which follow, are longer than 12 bytes (their
     // fixed fields). Checked, not assumed.

@@ -24,6 +24,23 @@
 
 using namespace pc;
 
+// agent_parts finds each agent's part where serialize_agent writes it, and
+// the parts no agent owns where serialize_shared does: a state's bytes are
+// those in turn.
+namespace {
+void parts_where_written(const check::State& s, const std::string& bytes, const check::Owners& owners, const check::PartShape& shape) {
+  std::vector<std::uint32_t> at(s.agents.size() + 1);
+  check::agent_parts(bytes.data(), shape, at.data());
+  check::Bytes part, shared;
+  for (std::size_t a = 0; a < s.agents.size(); ++a) {
+    check::serialize_agent(s, owners, a, part);
+    REQUIRE(std::string_view(bytes).substr(at[a], at[a + 1] - at[a]) == part.view());
+  }
+  check::serialize_shared(s, shared);
+  REQUIRE(std::string_view(bytes).substr(at.back()) == shared.view());
+}
+}  // namespace
+
 TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules of the corpus") {
   const std::vector<std::string> files = corpus_files();
   std::mt19937 rng(7);
@@ -53,6 +70,7 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
     const check::Stepper st(prog, true);
     const check::Owners owners{prog.var_base, st.phases_kept()};
     const check::State start = st.initial();
+    const check::PartShape shape(start, owners);
     for (int walk = 0; walk < 20; ++walk) {
       check::State s = st.initial();
       std::string bytes, again;
@@ -68,6 +86,7 @@ TEST_CASE("state encoding: deserialize(serialize(s)) == s along random schedules
         REQUIRE(where.at.size() == s.mem.events.size() + 1);
         check::serialize(back, owners, again);
         REQUIRE(again == bytes);
+        parts_where_written(s, bytes, owners, shape);
         same_hash_same_state(back, bytes, owners);
         // Every agent's hash at once (the search's, as it loads a state) is
         // each agent's agent_hash, and their sum.
@@ -173,6 +192,7 @@ TEST_CASE("state encoding: variables and phases seen at the edges of the one-byt
       check::State back = init;
       check::deserialize(bytes.data(), owners, back);
       CHECK(back == x);
+      parts_where_written(x, bytes, owners, check::PartShape(init, owners));
       seen.insert(bytes);
       states.insert(x);
     };
