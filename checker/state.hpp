@@ -190,7 +190,7 @@ void serialize_shared(const State& s, Bytes& out, const State* like = nullptr, c
 // parts (agents, variables, barriers) already have the kernel's sizes and
 // its builtin variables (cta, instance, warp), which no step writes, the
 // kernel's values (serialize leaves them out). `where`, if given, receives
-// where each agent's part and each event lie in `bytes`.
+// where each event lies in `bytes`.
 void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where = nullptr);
 // What agent_parts needs of a kernel's states, taken once from one of them:
 // each agent's variables but the builtins, and the phases seen it keeps.

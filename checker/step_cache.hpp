@@ -60,6 +60,7 @@ class StepCache {
     std::uint64_t before = 0, agent_hash = 0, shared_hash = 0;
     std::uint32_t at = 0;           // in words_: the own part's words past the first two, then the successor's part
   };
+  static_assert(sizeof(Entry) == 64);
 
  public:
   // What put keeps.
