@@ -216,11 +216,8 @@ class SharedFingerprintSet {
 
   // 2^shard_bits shards.
   explicit SharedFingerprintSet(int shard_bits) : bits_(shard_bits), shards_(new Shard[std::size_t{1} << shard_bits]) {
-    for (std::size_t i = 0; i < (std::size_t{1} << bits_); ++i) {
-      shards_[i].fps.assign(initial, 0);
-      shards_[i].owner.assign(initial, 0);
-    }
-    bytes_ = (std::size_t{1} << bits_) * initial * slot_bytes;
+    for (std::size_t i = 0; i < (std::size_t{1} << bits_); ++i) shards_[i].reset(initial);
+    bytes_ = (std::size_t{1} << bits_) * initial * sizeof(Slot);
   }
 
   // Adds `fp` with owner `key`: `fresh`. A fingerprint added while this
@@ -232,35 +229,53 @@ class SharedFingerprintSet {
     if (fp == 0) fp = 1;  // 0 marks an empty slot
     Shard& sh = shards_[fp >> (64 - bits_)];
     lock(sh);
-    if ((sh.size.load(std::memory_order_relaxed) + 1) * 100 > sh.fps.size() * 85) grow(sh);
-    const std::size_t n = sh.fps.size();
+    if ((sh.size.load(std::memory_order_relaxed) + 1) * 100 > sh.slots.size() * 85) grow(sh);
+    const std::size_t n = sh.slots.size();
     std::size_t i = slot(fp, n);
-    while (sh.fps[i] != 0) {
-      if (sh.fps[i] == fp) {
-        const std::uint32_t o = sh.owner[i];
-        const bool lower = o > floor && key < o;
-        if (lower) sh.owner[i] = key;
+    while (sh.slots[i].fp() != 0) {
+      Slot& at = sh.slots[i];
+      if (at.fp() == fp) {
+        const bool lower = at.owner > floor && key < at.owner;
+        if (lower) at.owner = key;
         sh.busy.store(false, std::memory_order_release);
         return lower ? Put::lowered : Put::seen;
       }
       if (++i == n) i = 0;
     }
-    sh.fps[i] = fp;
-    sh.owner[i] = key;
+    sh.slots[i] = Slot{static_cast<std::uint32_t>(fp), static_cast<std::uint32_t>(fp >> 32), key};
     sh.size.store(sh.size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     sh.busy.store(false, std::memory_order_release);
     return Put::fresh;
+  }
+  // Asks the cache for fp's shard (its lock) and first slot, so that an
+  // insert or an owner of fp soon after finds them there: each insert
+  // otherwise waits on both lines in turn. Safe from any thread at any
+  // time: it reads the shard's table as last published (atomics), and a
+  // prefetch of a table a grow has since freed is harmless (it reads
+  // nothing, and never faults).
+  void prefetch(std::uint64_t fp) const {
+    if (fp == 0) fp = 1;
+    const Shard& sh = shards_[fp >> (64 - bits_)];
+    const Slot* t = sh.table.load(std::memory_order_relaxed);
+    const Slot* at = t + slot(fp, sh.table_n.load(std::memory_order_relaxed));
+#if defined(__x86_64__)
+    asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(&sh)));
+    asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(at)));
+#else
+    __builtin_prefetch(&sh);
+    __builtin_prefetch(at);
+#endif
   }
   // The owner of a fingerprint that is in the set. Only while no insert runs
   // (between the phases of a level).
   [[nodiscard]] std::uint32_t owner(std::uint64_t fp) const {
     if (fp == 0) fp = 1;
     const Shard& sh = shards_[fp >> (64 - bits_)];
-    const std::size_t n = sh.fps.size();
+    const std::size_t n = sh.slots.size();
     std::size_t i = slot(fp, n);
-    while (sh.fps[i] != fp && sh.fps[i] != 0)
+    while (sh.slots[i].fp() != fp && sh.slots[i].fp() != 0)
       if (++i == n) i = 0;
-    return sh.fps[i] == fp ? sh.owner[i] : 0;
+    return sh.slots[i].fp() == fp ? sh.slots[i].owner : 0;
   }
   // The fingerprints stored (while threads insert: about that many). Each
   // shard counts its own, so that inserts share no counter.
@@ -273,12 +288,26 @@ class SharedFingerprintSet {
 
  private:
   static constexpr std::size_t initial = 64;
-  static constexpr std::size_t slot_bytes = sizeof(std::uint64_t) + sizeof(std::uint32_t);
+  // A fingerprint and its owner side by side, 12 bytes: a probe reads one
+  // line for both (two in eight slots straddle two).
+  struct Slot {
+    std::uint32_t lo = 0, hi = 0;  // the fingerprint's halves
+    std::uint32_t owner = 0;
+    [[nodiscard]] std::uint64_t fp() const { return lo | std::uint64_t{hi} << 32; }
+  };
+  static_assert(sizeof(Slot) == 12);
   struct alignas(64) Shard {
     std::atomic<bool> busy{false};
     std::atomic<std::size_t> size{0};  // written under the lock
-    std::vector<std::uint64_t> fps;
-    std::vector<std::uint32_t> owner;
+    std::vector<Slot> slots;
+    // The table as last published, for prefetch (written under the lock).
+    std::atomic<const Slot*> table{nullptr};
+    std::atomic<std::size_t> table_n{0};
+    void reset(std::size_t n) {
+      slots.assign(n, Slot{});
+      table.store(slots.data(), std::memory_order_relaxed);
+      table_n.store(n, std::memory_order_relaxed);
+    }
   };
   static void lock(Shard& sh) {
     for (int spins = 0;;) {
@@ -296,22 +325,18 @@ class SharedFingerprintSet {
     return static_cast<std::size_t>((static_cast<__uint128_t>(fp << bits_) * n) >> 64);
   }
   void grow(Shard& sh) {
-    std::vector<std::uint64_t> old;
-    std::vector<std::uint32_t> old_owner;
-    old.swap(sh.fps);
-    old_owner.swap(sh.owner);
+    std::vector<Slot> old;
+    old.swap(sh.slots);
     const std::size_t n = old.size() + old.size() / 2;
-    sh.fps.assign(n, 0);
-    sh.owner.assign(n, 0);
-    for (std::size_t k = 0; k < old.size(); ++k) {
-      if (old[k] == 0) continue;
-      std::size_t i = slot(old[k], n);
-      while (sh.fps[i] != 0)
+    sh.reset(n);
+    for (const Slot& o : old) {
+      if (o.fp() == 0) continue;
+      std::size_t i = slot(o.fp(), n);
+      while (sh.slots[i].fp() != 0)
         if (++i == n) i = 0;
-      sh.fps[i] = old[k];
-      sh.owner[i] = old_owner[k];
+      sh.slots[i] = o;
     }
-    bytes_.fetch_add((n - old.size()) * slot_bytes, std::memory_order_relaxed);
+    bytes_.fetch_add((n - old.size()) * sizeof(Slot), std::memory_order_relaxed);
   }
   int bits_;
   std::unique_ptr<Shard[]> shards_;

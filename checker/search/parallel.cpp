@@ -157,13 +157,16 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
           if (key_of(id, 0) > best.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
           w.load(lane.reader.get(lanes[level[i].writer]->frames[gen], level[i]));
           try {
-            next_of.expand(w, id, depth, [&](std::uint64_t fp, Action a, auto&& queued) {
-              const SharedFingerprintSet::Put put = visited.insert(fp, id + 1, base);
-              if (put == SharedFingerprintSet::Put::seen) return;
-              if (put == SharedFingerprintSet::Put::fresh)
-                lane.fresh.store(lane.fresh.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-              lane.out.push_back(Entry{into.put(queued(), static_cast<std::uint16_t>(li)), fp, id, a});
-            });
+            next_of.expand(
+                w, id, depth,
+                [&](std::uint64_t fp, Action a, auto&& queued) {
+                  const SharedFingerprintSet::Put put = visited.insert(fp, id + 1, base);
+                  if (put == SharedFingerprintSet::Put::seen) return;
+                  if (put == SharedFingerprintSet::Put::fresh)
+                    lane.fresh.store(lane.fresh.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+                  lane.out.push_back(Entry{into.put(queued(), static_cast<std::uint16_t>(li)), fp, id, a});
+                },
+                [&](std::uint64_t fp) { visited.prefetch(fp); });
           } catch (...) {
             w.error = std::current_exception();
             w.error_key = key_of(id, w.action);
@@ -194,7 +197,11 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
         if (ch.lane < 0) continue;
         std::vector<Entry>& out = lanes[static_cast<std::size_t>(ch.lane)]->out;
         std::uint32_t k = ch.begin;
+        // Each owner asked for a few entries ahead (visited.prefetch).
+        constexpr std::uint32_t ahead = 8;
+        for (std::uint32_t i = ch.begin; i < std::min(ch.end, ch.begin + ahead); ++i) visited.prefetch(out[i].fp);
         for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
+          if (i + ahead < ch.end) visited.prefetch(out[i + ahead].fp);
           const Entry e = out[i];
           if (visited.owner(e.fp) != e.parent + 1) continue;
           if (key_of(e.parent, e.action) < first) ++ch.before;
