@@ -225,6 +225,9 @@ struct Options {
   // With threads: a breadth-first level of fewer states is expanded by one
   // thread (the same code, without waking the others). Tests set 1.
   std::uint32_t parallel_min_level = 64;
+  // With threads: the visited table's first size in cache lines, 0 for its
+  // own. Tests set 1, so that it grows often and its inserts run out of room.
+  std::uint32_t parallel_table_lines = 0;
   // Keep the state after every trace step in Result::step_states (--trace-html).
   bool record_states = false;
   // --prove: one search for every value of a trip-count parameter

@@ -13,53 +13,74 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
 #include <cstdint>
-#include <memory>
 #include <new>
-#include <thread>
 #include <utility>
 #include <vector>
 
 namespace pc::check {
 
-// A zero-filled array of 64-bit words from the kernel (mmap): its pages
-// come zeroed (no fill pass), and a table of at least 2 MiB asks for huge
-// pages (madvise), so that a probe at a random slot does not walk the page
-// tables first: in a virtual machine a walk costs as much as the probe's
-// cache miss, and the search probes once per transition (docs/checker.md,
-// "State storage").
-class ZeroWords {
+// A zero-filled array from the kernel (mmap): its pages come zeroed (no
+// fill pass), and a table of at least 2 MiB asks for huge pages (madvise),
+// so that a probe at a random slot does not walk the page tables first: in
+// a virtual machine a walk costs as much as the probe's cache miss, and the
+// search probes once per transition (docs/checker.md, "State storage").
+// T is plain data whose all-zero bytes are its empty value.
+template <class T>
+class ZeroArray {
  public:
-  ZeroWords() = default;
-  explicit ZeroWords(std::size_t n) : n_(n) {
-    const std::size_t bytes = std::max<std::size_t>(n * sizeof(std::uint64_t), 1);
+  ZeroArray() = default;
+  explicit ZeroArray(std::size_t n) : n_(n) {
+    const std::size_t bytes = std::max<std::size_t>(n * sizeof(T), 1);
     void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
 #ifdef MADV_HUGEPAGE
     if (bytes >= (std::size_t{2} << 20)) (void)madvise(p, bytes, MADV_HUGEPAGE);  // advice: refused, it is the usual pages
 #endif
-    p_ = static_cast<std::uint64_t*>(p);
+    p_ = static_cast<T*>(p);
   }
-  ZeroWords(ZeroWords&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
-  ZeroWords& operator=(ZeroWords&& o) noexcept {
+  ZeroArray(ZeroArray&& o) noexcept : p_(std::exchange(o.p_, nullptr)), n_(std::exchange(o.n_, 0)) {}
+  ZeroArray& operator=(ZeroArray&& o) noexcept {
     std::swap(p_, o.p_);
     std::swap(n_, o.n_);
     return *this;
   }
-  ZeroWords(const ZeroWords&) = delete;
-  ZeroWords& operator=(const ZeroWords&) = delete;
-  ~ZeroWords() {
-    if (p_) munmap(p_, std::max<std::size_t>(n_ * sizeof(std::uint64_t), 1));
+  ZeroArray(const ZeroArray&) = delete;
+  ZeroArray& operator=(const ZeroArray&) = delete;
+  ~ZeroArray() {
+    if (p_) munmap(p_, std::max<std::size_t>(n_ * sizeof(T), 1));
   }
   [[nodiscard]] std::size_t size() const { return n_; }
-  std::uint64_t& operator[](std::size_t i) { return p_[i]; }
-  const std::uint64_t& operator[](std::size_t i) const { return p_[i]; }
+  // Gives the pages wholly inside elements [from, to) back to the kernel
+  // (they read as zero again), so that a table being emptied in order
+  // shrinks as it goes.
+  void release(std::size_t from, std::size_t to) {
+    constexpr std::uintptr_t page = 4096;  // (a huge page partly given back is split)
+    const auto first = (reinterpret_cast<std::uintptr_t>(p_ + from) + page - 1) & ~(page - 1);
+    const auto last = reinterpret_cast<std::uintptr_t>(p_ + to) & ~(page - 1);
+    if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);  // advice: refused, the pages stay
+  }
+  T& operator[](std::size_t i) { return p_[i]; }
+  const T& operator[](std::size_t i) const { return p_[i]; }
 
  private:
-  std::uint64_t* p_ = nullptr;
+  T* p_ = nullptr;
   std::size_t n_ = 0;
 };
+using ZeroWords = ZeroArray<std::uint64_t>;
+
+// Asks the cache for the line at `at`, ahead of a probe there. (As an asm
+// statement on x86-64: GCC 12 dropped the builtin's prefetch where the
+// search inlines it.)
+inline void prefetch_line(const void* at) {
+#if defined(__x86_64__)
+  asm volatile("prefetcht0 %0" : : "m"(*static_cast<const char*>(at)));
+#else
+  __builtin_prefetch(at);
+#endif
+}
 
 // The table is kept in order (an ordered hash table, Amble and Knuth 1974):
 // a fingerprint's first slot is monotone in its value (multiply-shift), and
@@ -98,16 +119,7 @@ class FingerprintSet {
   }
   // Asks the cache for fp's first slot: an insert of fp soon after finds it
   // there (the table is far larger than the cache; most inserts miss).
-  // (As an asm statement on x86-64: GCC 12 dropped the builtin's prefetch
-  // where the search inlines this.)
-  void prefetch(std::uint64_t fp) const {
-    const std::uint64_t* at = &table_[slot(fp == 0 ? 1 : fp, n_)];
-#if defined(__x86_64__)
-    asm volatile("prefetcht0 %0" : : "m"(*at));
-#else
-    __builtin_prefetch(at);
-#endif
-  }
+  void prefetch(std::uint64_t fp) const { prefetch_line(&table_[slot(fp == 0 ? 1 : fp, n_)]); }
   [[nodiscard]] std::uint64_t size() const { return size_; }
   [[nodiscard]] std::uint64_t bytes() const { return table_.size() * sizeof(std::uint64_t); }
 
@@ -204,143 +216,177 @@ class Links {
 };
 
 // The visited set of the parallel search (docs/checker.md, "Parallel
-// search"): the same 64-bit fingerprints, in shards that each grow on their
-// own under a lock of their own (striped locking: threads contend only when
-// they hit one shard at once). Beside each fingerprint, its owner: 1 + the
-// id of the state of the current level that reaches it first in the order
-// of the one-thread search; insert keeps the smallest, so that each level is
-// numbered as one thread numbers it, whatever order the threads run in.
+// search"): the same 64-bit fingerprints in one table that the threads fill
+// without a lock. The table is of cache lines, five slots each: a
+// fingerprint goes to the first free slot of its first line, or of the
+// lines after it, so that a probe most often reads one line, its five
+// slots compared at once. An insert claims the free slot with a
+// compare-and-swap; nothing else is written per insert (the count is added
+// once per chunk), so that threads share no line but the slots they probe.
+// Beside each fingerprint, its owner: 1 + the id of the state of the current
+// level that reaches it first in the order of the one-thread search; an
+// insert keeps the smallest, so that each level is numbered as one thread
+// numbers it, whatever order the threads run in.
+//
+// The table grows only while no insert runs: the search stops taking chunks
+// when the table asks for room (two thirds full), grows it (each thread
+// moving a part), and goes on. An insert that probes far without finding its
+// fingerprint or a free slot (a table filled past its mark by the chunks in
+// flight) says `full`: the search keeps the successor aside and puts it
+// again after the table has grown.
 class SharedFingerprintSet {
  public:
-  enum class Put : std::uint8_t { fresh, lowered, seen };
+  enum class Put : std::uint8_t { fresh, lowered, seen, full };
 
-  // 2^shard_bits shards.
-  explicit SharedFingerprintSet(int shard_bits) : bits_(shard_bits), shards_(new Shard[std::size_t{1} << shard_bits]) {
-    for (std::size_t i = 0; i < (std::size_t{1} << bits_); ++i) shards_[i].reset(initial);
-    bytes_ = (std::size_t{1} << bits_) * initial * sizeof(Slot);
-  }
+  // A table of `lines` lines at first, 0 for 4,096 (tests start with one,
+  // so that it grows and says `full` often).
+  explicit SharedFingerprintSet(std::size_t lines = 0) : lines_(lines == 0 ? initial : lines) {}
 
   // Adds `fp` with owner `key`: `fresh`. A fingerprint added while this
   // level is expanded (its owner above `floor`, the id of the level's first
   // state; owners from earlier levels are at most `floor`) gets `key` as its
-  // owner if that is smaller: `lowered`. Otherwise `seen`. Safe to call from
-  // any number of threads at once.
-  Put insert(std::uint64_t fp, std::uint32_t key, std::uint32_t floor) {
-    if (fp == 0) fp = 1;  // 0 marks an empty slot
-    Shard& sh = shards_[fp >> (64 - bits_)];
-    lock(sh);
-    if ((sh.size.load(std::memory_order_relaxed) + 1) * 100 > sh.slots.size() * 85) grow(sh);
-    const std::size_t n = sh.slots.size();
-    std::size_t i = slot(fp, n);
-    while (sh.slots[i].fp() != 0) {
-      Slot& at = sh.slots[i];
-      if (at.fp() == fp) {
-        const bool lower = at.owner > floor && key < at.owner;
-        if (lower) at.owner = key;
-        sh.busy.store(false, std::memory_order_release);
-        return lower ? Put::lowered : Put::seen;
+  // owner if that is smaller: `lowered`. Otherwise `seen`; `full` where the
+  // probe ran out (nothing changed). `key` is below 2^32 - 1. Safe from any
+  // number of threads at once, but not while the table grows.
+  //
+  // A line's slots fill in order, never to be emptied: a thread claims a
+  // slot only once it has seen those before it filled. So two threads that
+  // add one fingerprint at once race for the same slot, and the loser finds
+  // the winner's there: no fingerprint is held twice.
+  [[gnu::always_inline]] Put insert(std::uint64_t fp, std::uint32_t key, std::uint32_t floor) {
+    fp += fp == 0;  // 0 marks an empty slot
+    std::size_t i = first_line(fp);
+    for (std::size_t probed = 0; probed < longest; ++probed) {
+      Line& line = lines_[i];
+      unsigned hit = 0, free = 0;
+#pragma GCC unroll 5
+      for (unsigned j = 0; j < per_line; ++j) {
+        const std::uint64_t held = std::atomic_ref<std::uint64_t>(line.fp[j]).load(std::memory_order_relaxed);
+        hit |= static_cast<unsigned>(held == fp) << j;
+        free |= static_cast<unsigned>(held == 0) << j;
       }
-      if (++i == n) i = 0;
+      if (hit != 0) return lower(line.owner[std::countr_zero(hit)], key, floor) ? Put::lowered : Put::seen;
+      for (; free != 0; free &= free - 1) {
+        const int j = std::countr_zero(free);
+        std::uint64_t held = 0;
+        if (std::atomic_ref<std::uint64_t>(line.fp[j]).compare_exchange_strong(held, fp, std::memory_order_relaxed)) {
+          lower(line.owner[j], key, 0);
+          return Put::fresh;
+        }
+        if (held == fp) return lower(line.owner[j], key, floor) ? Put::lowered : Put::seen;
+      }
+      if (++i == lines_.size()) i = 0;
     }
-    sh.slots[i] = Slot{static_cast<std::uint32_t>(fp), static_cast<std::uint32_t>(fp >> 32), key};
-    sh.size.store(sh.size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-    sh.busy.store(false, std::memory_order_release);
-    return Put::fresh;
+    full_.store(true, std::memory_order_relaxed);
+    return Put::full;
   }
-  // Asks the cache for fp's shard (its lock) and first slot, so that an
-  // insert or an owner of fp soon after finds them there: each insert
-  // otherwise waits on both lines in turn. Safe from any thread at any
-  // time: it reads the shard's table as last published (atomics), and a
-  // prefetch of a table a grow has since freed is harmless (it reads
-  // nothing, and never faults).
+  // Asks the cache for fp's first line and the one after it (a probe for a
+  // fingerprint added lately often reads both), so that an insert or an
+  // owner of fp soon after finds them there. The table's place and size
+  // change only while no insert runs, so this reads no line that inserts
+  // write.
   void prefetch(std::uint64_t fp) const {
-    if (fp == 0) fp = 1;
-    const Shard& sh = shards_[fp >> (64 - bits_)];
-    const Slot* t = sh.table.load(std::memory_order_relaxed);
-    const Slot* at = t + slot(fp, sh.table_n.load(std::memory_order_relaxed));
-#if defined(__x86_64__)
-    asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(&sh)));
-    asm volatile("prefetcht0 %0" : : "m"(*reinterpret_cast<const char*>(at)));
-#else
-    __builtin_prefetch(&sh);
-    __builtin_prefetch(at);
-#endif
+    const std::size_t i = first_line(fp == 0 ? 1 : fp);
+    prefetch_line(&lines_[i]);
+    prefetch_line(&lines_[i + 1 < lines_.size() ? i + 1 : 0]);
   }
-  // The owner of a fingerprint that is in the set. Only while no insert runs
-  // (between the phases of a level).
+  // The owner of a fingerprint that is in the set (2^32 - 1 if it is not).
+  // Only while no insert runs (between the phases of a level).
   [[nodiscard]] std::uint32_t owner(std::uint64_t fp) const {
-    if (fp == 0) fp = 1;
-    const Shard& sh = shards_[fp >> (64 - bits_)];
-    const std::size_t n = sh.slots.size();
-    std::size_t i = slot(fp, n);
-    while (sh.slots[i].fp() != fp && sh.slots[i].fp() != 0)
-      if (++i == n) i = 0;
-    return sh.slots[i].fp() == fp ? sh.slots[i].owner : 0;
+    fp += fp == 0;
+    for (std::size_t i = first_line(fp), probed = 0; probed < lines_.size(); ++probed) {
+      const Line& line = lines_[i];
+      for (unsigned j = 0; j < per_line; ++j) {
+        if (line.fp[j] == fp) return line.owner[j] - 1;
+        if (line.fp[j] == 0) return ~std::uint32_t{0};
+      }
+      if (++i == lines_.size()) i = 0;
+    }
+    return ~std::uint32_t{0};
   }
-  // The fingerprints stored (while threads insert: about that many). Each
-  // shard counts its own, so that inserts share no counter.
-  [[nodiscard]] std::uint64_t size() const {
-    std::uint64_t n = 0;
-    for (std::size_t i = 0; i < (std::size_t{1} << bits_); ++i) n += shards_[i].size.load(std::memory_order_relaxed);
-    return n;
+  // `n` more fingerprints added (each thread says so once per chunk).
+  void added(std::uint64_t n) { count_.fetch_add(n, std::memory_order_relaxed); }
+  // The fingerprints stored (as the threads have said so far).
+  [[nodiscard]] std::uint64_t size() const { return count_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t bytes() const { return lines_.size() * sizeof(Line); }
+  // True when the table wants to grow before more chunks are taken: two
+  // thirds full, or an insert said `full`.
+  [[nodiscard]] bool wants_room() const {
+    return full_.load(std::memory_order_relaxed) || size() * 3 > lines_.size() * per_line * 2;
   }
-  [[nodiscard]] std::uint64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+
+  // Growing, while no insert runs: start_growing() makes a table half as
+  // large again (doubling would grow less often, but leave the table as
+  // little as a third full), move(i, parts) moves the i-th of `parts` parts
+  // of the old one (from as many threads at once), finish_growing() lets
+  // the old go.
+  void start_growing() {
+    old_ = std::move(lines_);
+    lines_ = ZeroArray<Line>(old_.size() + (old_.size() + 1) / 2);
+  }
+  //
+  // A fingerprint's first line is monotone in it (multiply-shift), so a
+  // part of the old table fills the new one nearly in order: the old part's
+  // pages are given back as it is moved, and the two tables are together
+  // about as large as the new one, not 1.67 times.
+  void move(std::size_t part, std::size_t parts) {
+    const std::size_t n = old_.size(), from = n * part / parts, to = n * (part + 1) / parts;
+    constexpr std::size_t block = (std::size_t{256} << 10) / sizeof(Line);
+    for (std::size_t i = from; i < to; ++i) {
+      for (unsigned j = 0; j < per_line && old_[i].fp[j] != 0; ++j) place(old_[i].fp[j], old_[i].owner[j]);
+      if ((i + 1) % block == 0 || i + 1 == to) old_.release(from, i + 1);
+    }
+  }
+  void finish_growing() {
+    old_ = ZeroArray<Line>();
+    full_.store(false, std::memory_order_relaxed);
+  }
 
  private:
-  static constexpr std::size_t initial = 64;
-  // A fingerprint and its owner side by side, 12 bytes: a probe reads one
-  // line for both (two in eight slots straddle two).
-  struct Slot {
-    std::uint32_t lo = 0, hi = 0;  // the fingerprint's halves
-    std::uint32_t owner = 0;
-    [[nodiscard]] std::uint64_t fp() const { return lo | std::uint64_t{hi} << 32; }
+  // A line's five fingerprints, then their owners: a probe reads one line
+  // for both, and each fingerprint is a word of its own for the
+  // compare-and-swap (12.8 bytes a slot).
+  static constexpr unsigned per_line = 5;
+  struct alignas(64) Line {
+    std::uint64_t fp[per_line];
+    std::uint32_t owner[per_line];  // the owner + 1: 0 while its insert is under way
+    std::uint32_t unused;
   };
-  static_assert(sizeof(Slot) == 12);
-  struct alignas(64) Shard {
-    std::atomic<bool> busy{false};
-    std::atomic<std::size_t> size{0};  // written under the lock
-    std::vector<Slot> slots;
-    // The table as last published, for prefetch (written under the lock).
-    std::atomic<const Slot*> table{nullptr};
-    std::atomic<std::size_t> table_n{0};
-    void reset(std::size_t n) {
-      slots.assign(n, Slot{});
-      table.store(slots.data(), std::memory_order_relaxed);
-      table_n.store(n, std::memory_order_relaxed);
-    }
-  };
-  static void lock(Shard& sh) {
-    for (int spins = 0;;) {
-      if (!sh.busy.exchange(true, std::memory_order_acquire)) return;
-      while (sh.busy.load(std::memory_order_relaxed)) {
-        if (++spins > 64) std::this_thread::yield();
-#if defined(__x86_64__) || defined(__i386__)
-        else __builtin_ia32_pause();
-#endif
+  static_assert(sizeof(Line) == 64);
+  static constexpr std::size_t initial = std::size_t{1} << 12;  // lines
+  // The most lines an insert probes before it says `full`.
+  static constexpr std::size_t longest = 64;
+  // Multiply-shift: any number of lines, no modulo.
+  [[nodiscard]] std::size_t first_line(std::uint64_t fp) const {
+    return static_cast<std::size_t>((static_cast<__uint128_t>(fp) * lines_.size()) >> 64);
+  }
+  // Keeps the smaller owner: `key` replaces one not yet written, or one
+  // above `floor` and above `key`. True if it did.
+  static bool lower(std::uint32_t& owner, std::uint32_t key, std::uint32_t floor) {
+    std::atomic_ref<std::uint32_t> at(owner);
+    std::uint32_t held = at.load(std::memory_order_relaxed);
+    while (held == 0 || (held - 1 > floor && key < held - 1))
+      if (at.compare_exchange_weak(held, key + 1, std::memory_order_relaxed)) return true;
+    return false;
+  }
+  // Puts a fingerprint, not in the new table, with its owner (growing).
+  void place(std::uint64_t fp, std::uint32_t owner) {
+    for (std::size_t i = first_line(fp);;) {
+      Line& line = lines_[i];
+      for (unsigned j = 0; j < per_line; ++j) {
+        std::uint64_t held = 0;
+        if (std::atomic_ref<std::uint64_t>(line.fp[j]).compare_exchange_strong(held, fp, std::memory_order_relaxed)) {
+          line.owner[j] = owner;
+          return;
+        }
       }
+      if (++i == lines_.size()) i = 0;
     }
   }
-  // The shard's bits are the fingerprint's top ones: the slot uses the rest.
-  std::size_t slot(std::uint64_t fp, std::size_t n) const {
-    return static_cast<std::size_t>((static_cast<__uint128_t>(fp << bits_) * n) >> 64);
-  }
-  void grow(Shard& sh) {
-    std::vector<Slot> old;
-    old.swap(sh.slots);
-    const std::size_t n = old.size() + old.size() / 2;
-    sh.reset(n);
-    for (const Slot& o : old) {
-      if (o.fp() == 0) continue;
-      std::size_t i = slot(o.fp(), n);
-      while (sh.slots[i].fp() != 0)
-        if (++i == n) i = 0;
-      sh.slots[i] = o;
-    }
-    bytes_.fetch_add((n - old.size()) * sizeof(Slot), std::memory_order_relaxed);
-  }
-  int bits_;
-  std::unique_ptr<Shard[]> shards_;
-  std::atomic<std::uint64_t> bytes_{0};
+  ZeroArray<Line> lines_, old_;
+  // Written while threads insert: each on a line of its own.
+  alignas(64) std::atomic<std::uint64_t> count_{0};
+  alignas(64) std::atomic<bool> full_{false};
 };
 
 }  // namespace pc::check

@@ -3,10 +3,14 @@
 // cut; the search's states compress; the memory figures read the process.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "checker/dsl/parser.hpp"
@@ -216,4 +220,100 @@ TEST_CASE("visited set: a run at the table's end longer than the room past it") 
   CHECK(set.size() == top.size() + 102);
   for (std::uint64_t fp : top) CHECK_FALSE(set.insert(fp));
   for (std::uint64_t k = 0; k < 100; ++k) CHECK_FALSE(set.insert(~std::uint64_t{0} - 2 * k - 1));
+}
+
+// The parallel search's table (SharedFingerprintSet), used as the search
+// uses it: threads insert at once until the table asks for room (the
+// inserts it refused, `full`, and the ones not yet tried are kept aside),
+// the table grows (its parts moved by threads at once, the old table's
+// pages given back as they are moved: it reaches 12 MiB), and the threads
+// go on. It starts at one line, so that it is full again and again. Each fingerprint is `fresh` for exactly one insert, its
+// owner is the smallest key any insert gave it in the level, and a level's
+// owners are final for the next one (above its floor: `seen`, not
+// `lowered`).
+TEST_CASE("visited set: the parallel table, filled from threads at once, full, grown, and owned by the least key") {
+  constexpr unsigned threads = 4;
+  std::mt19937_64 rng(5);
+  std::vector<std::uint64_t> fps(600000);
+  for (std::uint64_t& fp : fps) fp = rng();
+  fps[7] = 0;  // 0 and 1 are one slot's key: both are never given
+  // The key each thread gives each fingerprint (above the level's floor, 0).
+  auto key = [&](unsigned t, std::size_t i) { return static_cast<std::uint32_t>(1 + (i * 7 + t * 13) % 1000); };
+  std::vector<std::uint32_t> least(fps.size());
+  for (std::size_t i = 0; i < fps.size(); ++i) {
+    least[i] = key(0, i);
+    for (unsigned t = 1; t < threads; ++t) least[i] = std::min(least[i], key(t, i));
+  }
+  check::SharedFingerprintSet set(1);
+  std::atomic<std::uint64_t> fresh{0};
+  std::vector<std::vector<std::size_t>> aside(threads);
+  std::vector<std::vector<std::size_t>> todo(threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    for (std::size_t i = 0; i < fps.size(); ++i) todo[t].push_back(i);
+    std::shuffle(todo[t].begin(), todo[t].end(), rng);
+  }
+  int grown = 0;
+  for (bool left = true; left;) {
+    std::vector<std::thread> team;
+    for (unsigned t = 0; t < threads; ++t)
+      team.emplace_back([&, t] {
+        std::uint64_t mine = 0;
+        for (std::size_t k = 0; k < todo[t].size(); ++k) {
+          // As the search: the count told, and room asked for, every chunk
+          // (of 64 here).
+          if (k % 64 == 0) {
+            set.added(std::exchange(mine, 0));
+            if (set.wants_room()) {
+              aside[t].insert(aside[t].end(), todo[t].begin() + static_cast<std::ptrdiff_t>(k), todo[t].end());
+              break;
+            }
+          }
+          const std::size_t i = todo[t][k];
+          const auto put = set.insert(fps[i], key(t, i), 0);
+          mine += put == check::SharedFingerprintSet::Put::fresh;
+          fresh += put == check::SharedFingerprintSet::Put::fresh;
+          if (put == check::SharedFingerprintSet::Put::full) aside[t].push_back(i);
+        }
+        set.added(mine);
+      });
+    for (std::thread& th : team) th.join();
+    left = false;
+    for (unsigned t = 0; t < threads; ++t) {
+      todo[t] = std::exchange(aside[t], {});
+      left |= !todo[t].empty();
+    }
+    if (!set.wants_room()) continue;
+    set.start_growing();
+    std::vector<std::thread> movers;
+    for (unsigned t = 0; t < 3; ++t) movers.emplace_back([&, t] { set.move(t, 3); });
+    for (std::thread& th : movers) th.join();
+    set.finish_growing();
+    ++grown;
+  }
+  CHECK(grown > 8);
+  CHECK(fresh == fps.size());
+  CHECK(set.size() == fps.size());
+  for (std::size_t i = 0; i < fps.size(); ++i) CHECK(set.owner(fps[i]) == least[i]);
+  CHECK(set.owner(1) == set.owner(0));
+  CHECK(set.owner(rng() | 1) == ~std::uint32_t{0});
+  // The next level (floor 1000): its keys are larger and leave the owners
+  // be; among its new fingerprints, the least key stays.
+  using Put = check::SharedFingerprintSet::Put;
+  CHECK(set.insert(fps[3], 1001, 1000) == Put::seen);
+  CHECK(set.insert(fps[3], 1, 1000) == Put::seen);
+  CHECK(set.owner(fps[3]) == least[3]);
+  std::uint64_t fp = rng();
+  while (set.owner(fp) != ~std::uint32_t{0}) fp = rng();
+  Put first = set.insert(fp, 1500, 1000);
+  while (first == Put::full) {
+    set.start_growing();
+    set.move(0, 1);
+    set.finish_growing();
+    first = set.insert(fp, 1500, 1000);
+  }
+  CHECK(first == Put::fresh);
+  CHECK(set.insert(fp, 1600, 1000) == Put::seen);
+  CHECK(set.insert(fp, 1200, 1000) == Put::lowered);
+  CHECK(set.insert(fp, 1200, 1000) == Put::seen);
+  CHECK(set.owner(fp) == 1200);
 }

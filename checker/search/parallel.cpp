@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "checker/frontier.hpp"
@@ -36,18 +37,21 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   Searched out;
   Result& r = out.r;
   State init = next_of.initial(run.coverage);
-  int shard_bits = 6;
-  while ((1u << shard_bits) < threads * 64 && shard_bits < 12) ++shard_bits;
-  SharedFingerprintSet visited(shard_bits);
+  SharedFingerprintSet visited(run.opt.parallel_table_lines);
   visited.insert(next_of.fingerprint(init), 0, 0);
+  visited.added(1);
   if (run.links) run.links->add(0, 0);
 
-  // A successor a thread appended: its bytes, fingerprint and parent link.
+  // A successor a thread appended: its bytes, fingerprint and parent link;
+  // `aside` while the table has not yet said whether it is new (it was
+  // full), `dropped` once it said the state was seen.
+  enum class Mark : std::uint8_t { kept, aside, dropped };
   struct Entry {
     StateRef at;
     std::uint64_t fp;
     std::uint32_t parent;
     Action action;
+    Mark mark;
   };
   // A thread's own part, on cache lines of its own.
   struct alignas(64) Lane {
@@ -55,8 +59,8 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
     Frames frames[2];  // the states it found of the level read and of the level written (by `gen`)
     FrameReader reader;
     std::vector<Entry> out;
-    std::uint64_t expanded = 0;             // states, for the limits' checks
-    std::atomic<std::uint64_t> fresh{0};    // states it added to the table (only it writes)
+    std::uint64_t expanded = 0;  // states, for the limits' checks
+    bool aside = false;          // an entry of this level is kept aside
   };
   std::vector<std::unique_ptr<Lane>> lanes;
   for (unsigned i = 0; i < threads; ++i) {
@@ -99,18 +103,13 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   Key found_key = no_key;
 
   // Each thread checks the limits every 256 states it expands (one thread
-  // checks every 1024); the states stored so far are the threads' counts,
-  // which they alone write, so that no counter is shared.
+  // checks every 1024); the states stored so far are those the threads have
+  // told the table of, once a chunk.
   constexpr std::uint64_t check_every = 256;
-  auto stored = [&] {
-    std::uint64_t n = 1;
-    for (const auto& lane : lanes) n += lane->fresh.load(std::memory_order_relaxed);
-    return n;
-  };
   // Limits and the progress line, from whichever thread comes by: one line
   // for the whole search.
   auto check_limits = [&](std::size_t level_end) {
-    const std::uint64_t states = stored();
+    const std::uint64_t states = visited.size();
     std::uint64_t mem = 0;
     const char* why = limits.reached(states, mem);
     {
@@ -138,20 +137,37 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
       else job(0);
     };
 
-    // Expand: each thread takes chunks in order until none is left or a
-    // violation before them is known.
-    phase([&](int li) {
+    // The table grows while no thread inserts: each thread moves parts of
+    // the old one.
+    auto grow = [&] {
+      visited.start_growing();
+      const std::size_t parts = std::size_t{threads} * 4;
+      std::atomic<std::size_t> part{0};
+      auto move = [&](int) {
+        for (std::size_t i; (i = part.fetch_add(1, std::memory_order_relaxed)) < parts;) visited.move(i, parts);
+      };
+      if (wide) team->run(move);
+      else move(0);
+      visited.finish_growing();
+    };
+
+    // Expand: each thread takes chunks in order until none is left, a
+    // violation before them is known, or the table asks for room (then it
+    // grows and the threads go on).
+    auto expand = [&](int li) {
       Lane& lane = *lanes[static_cast<std::size_t>(li)];
       Worker& w = lane.w;
       Frames& into = lane.frames[gen ^ 1];
       into.raw_budget(visited.bytes() / raw_share / threads);  // as on one thread, shared by the threads
       for (;;) {
+        if (w.error || visited.wants_room()) break;
         const std::size_t c = cursor.fetch_add(1, std::memory_order_relaxed);
         if (c >= nchunks || stop.load(std::memory_order_relaxed)) break;
         Chunk& ch = chunks[c];
         ch.lane = li;
         ch.begin = static_cast<std::uint32_t>(lane.out.size());
         const std::uint64_t before = w.transitions;
+        std::uint64_t fresh = 0;
         for (std::size_t i = c * chunk; i < std::min(n, (c + 1) * chunk); ++i) {
           const auto id = static_cast<std::uint32_t>(base + i);
           if (key_of(id, 0) > best.load(std::memory_order_relaxed) || stop.load(std::memory_order_relaxed)) break;
@@ -162,9 +178,11 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
                 [&](std::uint64_t fp, Action a, auto&& queued) {
                   const SharedFingerprintSet::Put put = visited.insert(fp, id + 1, base);
                   if (put == SharedFingerprintSet::Put::seen) return;
-                  if (put == SharedFingerprintSet::Put::fresh)
-                    lane.fresh.store(lane.fresh.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-                  lane.out.push_back(Entry{into.put(queued(), static_cast<std::uint16_t>(li)), fp, id, a});
+                  fresh += put == SharedFingerprintSet::Put::fresh;
+                  const bool full = put == SharedFingerprintSet::Put::full;
+                  lane.aside |= full;
+                  lane.out.push_back(Entry{into.put(queued(), static_cast<std::uint16_t>(li)), fp, id, a,
+                                           full ? Mark::aside : Mark::kept});
                 },
                 [&](std::uint64_t fp) { visited.prefetch(fp); });
           } catch (...) {
@@ -181,11 +199,30 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
         }
         ch.end = static_cast<std::uint32_t>(lane.out.size());
         ch.transitions = w.transitions - before;
-        if (w.error) break;
+        visited.added(fresh);
       }
-    });
+      into.seal();  // each thread its own, at once
+    };
+    cursor.store(0);
+    for (;;) {
+      if (wide) team->run(expand);
+      else expand(0);
+      if (cursor.load() >= nchunks || stop.load() || !visited.wants_room()) break;
+      grow();
+    }
+    // The successors kept aside, put again in the order found (a state's
+    // earliest action stays), the table grown first.
+    for (const auto& lane : lanes) {
+      if (!std::exchange(lane->aside, false)) continue;
+      for (Entry& e : lane->out) {
+        if (e.mark != Mark::aside) continue;
+        SharedFingerprintSet::Put put;
+        while ((put = visited.insert(e.fp, e.parent + 1, base)) == SharedFingerprintSet::Put::full) grow();
+        if (put == SharedFingerprintSet::Put::fresh) visited.added(1);
+        e.mark = put == SharedFingerprintSet::Put::seen ? Mark::dropped : Mark::kept;
+      }
+    }
     const Key first = best.load();
-    for (const auto& lane : lanes) lane->frames[gen ^ 1].seal();
 
     // Filter: an entry stays where its parent is the state's owner, the
     // earliest parent in the one-thread order.
@@ -198,12 +235,12 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
         std::vector<Entry>& out = lanes[static_cast<std::size_t>(ch.lane)]->out;
         std::uint32_t k = ch.begin;
         // Each owner asked for a few entries ahead (visited.prefetch).
-        constexpr std::uint32_t ahead = 8;
+        constexpr std::uint32_t ahead = 32;
         for (std::uint32_t i = ch.begin; i < std::min(ch.end, ch.begin + ahead); ++i) visited.prefetch(out[i].fp);
         for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
           if (i + ahead < ch.end) visited.prefetch(out[i + ahead].fp);
           const Entry e = out[i];
-          if (visited.owner(e.fp) != e.parent + 1) continue;
+          if (e.mark == Mark::dropped || visited.owner(e.fp) != e.parent + 1) continue;
           if (key_of(e.parent, e.action) < first) ++ch.before;
           out[k++] = e;
         }
@@ -248,11 +285,13 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
       total += ch.lane < 0 ? 0 : ch.end - ch.begin;
       transitions += ch.transitions;
     }
-    if (level_end + total > std::numeric_limits<std::uint32_t>::max())
+    if (level_end + total >= std::numeric_limits<std::uint32_t>::max())  // the table keeps id + 2
       throw KernelError("more than 2^32 states: the search cannot number them", {});
     next.resize(total);
     if (run.links) run.links->resize(static_cast<std::uint32_t>(level_end + total));
-    phase([&](int) {
+    // Each thread then drops the states it wrote of the level just read:
+    // numbering reads the lists, not the states.
+    phase([&](int li) {
       for (;;) {
         const std::size_t c = cursor.fetch_add(1, std::memory_order_relaxed);
         if (c >= nchunks) break;
@@ -266,10 +305,11 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
           if (run.links) run.links->set(id, e.parent, e.action);
         }
       }
+      if (wide) lanes[static_cast<std::size_t>(li)]->frames[gen].clear();
     });
     for (const auto& lane : lanes) {
       lane->out.clear();
-      lane->frames[gen].clear();
+      if (!wide) lane->frames[gen].clear();
     }
     gen ^= 1;
     level.swap(next);
