@@ -315,29 +315,45 @@ class SharedFingerprintSet {
     return full_.load(std::memory_order_relaxed) || size() * 3 > lines_.size() * per_line * 2;
   }
 
-  // Growing, while no insert runs: start_growing() makes a table half as
-  // large again (doubling would grow less often, but leave the table as
-  // little as a third full), move(i, parts) moves the i-th of `parts` parts
-  // of the old one (from as many threads at once), finish_growing() lets
-  // the old go.
-  void start_growing() {
+  // Growing, while no insert runs: start_growing(parts) makes a table twice
+  // as large, move(i) moves the i-th of the `parts` parts of the old one
+  // (from as many threads at once), and finish_growing() puts what the
+  // parts left and lets the old table go. (Growing by half, as the
+  // one-thread table does, moves each fingerprint twice on average, not
+  // once: at 16 threads the growth took 9% of the search, against 3%
+  // doubling, docs/benchmarks.md. The table is then a third to two thirds
+  // full, 19 to 38 bytes a state, against 19 to 29.)
+  void start_growing(std::size_t parts) {
     old_ = std::move(lines_);
-    lines_ = ZeroArray<Line>(old_.size() + (old_.size() + 1) / 2);
+    lines_ = ZeroArray<Line>(old_.size() * 2);
+    left_.assign(parts, {});
   }
-  //
-  // A fingerprint's first line is monotone in it (multiply-shift), so a
-  // part of the old table fills the new one nearly in order: the old part's
-  // pages are given back as it is moved, and the two tables are together
-  // about as large as the new one, not 1.67 times.
-  void move(std::size_t part, std::size_t parts) {
-    const std::size_t n = old_.size(), from = n * part / parts, to = n * (part + 1) / parts;
-    constexpr std::size_t block = (std::size_t{256} << 10) / sizeof(Line);
+  // A fingerprint's first line is monotone in it (multiply-shift), so the
+  // fingerprints first in part i's old lines are first in new lines
+  // [edge(i), edge(i + 1)), which no other part's are: the thread that
+  // moves part i writes only there, without a compare-and-swap. A
+  // fingerprint that starts or runs outside them (one run over from the
+  // part before, or one running past the last line) is left for
+  // finish_growing. And the part fills the new table nearly in order: its
+  // old pages are given back as it is moved, and the two tables are
+  // together not much larger than the new one, not 1.5 times.
+  void move(std::size_t part) {
+    const std::size_t n = old_.size(), parts = left_.size(), from = n * part / parts, to = n * (part + 1) / parts;
+    const std::size_t lo = edge(part), hi = edge(part + 1);
+    // (Given back 4 MiB at a time: each give-back stops every core the
+    // process runs on to drop the pages from its TLB, and a huge page
+    // given back in part is first split.)
+    constexpr std::size_t block = (std::size_t{4} << 20) / sizeof(Line);
     for (std::size_t i = from; i < to; ++i) {
-      for (unsigned j = 0; j < per_line && old_[i].fp[j] != 0; ++j) place(old_[i].fp[j], old_[i].owner[j]);
+      for (unsigned j = 0; j < per_line && old_[i].fp[j] != 0; ++j)
+        if (!place(old_[i].fp[j], old_[i].owner[j], lo, hi)) left_[part].emplace_back(old_[i].fp[j], old_[i].owner[j]);
       if ((i + 1) % block == 0 || i + 1 == to) old_.release(from, i + 1);
     }
   }
   void finish_growing() {
+    for (const auto& part : left_)
+      for (const auto& [fp, owner] : part) place(fp, owner, 0, anywhere);
+    left_.clear();
     old_ = ZeroArray<Line>();
     full_.store(false, std::memory_order_relaxed);
   }
@@ -369,21 +385,38 @@ class SharedFingerprintSet {
       if (at.compare_exchange_weak(held, key + 1, std::memory_order_relaxed)) return true;
     return false;
   }
-  // Puts a fingerprint, not in the new table, with its owner (growing).
-  void place(std::uint64_t fp, std::uint32_t owner) {
-    for (std::size_t i = first_line(fp);;) {
+  // The first new line of the fingerprints first in part i's old lines
+  // (growing).
+  [[nodiscard]] std::size_t edge(std::size_t part) const {
+    const std::size_t from = old_.size() * part / left_.size();
+    return static_cast<std::size_t>(static_cast<__uint128_t>(from) * lines_.size() / old_.size());
+  }
+  // Puts a fingerprint, not in the new table, with its owner (growing), in
+  // the first free slot from its first line on, where that slot lies in
+  // lines [lo, hi): false, and nothing written, where it does not. With
+  // `hi` `anywhere`: in any line, wrapping past the last.
+  static constexpr std::size_t anywhere = ~std::size_t{0};
+  bool place(std::uint64_t fp, std::uint32_t owner, std::size_t lo, std::size_t hi) {
+    const bool bounded = hi != anywhere;
+    std::size_t i = first_line(fp);
+    if (bounded && (i < lo || i >= hi)) return false;
+    for (;;) {
       Line& line = lines_[i];
       for (unsigned j = 0; j < per_line; ++j) {
-        std::uint64_t held = 0;
-        if (std::atomic_ref<std::uint64_t>(line.fp[j]).compare_exchange_strong(held, fp, std::memory_order_relaxed)) {
+        if (line.fp[j] == 0) {
+          line.fp[j] = fp;
           line.owner[j] = owner;
-          return;
+          return true;
         }
       }
-      if (++i == lines_.size()) i = 0;
+      if (++i == (bounded ? hi : lines_.size())) {
+        if (bounded) return false;
+        i = 0;
+      }
     }
   }
   ZeroArray<Line> lines_, old_;
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> left_;  // growing: what each part left
   // Written while threads insert: each on a line of its own.
   alignas(64) std::atomic<std::uint64_t> count_{0};
   alignas(64) std::atomic<bool> full_{false};

@@ -283,9 +283,12 @@ TEST_CASE("visited set: the parallel table, filled from threads at once, full, g
       left |= !todo[t].empty();
     }
     if (!set.wants_room()) continue;
-    set.start_growing();
+    set.start_growing(7);
     std::vector<std::thread> movers;
-    for (unsigned t = 0; t < 3; ++t) movers.emplace_back([&, t] { set.move(t, 3); });
+    for (unsigned t = 0; t < 3; ++t)
+      movers.emplace_back([&, t] {
+        for (unsigned part = t; part < 7; part += 3) set.move(part);
+      });
     for (std::thread& th : movers) th.join();
     set.finish_growing();
     ++grown;
@@ -306,8 +309,8 @@ TEST_CASE("visited set: the parallel table, filled from threads at once, full, g
   while (set.owner(fp) != ~std::uint32_t{0}) fp = rng();
   Put first = set.insert(fp, 1500, 1000);
   while (first == Put::full) {
-    set.start_growing();
-    set.move(0, 1);
+    set.start_growing(1);
+    set.move(0);
     set.finish_growing();
     first = set.insert(fp, 1500, 1000);
   }

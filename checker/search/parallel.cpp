@@ -79,6 +79,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
   std::string actual;
   serialize(init, next_of.owners(), actual);
   level.push_back(lanes[0]->frames[gen].put(actual, 0));
+  std::size_t level_size = 1;  // of `level`, whose vectors only grow (a level's refs are all written)
   lanes[0]->frames[gen].seal();
 
   // A chunk of the level: the states [first, first + size) of `level`, and
@@ -123,8 +124,8 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
     }
   };
 
-  while (!level.empty() && !found.any && !stop.load() && depth <= run.max_depth) {
-    const std::size_t n = level.size();
+  while (level_size > 0 && !found.any && !stop.load() && depth <= run.max_depth) {
+    const std::size_t n = level_size;
     const std::size_t chunk = std::clamp<std::size_t>(n / (std::size_t{threads} * 32), 1, 256);
     const std::size_t nchunks = (n + chunk - 1) / chunk;
     chunks.assign(nchunks, Chunk{});
@@ -140,11 +141,11 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
     // The table grows while no thread inserts: each thread moves parts of
     // the old one.
     auto grow = [&] {
-      visited.start_growing();
       const std::size_t parts = std::size_t{threads} * 4;
+      visited.start_growing(parts);
       std::atomic<std::size_t> part{0};
       auto move = [&](int) {
-        for (std::size_t i; (i = part.fetch_add(1, std::memory_order_relaxed)) < parts;) visited.move(i, parts);
+        for (std::size_t i; (i = part.fetch_add(1, std::memory_order_relaxed)) < parts;) visited.move(i);
       };
       if (wide) team->run(move);
       else move(0);
@@ -287,7 +288,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
     }
     if (level_end + total >= std::numeric_limits<std::uint32_t>::max())  // the table keeps id + 2
       throw KernelError("more than 2^32 states: the search cannot number them", {});
-    next.resize(total);
+    if (next.size() < total) next.resize(total);
     if (run.links) run.links->resize(static_cast<std::uint32_t>(level_end + total));
     // Each thread then drops the states it wrote of the level just read:
     // numbering reads the lists, not the states.
@@ -313,7 +314,7 @@ Searched parallel_breadth_first(const SearchRun& run, unsigned threads) {
     }
     gen ^= 1;
     level.swap(next);
-    next.clear();
+    level_size = total;
     base = static_cast<std::uint32_t>(level_end);
     ++depth;
   }

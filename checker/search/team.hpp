@@ -36,7 +36,6 @@ class Team {
   Team& operator=(const Team&) = delete;
   ~Team() {
     quit_.store(true, std::memory_order_relaxed);
-    job_ = nullptr;
     epoch_.fetch_add(1, std::memory_order_release);
     epoch_.notify_all();
     for (std::thread& t : threads_) t.join();
