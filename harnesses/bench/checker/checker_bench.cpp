@@ -2,12 +2,14 @@
 // over scalable families (and, with --family NAME --w N --p N, one instance,
 // for timing side by side with SPIN by harnesses/bench/checker/vs_spin.sh;
 // with --corpus FILE..., the states of each .bk file under each reduction;
-// with --kernel FILE, one search of one .bk file at its defaults, printed as
-// for --family).
+// with --kernel FILE [--param NAME=VALUE]..., one search of one .bk file at
+// its defaults or the values given, printed as for --family).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
@@ -69,6 +71,7 @@ int corpus(int argc, char** argv, int first) {
 
 int main(int argc, char** argv) {
   std::string family, kernel_file;
+  std::vector<std::pair<std::string, std::int64_t>> overrides;  // --param NAME=VALUE, as check-kernel takes it
   int w = 0, p = 0;
   bool plain = false;
   for (int i = 1; i < argc; ++i) {
@@ -80,15 +83,16 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--corpus")) return corpus(argc, argv, i + 1);
     else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) kernel_file = argv[++i];
+    else if (!std::strcmp(argv[i], "--param") && i + 1 < argc && pc::dsl::parse_override(argv[i + 1])) overrides.push_back(*pc::dsl::parse_override(argv[++i]));
     else {
       std::fprintf(stderr, "usage: checker_bench [--threads N] [--no-step-cache] [--family barrier|consumers --w N --p N [--no-reduction] | --kernel FILE "
-                   "[--no-reduction] | --corpus FILE...]\n");
+                   "[--param NAME=VALUE]... [--no-reduction] | --corpus FILE...]\n");
       return 2;
     }
   }
   if (!family.empty() || !kernel_file.empty()) {
     std::string src;
-    const pc::dsl::Parsed parsed = kernel_file.empty() ? pc::dsl::Parsed{} : pc::dsl::parse_file(kernel_file, src);
+    const pc::dsl::Parsed parsed = kernel_file.empty() ? pc::dsl::Parsed{} : pc::dsl::parse_file(kernel_file, src, overrides);
     if (!kernel_file.empty() && !parsed.ok()) {
       std::fprintf(stderr, "%s: cannot parse\n", kernel_file.c_str());
       return 2;

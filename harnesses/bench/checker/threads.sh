@@ -15,13 +15,14 @@ cases=(
   "kernels/cutlass_tma_multicast.bk --no-reduction"
   "kernels/mojo_pair_attention_split_o.bk --no-reduction --param STAGES=3"
   "kernels/field/cutlass_sm100_2sm_umma.bk --param ACC_STAGES=2"
+  "kernels/field/cutlass_sm100_2sm_umma.bk --param ACC_STAGES=2 --param TILES=4"
 )
 echo "| kernel and options | threads | states | seconds | states/s | peak RSS MiB | speed-up |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for c in "${cases[@]}"; do
   base=""
   for t in "${threads[@]}"; do
-    out=$( { /usr/bin/time -f "rss %M" $ck $c --threads "$t" --max-memory 60000 --timeout 300 --json; } 2>&1 || true)
+    out=$( { /usr/bin/time -f "rss %M" $ck $c --threads "$t" --max-memory 60000 --timeout 900 --json; } 2>&1 || true)
     states=$(grep -o '"states": *[0-9]*' <<<"$out" | head -1 | grep -o '[0-9]*$')
     secs=$(grep -o '"seconds": *[0-9.e+-]*' <<<"$out" | head -1 | grep -o '[0-9.e+-]*$')
     rss=$(grep -o '^rss [0-9]*' <<<"$out" | grep -o '[0-9]*$')
