@@ -315,17 +315,18 @@ class SharedFingerprintSet {
     return full_.load(std::memory_order_relaxed) || size() * 3 > lines_.size() * per_line * 2;
   }
 
-  // Growing, while no insert runs: start_growing(parts) makes a table twice
-  // as large, move(i) moves the i-th of the `parts` parts of the old one
-  // (from as many threads at once), and finish_growing() puts what the
-  // parts left and lets the old table go. (Growing by half, as the
-  // one-thread table does, moves each fingerprint twice on average, not
-  // once: at 16 threads the growth took 9% of the search, against 3%
-  // doubling, docs/benchmarks.md. The table is then a third to two thirds
-  // full, 19 to 38 bytes a state, against 19 to 29.)
+  // Growing, while no insert runs: start_growing(parts) makes a table half
+  // as large again, move(i) moves the i-th of the `parts` parts of the old
+  // one (from as many threads at once), and finish_growing() puts what the
+  // parts left and lets the old table go. (Doubling moves each fingerprint
+  // once on average, not twice: at 16 threads the growth took 3% of the
+  // search, not 9%. But the table is then as little as a third full, 38
+  // bytes a state, and on two threads two of the six largest corpus
+  // kernels came to 70 and 78 bytes a state over the whole process, above
+  // the 64 the search keeps within: docs/benchmarks.md.)
   void start_growing(std::size_t parts) {
     old_ = std::move(lines_);
-    lines_ = ZeroArray<Line>(old_.size() * 2);
+    lines_ = ZeroArray<Line>(old_.size() + (old_.size() + 1) / 2);
     left_.assign(parts, {});
   }
   // A fingerprint's first line is monotone in it (multiply-shift), so the
@@ -336,7 +337,7 @@ class SharedFingerprintSet {
   // part before, or one running past the last line) is left for
   // finish_growing. And the part fills the new table nearly in order: its
   // old pages are given back as it is moved, and the two tables are
-  // together not much larger than the new one, not 1.5 times.
+  // together not much larger than the new one, not 1.67 times.
   void move(std::size_t part) {
     const std::size_t n = old_.size(), parts = left_.size(), from = n * part / parts, to = n * (part + 1) / parts;
     const std::size_t lo = edge(part), hi = edge(part + 1);
