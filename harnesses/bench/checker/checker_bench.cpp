@@ -13,6 +13,7 @@
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "checker/program.hpp"
 #include "harnesses/bench/checker/families.hpp"
 
 namespace {
@@ -44,6 +45,13 @@ void row(const char* family, int w, int p, const pc::ir::Kernel& k, bool with_pl
   std::fflush(stdout);
 }
 
+// The parser's (or the explorer's) errors, as check-kernel prints them; the
+// exit code of bad input.
+int print_errors(const std::vector<pc::Diagnostic>& errors, const std::string& source) {
+  for (const pc::Diagnostic& d : errors) std::fputs(pc::render(d, source).c_str(), stderr);
+  return 2;
+}
+
 // States stored for each kernel file with all reductions, with symmetry but
 // no partial-order reduction, and with none.
 int corpus(int argc, char** argv, int first) {
@@ -52,12 +60,16 @@ int corpus(int argc, char** argv, int first) {
   for (int i = first; i < argc; ++i) {
     std::string src;
     const pc::dsl::Parsed parsed = pc::dsl::parse_file(argv[i], src);
-    if (!parsed.ok()) {
-      std::fprintf(stderr, "%s: cannot parse\n", argv[i]);
-      return 2;
-    }
+    if (!parsed.ok()) return print_errors(parsed.errors, src);
     const pc::ir::Kernel& k = parsed.kernel;
-    const pc::check::Result all = run(k, true), sym = run(k, true, false), none = run(k, false);
+    pc::check::Result all, sym, none;
+    try {
+      all = run(k, true);
+      sym = run(k, true, false);
+      none = run(k, false);
+    } catch (const pc::check::KernelError& e) {
+      return print_errors({{argv[i], e.loc, e.what()}}, src);
+    }
     std::printf("%-36s %-9s %12llu %12llu %12llu %8.3f %8.3f %7.2f\n", k.name.c_str(),
                 pc::check::verdict_name(all.verdict), static_cast<unsigned long long>(all.states),
                 static_cast<unsigned long long>(sym.states), static_cast<unsigned long long>(none.states),
@@ -75,6 +87,15 @@ int main(int argc, char** argv) {
   int w = 0, p = 0;
   bool plain = false;
   for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--param") && i + 1 < argc) {
+      const auto o = pc::dsl::parse_override(argv[++i]);
+      if (!o) {
+        std::fprintf(stderr, "checker_bench: --param %s: expected NAME=VALUE, VALUE a number as in a .bk file\n", argv[i]);
+        return 2;
+      }
+      overrides.push_back(*o);
+      continue;
+    }
     if (!std::strcmp(argv[i], "--family") && i + 1 < argc) family = argv[++i];
     else if (!std::strcmp(argv[i], "--w") && i + 1 < argc) w = std::atoi(argv[++i]);
     else if (!std::strcmp(argv[i], "--p") && i + 1 < argc) p = std::atoi(argv[++i]);
@@ -83,7 +104,6 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = static_cast<unsigned>(std::atoi(argv[++i]));
     else if (!std::strcmp(argv[i], "--corpus")) return corpus(argc, argv, i + 1);
     else if (!std::strcmp(argv[i], "--kernel") && i + 1 < argc) kernel_file = argv[++i];
-    else if (!std::strcmp(argv[i], "--param") && i + 1 < argc && pc::dsl::parse_override(argv[i + 1])) overrides.push_back(*pc::dsl::parse_override(argv[++i]));
     else {
       std::fprintf(stderr, "usage: checker_bench [--threads N] [--no-step-cache] [--family barrier|consumers --w N --p N [--no-reduction] | --kernel FILE "
                    "[--param NAME=VALUE]... [--no-reduction] | --corpus FILE...]\n");
@@ -93,14 +113,16 @@ int main(int argc, char** argv) {
   if (!family.empty() || !kernel_file.empty()) {
     std::string src;
     const pc::dsl::Parsed parsed = kernel_file.empty() ? pc::dsl::Parsed{} : pc::dsl::parse_file(kernel_file, src, overrides);
-    if (!kernel_file.empty() && !parsed.ok()) {
-      std::fprintf(stderr, "%s: cannot parse\n", kernel_file.c_str());
-      return 2;
-    }
+    if (!kernel_file.empty() && !parsed.ok()) return print_errors(parsed.errors, src);
     const pc::ir::Kernel k = !kernel_file.empty() ? parsed.kernel
                              : family == "barrier" ? pc::bench::barrier_family(w, p)
                                                    : pc::bench::consumers_family(w, p);
-    const pc::check::Result r = run(k, !plain);
+    pc::check::Result r;
+    try {
+      r = run(k, !plain);
+    } catch (const pc::check::KernelError& e) {  // a kernel the explorer cannot instantiate, as check-kernel reports it
+      return print_errors({{kernel_file, e.loc, e.what()}}, src);
+    }
     std::printf("%s states %llu transitions %llu seconds %.3f states/s %.0f bytes/state %.1f cached %llu from bytes %llu\n",
                 pc::check::verdict_name(r.verdict), static_cast<unsigned long long>(r.states),
                 static_cast<unsigned long long>(r.transitions), r.seconds, r.states / (r.seconds > 0 ? r.seconds : 1e-9),
