@@ -275,7 +275,7 @@ class SharedFingerprintSet {
         }
         if (held == fp) return lower(line.owner[j], key, floor) ? Put::lowered : Put::seen;
       }
-      if (++i == lines_.size()) i = 0;
+      i = next(i);
     }
     full_.store(true, std::memory_order_relaxed);
     return Put::full;
@@ -288,7 +288,7 @@ class SharedFingerprintSet {
   void prefetch(std::uint64_t fp) const {
     const std::size_t i = first_line(fp == 0 ? 1 : fp);
     prefetch_line(&lines_[i]);
-    prefetch_line(&lines_[i + 1 < lines_.size() ? i + 1 : 0]);
+    prefetch_line(&lines_[next(i)]);
   }
   // The owner of a fingerprint that is in the set (2^32 - 1 if it is not).
   // Only while no insert runs (between the phases of a level).
@@ -300,7 +300,7 @@ class SharedFingerprintSet {
         if (line.fp[j] == fp) return line.owner[j] - 1;
         if (line.fp[j] == 0) return ~std::uint32_t{0};
       }
-      if (++i == lines_.size()) i = 0;
+      i = next(i);
     }
     return ~std::uint32_t{0};
   }
@@ -377,6 +377,9 @@ class SharedFingerprintSet {
   [[nodiscard]] std::size_t first_line(std::uint64_t fp) const {
     return static_cast<std::size_t>((static_cast<__uint128_t>(fp) * lines_.size()) >> 64);
   }
+  // The line a probe reads after line i: the next, or the first after the
+  // last.
+  [[nodiscard]] std::size_t next(std::size_t i) const { return i + 1 == lines_.size() ? 0 : i + 1; }
   // Keeps the smaller owner: `key` replaces one not yet written, or one
   // above `floor` and above `key`. True if it did.
   static bool lower(std::uint32_t& owner, std::uint32_t key, std::uint32_t floor) {
@@ -410,10 +413,8 @@ class SharedFingerprintSet {
           return true;
         }
       }
-      if (++i == (bounded ? hi : lines_.size())) {
-        if (bounded) return false;
-        i = 0;
-      }
+      if (!bounded) i = next(i);
+      else if (++i == hi) return false;
     }
   }
   ZeroArray<Line> lines_, old_;
