@@ -1,6 +1,6 @@
 // check-kernel options beyond the basics of cli_test.cpp: --quiet, --param
-// values written as in a .bk file, and the documentation of every option
-// (--help and docs/cli.md list the same ones).
+// values written as in a .bk file, the progress line, and the documentation
+// of every option (--help and docs/cli.md list the same ones).
 #include <doctest/doctest.h>
 
 #include <sys/wait.h>
@@ -112,4 +112,34 @@ TEST_CASE("--help and docs/cli.md describe the same options, exit codes and prog
   for (const char* word : {"exit status", "0 verified", "1 violation", "2 bad input", "3 inconclusive"})
     CHECK_MESSAGE(h.out.find(word) != std::string::npos, word);
   CHECK(doc.find("progress: N states") != std::string::npos);
+}
+
+// A search of 17.4 million states (docs/benchmarks.md), stopped by --timeout
+// after the first progress line: one thread and two print the same line,
+// whole lines only (two threads never write one at once), and the search
+// ends inconclusive on the limit, exit 3.
+TEST_CASE("--progress prints whole progress lines every 3 seconds, on one thread and on several") {
+  const std::string big = src + "/kernels/field/cutlass_sm100_2sm_umma.bk --param ACC_STAGES=2 --param TILES=4";
+  for (const char* threads : {"1", "2"}) {
+    CAPTURE(threads);
+    const Run r = run(big + " --progress --timeout 4.5 --threads " + threads);
+    CHECK(r.status == 3);
+    CHECK(r.out.find("INCONCLUSIVE") != std::string::npos);
+    CHECK(r.out.find("timeout") != std::string::npos);
+    std::istringstream lines(r.err);
+    int progress = 0;
+    for (std::string line; std::getline(lines, line);) {
+      unsigned long long states = 0, rate = 0, depth = 0, queue = 0;
+      double mib = 0;
+      char end = 0;
+      CHECK_MESSAGE(std::sscanf(line.c_str(), "progress: %llu states, %llu states/s, depth %llu, queue %llu, memory %lf MiB%c",
+                                &states, &rate, &depth, &queue, &mib, &end) == 5,
+                    line);
+      CHECK(states > 0);
+      CHECK(depth > 0);
+      CHECK(mib > 1);
+      ++progress;
+    }
+    CHECK(progress == 1);
+  }
 }
