@@ -9,77 +9,82 @@
 
 namespace pc::spec {
 
-// X(enumerator, stable name, one-line meaning)
+// X(enumerator, stable name, severity, one-line meaning). The severity is
+// `error` or `warning`: a warning kind rests only on a point of the PTX
+// ISA's letter that the field relies on with no failure known (docs/spec.md,
+// "Stances"); it is reported as a warning, the search goes on, and
+// `--strict` makes it an error. The JSON schema's and docs/cli.md's lists of
+// warning kinds are checked against this column (tests/cli_contract_test.cpp).
 #define PC_VIOLATIONS(X)                                                                    \
-  X(deadlock, "deadlock", "every live agent is blocked and no async event is pending")     \
-  X(data_race, "data_race", "two accesses to one buffer, one a write, not ordered by happens-before") \
-  X(proxy_race, "proxy_race",                                                               \
+  X(deadlock, "deadlock", error, "every live agent is blocked and no async event is pending")     \
+  X(data_race, "data_race", error, "two accesses to one buffer, one a write, not ordered by happens-before") \
+  X(proxy_race, "proxy_race", error,                                                               \
     "a generic-proxy write reached by an async-proxy access with no fence.proxy.async between") \
-  X(uninitialized_barrier, "uninitialized_barrier", "use of an mbarrier that was never initialized") \
-  X(invalidated_barrier, "invalidated_barrier", "use of an mbarrier after mbarrier.inval")   \
-  X(reinit_live_barrier, "reinit_live_barrier", "mbarrier.init on a barrier that is live (not invalidated)") \
-  X(bad_init_count, "bad_init_count", "mbarrier.init count outside 1..2^20-1")               \
-  X(arrival_underflow, "arrival_underflow", "an arrive would take the pending arrival count below zero") \
-  X(bad_arrive_count, "bad_arrive_count", "an arrive count outside 1..2^20-1")               \
-  X(tx_out_of_range, "tx_out_of_range", "the tx-count left the range -(2^20-1)..2^20-1, or a tx operand is outside 0..2^20-1")     \
-  X(nocomplete_would_complete, "nocomplete_would_complete",                                 \
+  X(uninitialized_barrier, "uninitialized_barrier", error, "use of an mbarrier that was never initialized") \
+  X(invalidated_barrier, "invalidated_barrier", error, "use of an mbarrier after mbarrier.inval")   \
+  X(reinit_live_barrier, "reinit_live_barrier", error, "mbarrier.init on a barrier that is live (not invalidated)") \
+  X(bad_init_count, "bad_init_count", error, "mbarrier.init count outside 1..2^20-1")               \
+  X(arrival_underflow, "arrival_underflow", error, "an arrive would take the pending arrival count below zero") \
+  X(bad_arrive_count, "bad_arrive_count", error, "an arrive count outside 1..2^20-1")               \
+  X(tx_out_of_range, "tx_out_of_range", error, "the tx-count left the range -(2^20-1)..2^20-1, or a tx operand is outside 0..2^20-1")     \
+  X(nocomplete_would_complete, "nocomplete_would_complete", error,                                 \
     "an arrive with .noComplete would have completed the current phase")                    \
-  X(pending_count_undefined, "pending_count_undefined",                                     \
+  X(pending_count_undefined, "pending_count_undefined", error,                                     \
     "mbarrier.pending_count on the state of an arrive without .noComplete (undefined in the PTX ISA)") \
-  X(unsynchronized_init, "unsynchronized_init",                                             \
+  X(unsynchronized_init, "unsynchronized_init", error,                                             \
     "an mbarrier used by another thread or the async proxy before its init was made visible") \
-  X(named_red_mixed, "named_red_mixed",                                                     \
+  X(named_red_mixed, "named_red_mixed", error,                                                     \
     "bar.red and bar.sync/bar.arrive on one instance of a named barrier (unpredictable in the PTX ISA)") \
-  X(named_count_mismatch, "named_count_mismatch",                                           \
+  X(named_count_mismatch, "named_count_mismatch", error,                                           \
     "participants of one named-barrier instance gave different thread counts, or more threads arrived than counted") \
-  X(named_count_not_warp_multiple, "named_count_not_warp_multiple",                         \
+  X(named_count_not_warp_multiple, "named_count_not_warp_multiple", error,                         \
     "a named-barrier thread count that is not a multiple of the warp size")                 \
-  X(named_id_out_of_range, "named_id_out_of_range", "a named-barrier id outside 0..15")       \
-  X(named_id0_clash, "named_id0_clash", "barrier id 0 (__syncthreads) used with a partial thread count") \
-  X(remote_wait, "remote_wait", "a wait or test on an mbarrier of another CTA")               \
-  X(exit_with_pending, "exit_with_pending",                                                 \
+  X(named_id_out_of_range, "named_id_out_of_range", error, "a named-barrier id outside 0..15")       \
+  X(named_id0_clash, "named_id0_clash", error, "barrier id 0 (__syncthreads) used with a partial thread count") \
+  X(remote_wait, "remote_wait", error, "a wait or test on an mbarrier of another CTA")               \
+  X(exit_with_pending, "exit_with_pending", error,                                                 \
     "a CTA exits while async operations or remote arrivals still target its shared memory") \
-  X(parity_alias, "parity_alias",                                                           \
+  X(parity_alias, "parity_alias", error,                                                           \
     "reserved: no longer reported (lapping is judged by the deadlock or race it causes)") \
-  X(cluster_barrier_misuse, "cluster_barrier_misuse",                                       \
+  X(cluster_barrier_misuse, "cluster_barrier_misuse", error,                                       \
     "barrier.cluster.wait without a matching arrive, or two arrives without a wait")        \
-  X(async_group_misuse, "async_group_misuse", "wgmma or bulk async-group protocol broken (e.g. wgmma without wgmma.fence)") \
-  X(amd_missing_waitcnt, "amd_missing_waitcnt",                                             \
+  X(async_group_misuse, "async_group_misuse", error, "wgmma or bulk async-group protocol broken (e.g. wgmma without wgmma.fence)") \
+  X(amd_missing_waitcnt, "amd_missing_waitcnt", error,                                             \
     "an AMD barrier crossed with LDS operations still outstanding (no s_waitcnt lgkmcnt(0))") \
-  X(split_barrier_misuse, "split_barrier_misuse", "gfx12 s_barrier_wait without a preceding s_barrier_signal") \
-  X(assertion_failed, "assertion_failed", "an assert of the kernel does not hold")             \
-  X(scope_race, "scope_race",                                                               \
+  X(split_barrier_misuse, "split_barrier_misuse", error, "gfx12 s_barrier_wait without a preceding s_barrier_signal") \
+  X(assertion_failed, "assertion_failed", error, "an assert of the kernel does not hold")             \
+  X(scope_race, "scope_race", error,                                                               \
     "a read of a write of another CTA ordered only through a release or acquire whose scope does not include the other thread") \
-  X(scope_war, "scope_war",                                                                 \
+  X(scope_war, "scope_war", warning,                                                                 \
     "an overwrite of what another CTA accessed, ordered only through a release or acquire of too narrow a scope (warning)") \
-  X(cross_proxy_war, "cross_proxy_war",                                                     \
+  X(cross_proxy_war, "cross_proxy_war", error,                                                     \
     "generic-proxy reads followed by an async-proxy write of the same buffer with no fence.proxy.async between") \
-  X(async_init_unfenced, "async_init_unfenced",                                             \
+  X(async_init_unfenced, "async_init_unfenced", warning,                                             \
     "an mbarrier's initialising thread uses it through the async proxy with no fence.mbarrier_init or fence.proxy.async (warning)") \
-  X(bad_copy_size, "bad_copy_size",                                                         \
+  X(bad_copy_size, "bad_copy_size", error,                                                         \
     "a bulk copy (TMA) whose size is not a multiple of 16 bytes or is above 1048560 bytes")   \
-  X(smem_overflow, "smem_overflow",                                                         \
+  X(smem_overflow, "smem_overflow", error,                                                         \
     "a CTA's shared memory (buffers, 8 bytes per mbarrier) is larger than the target allows") \
-  X(symbolic_counterexample, "symbolic_counterexample",                                     \
+  X(symbolic_counterexample, "symbolic_counterexample", error,                                     \
     "--symbolic refuted a claim for some parameter values, and the explicit search at them did not confirm it") \
-  X(tcgen05_unfenced, "tcgen05_unfenced",                                                   \
+  X(tcgen05_unfenced, "tcgen05_unfenced", warning,                                                   \
     "a tcgen05 MMA issued after a thread synchronization with no tcgen05.fence::after_thread_sync between (warning)") \
-  X(tmem_unallocated, "tmem_unallocated",                                                   \
+  X(tmem_unallocated, "tmem_unallocated", error,                                                   \
     "a tensor-memory access to an allocation that is not live: before its tcgen05.alloc, not ordered after it, or after its tcgen05.dealloc") \
-  X(tmem_dealloc_in_use, "tmem_dealloc_in_use",                                             \
+  X(tmem_dealloc_in_use, "tmem_dealloc_in_use", error,                                             \
     "tcgen05.dealloc while an access to that tensor memory (an MMA, a copy, a tcgen05.ld/st) is not ordered before it") \
-  X(tmem_misuse, "tmem_misuse",                                                             \
+  X(tmem_misuse, "tmem_misuse", error,                                                             \
     "tcgen05.alloc after tcgen05.relinquish_alloc_permit or of a live allocation, tcgen05.dealloc of memory not allocated, or the two warps of a cta_group::2 collective issuing different operations") \
-  X(tmem_not_deallocated, "tmem_not_deallocated", "a CTA exits with tensor memory still allocated") \
-  X(clc_misuse, "clc_misuse", "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)") \
-  X(barrier_memory_reuse, "barrier_memory_reuse",                                           \
+  X(tmem_not_deallocated, "tmem_not_deallocated", error, "a CTA exits with tensor memory still allocated") \
+  X(clc_misuse, "clc_misuse", error, "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)") \
+  X(barrier_memory_reuse, "barrier_memory_reuse", error,                                           \
     "a data access (generic or async proxy) to the memory of an mbarrier object that is live: not invalidated") \
-  X(scope_cta_acquire, "scope_cta_acquire",                                                 \
+  X(scope_cta_acquire, "scope_cta_acquire", warning,                                                 \
     "a read of a write of another CTA ordered only through that CTA's .release.cluster and a .cta acquire (warning)")
 
 enum class Violation : std::uint8_t {
   none = 0,
-#define PC_X(e, name, doc) e,
+#define PC_X(e, name, severity, doc) e,
   PC_VIOLATIONS(PC_X)
 #undef PC_X
 };
@@ -87,7 +92,7 @@ enum class Violation : std::uint8_t {
 [[nodiscard]] constexpr std::string_view violation_name(Violation v) {
   switch (v) {
     case Violation::none: return "none";
-#define PC_X(e, name, doc) \
+#define PC_X(e, name, severity, doc) \
   case Violation::e:       \
     return name;
     PC_VIOLATIONS(PC_X)
@@ -99,7 +104,7 @@ enum class Violation : std::uint8_t {
 [[nodiscard]] constexpr std::string_view violation_doc(Violation v) {
   switch (v) {
     case Violation::none: return "no violation";
-#define PC_X(e, name, doc) \
+#define PC_X(e, name, severity, doc) \
   case Violation::e:       \
     return doc;
     PC_VIOLATIONS(PC_X)
@@ -109,23 +114,32 @@ enum class Violation : std::uint8_t {
 }
 
 [[nodiscard]] constexpr std::optional<Violation> violation_from_name(std::string_view s) {
-#define PC_X(e, name, doc) \
+#define PC_X(e, name, severity, doc) \
   if (s == name) return Violation::e;
   PC_VIOLATIONS(PC_X)
 #undef PC_X
   return std::nullopt;
 }
 
-// Kinds that rest only on a point of the PTX ISA's letter that the field relies
-// on with no failure known (docs/spec.md, "Stances"): reported as warnings, the
-// search goes on, and `--strict` makes them errors.
-[[nodiscard]] constexpr bool is_warning(Violation v) {
-  return v == Violation::scope_war || v == Violation::async_init_unfenced || v == Violation::tcgen05_unfenced ||
-         v == Violation::scope_cta_acquire;
+enum class Severity : std::uint8_t { error, warning };
+
+[[nodiscard]] constexpr Severity severity(Violation v) {
+  switch (v) {
+    case Violation::none: return Severity::error;
+#define PC_X(e, name, sev, doc) \
+  case Violation::e:            \
+    return Severity::sev;
+    PC_VIOLATIONS(PC_X)
+#undef PC_X
+  }
+  return Severity::error;
 }
 
+// Kinds reported as warnings (the severity column above).
+[[nodiscard]] constexpr bool is_warning(Violation v) { return severity(v) == Severity::warning; }
+
 inline constexpr int violation_count = 0
-#define PC_X(e, name, doc) +1
+#define PC_X(e, name, severity, doc) +1
     PC_VIOLATIONS(PC_X)
 #undef PC_X
     ;

@@ -9,12 +9,14 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
+#include <set>
 #include <stdexcept>
 #include <string>
 
 #include "checker/guard.hpp"
 #include "checker/program.hpp"
 #include "checker/report/report.hpp"
+#include "spec/violation.hpp"
 #include "tests/cli_support.hpp"
 #include "tests/json_mini.hpp"
 
@@ -137,4 +139,37 @@ TEST_CASE("a symbolic counterexample is a violation: exit 1, confirmed by the ex
   const Run s = run("--symbolic --sarif " + file);
   CHECK(s.status == 1);
   CHECK(s.out.find("\"ruleId\": \"deadlock\"") != std::string::npos);
+}
+
+// The kinds the JSON schema and docs/cli.md list as warnings are the warning
+// kinds of the violation table (spec/violation.hpp, its severity column),
+// and the schema's kind enum takes every one of them.
+TEST_CASE("the schema's and the CLI page's warning kinds are the violation table's") {
+  std::set<std::string> table;
+  for (int i = 1; i <= spec::violation_count; ++i) {
+    const auto v = static_cast<spec::Violation>(i);
+    if (spec::is_warning(v)) table.insert(std::string(spec::violation_name(v)));
+  }
+  CHECK(table.size() >= 4);
+  jsonmini::Value schema;
+  REQUIRE(jsonmini::Reader(cli_support::slurp(cli_support::src + "/docs/check-kernel.schema.json")).parse(schema));
+  const jsonmini::Value* kind = schema.get("$defs")->get("kernel")->get("properties")->get("warnings")->get("items")->get("properties")->get("kind");
+  REQUIRE(kind != nullptr);
+  std::set<std::string> listed;
+  for (const jsonmini::Value& v : kind->get("enum")->a) listed.insert(v.s);
+  CHECK(listed == table);
+  // docs/cli.md's --strict row names them, in backquotes, before its first colon.
+  const std::string cli = cli_support::slurp(cli_support::src + "/docs/cli.md");
+  const std::size_t row = cli.find("| `--strict` |");
+  REQUIRE(row != std::string::npos);
+  const std::string line = cli.substr(row, cli.find('\n', row) - row);
+  const std::string named = line.substr(0, line.find(':'));
+  std::set<std::string> in_docs;
+  for (std::size_t at = named.find('`', 14); at != std::string::npos; at = named.find('`', at + 1)) {
+    const std::size_t end = named.find('`', at + 1);
+    if (end == std::string::npos) break;
+    in_docs.insert(named.substr(at + 1, end - at - 1));
+    at = end;
+  }
+  CHECK(in_docs == table);
 }

@@ -181,7 +181,7 @@ TEST_CASE("SARIF rules: every violation kind, each with the fix in its help and 
   const jsonmini::Value doc = parse(run_in_root("kernels/tlx_pingpong.bk --sarif").out);
   const auto& rules = run0(doc).get("tool")->get("driver")->get("rules")->a;
   std::vector<std::string> ids = {"bad_input", "unreached_statement"};
-#define PC_X(e, name, doc) ids.emplace_back(name);
+#define PC_X(e, name, severity, doc) ids.emplace_back(name);
   PC_VIOLATIONS(PC_X)
 #undef PC_X
   REQUIRE(rules.size() == ids.size());

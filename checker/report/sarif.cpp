@@ -111,7 +111,7 @@ void rule(std::ostringstream& o, std::string_view id, std::string_view short_tex
 // The rules, in this order: their indices are the results' ruleIndex.
 std::vector<std::string> rule_ids() {
   std::vector<std::string> ids = {std::string(rule_bad_input), std::string(rule_unreached)};
-#define PC_X(e, name, doc) ids.emplace_back(name);
+#define PC_X(e, name, severity, doc) ids.emplace_back(name);
   PC_VIOLATIONS(PC_X)
 #undef PC_X
   return ids;
@@ -135,7 +135,7 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
        true);
   rule(o, rule_unreached, "a statement no interleaving executes",
        "A statement of the kernel that no interleaving of its agents executes, found after a verified search", false);
-#define PC_X(e, name, doc) rule(o, name, doc, std::string("The kernel breaks a rule of the model: ") + doc, false);
+#define PC_X(e, name, severity, doc) rule(o, name, doc, std::string("The kernel breaks a rule of the model: ") + doc, false);
   PC_VIOLATIONS(PC_X)
 #undef PC_X
   o << "\n    ]}},\n";
