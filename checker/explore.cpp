@@ -91,7 +91,7 @@ void Search::conclude(Result& r, const Searched& s, const Links* links) const {
       std::reverse(path.begin(), path.end());
       if (!s.found.deadlock) path.push_back(s.found.action);
       describe(model_, opt_, path, s.found.deadlock, r);
-      r.replay = make_token(model_, opt_.reduction, path, opt_.params);
+      r.replay = make_token(model_, opt_.merges_private(), path, opt_.params);
       if (model_.trips().active) r.trip_value = trip_value_at(path);
     }
   } else if (!s.stop_reason.empty()) {
@@ -153,6 +153,7 @@ Result Search::replay() {
                       {});
   }
   opt_.reduction = parsed->reduction;
+  opt_.private_steps = true;
   const Successors next(model_, opt_);  // the token's reductions decide what ran at once
   const std::vector<Action>& path = parsed->path;
   // Follow the schedule; check every action is enabled.

@@ -202,8 +202,15 @@ struct Result {
 }
 
 struct Options {
+  // An agent's private operations run at once, merged into its next step:
+  // what a step of a schedule (a replay token's 'R') includes.
+  [[nodiscard]] bool merges_private() const { return reduction && private_steps; }
   bool reduction = true;             // partial-order and symmetry reductions
   bool partial_order = true;         // with `reduction`: also between shared steps of different agents
+  // With `reduction`, each reduction on its own can be turned off (the
+  // tests' floors on what each removes, tests/reduction_floor_test.cpp):
+  bool symmetry = true;              // a state stored by its canonical representative (reduce/symmetry.hpp)
+  bool private_steps = true;         // an agent's private operations run at once (reduce/local.hpp)
   std::uint64_t max_states = 50'000'000;
   std::uint64_t max_memory_mb = 8192;
   double timeout_s = 0;              // 0: none

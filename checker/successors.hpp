@@ -99,6 +99,7 @@ class Successors {
   Successors(const Model& m, const Options& opt)
       : m_(m),
         reduction_(opt.reduction),
+        private_(opt.merges_private()),
         por_(opt.reduction && opt.partial_order && m.dependencies().usable()),
         canonical_(false),
         order_(m, opt.check_reduction),
@@ -108,7 +109,7 @@ class Successors {
         parts_(m.initial(), owners_),
         shape_(shape_seed(m.initial())),
         check_cache_(opt.check_step_cache) {
-    canonical_ = reduction_ && sym_.active();
+    canonical_ = reduction_ && opt.symmetry && sym_.active();
     // A canonical representative or a trip key is a state apart from the
     // successor, with every agent's part moved or rewritten: hashed whole.
     incremental_ = !canonical_ && !plan_.active;
@@ -131,13 +132,13 @@ class Successors {
   }
   // Runs the local steps after a step of agent `only` (-1: of every agent).
   void local_steps(State& s, int only = -1, Coverage* coverage = nullptr) const {
-    run_local_steps(m_.stepper(), s, reduction_, only, coverage);
+    run_local_steps(m_.stepper(), s, private_, only, coverage);
   }
   // The same after a step of agent a; true if one of them read another
   // agent's part (StepInfo::reads_others).
   bool local_steps_reading(State& s, int a, Coverage* coverage) const {
     bool others = false;
-    run_local_steps(m_.stepper(), s, reduction_, [&others](int, const StepInfo& i) { others |= i.reads_others; }, a, coverage);
+    run_local_steps(m_.stepper(), s, private_, [&others](int, const StepInfo& i) { others |= i.reads_others; }, a, coverage);
     return others;
   }
   // The key a state is stored by (its canonical representative's, with
@@ -283,7 +284,7 @@ class Successors {
   }
 
   const Model& m_;
-  bool reduction_, por_, canonical_, incremental_ = false, cache_ = false;
+  bool reduction_, private_, por_, canonical_, incremental_ = false, cache_ = false;
   PartialOrder order_;
   Symmetry sym_;
   const TripPlan& plan_;

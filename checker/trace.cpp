@@ -67,7 +67,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
     State control = due ? x : State{};
     if (due) run_local_steps(st, control, false);
     current = &x;
-    run_local_steps(st, x, opt.reduction, record);
+    run_local_steps(st, x, opt.merges_private(), record);
     current = nullptr;
     if (due && !r.snapshot.taken) r.snapshot = snapshot(st, control, static_cast<std::size_t>(snap_at));
   };
