@@ -18,7 +18,14 @@ cmake --build "$out" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
 seeds=$out/seeds
 rm -rf "$seeds"
 mkdir -p "$seeds" "$out/corpus"
-cp "$root"/kernels/*.bk "$root"/kernels/bugs/*.bk "$seeds/"
+# Every .bk under kernels/, its folder in its name (two folders may hold
+# files of one name).
+find "$root/kernels" -name '*.bk' | while read -r f; do
+  rel=${f#"$root/kernels/"}
+  cp "$f" "$seeds/${rel//\//_}"
+done
+n=$(find "$seeds" -name '*.bk' | wc -l)
+[ "$n" -ge "$(find "$root/kernels" -name '*.bk' | wc -l)" ] || { echo "fuzz: only $n seeds from kernels/" >&2; exit 1; }
 awk -v dir="$seeds" '
   /^```/ { if (inblock) { if (text ~ /(^|\n)kernel /) { n++; printf "%s", text > (dir "/dsl_md_" n ".bk"); close(dir "/dsl_md_" n ".bk") }
                           inblock = 0; text = "" }
