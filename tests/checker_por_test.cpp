@@ -8,8 +8,8 @@
 // every reduction and with none. Every
 // reduced search runs with --check-reduction: at each state it reduces, the
 // steps it keeps commute with those it leaves out, or the test fails with an
-// InternalError. Under the sanitizers one generated kernel in
-// compared_stride is compared (tests/kernel_generators.hpp).
+// InternalError. The tier decides which generated kernels are compared
+// (tests/tier.hpp, sample()).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -24,7 +24,9 @@
 #include "checker/explore.hpp"
 #include "checker/program.hpp"
 #include "tests/corpus_files.hpp"
+#include "tests/corpus_searches.hpp"
 #include "tests/kernel_generators.hpp"
+#include "tests/tier.hpp"
 
 using namespace pc;
 using namespace pc::testgen;
@@ -60,13 +62,13 @@ bool agree_parsed(const dsl::Parsed& p, int& violations, int& verified, int& red
 // graph, and one bug often shows as several kinds (a wrong parity: a race in
 // one order, a deadlock in another); the reduced search's schedule must
 // replay to the kind it reported, so that kind is real.
-int drawn = 0;  // generated kernels that parsed, compared or not (compared_stride)
+int drawn = 0;  // generated kernels that parsed, compared or not (tier::sample)
 
 bool agree(const std::string& text, int& violations, int& verified, int& reduced) {
   CAPTURE(text);
   const dsl::Parsed p = dsl::parse(text, "gen.bk");
   if (!p.ok()) return false;  // e.g. a named barrier count the roles cannot fill
-  if (drawn++ % compared_stride != 0) return true;
+  if (!tier::sample().take(drawn++)) return true;
   // A kernel past one of the model's capacities (more async arrivals of one
   // agent in flight than its pool holds) is refused, as the CLI refuses it.
   try {
@@ -113,38 +115,42 @@ bool agree_parsed(const dsl::Parsed& p, int& violations, int& verified, int& red
 
 }  // namespace
 
-TEST_CASE("partial-order reduction: the corpus keeps its verdicts and violation kinds") {
-  const std::vector<std::string> files = corpus_files();
-  std::uint64_t without = 0, checked = 0, capped = 0;
-  for (const std::string& file : files) {
+// The corpus's kernels that the tier compares (tests/tier.hpp).
+TEST_CASE("corpus: the partial-order reduction keeps the verdicts and violation kinds") {
+  std::uint64_t without = 0, checked = 0;
+  int capped = 0, compared = 0;
+  for (const std::string& file : corpus_files()) {
     CAPTURE(file);
-    std::string src;
-    const dsl::Parsed p = dsl::parse_file(file, src);
-    REQUIRE(p.ok());
+    const corpus::Kernel& k = corpus::kernel(file);
+    REQUIRE(k.parsed.ok());
+    if (!corpus::compared(k)) continue;
+    ++compared;
     // The search with every reduction is the corpus test's: it gives the
     // `# expect:` outcome and stores no more states than the search without
     // any (corpus_test.cpp). The one without the partial-order reduction must
     // give that outcome too.
-    const check::Result b = run(p.kernel, false, true, corpus_compare_cap);
+    check::Options no_por = corpus::reduced_options();
+    no_por.partial_order = false;
+    const check::Result& b = corpus::search(k, no_por);
     if (b.verdict != check::Verdict::inconclusive) {
-      CHECK(outcome_name(b) == p.kernel.expect);
+      CHECK(outcome_name(b) == k.ir().expect);
     } else {
-      REQUIRE(corpus_compare_cap > 0);  // a cap (sanitized build) is the only reason to stop
+      REQUIRE(tier::corpus_cap() > 0);  // a cap (sanitized build) is the only reason to stop
       ++capped;
     }
     without += b.states;
     // --check-reduction over the first 20,000 states of each kernel (breadth
     // first: every schedule up to some depth); all of the smaller ones.
-    check::Options o;
+    check::Options o = corpus::reduced_options();
     o.check_reduction = true;
     o.max_states = 20'000;
-    const check::Result c = check::check(p.kernel, o);
+    const check::Result& c = corpus::search(k, o);
     checked += c.states;
-    if (c.verdict != check::Verdict::inconclusive) CHECK(outcome_name(c) == p.kernel.expect);
+    if (c.verdict != check::Verdict::inconclusive) CHECK(outcome_name(c) == k.ir().expect);
   }
-  MESSAGE("corpus states without partial-order reduction: " << without << "; "
-                                                         << checked << " of them checked by --check-reduction; "
-                                                         << capped << " kernels stopped at the sanitized build's cap");
+  MESSAGE(compared << " corpus kernels; their states without partial-order reduction: " << without << "; " << checked
+                   << " of them checked by --check-reduction; " << capped << " kernels stopped at the sanitized build's cap");
+  CHECK(compared >= 40);
 }
 
 TEST_CASE("partial-order reduction: generated kernels, a violation found with it exactly when without it") {
@@ -198,9 +204,10 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   MESSAGE("outcomes without the reduction:" << seen);
   MESSAGE(violations << " generated kernels with a violation, " << verified << " verified (" << reduced
                      << " of them with fewer states under the reduction)");
-  CHECK(violations > 100 / compared_stride);
-  CHECK(verified > 200 / compared_stride);
-  CHECK(reduced > 100 / compared_stride);
+  MESSAGE(tier::sample_text());
+  CHECK(violations > tier::sample().scaled(100));
+  CHECK(verified > tier::sample().scaled(200));
+  CHECK(reduced > tier::sample().scaled(100));
 }
 
 TEST_CASE("partial-order reduction: a step that an async event in flight can disable is not taken alone") {

@@ -63,14 +63,3 @@ inline std::vector<ParamValues> corpus_sizes(const std::string& file, const std:
   }
   return sizes;
 }
-
-// The corpus test and the comparisons of the reductions and of the threads
-// (corpus_test.cpp, checker_por_test.cpp) run every kernel to the end in the
-// plain build. Under the sanitizers (PC_SANITIZED, ./dev test's second half),
-// which look for memory errors and undefined behaviour rather than for
-// verdicts, each of those searches stops after this many states. 0: no cap.
-#ifdef PC_SANITIZED
-inline constexpr std::uint64_t corpus_compare_cap = 30'000;
-#else
-inline constexpr std::uint64_t corpus_compare_cap = 0;
-#endif

@@ -8,18 +8,6 @@
 
 namespace pc::testgen {
 
-// The partial-order reduction test draws thousands of kernels and compares
-// three searches of each, a verdict test the plain build runs in full. Under
-// the sanitizers (PC_SANITIZED, ./dev test's second half), which look for
-// memory errors rather than verdicts and slow these small searches about
-// 17-fold, it still draws every kernel, so that the sequence is the same,
-// and compares one in this many.
-#ifdef PC_SANITIZED
-inline constexpr int compared_stride = 4;
-#else
-inline constexpr int compared_stride = 1;
-#endif
-
 // The objects of random_kernel and fragment_kernel: buffers a[0] and b[0],
 // mbarriers m[0], m[1] (count `m_count`) and n[0] (count 1).
 inline std::string two_buffers_head(const std::string& name, int m_count) {

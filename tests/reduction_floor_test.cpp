@@ -1,0 +1,117 @@
+// Each reduction reduces: a floor on what it removes on named kernels. The
+// comparison tests (checker_por_test.cpp, checker_step_cache_test.cpp,
+// corpus_test.cpp) show that a reduction keeps every verdict, which a
+// reduction that removes nothing does too: these floors fail when one stops
+// working. Each floor is half of what the reduction removed on 2026-12-02
+// (the message prints today's figure): with r the states without it over
+// the states with it, the floor is 1 + (r - 1) / 2; for the step cache, half
+// the share of steps it answered for. A small change of the model passes; a
+// reduction turned off does not. They run in the corpus process (their names
+// start with "corpus"), whose searches with every reduction they share.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+#include "checker/explore.hpp"
+#include "tests/corpus_searches.hpp"
+
+using namespace pc;
+
+namespace {
+
+const corpus::Kernel& named(const std::string& name) {
+  const corpus::Kernel& k = corpus::kernel(std::string(PC_SOURCE_DIR) + "/kernels/" + name);
+  REQUIRE(k.parsed.ok());
+  return k;
+}
+
+std::string short_name(const corpus::Kernel& k) { return k.file.substr(k.file.find("kernels/")); }
+
+// The states of the search with every reduction but the one `off` turns off,
+// over those of the search with every reduction: both must finish, with one
+// outcome.
+template <class Off>
+double ratio(const corpus::Kernel& k, Off&& off) {
+  check::Options all;
+  all.threads = 1;
+  check::Options without = all;
+  off(without);
+  const check::Result &a = corpus::search(k, all), &b = corpus::search(k, without);
+  REQUIRE(a.verdict != check::Verdict::inconclusive);
+  REQUIRE(b.verdict != check::Verdict::inconclusive);
+  CHECK(check::outcome_name(a) == check::outcome_name(b));
+  const double r = static_cast<double>(b.states) / static_cast<double>(a.states);
+  MESSAGE(short_name(k) << ": " << b.states << " states without it, " << a.states << " with it (" << r << "x)");
+  return r;
+}
+
+void no_por(check::Options& o) { o.partial_order = false; }
+void no_symmetry(check::Options& o) { o.symmetry = false; }
+void no_private_steps(check::Options& o) { o.private_steps = false; }
+
+}  // namespace
+
+// Measured: 1.27x, 1.16x, 1.06x.
+TEST_CASE("corpus: each reduction reduces: partial order") {
+  CHECK(ratio(named("field/cutlass_sm100_mixed_tma_cpasync.bk"), no_por) >= 1.13);
+  CHECK(ratio(named("field/cutlass_sm90_tma_ws_multicast.bk"), no_por) >= 1.08);
+  CHECK(ratio(named("per_warp_mbarrier_tma.bk"), no_por) >= 1.03);
+}
+
+// Interchangeable agents: the threads test's four consumers, and the
+// consumers of a corpus bug kernel. Measured: 9.97x and 1.48x.
+TEST_CASE("corpus: each reduction reduces: symmetry") {
+  const std::string text = R"(kernel sym
+smem buf[2] bytes 512
+mbarrier full[2] count 1
+mbarrier empty[2] count 4
+role producer warp:
+  for i in 0..4:
+    wait empty[i % 2] parity ((i / 2) + 1) % 2
+    one: arrive_expect_tx full[i % 2] bytes 512
+    one: tma_load buf[i % 2] -> full[i % 2]
+role consumer warp x4:
+  for i in 0..4:
+    wait full[i % 2] parity (i / 2) % 2
+    one: read buf[i % 2]
+    fence_proxy_async
+    one: arrive empty[i % 2]
+)";
+  const dsl::Parsed p = dsl::parse(text, "sym.bk");
+  REQUIRE(p.ok());
+  check::Options all, without;
+  all.threads = without.threads = 1;
+  without.symmetry = false;
+  const check::Result a = check::check(p.kernel, all), b = check::check(p.kernel, without);
+  CHECK(a.verdict == check::Verdict::verified);
+  CHECK(b.verdict == check::Verdict::verified);
+  const double r = static_cast<double>(b.states) / static_cast<double>(a.states);
+  MESSAGE("four interchangeable consumers: " << b.states << " states without symmetry, " << a.states << " with it (" << r << "x)");
+  CHECK(r >= 5.0);
+  CHECK(ratio(named("bugs/arrive_count_depends_on_consumers.bk"), no_symmetry) >= 1.2);
+}
+
+// Measured: 1.76x, 1.83x, 1.98x.
+TEST_CASE("corpus: each reduction reduces: local steps") {
+  CHECK(ratio(named("tlx_ws_gemm_hopper.bk"), no_private_steps) >= 1.38);
+  CHECK(ratio(named("field/fa3_fwd_pingpong.bk"), no_private_steps) >= 1.41);
+  CHECK(ratio(named("amd_lds_gather_pipeline.bk"), no_private_steps) >= 1.49);
+}
+
+// Measured: 0.086, 0.247, 0.454 of the steps.
+TEST_CASE("corpus: each reduction reduces: the step cache") {
+  const std::pair<const char*, double> floors[] = {{"tlx_ws_gemm_hopper.bk", 0.043},
+                                                   {"block_mbarrier_tma.bk", 0.12},
+                                                   {"field/cutlass_sm100_mixed_tma_cpasync_bug_cta_scope.bk", 0.22}};
+  for (const auto& [name, floor] : floors) {
+    const corpus::Kernel& k = named(name);
+    check::Options o;
+    o.threads = 1;
+    const check::Result& r = corpus::search(k, o);
+    REQUIRE(r.transitions > 0);
+    const double share = static_cast<double>(r.step_cache_hits) / static_cast<double>(r.transitions);
+    MESSAGE(short_name(k) << ": " << r.step_cache_hits << " of " << r.transitions << " steps reused (" << share << ")");
+    CHECK(share >= floor);
+  }
+}
