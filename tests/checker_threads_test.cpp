@@ -90,22 +90,7 @@ TEST_CASE("threads: generated kernels get the result of one thread") {
 TEST_CASE("threads: symmetric agents and a large level") {
   // Interchangeable consumers (symmetry) and levels of thousands of states,
   // the default hand-over size included.
-  const std::string text = R"(kernel sym
-smem buf[2] bytes 512
-mbarrier full[2] count 1
-mbarrier empty[2] count 4
-role producer warp:
-  for i in 0..6:
-    wait empty[i % 2] parity ((i / 2) + 1) % 2
-    one: arrive_expect_tx full[i % 2] bytes 512
-    one: tma_load buf[i % 2] -> full[i % 2]
-role consumer warp x4:
-  for i in 0..6:
-    wait full[i % 2] parity (i / 2) % 2
-    one: read buf[i % 2]
-    fence_proxy_async
-    one: arrive empty[i % 2]
-)";
+  const std::string text = testgen::four_consumers(6);
   const dsl::Parsed p = dsl::parse(text, "sym.bk");
   REQUIRE(p.ok());
   for (bool reduction : {true, false}) {

@@ -8,6 +8,22 @@
 
 namespace pc::testgen {
 
+// A producer and four interchangeable consumers around a two-slot ring, for
+// `trips` trips: symmetry's case (the threads test, the reductions' floors).
+inline std::string four_consumers(int trips) {
+  const std::string n = std::to_string(trips);
+  return "kernel sym\nsmem buf[2] bytes 512\nmbarrier full[2] count 1\nmbarrier empty[2] count 4\n"
+         "role producer warp:\n  for i in 0.." + n + ":\n"
+         "    wait empty[i % 2] parity ((i / 2) + 1) % 2\n"
+         "    one: arrive_expect_tx full[i % 2] bytes 512\n"
+         "    one: tma_load buf[i % 2] -> full[i % 2]\n"
+         "role consumer warp x4:\n  for i in 0.." + n + ":\n"
+         "    wait full[i % 2] parity (i / 2) % 2\n"
+         "    one: read buf[i % 2]\n"
+         "    fence_proxy_async\n"
+         "    one: arrive empty[i % 2]\n";
+}
+
 // The objects of random_kernel and fragment_kernel: buffers a[0] and b[0],
 // mbarriers m[0], m[1] (count `m_count`) and n[0] (count 1).
 inline std::string two_buffers_head(const std::string& name, int m_count) {

@@ -15,6 +15,7 @@
 
 #include "checker/explore.hpp"
 #include "tests/corpus_searches.hpp"
+#include "tests/kernel_generators.hpp"
 
 using namespace pc;
 
@@ -62,22 +63,7 @@ TEST_CASE("corpus: each reduction reduces: partial order") {
 // Interchangeable agents: the threads test's four consumers, and the
 // consumers of a corpus bug kernel. Measured: 9.97x and 1.48x.
 TEST_CASE("corpus: each reduction reduces: symmetry") {
-  const std::string text = R"(kernel sym
-smem buf[2] bytes 512
-mbarrier full[2] count 1
-mbarrier empty[2] count 4
-role producer warp:
-  for i in 0..4:
-    wait empty[i % 2] parity ((i / 2) + 1) % 2
-    one: arrive_expect_tx full[i % 2] bytes 512
-    one: tma_load buf[i % 2] -> full[i % 2]
-role consumer warp x4:
-  for i in 0..4:
-    wait full[i % 2] parity (i / 2) % 2
-    one: read buf[i % 2]
-    fence_proxy_async
-    one: arrive empty[i % 2]
-)";
+  const std::string text = testgen::four_consumers(4);
   const dsl::Parsed p = dsl::parse(text, "sym.bk");
   REQUIRE(p.ok());
   check::Options all, without;
