@@ -82,10 +82,10 @@ inline const Kernel& kernel(const std::string& file, const ParamValues& size = {
 }
 
 // The result of check::check(k, o), with o.params set to k's size: searched
-// once per process. A search stopped at a cap of c states answers for any
-// cap from c on as well; one that ended before its cap answers for any cap
-// above the states it stored (a search stops when it stores more than its
-// cap), so that a capped request reuses an uncapped search.
+// once per process. A search that ended before its cap answers for any cap
+// at or above the states it stored (a search stops when it stores more than
+// its cap), so that a capped request reuses an uncapped search; one stopped
+// at its cap answers only for that same cap.
 inline const check::Result& search(const Kernel& k, check::Options o) {
   o.params = k.size;
   std::list<detail::Entry>& same = detail::searches()[detail::key_without_cap(k, o)];
