@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -265,9 +266,8 @@ void prove(pc::report::FileReport& f, const pc::ir::Kernel& k, const std::string
                                  std::to_string(r.trip_value) + ", which the explicit search there does not show");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// What the command line asks for.
+struct Cli {
   std::vector<std::string> files;
   std::vector<std::pair<std::string, std::int64_t>> params;
   pc::check::Options opt;
@@ -279,6 +279,17 @@ int main(int argc, char** argv) {
   pc::place::Request place_req;
   pc::cli::SweepOptions sweep_opt;
   std::string html_out;
+  // Results printed as text (neither JSON nor SARIF, nor --quiet).
+  [[nodiscard]] bool text_out() const { return !want_json && !want_sarif && !quiet; }
+};
+
+// The outcome of a step of main: go on, or exit with this status.
+using EarlyExit = std::optional<int>;
+
+// Reads the options into c: an exit status where one ends the run (--help,
+// --version, a usage error).
+EarlyExit parse_args(int argc, char** argv, Cli& c) {
+  pc::check::Options& opt = c.opt;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&](const char* what) -> const char* {
@@ -293,15 +304,15 @@ int main(int argc, char** argv) {
       std::printf("check-kernel %s (phasecheck)\n", pc::report::tool_version);
       return 0;
     } else if (a == "--json") {
-      want_json = true;
+      c.want_json = true;
     } else if (a == "--sarif") {
-      want_sarif = true;
+      c.want_sarif = true;
     } else if (a == "--symbolic") {
-      symbolic = true;
+      c.symbolic = true;
     } else if (a == "--prove") {
       const char* v = value("--prove");
       if (!v || !*v) return usage("--prove needs the name of a trip-count parameter");
-      prove_param = v;
+      c.prove_param = v;
     } else if (a == "--strict") {
       opt.strict = true;
     } else if (a == "--check-reduction") {
@@ -313,29 +324,29 @@ int main(int argc, char** argv) {
     } else if (a == "--check-step-cache") {
       opt.check_step_cache = true;
     } else if (a == "--check-expect") {
-      check_expect = true;
+      c.check_expect = true;
     } else if (a == "--coverage") {
-      full_coverage = true;
+      c.full_coverage = true;
     } else if (a == "--steps") {
       std::uint64_t n = 0;
       if (!parse_u64(value("--steps"), n) || n > 1000000) return usage("--steps needs a number of steps (0 for the initial state)");
       opt.steps = static_cast<long long>(n);
     } else if (a == "--brief") {
-      brief = true;
+      c.brief = true;
     } else if (a == "--progress") {
       opt.progress = true;
     } else if (a == "--quiet" || a == "-q") {
-      quiet = true;
+      c.quiet = true;
     } else if (a == "--param") {
       const char* v = value("--param");
       if (!v) return usage("--param needs NAME=VALUE");
       auto p = pc::dsl::parse_override(v);
       if (!p) return usage("--param needs NAME=VALUE with an integer VALUE (decimal or 0x hex, at most 2^62), not '" + std::string(v) + "'");
-      params.push_back(std::move(*p));
+      c.params.push_back(std::move(*p));
     } else if (a == "--trace-html") {
       const char* v = value("--trace-html");
       if (!v) return usage("--trace-html needs a file name");
-      html_out = v;
+      c.html_out = v;
     } else if (a == "--max-states") {
       if (!parse_u64(value("--max-states"), opt.max_states) || opt.max_states == 0)
         return usage("--max-states needs a positive integer");
@@ -352,24 +363,24 @@ int main(int argc, char** argv) {
       if (!parse_u64(value("--threads"), n) || n == 0 || n > 1024) return usage("--threads needs a number of threads (1 to 1024)");
       opt.threads = static_cast<unsigned>(n);
     } else if (a == "--sweep") {
-      want_sweep = true;
+      c.want_sweep = true;
     } else if (a == "--sweep-max") {
-      if (!parse_u64(value("--sweep-max"), sweep_opt.max_points) || sweep_opt.max_points == 0 || sweep_opt.max_points > 1000000)
+      if (!parse_u64(value("--sweep-max"), c.sweep_opt.max_points) || c.sweep_opt.max_points == 0 || c.sweep_opt.max_points > 1000000)
         return usage("--sweep-max needs a number of points (1 to 1000000)");
     } else if (a == "--place-barriers") {
-      want_place = true;
+      c.want_place = true;
     } else if (a == "--diff") {
-      want_diff = true;
+      c.want_diff = true;
     } else if (a == "--target") {
       const char* v = value("--target");
       if (!v) return usage("--target needs a target (sm_90a, gfx942, gfx1200, ...)");
-      place_req.target = v;
+      c.place_req.target = v;
     } else if (a == "--barrier") {
       const char* v = value("--barrier");
       const std::string b = v ? v : "";
-      if (b == "split") place_req.family = pc::place::Family::split;
-      else if (b == "monolithic") place_req.family = pc::place::Family::monolithic;
-      else if (b == "pair") place_req.family = pc::place::Family::pair;
+      if (b == "split") c.place_req.family = pc::place::Family::split;
+      else if (b == "monolithic") c.place_req.family = pc::place::Family::monolithic;
+      else if (b == "pair") c.place_req.family = pc::place::Family::pair;
       else return usage("--barrier needs split, monolithic or pair");
     } else if (a == "--replay") {
       const char* v = value("--replay");
@@ -378,127 +389,158 @@ int main(int argc, char** argv) {
     } else if (a.size() > 1 && a[0] == '-') {
       return usage("unknown option '" + a + "'");
     } else {
-      files.push_back(a);
+      c.files.push_back(a);
     }
   }
-  if (files.empty()) return usage("no kernel file given");
-  if (want_json && want_sarif) return usage("--json and --sarif exclude each other");
-  if (quiet && opt.progress) return usage("--quiet and --progress exclude each other");
-  if (!opt.replay.empty() && files.size() != 1) return usage("--replay takes exactly one file");
+  return std::nullopt;
+}
+
+// The options that exclude each other, or go only with another.
+EarlyExit check_combinations(const Cli& c) {
+  const pc::check::Options& opt = c.opt;
+  if (c.files.empty()) return usage("no kernel file given");
+  if (c.want_json && c.want_sarif) return usage("--json and --sarif exclude each other");
+  if (c.quiet && opt.progress) return usage("--quiet and --progress exclude each other");
+  if (!opt.replay.empty() && c.files.size() != 1) return usage("--replay takes exactly one file");
   if (opt.steps >= 0 && opt.replay.empty()) return usage("--steps goes with --replay TOKEN");
-  if (want_sweep && !opt.replay.empty()) return usage("--sweep and --replay exclude each other (a token is one point)");
-  if (!prove_param.empty() && (want_sweep || !opt.replay.empty()))
+  if (c.want_sweep && !opt.replay.empty()) return usage("--sweep and --replay exclude each other (a token is one point)");
+  if (!c.prove_param.empty() && (c.want_sweep || !opt.replay.empty()))
     return usage("--prove excludes --sweep and --replay (it covers every value of one parameter in one search)");
-  if (!want_place && (want_diff || !place_req.target.empty() || place_req.family != pc::place::Family::automatic))
+  if (!c.want_place && (c.want_diff || !c.place_req.target.empty() || c.place_req.family != pc::place::Family::automatic))
     return usage("--diff, --target and --barrier go with --place-barriers");
-  if (want_place) {
-    if (files.size() != 1) return usage("--place-barriers takes exactly one file");
-    if (want_sarif || want_sweep || symbolic || !opt.replay.empty() || check_expect || !html_out.empty())
-      return usage("--place-barriers goes with --param, --json, --diff, --target, --barrier and the search limits only");
-    if (want_json && want_diff) return usage("--json and --diff exclude each other (the JSON holds the diff)");
-    opt.params = params;
-    place_req.check = opt;
-    const auto out = want_json ? pc::cli::PlaceOutput::json : want_diff ? pc::cli::PlaceOutput::diff : pc::cli::PlaceOutput::kernel;
-    return pc::cli::place_barriers(files.front(), place_req, out, quiet);
-  }
-  sweep_opt.threads = opt.threads;
-  sweep_opt.progress = opt.progress;
-  for (const std::string& path : files)
-    if (!html_out.empty() && same_file(html_out, path))
-      return usage("--trace-html " + html_out + " is an input file; it would be overwritten");
-  if (!opt.replay.empty()) {
-    // The token carries the --param values it was made with: they apply as
-    // if given here, and one given here with another value is a mismatch.
-    const auto carried = pc::check::token_params(opt.replay);
-    if (!carried) return usage("--replay: malformed token '" + opt.replay + "'");
-    for (const auto& [name, v] : *carried) {
-      bool given = false;
-      for (const auto& [n, w] : params) {
-        if (n != name) continue;
-        given = true;
-        if (w != v)
-          return usage("--replay: the token was made with --param " + name + "=" + std::to_string(v) + ", not " +
-                       name + "=" + std::to_string(w));
-      }
-      if (!given) params.emplace_back(name, v);
+  return std::nullopt;
+}
+
+// --place-barriers: the whole run.
+int run_place_barriers(Cli& c) {
+  if (c.files.size() != 1) return usage("--place-barriers takes exactly one file");
+  if (c.want_sarif || c.want_sweep || c.symbolic || !c.opt.replay.empty() || c.check_expect || !c.html_out.empty())
+    return usage("--place-barriers goes with --param, --json, --diff, --target, --barrier and the search limits only");
+  if (c.want_json && c.want_diff) return usage("--json and --diff exclude each other (the JSON holds the diff)");
+  c.opt.params = c.params;
+  c.place_req.check = c.opt;
+  const auto out = c.want_json ? pc::cli::PlaceOutput::json : c.want_diff ? pc::cli::PlaceOutput::diff : pc::cli::PlaceOutput::kernel;
+  return pc::cli::place_barriers(c.files.front(), c.place_req, out, c.quiet);
+}
+
+// The token carries the --param values it was made with: they apply as if
+// given here, and one given here with another value is a mismatch.
+EarlyExit take_replay_params(Cli& c) {
+  const auto carried = pc::check::token_params(c.opt.replay);
+  if (!carried) return usage("--replay: malformed token '" + c.opt.replay + "'");
+  for (const auto& [name, v] : *carried) {
+    bool given = false;
+    for (const auto& [n, w] : c.params) {
+      if (n != name) continue;
+      given = true;
+      if (w != v)
+        return usage("--replay: the token was made with --param " + name + "=" + std::to_string(v) + ", not " + name + "=" +
+                     std::to_string(w));
     }
+    if (!given) c.params.emplace_back(name, v);
   }
-  opt.params = params;
-  opt.record_states = !html_out.empty();
+  return std::nullopt;
+}
+
+// One file checked as the options ask, its text printed where they ask.
+pc::report::FileReport check_file(const Cli& c, const std::string& path) {
+  pc::report::FileReport f;
+  f.file = path;
+  pc::dsl::Parsed parsed = pc::dsl::parse_file(path, f.source, c.params);
+  f.kernel = parsed.kernel.name;
+  f.expect = parsed.kernel.expect;
+  for (const pc::ir::Param& p : parsed.kernel.params) f.params.emplace_back(p.name, p.value);
+  if (!parsed.ok()) {
+    f.failure = pc::check::Failure::bad_input;
+    f.diagnostics = std::move(parsed.errors);
+  } else {
+    pc::check::run_guarded(f, [&] {
+      if (c.want_sweep) pc::cli::sweep(f, parsed.kernel, c.params, c.opt, c.sweep_opt);
+      else if (!c.prove_param.empty()) prove(f, parsed.kernel, c.prove_param, c.params, c.opt);
+      else f.result = pc::check::check(parsed.kernel, c.opt);
+      if (c.symbolic && !f.failed()) {
+        const std::vector<pc::smt::Finding> findings = pc::smt::check_symbolic(parsed.kernel);
+        for (const pc::smt::Finding& x : findings) f.symbolic.push_back(claim_of(x, path));
+        confirm_symbolic(f, findings, c.params, c.opt);
+      }
+    });
+  }
+  if (c.text_out() || (c.quiet && f.failed())) {
+    const auto coverage = c.full_coverage ? pc::report::Coverage::full : pc::report::Coverage::summary;
+    std::fputs(pc::report::text(f, !c.brief, coverage).c_str(), f.failed() ? stderr : stdout);
+    std::fflush(stdout);
+  }
+  return f;
+}
+
+// --trace-html: the first violation's timeline; false if it cannot be written.
+bool write_trace_html(const Cli& c, const std::vector<pc::report::FileReport>& reports) {
+  bool any_violation = false;
+  for (const pc::report::FileReport& f : reports) any_violation |= !f.failed() && f.result.verdict == pc::check::Verdict::violation;
+  if (!any_violation && c.text_out()) std::printf("no violation, so no trace timeline written to %s\n", c.html_out.c_str());
+  for (const pc::report::FileReport& f : reports) {
+    if (f.failed() || f.result.verdict != pc::check::Verdict::violation) continue;
+    std::ofstream out(c.html_out, std::ios::binary);
+    out << pc::report::html(f);
+    if (!out) {
+      std::fprintf(stderr, "check-kernel: cannot write %s\n", c.html_out.c_str());
+      return false;
+    }
+    if (c.text_out()) std::printf("trace timeline written to %s\n", c.html_out.c_str());
+    break;
+  }
+  return true;
+}
+
+// Over several files, how many ended in each way.
+void print_tally(const std::vector<pc::report::FileReport>& reports) {
+  using pc::check::Exit;
+  std::printf("%zu kernels:", reports.size());
+  const char* sep = " ";
+  for (const Exit e : {Exit::verified, Exit::violation, Exit::inconclusive, Exit::bad_input, Exit::internal}) {
+    int n = 0;
+    for (const auto& f : reports) n += pc::report::exit_of(f) == e;
+    if (n == 0 && e == Exit::internal) continue;
+    std::printf("%s%d %s", sep, n, pc::check::exit_name(e));
+    sep = ", ";
+  }
+  std::printf("\n");
+}
+
+void print_unmet_expectations(const std::vector<pc::report::FileReport>& reports) {
+  for (const auto& f : reports)
+    if (!pc::report::matches_expectation(f) || f.expect.empty())
+      std::printf("expectation not met: %s (expected %s, got %s)\n", f.file.c_str(),
+                  f.expect.empty() ? "an '# expect:' line" : f.expect.c_str(), pc::report::outcome_name(f).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Cli c;
+  if (const EarlyExit e = parse_args(argc, argv, c)) return *e;
+  if (const EarlyExit e = check_combinations(c)) return *e;
+  if (c.want_place) return run_place_barriers(c);
+  c.sweep_opt.threads = c.opt.threads;
+  c.sweep_opt.progress = c.opt.progress;
+  for (const std::string& path : c.files)
+    if (!c.html_out.empty() && same_file(c.html_out, path))
+      return usage("--trace-html " + c.html_out + " is an input file; it would be overwritten");
+  if (!c.opt.replay.empty())
+    if (const EarlyExit e = take_replay_params(c)) return *e;
+  c.opt.params = c.params;
+  c.opt.record_states = !c.html_out.empty();
 
   std::vector<pc::report::FileReport> reports;
-  const bool text_out = !want_json && !want_sarif && !quiet;
-  for (const std::string& path : files) {
-    pc::report::FileReport f;
-    f.file = path;
-    pc::dsl::Parsed parsed = pc::dsl::parse_file(path, f.source, params);
-    f.kernel = parsed.kernel.name;
-    f.expect = parsed.kernel.expect;
-    for (const pc::ir::Param& p : parsed.kernel.params) f.params.emplace_back(p.name, p.value);
-    if (!parsed.ok()) {
-      f.failure = pc::check::Failure::bad_input;
-      f.diagnostics = std::move(parsed.errors);
-    } else {
-      pc::check::run_guarded(f, [&] {
-        if (want_sweep) pc::cli::sweep(f, parsed.kernel, params, opt, sweep_opt);
-        else if (!prove_param.empty()) prove(f, parsed.kernel, prove_param, params, opt);
-        else f.result = pc::check::check(parsed.kernel, opt);
-        if (symbolic && !f.failed()) {
-          const std::vector<pc::smt::Finding> findings = pc::smt::check_symbolic(parsed.kernel);
-          for (const pc::smt::Finding& x : findings) f.symbolic.push_back(claim_of(x, path));
-          confirm_symbolic(f, findings, params, opt);
-        }
-      });
-    }
-    if (text_out || (quiet && f.failed())) {
-      const auto coverage = full_coverage ? pc::report::Coverage::full : pc::report::Coverage::summary;
-      std::fputs(pc::report::text(f, !brief, coverage).c_str(), f.failed() ? stderr : stdout);
-      std::fflush(stdout);
-    }
-    reports.push_back(std::move(f));
-  }
+  for (const std::string& path : c.files) reports.push_back(check_file(c, path));
   // The trace page first: a failure to write it is part of the exit status
   // that the JSON and SARIF documents report.
-  bool html_failed = false;
-  if (!html_out.empty()) {
-    bool any_violation = false;
-    for (const pc::report::FileReport& f : reports)
-      any_violation |= !f.failed() && f.result.verdict == pc::check::Verdict::violation;
-    if (!any_violation && text_out) std::printf("no violation, so no trace timeline written to %s\n", html_out.c_str());
-    for (const pc::report::FileReport& f : reports) {
-      if (f.failed() || f.result.verdict != pc::check::Verdict::violation) continue;
-      std::ofstream out(html_out, std::ios::binary);
-      out << pc::report::html(f);
-      if (!out) {
-        std::fprintf(stderr, "check-kernel: cannot write %s\n", html_out.c_str());
-        html_failed = true;
-      } else if (text_out) {
-        std::printf("trace timeline written to %s\n", html_out.c_str());
-      }
-      break;
-    }
-  }
-  int status = pc::report::exit_status(reports, check_expect);
+  const bool html_failed = !c.html_out.empty() && !write_trace_html(c, reports);
+  int status = pc::report::exit_status(reports, c.check_expect);
   if (html_failed && status != static_cast<int>(pc::check::Exit::internal)) status = static_cast<int>(pc::check::Exit::bad_input);
-  if (want_json) std::fputs(pc::report::json(reports, status).c_str(), stdout);
-  if (want_sarif) std::fputs(pc::report::sarif(reports, status).c_str(), stdout);
-  if (text_out && files.size() > 1) {
-    using pc::check::Exit;
-    std::printf("%zu kernels:", files.size());
-    const char* sep = " ";
-    for (const Exit e : {Exit::verified, Exit::violation, Exit::inconclusive, Exit::bad_input, Exit::internal}) {
-      int n = 0;
-      for (const auto& f : reports) n += pc::report::exit_of(f) == e;
-      if (n == 0 && e == Exit::internal) continue;
-      std::printf("%s%d %s", sep, n, pc::check::exit_name(e));
-      sep = ", ";
-    }
-    std::printf("\n");
-  }
-  if (check_expect && text_out)
-    for (const auto& f : reports)
-      if (!pc::report::matches_expectation(f) || f.expect.empty())
-        std::printf("expectation not met: %s (expected %s, got %s)\n", f.file.c_str(),
-                    f.expect.empty() ? "an '# expect:' line" : f.expect.c_str(), pc::report::outcome_name(f).c_str());
+  if (c.want_json) std::fputs(pc::report::json(reports, status).c_str(), stdout);
+  if (c.want_sarif) std::fputs(pc::report::sarif(reports, status).c_str(), stdout);
+  if (c.text_out() && c.files.size() > 1) print_tally(reports);
+  if (c.check_expect && c.text_out()) print_unmet_expectations(reports);
   return status;
 }
