@@ -284,77 +284,80 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
   verify(out, file, req, analysed);
 }
 
-}  // namespace
+using clock = std::chrono::steady_clock;
+double since(clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); }
 
-Outcome place(const std::string& source, const std::string& file, const Request& req) {
-  Outcome out;
-  // The kernel as given, then as the requested target reads it.
-  dsl::Parsed given = dsl::parse(source, file, req.check.params);
-  if (!given.ok()) {
-    out.errors = given.errors;
-    return out;
-  }
-  std::vector<std::string> lines = split_lines(source);
+// The input as it is placed: its lines and text with the requested target's
+// `target` line, and where a line added for it moves the later ones.
+struct Input {
+  const std::string& file;
+  const Request& req;
+  std::vector<std::string> lines;
+  std::string text;
   Chip chip;
-  if (given.kernel.target == ir::Target::amd)
-    chip = {ir::Target::amd, given.kernel.gfx, spec::amd::gfx_name(given.kernel.gfx), ""};
-  else
-    chip = {ir::Target::nvidia, spec::amd::default_gfx, "sm_90a", ""};
-  std::string text = source;
   int shift_after = 0;  // a `target` line added after this line moves the later ones by one
-  if (!req.target.empty()) {
-    if (!chip_of(req.target, chip)) {
-      out.usage_error = "--target " + req.target + ": not a target (sm_90a, sm_100a, gfx90a, gfx940, gfx942, gfx1200, gfx1201)";
-      return out;
-    }
-    const int t = line_starting(lines, "target");
-    if (t) {
-      lines[static_cast<std::size_t>(t - 1)] = chip.line;
-    } else {
-      const int k = line_starting(lines, "kernel");
-      lines.insert(lines.begin() + k, chip.line);
-      shift_after = k;
-    }
-    text.clear();
-    for (const std::string& l : lines) text += l + "\n";
-  }
-  dsl::Parsed parsed = !req.target.empty() ? dsl::parse(text, file, req.check.params) : std::move(given);
-  if (!parsed.ok()) {
-    for (Diagnostic d : parsed.errors) {
-      if (shift_after && d.loc.line > shift_after) --d.loc.line;
-      out.errors.push_back(std::move(d));
-    }
-    return out;
-  }
-  const ir::Kernel& k = parsed.kernel;
-  const bool amd = k.target == ir::Target::amd;
-  const bool split = amd && spec::amd::has_split_barrier(k.gfx) && req.family != Family::monolithic;
-  if (req.family == Family::split && !split) {
-    const int t = line_starting(lines, "target");
-    out.errors.push_back({file, {t > shift_after && shift_after ? t - 1 : t, 1},
-                          "--barrier split: " + chip.name + " has no split barrier (s_barrier_signal / s_barrier_wait are gfx12's: gfx1200, gfx1201)"});
-    return out;
-  }
-  if (req.family == Family::pair && (amd || k.roles.size() < 2)) {
-    out.errors.push_back({file, k.roles.empty() ? k.loc : k.roles[0].loc,
-                          "--barrier pair: producer/consumer pairs go between two roles of an NVIDIA kernel"});
-    return out;
-  }
-  out.target = chip.name;
-  out.family = !amd ? "bar_sync" : split ? "split" : "s_barrier";
+  // A line of the text placed, as the input numbers it.
+  [[nodiscard]] int input_line(int line) const { return shift_after && line > shift_after ? line - 1 : line; }
+};
 
-  using clock = std::chrono::steady_clock;
-  auto since = [](clock::time_point t) { return std::chrono::duration<double>(clock::now() - t).count(); };
-  clock::time_point t0 = clock::now();
-  Analysis a;
-  std::vector<Point> analysed;  // the other points, as out.points names them
+// The target the kernel declares.
+Chip declared_chip(const ir::Kernel& k) {
+  if (k.target == ir::Target::amd) return {ir::Target::amd, k.gfx, spec::amd::gfx_name(k.gfx), ""};
+  return {ir::Target::nvidia, spec::amd::default_gfx, "sm_90a", ""};
+}
+
+// --target: the input's `target` line replaced (or one added after the
+// `kernel` line); false, with out's usage error, for a target unknown.
+bool retarget(Input& in, Outcome& out) {
+  if (!chip_of(in.req.target, in.chip)) {
+    out.usage_error = "--target " + in.req.target + ": not a target (sm_90a, sm_100a, gfx90a, gfx940, gfx942, gfx1200, gfx1201)";
+    return false;
+  }
+  const int t = line_starting(in.lines, "target");
+  if (t) {
+    in.lines[static_cast<std::size_t>(t - 1)] = in.chip.line;
+  } else {
+    const int k = line_starting(in.lines, "kernel");
+    in.lines.insert(in.lines.begin() + k, in.chip.line);
+    in.shift_after = k;
+  }
+  in.text.clear();
+  for (const std::string& l : in.lines) in.text += l + "\n";
+  return true;
+}
+
+// The barriers the placement inserts.
+struct BarrierKind {
+  bool amd = false;    // s_barrier (or split) rather than bar_sync
+  bool split = false;  // gfx12 s_barrier_signal / s_barrier_wait
+};
+
+// Whether --barrier's family fits the kernel: false, with out's error, if not.
+bool family_fits(Outcome& out, const Input& in, const ir::Kernel& k, BarrierKind kind) {
+  if (in.req.family == Family::split && !kind.split) {
+    const int t = line_starting(in.lines, "target");
+    out.errors.push_back({in.file, {in.input_line(t), 1},
+                          "--barrier split: " + in.chip.name + " has no split barrier (s_barrier_signal / s_barrier_wait are gfx12's: gfx1200, gfx1201)"});
+    return false;
+  }
+  if (in.req.family == Family::pair && (kind.amd || k.roles.size() < 2)) {
+    out.errors.push_back({in.file, k.roles.empty() ? k.loc : k.roles[0].loc,
+                          "--barrier pair: producer/consumer pairs go between two roles of an NVIDIA kernel"});
+    return false;
+  }
+  return true;
+}
+
+// The hazards of k, and at the other declared parameter values too (each
+// parameter's bounds and candidates, the others as given), so that the
+// barriers hold beyond the values the search runs at: into a, the points
+// taken into `analysed` (out.points names them). False, with out's error,
+// where a hazard cannot be ordered or the analysis fails.
+bool analyse(Outcome& out, const Input& in, const ir::Kernel& k, Analysis& a, std::vector<Point>& analysed) {
   try {
     a = analyze(k);
-    // The hazards at the other declared parameter values too (each
-    // parameter's bounds and candidates, the others as given), so that the
-    // barriers hold beyond the values the search runs at.
-    for (const auto& point : other_points(k, req.check.params)) {
-      dsl::Parsed at = dsl::parse(text, file, point);
+    for (const auto& point : other_points(k, in.req.check.params)) {
+      dsl::Parsed at = dsl::parse(in.text, in.file, point);
       std::string values;
       for (const auto& [n, v] : point) values += (values.empty() ? "" : " ") + n + "=" + std::to_string(v);
       if (!at.ok()) {
@@ -372,56 +375,194 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     if (!a.unorderable.empty()) throw check::KernelError(a.unorderable[0].message, a.unorderable[0].loc);
   } catch (const check::KernelError& e) {
     ir::Loc loc = e.loc;
-    if (shift_after && loc.line > shift_after) --loc.line;
-    out.errors.push_back({file, loc, e.what()});
-    return out;
+    loc.line = in.input_line(loc.line);
+    out.errors.push_back({in.file, loc, e.what()});
+    return false;
   }
-  // The hazards are reported in the input's lines (a `target` line added
-  // by --target moves the later ones of the parsed text down by one).
-  if (shift_after) {
-    for (Window& w : a.windows) {
-      if (w.producer.line > shift_after) --w.producer.line;
-      if (w.consumer.line > shift_after) --w.consumer.line;
-    }
-    for (int& l : a.removed_barriers)
-      if (l > shift_after) --l;
+  return true;
+}
+
+// The hazards are reported in the input's lines (a `target` line added by
+// --target moves the later ones of the parsed text down by one).
+void to_input_lines(Analysis& a, const Input& in) {
+  if (!in.shift_after) return;
+  for (Window& w : a.windows) {
+    w.producer.line = in.input_line(w.producer.line);
+    w.consumer.line = in.input_line(w.consumer.line);
   }
-  out.input_barriers = a.removed_barriers;
-  out.hazards = a.windows.size();
-  out.t_hazards = since(t0);
+  for (int& l : a.removed_barriers) l = in.input_line(l);
+}
+
+// Z3's constraints for several roles count barriers over prefixes of the
+// unrolled runs, quadratic in their length: false, with out's error, where
+// they are too long.
+bool role_points_fit(Outcome& out, const Input& in, const ir::Kernel& k, const Analysis& a) {
+  std::size_t points = 0;
+  for (const std::vector<int>& p : a.passes) points += p.size();
+  if (points <= max_role_points) return true;
+  out.errors.push_back({in.file, k.loc, "--place-barriers: a kernel of several roles unrolls here to " + std::to_string(points) +
+                                            " program points, more than " + std::to_string(max_role_points) +
+                                            " (the given values and the other points together); lower the trip counts with --param"});
+  return false;
+}
+
+// The greedy seed (one role) and Z3's minimum from it, timed into out:
+// false, with out's error, where several roles cannot be ordered.
+bool find_minimum(Outcome& out, const Input& in, const ir::Kernel& k, const Analysis& a, Minimum& m) {
   const bool roles = a.roles > 1;
-  if (roles) {
-    // Z3's constraints for several roles count barriers over prefixes of the
-    // unrolled runs: quadratic in their length.
-    std::size_t points = 0;
-    for (const std::vector<int>& p : a.passes) points += p.size();
-    if (points > max_role_points) {
-      out.errors.push_back({file, k.loc, "--place-barriers: a kernel of several roles unrolls here to " + std::to_string(points) +
-                                             " program points, more than " + std::to_string(max_role_points) +
-                                             " (the given values and the other points together); lower the trip counts with --param"});
-      return out;
-    }
-  }
-  t0 = clock::now();
+  clock::time_point t0 = clock::now();
   const std::vector<int> seed = roles ? std::vector<int>{} : greedy(a);
   out.greedy = seed.size();
   out.greedy_applies = !roles;
   out.t_greedy = since(t0);
   t0 = clock::now();
-  Minimum m;
   if (!roles) {
     m = minimum(a, seed);
   } else {
     RolesMinimum rm = minimum_roles(a);
     if (rm.impossible) {
-      out.errors.push_back({file, k.roles[1].loc, "--place-barriers: " + rm.m.detail});
-      return out;
+      out.errors.push_back({in.file, k.roles[1].loc, "--place-barriers: " + rm.m.detail});
+      return false;
     }
     m = std::move(rm.m);
   }
   out.t_minimum = since(t0);
   out.minimal = m.proved;
   out.minimal_detail = m.detail;
+  return true;
+}
+
+// The wait before an AMD barrier at `slot`: of the vector loads too where a
+// gathering hazard's window holds it.
+std::string waitcnt(const Analysis& a, int slot) {
+  bool vm = false;
+  for (const Window& w : a.windows)
+    if (w.gather && std::binary_search(w.slots.begin(), w.slots.end(), slot)) vm = true;
+  return vm ? std::string("s_waitcnt vmcnt(0) lgkmcnt(0)") : std::string("s_waitcnt lgkmcnt(0)");
+}
+
+// What to insert at each slot, and per barrier the inserts that hold its
+// wait and its signal.
+struct Inserts {
+  std::vector<Insert> at;
+  std::vector<int> wait, signal;
+};
+
+Inserts plan_inserts(const Analysis& a, const Split& sp, BarrierKind kind) {
+  Inserts in;
+  in.wait.assign(sp.waits.size(), -1);
+  in.signal.assign(sp.waits.size(), -1);
+  for (std::size_t slot = 0; slot < a.slots.size(); ++slot) {
+    const int s = static_cast<int>(slot);
+    for (std::size_t w = 0; w < sp.waits.size(); ++w)
+      if (sp.waits[w] == s && sp.signals[w] != s) {
+        in.wait[w] = static_cast<int>(in.at.size());
+        in.at.push_back({s, {"s_barrier_wait"}});
+      }
+    for (std::size_t w = 0; w < sp.waits.size(); ++w) {
+      if (sp.signals[w] != s) continue;
+      in.signal[w] = static_cast<int>(in.at.size());
+      if (!kind.amd) in.at.push_back({s, {"bar_sync 0"}});
+      else if (!kind.split) in.at.push_back({s, {waitcnt(a, sp.waits[w]), "s_barrier"}});
+      else in.at.push_back({s, {waitcnt(a, sp.waits[w]), "s_barrier_signal"}});
+      if (kind.split && sp.waits[w] == s) {
+        in.wait[w] = static_cast<int>(in.at.size());
+        in.at.push_back({s, {"s_barrier_wait"}});
+      }
+    }
+  }
+  return in;
+}
+
+// The hazards a barrier waiting at `slot` orders, the first three described.
+std::string hazards_at(const Analysis& a, int slot) {
+  std::string h;
+  int count = 0;
+  for (const Window& win : a.windows)
+    if (std::binary_search(win.slots.begin(), win.slots.end(), slot)) {
+      if (count++ < 3) h += (h.empty() ? "" : "; ") + describe(win);
+    }
+  if (count > 3) h += "; and " + std::to_string(count - 3) + " more";
+  return h;
+}
+
+// One role: the minimum's barriers inserted (split into signal and wait on
+// gfx12), the kernel rewritten with them and verified. Fills out's kernel,
+// barriers and verification, or marks a defect.
+void place_one_role(Outcome& out, const Input& in, const Analysis& a, const Minimum& m, const std::vector<Point>& analysed,
+                    BarrierKind kind) {
+  Split sp{m.slots, m.slots};
+  if (kind.split) sp = early_signals(a, m.slots);
+  if (kind.split && !valid(a, sp)) {
+    out.defect = true;
+    out.verification.message = "the split placement does not alternate or order its hazards";
+    return;
+  }
+  const Inserts ins = plan_inserts(a, sp, kind);
+  // The header and the `# expect:` line.
+  std::vector<std::pair<int, std::string>> replace;
+  if (const int e = line_starting(in.lines, "# expect:")) replace.push_back({e, "# expect: verified"});
+  const std::size_t n = m.slots.size();
+  std::vector<std::string> header{
+      "# barriers placed by check-kernel --place-barriers --target " + in.chip.name + ": " + std::to_string(n) + " " +
+          (kind.split ? "split barrier" : out.family) + (n == 1 ? "" : "s") + " for " + std::to_string(a.windows.size()) +
+          " hazard window" + (a.windows.size() == 1 ? "" : "s") + (m.proved ? " (minimal: proved)" : "")};
+  Rewritten rw = rewrite(in.text, in.file, a, ins.at, replace, header);
+  out.text = rw.text;
+  out.diff = rw.diff;
+  for (std::size_t w = 0; w < sp.waits.size(); ++w) {
+    Barrier b;
+    // AMD inserts start with their s_waitcnt.
+    const int signal = rw.lines[static_cast<std::size_t>(ins.signal[w])] + (kind.amd ? 1 : 0);
+    b.line = kind.split ? rw.lines[static_cast<std::size_t>(ins.wait[w])] : signal;
+    b.signal_line = signal;
+    b.hazards = hazards_at(a, sp.waits[w]);
+    out.barriers.push_back(std::move(b));
+  }
+  std::sort(out.barriers.begin(), out.barriers.end(), [](const Barrier& x, const Barrier& y) { return x.line < y.line; });
+  verify(out, in.file, in.req, analysed);
+}
+
+}  // namespace
+
+Outcome place(const std::string& source, const std::string& file, const Request& req) {
+  Outcome out;
+  // The kernel as given, then as the requested target reads it.
+  dsl::Parsed given = dsl::parse(source, file, req.check.params);
+  if (!given.ok()) {
+    out.errors = given.errors;
+    return out;
+  }
+  Input in{file, req, split_lines(source), source, declared_chip(given.kernel)};
+  if (!req.target.empty() && !retarget(in, out)) return out;
+  dsl::Parsed parsed = !req.target.empty() ? dsl::parse(in.text, file, req.check.params) : std::move(given);
+  if (!parsed.ok()) {
+    for (Diagnostic d : parsed.errors) {
+      d.loc.line = in.input_line(d.loc.line);
+      out.errors.push_back(std::move(d));
+    }
+    return out;
+  }
+  const ir::Kernel& k = parsed.kernel;
+  BarrierKind kind;
+  kind.amd = k.target == ir::Target::amd;
+  kind.split = kind.amd && spec::amd::has_split_barrier(k.gfx) && req.family != Family::monolithic;
+  if (!family_fits(out, in, k, kind)) return out;
+  out.target = in.chip.name;
+  out.family = !kind.amd ? "bar_sync" : kind.split ? "split" : "s_barrier";
+
+  const clock::time_point t0 = clock::now();
+  Analysis a;
+  std::vector<Point> analysed;  // the other points, as out.points names them
+  if (!analyse(out, in, k, a, analysed)) return out;
+  to_input_lines(a, in);
+  out.input_barriers = a.removed_barriers;
+  out.hazards = a.windows.size();
+  out.t_hazards = since(t0);
+  const bool roles = a.roles > 1;
+  if (roles && !role_points_fit(out, in, k, a)) return out;
+  Minimum m;
+  if (!find_minimum(out, in, k, a, m)) return out;
   if (!covers(a, m.slots)) {
     out.defect = true;
     out.verification.message = "the placement does not cover its own hazard windows";
@@ -430,80 +571,12 @@ Outcome place(const std::string& source, const std::string& file, const Request&
   if (roles) {
     // The pairs' Z3 queries and the searches of the placements tried count
     // with the minimum; the final search is t_verify.
-    t0 = clock::now();
-    place_roles(out, a, k, m, text, file, lines, req, analysed, chip.name);
-    out.t_minimum += since(t0) - out.t_verify;
+    const clock::time_point t1 = clock::now();
+    place_roles(out, a, k, m, in.text, file, in.lines, req, analysed, in.chip.name);
+    out.t_minimum += since(t1) - out.t_verify;
     return out;
   }
-
-  // What to insert at each slot.
-  std::vector<Insert> inserts;
-  std::vector<int> wait_insert, signal_insert;  // per barrier
-  auto waitcnt = [&](int slot) {
-    bool vm = false;
-    for (const Window& w : a.windows)
-      if (w.gather && std::binary_search(w.slots.begin(), w.slots.end(), slot)) vm = true;
-    return vm ? std::string("s_waitcnt vmcnt(0) lgkmcnt(0)") : std::string("s_waitcnt lgkmcnt(0)");
-  };
-  Split sp{m.slots, m.slots};
-  if (split) sp = early_signals(a, m.slots);
-  if (split && !valid(a, sp)) {
-    out.defect = true;
-    out.verification.message = "the split placement does not alternate or order its hazards";
-    return out;
-  }
-  wait_insert.assign(sp.waits.size(), -1);
-  signal_insert.assign(sp.waits.size(), -1);
-  for (std::size_t slot = 0; slot < a.slots.size(); ++slot) {
-    const int s = static_cast<int>(slot);
-    for (std::size_t w = 0; w < sp.waits.size(); ++w)
-      if (sp.waits[w] == s && sp.signals[w] != s) {
-        wait_insert[w] = static_cast<int>(inserts.size());
-        inserts.push_back({s, {"s_barrier_wait"}});
-      }
-    for (std::size_t w = 0; w < sp.waits.size(); ++w) {
-      if (sp.signals[w] != s) continue;
-      signal_insert[w] = static_cast<int>(inserts.size());
-      if (!amd) inserts.push_back({s, {"bar_sync 0"}});
-      else if (!split) inserts.push_back({s, {waitcnt(sp.waits[w]), "s_barrier"}});
-      else inserts.push_back({s, {waitcnt(sp.waits[w]), "s_barrier_signal"}});
-      if (split && sp.waits[w] == s) {
-        wait_insert[w] = static_cast<int>(inserts.size());
-        inserts.push_back({s, {"s_barrier_wait"}});
-      }
-    }
-  }
-
-  // The header and the `# expect:` line.
-  std::vector<std::pair<int, std::string>> replace;
-  if (const int e = line_starting(lines, "# expect:")) replace.push_back({e, "# expect: verified"});
-  const std::size_t n = m.slots.size();
-  std::vector<std::string> header{
-      "# barriers placed by check-kernel --place-barriers --target " + chip.name + ": " + std::to_string(n) + " " +
-          (split ? "split barrier" : out.family) + (n == 1 ? "" : "s") + " for " + std::to_string(a.windows.size()) +
-          " hazard window" + (a.windows.size() == 1 ? "" : "s") + (m.proved ? " (minimal: proved)" : "")};
-  Rewritten rw = rewrite(text, file, a, inserts, replace, header);
-  out.text = rw.text;
-  out.diff = rw.diff;
-  for (std::size_t w = 0; w < sp.waits.size(); ++w) {
-    Barrier b;
-    // AMD inserts start with their s_waitcnt.
-    const int signal = rw.lines[static_cast<std::size_t>(signal_insert[w])] + (amd ? 1 : 0);
-    b.line = split ? rw.lines[static_cast<std::size_t>(wait_insert[w])] : signal;
-    b.signal_line = signal;
-    std::string h;
-    int count = 0;
-    for (const Window& win : a.windows)
-      if (std::binary_search(win.slots.begin(), win.slots.end(), sp.waits[w])) {
-        if (count++ < 3) h += (h.empty() ? "" : "; ") + describe(win);
-      }
-    if (count > 3) h += "; and " + std::to_string(count - 3) + " more";
-    b.hazards = h;
-    out.barriers.push_back(std::move(b));
-  }
-  std::sort(out.barriers.begin(), out.barriers.end(), [](const Barrier& x, const Barrier& y) { return x.line < y.line; });
-
-  verify(out, file, req, analysed);
+  place_one_role(out, in, a, m, analysed, kind);
   return out;
 }
 
