@@ -16,6 +16,7 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -187,6 +188,10 @@ class Successors {
   static void no_prefetch(std::uint64_t) {}
 
  private:
+  // One expansion of w.s from its loaded state (defined below).
+  template <class Store, class Prefetch>
+  class Expansion;
+
   void note_warning(Worker& w, const StepInfo& info, std::uint32_t id, int action) const {
     for (const auto& kx : w.warnings)
       if (kx.second.kind == info.warning) return;
@@ -294,9 +299,246 @@ class Successors {
   bool check_cache_;
 };
 
+// One expansion of w.s (Successors::expand), loaded from w.from: each
+// action is stepped from s into a buffer that is s between actions: the
+// step of an agent or an async event writes its own part and the parts no
+// agent owns, which restore() copies back after it (an agent's own part:
+// the steps of a are a's, and its local steps after them; an async event's
+// step writes no agent's part). The trip oracle's step writes every
+// agent's: its buffer is copied whole after it. A step that throws ends the
+// search; the next expansion copies the buffers whole.
+// Two buffers: a kept successor waits in one (`held`) for its store call
+// until the next action has been stepped into the other. Each is made s
+// when first used (into its buffers: no allocation unless a part's size
+// differs): where the step cache answers for every agent, neither is.
+template <class Store, class Prefetch>
+class Successors::Expansion {
+ public:
+  Expansion(const Successors& x, Worker& w, std::uint32_t id, Store& store, Prefetch& prefetch, bool cached)
+      : x_(x),
+        w_(w),
+        s_(w.s),
+        store_(store),
+        prefetch_(prefetch),
+        id_(id),
+        agents_(x.m_.agents()),
+        oracle_(x.plan_.active ? agents_ + static_cast<int>(w.s.pending.size()) : -1),
+        cached_(cached) {}
+
+  // Takes every enabled action (only the persistent set's successors
+  // stored, where the reduction picks one), then records a deadlock.
+  void run(std::uint64_t depth) {
+    const int total = x_.m_.processes(s_);
+    w_.action = 0;
+    if (x_.incremental_) {
+      w_.agent_hashes.resize(s_.agents.size());
+      w_.agent_sum = agent_hashes(s_, x_.owners_, w_.agent_hashes.data());
+    }
+    const std::uint64_t keep = x_.por_ ? x_.order_.keep(s_, depth, w_.coverage) : 0;  // 0: store every successor
+    bool kept_any = false;
+    for (int a = 0; a < total && !w_.found.any; ++a) kept_any |= act(a, keep == 0 || (keep >> a & 1));
+    // No step of the persistent set was enabled after all: store them all.
+    if (keep != 0 && !kept_any)
+      for (int a = 0; a < total && !w_.found.any; ++a)
+        if (x_.m_.may_move(s_, a)) take(a, {.keep = true, .to_cache = false});
+    store_held();
+    if (!w_.found.any && !any_enabled_ && x_.m_.live(s_)) {
+      w_.found = Found{.any = true, .violation = spec::Violation::deadlock, .parent = id_, .deadlock = true, .action = 0};
+      w_.found_key = key_of(id_, deadlock_action);
+    }
+  }
+
+ private:
+  // How take() treats an enabled action's successor: with `keep`, it is
+  // stored; with `to_cache` (agent a's own part in w.from is the cache's
+  // key: looked up, not found), a clean outcome goes to the step cache.
+  struct Take {
+    bool keep = true;
+    bool to_cache = false;
+  };
+
+  // The successor waiting for its store call.
+  struct Held {
+    State* t = nullptr;  // null: none, or a kept step's (`kept`)
+    int a = 0;
+    std::uint64_t fp = 0;
+    bool kept = false;   // the cache's outcome `o`: its successor's bytes are spliced if it is new
+    StepCache::Kept o;
+  };
+
+  // Action a, its successor stored if store_it: from the step cache where
+  // it holds a's outcome. True if a successor is kept.
+  bool act(int a, bool store_it) {
+    const bool own = cached_ && a < agents_ && store_it;
+    if (own) {
+      const StepCache::Kept o = w_.cache.find(a, Successors::own(w_, a));
+      w_.cache.tally(1, static_cast<bool>(o));
+      if (o) return hold_kept(a, o);
+      if (!x_.m_.may_move(s_, a)) {
+        put_outcome(a, nullptr, {});
+        return false;
+      }
+    } else if (!x_.m_.may_move(s_, a)) {
+      return false;
+    }
+    return take(a, {.keep = store_it, .to_cache = own}) && store_it;
+  }
+
+  // The cache's outcome o of agent a's step, held for its store call where
+  // it is enabled (checked against the step first, where asked).
+  bool hold_kept(int a, const StepCache::Kept& o) {
+    if (x_.check_cache_) x_.check_kept(w_, a, o, m_is_s_);
+    if (!o.enabled()) return false;
+    any_enabled_ = true;
+    ++w_.transitions;
+    const std::uint64_t fp = fingerprint_of(w_.agent_sum - o.before() + o.agent_hash(), o.shared_hash());
+    prefetch_(fp);
+    store_held();
+    held_ = Held{.t = nullptr, .a = a, .fp = fp, .kept = true, .o = o};
+    return true;
+  }
+
+  // Takes action `a` from s; false if it is not enabled. A violation ends
+  // the expansion.
+  bool take(int a, Take how) {
+    State& t = buffer();
+    w_.action = static_cast<Action>(a);
+    StepInfo& info = w_.info;
+    bool enabled = false;
+    try {
+      enabled = x_.m_.apply(t, static_cast<Action>(a), info);
+    } catch (...) {
+      store_held();  // as it would have been before this step
+      throw;
+    }
+    if (!enabled) {
+      if (how.to_cache && !info.reads_others) put_outcome(a, nullptr, {});
+      put_back(t, a);
+      return false;
+    }
+    if (w_.coverage && a < agents_) w_.coverage->mark(a, s_.agents[static_cast<std::size_t>(a)].pc);
+    any_enabled_ = true;
+    ++w_.transitions;
+    if (info.violation != spec::Violation::none) {
+      store_held();
+      w_.found = Found{.any = true, .violation = info.violation, .parent = id_, .deadlock = false, .action = static_cast<Action>(a)};
+      w_.found_key = key_of(id_, static_cast<std::uint32_t>(a));
+      return true;
+    }
+    if (info.warning != spec::Violation::none) x_.note_warning(w_, info, id_, a);
+    if (!how.keep) {
+      cover_local_steps(t, a);
+      put_back(t, a);
+      return true;
+    }
+    hold(t, a, info, how.to_cache);
+    return true;
+  }
+
+  // The buffer the next action is stepped into: not the one held, made s
+  // when first used.
+  State& buffer() {
+    if (held_.t == &w_.t) {
+      if (!t2_is_s_) w_.t2 = s_;
+      t2_is_s_ = true;
+      return w_.t2;
+    }
+    if (!t_is_s_) {
+      w_.t = s_;
+      t_is_s_ = true;
+    }
+    return w_.t;
+  }
+
+  // The control flow that follows a step not kept belongs to it: coverage
+  // counts it even where the reduction does not keep the successor.
+  void cover_local_steps(State& t, int a) {
+    if (!w_.coverage || a >= agents_) return;
+    try {
+      x_.local_steps(t, a, w_.coverage);
+    } catch (...) {
+      store_held();
+      throw;
+    }
+  }
+
+  // The successor t of agent a's step (or a pending event's): its local
+  // steps run, its fingerprint taken, its outcome to the cache where clean
+  // (with `to_cache`), then held for its store call.
+  void hold(State& t, int a, const StepInfo& info, bool to_cache) {
+    // Only the agent that moved can have reached local steps; a pending
+    // event moves no agent.
+    bool others = info.reads_others;
+    if (a < agents_) {
+      try {
+        others |= x_.local_steps_reading(t, a, w_.coverage);
+      } catch (...) {
+        store_held();
+        throw;
+      }
+    }
+    StepCache::Outcome out;
+    const std::uint64_t fp = x_.successor_fingerprint(w_, t, a, &out);
+    if (to_cache && !others && info.warning == spec::Violation::none) put_outcome(a, &t, out);
+    prefetch_(fp);
+    store_held();
+    held_ = Held{.t = &t, .a = a, .fp = fp, .kept = false, .o = {}};
+  }
+
+  // Makes t, after a step of action a, s again.
+  void put_back(State& t, int a) {
+    if (a == oracle_) t = s_;
+    else restore(t, s_, x_.owners_, a < agents_ ? a : -1);
+  }
+
+  // The successor held, if any, to its store call (its buffer put back).
+  void store_held() {
+    if (held_.kept) {
+      held_.kept = false;
+      store_(held_.fp, static_cast<Action>(held_.a), [&]() -> std::string_view { return spliced(w_, held_.a, held_.o); });
+      return;
+    }
+    if (held_.t == nullptr) return;
+    State& t = *held_.t;
+    store_(held_.fp, static_cast<Action>(held_.a), [&]() -> std::string_view {
+      serialize(t, x_.owners_, w_.bytes, &w_.s, &w_.s_events);
+      return w_.bytes.view();
+    });
+    put_back(t, held_.a);
+    held_.t = nullptr;
+  }
+
+  // The outcome of agent a's step from s into the cache (the successor t,
+  // unless it is not enabled), after the successor held is stored: a kept
+  // outcome's bytes lie in the cache until the next put.
+  void put_outcome(int a, const State* t, StepCache::Outcome out) {
+    store_held();
+    out.before = w_.agent_hashes[static_cast<std::size_t>(a)];
+    if (t != nullptr) {
+      serialize_agent(*t, x_.owners_, static_cast<std::size_t>(a), w_.part);
+      serialize_shared(*t, w_.shared, &w_.s, &w_.s_events);
+      out.part = w_.part.view();
+      out.shared = w_.shared.view();
+    }
+    w_.cache.put(a, Successors::own(w_, a), out, t != nullptr ? t->pending.size() : 0);
+  }
+
+  const Successors& x_;
+  Worker& w_;
+  const State& s_;
+  Store& store_;
+  Prefetch& prefetch_;
+  const std::uint32_t id_;
+  const int agents_;
+  const int oracle_;     // the trip oracle's action (-1: none)
+  const bool cached_;    // the step cache answers for this state's agents
+  bool t_is_s_ = false, t2_is_s_ = false, m_is_s_ = false;  // w.t, w.t2, w.m are s
+  bool any_enabled_ = false;
+  Held held_;
+};
+
 template <class Store, class Prefetch>
 void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&& store, Prefetch&& prefetch) const {
-  const int agents = m_.agents();
   // The step cache (step_cache.hpp), where successors are fingerprinted from
   // agent hashes: its key is read from the state's bytes, and where it
   // answers for every agent (and no reduction picks among the actions, and
@@ -304,6 +546,7 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
   // kept step marks no instruction: the ones it would mark (its own and its
   // local steps', a function of what the key holds) were marked in
   // w.coverage when it was taken and kept.
+  const int agents = m_.agents();
   bool cached = cache_ && w.cache.on();
   if (cached) {
     w.parts.resize(static_cast<std::size_t>(agents) + 1);
@@ -319,178 +562,9 @@ void Successors::expand(Worker& w, std::uint32_t id, std::uint64_t depth, Store&
   }
   deserialize(w.from.data(), owners_, w.s, &w.s_events);
   if (cached) w.cache.set_pending(w.s.pending.size());
-  const State& s = w.s;
-  bool any_enabled = false;
-  const int total = m_.processes(s);
-  // Each action is stepped from s into a buffer that is s between actions:
-  // the step of an agent or an async event writes its own part and the
-  // parts no agent owns, which restore() copies back after it (an agent's
-  // own part: the steps of a are a's, and its local steps after them; an
-  // async event's step writes no agent's part). The trip oracle's step
-  // writes every agent's: its buffer is copied whole after it. A step that
-  // throws ends the search; the next expansion copies the buffers whole.
-  // Two buffers: a kept successor waits in one (`held`) for its store call
-  // until the next action has been stepped into the other. Each is made s
-  // when first used (into its buffers: no allocation unless a part's size
-  // differs): where the step cache answers for every agent, neither is.
-  bool t_is_s = false, t2_is_s = false;
-  const int oracle = plan_.active ? agents + static_cast<int>(s.pending.size()) : -1;
-  auto put_back = [&](State& t, int a) {
-    if (a == oracle) t = s;
-    else restore(t, s, owners_, a < agents ? a : -1);
-  };
-  struct Held {
-    State* t = nullptr;  // null: none, or a kept step's (`kept`)
-    int a = 0;
-    std::uint64_t fp = 0;
-    bool kept = false;   // the cache's outcome `o`: its successor's bytes are spliced if it is new
-    StepCache::Kept o;
-  } held;
-  bool m_is_s = false;
-  auto store_held = [&] {
-    if (held.kept) {
-      held.kept = false;
-      store(held.fp, static_cast<Action>(held.a), [&]() -> std::string_view { return spliced(w, held.a, held.o); });
-      return;
-    }
-    if (held.t == nullptr) return;
-    State& t = *held.t;
-    store(held.fp, static_cast<Action>(held.a), [&]() -> std::string_view {
-      serialize(t, owners_, w.bytes, &w.s, &w.s_events);
-      return w.bytes.view();
-    });
-    put_back(t, held.a);
-    held.t = nullptr;
-  };
-  // The outcome of agent a's step from s into the cache (the successor t,
-  // unless it is not enabled), after the successor held is stored: a kept
-  // outcome's bytes lie in the cache until the next put.
-  auto put_outcome = [&](int a, const State* t, StepCache::Outcome out) {
-    store_held();
-    out.before = w.agent_hashes[static_cast<std::size_t>(a)];
-    if (t != nullptr) {
-      serialize_agent(*t, owners_, static_cast<std::size_t>(a), w.part);
-      serialize_shared(*t, w.shared, &w.s, &w.s_events);
-      out.part = w.part.view();
-      out.shared = w.shared.view();
-    }
-    w.cache.put(a, own(w, a), out, t != nullptr ? t->pending.size() : 0);
-  };
-  // Takes action `a` from s; false if it is not enabled. A violation ends
-  // the expansion; with `keep`, the successor is stored. With `own` (the
-  // agent a's own part in w.own is the cache's key: looked up, not found),
-  // a clean outcome goes to the step cache.
-  auto take = [&](int a, bool keep, bool own = false) {
-    State* tp = &w.t;
-    if (held.t == &w.t) {
-      if (!t2_is_s) w.t2 = s;
-      t2_is_s = true;
-      tp = &w.t2;
-    } else if (!t_is_s) {
-      w.t = s;
-      t_is_s = true;
-    }
-    State& t = *tp;
-    w.action = static_cast<Action>(a);
-    StepInfo& info = w.info;
-    bool enabled = false;
-    try {
-      enabled = m_.apply(t, static_cast<Action>(a), info);
-    } catch (...) {
-      store_held();  // as it would have been before this step
-      throw;
-    }
-    if (!enabled) {
-      if (own && !info.reads_others) put_outcome(a, nullptr, {});
-      put_back(t, a);
-      return false;
-    }
-    if (w.coverage && a < agents) w.coverage->mark(a, s.agents[static_cast<std::size_t>(a)].pc);
-    any_enabled = true;
-    ++w.transitions;
-    if (info.violation != spec::Violation::none) {
-      store_held();
-      w.found = Found{true, info.violation, id, false, static_cast<Action>(a)};
-      w.found_key = key_of(id, static_cast<std::uint32_t>(a));
-      return true;
-    }
-    if (info.warning != spec::Violation::none) note_warning(w, info, id, a);
-    if (!keep) {
-      // The control flow that follows the step belongs to it: coverage
-      // counts it even where the reduction does not keep the successor.
-      if (w.coverage && a < agents) {
-        try {
-          local_steps(t, a, w.coverage);
-        } catch (...) {
-          store_held();
-          throw;
-        }
-      }
-      put_back(t, a);
-      return true;
-    }
-    // Only the agent that moved can have reached local steps; a pending
-    // event moves no agent.
-    bool others = info.reads_others;
-    if (a < agents) {
-      try {
-        others |= local_steps_reading(t, a, w.coverage);
-      } catch (...) {
-        store_held();
-        throw;
-      }
-    }
-    StepCache::Outcome out;
-    const std::uint64_t fp = successor_fingerprint(w, t, a, &out);
-    if (own && !others && info.warning == spec::Violation::none) put_outcome(a, &t, out);
-    prefetch(fp);
-    store_held();
-    held = Held{&t, a, fp, false, {}};
-    return true;
-  };
-  w.action = 0;
-  if (incremental_) {
-    w.agent_hashes.resize(s.agents.size());
-    w.agent_sum = agent_hashes(s, owners_, w.agent_hashes.data());
-  }
-  const std::uint64_t keep = por_ ? order_.keep(s, depth, w.coverage) : 0;  // 0: store every successor
-  bool kept_any = false;
-  for (int a = 0; a < total && !w.found.any; ++a) {
-    const bool store_it = keep == 0 || (keep >> a & 1);
-    const bool own = cached && a < agents && store_it;
-    if (own) {
-      const StepCache::Kept o = w.cache.find(a, this->own(w, a));
-      w.cache.tally(1, static_cast<bool>(o));
-      if (o) {
-        if (check_cache_) check_kept(w, a, o, m_is_s);
-        if (!o.enabled()) continue;
-        any_enabled = true;
-        ++w.transitions;
-        kept_any = true;
-        const std::uint64_t fp = fingerprint_of(w.agent_sum - o.before() + o.agent_hash(), o.shared_hash());
-        prefetch(fp);
-        store_held();
-        held = Held{nullptr, a, fp, true, o};
-        continue;
-      }
-      if (!m_.may_move(s, a)) {
-        put_outcome(a, nullptr, {});
-        continue;
-      }
-    } else if (!m_.may_move(s, a)) {
-      continue;
-    }
-    if (take(a, store_it, own) && store_it) kept_any = true;
-  }
-  // No step of the persistent set was enabled after all: store them all.
-  if (keep != 0 && !kept_any)
-    for (int a = 0; a < total && !w.found.any; ++a)
-      if (m_.may_move(s, a)) take(a, true);
-  store_held();
-  if (!w.found.any && !any_enabled && m_.live(s)) {
-    w.found = Found{true, spec::Violation::deadlock, id, true, 0};
-    w.found_key = key_of(id, deadlock_action);
-  }
+  using S = std::remove_reference_t<Store>;
+  using P = std::remove_reference_t<Prefetch>;
+  Expansion<S, P>(*this, w, id, store, prefetch, cached).run(depth);
 }
 
 }  // namespace pc::check
