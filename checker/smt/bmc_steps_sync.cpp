@@ -1,0 +1,387 @@
+// The bounded search's steps on tensor memory, named barriers, the cluster
+// barrier and the AMD workgroup barrier, and the agents' exit (bmc_encoder.hpp).
+#include "checker/smt/bmc_encoder.hpp"
+
+#include "spec/rules.hpp"
+#include "spec/tmem.hpp"
+
+namespace pc::smt::bmc::encoding {
+
+// step.cpp, tmem_alloc_memory, when `when` holds: an alloc's or dealloc's
+// write of each element (part) of the allocation by the leader of the
+// warp whose lanes are `by` (hb::overwrite, known to `known` too, then
+// hb::order from the leader to the lanes); a dealloc first checks that
+// every access is ordered before `by` or `known` (tmem_dealloc_in_use).
+void Encoder::alloc_memory(const State& s, State& n, const Step::Part& part, const std::vector<int>& by, const std::vector<int>& known,
+                  bool dealloc, const z3::expr& when, Case& c) {
+  if (dealloc) {
+    const z3::expr in_use = known.empty() ? unordered(s, part.buf, by) : and2(unordered(s, part.buf, by), unordered(s, part.buf, known));
+    c.raises.push_back({Violation::tmem_dealloc_in_use, and2(when, in_use)});
+  }
+  const int ev = part.events[0];
+  const int leader = f_.events[static_cast<std::size_t>(ev)].thread;
+  for (int e = 0; e < E_; ++e)
+    if (f_.events[static_cast<std::size_t>(e)].buf == part.buf)
+      n.alive[static_cast<std::size_t>(e)] = and2(n.alive[static_cast<std::size_t>(e)], not1(when));
+  n.alive[static_cast<std::size_t>(ev)] = or2(n.alive[static_cast<std::size_t>(ev)], when);
+  K(n, leader, ev, false) = or2(K(n, leader, ev, false), when);
+  for (const int t : known) K(n, t, ev, false) = or2(K(n, t, ev, false), when);
+  for (const int t : by)
+    if (t != leader)
+      for (int e = 0; e < E_; ++e)
+        for (const bool av : {false, true}) {
+          if (av && !generic(e)) continue;
+          K(n, t, e, av) = or2(K(n, t, e, av), and2(when, K(n, leader, e, av)));
+        }
+  touch(c, part.buf);
+}
+
+// tcgen05.alloc, dealloc, relinquish_alloc_permit by one warp (step.cpp,
+// tmem_alloc; spec::tmem::alloc, dealloc, relinquish): an alloc blocks
+// while the columns are not free.
+void Encoder::tmem_alloc(const State& s, int a, const Step& st, Case& c) {
+  namespace tm = spec::tmem;
+  const int cta = f_.agents[static_cast<std::size_t>(a)].cta;
+  const std::size_t ci = static_cast<std::size_t>(cta);
+  State& n = c.next;
+  c.writes.push_back(object(Obj::tmem, cta));
+  const auto op = static_cast<tm::PairOp>(st.tmem_op);
+  if (op == tm::PairOp::relinquish) {
+    n.tm_relinq[ci] = c_.bool_val(true);
+    return;
+  }
+  const bool alloc = op == tm::PairOp::alloc;
+  const z3::expr misuse = alloc ? or2(s.tm_relinq[ci], tm_alloc(s, cta, st.slot)) : not1(tm_alloc(s, cta, st.slot));
+  c.raises.push_back({Violation::tmem_misuse, misuse});
+  if (alloc) c.guard = and2(c.guard, or2(misuse, s.tm_used[ci] + num(st.cols) <= num(tm::columns)));
+  n.tm_used[ci] = s.tm_used[ci] + num(alloc ? st.cols : -st.cols);
+  tm_alloc(n, cta, st.slot) = c_.bool_val(alloc);
+  for (const Step::Part& part : st.parts) alloc_memory(s, n, part, st.lanes, {}, !alloc, c_.bool_val(true), c);
+}
+
+// A cta_group 2 collective (step.cpp, tmem_pair; spec::tmem::pair_issue):
+// its issue, which the first warp of the pair makes and then waits (its
+// stage), or the second, which performs it in both CTAs; then the first
+// warp's return once it is performed (pair_returns).
+void Encoder::tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
+  namespace tm = spec::tmem;
+  const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+  const Step& st = ag.steps[static_cast<std::size_t>(i)];
+  const std::size_t ai = static_cast<std::size_t>(a);
+  const int me = ag.cta, peer = tm::peer(ag.cta);
+  const std::size_t mi = static_cast<std::size_t>(me), pi = static_cast<std::size_t>(peer);
+  const auto op = static_cast<tm::PairOp>(st.tmem_op);
+  const z3::expr none = num(static_cast<int>(tm::PairOp::none)), kind = num(st.tmem_op);
+  State& n = c.next;
+  c.writes.push_back(object(Obj::tmem, me));
+  c.writes.push_back(object(Obj::tmem, peer));
+  c.guard = and2(c.guard, and2(not1(s.stage[ai]), s.tm_pair[mi] == none));
+  const z3::expr first = s.tm_pair[pi] == none || s.tm_done[pi];
+  z3::expr mismatch = s.tm_pair[pi] != kind;
+  if (op != tm::PairOp::relinquish) mismatch = mismatch || s.tm_which[pi] != num(st.slot);
+  mismatch = and2(not1(first), mismatch);
+  const z3::expr second = and2(not1(first), not1(mismatch));
+  z3::expr misuse = c_.bool_val(false), blocked = c_.bool_val(false);
+  if (op == tm::PairOp::alloc) {
+    for (const int x : {me, peer}) {
+      misuse = or2(misuse, or2(s.tm_relinq[static_cast<std::size_t>(x)], tm_alloc(s, x, st.slot)));
+      blocked = or2(blocked, s.tm_used[static_cast<std::size_t>(x)] + num(st.cols) > num(tm::columns));
+    }
+  } else if (op == tm::PairOp::dealloc) {
+    misuse = or2(not1(tm_alloc(s, me, st.slot)), not1(tm_alloc(s, peer, st.slot)));
+  }
+  c.raises.push_back({Violation::tmem_misuse, or2(mismatch, and2(second, misuse))});
+  c.guard = and2(c.guard, not1(and2(second, and2(not1(misuse), blocked))));
+  const z3::expr perform = second;  // (misuse raises: the step is not taken then)
+  // The first: issued, waiting for the peer's warp.
+  n.tm_pair[mi] = z3::ite(first, kind, s.tm_pair[mi]);
+  n.tm_which[mi] = z3::ite(first, num(op == tm::PairOp::relinquish ? 0 : st.slot), s.tm_which[mi]);
+  n.stage[ai] = first;
+  // The second: performed in both CTAs, and the peer's warp may return.
+  for (const int x : {me, peer}) {
+    const std::size_t xi = static_cast<std::size_t>(x);
+    if (op == tm::PairOp::relinquish) {
+      n.tm_relinq[xi] = or2(s.tm_relinq[xi], perform);
+      continue;
+    }
+    const bool alloc = op == tm::PairOp::alloc;
+    n.tm_used[xi] = z3::ite(perform, s.tm_used[xi] + num(alloc ? st.cols : -st.cols), s.tm_used[xi]);
+    tm_alloc(n, x, st.slot) = z3::ite(perform, c_.bool_val(alloc), tm_alloc(s, x, st.slot));
+  }
+  n.tm_done[pi] = or2(s.tm_done[pi], perform);
+  if (op != tm::PairOp::relinquish) {
+    // Each CTA's elements: its own warp's leader writes them, and the
+    // other warp of the collective knows it (step.cpp, tmem_alloc_memory).
+    // The other warp is the peer agent waiting at a collective (one at
+    // most: the peer CTA's state holds one).
+    const std::size_t size = st.parts.size() / (st.peer_agents.size() + 1);
+    for (std::size_t w = 0; w < st.peer_agents.size(); ++w) {
+      const int b = st.peer_agents[w];
+      const std::vector<int>& theirs = st.peer_lanes[w];
+      z3::expr waiting = c_.bool_val(false);
+      const bmc::Agent& other = f_.agents[static_cast<std::size_t>(b)];
+      for (int j = 0; j < static_cast<int>(other.steps.size()); ++j)
+        if (other.steps[static_cast<std::size_t>(j)].kind == StepKind::tmem_pair) waiting = or2(waiting, at(s, b, j));
+      const z3::expr with = and2(perform, and2(s.stage[static_cast<std::size_t>(b)], waiting));
+      for (std::size_t k = 0; k < size; ++k) {
+        alloc_memory(s, n, st.parts[k], st.lanes, theirs, op == tm::PairOp::dealloc, with, c);
+        alloc_memory(s, n, st.parts[size * (w + 1) + k], theirs, st.lanes, op == tm::PairOp::dealloc, with, c);
+      }
+    }
+  }
+  advance(n, a, i, perform);
+  out.push_back(std::move(c));
+  // The first warp's return.
+  Case r{ag.name + ": " + st.text + " returns (line " + std::to_string(st.loc.line) + ")",
+         and2(at(s, a, i), s.stage[ai] && s.tm_pair[mi] != none && s.tm_done[mi]), {}, s, a, {}, {object(Obj::tmem, me)}};
+  r.next.tm_pair[mi] = none;
+  r.next.tm_which[mi] = num(0);
+  r.next.tm_done[mi] = c_.bool_val(false);
+  r.next.stage[ai] = c_.bool_val(false);
+  advance(r.next, a, i);
+  out.push_back(std::move(r));
+}
+
+// AMD: each instruction orders the lanes of each of the agent's waves
+// (step.cpp, Exec::op; spec/amd.hpp, wave_lanes_in_lockstep).
+void Encoder::lockstep(State& n, const bmc::Agent& ag) {
+  for (const auto& [leader, rest] : ag.lockstep) {
+    order(n, leader, rest);
+    order(n, rest, leader);
+  }
+}
+
+// The live waves of an AMD workgroup: its agents not exited (step.cpp
+// counts one wave per agent), less `except`.
+z3::expr Encoder::live_waves(const State& s, int except) {
+  z3::expr live = num(0);
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+    if (b != except) live = live + z3::ite(exited(s, b), num(0), num(1));
+  return live;
+}
+
+// spec/amd.cpp, settle: the instance completes once every live wave
+// has signalled.
+void Encoder::amd_settle(State& n, const z3::expr& waves) {
+  const z3::expr done = waves > 0 && n.arrived[0] >= waves;
+  n.gen[0] = z3::ite(done, n.gen[0] + 1, n.gen[0]);
+  n.arrived[0] = z3::ite(done, num(0), n.arrived[0]);
+  complete(n, M_, done);
+}
+
+// s_barrier, s_barrier_signal, s_barrier_wait (step.cpp, amd_barrier):
+// the signal releases the wave's lanes into the barrier and joins the
+// instance in progress; the wait acquires once that instance completes.
+// s_barrier is both: its signal, then (when the instance is not complete
+// at once) a resumption.
+void Encoder::amd_barrier_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
+  const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+  const Step& st = ag.steps[static_cast<std::size_t>(i)];
+  const std::size_t ai = static_cast<std::size_t>(a);
+  State& n = c.next;
+  c.writes.push_back(object(Obj::named, 0));
+  if (!st.signal) {  // s_barrier_wait
+    c.guard = and2(c.guard, s.gen[0] > s.ticket[ai]);
+    acquire(n, ag.lanes, M_, c_.bool_val(true));
+    advance(n, a, i);
+    out.push_back(std::move(c));
+    return;
+  }
+  c.guard = and2(c.guard, !s.stage[ai]);
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
+  release(n, ag.lanes, M_, c_.bool_val(true));
+  n.ticket[ai] = s.gen[0];
+  n.arrived[0] = s.arrived[0] + 1;
+  amd_settle(n, live_waves(s, -1));
+  if (!st.wait) {
+    advance(n, a, i);
+    out.push_back(std::move(c));
+    return;
+  }
+  const z3::expr done = n.gen[0] > s.gen[0];
+  acquire(n, ag.lanes, M_, done);
+  n.stage[ai] = !done;
+  advance(n, a, i, done);
+  out.push_back(std::move(c));
+  Case r{ag.name + ": " + st.text + " resumes (line " + std::to_string(st.loc.line) + ")",
+         and2(at(s, a, i), s.stage[ai] && s.gen[0] > s.ticket[ai]), {}, s, a, {object(Obj::named, 0)}, {}};
+  lockstep(r.next, ag);
+  acquire(r.next, ag.lanes, M_, c_.bool_val(true));
+  r.next.stage[ai] = c_.bool_val(false);
+  advance(r.next, a, i);
+  out.push_back(std::move(r));
+}
+
+// spec/cluster.cpp, settle: the instance completes once every live
+// thread of the cluster has arrived.
+void Encoder::cluster_settle(State& n, const z3::expr& expected) {
+  const z3::expr done = n.cl[0] > 0 && n.cl[0] >= expected;
+  n.cl[1] = z3::ite(done, n.cl[1] + 1, n.cl[1]);
+  n.cl[0] = z3::ite(done, num(0), n.cl[0]);
+  complete(n, sync_of(f_.cluster_sync, -1), done);
+}
+
+// cluster_arrive, cluster_wait, cluster_sync (step.cpp; spec/cluster.cpp):
+// the arrive releases the agent's lanes (and what its fence_mbarrier_init
+// released) into the cluster barrier and joins the instance in progress;
+// the wait acquires, for all its lanes, once that instance completes.
+// cluster_sync is both: its arrive, then (when the instance is not
+// complete at once) a resumption. Misuse is Step::raises.
+void Encoder::cluster_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
+  const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+  const Step& st = ag.steps[static_cast<std::size_t>(i)];
+  const std::size_t ai = static_cast<std::size_t>(a);
+  const int sync = sync_of(f_.cluster_sync, -1);
+  State& n = c.next;
+  c.writes.push_back(object(Obj::cluster, 0));
+  if (!st.arrive) {  // cluster_wait
+    c.guard = and2(c.guard, s.cl[1] >= s.cl_ticket[ai]);
+    acquire(n, ag.lanes, sync, c_.bool_val(true));
+    n.cl_ticket[ai] = num(0);
+    advance(n, a, i);
+    out.push_back(std::move(c));
+    return;
+  }
+  c.guard = and2(c.guard, !s.cl_stage[ai]);
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
+  if (st.sync) release(n, st.lanes, sync, c_.bool_val(true));
+  if (ag.fence_sync >= 0) forward(n, sync_of(ag.fence_sync, -1), sync);
+  n.cl_ticket[ai] = s.cl[1] + 1;
+  n.cl[0] = s.cl[0] + num(ag.threads);
+  cluster_settle(n, live_threads(s, -1, -1));
+  if (!st.wait) {
+    advance(n, a, i);
+    out.push_back(std::move(c));
+    return;
+  }
+  const z3::expr done = n.cl[1] > s.cl[1];
+  acquire(n, ag.lanes, sync, done);
+  n.cl_ticket[ai] = z3::ite(done, num(0), n.cl_ticket[ai]);
+  n.cl_stage[ai] = !done;
+  advance(n, a, i, done);
+  out.push_back(std::move(c));
+  Case r{ag.name + ": " + st.text + " resumes (line " + std::to_string(st.loc.line) + ")",
+         and2(at(s, a, i), s.cl_stage[ai] && s.cl[1] >= s.cl_ticket[ai]), {}, s, a, {object(Obj::cluster, 0)}, {}};
+  acquire(r.next, ag.lanes, sync, c_.bool_val(true));
+  r.next.cl_ticket[ai] = num(0);
+  r.next.cl_stage[ai] = c_.bool_val(false);
+  advance(r.next, a, i);
+  out.push_back(std::move(r));
+}
+
+void Encoder::bar_sync_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
+  const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+  const Step& st = ag.steps[static_cast<std::size_t>(i)];
+  const std::size_t ai = static_cast<std::size_t>(a);
+  State& n = c.next;
+  // spec/named_barrier.cpp: arrive, then settle; the agent waits
+  // until the generation passes the one it joined.
+  const std::size_t b = static_cast<std::size_t>(st.named);
+  const int sync = M_ + st.named;
+  c.guard = and2(c.guard, !s.stage[ai]);
+  const bool whole = st.count == 0;
+  c.writes.push_back(object(Obj::named, st.named));
+  if (whole)
+    for (int b2 = 0; b2 < static_cast<int>(f_.agents.size()); ++b2)
+      if (f_.agents[static_cast<std::size_t>(b2)].cta == ag.cta) c.reads.push_back(object(Obj::exited, b2));
+  const z3::expr count = whole ? live_threads(s, -1, ag.cta) : num(static_cast<std::int64_t>(st.count));
+  const z3::expr threads = num(ag.threads);
+  z3::expr mismatch = s.arrived[b] + threads > count;
+  mismatch = mismatch || (s.arrived[b] > 0 && (whole ? !s.whole[b] : (s.whole[b] || s.count[b] != count)));
+  c.raises.push_back({Violation::named_count_mismatch, mismatch});
+  const z3::expr arrived = s.arrived[b] + threads;
+  const z3::expr done = arrived >= count;
+  n.ticket[ai] = s.gen[b];
+  release(n, st.lanes, sync, c_.bool_val(true));
+  n.gen[b] = z3::ite(done, s.gen[b] + 1, s.gen[b]);
+  n.arrived[b] = z3::ite(done, num(0), arrived);
+  n.count[b] = z3::ite(done, num(0), count);
+  n.whole[b] = z3::ite(done, c_.bool_val(false), c_.bool_val(whole));
+  complete(n, sync, done);
+  if (!st.wait) {  // bar_arrive: on at once, acquiring nothing
+    advance(n, a, i);
+    out.push_back(std::move(c));
+    return;
+  }
+  acquire(n, st.lanes, sync, done);
+  n.stage[ai] = !done;
+  advance(n, a, i, done);
+  out.push_back(std::move(c));
+  // Its resumption.
+  Case r{ag.name + ": " + st.text + " resumes (line " + std::to_string(st.loc.line) + ")",
+         and2(at(s, a, i), s.stage[ai] && s.gen[b] > s.ticket[ai]), {}, s, a, {object(Obj::named, st.named)},
+         {}};
+  acquire(r.next, st.lanes, sync, c_.bool_val(true));
+  r.next.stage[ai] = c_.bool_val(false);
+  advance(r.next, a, i);
+  out.push_back(std::move(r));
+}
+
+// The agent exits (step.cpp, exit_agent): the barriers that wait for its
+// threads wait for fewer, and its CTA's exit checks what is still in flight.
+void Encoder::exit_step(const State& s, int a, int i, Case& c) {
+  const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
+  const Step& st = ag.steps[static_cast<std::size_t>(i)];
+  State& n = c.next;
+  advance(n, a, i);
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
+  c.writes.push_back(object(Obj::exited, a));
+  for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::issued, j));
+  for (int b = 0; b < N_; ++b) c.writes.push_back(object(Obj::named, b));
+  for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::landed, j));
+  // spec/cluster.cpp, on_exit: the instance in progress waits for
+  // fewer threads.
+  if (f_.cluster_sync >= 0) {
+    c.writes.push_back(object(Obj::cluster, 0));
+    cluster_settle(n, live_threads(s, a, -1));
+  }
+  // spec/amd.cpp, wave_exit: the workgroup barrier waits for one wave
+  // fewer, and a signal the wave did not wait for leaves with it.
+  if (f_.amd) {
+    const std::size_t ai = static_cast<std::size_t>(a);
+    if (st.signaled)
+      n.arrived[0] = z3::ite(s.ticket[ai] == s.gen[0] && s.arrived[0] > 0, s.arrived[0] - 1, s.arrived[0]);
+    amd_settle(n, live_waves(s, a));
+  }
+  // spec/named_barrier.cpp, on_exit: an instance without a thread
+  // count now waits for fewer threads.
+  const z3::expr live = live_threads(s, a, ag.cta);
+  for (int b = 0; b < (f_.amd ? 0 : N_); ++b) {
+    const std::size_t bi = static_cast<std::size_t>(b);
+    if (f_.named_cta[bi] != ag.cta) continue;
+    const z3::expr shrink = s.whole[bi] && s.arrived[bi] > 0;
+    const z3::expr done = shrink && s.arrived[bi] >= live;
+    n.count[bi] = z3::ite(done, num(0), z3::ite(shrink, live, s.count[bi]));
+    n.gen[bi] = z3::ite(done, s.gen[bi] + 1, s.gen[bi]);
+    n.arrived[bi] = z3::ite(done, num(0), s.arrived[bi]);
+    n.whole[bi] = z3::ite(done, c_.bool_val(false), s.whole[bi]);
+    complete(n, M_ + b, done);
+  }
+  // spec/rules.hpp, cta_exit: the CTA's last agent leaves while an
+  // async operation still targets it.
+  z3::expr last = c_.bool_val(true);
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+    if (b != a && f_.agents[static_cast<std::size_t>(b)].cta == ag.cta) last = and2(last, exited(s, b));
+  // An agent's TMA stores, wgmmas and cp.async-groups not waited for
+  // when it exited are known from its own sequence.
+  z3::expr in_flight = c_.bool_val(st.in_flight);
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+    if (b != a && f_.agents[static_cast<std::size_t>(b)].cta == ag.cta) in_flight = or2(in_flight, exited_in_flight(s, b));
+  for (std::size_t j = 0; j < f_.tmas.size(); ++j) {
+    const bmc::Tma& t = f_.tmas[j];
+    const int buf = t.event >= 0 ? f_.events[static_cast<std::size_t>(t.event)].buf : -1;
+    if (f_.mbar_cta[static_cast<std::size_t>(t.mbar)] != ag.cta && (buf < 0 || f_.buffer_cta[static_cast<std::size_t>(buf)] != ag.cta))
+      continue;
+    in_flight = or2(in_flight, and2(issued(s, static_cast<int>(j)), !s.landed[j]));
+  }
+  c.raises.push_back({Violation::exit_with_pending, and2(last, in_flight)});
+  // spec::tmem::cta_exit: columns still allocated.
+  if (f_.tmem_slots > 0) {
+    z3::expr held = c_.bool_val(false);
+    for (int k = 0; k < f_.tmem_slots; ++k) held = or2(held, tm_alloc(s, ag.cta, k));
+    c.raises.push_back({Violation::tmem_not_deallocated, and2(last, held)});
+    c.reads.push_back(object(Obj::tmem, ag.cta));
+  }
+}
+
+}  // namespace pc::smt::bmc::encoding
