@@ -20,7 +20,6 @@
 
 namespace pc::smt::bmc::encoding {
 
-
 using bmc::Fragment;
 using bmc::no_sync;
 using bmc::own_sync;
@@ -90,11 +89,13 @@ inline z3::expr or2(const z3::expr& a, const z3::expr& b) {
   if (b.is_true() || a.is_false()) return b;
   return a || b;
 }
+
 inline z3::expr not1(const z3::expr& a) {
   if (a.is_true()) return a.ctx().bool_val(false);
   if (a.is_false()) return a.ctx().bool_val(true);
   return !a;
 }
+
 inline z3::expr and2(const z3::expr& a, const z3::expr& b) {
   if (a.is_false() || b.is_true()) return a;
   if (b.is_false() || a.is_true()) return b;

@@ -204,7 +204,6 @@ Step Unroller::op(const ir::Op& op, int index) {
 using unrolling::Refused;
 using unrolling::Unroller;
 
-
 Fragment unroll(const ir::Kernel& k) {
   Fragment f;
   const check::Program p = check::instantiate(k);

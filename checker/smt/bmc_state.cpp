@@ -285,7 +285,7 @@ void Encoder::require_init_visible(const State& s, int m, const std::vector<int>
 // it raises, then its events recorded. `unit`: an async unit's access
 // (-1: the issuers' own), through the async proxy when `async`.
 void Encoder::access(State& s, const Step& st, const Step::Part& part, const std::vector<int>& issuers, int unit, bool async,
-            std::vector<Raise>& raises) {
+                     std::vector<Raise>& raises) {
   const std::vector<int>& over = f_.aliases[static_cast<std::size_t>(part.buf)];
   const bool write = st.write || part.write;
   const bool tensor = f_.buffer_slot[static_cast<std::size_t>(part.buf)] >= 0;

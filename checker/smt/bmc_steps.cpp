@@ -188,7 +188,7 @@ void Encoder::inval_step(const State& s, int a, int i, Case& c) {
   c.writes.push_back(object(Obj::mbar, st.mbar));
   n.live[m] = c_.bool_val(false);
   n.dead[m] = c_.bool_val(true);
-  if (!st.parts.empty()) {  // data laid over it (bmc_fragment.cpp)
+  if (!st.parts.empty()) {  // data laid over it (bmc_unroll_mbarrier.cpp)
     const int ev = st.parts[0].events[0];
     mbar_memory_write(s, st.mbar, f_.events[static_cast<std::size_t>(ev)].thread, false, c);
     c.writes.push_back(object(Obj::buf, f_.first_pseudo + st.mbar));
@@ -367,7 +367,6 @@ void Encoder::proxy_fence_step(int a, int i, Case& c) {
       if (generic(e)) K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
   advance(n, a, i);
 }
-
 
 // A TMA load's or st.async's complete-tx (spec/mbarrier.cpp,
 // complete_tx) on a barrier of a CTA that has not exited (step.cpp,

@@ -13,7 +13,7 @@ namespace pc::smt::bmc::encoding {
 // hb::order from the leader to the lanes); a dealloc first checks that
 // every access is ordered before `by` or `known` (tmem_dealloc_in_use).
 void Encoder::alloc_memory(const State& s, State& n, const Step::Part& part, const std::vector<int>& by, const std::vector<int>& known,
-                  bool dealloc, const z3::expr& when, Case& c) {
+                           bool dealloc, const z3::expr& when, Case& c) {
   if (dealloc) {
     const z3::expr in_use = known.empty() ? unordered(s, part.buf, by) : and2(unordered(s, part.buf, by), unordered(s, part.buf, known));
     c.raises.push_back({Violation::tmem_dealloc_in_use, and2(when, in_use)});

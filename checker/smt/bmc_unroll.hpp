@@ -192,32 +192,32 @@ class Unroller {
   // One operation as a step (bmc_fragment.cpp), through one of these, per
   // family.
   Step op(const ir::Op& op, int index);
-  void op_access(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::read: case OpCode::write:
-  void op_arrive(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::mbar_arrive: case OpCode::mbar_arrive_expect_tx:
-  void op_init(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::mbar_init:
-  void op_inval(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::mbar_inval:
-  void op_expect_tx(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::mbar_expect_tx: case OpCode::mbar_complete_tx:
-  void op_fence_init(Step& s);  // case OpCode::fence_mbarrier_init:
-  void op_wait(Step& s, const ir::Op& op);  // case OpCode::mbar_wait:
-  void op_clc_cancel(Step& s, const ir::Op& op, int index);  // case OpCode::clc_try_cancel:
-  void op_clc_query(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::clc_query:
-  void op_tma_load(Step& s, const ir::Op& op, int index);  // case OpCode::tma_load:
-  void op_st_async(Step& s, const ir::Op& op, const check::Lanes& l, int index);  // case OpCode::st_async:
-  void op_unit_read(Step& s, const ir::Op& op);  // case OpCode::wgmma: case OpCode::tma_store: case OpCode::tma_reduce:
-  void op_async_arrive(Step& s, const ir::Op& op, const check::Lanes& l, int index);  // case OpCode::tcgen05_commit: case OpCode::cp_async_mbarrier_arrive:
-  void op_group_wait(Step& s, const ir::Op& op);  // case OpCode::wgmma_wait: case OpCode::bulk_wait_group: case OpCode::bulk_wait_group_read:
-  void op_cp_async(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::cp_async:
-  void op_cp_async_wait(Step& s, const ir::Op& op);  // case OpCode::cp_async_wait: case OpCode::cp_async_wait_all:
-  void op_tcgen05_mma(Step& s, const ir::Op& op);  // case OpCode::tcgen05_mma:
-  void op_tcgen05_ld_st(Step& s, const ir::Op& op);  // case OpCode::tcgen05_ld: case OpCode::tcgen05_st:
-  void op_tcgen05_retire(Step& s, const ir::Op& op);  // case OpCode::tcgen05_wait_ld: case OpCode::tcgen05_wait_st: case OpCode::tcgen05_fence_before:
-  void op_tcgen05_alloc(Step& s, const ir::Op& op);  // case OpCode::tcgen05_alloc: case OpCode::tcgen05_dealloc: case OpCode::tcgen05_relinquish:
-  void op_named_barrier(Step& s, const ir::Op& op);  // case OpCode::bar_sync: case OpCode::bar_arrive: case OpCode::syncthreads:
-  void op_global_load_lds(Step& s, const ir::Op& op, const check::Lanes& l);  // case OpCode::global_load_lds:
-  void op_s_waitcnt(Step& s, const ir::Op& op);  // case OpCode::s_waitcnt:
-  void op_s_barrier(Step& s, const ir::Op& op);  // case OpCode::s_barrier: case OpCode::s_barrier_signal: case OpCode::s_barrier_wait:
-  void op_cluster_barrier(Step& s, const ir::Op& op);  // case OpCode::cluster_arrive: case OpCode::cluster_wait: case OpCode::cluster_sync:
-  void op_syncwarp(Step& s);  // case OpCode::syncwarp:
+  void op_access(Step& s, const ir::Op& op, const check::Lanes& l);  // read, write
+  void op_arrive(Step& s, const ir::Op& op, const check::Lanes& l);  // mbar_arrive, mbar_arrive_expect_tx
+  void op_init(Step& s, const ir::Op& op, const check::Lanes& l);  // mbar_init
+  void op_inval(Step& s, const ir::Op& op, const check::Lanes& l);  // mbar_inval
+  void op_expect_tx(Step& s, const ir::Op& op, const check::Lanes& l);  // mbar_expect_tx, mbar_complete_tx
+  void op_fence_init(Step& s);  // fence_mbarrier_init
+  void op_wait(Step& s, const ir::Op& op);  // mbar_wait
+  void op_clc_cancel(Step& s, const ir::Op& op, int index);  // clc_try_cancel
+  void op_clc_query(Step& s, const ir::Op& op, const check::Lanes& l);  // clc_query
+  void op_tma_load(Step& s, const ir::Op& op, int index);  // tma_load
+  void op_st_async(Step& s, const ir::Op& op, const check::Lanes& l, int index);  // st_async
+  void op_unit_read(Step& s, const ir::Op& op);  // wgmma, tma_store, tma_reduce
+  void op_async_arrive(Step& s, const ir::Op& op, const check::Lanes& l, int index);  // tcgen05_commit, cp_async_mbarrier_arrive
+  void op_group_wait(Step& s, const ir::Op& op);  // wgmma_wait, bulk_wait_group, bulk_wait_group_read
+  void op_cp_async(Step& s, const ir::Op& op, const check::Lanes& l);  // cp_async
+  void op_cp_async_wait(Step& s, const ir::Op& op);  // cp_async_wait, cp_async_wait_all
+  void op_tcgen05_mma(Step& s, const ir::Op& op);  // tcgen05_mma
+  void op_tcgen05_ld_st(Step& s, const ir::Op& op);  // tcgen05_ld, tcgen05_st
+  void op_tcgen05_retire(Step& s, const ir::Op& op);  // tcgen05_wait_ld, tcgen05_wait_st, tcgen05_fence_before
+  void op_tcgen05_alloc(Step& s, const ir::Op& op);  // tcgen05_alloc, tcgen05_dealloc, tcgen05_relinquish
+  void op_named_barrier(Step& s, const ir::Op& op);  // bar_sync, bar_arrive, syncthreads
+  void op_global_load_lds(Step& s, const ir::Op& op, const check::Lanes& l);  // global_load_lds
+  void op_s_waitcnt(Step& s, const ir::Op& op);  // s_waitcnt
+  void op_s_barrier(Step& s, const ir::Op& op);  // s_barrier, s_barrier_signal, s_barrier_wait
+  void op_cluster_barrier(Step& s, const ir::Op& op);  // cluster_arrive, cluster_wait, cluster_sync
+  void op_syncwarp(Step& s);  // syncwarp
 };
 
 }  // namespace pc::smt::bmc::unrolling

@@ -200,7 +200,6 @@ void Sym::named_id_claim(const std::vector<Use>& uses, const std::vector<AgentUs
   finish(f, s, out, [&](const z3::model&) { return det; });
 }
 
-
 void Sym::smem_claim(std::vector<Finding>& out) {
   if (k_.buffers.empty() && k_.mbarriers.empty()) return;
   const std::string claim = "the shared memory of a CTA (buffers, 8 bytes per mbarrier) fits in " +
