@@ -1,0 +1,424 @@
+// Checks of an operation once its operands are read (memory spaces, constant
+// operands, the forms PTX spells, the target's operations) and of the whole
+// kernel once the file is read (threads per CTA, tensor memory allocated).
+#include "checker/dsl/parser_impl.hpp"
+
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "spec/amd.hpp"
+#include "spec/clc.hpp"
+#include "spec/rules.hpp"
+
+namespace pc::dsl::detail {
+
+// Which memory each buffer operand may be in: tensor memory only for the
+// tcgen05 operations on it (and an MMA's A operand), shared memory for the
+// rest; `@ CTA` is for shared memory (distributed shared memory).
+void Parser::check_spaces(const ir::Op& op) {
+  const std::string kw(ir::op_keyword(op.code));
+  auto is_tmem = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].space == ir::Space::tensor; };
+  auto name_of = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].name; };
+  const bool tmem_op = op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st;
+  for (const ir::Ref& r : op.bufs) {
+    if (tmem_op && !is_tmem(r))
+      fail(r.loc, "'" + kw + "' accesses tensor memory, and '" + name_of(r) + "' is shared memory: declare it 'tmem " +
+                      name_of(r) + " cols C'");
+    if (!tmem_op && op.code != OpCode::tcgen05_mma && is_tmem(r))
+      fail(r.loc, "'" + name_of(r) + "' is tensor memory: '" + kw +
+                      "' accesses shared memory (tensor memory is accessed with tcgen05_ld, tcgen05_st, tcgen05_cp and tcgen05_mma)");
+    if (is_tmem(r) && r.cta != ir::no_expr)
+      fail(k_.exprs[static_cast<std::size_t>(r.cta)].loc, "'" + name_of(r) + "' is tensor memory, which has no '@ CTA' (the model's "
+                                                         "tensor memory is the CTA's own)");
+  }
+  if (op.tmem.object >= 0 && !is_tmem(op.tmem))
+    fail(op.tmem.loc, "'" + name_of(op.tmem) + "' is shared memory; '" + kw + "' needs a tensor-memory buffer ('tmem " +
+                          name_of(op.tmem) + " cols C')");
+}
+
+void Parser::check_operands(const ir::Op& op) {
+  constexpr std::int64_t max_count = (1 << 20) - 1;  // mbarrier counts and tx bytes (PTX ISA, mbarrier)
+  if (op.code != OpCode::bar_red && op.code != OpCode::s_waitcnt) check_range(op.n, "the number of pending groups", 0, max_number);
+  check_range(op.multicast, "the multicast CTA mask", 1, (std::int64_t{1} << k_.cluster_ctas) - 1);
+  switch (op.code) {
+    case OpCode::mbar_init:
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx: check_range(op.count, "the count", 1, max_count); break;
+    case OpCode::bar_sync:
+    case OpCode::bar_arrive:
+    case OpCode::bar_red:
+      check_range(op.id, "a named-barrier id", 0, 15);
+      check_range(op.count, "a named-barrier thread count", 32, 1024);
+      if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v % 32 != 0)
+        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
+             "a named-barrier thread count is a multiple of the warp size (32), not " + std::to_string(*v));
+      break;
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+    case OpCode::mbar_wait:
+    case OpCode::mbar_test_wait:
+    case OpCode::mbar_try_wait:
+    case OpCode::mbar_pending_count:
+    case OpCode::mbar_inval:
+    case OpCode::fence_mbarrier_init:
+    case OpCode::syncthreads:
+    case OpCode::syncwarp:
+    case OpCode::tma_load:
+    case OpCode::tma_store:
+    case OpCode::tma_reduce:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
+    case OpCode::cp_async:
+    case OpCode::cp_async_mbarrier_arrive:
+    case OpCode::cp_async_commit:
+    case OpCode::cp_async_wait:
+    case OpCode::cp_async_wait_all:
+    case OpCode::st_async:
+    case OpCode::red_async:
+    case OpCode::wgmma_fence:
+    case OpCode::wgmma:
+    case OpCode::wgmma_commit:
+    case OpCode::wgmma_wait:
+    case OpCode::tcgen05_mma:
+    case OpCode::tcgen05_commit:
+    case OpCode::tcgen05_fence_before:
+    case OpCode::tcgen05_fence_after:
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc:
+    case OpCode::tcgen05_relinquish:
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st:
+    case OpCode::tcgen05_wait_ld:
+    case OpCode::tcgen05_wait_st:
+    case OpCode::tcgen05_cp:
+    case OpCode::clc_try_cancel:
+    case OpCode::clc_query:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
+    case OpCode::cluster_arrive:
+    case OpCode::cluster_wait:
+    case OpCode::cluster_sync:
+    case OpCode::s_waitcnt:
+    case OpCode::global_load_lds:
+    case OpCode::s_barrier:
+    case OpCode::s_barrier_signal:
+    case OpCode::s_barrier_wait:
+    case OpCode::exit: break;
+  }
+  // try_cancel writes a .b128 response (PTX ISA clusterlaunchcontrol.try_cancel).
+  if (op.code == OpCode::clc_try_cancel && !op.bufs.empty()) {
+    const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
+    if (b.bytes != spec::clc::response_bytes)
+      fail(op.bufs[0].loc, "clc_try_cancel writes a 16-byte response, and '" + b.name + "' has " + std::to_string(b.bytes) +
+                               " bytes per element: declare it 'smem " + b.name + "[N] bytes 16'");
+  }
+  check_range(op.bytes, "the byte count", 0, max_count);
+  // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: its
+  // size operand; ptxas: "expected to be multiple of 16", at most 1048560):
+  // the tx bytes of a tma_load, or without them the buffer it fills; the
+  // buffer a tma_store reads.
+  if (op.code == OpCode::tma_load && op.bytes != ir::no_expr) {
+    if (auto v = const_value(op.bytes); v && spec::rules::bulk_copy_size(*v) != spec::Violation::none)
+      fail(k_.exprs[static_cast<std::size_t>(op.bytes)].loc,
+           "the byte count of a bulk copy is " + std::to_string(*v) +
+               ": PTX cp.async.bulk copies a multiple of 16 bytes (0..1048560); round it to a multiple of 16");
+  } else if ((op.code == OpCode::tma_load || op.code == OpCode::tma_store || op.code == OpCode::tma_reduce) && !op.bufs.empty()) {
+    const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
+    if (spec::rules::bulk_copy_size(b.bytes) != spec::Violation::none)
+      fail(op.bufs[0].loc, std::string(ir::op_keyword(op.code)) + " copies all of '" + b.name + "', " + std::to_string(b.bytes) +
+                               " bytes: PTX cp.async.bulk copies a multiple of 16 bytes; declare it a multiple of 16" +
+                               (op.code == OpCode::tma_load ? " or give 'bytes B'" : ""));
+  }
+}
+
+// Forms that parse but that no PTX instruction spells: ptxas rejects them
+// (tests/isa_limits_test.cpp assembles each with ptxas). PTX ISA sections:
+// mbarrier.arrive and mbarrier.arrive_drop (the syntax of their forms), bar,
+// barrier (barrier{.cta}.arrive).
+void Parser::check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc) {
+  const bool arrive = op.code == OpCode::mbar_arrive || op.code == OpCode::mbar_arrive_drop ||
+                      op.code == OpCode::mbar_arrive_expect_tx;
+  if (arrive) {
+    const bool drop = op.code == OpCode::mbar_arrive_drop;
+    const bool tx = op.code == OpCode::mbar_arrive_expect_tx || (drop && op.bytes != ir::no_expr);
+    const std::string ptx = std::string(drop ? "mbarrier.arrive_drop" : "mbarrier.arrive") + (tx ? ".expect_tx" : "");
+    const bool remote = op.bar.cta != ir::no_expr;
+    // mbarrier.arrive{...}.shared::cluster.b64 _, [addr] ...: no state.
+    if (remote && op.dest_var >= 0)
+      fail(k_.exprs[static_cast<std::size_t>(op.bar.cta)].loc,
+           "an arrive on a barrier '@ CTA' returns no state: PTX " + ptx +
+               " on .shared::cluster takes only the sink '_' as its destination; drop '" +
+               role_->vars[static_cast<std::size_t>(op.dest_var)] + " =' or arrive on the agent's own barrier");
+    // .expect_tx forms take [addr], txCount and no count.
+    if (tx && op.count != ir::no_expr)
+      fail(at.count, "PTX " + ptx + " has no count operand (it counts one arrival); drop 'count', or add an 'arrive ... count N' for the other arrivals");
+    // mbarrier.arrive{_drop}.noComplete{.release}{.cta}{.shared{::cta}}.b64 state, [addr], count.
+    if (op.no_complete) {
+      const std::string allowed = "PTX allows .noComplete only as " + std::string(drop ? "mbarrier.arrive_drop" : "mbarrier.arrive") +
+                                  ".noComplete.release.cta on the agent's own barrier (.shared::cta)";
+      if (remote) fail(at.nocomplete, "'nocomplete' on a barrier '@ CTA': " + allowed + "; drop '@ CTA' or 'nocomplete'");
+      if (op.sem == ir::Sem::relaxed) fail(at.nocomplete, "'nocomplete' with 'relaxed': " + allowed + "; drop 'relaxed'");
+      if (op.scope == ir::Scope::cluster) fail(at.nocomplete, "'nocomplete' with 'cluster': " + allowed + "; write 'cta' or drop it");
+      if (tx) fail(at.nocomplete, "'nocomplete' with 'bytes': " + allowed + ", not with .expect_tx; drop 'bytes' or 'nocomplete'");
+    }
+  }
+  // barrier{.cta}.arrive a, b: "a non-zero thread count is required".
+  if (op.code == OpCode::bar_arrive && op.count == ir::no_expr)
+    fail(loc, "bar_arrive needs a thread count: PTX barrier.arrive requires its operand b (only barrier.sync may leave it "
+              "out, for the whole CTA); write 'bar_arrive ID, THREADS'");
+}
+
+// The operations of each target (ir::op_target; docs/dsl.md, "Targets"),
+// checked once the whole file is read, since `target` may come after the roles.
+// cp.async-groups are per thread (PTX ISA cp.async.commit_group: "creates a
+// new cp.async-group per thread"; cp.async.wait_group makes the writes
+// visible "to the executing thread"). The model follows the groups of one
+// thread per agent, so in a role with cp_async_commit / cp_async_wait every
+// cp.async operation is `one:`: the lane that issues the copies commits and
+// waits them, and a barrier or syncwarp orders the other lanes after it. (An
+// agent-wide group would order every lane after every lane's copies, hiding
+// a missing __syncthreads.)
+void Parser::check_cp_async_lanes(const std::vector<ir::Stmt>& body) {
+  std::vector<const ir::Op*> ops;
+  bool groups = false;
+  auto walk = [&](auto& self, const std::vector<ir::Stmt>& b) -> void {
+    for (const ir::Stmt& s : b) {
+      if (s.kind == ir::StmtKind::op &&
+          (s.op.code == OpCode::cp_async || s.op.code == OpCode::cp_async_commit || s.op.code == OpCode::cp_async_wait ||
+           s.op.code == OpCode::cp_async_wait_all)) {
+        ops.push_back(&s.op);
+        groups |= s.op.code != OpCode::cp_async;
+      }
+      self(self, s.body);
+      self(self, s.else_body);
+    }
+  };
+  walk(walk, body);
+  if (!groups) return;
+  for (const ir::Op* o : ops)
+    if (o->lanes != ir::Lanes::one) {
+      target_error(o->loc, "cp.async-groups are per thread and the model follows one thread's: write 'one: " +
+                               std::string(ir::op_keyword(o->code)) +
+                               "' (the lane that issues the copies commits and waits them; a barrier then orders the other lanes), "
+                               "or track the copies with cp_async_arrive");
+      return;
+    }
+}
+
+void Parser::check_target(const std::vector<ir::Stmt>& body) {
+  for (const ir::Stmt& s : body) {
+    if (s.kind == ir::StmtKind::op) check_target_op(s.op);
+    check_target(s.body);
+    check_target(s.else_body);
+  }
+}
+
+void Parser::check_target_op(const ir::Op& op) {
+  const std::string kw(ir::op_keyword(op.code));
+  const bool amd = k_.target == ir::Target::amd;
+  const std::string chip = spec::amd::gfx_name(k_.gfx);
+  switch (ir::op_target(op.code)) {
+    case ir::OpTarget::both: break;
+    case ir::OpTarget::nvidia:
+      if (amd) {
+        std::string why;
+        switch (op.code) {
+          case OpCode::syncthreads:
+          case OpCode::bar_sync:
+          case OpCode::bar_arrive:
+          case OpCode::bar_red: why = "AMD has no named barriers; the workgroup barrier is s_barrier"; break;
+          case OpCode::syncwarp: why = "a wave's lanes run in lockstep, one instruction stream: nothing to write"; break;
+          case OpCode::tma_load:
+          case OpCode::tma_store:
+          case OpCode::tma_reduce:
+          case OpCode::bulk_commit_group:
+          case OpCode::bulk_wait_group:
+          case OpCode::bulk_wait_group_read:
+          case OpCode::cp_async:
+          case OpCode::cp_async_mbarrier_arrive:
+          case OpCode::cp_async_commit:
+          case OpCode::cp_async_wait:
+          case OpCode::cp_async_wait_all:
+          case OpCode::st_async:
+          case OpCode::red_async:
+            why = "AMD has no TMA, bulk copies, cp.async, st.async or red.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
+            break;
+          case OpCode::mbar_arrive_drop:
+          case OpCode::mbar_arrive_expect_tx:
+          case OpCode::mbar_expect_tx:
+          case OpCode::mbar_complete_tx:
+          case OpCode::mbar_test_wait:
+          case OpCode::mbar_try_wait:
+          case OpCode::mbar_pending_count:
+          case OpCode::mbar_inval:
+          case OpCode::fence_mbarrier_init:
+            why = "AMD has no mbarrier in hardware; the software mbarrier (an LDS word) has init, arrive and wait ... parity only";
+            break;
+          case OpCode::cluster_arrive:
+          case OpCode::cluster_wait:
+          case OpCode::cluster_sync: why = "AMD has no thread-block clusters"; break;
+          case OpCode::wgmma_fence:
+          case OpCode::wgmma:
+          case OpCode::wgmma_commit:
+          case OpCode::wgmma_wait:
+          case OpCode::tcgen05_mma:
+          case OpCode::tcgen05_commit:
+          case OpCode::tcgen05_fence_after:
+          case OpCode::tcgen05_fence_before: why = "AMD has no asynchronous MMA reading shared memory (its MFMA/WMMA read registers)"; break;
+          case OpCode::tcgen05_alloc:
+          case OpCode::tcgen05_dealloc:
+          case OpCode::tcgen05_relinquish:
+          case OpCode::tcgen05_ld:
+          case OpCode::tcgen05_st:
+          case OpCode::tcgen05_wait_ld:
+          case OpCode::tcgen05_wait_st:
+          case OpCode::tcgen05_cp: why = "AMD has no tensor memory (Blackwell's tcgen05)"; break;
+          case OpCode::clc_try_cancel:
+          case OpCode::clc_query: why = "AMD has no cluster launch control"; break;
+          case OpCode::fence_proxy_async:
+          case OpCode::fence_acq_rel:
+          case OpCode::fence_sc: why = "PTX fences have no AMD instruction of their own here; order LDS with s_waitcnt and a barrier"; break;
+          case OpCode::read:
+          case OpCode::write:
+          case OpCode::mbar_init:
+          case OpCode::mbar_arrive:
+          case OpCode::mbar_wait:
+          case OpCode::s_waitcnt:
+          case OpCode::global_load_lds:
+          case OpCode::s_barrier:
+          case OpCode::s_barrier_signal:
+          case OpCode::s_barrier_wait:
+          case OpCode::exit: break;
+        }
+        target_error(op.loc, "'" + kw + "' is a PTX (NVIDIA) operation, not under 'target amd': " + why);
+      }
+      return;
+    case ir::OpTarget::amd:
+    case ir::OpTarget::amd_cdna:
+    case ir::OpTarget::amd_gfx12:
+      if (!amd) {
+        target_error(op.loc, "'" + kw + "' is an AMD instruction: declare 'target amd' (the kernel is 'target nvidia')");
+        return;
+      }
+      if (ir::op_target(op.code) == ir::OpTarget::amd_gfx12 && !spec::amd::has_split_barrier(k_.gfx))
+        target_error(op.loc, "'" + kw + "' is the gfx12 split barrier (RDNA4 ISA); " + chip +
+                                 " (CDNA) has s_barrier only: write s_barrier, or declare 'target amd gfx1200'");
+      if (ir::op_target(op.code) == ir::OpTarget::amd_cdna && !spec::amd::has_lds_dma(k_.gfx))
+        target_error(op.loc, "'" + kw + "' loads into LDS, which CDNA has (gfx90a, gfx940, gfx942); " + chip +
+                                 " (RDNA4) has no load with an LDS destination");
+      break;
+  }
+  if (!amd) return;
+  // On AMD: no clusters, so no `@ CTA`; the software mbarrier's forms only.
+  if (op.bar.object >= 0 && op.bar.cta != ir::no_expr)
+    target_error(k_.exprs[static_cast<std::size_t>(op.bar.cta)].loc, "'@ CTA' names a CTA of a cluster: AMD has no clusters");
+  for (const ir::Ref& r : op.bufs)
+    if (r.cta != ir::no_expr)
+      target_error(k_.exprs[static_cast<std::size_t>(r.cta)].loc, "'@ CTA' names a CTA of a cluster: AMD has no clusters");
+  const std::string sw = "the software mbarrier (spec/sw_mbarrier.hpp) has ";
+  if (op.code == OpCode::mbar_arrive) {
+    if (op.dest_var >= 0) target_error(op.loc, sw + "no state token: its arrive returns nothing; drop the assignment");
+    if (op.no_complete) target_error(op.loc, sw + "no .noComplete arrive: drop 'nocomplete'");
+    if (op.sem != ir::Sem::standard || op.scope != ir::Scope::standard)
+      target_error(op.loc, sw + "one arrive, a release compare-and-swap at workgroup scope: drop the release/relaxed and "
+                                "cta/cluster options");
+  }
+  if (op.code == OpCode::mbar_wait) {
+    if (op.token_var >= 0) target_error(op.loc, sw + "no state token: wait by 'parity P'");
+    if (op.sem != ir::Sem::standard || op.scope != ir::Scope::standard)
+      target_error(op.loc, sw + "one wait, acquire loads at workgroup scope: drop the acquire/relaxed and cta/cluster options");
+  }
+  if (op.code == OpCode::s_waitcnt) {
+    // gfx9 S_WAITCNT: vmcnt 0..63, lgkmcnt 0..15; gfx12 S_WAIT_LOADCNT and
+    // S_WAIT_DSCNT: 0..63 (spec/amd.hpp, max_vmcnt, max_lgkmcnt).
+    for (const auto& [e, what, hi] : {std::tuple{op.n, "vmcnt", spec::amd::max_vmcnt(k_.gfx)},
+                                      std::tuple{op.count, "lgkmcnt", spec::amd::max_lgkmcnt(k_.gfx)}}) {
+      if (e == ir::no_expr) continue;
+      if (auto v = const_value(e); v && (*v < 0 || *v > static_cast<std::int64_t>(hi)))
+        target_error(k_.exprs[static_cast<std::size_t>(e)].loc, std::string(what) + " is " + std::to_string(*v) + "; on " +
+                                                                     chip + " it must be in 0.." + std::to_string(hi));
+    }
+  }
+}
+
+// `cta threads = N` states the CTA's size. The roles placed on a CTA are
+// its threads the model runs; they cannot be more than N. Fewer is allowed:
+// the others are threads the kernel does not model, which take part in no
+// barrier (as threads that exit at once; docs/dsl.md).
+void Parser::check_cta_threads() {
+  if (!errors_.empty() || silenced_ > 0) return;
+  // A CTA has at most 1024 threads (CUDA C++ Programming Guide, "Technical
+  // Specifications": maximum threads per block; AMD: per workgroup).
+  for (int cta = 0; cta < k_.cluster_ctas && k_.cta_threads <= 0; ++cta) {
+    int threads = 0;
+    const ir::Role* last = nullptr;
+    for (const ir::Role& r : k_.roles)
+      if (r.placed_on(cta)) {
+        threads += ir::role_warps(r) * ir::warp_size(k_) * r.count;
+        if (threads > 1024 && !last) last = &r;
+      }
+    if (last) {
+      errors_.push_back({file_, last->loc,
+                         "the roles on CTA " + std::to_string(cta) + " have " + std::to_string(threads) +
+                             " threads with role '" + last->name + "': a CTA has at most 1024 threads (" +
+                             std::to_string(1024 / ir::warp_size(k_)) + " warps)"});
+      return;
+    }
+  }
+  if (k_.cta_threads <= 0) return;
+  for (int cta = 0; cta < k_.cluster_ctas; ++cta) {
+    int threads = 0;
+    std::string parts;
+    for (const ir::Role& r : k_.roles) {
+      if (!r.placed_on(cta)) continue;
+      const int t = ir::role_warps(r) * ir::warp_size(k_) * r.count;
+      threads += t;
+      parts += (parts.empty() ? "" : ", ") + r.name + " " + std::to_string(t);
+    }
+    if (threads <= k_.cta_threads) continue;
+    errors_.push_back({file_, cta_threads_loc_,
+                       "cta threads = " + std::to_string(k_.cta_threads) + ", but the roles on CTA " + std::to_string(cta) +
+                           " have " + std::to_string(threads) + " threads (" + parts +
+                           "): a CTA cannot run more threads than it has; raise the count, or drop the line (the CTA "
+                           "then has its roles' threads)"});
+    return;
+  }
+}
+
+// A tensor-memory buffer that some operation accesses and no tcgen05_alloc
+// anywhere allocates: every such access is tmem_unallocated, whatever the
+// interleaving, so it is bad input (the first access, located).
+void Parser::check_tmem_allocated() {
+  std::vector<bool> allocated(k_.buffers.size(), false);
+  std::vector<const ir::Ref*> accesses;
+  auto walk = [&](auto&& self, const std::vector<ir::Stmt>& body) -> void {
+    for (const ir::Stmt& st : body) {
+      self(self, st.body);
+      self(self, st.else_body);
+      if (st.kind != ir::StmtKind::op) continue;
+      const ir::Op& op = st.op;
+      if (op.code == OpCode::tcgen05_alloc && op.tmem.object >= 0) allocated[static_cast<std::size_t>(op.tmem.object)] = true;
+      if (op.code == OpCode::tcgen05_alloc || op.code == OpCode::tcgen05_dealloc) continue;
+      for (const ir::Ref& r : op.bufs) accesses.push_back(&r);
+      if (op.tmem.object >= 0) accesses.push_back(&op.tmem);
+    }
+  };
+  for (const ir::Role& r : k_.roles) walk(walk, r.body);
+  std::vector<bool> told(k_.buffers.size(), false);
+  for (const ir::Ref* r : accesses) {
+    const auto b = static_cast<std::size_t>(r->object);
+    if (b >= k_.buffers.size() || k_.buffers[b].space != ir::Space::tensor || allocated[b] || told[b]) continue;
+    told[b] = true;
+    errors_.push_back({file_, r->loc, "tensor memory '" + k_.buffers[b].name + "' is accessed but never allocated: add 'tcgen05_alloc " +
+                                          k_.buffers[b].name + "' (one warp; then publish it with a barrier)"});
+  }
+}
+
+}  // namespace pc::dsl::detail

@@ -1,0 +1,171 @@
+// Statements inside a role: blocks, for, if/elif/else, if lane == 0, assert,
+// assignments and operations with their lane prefix.
+#include "checker/dsl/parser_impl.hpp"
+
+#include <string>
+#include <vector>
+
+namespace pc::dsl::detail {
+
+void Parser::block(std::vector<ir::Stmt>& out) {
+  expect(":");
+  if (peek().kind != Tok::newline) expected("end of line after ':'");
+  next();
+  if (peek().kind != Tok::indent) fail(peek().loc, "expected an indented block after ':'");
+  next();
+  const Nest nest(depth_, max_block_depth);
+  if (nest.over()) stop(peek().loc, "blocks nested too deeply (the limit is 64; each elif counts as one level)");
+  while (peek().kind != Tok::dedent && peek().kind != Tok::end) {
+    if (peek().kind == Tok::newline) {
+      next();
+      continue;
+    }
+    try {
+      statement(out);
+    } catch (const Fail&) {
+      if (static_cast<int>(errors_.size()) >= max_errors) throw;
+      recover();
+    }
+  }
+  if (peek().kind == Tok::dedent) next();
+}
+
+// After 'if' (or 'elif'): the condition, the block, and an elif/else chain.
+void Parser::if_rest(ir::Stmt& s) {
+  s.kind = ir::StmtKind::if_else;
+  s.expr = expr();
+  block(s.body);
+  if (is("elif")) {
+    // An elif is an if nested in the else branch (of the IR, and of every
+    // pass that walks it): it counts against the nesting limit.
+    ir::Stmt inner;
+    inner.loc = next().loc;
+    const Nest nest(depth_, max_block_depth);
+    if (nest.over()) stop(inner.loc, "blocks nested too deeply (the limit is 64; each elif counts as one level)");
+    if_rest(inner);
+    s.else_body.push_back(std::move(inner));
+  } else if (accept("else")) {
+    block(s.else_body);
+  }
+}
+
+void Parser::statement(std::vector<ir::Stmt>& out) {
+  const Token& tk = peek();
+  if (tk.kind == Tok::indent) fail(tk.loc, "unexpected indentation");
+  if (tk.kind != Tok::name) expected("a statement");
+  ir::Stmt s;
+  s.loc = tk.loc;
+  if (tk.text == "for") {
+    next();
+    const ir::Loc vloc = peek().loc;
+    const std::string v = name("a loop variable");
+    if (is_builtin(v))
+      fail(t_[pos_ - 1].loc, "'" + v + "' is a builtin and cannot be a loop variable");
+    expect("in");
+    s.kind = ir::StmtKind::for_loop;
+    s.lo = expr();
+    expect("..");
+    s.hi = expr();
+    s.var = define_var(v, vloc);
+    block(s.body);
+    out.push_back(std::move(s));
+    return;
+  }
+  if (tk.text == "if") {
+    next();
+    // `if lane == 0:` (CUDA's `if (lane_id == 0)`, or elect.sync): the
+    // operations in the block are executed by the elected lane of each warp.
+    if (is("lane") && is("==", 1) && peek(2).kind == Tok::number && peek(2).value == 0 && is(":", 3)) {
+      next();
+      next();
+      next();
+      ++lane0_;
+      try {
+        block(out);
+      } catch (...) {
+        --lane0_;
+        throw;
+      }
+      --lane0_;
+      if (is("else") || is("elif"))
+        fail(peek().loc, "'if lane == 0:' has no '" + peek().text + "': the other lanes run what follows the block");
+      return;
+    }
+    if_rest(s);
+    out.push_back(std::move(s));
+    return;
+  }
+  if (tk.text == "else" || tk.text == "elif") fail(tk.loc, "'" + tk.text + "' without a matching 'if'");
+  if (tk.text == "assert") {
+    next();
+    s.kind = ir::StmtKind::assert_true;
+    s.expr = expr();
+    end_of_statement();
+    out.push_back(std::move(s));
+    return;
+  }
+  // [dest =] [one:|each:|all:] op ...   or   var = expr
+  int dest = -1;
+  std::string dest_name;
+  if (is("=", 1) && !ir::op_from_keyword(tk.text)) {
+    dest_name = tk.text;
+    if (is_builtin(dest_name))
+      fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
+    next();
+    next();
+    const bool lane_prefix = (is("one") || is("all") || is("each")) && is(":", 1);
+    if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
+      if (lane0_ > 0)
+        fail(tk.loc, "an assignment under 'if lane == 0:': a variable is the warp's, the same in all its lanes; assign it outside the block");
+      s.kind = ir::StmtKind::assign;
+      s.expr = expr();
+      s.var = define_var(dest_name, s.loc);
+      end_of_statement();
+      out.push_back(std::move(s));
+      return;
+    }
+  }
+  ir::Lanes lanes = ir::Lanes::all;
+  bool lanes_given = false;
+  if ((is("one") || is("all") || is("each")) && is(":", 1)) {
+    lanes = is("one") ? ir::Lanes::one : is("each") ? ir::Lanes::each : ir::Lanes::all;
+    lanes_given = true;
+    next();
+    next();
+  }
+  const Token& optk = peek();
+  if (optk.kind != Tok::name) expected("an operation");
+  auto code = ir::op_from_keyword(optk.text);
+  if (!code) {
+    std::vector<std::string> known;
+#define PC_X(e, kw, l, doc) known.emplace_back(kw);
+    PC_OPS(PC_X)
+#undef PC_X
+    fail(optk.loc, "unknown operation '" + optk.text + "'" + suggest(optk.text, known));
+  }
+  next();
+  if (lane0_ > 0) {
+    const std::string kw(ir::op_keyword(*code));
+    if (lanes_given) fail(s.loc, "'if lane == 0:' already says which lanes execute '" + kw + "': remove the prefix");
+    switch (ir::op_lanes(*code)) {
+      case ir::LanePolicy::aligned:
+        fail(optk.loc, "'" + kw + "' is executed by all the lanes of a warp together: it cannot be under 'if lane == 0:'");
+      case ir::LanePolicy::leader: break;  // one elected lane in any case (warps.cpp checks there is one warp)
+      case ir::LanePolicy::any:
+      case ir::LanePolicy::single:
+      case ir::LanePolicy::agent:
+        lanes = ir::role_warps(*role_) == 1 ? ir::Lanes::one : ir::Lanes::each;
+        lanes_given = true;
+        break;
+    }
+  }
+  if (!dest_name.empty()) dest = define_var(dest_name, s.loc);
+  s.kind = ir::StmtKind::op;
+  s.loc = tk.loc;  // where the statement starts: `r =` or `one:` if present
+  s.op = op(*code, optk.loc, lanes, lanes_given, dest);
+  s.op.lane0 = lane0_ > 0;
+  end_of_statement();
+  out.push_back(std::move(s));
+}
+
+}  // namespace pc::dsl::detail
