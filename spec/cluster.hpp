@@ -13,6 +13,12 @@
 
 namespace pc::spec::cluster {
 
+// CTAs per cluster: at most 16 (PTX ISA, "Cluster of Cooperative Thread
+// Arrays" and the special register %cluster_nctarank; CUDA C++ Programming
+// Guide, "Thread Block Clusters": 8 is the portable size, 16 the largest an
+// sm_90 kernel may opt in to with cudaFuncAttributeNonPortableClusterSizeAllowed).
+inline constexpr int max_ctas = 16;
+
 struct State {
   std::uint32_t generation = 0;  // completed instances
   std::uint32_t arrived = 0;     // threads arrived in the current instance

@@ -122,6 +122,15 @@ struct CtaExit {
   return exited ? Violation::exit_with_pending : Violation::none;
 }
 
+// --- Launch limits ----------------------------------------------------------------
+
+// Threads per CTA: at most 1024 (PTX ISA, "Special Registers: %ntid": the
+// CTA's dimensions, "%ntid.x * %ntid.y * %ntid.z <= 1024" for sm_20 and
+// later; CUDA C++ Programming Guide, "Technical Specifications": maximum
+// threads per block; AMD: per workgroup). A named barrier counts at most
+// these (PTX ISA bar, barrier: "the number of threads participating").
+inline constexpr int max_cta_threads = 1024;
+
 // --- Tensor-core fences -------------------------------------------------------
 
 // wgmma.fence: "must be used ... before the first wgmma.mma_async" of a

@@ -21,6 +21,14 @@ namespace pc::spec::tmem {
 inline constexpr std::int64_t columns = 512;
 inline constexpr std::int64_t bytes_per_column = 128 * 4;
 
+// .cta_group::1 and .cta_group::2 (PTX ISA tcgen05, "CTA Pair"): one CTA, or
+// the pair of CTAs whose ranks differ in bit 0 (peer() below).
+inline constexpr int max_cta_group = 2;
+
+// The model's limit, not the ISA's: Cta::allocated below holds one bit per
+// tensor-memory declaration of the kernel.
+inline constexpr int max_allocations = 32;
+
 // tcgen05.alloc nCols: "must be a power of 2" and "in the range [32, 512]"
 // (PTX ISA tcgen05.alloc).
 [[nodiscard]] constexpr bool valid_alloc_columns(std::int64_t n) {
@@ -46,6 +54,7 @@ struct Cta {
   bool pair_done = false;
   auto operator<=>(const Cta&) const = default;
 };
+static_assert(sizeof(Cta::allocated) * 8 == max_allocations);
 
 struct Result {
   Cta next;

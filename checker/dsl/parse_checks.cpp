@@ -10,6 +10,8 @@
 
 #include "spec/amd.hpp"
 #include "spec/clc.hpp"
+#include "spec/mbarrier.hpp"
+#include "spec/named_barrier.hpp"
 #include "spec/rules.hpp"
 
 namespace pc::dsl::detail {
@@ -39,7 +41,7 @@ void Parser::check_spaces(const ir::Op& op) {
 }
 
 void Parser::check_operands(const ir::Op& op) {
-  constexpr std::int64_t max_count = (1 << 20) - 1;  // mbarrier counts and tx bytes (PTX ISA, mbarrier)
+  constexpr std::int64_t max_count = spec::mbarrier::max_count;  // counts; tx bytes: spec::mbarrier::max_tx, the same
   if (op.code != OpCode::bar_red && op.code != OpCode::s_waitcnt) check_range(op.n, "the number of pending groups", 0, max_number);
   check_range(op.multicast, "the multicast CTA mask", 1, (std::int64_t{1} << k_.cluster_ctas) - 1);
   switch (op.code) {
@@ -50,11 +52,11 @@ void Parser::check_operands(const ir::Op& op) {
     case OpCode::bar_sync:
     case OpCode::bar_arrive:
     case OpCode::bar_red:
-      check_range(op.id, "a named-barrier id", 0, 15);
-      check_range(op.count, "a named-barrier thread count", 32, 1024);
-      if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v % 32 != 0)
-        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
-             "a named-barrier thread count is a multiple of the warp size (32), not " + std::to_string(*v));
+      check_range(op.id, "a named-barrier id", 0, spec::named::num_ids - 1);
+      check_range(op.count, "a named-barrier thread count", spec::named::warp_size, spec::rules::max_cta_threads);
+      if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v % spec::named::warp_size != 0)
+        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc, "a named-barrier thread count is a multiple of the warp size (" +
+                                                                   std::to_string(spec::named::warp_size) + "), not " + std::to_string(*v));
       break;
     case OpCode::read:
     case OpCode::write:
@@ -119,7 +121,7 @@ void Parser::check_operands(const ir::Op& op) {
       fail(op.bufs[0].loc, "clc_try_cancel writes a 16-byte response, and '" + b.name + "' has " + std::to_string(b.bytes) +
                                " bytes per element: declare it 'smem " + b.name + "[N] bytes 16'");
   }
-  check_range(op.bytes, "the byte count", 0, max_count);
+  check_range(op.bytes, "the byte count", 0, spec::mbarrier::max_tx);
   // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: its
   // size operand; ptxas: "expected to be multiple of 16", at most 1048560):
   // the tx bytes of a tma_load, or without them the buffer it fills; the
@@ -354,21 +356,22 @@ void Parser::check_target_op(const ir::Op& op) {
 // barrier (as threads that exit at once; docs/dsl.md).
 void Parser::check_cta_threads() {
   if (!errors_.empty() || silenced_ > 0) return;
-  // A CTA has at most 1024 threads (CUDA C++ Programming Guide, "Technical
-  // Specifications": maximum threads per block; AMD: per workgroup).
+  // A CTA has at most spec::rules::max_cta_threads threads (PTX ISA %ntid;
+  // CUDA C++ Programming Guide, "Technical Specifications"; AMD: per workgroup).
+  constexpr int max_threads = spec::rules::max_cta_threads;
   for (int cta = 0; cta < k_.cluster_ctas && k_.cta_threads <= 0; ++cta) {
     int threads = 0;
     const ir::Role* last = nullptr;
     for (const ir::Role& r : k_.roles)
       if (r.placed_on(cta)) {
         threads += ir::role_warps(r) * ir::warp_size(k_) * r.count;
-        if (threads > 1024 && !last) last = &r;
+        if (threads > max_threads && !last) last = &r;
       }
     if (last) {
       errors_.push_back({file_, last->loc,
                          "the roles on CTA " + std::to_string(cta) + " have " + std::to_string(threads) +
-                             " threads with role '" + last->name + "': a CTA has at most 1024 threads (" +
-                             std::to_string(1024 / ir::warp_size(k_)) + " warps)"});
+                             " threads with role '" + last->name + "': a CTA has at most " + std::to_string(max_threads) + " threads (" +
+                             std::to_string(max_threads / ir::warp_size(k_)) + " warps)"});
       return;
     }
   }

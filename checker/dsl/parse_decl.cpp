@@ -9,6 +9,10 @@
 #include "checker/dsl/warps.hpp"
 #include "checker/layout.hpp"
 #include "spec/amd.hpp"
+#include "spec/cluster.hpp"
+#include "spec/mbarrier.hpp"
+#include "spec/named_barrier.hpp"
+#include "spec/rules.hpp"
 #include "spec/tmem.hpp"
 #include "spec/violation.hpp"
 
@@ -82,7 +86,7 @@ void Parser::role() {
   const std::string gran = name("'warp', 'warpgroup' or 'warps N'");
   if (gran == "warp") r.granularity = ir::Granularity::warp;
   else if (gran == "warpgroup") r.granularity = ir::Granularity::warpgroup;
-  else if (gran == "warps") r.warps = static_cast<int>(const_expr("the warps of a role", 1, 32));  // warps per CTA: at most 32
+  else if (gran == "warps") r.warps = static_cast<int>(const_expr("the warps of a role", 1, spec::rules::max_cta_threads / spec::named::warp_size));  // warps per CTA
   else fail(g.loc, "expected 'warp', 'warpgroup' or 'warps N', found '" + gran + "'");
   // Multiplicity: `x N` or `xN`.
   if (peek().kind == Tok::name && peek().text.size() > 1 && peek().text[0] == 'x' &&
@@ -170,7 +174,7 @@ void Parser::declaration() {
     if (!k_.roles.empty() || !k_.buffers.empty() || !k_.mbarriers.empty())
       fail(tk.loc, "declare the cluster before buffers, barriers and roles");
     cluster_loc_ = tk.loc;
-    k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, 16));
+    k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, spec::cluster::max_ctas));
     cluster_declared_ = true;
     end_of_statement();
   } else if (kw == "clc") {
@@ -184,7 +188,7 @@ void Parser::declaration() {
     cta_threads_loc_ = tk.loc;
     expect("threads");
     expect("=");
-    k_.cta_threads = static_cast<int>(const_expr("the CTA's thread count", 32, 1024));
+    k_.cta_threads = static_cast<int>(const_expr("the CTA's thread count", spec::named::warp_size, spec::rules::max_cta_threads));
     end_of_statement();
   } else if (kw == "smem" || kw == "mbarrier" || kw == "tmem") {
     const Token& nt = peek();
@@ -233,7 +237,8 @@ void Parser::declaration() {
                      std::to_string(b.cols) + "): tcgen05.alloc allocates a power of 2 in 32..512 columns");
       int tmem_decls = 0;
       for (const ir::BufferDecl& o : k_.buffers) tmem_decls += o.space == ir::Space::tensor;
-      if (tmem_decls >= 32) fail(nt.loc, "at most 32 tensor-memory declarations per kernel");
+      if (tmem_decls >= spec::tmem::max_allocations)
+        fail(nt.loc, "at most " + std::to_string(spec::tmem::max_allocations) + " tensor-memory declarations per kernel");
       buffers_[n] = static_cast<int>(k_.buffers.size());
       k_.buffers.push_back(b);
     } else {
@@ -241,7 +246,7 @@ void Parser::declaration() {
       m.name = n;
       m.size = size;
       m.loc = nt.loc;
-      if (accept("count")) m.count = const_expr("an mbarrier count", 1, (1 << 20) - 1);
+      if (accept("count")) m.count = const_expr("an mbarrier count", 1, spec::mbarrier::max_count);
       if (accept("aliases")) {
         m.alias = alias_clause(n);
         k_.mbarriers.push_back(m);

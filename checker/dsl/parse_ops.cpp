@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "spec/rules.hpp"
+#include "spec/tmem.hpp"
 
 namespace pc::dsl::detail {
 
@@ -360,7 +361,7 @@ void Parser::other_operands(ir::Op& op) {
 void Parser::cta_group(ir::Op& op) {
   if (!accept("cta_group")) return;
   const ir::Loc at = peek().loc;
-  op.cta_pair = const_expr("the cta_group", 1, 2) == 2;
+  op.cta_pair = const_expr("the cta_group", 1, spec::tmem::max_cta_group) == spec::tmem::max_cta_group;
   if (op.cta_pair && (k_.cluster_ctas < 2 || k_.cluster_ctas % 2 != 0))
     fail(at, "cta_group 2 works on a CTA pair (PTX ISA tcgen05, \"CTA Pair\"): declare 'cluster N' with N even first (this "
              "kernel's cluster has " + std::to_string(k_.cluster_ctas) + " CTA" + (k_.cluster_ctas == 1 ? "" : "s") + ")");
