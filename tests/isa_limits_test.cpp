@@ -1,12 +1,18 @@
-// The .bk front end against ptxas: each form it rejects because no PTX
-// instruction spells it, beside its nearest accepted twin. For every row the
-// statement goes into a small kernel for the front end (and the rejected
+// The .bk front end against ptxas: each form phasecheck rejects because no
+// PTX instruction spells it, beside its nearest accepted twin. For every row
+// the statement goes into a small kernel for the front end (and the rejected
 // ones through check-kernel, which must exit 2 with file:line:column), and
 // the instruction it stands for into a small PTX kernel for
 // `ptxas -arch=sm_90a`. A row is decided by ptxas (both sides agree), or by
 // the text of the PTX ISA: a range the ISA states and ptxas does not check
-// for a constant (the front end rejects it; ptxas assembles it, and the test
+// for a constant (phasecheck rejects it; ptxas assembles it, and the test
 // says so, so that a ptxas that starts checking it is noticed).
+//
+// A range that a spec rule checks when the operation runs, with a violation
+// of its own, is the checker's also for a constant (docs/dsl.md, "One rule,
+// one verdict"): there the row's bk_error is that violation's name,
+// the front end accepts the statement, and check-kernel exits 1 naming the
+// violation at the statement's line.
 //
 // ptxas comes from tests/CMakeLists.txt (PC_PTXAS, found as the CUDA compile
 // checks find nvcc). Without it only the front end's half runs, unless CUDA
@@ -21,6 +27,7 @@
 #include <string>
 
 #include "checker/dsl/parser.hpp"
+#include "spec/violation.hpp"
 #include "tests/cli_support.hpp"
 
 using namespace pc;
@@ -122,22 +129,22 @@ const Form forms[] = {
    "bar_arrive 1, 0", "barrier.arrive.aligned 1, 0;", no, P, "thread count is 0",
    "requires a non-zero thread count argument"},
   {"bar_sync with 48 threads", "bar, barrier",
-   "bar_sync 1, 48", "barrier.sync.aligned 1, 48;", no, P, "multiple of the warp size (32), not 48",
+   "bar_sync 1, 48", "barrier.sync.aligned 1, 48;", no, P, "named_count_not_warp_multiple",
    "must be in multiple of warp size"},
   {"bar_sync id 16", "bar, barrier",
-   "bar_sync 16", "barrier.sync.aligned 16;", no, P, "a named-barrier id is 16", "expected to be in range [0..15]"},
+   "bar_sync 16", "barrier.sync.aligned 16;", no, P, "named_id_out_of_range", "expected to be in range [0..15]"},
 
   // cp.async.bulk: a size that is a multiple of 16, at most 2^20 - 16.
   {"tma_load of 24 bytes", "cp.async.bulk",
    "one: tma_load tile -> bar bytes 24", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd2], 24, [bar];",
-   no, P, "PTX cp.async.bulk copies a multiple of 16 bytes", "expected to be multiple of 16"},
+   no, P, "bad_copy_size", "expected to be multiple of 16"},
   {"tma_load of 32 bytes", "cp.async.bulk",
    "one: tma_load tile -> bar bytes 32", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd2], 32, [bar];",
    ok, P, "", ""},
   {"tma_load of 2^20 bytes", "cp.async.bulk",
    "one: tma_load tile -> bar bytes 1048576",
    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd2], 1048576, [bar];",
-   no, P, "the byte count is 1048576", "expected to be in range [0..1048560]"},
+   no, P, "bad_copy_size", "expected to be in range [0..1048560]"},
   {"tma_load of 2^20 - 16 bytes", "cp.async.bulk",
    "one: tma_load tile -> bar bytes 1048560",
    "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [tile], [%rd2], 1048560, [bar];", ok, P, "", ""},
@@ -153,29 +160,29 @@ const Form forms[] = {
   // mbarrier counts and tx-counts: the ISA's ranges, which ptxas leaves to the
   // program (it rejects only an arrive count of 0).
   {"arrive count 0", "mbarrier.arrive",
-   "one: arrive bar count 0", "mbarrier.arrive.shared::cta.b64 %rd1, [bar], 0;", no, P, "the count is 0",
+   "one: arrive bar count 0", "mbarrier.arrive.shared::cta.b64 %rd1, [bar], 0;", no, P, "bad_arrive_count",
    "expected to be a non-zero positive"},
   {"arrive count 2^20", "Contents of the mbarrier object",
-   "one: arrive bar count 1048576", "mbarrier.arrive.shared::cta.b64 %rd1, [bar], 1048576;", no, T, "the count is 1048576", ""},
+   "one: arrive bar count 1048576", "mbarrier.arrive.shared::cta.b64 %rd1, [bar], 1048576;", no, T, "bad_arrive_count", ""},
   {"arrive count 2^20 - 1", "Contents of the mbarrier object",
    "one: arrive bar count 1048575", "mbarrier.arrive.shared::cta.b64 %rd1, [bar], 1048575;", ok, P, "", ""},
   {"init count 0", "mbarrier.init",
-   "one: init fresh count 0", "mbarrier.init.shared::cta.b64 [bar], 0;", no, T, "the count is 0", ""},
+   "one: init fresh count 0", "mbarrier.init.shared::cta.b64 [bar], 0;", no, T, "bad_init_count", ""},
   {"init count 2^20", "mbarrier.init",
-   "one: init fresh count 1048576", "mbarrier.init.shared::cta.b64 [bar], 1048576;", no, T, "the count is 1048576", ""},
+   "one: init fresh count 1048576", "mbarrier.init.shared::cta.b64 [bar], 1048576;", no, T, "bad_init_count", ""},
   {"init count 2^20 - 1", "mbarrier.init",
    "one: init fresh count 1048575", "mbarrier.init.shared::cta.b64 [bar], 1048575;", ok, P, "", ""},
   {"expect_tx of 2^20 bytes", "Contents of the mbarrier object",
    "one: expect_tx bar bytes 1048576", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], 1048576;",
-   no, T, "the byte count is 1048576", ""},
+   no, T, "tx_out_of_range", ""},
   {"expect_tx of 2^20 - 1 bytes", "Contents of the mbarrier object",
    "one: expect_tx bar bytes 1048575", "mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [bar], 1048575;", ok, P, "", ""},
   {"complete_tx of 2^20 bytes", "Contents of the mbarrier object",
    "one: complete_tx bar bytes 1048576", "mbarrier.complete_tx.relaxed.cta.shared::cta.b64 [bar], 1048576;",
-   no, T, "the byte count is 1048576", ""},
+   no, T, "tx_out_of_range", ""},
   {"arrive_expect_tx of 2^20 bytes", "Contents of the mbarrier object",
    "one: arrive_expect_tx bar bytes 1048576", "mbarrier.arrive.expect_tx.shared::cta.b64 %rd1, [bar], 1048576;",
-   no, T, "the byte count is 1048576", ""},
+   no, T, "tx_out_of_range", ""},
 };
 // clang-format on
 
@@ -253,6 +260,17 @@ TEST_CASE("ISA limits: the front end rejects what ptxas rejects, and accepts eac
     const dsl::Parsed p = dsl::parse(src, "isa.bk");
     if (f.accepted) {
       CHECK_MESSAGE(p.ok(), (p.errors.empty() ? std::string() : dsl::render(p.errors.front(), src)));
+    } else if (spec::violation_from_name(f.bk_error)) {
+      // The checker's violation, as for the operand in a variable.
+      ++rejected;
+      CHECK_MESSAGE(p.ok(), (p.errors.empty() ? std::string() : dsl::render(p.errors.front(), src)));
+      const std::string file = cli_support::temp_file("isa_limits", "form.bk", src);
+      const cli_support::Run r = cli_support::run("isa_limits", "'" + file + "'");
+      CAPTURE(r.out);
+      CAPTURE(r.err);
+      CHECK(r.status == 1);
+      CHECK(r.out.find(f.bk_error) != std::string::npos);
+      CHECK(r.out.find(":" + std::to_string(bk_line) + ":") != std::string::npos);
     } else {
       ++rejected;
       REQUIRE_FALSE(p.ok());

@@ -10,7 +10,6 @@
 
 #include "spec/amd.hpp"
 #include "spec/clc.hpp"
-#include "spec/mbarrier.hpp"
 #include "spec/named_barrier.hpp"
 #include "spec/rules.hpp"
 
@@ -40,23 +39,37 @@ void Parser::check_spaces(const ir::Op& op) {
                           name_of(op.tmem) + " cols C')");
 }
 
+// One rule, one verdict (docs/dsl.md): an operand whose range a
+// spec rule checks when the operation runs, with a violation of its own
+// (spec/violation.hpp), is left to the checker also when it is a constant,
+// so that `bar_sync 1, 48` and `t = 48` then `bar_sync 1, t` get the same
+// verdict: the mbarrier counts (bad_init_count, bad_arrive_count), the tx
+// byte operands (tx_out_of_range), a TMA load's bytes (bad_copy_size), the
+// named-barrier id (named_id_out_of_range) and a thread count that is not a
+// multiple of the warp size (named_count_not_warp_multiple). What no run-time
+// rule checks stays an error here: the limits below.
 void Parser::check_operands(const ir::Op& op) {
-  constexpr std::int64_t max_count = spec::mbarrier::max_count;  // counts; tx bytes: spec::mbarrier::max_tx, the same
   if (op.code != OpCode::bar_red && op.code != OpCode::s_waitcnt) check_range(op.n, "the number of pending groups", 0, max_number);
   check_range(op.multicast, "the multicast CTA mask", 1, (std::int64_t{1} << k_.cluster_ctas) - 1);
   switch (op.code) {
     case OpCode::mbar_init:
     case OpCode::mbar_arrive:
     case OpCode::mbar_arrive_drop:
-    case OpCode::mbar_arrive_expect_tx: check_range(op.count, "the count", 1, max_count); break;
+    case OpCode::mbar_arrive_expect_tx: break;  // counts: spec::mbarrier::init and arrive, when they run
     case OpCode::bar_sync:
     case OpCode::bar_arrive:
     case OpCode::bar_red:
-      check_range(op.id, "a named-barrier id", 0, spec::named::num_ids - 1);
-      check_range(op.count, "a named-barrier thread count", spec::named::warp_size, spec::rules::max_cta_threads);
-      if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v % spec::named::warp_size != 0)
-        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc, "a named-barrier thread count is a multiple of the warp size (" +
-                                                                   std::to_string(spec::named::warp_size) + "), not " + std::to_string(*v));
+      // The id and the warp multiple: spec::named::check_operands, when they
+      // run. A count of 0 is the model's "no count" (the whole CTA), and a
+      // count above the threads a CTA may have names threads that cannot be.
+      if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v == 0)
+        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
+             "a named-barrier thread count is 0: give the threads that take part (a multiple of " +
+                 std::to_string(spec::named::warp_size) + "), or no count for the whole CTA ('bar_sync ID')");
+      else if (v && *v > spec::rules::max_cta_threads)
+        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
+             "a named-barrier thread count is " + std::to_string(*v) + ": a CTA has at most " +
+                 std::to_string(spec::rules::max_cta_threads) + " threads");
       break;
     case OpCode::read:
     case OpCode::write:
@@ -118,24 +131,23 @@ void Parser::check_operands(const ir::Op& op) {
   if (op.code == OpCode::clc_try_cancel && !op.bufs.empty()) {
     const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
     if (b.bytes != spec::clc::response_bytes)
-      fail(op.bufs[0].loc, "clc_try_cancel writes a 16-byte response, and '" + b.name + "' has " + std::to_string(b.bytes) +
-                               " bytes per element: declare it 'smem " + b.name + "[N] bytes 16'");
+      fail(op.bufs[0].loc, "clc_try_cancel writes a " + std::to_string(spec::clc::response_bytes) + "-byte response, and '" + b.name +
+                               "' has " + std::to_string(b.bytes) + " bytes per element: declare it 'smem " + b.name + "[N] bytes " +
+                               std::to_string(spec::clc::response_bytes) + "'");
   }
-  check_range(op.bytes, "the byte count", 0, spec::mbarrier::max_tx);
   // A bulk copy moves a multiple of 16 bytes (PTX ISA, cp.async.bulk: its
-  // size operand; ptxas: "expected to be multiple of 16", at most 1048560):
-  // the tx bytes of a tma_load, or without them the buffer it fills; the
-  // buffer a tma_store reads.
-  if (op.code == OpCode::tma_load && op.bytes != ir::no_expr) {
-    if (auto v = const_value(op.bytes); v && spec::rules::bulk_copy_size(*v) != spec::Violation::none)
-      fail(k_.exprs[static_cast<std::size_t>(op.bytes)].loc,
-           "the byte count of a bulk copy is " + std::to_string(*v) +
-               ": PTX cp.async.bulk copies a multiple of 16 bytes (0..1048560); round it to a multiple of 16");
-  } else if ((op.code == OpCode::tma_load || op.code == OpCode::tma_store || op.code == OpCode::tma_reduce) && !op.bufs.empty()) {
+  // size operand; ptxas: "expected to be multiple of 16", at most
+  // spec::rules::max_bulk_copy_bytes). A tma_load's `bytes` operand is checked
+  // when it runs (bad_copy_size); the size of a buffer a bulk copy moves whole
+  // is a declaration's, checked here.
+  const bool whole_buffer = op.code == OpCode::tma_store || op.code == OpCode::tma_reduce ||
+                            (op.code == OpCode::tma_load && op.bytes == ir::no_expr);
+  if (whole_buffer && !op.bufs.empty()) {
     const ir::BufferDecl& b = k_.buffers[static_cast<std::size_t>(op.bufs[0].object)];
     if (spec::rules::bulk_copy_size(b.bytes) != spec::Violation::none)
       fail(op.bufs[0].loc, std::string(ir::op_keyword(op.code)) + " copies all of '" + b.name + "', " + std::to_string(b.bytes) +
-                               " bytes: PTX cp.async.bulk copies a multiple of 16 bytes; declare it a multiple of 16" +
+                               " bytes: PTX cp.async.bulk copies a multiple of 16 bytes, at most " +
+                               std::to_string(spec::rules::max_bulk_copy_bytes) + "; declare it a multiple of 16" +
                                (op.code == OpCode::tma_load ? " or give 'bytes B'" : ""));
   }
 }
