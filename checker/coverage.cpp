@@ -8,13 +8,6 @@
 namespace pc::check {
 namespace {
 
-// Operations that read or write a buffer: an unreachable one has no race checked.
-bool is_access(ir::OpCode c) {
-  using ir::OpCode;
-  return c == OpCode::read || c == OpCode::write || c == OpCode::tma_load || c == OpCode::tma_store || c == OpCode::tma_reduce ||
-         c == OpCode::cp_async || c == OpCode::wgmma || c == OpCode::tcgen05_mma;
-}
-
 // The statement in short, from the IR: "read tile", "wait full", "x = ...".
 std::string statement(const Program& p, const ir::Role& role, const Instr& in) {
   switch (in.kind) {
@@ -72,7 +65,7 @@ std::vector<Unreached> Coverage::unreached() const {
       u.role = role.name;
       u.what = statement(p_, role, in);
       u.kind = in.kind == InstrKind::assert_true                       ? UnreachedKind::assertion
-               : in.kind == InstrKind::op && is_access(in.op->code) ? UnreachedKind::access
+               : in.kind == InstrKind::op && ir::op_access(in.op->code) != ir::Access::none ? UnreachedKind::access
                                                                        : UnreachedKind::statement;
       out.push_back(u);
     }

@@ -155,13 +155,13 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
         for (const ir::Ref& r : op.bufs) buf_in(r, c, true);
     }
   };
-  switch (op.code) {
-    case OpCode::wgmma:
+  switch (ir::op_footprint(op.code)) {
+    case ir::Footprint::access:
       // In a role split per warp, the warp group's four warps join one
-      // operation (step.cpp, wgmma_warps): each one's step reads the others'
-      // control state, so they depend on each other (their arrive pools
-      // stand for it).
-      if (p_.kernel->roles[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(agent)].role)].per_warp) {
+      // wgmma (step_wgmma.cpp, wgmma_warps): each one's step reads the
+      // others' control state, so they depend on each other (their arrive
+      // pools stand for it).
+      if (op.code == OpCode::wgmma && p_.kernel->roles[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(agent)].role)].per_warp) {
         const AgentInfo& me = p_.agents[static_cast<std::size_t>(agent)];
         for (std::size_t a = 0; a < p_.agents.size(); ++a) {
           const AgentInfo& o = p_.agents[a];
@@ -169,21 +169,11 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
             add(set, pool_base_ + static_cast<int>(a));
         }
       }
-      [[fallthrough]];
-    case OpCode::read:
-    case OpCode::write:
-    case OpCode::cp_async:
-    case OpCode::global_load_lds:
-    case OpCode::tcgen05_mma:
-    case OpCode::tma_store:
-    case OpCode::tma_reduce:
-    case OpCode::tcgen05_ld:
-    case OpCode::tcgen05_st:
       buffers(false);
       // A tensor-memory access reads the CTA's allocations (spec::tmem::use);
       // a cta_group 2 MMA's those of both CTAs of the pair, and their tensor
       // memory (the A operand and the accumulator are split between them).
-      if (op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st || op.code == OpCode::tcgen05_mma) add(set, tmem_base_ + cta);
+      if (ir::op_has(op.code, ir::opf::tmem)) add(set, tmem_base_ + cta);
       if (op.tmem.object >= 0) buf_in(op.tmem, cta, false);
       if (op.cta_pair) {
         const int peer = spec::tmem::peer(cta);
@@ -194,14 +184,13 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
           if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) buf_in(r, peer, true);
       }
       return;
-    case OpCode::tcgen05_cp:
+    case ir::Footprint::tmem_cp:
       buffers(false);
       buf_in(op.tmem, cta, false);
       add(set, tmem_base_ + cta);
       return;
     // The CTA's allocator, and the allocation's memory (written by both).
-    case OpCode::tcgen05_alloc:
-    case OpCode::tcgen05_dealloc: {
+    case ir::Footprint::tmem_alloc: {
       if (op.tmem.object < 0) return all(set);
       const int d = op.tmem.object;
       // cta_group 2: a collective of the pair, performed in both CTAs (their
@@ -214,91 +203,46 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       }
       return;
     }
-    case OpCode::tcgen05_relinquish:
+    case ir::Footprint::tmem_relinquish:
       add(set, tmem_base_ + cta);
       if (op.cta_pair) add(set, tmem_base_ + spec::tmem::peer(cta));
       return;
     // A request leaves a response per destination CTA (a multicast), each
     // landing like a TMA load; the request itself reads the CLC state.
-    case OpCode::clc_try_cancel:
+    case ir::Footprint::clc_request:
       add(set, clc_);
       if (op.multicast != ir::no_expr) return multicast(true);
       buffers(true);
       mbar(op.bar, true);
       return;
-    case OpCode::clc_query: buffers(false); return;
-    case OpCode::mbar_init:
-    case OpCode::mbar_arrive:
-    case OpCode::mbar_arrive_drop:
-    case OpCode::mbar_arrive_expect_tx:
-    case OpCode::mbar_expect_tx:
-    case OpCode::mbar_complete_tx:
-    case OpCode::mbar_wait:
-    case OpCode::mbar_test_wait:
-    case OpCode::mbar_try_wait:
-    case OpCode::mbar_inval: mbar(op.bar, false); return;
-    case OpCode::mbar_pending_count: return;  // reads the agent's own token
+    case ir::Footprint::mbarrier: mbar(op.bar, false); return;
+    case ir::Footprint::none: return;  // e.g. pending_count: reads the agent's own token
     // Operations that leave an async event behind: the event's completion
     // touches the barrier (and the buffer), and the CTA it targets must not
     // exit before it (alive).
-    case OpCode::tma_load:
+    case ir::Footprint::tma_load:
       if (op.multicast != ir::no_expr) return multicast(true);
       buffers(true);
       mbar(op.bar, true);
       return;
     // An async arrival takes a sync object of the agent's pool, which its
     // landing frees (step.cpp, arrive_slot): the pool is a resource.
-    case OpCode::tcgen05_commit:
+    case ir::Footprint::async_arrive:
       add(set, pool_base_ + agent);
       if (op.multicast != ir::no_expr) return multicast(false);
       mbar(op.bar, true);
       return;
-    case OpCode::cp_async_mbarrier_arrive:
-      add(set, pool_base_ + agent);
-      mbar(op.bar, true);
-      return;
     // st.async: an async write into the buffer of the CTA named, whose
     // landing completes on the barrier there (the pool holds its release).
-    case OpCode::st_async:
-    case OpCode::red_async:
+    case ir::Footprint::async_store:
       add(set, pool_base_ + agent);
       buffers(true);
       mbar(op.bar, true);
       return;
-    case OpCode::bar_sync:
-    case OpCode::bar_arrive:
-    case OpCode::bar_red:
-    case OpCode::syncthreads:
-    case OpCode::s_barrier:
-    case OpCode::s_barrier_signal:
-    case OpCode::s_barrier_wait: add(set, named_base_ + cta); return;
-    case OpCode::cluster_arrive:
-    case OpCode::cluster_wait:
-    case OpCode::cluster_sync: add(set, cluster_); return;
-    case OpCode::exit: exit_footprint(cta, set); return;
-    // The agent's own threads and counters only (private_op, which lists the
-    // same operations: checked at the end of this function).
-    case OpCode::fence_mbarrier_init:
-    case OpCode::syncwarp:
-    case OpCode::bulk_commit_group:
-    case OpCode::bulk_wait_group:
-    case OpCode::bulk_wait_group_read:
-    case OpCode::cp_async_commit:
-    case OpCode::cp_async_wait:
-    case OpCode::cp_async_wait_all:
-    case OpCode::wgmma_fence:
-    case OpCode::wgmma_commit:
-    case OpCode::wgmma_wait:
-    case OpCode::tcgen05_fence_before:
-    case OpCode::tcgen05_fence_after:
-    case OpCode::tcgen05_wait_ld:
-    case OpCode::tcgen05_wait_st:
-    case OpCode::fence_proxy_async:
-    case OpCode::fence_acq_rel:
-    case OpCode::fence_sc:
-    case OpCode::s_waitcnt:
-      if (!private_op(op.code)) all(set);  // a private operation that stopped being one touches everything
-      return;
+    case ir::Footprint::barrier: add(set, named_base_ + cta); return;
+    case ir::Footprint::cluster: add(set, cluster_); return;
+    case ir::Footprint::exit: exit_footprint(cta, set); return;
+    case ir::Footprint::own: return;  // the agent's own threads and counters only
   }
   all(set);  // an op code outside the enum
 }

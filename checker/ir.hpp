@@ -8,6 +8,8 @@
 
 #include "checker/ops.hpp"
 #include "spec/amd.hpp"
+#include "spec/named_barrier.hpp"
+#include "spec/ordering.hpp"
 
 namespace pc::ir {
 
@@ -94,9 +96,11 @@ struct Ref {
 };
 
 enum class Lanes : std::uint8_t { all, one, each };  // each: the elected lane of every warp
-enum class Sem : std::uint8_t { standard, release, relaxed, acquire };  // standard: the PTX default
-enum class Scope : std::uint8_t { standard, cta, cluster };
-enum class Red : std::uint8_t { none, popc, and_, or_ };
+// The memory-ordering qualifiers and bar.red's operation are spec's own
+// (spec/ordering.hpp, spec/named_barrier.hpp); `standard`: the PTX default.
+using Sem = spec::ordering::Sem;
+using Scope = spec::ordering::Scope;
+using Red = spec::named::Red;
 
 struct Op {
   OpCode code = OpCode::exit;

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "checker/layout.hpp"
+#include "spec/cluster.hpp"
 #include "spec/hb.hpp"
 #include "spec/named_barrier.hpp"
 
@@ -23,12 +24,6 @@ bool is_constant(const std::vector<ir::Expr>& ex, ExprId e) {
     case ir::ExprKind::binary: return is_constant(ex, x.a) && is_constant(ex, x.b);
   }
   return false;
-}
-
-bool uses_named_barrier(OpCode c) {
-  return c == OpCode::bar_sync || c == OpCode::bar_arrive || c == OpCode::bar_red ||
-         c == OpCode::syncthreads || c == OpCode::s_barrier || c == OpCode::s_barrier_signal ||
-         c == OpCode::s_barrier_wait;
 }
 
 struct Flattener {
@@ -97,23 +92,16 @@ void scan_ops(const std::vector<ir::Stmt>& body, const std::function<void(const 
 
 namespace {
 
-// Arithmetic is checked: a value outside -2^62..2^62 (the range of numbers
-// in a .bk file) is an error at the operator, never a silent wrap. The
-// errors are thrown out of line, so that eval itself stays small.
-[[noreturn, gnu::cold, gnu::noinline]] void overflow(ir::Loc loc) {
-  throw KernelError("integer overflow: the value leaves -2^62..2^62", loc);
-}
-[[noreturn, gnu::cold, gnu::noinline]] void division_by_zero(ir::Loc loc) { throw KernelError("division by zero", loc); }
-[[noreturn, gnu::cold, gnu::noinline]] void bad_shift(std::int64_t b, ir::Loc loc) {
-  throw KernelError("a shift by " + std::to_string(b) + ": the amount is 0..62", loc);
-}
-std::int64_t checked(__int128 v, ir::Loc loc) {
-  if (v > value_limit || v < -value_limit) overflow(loc);
-  return static_cast<std::int64_t>(v);
-}
-std::int64_t checked(std::int64_t v, ir::Loc loc) {
-  if (v > value_limit || v < -value_limit) overflow(loc);
-  return v;
+// Arithmetic is checked (checker/expr.hpp): an error is thrown at the
+// operator, out of line, so that eval itself stays small.
+[[noreturn, gnu::cold, gnu::noinline]] void expr_error(ir::ExprError e, ir::Loc loc, std::int64_t shift) {
+  switch (e) {
+    case ir::ExprError::overflow: throw KernelError("integer overflow: the value leaves -2^62..2^62", loc);
+    case ir::ExprError::division_by_zero: throw KernelError("division by zero", loc);
+    case ir::ExprError::bad_shift: throw KernelError("a shift by " + std::to_string(shift) + ": the amount is 0..62", loc);
+    case ir::ExprError::none: break;
+  }
+  throw InternalError("expr_error without an error");
 }
 
 // An operand: a variable or a constant read at once (most are), any other
@@ -129,56 +117,21 @@ inline std::int64_t operand(const Program& p, ExprId e, const std::int64_t* vars
 
 std::int64_t eval_tree(const Program& p, ExprId e, const std::int64_t* vars) {
   const ir::Expr& x = p.exprs.at(static_cast<std::size_t>(e));
+  ir::ExprValue r;
   switch (x.kind) {
     case ir::ExprKind::constant: return x.value;
     case ir::ExprKind::var: return vars[x.var];
-    case ir::ExprKind::unary: {
-      const std::int64_t a = operand(p, x.a, vars);
-      return x.un == ir::UnOp::neg ? checked(-static_cast<__int128>(a), x.loc) : (a == 0 ? 1 : 0);
-    }
+    case ir::ExprKind::unary: r = ir::apply(x.un, operand(p, x.a, vars)); break;
     case ir::ExprKind::binary: {
       const std::int64_t a = operand(p, x.a, vars);
-      if (x.bin == ir::BinOp::land && a == 0) return 0;
-      if (x.bin == ir::BinOp::lor && a != 0) return 1;
-      const std::int64_t b = operand(p, x.b, vars);
-      // In 64 bits where the result cannot leave them: an overflow of int64
-      // means a value outside -2^62..2^62, which checked() reports, and the
-      // one quotient that overflows (INT64_MIN / -1) takes the wide path. A
-      // 128-bit division is a library call, and `k % 2` is in most parities.
-      std::int64_t r = 0;
-      switch (x.bin) {
-        case ir::BinOp::add:
-          return __builtin_add_overflow(a, b, &r) ? checked(__int128{a} + b, x.loc) : checked(r, x.loc);
-        case ir::BinOp::sub:
-          return __builtin_sub_overflow(a, b, &r) ? checked(__int128{a} - b, x.loc) : checked(r, x.loc);
-        case ir::BinOp::mul:
-          return __builtin_mul_overflow(a, b, &r) ? checked(__int128{a} * b, x.loc) : checked(r, x.loc);
-        case ir::BinOp::div:
-        case ir::BinOp::mod:
-          if (b == 0) division_by_zero(x.loc);
-          if (b == -1) return checked(x.bin == ir::BinOp::div ? -__int128{a} : __int128{0}, x.loc);
-          return checked(x.bin == ir::BinOp::div ? a / b : a % b, x.loc);
-        case ir::BinOp::shl:
-        case ir::BinOp::shr:
-          if (b < 0 || b > 62) bad_shift(b, x.loc);
-          if (x.bin == ir::BinOp::shr) return a >> b;
-          return __builtin_mul_overflow(a, std::int64_t{1} << b, &r) ? checked(__int128{a} * (__int128{1} << b), x.loc)
-                                                                       : checked(r, x.loc);
-        case ir::BinOp::bxor: return a ^ b;
-        case ir::BinOp::band: return a & b;
-        case ir::BinOp::bor: return a | b;
-        case ir::BinOp::lt: return a < b;
-        case ir::BinOp::le: return a <= b;
-        case ir::BinOp::gt: return a > b;
-        case ir::BinOp::ge: return a >= b;
-        case ir::BinOp::eq: return a == b;
-        case ir::BinOp::ne: return a != b;
-        case ir::BinOp::land:
-        case ir::BinOp::lor: return b != 0;
-      }
+      if (const auto s = ir::short_circuit(x.bin, a)) return *s;
+      r = ir::apply(x.bin, a, operand(p, x.b, vars));
+      break;
     }
   }
-  return 0;
+  if (r.error != ir::ExprError::none) [[unlikely]]
+    expr_error(r.error, x.loc, x.kind == ir::ExprKind::binary ? operand(p, x.b, vars) : 0);
+  return r.value;
 }
 
 void compile_exprs(Program& p) {
@@ -309,11 +262,12 @@ std::string Program::mem_name(int mem_buf) const {
   return name + " (" + layout::describe(*kernel, r) + ")";
 }
 
-Program instantiate(const ir::Kernel& k) {
-  Program p;
-  p.kernel = &k;
-  p.exprs = k.exprs;
-  if (k.cluster_ctas < 1 || k.cluster_ctas > 16) throw KernelError("cluster size must be 1..16", k.loc);
+namespace {
+
+// The declarations' instances per CTA, and their memory laid out.
+void instantiate_declarations(Program& p, const ir::Kernel& k) {
+  if (k.cluster_ctas < 1 || k.cluster_ctas > spec::cluster::max_ctas)
+    throw KernelError("cluster size must be 1.." + std::to_string(spec::cluster::max_ctas), k.loc);
   p.ctas = k.cluster_ctas;
 
   for (const ir::BufferDecl& b : k.buffers) {
@@ -330,6 +284,11 @@ Program instantiate(const ir::Kernel& k) {
   p.mbar_has_init.assign(k.mbarriers.size(), false);
   alias_table(p);
 
+}
+
+// The agents, CTA by CTA, role by role, instance by instance, and their
+// threads of happens-before.
+void instantiate_agents(Program& p, const ir::Kernel& k) {
   // Agents, CTA by CTA, role by role, instance by instance.
   p.cta_threads.assign(static_cast<std::size_t>(p.ctas), 0);
   for (int cta = 0; cta < p.ctas; ++cta) {
@@ -378,9 +337,11 @@ Program instantiate(const ir::Kernel& k) {
   }
   if (k.cta_threads > 0)
     for (int& t : p.cta_threads) t = k.cta_threads;
+}
 
-  // Named-barrier ids in use, which mbarrier declarations have an init, and
-  // which have their memory written (an init or an inval).
+// Which named-barrier ids are used, which mbarrier declarations have an init,
+// and which have their memory written (an init or an inval).
+void scan_objects(Program& p, const ir::Kernel& k) {
   std::vector<bool> used(spec::named::num_ids, false), written(k.mbarriers.size(), false);
   bool any_dynamic = false;
   for (const ir::Role& role : k.roles) {
@@ -389,9 +350,9 @@ Program instantiate(const ir::Kernel& k) {
       if (op.code == OpCode::mbar_init && known) p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
       if ((op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval) && known) written[static_cast<std::size_t>(op.bar.object)] = true;
       p.has_clc |= op.code == OpCode::clc_try_cancel;
-      p.has_tcgen05_mma |= op.code == OpCode::tcgen05_mma || op.code == OpCode::tcgen05_cp ||
-                           op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st;
-      if (!uses_named_barrier(op.code)) return;
+      // The tcgen05 operations that read or write data (mma, cp, ld, st).
+      p.has_tcgen05_mma |= ir::op_family(op.code) == ir::OpFamily::tcgen05 && ir::op_access(op.code) != ir::Access::none;
+      if (!ir::op_uses_named_barrier(op.code)) return;
       if (op.id == ir::no_expr) {
         used[0] = true;
         p.id0_whole_cta |= op.code == OpCode::syncthreads;
@@ -411,14 +372,18 @@ Program instantiate(const ir::Kernel& k) {
   for (int id = 0; id < spec::named::num_ids; ++id)
     if (any_dynamic || used[static_cast<std::size_t>(id)]) p.named_slot[static_cast<std::size_t>(id)] = p.named_used++;
   p.sync_count = p.num_mbars() + p.ctas * p.named_used + 1;
+}
+
+// The sync objects of happens-before: each mbarrier's channels, each agent's
+// fences, and the arrival pools.
+void allocate_syncs(Program& p, const ir::Kernel& k) {
   // mbarriers that may be arrived on from another CTA (an arrive whose CTA is
   // given) get the channels of other scopes (program.hpp).
   std::vector<bool> remote(k.mbarriers.size(), false);
   for (const ir::Role& role : k.roles)
     scan_ops(role.body, [&](const ir::Op& op) {
-      const bool arrives = op.code == OpCode::mbar_arrive || op.code == OpCode::mbar_arrive_drop ||
-                           op.code == OpCode::mbar_arrive_expect_tx;
-      if ((arrives || op.code == OpCode::st_async || op.code == OpCode::red_async) && op.bar.cta != ir::no_expr && op.bar.object >= 0 &&
+      const bool arrives = ir::op_has(op.code, ir::opf::thread_arrive | ir::opf::async_arrive);
+      if (arrives && op.bar.cta != ir::no_expr && op.bar.object >= 0 &&
           op.bar.object < static_cast<int>(k.mbarriers.size()))
         remote[static_cast<std::size_t>(op.bar.object)] = true;
     });
@@ -459,8 +424,7 @@ Program instantiate(const ir::Kernel& k) {
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
     bool arrives = false;
     scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
-      arrives |= op.code == OpCode::tcgen05_commit || op.code == OpCode::cp_async_mbarrier_arrive || op.code == OpCode::st_async ||
-                 op.code == OpCode::red_async;
+      arrives |= ir::op_has(op.code, ir::opf::async_arrive);
     });
     if (arrives) arrivers.push_back(a);
   }
@@ -478,6 +442,10 @@ Program instantiate(const ir::Kernel& k) {
                           std::to_string(p.sync_count),
                       k.loc);
 
+}
+
+// Each role's body as flat code.
+void flatten_roles(Program& p, const ir::Kernel& k) {
   for (const ir::Role& role : k.roles) {
     p.code.emplace_back();
     Flattener f{p, p.code.back()};
@@ -491,6 +459,19 @@ Program instantiate(const ir::Kernel& k) {
         throw KernelError("'" + role.vars[static_cast<std::size_t>(v)] + "' is a builtin and cannot be assigned", in.loc);
     }
   }
+}
+
+}  // namespace
+
+Program instantiate(const ir::Kernel& k) {
+  Program p;
+  p.kernel = &k;
+  p.exprs = k.exprs;
+  instantiate_declarations(p, k);
+  instantiate_agents(p, k);
+  scan_objects(p, k);
+  allocate_syncs(p, k);
+  flatten_roles(p, k);
   compile_exprs(p);
   return p;
 }

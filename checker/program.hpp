@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "checker/expr.hpp"
 #include "checker/ir.hpp"
 #include "spec/amd.hpp"
 #include "spec/hb.hpp"
@@ -183,8 +184,8 @@ struct Program {
 void compile_exprs(Program& p);
 
 // The range of integer values, as of numbers in a .bk file: a result
-// outside -value_limit..value_limit is an overflow error.
-inline constexpr std::int64_t value_limit = std::int64_t{1} << 62;
+// outside -value_limit..value_limit is an overflow error (checker/expr.hpp).
+inline constexpr std::int64_t value_limit = ir::value_limit;
 
 // Integer expressions over an agent's variables, by walking the tree.
 // Throws KernelError on division by zero, an overflow or a bad shift.

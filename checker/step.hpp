@@ -107,12 +107,6 @@ class Stepper {
   std::vector<std::vector<BlockTest>> block_tests_;  // per role, per instruction
 };
 
-// Operations that never block, never fail, and read or write only the agent's
-// own threads' bits in happens-before (hb::order and hb::proxy_fence from and
-// to its own lanes and units) or its own counters: every other agent's step
-// reads and writes other bits, so they commute with all of them.
-[[nodiscard]] bool private_op(ir::OpCode c);
-
 // Throws the InternalError of run_control given an operation (out of line).
 [[noreturn]] void not_control();
 
@@ -149,7 +143,7 @@ inline const Instr* Stepper::next_local(const State& s, int a, bool private_ops)
   if (ag.pc >= code.size()) return nullptr;
   const Instr& in = code[ag.pc];
   if (is_control(in.kind)) return &in;
-  return in.kind == InstrKind::op && private_ops && private_op(in.op->code) ? &in : nullptr;
+  return in.kind == InstrKind::op && private_ops && ir::op_private(in.op->code) ? &in : nullptr;
 }
 
 }  // namespace pc::check

@@ -269,6 +269,15 @@ inline void apply(Mbarrier* b, const spec::mbarrier::Result& r) {
   }
   b->state = r.next;
 }
+// What a test or wait observed; a violation is recorded (the first one) and
+// the answer is false.
+inline bool observe(Mbarrier* b, const spec::Outcome& o) {
+  if (o.violation != spec::Violation::none) {
+    if (b->violation == spec::Violation::none) b->violation = o.violation;
+    return false;
+  }
+  return o.observed != 0;
+}
 }  // namespace detail
 
 inline void mbarrier_init(Mbarrier* b, std::uint32_t count) { detail::apply(b, spec::mbarrier::init(b->state, count)); }
@@ -295,13 +304,15 @@ inline ModelToken mbarrier_arrive_expect_tx(Mbarrier* b, std::uint32_t tx) {
 }
 inline void mbarrier_expect_tx(Mbarrier* b, std::uint32_t tx) { detail::apply(b, spec::mbarrier::expect_tx(b->state, tx)); }
 inline void mbarrier_complete_tx(Mbarrier* b, std::uint32_t tx) { detail::apply(b, spec::mbarrier::complete_tx(b->state, tx)); }
+// A wait's answer; an undefined wait (on a barrier not initialised, or
+// invalidated) is recorded as any undefined use is, and answers false.
 inline bool mbarrier_test_wait_parity(Mbarrier* b, std::uint32_t parity) {
-  return spec::mbarrier::test_wait_parity(b->state, parity).observed != 0;
+  return detail::observe(b, spec::mbarrier::test_wait_parity(b->state, parity));
 }
 inline bool mbarrier_try_wait_parity(Mbarrier* b, std::uint32_t parity) { return mbarrier_test_wait_parity(b, parity); }
 inline bool mbarrier_try_wait_parity(Mbarrier* b, std::uint32_t parity, cluster_scope_t) { return mbarrier_test_wait_parity(b, parity); }
 inline bool mbarrier_test_wait(Mbarrier* b, ModelToken t) {
-  return spec::mbarrier::test_wait_token(b->state, t.token).observed != 0;
+  return detail::observe(b, spec::mbarrier::test_wait_token(b->state, t.token));
 }
 inline std::uint32_t mbarrier_pending_count(ModelToken t) {
   return static_cast<std::uint32_t>(spec::mbarrier::pending_count(t.token));

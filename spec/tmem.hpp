@@ -170,7 +170,7 @@ struct PairResult {
 }
 
 // The asynchronous tcgen05 operations of one thread, for the ordering rules below.
-enum class Async : std::uint8_t { mma, cp, ld, st };
+enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 
 // Whether an operation's tensor-memory accesses are ordered after the same
 // thread's earlier accesses in its async unit (the MMA unit holds a thread's
@@ -179,6 +179,15 @@ enum class Async : std::uint8_t { mma, cp, ld, st };
 // (same shape and accumulator) and tcgen05.cp -> tcgen05.mma execute in
 // issue order. So an MMA is ordered after them; a tcgen05.cp is not ordered
 // after an earlier MMA (no such pair), nor are ld/st after anything of their own.
+// tcgen05.shift (PTX ISA tcgen05.shift: "an asynchronous instruction which
+// initiates the shifting of 32-byte elements downwards across all the rows,
+// except the last, by one row", in the MMA unit: tcgen05.commit tracks it) is
+// in the pairs tcgen05.shift -> tcgen05.mma (an MMA after it is ordered, as
+// above), tcgen05.shift -> tcgen05.cp.4x256b and tcgen05.mma -> tcgen05.shift.
+// The MMA unit's accesses do not say which instruction made them, and a
+// shift is not ordered after an earlier shift or tcgen05.cp: it is taken as
+// ordered after none (an MMA then a shift of the same tensor memory with no
+// commit waited for between is reported: docs/spec.md, "Tensor memory").
 [[nodiscard]] constexpr bool after_own_unit(Async later) { return later == Async::mma; }
 
 // What tcgen05.fence::before_thread_sync orders before the fencing thread's

@@ -38,7 +38,7 @@ TEST_CASE("docs/dsl.md documents every operation keyword") {
   const std::string md = slurp(std::string(PC_SOURCE_DIR) + "/docs/dsl.md");
   REQUIRE_FALSE(md.empty());
   // As `kw` or, for operations that return a value, `r = kw`.
-#define PC_X(e, kw, lanes, doc) \
+#define PC_X(e, kw, ...) \
   CHECK_MESSAGE((md.find("`" kw "`") != std::string::npos || md.find("`r = " kw "`") != std::string::npos), kw);
   PC_OPS(PC_X)
 #undef PC_X

@@ -204,7 +204,8 @@ inline std::string tmem_kernel(std::mt19937& rng) {
         case 5: k += "  tcgen05_st " + t + "\n"; break;
         case 6: k += "  tcgen05_wait_ld\n"; break;
         case 7: k += "  tcgen05_wait_st\n"; break;
-        case 8: k += "  one: tcgen05_cp s[0] -> " + t + "\n"; break;
+        // (tcgen05.shift in every third slot of it: the same random draws)
+        case 8: k += (i % 3 == 2 ? "  one: tcgen05_shift " + t : "  one: tcgen05_cp s[0] -> " + t) + "\n"; break;
         case 9: k += "  one: tcgen05_mma read s[0]" + std::string(pick(2) ? ", T[1]" : "") + " into " + t + "\n"; break;
         case 10: k += "  one: tcgen05_commit " + bar + "\n"; break;
         case 11: k += "  wait " + bar + " parity 0\n"; break;

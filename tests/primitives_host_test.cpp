@@ -37,6 +37,21 @@ TEST_CASE("primitives on the host record undefined use instead of guessing") {
   prim::mbarrier_init(&c, 1);
   prim::mbarrier_arrive_nocomplete(&c, 1);
   CHECK(c.violation == pc::spec::Violation::nocomplete_would_complete);
+  // Waits record theirs as the device-side model does: a wait on a barrier
+  // never initialised, or invalidated, is undefined (and answers false).
+  prim::Mbarrier never;
+  CHECK_FALSE(prim::mbarrier_test_wait_parity(&never, 1));
+  CHECK(never.violation == pc::spec::Violation::uninitialized_barrier);
+  prim::Mbarrier gone;
+  prim::mbarrier_init(&gone, 1);
+  const prim::ModelToken t = prim::mbarrier_arrive(&gone, 1);
+  prim::mbarrier_inval(&gone);
+  CHECK(gone.violation == pc::spec::Violation::none);
+  CHECK_FALSE(prim::mbarrier_test_wait(&gone, t));
+  CHECK(gone.violation == pc::spec::Violation::invalidated_barrier);
+  prim::Mbarrier polled;
+  CHECK_FALSE(prim::mbarrier_try_wait_parity(&polled, 0));
+  CHECK(polled.violation == pc::spec::Violation::uninitialized_barrier);
 }
 
 TEST_CASE("the software mbarrier through the same API") {

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "checker/expr.hpp"
 #include "checker/ir.hpp"
 
 namespace pc::dsl {
@@ -39,7 +40,7 @@ struct Lexed {
   std::vector<std::pair<ir::Loc, std::string>> expects;  // `# expect: X` comments
 };
 
-inline constexpr std::int64_t max_number = std::int64_t{1} << 62;
+inline constexpr std::int64_t max_number = ir::value_limit;  // checker/expr.hpp
 
 [[nodiscard]] Lexed lex(std::string_view src);
 

@@ -22,7 +22,7 @@ void Parser::check_spaces(const ir::Op& op) {
   const std::string kw(ir::op_keyword(op.code));
   auto is_tmem = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].space == ir::Space::tensor; };
   auto name_of = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].name; };
-  const bool tmem_op = op.code == OpCode::tcgen05_ld || op.code == OpCode::tcgen05_st;
+  const bool tmem_op = ir::op_operands(op.code) == ir::Operands::tmem_buffers;
   for (const ir::Ref& r : op.bufs) {
     if (tmem_op && !is_tmem(r))
       fail(r.loc, "'" + kw + "' accesses tensor memory, and '" + name_of(r) + "' is shared memory: declare it 'tmem " +
@@ -51,81 +51,19 @@ void Parser::check_spaces(const ir::Op& op) {
 void Parser::check_operands(const ir::Op& op) {
   if (op.code != OpCode::bar_red && op.code != OpCode::s_waitcnt) check_range(op.n, "the number of pending groups", 0, max_number);
   check_range(op.multicast, "the multicast CTA mask", 1, (std::int64_t{1} << k_.cluster_ctas) - 1);
-  switch (op.code) {
-    case OpCode::mbar_init:
-    case OpCode::mbar_arrive:
-    case OpCode::mbar_arrive_drop:
-    case OpCode::mbar_arrive_expect_tx: break;  // counts: spec::mbarrier::init and arrive, when they run
-    case OpCode::bar_sync:
-    case OpCode::bar_arrive:
-    case OpCode::bar_red:
-      // The id and the warp multiple: spec::named::check_operands, when they
-      // run. A count of 0 is the model's "no count" (the whole CTA), and a
-      // count above the threads a CTA may have names threads that cannot be.
-      if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v == 0)
-        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
-             "a named-barrier thread count is 0: give the threads that take part (a multiple of " +
-                 std::to_string(spec::named::warp_size) + "), or no count for the whole CTA ('bar_sync ID')");
-      else if (v && *v > spec::rules::max_cta_threads)
-        fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
-             "a named-barrier thread count is " + std::to_string(*v) + ": a CTA has at most " +
-                 std::to_string(spec::rules::max_cta_threads) + " threads");
-      break;
-    case OpCode::read:
-    case OpCode::write:
-    case OpCode::mbar_expect_tx:
-    case OpCode::mbar_complete_tx:
-    case OpCode::mbar_wait:
-    case OpCode::mbar_test_wait:
-    case OpCode::mbar_try_wait:
-    case OpCode::mbar_pending_count:
-    case OpCode::mbar_inval:
-    case OpCode::fence_mbarrier_init:
-    case OpCode::syncthreads:
-    case OpCode::syncwarp:
-    case OpCode::tma_load:
-    case OpCode::tma_store:
-    case OpCode::tma_reduce:
-    case OpCode::bulk_commit_group:
-    case OpCode::bulk_wait_group:
-    case OpCode::bulk_wait_group_read:
-    case OpCode::cp_async:
-    case OpCode::cp_async_mbarrier_arrive:
-    case OpCode::cp_async_commit:
-    case OpCode::cp_async_wait:
-    case OpCode::cp_async_wait_all:
-    case OpCode::st_async:
-    case OpCode::red_async:
-    case OpCode::wgmma_fence:
-    case OpCode::wgmma:
-    case OpCode::wgmma_commit:
-    case OpCode::wgmma_wait:
-    case OpCode::tcgen05_mma:
-    case OpCode::tcgen05_commit:
-    case OpCode::tcgen05_fence_before:
-    case OpCode::tcgen05_fence_after:
-    case OpCode::tcgen05_alloc:
-    case OpCode::tcgen05_dealloc:
-    case OpCode::tcgen05_relinquish:
-    case OpCode::tcgen05_ld:
-    case OpCode::tcgen05_st:
-    case OpCode::tcgen05_wait_ld:
-    case OpCode::tcgen05_wait_st:
-    case OpCode::tcgen05_cp:
-    case OpCode::clc_try_cancel:
-    case OpCode::clc_query:
-    case OpCode::fence_proxy_async:
-    case OpCode::fence_acq_rel:
-    case OpCode::fence_sc:
-    case OpCode::cluster_arrive:
-    case OpCode::cluster_wait:
-    case OpCode::cluster_sync:
-    case OpCode::s_waitcnt:
-    case OpCode::global_load_lds:
-    case OpCode::s_barrier:
-    case OpCode::s_barrier_signal:
-    case OpCode::s_barrier_wait:
-    case OpCode::exit: break;
+  // Counts of mbarrier ops: spec::mbarrier::init and arrive, when they run.
+  // A named barrier's id and warp multiple: spec::named::check_operands, when
+  // they run. A count of 0 is the model's "no count" (the whole CTA), and a
+  // count above the threads a CTA may have names threads that cannot be.
+  if (ir::op_is_named_barrier(op.code)) {
+    if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v == 0)
+      fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
+           "a named-barrier thread count is 0: give the threads that take part (a multiple of " +
+               std::to_string(spec::named::warp_size) + "), or no count for the whole CTA ('bar_sync ID')");
+    else if (v && *v > spec::rules::max_cta_threads)
+      fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
+           "a named-barrier thread count is " + std::to_string(*v) + ": a CTA has at most " +
+               std::to_string(spec::rules::max_cta_threads) + " threads");
   }
   // try_cancel writes a .b128 response (PTX ISA clusterlaunchcontrol.try_cancel).
   if (op.code == OpCode::clc_try_cancel && !op.bufs.empty()) {
@@ -157,8 +95,7 @@ void Parser::check_operands(const ir::Op& op) {
 // mbarrier.arrive and mbarrier.arrive_drop (the syntax of their forms), bar,
 // barrier (barrier{.cta}.arrive).
 void Parser::check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc) {
-  const bool arrive = op.code == OpCode::mbar_arrive || op.code == OpCode::mbar_arrive_drop ||
-                      op.code == OpCode::mbar_arrive_expect_tx;
+  const bool arrive = ir::op_operands(op.code) == ir::Operands::arrive;
   if (arrive) {
     const bool drop = op.code == OpCode::mbar_arrive_drop;
     const bool tx = op.code == OpCode::mbar_arrive_expect_tx || (drop && op.bytes != ir::no_expr);
@@ -204,9 +141,9 @@ void Parser::check_cp_async_lanes(const std::vector<ir::Stmt>& body) {
   bool groups = false;
   auto walk = [&](auto& self, const std::vector<ir::Stmt>& b) -> void {
     for (const ir::Stmt& s : b) {
-      if (s.kind == ir::StmtKind::op &&
-          (s.op.code == OpCode::cp_async || s.op.code == OpCode::cp_async_commit || s.op.code == OpCode::cp_async_wait ||
-           s.op.code == OpCode::cp_async_wait_all)) {
+      // cp.async and its groups (not cp.async.mbarrier.arrive, whose lanes are free).
+      if (s.kind == ir::StmtKind::op && ir::op_family(s.op.code) == ir::OpFamily::cp_async &&
+          s.op.code != OpCode::cp_async_mbarrier_arrive) {
         ops.push_back(&s.op);
         groups |= s.op.code != OpCode::cp_async;
       }
@@ -234,6 +171,35 @@ void Parser::check_target(const std::vector<ir::Stmt>& body) {
   }
 }
 
+namespace {
+
+// What AMD has instead of a PTX operation, by the operation's family
+// (ir::op_family): the message of its target error.
+std::string amd_has_instead(OpCode c) {
+  switch (ir::op_family(c)) {
+    case ir::OpFamily::named:
+      return ir::op_is_named_barrier(c) ? "AMD has no named barriers; the workgroup barrier is s_barrier"
+                                        : "a wave's lanes run in lockstep, one instruction stream: nothing to write";
+    case ir::OpFamily::bulk:
+    case ir::OpFamily::cp_async:
+      return "AMD has no TMA, bulk copies, cp.async, st.async or red.async; a copy into LDS is global_load_lds, waited for with "
+             "s_waitcnt vmcnt(N)";
+    case ir::OpFamily::mbarrier:
+      return "AMD has no mbarrier in hardware; the software mbarrier (an LDS word) has init, arrive and wait ... parity only";
+    case ir::OpFamily::cluster: return "AMD has no thread-block clusters";
+    case ir::OpFamily::wgmma: return "AMD has no asynchronous MMA reading shared memory (its MFMA/WMMA read registers)";
+    case ir::OpFamily::tcgen05: return "AMD has no tensor memory or asynchronous MMA (Blackwell's tcgen05)";
+    case ir::OpFamily::clc: return "AMD has no cluster launch control";
+    case ir::OpFamily::fence: return "PTX fences have no AMD instruction of their own here; order LDS with s_waitcnt and a barrier";
+    case ir::OpFamily::memory:
+    case ir::OpFamily::amd:
+    case ir::OpFamily::control: break;  // on every target
+  }
+  return "";
+}
+
+}  // namespace
+
 void Parser::check_target_op(const ir::Op& op) {
   const std::string kw(ir::op_keyword(op.code));
   const bool amd = k_.target == ir::Target::amd;
@@ -242,75 +208,7 @@ void Parser::check_target_op(const ir::Op& op) {
     case ir::OpTarget::both: break;
     case ir::OpTarget::nvidia:
       if (amd) {
-        std::string why;
-        switch (op.code) {
-          case OpCode::syncthreads:
-          case OpCode::bar_sync:
-          case OpCode::bar_arrive:
-          case OpCode::bar_red: why = "AMD has no named barriers; the workgroup barrier is s_barrier"; break;
-          case OpCode::syncwarp: why = "a wave's lanes run in lockstep, one instruction stream: nothing to write"; break;
-          case OpCode::tma_load:
-          case OpCode::tma_store:
-          case OpCode::tma_reduce:
-          case OpCode::bulk_commit_group:
-          case OpCode::bulk_wait_group:
-          case OpCode::bulk_wait_group_read:
-          case OpCode::cp_async:
-          case OpCode::cp_async_mbarrier_arrive:
-          case OpCode::cp_async_commit:
-          case OpCode::cp_async_wait:
-          case OpCode::cp_async_wait_all:
-          case OpCode::st_async:
-          case OpCode::red_async:
-            why = "AMD has no TMA, bulk copies, cp.async, st.async or red.async; a copy into LDS is global_load_lds, waited for with s_waitcnt vmcnt(N)";
-            break;
-          case OpCode::mbar_arrive_drop:
-          case OpCode::mbar_arrive_expect_tx:
-          case OpCode::mbar_expect_tx:
-          case OpCode::mbar_complete_tx:
-          case OpCode::mbar_test_wait:
-          case OpCode::mbar_try_wait:
-          case OpCode::mbar_pending_count:
-          case OpCode::mbar_inval:
-          case OpCode::fence_mbarrier_init:
-            why = "AMD has no mbarrier in hardware; the software mbarrier (an LDS word) has init, arrive and wait ... parity only";
-            break;
-          case OpCode::cluster_arrive:
-          case OpCode::cluster_wait:
-          case OpCode::cluster_sync: why = "AMD has no thread-block clusters"; break;
-          case OpCode::wgmma_fence:
-          case OpCode::wgmma:
-          case OpCode::wgmma_commit:
-          case OpCode::wgmma_wait:
-          case OpCode::tcgen05_mma:
-          case OpCode::tcgen05_commit:
-          case OpCode::tcgen05_fence_after:
-          case OpCode::tcgen05_fence_before: why = "AMD has no asynchronous MMA reading shared memory (its MFMA/WMMA read registers)"; break;
-          case OpCode::tcgen05_alloc:
-          case OpCode::tcgen05_dealloc:
-          case OpCode::tcgen05_relinquish:
-          case OpCode::tcgen05_ld:
-          case OpCode::tcgen05_st:
-          case OpCode::tcgen05_wait_ld:
-          case OpCode::tcgen05_wait_st:
-          case OpCode::tcgen05_cp: why = "AMD has no tensor memory (Blackwell's tcgen05)"; break;
-          case OpCode::clc_try_cancel:
-          case OpCode::clc_query: why = "AMD has no cluster launch control"; break;
-          case OpCode::fence_proxy_async:
-          case OpCode::fence_acq_rel:
-          case OpCode::fence_sc: why = "PTX fences have no AMD instruction of their own here; order LDS with s_waitcnt and a barrier"; break;
-          case OpCode::read:
-          case OpCode::write:
-          case OpCode::mbar_init:
-          case OpCode::mbar_arrive:
-          case OpCode::mbar_wait:
-          case OpCode::s_waitcnt:
-          case OpCode::global_load_lds:
-          case OpCode::s_barrier:
-          case OpCode::s_barrier_signal:
-          case OpCode::s_barrier_wait:
-          case OpCode::exit: break;
-        }
+        const std::string why = amd_has_instead(op.code);
         target_error(op.loc, "'" + kw + "' is a PTX (NVIDIA) operation, not under 'target amd': " + why);
       }
       return;
@@ -420,7 +318,7 @@ void Parser::check_tmem_allocated() {
       if (st.kind != ir::StmtKind::op) continue;
       const ir::Op& op = st.op;
       if (op.code == OpCode::tcgen05_alloc && op.tmem.object >= 0) allocated[static_cast<std::size_t>(op.tmem.object)] = true;
-      if (op.code == OpCode::tcgen05_alloc || op.code == OpCode::tcgen05_dealloc) continue;
+      if (ir::op_operands(op.code) == ir::Operands::tmem_alloc) continue;
       for (const ir::Ref& r : op.bufs) accesses.push_back(&r);
       if (op.tmem.object >= 0) accesses.push_back(&op.tmem);
     }

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "checker/expr.hpp"
+
 namespace pc::dsl::detail {
 
 std::size_t edit_distance(const std::string& a, const std::string& b) {
@@ -59,7 +61,11 @@ ExprId Parser::expr() {
   if (nest.over()) stop(peek().loc, "expression nested too deeply (the limit is 200 levels)");
   return binary_level(0);
 }
-ExprId Parser::binary_level(int level) {
+// Binary operators by precedence climbing: level 0 (`||`) binds loosest,
+// level 9 (`*`, `/`, `%`) tightest, each left-associative. One call per
+// operand, not one per level, so that a nesting of 200 parentheses stays a
+// few frames deep per level.
+ExprId Parser::binary_level(int min_level) {
   static const std::vector<std::vector<std::pair<std::string_view, ir::BinOp>>> levels = {
       {{"||", ir::BinOp::lor}},
       {{"&&", ir::BinOp::land}},
@@ -72,19 +78,21 @@ ExprId Parser::binary_level(int level) {
       {{"+", ir::BinOp::add}, {"-", ir::BinOp::sub}},
       {{"*", ir::BinOp::mul}, {"/", ir::BinOp::div}, {"%", ir::BinOp::mod}},
   };
-  if (level == static_cast<int>(levels.size())) return unary();
-  ExprId lhs = binary_level(level + 1);
+  ExprId lhs = unary();
   for (;;) {
-    bool matched = false;
-    for (const auto& [text, op] : levels[static_cast<std::size_t>(level)]) {
-      if (peek().kind == Tok::punct && peek().text == text) {
-        const ir::Loc loc = next().loc;
-        lhs = binary(op, lhs, binary_level(level + 1), loc);
-        matched = true;
-        break;
-      }
-    }
-    if (!matched) return lhs;
+    int level = -1;
+    ir::BinOp op = ir::BinOp::add;
+    if (peek().kind == Tok::punct)
+      for (int l = min_level; l < static_cast<int>(levels.size()) && level < 0; ++l)
+        for (const auto& [text, o] : levels[static_cast<std::size_t>(l)])
+          if (peek().text == text) {
+            level = l;
+            op = o;
+            break;
+          }
+    if (level < 0) return lhs;
+    const ir::Loc loc = next().loc;
+    lhs = binary(op, lhs, binary_level(level + 1), loc);
   }
 }
 ExprId Parser::unary() {
@@ -140,57 +148,14 @@ ExprId Parser::primary() {
   expected("an expression");
 }
 
-// The value of an expression over parameters only.
+// The value of an expression over parameters only (checker/expr.hpp: the
+// explorer's arithmetic); an overflow is remembered for const_expr's message.
 std::optional<std::int64_t> Parser::const_value(ExprId e) const {
-  const ir::Expr& x = k_.exprs[static_cast<std::size_t>(e)];
-  switch (x.kind) {
-    case ir::ExprKind::constant: return x.value;
-    case ir::ExprKind::var: return std::nullopt;
-    case ir::ExprKind::unary: {
-      auto a = const_value(x.a);
-      if (!a) return std::nullopt;
-      return x.un == ir::UnOp::neg ? -*a : (*a == 0 ? 1 : 0);
-    }
-    case ir::ExprKind::binary: {
-      auto a = const_value(x.a), b = const_value(x.b);
-      if (!a || !b) return std::nullopt;
-      const __int128 A = *a, B = *b;
-      __int128 r = 0;
-      switch (x.bin) {
-        case ir::BinOp::add: r = A + B; break;
-        case ir::BinOp::sub: r = A - B; break;
-        case ir::BinOp::mul: r = A * B; break;
-        case ir::BinOp::div:
-        case ir::BinOp::mod:
-          if (B == 0) return std::nullopt;
-          r = x.bin == ir::BinOp::div ? A / B : A % B;
-          break;
-        case ir::BinOp::shl:
-        case ir::BinOp::shr:
-          if (B < 0 || B > 62) return std::nullopt;
-          r = x.bin == ir::BinOp::shl ? A * (__int128{1} << static_cast<int>(B)) : A >> static_cast<int>(B);
-          break;
-        case ir::BinOp::bxor: r = A ^ B; break;
-        case ir::BinOp::band: r = A & B; break;
-        case ir::BinOp::bor: r = A | B; break;
-        case ir::BinOp::lt: r = A < B; break;
-        case ir::BinOp::le: r = A <= B; break;
-        case ir::BinOp::gt: r = A > B; break;
-        case ir::BinOp::ge: r = A >= B; break;
-        case ir::BinOp::eq: r = A == B; break;
-        case ir::BinOp::ne: r = A != B; break;
-        case ir::BinOp::land: r = A && B; break;
-        case ir::BinOp::lor: r = A || B; break;
-      }
-      if (r > max_number || r < -max_number) {
-        if (!overflow_) overflow_ = x.loc;
-        return std::nullopt;
-      }
-      return static_cast<std::int64_t>(r);
-    }
-  }
-  return std::nullopt;
+  const ir::Folded f = ir::fold_constant(k_.exprs, e);
+  if (f.error == ir::ExprError::overflow && !overflow_) overflow_ = f.loc;
+  return f.value;
 }
+
 std::int64_t Parser::const_expr(const char* what, std::int64_t lo, std::int64_t hi) {
   const ir::Loc loc = peek().loc;
   ExprId e = expr();

@@ -1,5 +1,5 @@
-// An operation's operands, read per object family (mbarrier, named barrier,
-// bulk copies, tensor memory, ...) as docs/dsl.md lists them.
+// An operation's operands, read per operand form of the op table
+// (ir::Operands), as docs/dsl.md lists them.
 #include "checker/dsl/parser_impl.hpp"
 
 #include <string>
@@ -45,24 +45,23 @@ ir::Ref Parser::ref(const std::map<std::string, int>& names, const char* kind, b
   return r;
 }
 
-Parser::OptionLocs Parser::options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope,
-                                   bool allow_nocomplete) {
+Parser::OptionLocs Parser::options(ir::Op& op, Allowed allowed) {
   OptionLocs at;
   while (peek().kind == Tok::name) {
     const Token& tk = peek();
-    if (allow_count && tk.text == "count") {
+    if (allowed.count && tk.text == "count") {
       at.count = next().loc;
       op.count = expr();
-    } else if (allow_bytes && tk.text == "bytes") {
+    } else if (allowed.bytes && tk.text == "bytes") {
       at.bytes = next().loc;
       op.bytes = expr();
-    } else if (allow_sem && (tk.text == "release" || tk.text == "relaxed" || tk.text == "acquire")) {
+    } else if (allowed.sem && (tk.text == "release" || tk.text == "relaxed" || tk.text == "acquire")) {
       at.sem = next().loc;
       op.sem = tk.text == "release" ? ir::Sem::release : tk.text == "relaxed" ? ir::Sem::relaxed : ir::Sem::acquire;
-    } else if (allow_scope && (tk.text == "cta" || tk.text == "cluster")) {
+    } else if (allowed.scope && (tk.text == "cta" || tk.text == "cluster")) {
       at.scope = next().loc;
       op.scope = tk.text == "cta" ? ir::Scope::cta : ir::Scope::cluster;
-    } else if (allow_nocomplete && tk.text == "nocomplete") {
+    } else if (allowed.nocomplete && tk.text == "nocomplete") {
       at.nocomplete = next().loc;
       op.no_complete = true;
     } else {
@@ -73,7 +72,7 @@ Parser::OptionLocs Parser::options(ir::Op& op, bool allow_count, bool allow_byte
   return at;
 }
 
-// An operation: its lane prefix, its operands (read per object family below),
+// An operation: its lane prefix, its operands (read per operand form below),
 // and the checks of the whole operation (parse_checks.cpp).
 ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest) {
   ir::Op op;
@@ -83,8 +82,7 @@ ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, i
   op.dest_var = dest;
   check_lane_prefix(op, lanes_given);
   OptionLocs at;
-  if (!mbarrier_operands(op, at) && !named_operands(op) && !copy_operands(op) && !tensor_operands(op))
-    other_operands(op);
+  operands(op, at);
   check_spaces(op);
   check_operands(op);
   check_returns(op);
@@ -109,12 +107,8 @@ void Parser::check_lane_prefix(ir::Op& op, bool lanes_given) {
 void Parser::check_returns(const ir::Op& op) {
   const OpCode code = op.code;
   const std::string kw(ir::op_keyword(code));
-  const bool returns = code == OpCode::clc_query || code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
-                       code == OpCode::bar_red || code == OpCode::mbar_arrive || code == OpCode::mbar_arrive_expect_tx ||
-                       code == OpCode::mbar_arrive_drop;
-  if (op.dest_var >= 0 && !returns) fail(op.loc, "'" + kw + "' returns no value to assign");
-  if (op.dest_var < 0 && (code == OpCode::mbar_test_wait || code == OpCode::mbar_try_wait || code == OpCode::mbar_pending_count ||
-                          code == OpCode::bar_red || code == OpCode::clc_query))
+  if (op.dest_var >= 0 && !ir::op_has(code, ir::opf::returns)) fail(op.loc, "'" + kw + "' returns no value to assign");
+  if (op.dest_var < 0 && ir::op_has(code, ir::opf::result_required))
     fail(op.loc, "'" + kw + "' returns a value: write 'r = " + kw + " ...'");
 }
 
@@ -126,62 +120,110 @@ int Parser::token_var() {
   return it->second;
 }
 
-// The operands of an mbarrier operation (PTX ISA mbarrier.*); false for
-// another family's operation.
-bool Parser::mbarrier_operands(ir::Op& op, OptionLocs& at) {
-  const std::string kw(ir::op_keyword(op.code));
-  switch (op.code) {
-    case OpCode::mbar_init:
+// The operands of each form (ir::Operands, the op table's operand form), as
+// docs/dsl.md lists them; options and limits per op where one form serves
+// several.
+void Parser::operands(ir::Op& op, OptionLocs& at) {
+  const OpCode code = op.code;
+  const std::string kw(ir::op_keyword(code));
+  switch (ir::op_operands(code)) {
+    case ir::Operands::none: return;
+    case ir::Operands::buffers: buffer_list(op, "buffer", true); return;
+    case ir::Operands::buffer: op.bufs.push_back(ref(buffers_, "buffer", false)); return;
+    case ir::Operands::tmem_buffers: buffer_list(op, "tensor-memory buffer", false); return;
+    case ir::Operands::init:
       op.bar = ref(mbars_, "mbarrier", false);
       expect("count");
       op.count = expr();
-      return true;
-    case OpCode::mbar_arrive:
+      return;
+    // mbarrier.arrive{.noComplete}, arrive_drop{.noComplete}{.expect_tx},
+    // arrive.expect_tx (PTX ISA mbarrier.arrive, mbarrier.arrive_drop).
+    case ir::Operands::arrive:
       op.bar = ref(mbars_, "mbarrier");
-      at = options(op, true, false, true, true, true);
-      return true;
-    case OpCode::mbar_arrive_drop:
+      at = options(op, {.count = true,
+                        .bytes = code != OpCode::mbar_arrive,
+                        .sem = true,
+                        .scope = true,
+                        .nocomplete = code != OpCode::mbar_arrive_expect_tx});
+      if (code == OpCode::mbar_arrive_expect_tx && op.bytes == ir::no_expr) fail(op.loc, "arrive_expect_tx needs 'bytes B'");
+      return;
+    case ir::Operands::tx:
       op.bar = ref(mbars_, "mbarrier");
-      at = options(op, true, true, true, true, true);
-      return true;
-    case OpCode::mbar_arrive_expect_tx:
-      op.bar = ref(mbars_, "mbarrier");
-      at = options(op, true, true, true, true, false);
-      if (op.bytes == ir::no_expr) fail(op.loc, "arrive_expect_tx needs 'bytes B'");
-      return true;
-    case OpCode::mbar_expect_tx:
-    case OpCode::mbar_complete_tx:
-      op.bar = ref(mbars_, "mbarrier");
-      options(op, false, true, false, false, false);
+      options(op, {.bytes = true});
       if (op.bytes == ir::no_expr) fail(op.loc, kw + " needs 'bytes B'");
-      return true;
-    case OpCode::mbar_wait:
-    case OpCode::mbar_test_wait:
-    case OpCode::mbar_try_wait:
-      op.bar = ref(mbars_, "mbarrier");
-      if (accept("parity")) {
-        const ir::Loc ploc = peek().loc;
-        op.parity = expr();
-        check_parity(op.parity, ploc);
-      } else if (accept("token")) {
-        op.token_var = token_var();
-      } else {
-        expected("'parity P' or 'token T'");
-      }
-      options(op, false, false, true, true, false);
-      return true;
-    case OpCode::mbar_pending_count: op.token_var = token_var(); return true;
-    case OpCode::mbar_inval: op.bar = ref(mbars_, "mbarrier", false); return true;
-    default: return false;
+      return;
+    case ir::Operands::wait: wait_operands(op); return;
+    case ir::Operands::token: op.token_var = token_var(); return;
+    case ir::Operands::barrier: op.bar = ref(mbars_, "mbarrier", false); return;
+    case ir::Operands::named:
+    case ir::Operands::named_red: named_operands(op); return;
+    case ir::Operands::waitcnt: waitcnt_operands(op); return;
+    case ir::Operands::tma_load: tma_load_operands(op); return;
+    case ir::Operands::count: op.n = expr(); return;
+    case ir::Operands::cp_async_arrive:
+      op.bar = ref(mbars_, "mbarrier", false);
+      if (accept("noinc")) op.noinc = true;
+      return;
+    case ir::Operands::async_store: async_store_operands(op); return;
+    case ir::Operands::mma: mma_operands(op); return;
+    case ir::Operands::tmem_alloc: tmem_allocation(op); return;
+    case ir::Operands::tmem_cp:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      expect("->");
+      op.tmem = ref(buffers_, "tensor-memory buffer", false);
+      return;
+    case ir::Operands::tmem_pair:
+      op.tmem = ref(buffers_, "tensor-memory buffer", false);
+      cta_group(op);
+      return;
+    case ir::Operands::clc_request:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      expect("->");
+      op.bar = ref(mbars_, "mbarrier", false);
+      if (accept("multicast")) op.multicast = expr();
+      return;
+    case ir::Operands::commit:
+      op.bar = ref(mbars_, "mbarrier", false);
+      if (accept("multicast")) op.multicast = expr();
+      cta_group(op);
+      return;
+    case ir::Operands::pair: cta_group(op); return;
+    case ir::Operands::scope:
+      options(op, {.scope = true});
+      // PTX ISA membar/fence: fence{.sem}.scope, the scope is not optional.
+      if (op.scope == ir::Scope::standard) fail(op.loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
+      return;
+    case ir::Operands::sem: options(op, {.sem = true}); return;
   }
+}
+
+// BUF[i] {, BUF[j]}, each with `@ CTA` where the form allows it.
+void Parser::buffer_list(ir::Op& op, const char* kind, bool allow_cta) {
+  op.bufs.push_back(ref(buffers_, kind, allow_cta));
+  while (accept(",")) op.bufs.push_back(ref(buffers_, kind, allow_cta));
+}
+
+// BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster] (PTX ISA
+// mbarrier.test_wait / try_wait, and the wait loop around them).
+void Parser::wait_operands(ir::Op& op) {
+  op.bar = ref(mbars_, "mbarrier");
+  if (accept("parity")) {
+    const ir::Loc ploc = peek().loc;
+    op.parity = expr();
+    check_parity(op.parity, ploc);
+  } else if (accept("token")) {
+    op.token_var = token_var();
+  } else {
+    expected("'parity P' or 'token T'");
+  }
+  options(op, {.sem = true, .scope = true});
 }
 
 // bar_sync / bar_arrive ID[, THREADS] and bar_red OP ID[, THREADS], P (PTX
 // ISA bar, barrier).
-bool Parser::named_operands(ir::Op& op) {
-  const OpCode code = op.code;
-  if (code != OpCode::bar_sync && code != OpCode::bar_arrive && code != OpCode::bar_red) return false;
-  if (code == OpCode::bar_red) {
+void Parser::named_operands(ir::Op& op) {
+  const bool red = ir::op_operands(op.code) == ir::Operands::named_red;
+  if (red) {
     const Token& tk = peek();
     const std::string r = name("popc, and or or");
     if (r == "popc") op.red = ir::Red::popc;
@@ -191,63 +233,38 @@ bool Parser::named_operands(ir::Op& op) {
   }
   op.id = expr();
   if (accept(",")) op.count = expr();
-  if (code == OpCode::bar_red) {
+  if (red) {
     expect(",");
     op.n = expr();
   }
-  return true;
 }
 
-// Accesses and copies: read, write, cp.async, TMA, st.async / red.async, the
-// bulk and cp.async groups, and AMD's loads into LDS and s_waitcnt.
-bool Parser::copy_operands(ir::Op& op) {
-  switch (op.code) {
-    case OpCode::read:
-    case OpCode::write:
-    case OpCode::cp_async:
-      op.bufs.push_back(ref(buffers_, "buffer"));
-      while (accept(",")) op.bufs.push_back(ref(buffers_, "buffer"));
-      return true;
-    case OpCode::global_load_lds: op.bufs.push_back(ref(buffers_, "buffer", false)); return true;
-    case OpCode::s_waitcnt:
-      // As the AMDGPU assembler writes it: vmcnt(N) and lgkmcnt(N) in any
-      // order, optionally separated by '&' or ','. The counter ranges depend
-      // on the chip: checked with the target (check_target_op).
-      while (peek().kind == Tok::name) {
-        const Token& c = next();
-        ExprId* slot = c.text == "vmcnt" ? &op.n : c.text == "lgkmcnt" ? &op.count : nullptr;
-        if (!slot) fail(c.loc, "unexpected '" + c.text + "' after s_waitcnt: it takes vmcnt(N) and/or lgkmcnt(N)");
-        if (*slot != ir::no_expr) fail(c.loc, c.text + " is given twice");
-        expect("(");
-        *slot = expr();
-        expect(")");
-        if (!accept("&")) accept(",");
-      }
-      if (op.n == ir::no_expr && op.count == ir::no_expr)
-        fail(op.loc, "s_waitcnt needs the counters to wait for: vmcnt(N), lgkmcnt(N), or both");
-      return true;
-    case OpCode::tma_store:
-    case OpCode::tma_reduce: op.bufs.push_back(ref(buffers_, "buffer", false)); return true;
-    case OpCode::tma_load:
-      op.bufs.push_back(ref(buffers_, "buffer", false));
-      expect("->");
-      op.bar = ref(mbars_, "mbarrier");
-      while (peek().kind == Tok::name) {
-        if (accept("bytes")) op.bytes = expr();
-        else if (accept("multicast")) op.multicast = expr();
-        else fail(peek().loc, "unexpected '" + peek().text + "' after tma_load: it takes " + std::string(ir::op_operands_doc(op.code)));
-      }
-      return true;
-    case OpCode::bulk_wait_group:
-    case OpCode::bulk_wait_group_read:
-    case OpCode::cp_async_wait: op.n = expr(); return true;
-    case OpCode::cp_async_mbarrier_arrive:
-      op.bar = ref(mbars_, "mbarrier", false);
-      if (accept("noinc")) op.noinc = true;
-      return true;
-    case OpCode::st_async:
-    case OpCode::red_async: async_store_operands(op); return true;
-    default: return false;
+// As the AMDGPU assembler writes it: vmcnt(N) and lgkmcnt(N) in any order,
+// optionally separated by '&' or ','. The counter ranges depend on the chip:
+// checked with the target (check_target_op).
+void Parser::waitcnt_operands(ir::Op& op) {
+  while (peek().kind == Tok::name) {
+    const Token& c = next();
+    ExprId* slot = c.text == "vmcnt" ? &op.n : c.text == "lgkmcnt" ? &op.count : nullptr;
+    if (!slot) fail(c.loc, "unexpected '" + c.text + "' after s_waitcnt: it takes vmcnt(N) and/or lgkmcnt(N)");
+    if (*slot != ir::no_expr) fail(c.loc, c.text + " is given twice");
+    expect("(");
+    *slot = expr();
+    expect(")");
+    if (!accept("&")) accept(",");
+  }
+  if (op.n == ir::no_expr && op.count == ir::no_expr)
+    fail(op.loc, "s_waitcnt needs the counters to wait for: vmcnt(N), lgkmcnt(N), or both");
+}
+
+void Parser::tma_load_operands(ir::Op& op) {
+  op.bufs.push_back(ref(buffers_, "buffer", false));
+  expect("->");
+  op.bar = ref(mbars_, "mbarrier");
+  while (peek().kind == Tok::name) {
+    if (accept("bytes")) op.bytes = expr();
+    else if (accept("multicast")) op.multicast = expr();
+    else fail(peek().loc, "unexpected '" + peek().text + "' after tma_load: it takes " + std::string(ir::op_operands_doc(op.code)));
   }
 }
 
@@ -278,46 +295,14 @@ void Parser::async_store_operands(ir::Op& op) {
                        std::to_string(*v));
 }
 
-// Tensor cores, tensor memory (tcgen05) and cluster launch control.
-bool Parser::tensor_operands(ir::Op& op) {
-  const OpCode code = op.code;
-  switch (code) {
-    case OpCode::wgmma:
-    case OpCode::tcgen05_mma:
-      expect("read");
-      op.bufs.push_back(ref(buffers_, "buffer"));
-      while (accept(",")) op.bufs.push_back(ref(buffers_, "buffer"));
-      if (code == OpCode::tcgen05_mma && accept("into")) op.tmem = ref(buffers_, "tensor-memory buffer", false);
-      if (code == OpCode::tcgen05_mma) cta_group(op);
-      return true;
-    case OpCode::wgmma_wait: op.n = expr(); return true;
-    case OpCode::tcgen05_alloc:
-    case OpCode::tcgen05_dealloc: tmem_allocation(op); return true;
-    case OpCode::tcgen05_ld:
-    case OpCode::tcgen05_st:
-      op.bufs.push_back(ref(buffers_, "tensor-memory buffer", false));
-      while (accept(",")) op.bufs.push_back(ref(buffers_, "tensor-memory buffer", false));
-      return true;
-    case OpCode::tcgen05_cp:
-      op.bufs.push_back(ref(buffers_, "buffer", false));
-      expect("->");
-      op.tmem = ref(buffers_, "tensor-memory buffer", false);
-      return true;
-    case OpCode::clc_try_cancel:
-      op.bufs.push_back(ref(buffers_, "buffer", false));
-      expect("->");
-      op.bar = ref(mbars_, "mbarrier", false);
-      if (accept("multicast")) op.multicast = expr();
-      return true;
-    case OpCode::clc_query: op.bufs.push_back(ref(buffers_, "buffer", false)); return true;
-    case OpCode::tcgen05_commit:
-      op.bar = ref(mbars_, "mbarrier", false);
-      if (accept("multicast")) op.multicast = expr();
-      cta_group(op);
-      return true;
-    case OpCode::tcgen05_relinquish: cta_group(op); return true;
-    default: return false;
-  }
+// wgmma / tcgen05_mma read BUF[i] {, BUF[j]}; tcgen05's accumulator in
+// tensor memory (`into TMEM[k]`) and its CTA pair (`cta_group 2`).
+void Parser::mma_operands(ir::Op& op) {
+  expect("read");
+  buffer_list(op, "buffer", true);
+  if (!ir::op_has(op.code, ir::opf::pair)) return;
+  if (accept("into")) op.tmem = ref(buffers_, "tensor-memory buffer", false);
+  cta_group(op);
 }
 
 // tcgen05_alloc / tcgen05_dealloc NAME: the whole declaration, one allocation.
@@ -338,21 +323,6 @@ void Parser::tmem_allocation(ir::Op& op) {
   if (peek().kind == Tok::punct && peek().text == "[")
     fail(peek().loc, kw + " takes the whole declaration '" + n + "' (one allocation of all its elements): drop the index");
   cta_group(op);
-}
-
-// Fences and the cluster barrier take options; the rest take no operands.
-void Parser::other_operands(ir::Op& op) {
-  const std::string kw(ir::op_keyword(op.code));
-  switch (op.code) {
-    case OpCode::cluster_arrive: options(op, false, false, true, false, false); break;
-    case OpCode::fence_acq_rel:
-    case OpCode::fence_sc:
-      options(op, false, false, false, true, false);
-      // PTX ISA membar/fence: fence{.sem}.scope, the scope is not optional.
-      if (op.scope == ir::Scope::standard) fail(op.loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
-      break;
-    default: break;  // no operands
-  }
 }
 
 // `cta_group 1|2` after a tcgen05 operation's operands (PTX .cta_group::1 /

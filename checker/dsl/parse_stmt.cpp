@@ -138,7 +138,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   auto code = ir::op_from_keyword(optk.text);
   if (!code) {
     std::vector<std::string> known;
-#define PC_X(e, kw, l, doc) known.emplace_back(kw);
+#define PC_X(e, kw, ...) known.emplace_back(kw);
     PC_OPS(PC_X)
 #undef PC_X
     fail(optk.loc, "unknown operation '" + optk.text + "'" + suggest(optk.text, known));

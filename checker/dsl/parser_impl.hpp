@@ -4,7 +4,7 @@
 //   parse_decl.cpp    top-level declarations (param, target, cluster, cta, clc,
 //                     smem, tmem, mbarrier) and roles
 //   parse_stmt.cpp    statements and blocks inside a role
-//   parse_ops.cpp     an operation's operands, per object family
+//   parse_ops.cpp     an operation's operands, per operand form of the op table
 //   parse_checks.cpp  checks of an operation once read, and of the whole kernel
 //   parser.cpp        the driver (parse, parse_file, parse_override)
 // The grammar is in docs/dsl.md.
@@ -219,18 +219,24 @@ class Parser {
   struct OptionLocs {
     ir::Loc count, bytes, sem, scope, nocomplete;
   };
-  OptionLocs options(ir::Op& op, bool allow_count, bool allow_bytes, bool allow_sem, bool allow_scope, bool allow_nocomplete);
-  // The operands of each family; each returns false for another family's operation.
+  // Which options an operation takes after its operands.
+  struct Allowed {
+    bool count = false, bytes = false, sem = false, scope = false, nocomplete = false;
+  };
+  OptionLocs options(ir::Op& op, Allowed allowed);
   void check_lane_prefix(ir::Op& op, bool lanes_given);
   void check_returns(const ir::Op& op);
   int token_var();
-  bool mbarrier_operands(ir::Op& op, OptionLocs& at);
-  bool named_operands(ir::Op& op);
-  bool copy_operands(ir::Op& op);
+  // The operands of each form of the op table (ir::Operands).
+  void operands(ir::Op& op, OptionLocs& at);
+  void buffer_list(ir::Op& op, const char* kind, bool allow_cta);
+  void wait_operands(ir::Op& op);
+  void named_operands(ir::Op& op);
+  void waitcnt_operands(ir::Op& op);
+  void tma_load_operands(ir::Op& op);
   void async_store_operands(ir::Op& op);
-  bool tensor_operands(ir::Op& op);
+  void mma_operands(ir::Op& op);
   void tmem_allocation(ir::Op& op);
-  void other_operands(ir::Op& op);
   void check_parity(ExprId e, ir::Loc loc) {
     if (auto v = const_value(e); v && *v != 0 && *v != 1) fail(loc, "parity must be 0 or 1, not " + std::to_string(*v));
   }

@@ -72,9 +72,7 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
     AgentState& ag = s.agents[a];
     const std::vector<Instr>& code = p.code[static_cast<std::size_t>(p.agents[a].role)];
     const Instr* in = ag.pc < code.size() ? &code[ag.pc] : nullptr;
-    const bool named = in && in->kind == InstrKind::op &&
-                       (in->op->code == ir::OpCode::bar_sync || in->op->code == ir::OpCode::bar_red ||
-                        in->op->code == ir::OpCode::syncthreads);
+    const bool named = in && in->kind == InstrKind::op && ir::op_has(in->op->code, ir::opf::named_wait);
     if (ag.stage != 1) ag.ticket = 0;
     if (ag.stage != 1 || !named) continue;
     const int id = in->op->code == ir::OpCode::syncthreads ? 0 : static_cast<int>(eval(p, in->op->id, s.vars.data() + p.var_base[a]));

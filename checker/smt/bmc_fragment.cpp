@@ -191,6 +191,7 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::cp_async_commit:
     case OpCode::tcgen05_fence_after:
     case OpCode::tcgen05_cp:
+    case OpCode::tcgen05_shift:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
     case OpCode::exit:

@@ -34,8 +34,8 @@ void Unroller::op_arrive(Step& s, const ir::Op& op, const check::Lanes& l) {
   s.remote = remote(c);
   s.mbar = mbar(op.bar, c);
   s.count = spec::rules::per_thread_total(ev(op.count, 1), l.count);
-  s.sync = spec::ordering::arrive_releases(static_cast<spec::ordering::Sem>(op.sem));
-  const auto scope = static_cast<spec::ordering::Scope>(op.scope);
+  s.sync = spec::ordering::arrive_releases(op.sem);
+  const auto scope = op.scope;
   s.into = channel(s.mbar, scope);
   // step.cpp, fence_forward: a fence_mbarrier_init's release (at
   // .cluster scope) goes with the arrive, at the pattern's scope.
@@ -111,7 +111,7 @@ void Unroller::op_wait(Step& s, const ir::Op& op) {
   s.mbar = mbar(op.bar, c);
   s.raises = spec::rules::wait_target(c != current_.cta);
   s.parity = static_cast<int>(ev(op.parity, 0) & 1);
-  s.sync = spec::ordering::wait_acquires(static_cast<spec::ordering::Sem>(op.sem));
+  s.sync = spec::ordering::wait_acquires(op.sem);
   s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " parity " + std::to_string(s.parity) +
             (op.sem == ir::Sem::relaxed ? " relaxed" : " acquire") + (op.scope == ir::Scope::cluster ? " cluster" : " cta");
 }

@@ -94,7 +94,7 @@ void Unroller::op_cluster_barrier(Step& s, const ir::Op& op) {
   s.kind = StepKind::cluster_barrier;
   s.arrive = op.code != OpCode::cluster_wait;
   s.wait = op.code != OpCode::cluster_arrive;
-  s.sync = spec::ordering::cluster_arrive_releases(static_cast<spec::ordering::Sem>(op.sem));
+  s.sync = spec::ordering::cluster_arrive_releases(op.sem);
   spec::cluster::State any;
   spec::cluster::Ticket ticket = cluster_joined_ ? 1 : 0;
   if (s.arrive) {

@@ -8,193 +8,20 @@
 #include <optional>
 #include <set>
 
+#include "checker/expr.hpp"
 #include "checker/smt/encode.hpp"
 #include "checker/smt/symbolic_sym.hpp"
 
 namespace pc::smt {
 namespace sym {
 
-// ---- constant evaluation (the values the explicit search uses) ----
-std::optional<std::int64_t> eval_const(const ir::Kernel& k, ExprId id) {
-  if (id < 0 || static_cast<std::size_t>(id) >= k.exprs.size()) return std::nullopt;
-  const ir::Expr& x = k.exprs[static_cast<std::size_t>(id)];
-  switch (x.kind) {
-    case ir::ExprKind::constant: return x.value;
-    case ir::ExprKind::var: return std::nullopt;
-    case ir::ExprKind::unary: {
-      auto a = eval_const(k, x.a);
-      if (!a) return std::nullopt;
-      return x.un == ir::UnOp::neg ? -*a : (*a == 0 ? 1 : 0);
-    }
-    case ir::ExprKind::binary: {
-      auto a = eval_const(k, x.a), b = eval_const(k, x.b);
-      if (!a || !b) return std::nullopt;
-      switch (x.bin) {
-        case ir::BinOp::add: return *a + *b;
-        case ir::BinOp::sub: return *a - *b;
-        case ir::BinOp::mul: return *a * *b;
-        case ir::BinOp::div: return *b == 0 ? std::nullopt : std::optional<std::int64_t>(*a / *b);
-        case ir::BinOp::mod: return *b == 0 ? std::nullopt : std::optional<std::int64_t>(*a % *b);
-        case ir::BinOp::shl:
-        case ir::BinOp::shr:
-          if (*b < 0 || *b > 62) return std::nullopt;
-          return x.bin == ir::BinOp::shl ? *a * (std::int64_t{1} << *b) : *a >> *b;
-        case ir::BinOp::bxor: return *a ^ *b;
-        case ir::BinOp::band: return *a & *b;
-        case ir::BinOp::bor: return *a | *b;
-        case ir::BinOp::lt: return *a < *b;
-        case ir::BinOp::le: return *a <= *b;
-        case ir::BinOp::gt: return *a > *b;
-        case ir::BinOp::ge: return *a >= *b;
-        case ir::BinOp::eq: return *a == *b;
-        case ir::BinOp::ne: return *a != *b;
-        case ir::BinOp::land: return *a && *b;
-        case ir::BinOp::lor: return *a || *b;
-      }
-    }
-  }
-  return std::nullopt;
-}
+// ---- constant evaluation (the values the explicit search uses: checker/expr.hpp) ----
+std::optional<std::int64_t> eval_const(const ir::Kernel& k, ExprId id) { return ir::fold_constant(k.exprs, id).value; }
 
-bool is_blocking(OpCode c) {
-  switch (c) {
-    case OpCode::mbar_wait:
-    case OpCode::bar_sync:
-    case OpCode::bar_red:
-    case OpCode::syncthreads:
-    case OpCode::cluster_wait:
-    case OpCode::cluster_sync:
-    case OpCode::s_barrier:
-    case OpCode::s_barrier_wait: return true;
-    case OpCode::read:
-    case OpCode::write:
-    case OpCode::mbar_init:
-    case OpCode::mbar_arrive:
-    case OpCode::mbar_arrive_drop:
-    case OpCode::mbar_arrive_expect_tx:
-    case OpCode::mbar_expect_tx:
-    case OpCode::mbar_complete_tx:
-    case OpCode::mbar_test_wait:
-    case OpCode::mbar_try_wait:
-    case OpCode::mbar_pending_count:
-    case OpCode::mbar_inval:
-    case OpCode::fence_mbarrier_init:
-    case OpCode::bar_arrive:
-    case OpCode::syncwarp:
-    case OpCode::tma_load:
-    case OpCode::tma_store:
-    case OpCode::tma_reduce:
-    case OpCode::bulk_commit_group:
-    case OpCode::bulk_wait_group:
-    case OpCode::bulk_wait_group_read:
-    case OpCode::cp_async:
-    case OpCode::cp_async_mbarrier_arrive:
-    case OpCode::cp_async_commit:
-    case OpCode::cp_async_wait:
-    case OpCode::cp_async_wait_all:
-    case OpCode::st_async:
-    case OpCode::red_async:
-    case OpCode::wgmma_fence:
-    case OpCode::wgmma:
-    case OpCode::wgmma_commit:
-    case OpCode::wgmma_wait:
-    case OpCode::tcgen05_mma:
-    case OpCode::tcgen05_commit:
-    case OpCode::tcgen05_fence_before:
-    case OpCode::tcgen05_fence_after:
-    case OpCode::tcgen05_alloc:
-    case OpCode::tcgen05_dealloc:
-    case OpCode::tcgen05_relinquish:
-    case OpCode::tcgen05_ld:
-    case OpCode::tcgen05_st:
-    case OpCode::tcgen05_wait_ld:
-    case OpCode::tcgen05_wait_st:
-    case OpCode::tcgen05_cp:
-    case OpCode::clc_try_cancel:
-    case OpCode::clc_query:
-    case OpCode::fence_proxy_async:
-    case OpCode::fence_acq_rel:
-    case OpCode::fence_sc:
-    case OpCode::cluster_arrive:
-    case OpCode::s_waitcnt:
-    case OpCode::global_load_lds:
-    case OpCode::s_barrier_signal:
-    case OpCode::exit: return false;
-  }
-  return false;
-}
-
-bool contributes(OpCode c) {
-  switch (c) {
-    case OpCode::mbar_arrive:
-    case OpCode::mbar_arrive_drop:
-    case OpCode::mbar_arrive_expect_tx:
-    case OpCode::mbar_expect_tx:
-    case OpCode::mbar_complete_tx:
-    case OpCode::tma_load:
-    case OpCode::clc_try_cancel:
-    case OpCode::tcgen05_commit:
-    case OpCode::cp_async_mbarrier_arrive:
-    case OpCode::st_async:
-    case OpCode::red_async: return true;
-    case OpCode::read:
-    case OpCode::write:
-    case OpCode::mbar_init:
-    case OpCode::mbar_wait:
-    case OpCode::mbar_test_wait:
-    case OpCode::mbar_try_wait:
-    case OpCode::mbar_pending_count:
-    case OpCode::mbar_inval:
-    case OpCode::fence_mbarrier_init:
-    case OpCode::bar_sync:
-    case OpCode::bar_arrive:
-    case OpCode::bar_red:
-    case OpCode::syncthreads:
-    case OpCode::syncwarp:
-    case OpCode::tma_store:
-    case OpCode::tma_reduce:
-    case OpCode::bulk_commit_group:
-    case OpCode::bulk_wait_group:
-    case OpCode::bulk_wait_group_read:
-    case OpCode::cp_async:
-    case OpCode::cp_async_commit:
-    case OpCode::cp_async_wait:
-    case OpCode::cp_async_wait_all:
-    case OpCode::wgmma_fence:
-    case OpCode::wgmma:
-    case OpCode::wgmma_commit:
-    case OpCode::wgmma_wait:
-    case OpCode::tcgen05_mma:
-    case OpCode::tcgen05_fence_before:
-    case OpCode::tcgen05_fence_after:
-    case OpCode::tcgen05_alloc:
-    case OpCode::tcgen05_dealloc:
-    case OpCode::tcgen05_relinquish:
-    case OpCode::tcgen05_ld:
-    case OpCode::tcgen05_st:
-    case OpCode::tcgen05_wait_ld:
-    case OpCode::tcgen05_wait_st:
-    case OpCode::tcgen05_cp:
-    case OpCode::clc_query:
-    case OpCode::fence_proxy_async:
-    case OpCode::fence_acq_rel:
-    case OpCode::fence_sc:
-    case OpCode::cluster_arrive:
-    case OpCode::cluster_wait:
-    case OpCode::cluster_sync:
-    case OpCode::s_waitcnt:
-    case OpCode::global_load_lds:
-    case OpCode::s_barrier:
-    case OpCode::s_barrier_signal:
-    case OpCode::s_barrier_wait:
-    case OpCode::exit: return false;
-  }
-  return false;
-}
-
-bool is_named(OpCode c) {
-  return c == OpCode::bar_sync || c == OpCode::bar_arrive || c == OpCode::bar_red || c == OpCode::syncthreads;
-}
+// ---- the ops each claim counts (checker/ops.hpp) ----
+bool is_blocking(OpCode c) { return ir::op_has(c, ir::opf::barrier_wait); }
+bool contributes(OpCode c) { return ir::op_phase(c) != ir::PhaseTerm::none; }
+bool is_named(OpCode c) { return ir::op_is_named_barrier(c); }
 
 bool body_blocks(const std::vector<ir::Stmt>& body) {
   for (const ir::Stmt& s : body) {

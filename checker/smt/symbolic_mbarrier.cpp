@@ -211,73 +211,25 @@ void Sym::barrier_claims(int b, std::vector<Finding>& out) {
 // What the contributions to a barrier bring: arrivals, tx bytes, drops.
 void Sym::contribution_kinds(const std::vector<const Occ*>& contrib, bool& any_arrival, bool& any_tx, bool& any_drop) {
   for (const Occ* o : contrib) {
-    switch (o->op->code) {
-      case OpCode::mbar_expect_tx:
-      case OpCode::mbar_complete_tx:
-      case OpCode::clc_try_cancel:
-      case OpCode::tma_load: any_tx = true; break;
-      case OpCode::mbar_arrive_expect_tx: any_tx = any_arrival = true; break;
-      case OpCode::mbar_arrive_drop:
-        any_drop = any_arrival = true;
-        any_tx |= o->has_bytes;
+    switch (ir::op_phase(o->op->code)) {
+      case ir::PhaseTerm::expect_tx:
+      case ir::PhaseTerm::copy_tx: any_tx = true; break;
+      // complete_tx's bytes; st.async's and red.async's count as arrivals here.
+      case ir::PhaseTerm::complete_tx:
+        if (o->op->code == OpCode::mbar_complete_tx) any_tx = true;
+        else any_arrival = true;
         break;
-      // The other contributions (contributes), and what is not one (not in contrib).
-      case OpCode::read:
-      case OpCode::write:
-      case OpCode::mbar_init:
-      case OpCode::mbar_arrive:
-      case OpCode::mbar_wait:
-      case OpCode::mbar_test_wait:
-      case OpCode::mbar_try_wait:
-      case OpCode::mbar_pending_count:
-      case OpCode::mbar_inval:
-      case OpCode::fence_mbarrier_init:
-      case OpCode::bar_sync:
-      case OpCode::bar_arrive:
-      case OpCode::bar_red:
-      case OpCode::syncthreads:
-      case OpCode::syncwarp:
-      case OpCode::tma_store:
-      case OpCode::tma_reduce:
-      case OpCode::bulk_commit_group:
-      case OpCode::bulk_wait_group:
-      case OpCode::bulk_wait_group_read:
-      case OpCode::cp_async:
-      case OpCode::cp_async_mbarrier_arrive:
-      case OpCode::cp_async_commit:
-      case OpCode::cp_async_wait:
-      case OpCode::cp_async_wait_all:
-      case OpCode::st_async:
-      case OpCode::red_async:
-      case OpCode::wgmma_fence:
-      case OpCode::wgmma:
-      case OpCode::wgmma_commit:
-      case OpCode::wgmma_wait:
-      case OpCode::tcgen05_mma:
-      case OpCode::tcgen05_commit:
-      case OpCode::tcgen05_fence_before:
-      case OpCode::tcgen05_fence_after:
-      case OpCode::tcgen05_alloc:
-      case OpCode::tcgen05_dealloc:
-      case OpCode::tcgen05_relinquish:
-      case OpCode::tcgen05_ld:
-      case OpCode::tcgen05_st:
-      case OpCode::tcgen05_wait_ld:
-      case OpCode::tcgen05_wait_st:
-      case OpCode::tcgen05_cp:
-      case OpCode::clc_query:
-      case OpCode::fence_proxy_async:
-      case OpCode::fence_acq_rel:
-      case OpCode::fence_sc:
-      case OpCode::cluster_arrive:
-      case OpCode::cluster_wait:
-      case OpCode::cluster_sync:
-      case OpCode::s_waitcnt:
-      case OpCode::global_load_lds:
-      case OpCode::s_barrier:
-      case OpCode::s_barrier_signal:
-      case OpCode::s_barrier_wait:
-      case OpCode::exit: any_arrival = true; break;
+      case ir::PhaseTerm::arrive_expect_tx: any_tx = any_arrival = true; break;
+      case ir::PhaseTerm::arrive:
+        any_arrival = true;
+        if (o->op->code == OpCode::mbar_arrive_drop) {
+          any_drop = true;
+          any_tx |= o->has_bytes;
+        }
+        break;
+      case ir::PhaseTerm::cp_async_arrive:
+      case ir::PhaseTerm::commit:
+      case ir::PhaseTerm::none: any_arrival = true; break;
     }
   }
 }
@@ -503,37 +455,38 @@ void Sym::iteration_terms(const Occ& o, const Copy& cp, const z3::expr& bytes, c
   auto push = [&](const z3::expr& hit, const z3::expr& arr, const z3::expr& exp, const z3::expr& del, const z3::expr& cok,
                   const z3::expr& tok) { terms.push_back(Term{ex && hit, arr * mult, exp * mult, del * mult, cok, tok});
   };
-  switch (op.code) {
-    case OpCode::mbar_arrive:
-    case OpCode::mbar_arrive_drop: {
+  switch (ir::op_phase(op.code)) {
+    case ir::PhaseTerm::arrive: {
       const z3::expr n = o.has_count ? S(o.count) : c_.int_val(1);
       const z3::expr tx = o.has_bytes ? S(o.bytes) : zero;
       push(target == C, n * lanes_e, tx * lanes_e, zero, n >= 1 && n <= mc, tx >= 0 && tx <= mt);
       break;
     }
-    case OpCode::mbar_arrive_expect_tx:
+    case ir::PhaseTerm::arrive_expect_tx:
       push(target == C, lanes_e, S(o.bytes) * lanes_e, zero, yes, S(o.bytes) >= 0 && S(o.bytes) <= mt);
       break;
-    case OpCode::mbar_expect_tx:
+    case ir::PhaseTerm::expect_tx:
       push(target == C, zero, S(o.bytes) * lanes_e, zero, yes, S(o.bytes) >= 0 && S(o.bytes) <= mt);
       break;
-    case OpCode::mbar_complete_tx:
-    case OpCode::st_async:   // each executing thread's store completes its bytes (PTX ISA st.async)
-    case OpCode::red_async:  // and each reduction (red.async)
+    // complete_tx; each executing thread's st.async store or red.async
+    // reduction completes its bytes (PTX ISA st.async, red.async).
+    case ir::PhaseTerm::complete_tx:
       push(target == C, zero, zero, S(o.bytes) * lanes_e, yes, S(o.bytes) >= 0 && S(o.bytes) <= mt);
       break;
-    case OpCode::cp_async_mbarrier_arrive:
+    case ir::PhaseTerm::cp_async_arrive:
       // Without .noinc it raises the pending count by the arrivals it
       // brings (PTX ISA cp.async.mbarrier.arrive): zero net.
       push(own == C, op.noinc ? lanes_e : zero, zero, zero, yes, yes);
       break;
-    case OpCode::tma_load:
-    case OpCode::clc_try_cancel:  // a 16-byte response per destination (spec/clc.hpp)
-    case OpCode::tcgen05_commit: {
-      const z3::expr b_ = op.code == OpCode::tma_load          ? S(bytes)
+    // A TMA load's bytes, a launch-control response's 16 bytes (spec/clc.hpp),
+    // a commit's arrival: in each destination CTA.
+    case ir::PhaseTerm::copy_tx:
+    case ir::PhaseTerm::commit: {
+      const bool commit = ir::op_phase(op.code) == ir::PhaseTerm::commit;
+      const z3::expr b_ = commit                               ? zero
                           : op.code == OpCode::clc_try_cancel ? c_.int_val(int64_t{spec::clc::response_bytes})
-                                                               : zero;
-      const z3::expr arr = op.code == OpCode::tcgen05_commit ? c_.int_val(1) : zero;
+                                                               : S(bytes);
+      const z3::expr arr = commit ? c_.int_val(1) : zero;
       for (int dst = 0; dst < k_.cluster_ctas; ++dst) {
         const z3::expr sel = o.has_mask ? z3::mod(truncating_div(S(o.mask), c_.int_val(int64_t(1) << dst)), 2) == 1
                                         : c_.bool_val(dst == cp.cta);
@@ -544,58 +497,7 @@ void Sym::iteration_terms(const Occ& o, const Copy& cp, const z3::expr& bytes, c
       }
       break;
     }
-    // Not a contribution (contributes): no term.
-    case OpCode::read:
-    case OpCode::write:
-    case OpCode::mbar_init:
-    case OpCode::mbar_wait:
-    case OpCode::mbar_test_wait:
-    case OpCode::mbar_try_wait:
-    case OpCode::mbar_pending_count:
-    case OpCode::mbar_inval:
-    case OpCode::fence_mbarrier_init:
-    case OpCode::bar_sync:
-    case OpCode::bar_arrive:
-    case OpCode::bar_red:
-    case OpCode::syncthreads:
-    case OpCode::syncwarp:
-    case OpCode::tma_store:
-    case OpCode::tma_reduce:
-    case OpCode::bulk_commit_group:
-    case OpCode::bulk_wait_group:
-    case OpCode::bulk_wait_group_read:
-    case OpCode::cp_async:
-    case OpCode::cp_async_commit:
-    case OpCode::cp_async_wait:
-    case OpCode::cp_async_wait_all:
-    case OpCode::wgmma_fence:
-    case OpCode::wgmma:
-    case OpCode::wgmma_commit:
-    case OpCode::wgmma_wait:
-    case OpCode::tcgen05_mma:
-    case OpCode::tcgen05_fence_before:
-    case OpCode::tcgen05_fence_after:
-    case OpCode::tcgen05_alloc:
-    case OpCode::tcgen05_dealloc:
-    case OpCode::tcgen05_relinquish:
-    case OpCode::tcgen05_ld:
-    case OpCode::tcgen05_st:
-    case OpCode::tcgen05_wait_ld:
-    case OpCode::tcgen05_wait_st:
-    case OpCode::tcgen05_cp:
-    case OpCode::clc_query:
-    case OpCode::fence_proxy_async:
-    case OpCode::fence_acq_rel:
-    case OpCode::fence_sc:
-    case OpCode::cluster_arrive:
-    case OpCode::cluster_wait:
-    case OpCode::cluster_sync:
-    case OpCode::s_waitcnt:
-    case OpCode::global_load_lds:
-    case OpCode::s_barrier:
-    case OpCode::s_barrier_signal:
-    case OpCode::s_barrier_wait:
-    case OpCode::exit: break;
+    case ir::PhaseTerm::none: break;  // not a contribution (contributes): no term
   }
 }
 

@@ -1,0 +1,93 @@
+// The cluster barrier (PTX ISA barrier.cluster) and cluster launch control (clusterlaunchcontrol).
+#include "checker/step/exec.hpp"
+
+namespace pc::check::exec {
+
+Exec::Pc Exec::on_clc_try_cancel([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  const std::uint8_t leader = me_.hb.leader();
+  // clusterlaunchcontrol.try_cancel (spec/clc.hpp): the response is an
+  // async-proxy write of the agent's TMA unit into each destination
+  // CTA's buffer, completing 16 bytes of tx on its barrier when it lands.
+  // Both answers are left pending; the first to land decides.
+  if (const Violation v = spec::clc::issue(s_.clc); v != Violation::none)
+    stop(v, me_.name + " issues clusterlaunchcontrol.try_cancel after a response of the cluster reported a failure");
+  // The request's name: the smallest number no pending request uses, so
+  // that equal states stay equal.
+  auto taken = [&](std::uint16_t g) {
+    return std::any_of(s_.pending.begin(), s_.pending.end(),
+                       [&](const Pending& q) { return q.kind == PendingKind::clc_response && q.group == g; });
+  };
+  std::uint16_t req = 1;
+  while (taken(req)) ++req;
+  const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+  std::string where;
+  for (int c = 0; c < p_.ctas; ++c) {
+    if (!rules::selects(mask, c)) continue;
+    if (c != me_.cta) require_alive(c, "a multicast clusterlaunchcontrol.try_cancel");
+    const int mbar = mbar_at(op.bar, c);
+    const int buf = buf_at(op.bufs.at(0), c);
+    require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
+    race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false),
+         "try_cancel response into", buf);
+    for (const bool canceled : {true, false}) {
+      Pending pe{PendingKind::clc_response, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
+                 spec::clc::response_bytes, false, req, 0, canceled};
+      s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
+    }
+    if (describe_) where += (where.empty() ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
+  }
+  SAY("clc_try_cancel " + where + " (in flight)");
+  return Pc::next;
+}
+
+Exec::Pc Exec::on_clc_query([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  // ld.shared of the response, then query_cancel.is_canceled.
+  const ir::Ref& r = op.bufs.at(0);
+  access(r, hb::Kind::read, l);
+  const int buf = buf_at(r, me_.cta);
+  const std::int64_t v = s_.clc_value.empty() ? 0 : s_.clc_value[static_cast<std::size_t>(buf)];
+  if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = v;
+  SAY(lanes_prefix(op) + "clc_query " + p_.buffer_name(buf) + " -> " + (v ? "canceled (a new tile)" : "not canceled"));
+  return Pc::next;
+}
+
+// barrier.cluster.arrive / .wait, and the two as one (cluster_sync): the
+// arrive releases the lanes (unless .relaxed) and the thread's release
+// pattern of a .cluster fence into the cluster's sync object; the wait
+// acquires it (spec/cluster.hpp).
+Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, bool waits) {
+  auto arrive = [&] {
+    const spec::cluster::Result r =
+        spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), live_threads(-1));
+    if (r.out.violation != Violation::none)
+      stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
+    // A release pattern with a .cluster fence (fence.mbarrier_init or
+    // fence.acq_rel/sc.cluster). A .cta fence's pattern would reach only
+    // this CTA's waiters, which the one cluster sync object cannot tell
+    // apart: not forwarded (docs/spec.md, "Fences").
+    so::barrier_arrive(s_.mem, l.threads, p_.cluster_sync(), ord::cluster_arrive_releases(op.sem), r.out.phase_completed,
+                       p_.fences[static_cast<std::size_t>(a_)].release_cluster);
+    s_.cluster = r.next;
+    ag_.cluster_ticket = r.ticket;
+    if (describe_ && r.out.phase_completed) info_.completed = "cluster barrier instance complete";
+    SAY(std::string(ir::op_keyword(op.code)) + (op.sem == ir::Sem::relaxed ? " relaxed" : "") + " (arrive)");
+  };
+  auto pass = [&](bool arrived_now) {
+    const spec::cluster::Result r = spec::cluster::wait(s_.cluster, ag_.cluster_ticket);
+    if (r.out.violation != Violation::none)
+      stop(r.out.violation, me_.name + " waits at the cluster barrier without having arrived");
+    if (!r.out.enabled) return false;
+    ag_.cluster_ticket = r.ticket;
+    so::barrier_pass(s_.mem, me_.hb.lanes(), p_.cluster_sync());
+    ag_.tc_synced |= p_.has_tcgen05_mma;
+    if (describe_ && !arrived_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
+    return true;
+  };
+  return split_phase(arrives, waits, arrive, pass);
+}
+
+Exec::Pc Exec::on_cluster_arrive(const ir::Op& op, const Lanes& l) { return cluster_barrier(op, l, true, false); }
+Exec::Pc Exec::on_cluster_sync(const ir::Op& op, const Lanes& l) { return cluster_barrier(op, l, true, true); }
+Exec::Pc Exec::on_cluster_wait(const ir::Op& op, const Lanes& l) { return cluster_barrier(op, l, false, true); }
+
+}  // namespace pc::check::exec

@@ -1,0 +1,216 @@
+// mbarrier objects (PTX ISA mbarrier): init, the arrive forms, expect_tx and complete_tx, the waits, inval.
+#include "checker/step/exec.hpp"
+
+namespace pc::check::exec {
+
+void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
+  const int cta = target_cta(op.bar);
+  const bool remote = cta != me_.cta;
+  if (remote) require_alive(cta, "a remote mbarrier arrive");
+  const int mbar = mbar_at(op.bar, cta);
+  require_init_visible(mbar, hb::Proxy::generic, l.threads);
+  mb::ArriveArgs args;
+  args.count = rules::per_thread_total(ev(op.count, 1), l.count);
+  args.drop = op.code == OpCode::mbar_arrive_drop;
+  args.no_complete = op.no_complete;
+  if (op.code == OpCode::mbar_arrive_expect_tx || (args.drop && op.bytes != ir::no_expr)) {
+    if (!mb::tx_operand_in_range(ev(op.bytes, 0))) mbar_fail(mbar, Violation::tx_out_of_range);
+    args.expect_tx = rules::per_thread_total(ev(op.bytes, 0), l.count);
+  }
+  mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+  const mb::Token tok = mb::token_before(st);
+  const mb::Result r = mb::arrive(st, args);
+  if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+  st = r.next;
+  const int sync = channel_sync(mbar, op.scope, remote);
+  if (sync >= 0 && ord::arrive_releases(op.sem)) hb::release(s_.mem, l.threads, sync);
+  fence_forward(mbar, remote, op.scope);
+  if (r.out.phase_completed) phase_done(mbar);
+  if (op.dest_var >= 0) {
+    mb::Token held = tok;
+    held.no_complete = args.no_complete;
+    vars()[static_cast<std::size_t>(op.dest_var)] = encode_token(held);
+  }
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + scope_text(op, true) + " count " +
+      std::to_string(args.count) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx) : "") + " (pending " +
+      std::to_string(tok.pending) + " -> " + std::to_string(r.next.pending) + ")");
+}
+
+// A wait, test or try by the lanes `l` (`one:` or `each:`: only the leader
+// lanes wait and acquire; the agent as a whole blocks with them, and its
+// other lanes are ordered after the phase only through a syncwarp or a
+// barrier after it: docs/spec.md).
+void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
+  const int cta = target_cta(op.bar);
+  const int mbar = mbar_at(op.bar, cta);
+  if (const Violation v = rules::wait_target(cta != me_.cta); v != Violation::none)
+    stop(v, "a wait on " + p_.mbar_name(mbar) + ", an mbarrier of another CTA");
+  require_init_visible(mbar, hb::Proxy::generic, l.threads);
+  const mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+  spec::Outcome o;
+  const bool by_token = op.token_var >= 0;
+  if (by_token) {
+    const std::int64_t v = vars()[static_cast<std::size_t>(op.token_var)];
+    o = mb::test_wait_token(st, decode_token(v));
+  } else {
+    o = mb::test_wait_parity(st, static_cast<std::uint32_t>(ev(op.parity, 0)));
+  }
+  if (o.violation != Violation::none) mbar_fail(mbar, o.violation);
+  if (blocking && o.observed == 0) {
+    info_.enabled = false;
+    return;
+  }
+  std::string lapped;
+  if (o.observed == 1) {
+    // Lapping is judged by its effects (a deadlock or a race, found exactly);
+    // a trace says where a waiter passed a barrier two or more phases past
+    // the phase it last observed, which explains such an effect.
+    if (describe_) {
+      // A describing stepper's states keep the phases seen (Stepper::initial).
+      if (s_.last_seen.size() != p_.agents.size() * static_cast<std::size_t>(p_.num_mbars()))
+        throw InternalError("a trace described from a state without the phases its agents last observed");
+      std::uint32_t& last = s_.last_seen[static_cast<std::size_t>(a_ * p_.num_mbars() + mbar)];
+      if (!by_token && mb::parity_aliased(last, st.phase))
+        lapped = " [lapped: the barrier is " + std::to_string(st.phase - last) + " phases past phase " +
+                 std::to_string(last) + " that " + me_.name + " last observed]";
+      last = st.phase;
+    }
+    // The release channels the wait synchronises with (rules::acquire_channels).
+    auto strong_for = [&](bool cluster) {
+      hb::Syncs strong = hb::Syncs{1} << p_.mbar_sync(mbar);
+      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && cluster) strong |= hb::Syncs{1} << c;
+      return strong;
+    };
+    const bool cluster = rules::acquire_channels(op.scope).cluster_scope_strong;
+    ag_.tc_synced |= p_.has_tcgen05_mma;
+    if (ord::wait_acquires(op.sem)) {
+      if (describe_) info_.acquired = p_.mbar_name(mbar);
+      // A .cta wait and another CTA's .cluster release: not morally strong,
+      // but ordered as the field relies on and the H100 does (rules::
+      // acquire_channels, cta_acquires_cluster_release): a warning where it
+      // orders something. A .cta release from another CTA orders nothing
+      // (`after_weak`: scope_race on a read, scope_war on an overwrite).
+      hb::Syncs strong = strong_for(cluster), weak = 0;
+      const rules::AcquireChannels ch = rules::acquire_channels(op.scope);
+      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster && ch.cluster_release_trusted) {
+        const hb::Syncs narrow = hb::Syncs{1} << c;
+        if (hb::acquire_orders(s_.mem, l.threads, narrow))
+          warn(Violation::scope_cta_acquire,
+               me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " on " + p_.mbar_name(mbar) +
+                   " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async or "
+                   "red.async), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
+                   "wait with .acquire.cluster");
+        strong |= narrow;
+      }
+      if (const int w = p_.mbar_weak_sync[static_cast<std::size_t>(mbar)]; w >= 0) weak |= hb::Syncs{1} << w;
+      hb::acquire(s_.mem, l.threads, strong, weak);
+    } else if (const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)]; f.seen_cta >= 0) {
+      // A relaxed wait: a later fence.acq_rel/sc makes it an acquire pattern
+      // of the narrower scope (ordering::pattern_scope).
+      hb::observe(s_.mem, strong_for(false), f.seen_cta);
+      hb::observe(s_.mem, strong_for(rules::acquire_channels(ord::pattern_scope(ord::Scope::cluster, op.scope)).cluster_scope_strong),
+                  f.seen_cluster);
+    }
+  }
+  if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
+      (by_token ? " token" : " parity " + std::to_string(ev(op.parity, 0))) + scope_text(op, false) + " -> " +
+      (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")" + lapped);
+}
+
+Exec::Pc Exec::on_mbar_init([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  const std::uint8_t leader = me_.hb.leader();
+  // Each executing thread initialises the barrier (PTX ISA mbarrier.init
+  // is per thread): with `all:` or `each:` the second one re-initialises
+  // a live barrier.
+  const int mbar = mbar_at(op.bar, me_.cta);
+  mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+  for (int i = 0; i < l.count; ++i) {
+    const mb::Result r = mb::init(st, ev(op.count, 1));
+    if (r.out.violation != Violation::none)
+      stop(r.out.violation, p_.mbar_name(mbar) + ": " + std::string(spec::violation_doc(r.out.violation)) +
+                                (i > 0 ? " (" + std::to_string(l.count) + " threads of " + me_.name + " each execute mbarrier.init)" : ""));
+    st = r.next;
+  }
+  mbar_memory_write(mbar, leader, true);
+  hb::overwrite(s_.mem, p_.mbar_pseudo_buffer(mbar), leader);
+  SAY(lanes_prefix(op) + "init " + p_.mbar_name(mbar) + " count " + std::to_string(st.expected));
+  return Pc::next;
+}
+
+Exec::Pc Exec::on_mbar_arrive([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  mbar_arrive(op, l);
+  return Pc::next;
+}
+Exec::Pc Exec::on_mbar_arrive_drop(const ir::Op& op, const Lanes& l) { return on_mbar_arrive(op, l); }
+Exec::Pc Exec::on_mbar_arrive_expect_tx(const ir::Op& op, const Lanes& l) { return on_mbar_arrive(op, l); }
+
+Exec::Pc Exec::on_mbar_expect_tx([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  const int cta = target_cta(op.bar);
+  if (cta != me_.cta) require_alive(cta, "a remote mbarrier operation");
+  const int mbar = mbar_at(op.bar, cta);
+  require_init_visible(mbar, hb::Proxy::generic, l.threads);
+  mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+  if (!mb::tx_operand_in_range(ev(op.bytes, 0))) mbar_fail(mbar, Violation::tx_out_of_range);
+  const std::int64_t bytes = rules::per_thread_total(ev(op.bytes, 0), l.count);
+  const mb::Result r = op.code == OpCode::mbar_expect_tx ? mb::expect_tx(st, bytes) : mb::complete_tx(st, bytes);
+  if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+  st = r.next;
+  if (r.out.phase_completed) phase_done(mbar);
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " bytes " + std::to_string(bytes) +
+      " (tx " + std::to_string(st.tx) + ")");
+  return Pc::next;
+}
+Exec::Pc Exec::on_mbar_complete_tx(const ir::Op& op, const Lanes& l) { return on_mbar_expect_tx(op, l); }
+
+Exec::Pc Exec::on_mbar_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  mbar_wait(op, l, true);
+  return Pc::next;
+}
+
+Exec::Pc Exec::on_mbar_test_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  mbar_wait(op, l, false);
+  return Pc::next;
+}
+Exec::Pc Exec::on_mbar_try_wait(const ir::Op& op, const Lanes& l) { return on_mbar_test_wait(op, l); }
+
+Exec::Pc Exec::on_mbar_pending_count([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  const std::int64_t v = op.token_var >= 0 ? vars()[static_cast<std::size_t>(op.token_var)] : 0;
+  const mb::Token tok = decode_token(v);
+  if (const Violation u = mb::check_pending_count(tok); u != Violation::none)
+    stop(u, me_.name + " reads pending_count from the state of an arrive without nocomplete (the PTX ISA leaves it undefined)");
+  const std::int64_t n = mb::pending_count(tok);
+  if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = n;
+  SAY("pending_count -> " + std::to_string(n));
+  return Pc::next;
+}
+
+Exec::Pc Exec::on_mbar_inval([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  const std::uint8_t leader = me_.hb.leader();
+  // Per thread too: a second thread's inval finds the barrier invalid.
+  const int mbar = mbar_at(op.bar, me_.cta);
+  mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
+  for (int i = 0; i < l.count; ++i) {
+    const mb::Result r = mb::inval(st);
+    if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+    st = r.next;
+  }
+  mbar_memory_write(mbar, leader, false);
+  SAY(lanes_prefix(op) + "inval " + p_.mbar_name(mbar));
+  return Pc::next;
+}
+
+Exec::Pc Exec::on_fence_mbarrier_init([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  // fence.mbarrier_init.release.cluster: the thread's prior inits become
+  // visible to the async proxy, and are released at cluster scope by the
+  // thread's later (even relaxed) arrives (PTX ISA membar/fence:
+  // "fence.mbarrier_init is a light-weight fence ... with .release
+  // semantics at .cluster scope" for prior mbarrier.init operations).
+  hb::proxy_fence(s_.mem, l.threads, p_.num_buffers(), p_.mem_buffers());
+  hb::release_range(s_.mem, l.threads, p_.fences[static_cast<std::size_t>(a_)].release_cluster, p_.num_buffers(),
+                    p_.mem_buffers());
+  SAY(lanes_prefix(op) + "fence.mbarrier_init.release.cluster");
+  return Pc::next;
+}
+
+}  // namespace pc::check::exec

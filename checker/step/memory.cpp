@@ -1,0 +1,87 @@
+// Shared-memory accesses, races, and the fences (memory and proxy fences).
+#include "checker/step/exec.hpp"
+
+namespace pc::check::exec {
+
+void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every) {
+  if (c.violation == Violation::none && c.warning == Violation::none) return;
+  info_.race_buf = c.other_buf;
+  info_.race_other = c.other_thread;
+  info_.race_other_write = c.other_was_write;
+  info_.race_other_proxy = c.other_proxy;
+  // Accesses of two buffers that share bytes name both ranges.
+  const std::string other = p_.thread_name(c.other_thread);
+  const std::string of_other = c.other_buf == buf                 ? ""
+                               : c.other_buf >= p_.num_buffers() ? " of " + p_.mem_name(c.other_buf) + " (its mbarrier.init or inval)"
+                                                                 : " of " + p_.mem_name(c.other_buf);
+  const std::string mine = what + " " + (c.other_buf != buf ? p_.mem_name(buf) : p_.buffer_name(buf)) + " by " +
+                           (every ? me_.name : p_.thread_name(c.issuer));
+  const Violation v = c.violation != Violation::none ? c.violation : c.warning;
+  std::string msg;
+  switch (v) {
+    case Violation::proxy_race:
+      msg = mine + " (async proxy) is not ordered after the generic write" + of_other + " by " + other +
+            ": no fence.proxy.async between them";
+      break;
+    case Violation::cross_proxy_war:
+      msg = mine + " (async proxy) overwrites what " + other + " read" + of_other +
+            " through the generic proxy, with no fence.proxy.async after those reads";
+      break;
+    case Violation::scope_race:
+    case Violation::scope_war:
+      msg = mine + " is ordered after the earlier " + (c.other_was_write ? "write" : "read") + of_other + " by " + other +
+            " only through a release and an acquire in different CTAs whose scopes do not include each other: use "
+            "a .release.cluster arrive and an .acquire.cluster wait";
+      break;
+    default:
+      msg = mine + " is not ordered after the earlier " + (c.other_was_write ? "write" : "read") + of_other + " by " + other;
+  }
+  if (c.violation != Violation::none) stop(c.violation, msg);
+  warn(c.warning, msg);
+}
+
+void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
+  const int cta = target_cta(r);
+  if (cta != me_.cta) require_alive(cta, "a distributed shared memory access");
+  const int buf = buf_at(r, cta);
+  require_no_live_mbarrier(buf, k, "generic proxy");
+  hb::Access acc;
+  acc.buf = buf;
+  acc.aliases = p_.aliases_of(buf);
+  acc.kind = k;
+  acc.issuers = l.threads;
+  acc.spread = l.every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
+  if (describe_) info_.accesses.push_back({l.threads, buf, k == hb::Kind::write, hb::Proxy::generic});
+  race(hb::access(s_.mem, acc), k == hb::Kind::write ? "write of" : "read of", buf, l.every);
+  if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
+}
+
+Exec::Pc Exec::on_read([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  for (const ir::Ref& r : op.bufs) access(r, op.code == OpCode::write ? hb::Kind::write : hb::Kind::read, l);
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " +
+      (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
+  return Pc::next;
+}
+Exec::Pc Exec::on_write(const ir::Op& op, const Lanes& l) { return on_read(op, l); }
+
+Exec::Pc Exec::on_fence_acq_rel([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  // fence.acq_rel / fence.sc (PTX ISA membar/fence; fence.sc is also
+  // acq_rel): a release fence for the thread's later arrives (release
+  // patterns, fence_forward) and an acquire fence for what its earlier
+  // relaxed waits observed (acquire patterns), at the fence's scope.
+  const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)];
+  const bool cluster = op.scope == ir::Scope::cluster;
+  hb::release(s_.mem, l.threads, cluster ? f.release_cluster : f.release_cta);
+  hb::acquire(s_.mem, l.threads, hb::Syncs{1} << (cluster ? f.seen_cluster : f.seen_cta));
+  SAY(lanes_prefix(op) + (op.code == OpCode::fence_sc ? "fence.sc." : "fence.acq_rel.") + (cluster ? "cluster" : "cta"));
+  return Pc::next;
+}
+Exec::Pc Exec::on_fence_sc(const ir::Op& op, const Lanes& l) { return on_fence_acq_rel(op, l); }
+
+Exec::Pc Exec::on_fence_proxy_async([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  hb::proxy_fence(s_.mem, l.threads);
+  SAY(lanes_prefix(op) + "fence.proxy.async");
+  return Pc::next;
+}
+
+}  // namespace pc::check::exec

@@ -1,0 +1,75 @@
+// Named barriers (PTX ISA bar.sync, bar.arrive, bar.red), __syncthreads and __syncwarp.
+#include "checker/step/exec.hpp"
+
+namespace pc::check::exec {
+
+// A named barrier's arrive (spec/named_barrier.hpp, arrive: the operands'
+// rules, then the count) releases the agent's lanes into the barrier's sync
+// object; its wait passes once the instance the agent joined completes, and
+// acquires what the instance released.
+Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
+  namespace nb = spec::named;
+  const nb::Red red = op.red;
+  // The barrier's sync object and state, read once check_operands passed the id.
+  auto sync = [&] { return p_.named_sync(me_.cta, id); };
+  auto state = [&]() -> nb::State& {
+    return s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+  };
+  auto arrive = [&] {
+    nb::ArriveArgs args;
+    args.id = id;
+    args.count = count;
+    args.threads = me_.threads;
+    args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
+    args.live_threads = live_threads(me_.cta);
+    args.red = red;
+    args.predicate = ev(op.n, 0) != 0;
+    args.id0_whole_cta = p_.id0_whole_cta;
+    if (Violation v = nb::check_operands(args); v != Violation::none)
+      stop(v, "named barrier " + std::to_string(id) + " with thread count " + std::to_string(count) + ": " +
+                  std::string(spec::violation_doc(v)));
+    nb::State& st = state();
+    const nb::Result r = nb::arrive(st, args);
+    if (r.out.violation != Violation::none)
+      stop(r.out.violation, "named barrier " + std::to_string(id) + ": " + me_.name + " arrives with count " +
+                                std::to_string(count) + " while " + std::to_string(st.arrived) + " of " +
+                                std::to_string(st.count) + " threads have arrived");
+    st = r.next;
+    so::barrier_arrive(s_.mem, me_.hb.lanes(), sync(), true, r.out.phase_completed);
+    if (describe_ && r.out.phase_completed) info_.completed = "named barrier " + std::to_string(id) + " instance complete";
+    SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + ", " + std::to_string(count ? count : args.cta_threads) +
+        " (" + std::to_string(r.out.phase_completed ? st.count : st.arrived) + " arrived)");
+    ag_.ticket = static_cast<std::uint32_t>(r.out.observed);
+  };
+  auto pass = [&](bool) {
+    const spec::Outcome o = nb::wait(state(), ag_.ticket, red, me_.threads);
+    if (!o.enabled) return false;
+    so::barrier_pass(s_.mem, me_.hb.lanes(), sync());
+    ag_.tc_synced |= p_.has_tcgen05_mma;
+    if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
+    if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
+    return true;
+  };
+  return split_phase(true, wait, arrive, pass);
+}
+
+Exec::Pc Exec::on_bar_sync([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  return named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), true);
+}
+Exec::Pc Exec::on_bar_red(const ir::Op& op, const Lanes& l) { return on_bar_sync(op, l); }
+
+Exec::Pc Exec::on_bar_arrive([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  return named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), false);
+}
+
+Exec::Pc Exec::on_syncthreads([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  return named(op, 0, 0, true);
+}
+
+Exec::Pc Exec::on_syncwarp([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  rules::syncwarp(s_.mem, me_.hb);
+  SAY("syncwarp");
+  return Pc::next;
+}
+
+}  // namespace pc::check::exec
