@@ -161,6 +161,10 @@ inline constexpr std::uint16_t barrier_wait = 1 << 8;
 inline constexpr std::uint16_t returns = 1 << 9;
 // ... and the value must be assigned (an op whose only effect is its result).
 inline constexpr std::uint16_t result_required = 1 << 10;
+// The bounded Z3 check (`--bmc`, checker/smt/bmc_fragment.cpp) does not
+// unroll it: a kernel with it is refused there (the explicit search checks
+// it). Every other op is unrolled (tests/smt_bmc_test.cpp checks both ways).
+inline constexpr std::uint16_t no_bmc = 1 << 11;
 }  // namespace opf
 
 // The table. Columns:
@@ -176,7 +180,7 @@ inline constexpr std::uint16_t result_required = 1 << 10;
   X(mbar_init, "init", mbarrier, single, both, 80, mbarrier, none, none, init, opf::none, "BAR[i] count N")                        \
   X(mbar_arrive, "arrive", mbarrier, any, both, 80, mbarrier, none, arrive, arrive, opf::returns | opf::thread_arrive,                                \
     "[T =] arrive BAR[i] [@ CTA] [count N] [release|relaxed] [cta|cluster] [nocomplete]")                              \
-  X(mbar_arrive_drop, "arrive_drop", mbarrier, any, nvidia, 80, mbarrier, none, arrive, arrive, opf::returns | opf::thread_arrive,                    \
+  X(mbar_arrive_drop, "arrive_drop", mbarrier, any, nvidia, 80, mbarrier, none, arrive, arrive, opf::returns | opf::thread_arrive | opf::no_bmc,                    \
     "BAR[i] [@ CTA] [count N] [bytes B] [nocomplete] [release|relaxed] [cta|cluster]")                                 \
   X(mbar_arrive_expect_tx, "arrive_expect_tx", mbarrier, any, nvidia, 90, mbarrier, none, arrive_expect_tx, arrive, opf::returns | opf::thread_arrive,          \
     "BAR[i] [@ CTA] bytes B [release|relaxed] [cta|cluster]")                                                          \
@@ -184,17 +188,17 @@ inline constexpr std::uint16_t result_required = 1 << 10;
   X(mbar_complete_tx, "complete_tx", mbarrier, any, nvidia, 90, mbarrier, none, complete_tx, tx, opf::none, "BAR[i] [@ CTA] bytes B")   \
   X(mbar_wait, "wait", mbarrier, agent, both, 80, mbarrier, none, none, wait, opf::barrier_wait | opf::may_block,                                      \
     "BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                                             \
-  X(mbar_test_wait, "test_wait", mbarrier, agent, nvidia, 80, mbarrier, none, none, wait, opf::returns | opf::result_required,                               \
+  X(mbar_test_wait, "test_wait", mbarrier, agent, nvidia, 80, mbarrier, none, none, wait, opf::returns | opf::result_required | opf::no_bmc,                               \
     "R = test_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                               \
-  X(mbar_try_wait, "try_wait", mbarrier, agent, nvidia, 90, mbarrier, none, none, wait, opf::returns | opf::result_required,                                 \
+  X(mbar_try_wait, "try_wait", mbarrier, agent, nvidia, 90, mbarrier, none, none, wait, opf::returns | opf::result_required | opf::no_bmc,                                 \
     "R = try_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                                \
-  X(mbar_pending_count, "pending_count", mbarrier, aligned, nvidia, 80, none, none, none, token, opf::returns | opf::result_required, "R = pending_count T")  \
+  X(mbar_pending_count, "pending_count", mbarrier, aligned, nvidia, 80, none, none, none, token, opf::returns | opf::result_required | opf::no_bmc, "R = pending_count T")  \
   X(mbar_inval, "inval", mbarrier, single, nvidia, 80, mbarrier, none, none, barrier, opf::none, "BAR[i]")                            \
   X(fence_mbarrier_init, "fence_mbarrier_init", mbarrier, any, nvidia, 90, own, none, none, none, opf::none, "")                   \
   /* named barriers */                                                                                                \
   X(bar_sync, "bar_sync", named, aligned, nvidia, 70, barrier, none, none, named, opf::barrier_wait | opf::named_wait | opf::may_block, "ID [, THREADS]") \
   X(bar_arrive, "bar_arrive", named, aligned, nvidia, 70, barrier, none, none, named, opf::none, "ID, THREADS")                     \
-  X(bar_red, "bar_red", named, aligned, nvidia, 70, barrier, none, none, named_red, opf::returns | opf::result_required | opf::barrier_wait | opf::named_wait | opf::may_block,                   \
+  X(bar_red, "bar_red", named, aligned, nvidia, 70, barrier, none, none, named_red, opf::returns | opf::result_required | opf::barrier_wait | opf::named_wait | opf::may_block | opf::no_bmc,                   \
     "R = bar_red popc|and|or ID, THREADS, PRED")                                                                       \
   X(syncthreads, "syncthreads", named, aligned, nvidia, 70, barrier, none, none, none, opf::barrier_wait | opf::named_wait | opf::may_block, "")       \
   X(syncwarp, "syncwarp", named, aligned, nvidia, 70, own, none, none, none, opf::none, "")                                        \
@@ -213,7 +217,7 @@ inline constexpr std::uint16_t result_required = 1 << 10;
   X(cp_async_wait, "cp_async_wait", cp_async, any, nvidia, 80, own, none, none, count, opf::none, "N")                              \
   X(cp_async_wait_all, "cp_async_wait_all", cp_async, any, nvidia, 80, own, none, none, none, opf::none, "")                       \
   X(st_async, "st_async", bulk, any, nvidia, 90, async_store, write, complete_tx, async_store, opf::async_arrive, "BUF[i] [@ CTA] -> BAR[j] bytes B") \
-  X(red_async, "red_async", bulk, any, nvidia, 90, async_store, write, complete_tx, async_store, opf::async_arrive, "BUF[i] @ CTA -> BAR[j] bytes B") \
+  X(red_async, "red_async", bulk, any, nvidia, 90, async_store, write, complete_tx, async_store, opf::async_arrive | opf::no_bmc, "BUF[i] @ CTA -> BAR[j] bytes B") \
   X(wgmma_fence, "wgmma_fence", wgmma, aligned, nvidia, 90, own, none, none, none, opf::arch_specific, "")                         \
   X(wgmma, "wgmma", wgmma, aligned, nvidia, 90, access, read, none, mma, opf::may_block | opf::async_proxy | opf::arch_specific,                   \
     "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                                          \
@@ -238,8 +242,8 @@ inline constexpr std::uint16_t result_required = 1 << 10;
   X(tcgen05_wait_ld, "tcgen05_wait_ld", tcgen05, aligned, nvidia, 100, own, none, none, none, opf::arch_specific, "")              \
   X(tcgen05_wait_st, "tcgen05_wait_st", tcgen05, aligned, nvidia, 100, own, none, none, none, opf::arch_specific, "")              \
   X(tcgen05_shift, "tcgen05_shift", tcgen05, leader, nvidia, 100, access, write, none, tmem_pair,                       \
-    opf::tmem | opf::pair | opf::arch_specific, "TMEM[i] [cta_group 2]")                                               \
-  X(tcgen05_cp, "tcgen05_cp", tcgen05, leader, nvidia, 100, tmem_cp, read, none, tmem_cp, opf::async_proxy | opf::arch_specific,      \
+    opf::tmem | opf::pair | opf::arch_specific | opf::no_bmc, "TMEM[i] [cta_group 2]")                                               \
+  X(tcgen05_cp, "tcgen05_cp", tcgen05, leader, nvidia, 100, tmem_cp, read, none, tmem_cp, opf::async_proxy | opf::arch_specific | opf::no_bmc,      \
     "BUF[i] -> TMEM[j]")                                                                                               \
   /* cluster launch control (sm_100a) */                                                                              \
   X(clc_try_cancel, "clc_try_cancel", clc, leader, nvidia, 100, clc_request, write, copy_tx, clc_request, opf::async_proxy,                  \
@@ -247,8 +251,8 @@ inline constexpr std::uint16_t result_required = 1 << 10;
   X(clc_query, "clc_query", clc, any, nvidia, 100, access, read, none, buffer, opf::returns | opf::result_required, "R = clc_query RESP[i]")                   \
   /* fences */                                                                                                        \
   X(fence_proxy_async, "fence_proxy_async", fence, any, nvidia, 90, own, none, none, none, opf::none, "")                          \
-  X(fence_acq_rel, "fence_acq_rel", fence, any, nvidia, 70, own, none, none, scope, opf::none, "cta|cluster")                       \
-  X(fence_sc, "fence_sc", fence, any, nvidia, 70, own, none, none, scope, opf::none, "cta|cluster")                                 \
+  X(fence_acq_rel, "fence_acq_rel", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                       \
+  X(fence_sc, "fence_sc", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                                 \
   /* cluster barrier */                                                                                               \
   X(cluster_arrive, "cluster_arrive", cluster, aligned, nvidia, 90, cluster, none, none, sem, opf::none, "[release|relaxed]")     \
   X(cluster_wait, "cluster_wait", cluster, aligned, nvidia, 90, cluster, none, none, none, opf::barrier_wait | opf::may_block, "")                     \

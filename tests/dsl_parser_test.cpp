@@ -3,7 +3,6 @@
 // operands, source locations, `# expect:` lines and --param overrides.
 #include <doctest/doctest.h>
 
-#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/ops.hpp"
+#include "tests/op_samples.hpp"
 
 using namespace pc;
 
@@ -109,104 +109,30 @@ std::string prelude_for(ir::OpCode c) {
   return prelude;
 }
 
-// One statement of each operation, with all its operand forms. A new entry
-// in checker/ops.hpp fails the test below until it has one here (and in
-// docs/dsl.md).
-const std::map<std::string, std::string> samples = {
-    {"read", "all: read A[0] @ 1, B[1]"},
-    {"write", "one: write A[1]"},
-    {"init", "one: init fresh count 2"},
-    {"arrive", "one: arrive full[1] @ 1 count 2 release cluster"},
-    {"arrive_drop", "arrive_drop full[0] @ 1 bytes 16 relaxed cta"},
-    {"arrive_expect_tx", "one: arrive_expect_tx full[0] @ 1 bytes 2048 release cluster"},
-    {"expect_tx", "expect_tx full[0] @ 1 bytes 16"},
-    {"complete_tx", "complete_tx full[0] bytes 16"},
-    {"wait", "wait full[0] parity 1 acquire cluster"},
-    {"test_wait", "r = test_wait full[0] token t"},
-    {"try_wait", "r = try_wait full[1] parity 0 relaxed"},
-    {"pending_count", "r = pending_count t"},
-    {"inval", "inval full[1]"},
-    {"fence_mbarrier_init", "fence_mbarrier_init"},
-    {"bar_sync", "bar_sync 1, 256"},
-    {"bar_arrive", "bar_arrive 2, 128"},
-    {"bar_red", "r = bar_red popc 3, 128, instance == 0"},
-    {"syncthreads", "syncthreads"},
-    {"syncwarp", "syncwarp"},
-    {"tma_load", "one: tma_load A[0] -> full[0] @ 1 bytes 512 multicast 3"},
-    {"tma_store", "tma_store A[1]"},
-    {"commit_group", "commit_group"},
-    {"wait_group", "wait_group 0"},
-    {"wait_group_read", "wait_group_read 1"},
-    {"cp_async", "cp_async B[0]"},
-    {"cp_async_arrive", "cp_async_arrive full[0] noinc"},
-    {"cp_async_commit", "one: cp_async_commit"},
-    {"cp_async_wait", "one: cp_async_wait 1"},
-    {"cp_async_wait_all", "one: cp_async_wait_all"},
-    {"st_async", "all: st_async A[1] @ 1 -> full[1] bytes 16"},
-    {"red_async", "one: red_async A[0] @ 1 -> full[0] bytes 8"},
-    {"tma_reduce", "tma_reduce A[1]"},
-    {"wgmma_fence", "wgmma_fence"},
-    {"wgmma", "wgmma read A[0], B[0]"},
-    {"wgmma_commit", "wgmma_commit"},
-    {"wgmma_wait", "wgmma_wait 0"},
-    {"tcgen05_mma", "tcgen05_mma read A[0] @ 1, B[1], T[0] into T[1]"},
-    {"tcgen05_commit", "tcgen05_commit full[0] multicast 3"},
-    {"tcgen05_fence_before_thread_sync", "tcgen05_fence_before_thread_sync"},
-    {"tcgen05_fence_after_thread_sync", "one: tcgen05_fence_after_thread_sync"},
-    {"tcgen05_alloc", "tcgen05_alloc T"},
-    {"tcgen05_dealloc", "tcgen05_dealloc T"},
-    {"tcgen05_relinquish_alloc_permit", "tcgen05_relinquish_alloc_permit"},
-    {"tcgen05_ld", "tcgen05_ld T[0], T[1]"},
-    {"tcgen05_st", "tcgen05_st T[1]"},
-    {"tcgen05_wait_ld", "tcgen05_wait_ld"},
-    {"tcgen05_wait_st", "tcgen05_wait_st"},
-    {"tcgen05_cp", "one: tcgen05_cp A[0] -> T[1]"},
-    {"tcgen05_shift", "one: tcgen05_shift T[1]"},
-    {"clc_try_cancel", "one: clc_try_cancel R[0] -> full[1] multicast 3"},
-    {"clc_query", "r = clc_query R[1]"},
-    {"fence_proxy_async", "fence_proxy_async"},
-    {"fence_acq_rel", "fence_acq_rel cta"},
-    {"fence_sc", "fence_sc cluster"},
-    {"cluster_arrive", "cluster_arrive relaxed"},
-    {"cluster_wait", "cluster_wait"},
-    {"cluster_sync", "cluster_sync"},
-    {"s_waitcnt", "s_waitcnt vmcnt(1) & lgkmcnt(0)"},
-    {"global_load_lds", "one: global_load_lds A[1]"},
-    {"s_barrier", "s_barrier"},
-    {"s_barrier_signal", "s_barrier_signal"},
-    {"s_barrier_wait", "s_barrier_wait"},
-    {"exit", "exit"},
-};
 
 }  // namespace
 
 TEST_CASE("every operation of the table parses with its documented operands") {
-  std::vector<std::string> keywords;
-#define PC_X(e, kw, ...) keywords.emplace_back(kw);
-  PC_OPS(PC_X)
-#undef PC_X
-  CHECK(keywords.size() == samples.size());
-  for (const std::string& kw : keywords) {
+  for (const ir::OpCode c : op_samples::all_ops()) {
+    const std::string kw(ir::op_keyword(c));
+    const std::string stmt = op_samples::with_all_operands(c);
     CAPTURE(kw);
-    auto it = samples.find(kw);
-    REQUIRE(it != samples.end());
     // (A second role allocates the tensor memory the samples access: a
     // kernel that never allocates it is bad input.)
-    const ir::OpTarget t = ir::op_target(*ir::op_from_keyword(kw));
+    const ir::OpTarget t = ir::op_target(c);
     const bool nvidia = t == ir::OpTarget::both || t == ir::OpTarget::nvidia;
-    const dsl::Parsed p =
-        parse(prelude_for(*ir::op_from_keyword(kw)) + "  " + it->second + "\n" + (nvidia ? "role alloc warp:\n  tcgen05_alloc T\n" : ""));
+    const dsl::Parsed p = parse(prelude_for(c) + "  " + stmt + "\n" + (nvidia ? "role alloc warp:\n  tcgen05_alloc T\n" : ""));
     CHECK(errors_of(p) == "");
     REQUIRE(p.ok());
     const std::vector<ir::Stmt>& body = p.kernel.roles.at(0).body;
     REQUIRE(body.size() == 2);
     const ir::Stmt& s = body[1];
     CHECK(s.kind == ir::StmtKind::op);
-    CHECK(s.op.code == *ir::op_from_keyword(kw));
+    CHECK(s.op.code == c);
     CHECK(s.loc.line == 11);
     CHECK(s.loc.col == 3);
     // The operation's location is its keyword, after `one:`/`all:` and `r =`.
-    CHECK(s.op.loc.col == static_cast<int>(it->second.find(kw)) + 3);
+    CHECK(s.op.loc.col == static_cast<int>(stmt.find(kw)) + 3);
   }
 }
 

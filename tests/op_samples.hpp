@@ -1,6 +1,8 @@
-// One statement of each operation, and a kernel around it: the samples the
-// target tests and the op table's tests parse (tests/dsl_targets_test.cpp,
-// tests/checker_ops_table_test.cpp).
+// Statements of each operation, and a kernel around them: the samples the
+// parser's, the targets' and the op table's tests parse
+// (tests/dsl_parser_test.cpp, tests/dsl_targets_test.cpp,
+// tests/checker_ops_table_test.cpp, tests/smt_bmc_test.cpp). A new operation
+// fails to compile here until it has its samples.
 #pragma once
 
 #include <string>
@@ -77,6 +79,80 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::cluster_sync: return "cluster_sync";
     case OpCode::s_waitcnt: return "s_waitcnt vmcnt(2) lgkmcnt(1)";
     case OpCode::global_load_lds: return "global_load_lds A[0]";
+    case OpCode::s_barrier: return "s_barrier";
+    case OpCode::s_barrier_signal: return "s_barrier_signal";
+    case OpCode::s_barrier_wait: return "s_barrier_wait";
+    case OpCode::exit: return "exit";
+  }
+  return "";
+}
+
+// One statement of each operation with all its operand forms, in the
+// declarations of tests/dsl_parser_test.cpp's prelude (which has buffers A
+// and B, mbarriers full and fresh, tensor memory T, responses R). A switch
+// with no default, as sample()'s.
+inline std::string with_all_operands(ir::OpCode c) {
+  using ir::OpCode;
+  switch (c) {
+    case OpCode::read: return "all: read A[0] @ 1, B[1]";
+    case OpCode::write: return "one: write A[1]";
+    case OpCode::mbar_init: return "one: init fresh count 2";
+    case OpCode::mbar_arrive: return "one: arrive full[1] @ 1 count 2 release cluster";
+    case OpCode::mbar_arrive_drop: return "arrive_drop full[0] @ 1 bytes 16 relaxed cta";
+    case OpCode::mbar_arrive_expect_tx: return "one: arrive_expect_tx full[0] @ 1 bytes 2048 release cluster";
+    case OpCode::mbar_expect_tx: return "expect_tx full[0] @ 1 bytes 16";
+    case OpCode::mbar_complete_tx: return "complete_tx full[0] bytes 16";
+    case OpCode::mbar_wait: return "wait full[0] parity 1 acquire cluster";
+    case OpCode::mbar_test_wait: return "r = test_wait full[0] token t";
+    case OpCode::mbar_try_wait: return "r = try_wait full[1] parity 0 relaxed";
+    case OpCode::mbar_pending_count: return "r = pending_count t";
+    case OpCode::mbar_inval: return "inval full[1]";
+    case OpCode::fence_mbarrier_init: return "fence_mbarrier_init";
+    case OpCode::bar_sync: return "bar_sync 1, 256";
+    case OpCode::bar_arrive: return "bar_arrive 2, 128";
+    case OpCode::bar_red: return "r = bar_red popc 3, 128, instance == 0";
+    case OpCode::syncthreads: return "syncthreads";
+    case OpCode::syncwarp: return "syncwarp";
+    case OpCode::tma_load: return "one: tma_load A[0] -> full[0] @ 1 bytes 512 multicast 3";
+    case OpCode::tma_store: return "tma_store A[1]";
+    case OpCode::bulk_commit_group: return "commit_group";
+    case OpCode::bulk_wait_group: return "wait_group 0";
+    case OpCode::bulk_wait_group_read: return "wait_group_read 1";
+    case OpCode::cp_async: return "cp_async B[0]";
+    case OpCode::cp_async_mbarrier_arrive: return "cp_async_arrive full[0] noinc";
+    case OpCode::cp_async_commit: return "one: cp_async_commit";
+    case OpCode::cp_async_wait: return "one: cp_async_wait 1";
+    case OpCode::cp_async_wait_all: return "one: cp_async_wait_all";
+    case OpCode::st_async: return "all: st_async A[1] @ 1 -> full[1] bytes 16";
+    case OpCode::red_async: return "one: red_async A[0] @ 1 -> full[0] bytes 8";
+    case OpCode::tma_reduce: return "tma_reduce A[1]";
+    case OpCode::wgmma_fence: return "wgmma_fence";
+    case OpCode::wgmma: return "wgmma read A[0], B[0]";
+    case OpCode::wgmma_commit: return "wgmma_commit";
+    case OpCode::wgmma_wait: return "wgmma_wait 0";
+    case OpCode::tcgen05_mma: return "tcgen05_mma read A[0] @ 1, B[1], T[0] into T[1]";
+    case OpCode::tcgen05_commit: return "tcgen05_commit full[0] multicast 3";
+    case OpCode::tcgen05_fence_before: return "tcgen05_fence_before_thread_sync";
+    case OpCode::tcgen05_fence_after: return "one: tcgen05_fence_after_thread_sync";
+    case OpCode::tcgen05_alloc: return "tcgen05_alloc T";
+    case OpCode::tcgen05_dealloc: return "tcgen05_dealloc T";
+    case OpCode::tcgen05_relinquish: return "tcgen05_relinquish_alloc_permit";
+    case OpCode::tcgen05_ld: return "tcgen05_ld T[0], T[1]";
+    case OpCode::tcgen05_st: return "tcgen05_st T[1]";
+    case OpCode::tcgen05_wait_ld: return "tcgen05_wait_ld";
+    case OpCode::tcgen05_wait_st: return "tcgen05_wait_st";
+    case OpCode::tcgen05_cp: return "one: tcgen05_cp A[0] -> T[1]";
+    case OpCode::tcgen05_shift: return "one: tcgen05_shift T[1]";
+    case OpCode::clc_try_cancel: return "one: clc_try_cancel R[0] -> full[1] multicast 3";
+    case OpCode::clc_query: return "r = clc_query R[1]";
+    case OpCode::fence_proxy_async: return "fence_proxy_async";
+    case OpCode::fence_acq_rel: return "fence_acq_rel cta";
+    case OpCode::fence_sc: return "fence_sc cluster";
+    case OpCode::cluster_arrive: return "cluster_arrive relaxed";
+    case OpCode::cluster_wait: return "cluster_wait";
+    case OpCode::cluster_sync: return "cluster_sync";
+    case OpCode::s_waitcnt: return "s_waitcnt vmcnt(1) & lgkmcnt(0)";
+    case OpCode::global_load_lds: return "one: global_load_lds A[1]";
     case OpCode::s_barrier: return "s_barrier";
     case OpCode::s_barrier_signal: return "s_barrier_signal";
     case OpCode::s_barrier_wait: return "s_barrier_wait";

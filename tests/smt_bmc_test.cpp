@@ -19,6 +19,7 @@
 #include "tests/corpus_files.hpp"
 #include "tests/corpus_searches.hpp"
 #include "tests/kernel_generators.hpp"
+#include "tests/op_samples.hpp"
 #include "tests/tier.hpp"
 
 using namespace pc;
@@ -377,4 +378,29 @@ TEST_CASE("engines agree: a deadlock and a race, with their steps") {
   const smt::BmcResult n = smt::bounded_search(fence.kernel);
   CHECK(n.verdict == smt::BmcResult::Verdict::not_covered);
   CHECK(n.reason.find("line 4") != std::string::npos);
+}
+
+TEST_CASE("fragment: the bounded check refuses exactly the operations the op table marks no_bmc") {
+  // One statement of each op, in a kernel of its target: refused by name
+  // exactly where the table's column says so (checker/ops.hpp, opf::no_bmc).
+  int refused = 0;
+  for (const ir::OpCode c : op_samples::all_ops()) {
+    const std::string kw(ir::op_keyword(c));
+    CAPTURE(kw);
+    const ir::OpTarget t = ir::op_target(c);
+    const std::string target = t == ir::OpTarget::both || t == ir::OpTarget::nvidia ? "nvidia"
+                               : t == ir::OpTarget::amd_gfx12                       ? "amd gfx1200"
+                                                                                    : "amd gfx942";
+    const dsl::Parsed p = dsl::parse(op_samples::kernel_with(target, op_samples::sample(c)), "t.bk");
+    REQUIRE(p.ok());
+    const smt::bmc::Fragment f = smt::bmc::unroll(p.kernel);
+    CAPTURE(f.refused);
+    const bool by_name = f.refused.find("operation '" + kw + "'") != std::string::npos;
+    CHECK(by_name == ir::op_has(c, ir::opf::no_bmc));
+    // An op the check unrolls is refused for nothing in its sample but
+    // (test_wait and the like) a result kept in a variable.
+    if (!ir::op_has(c, ir::opf::no_bmc) && !ir::op_has(c, ir::opf::result_required)) CHECK(f.refused.empty());
+    refused += by_name;
+  }
+  CHECK(refused > 0);
 }

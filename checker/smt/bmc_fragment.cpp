@@ -128,6 +128,7 @@ Step Unroller::op(const ir::Op& op, int index) {
   s.loc = op.loc;
   s.lanes = threads(l.threads);
   s.text = check::lanes_prefix(op) + std::string(ir::op_keyword(op.code));
+  if (ir::op_has(op.code, ir::opf::no_bmc)) refuse(op, std::string("operation '") + std::string(ir::op_keyword(op.code)) + "'");
   if ((op.dest_var >= 0 && op.code != OpCode::clc_query) || op.token_var >= 0)
     refuse(op, "an operation whose result is kept in a variable");
   switch (op.code) {
@@ -178,26 +179,27 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::cluster_sync: op_cluster_barrier(s, op); return s;
     case OpCode::syncwarp: op_syncwarp(s); return s;
     case OpCode::fence_proxy_async: s.kind = StepKind::proxy_fence; return s;
-    // Not covered (the commits, fences and exit are taken before: run).
+    // Refused above (the table's no_bmc column), or taken before (run: the
+    // commits, fences and exit).
     case OpCode::mbar_arrive_drop:
     case OpCode::mbar_test_wait:
     case OpCode::mbar_try_wait:
     case OpCode::mbar_pending_count:
     case OpCode::bar_red:
     case OpCode::red_async:
+    case OpCode::tcgen05_cp:
+    case OpCode::tcgen05_shift:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_commit:
     case OpCode::bulk_commit_group:
     case OpCode::cp_async_commit:
     case OpCode::tcgen05_fence_after:
-    case OpCode::tcgen05_cp:
-    case OpCode::tcgen05_shift:
-    case OpCode::fence_acq_rel:
-    case OpCode::fence_sc:
     case OpCode::exit:
       break;
   }
-  refuse(op, std::string("operation '") + std::string(ir::op_keyword(op.code)) + "'");
+  throw check::InternalError("the bounded check reached '" + std::string(ir::op_keyword(op.code)) + "', which it does not unroll");
 }
 
 }  // namespace unrolling
