@@ -391,7 +391,7 @@ void allocate_syncs(Program& p, const ir::Kernel& k) {
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
     bool cluster = false, cta = false, acquire = false;
     scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
-      const bool acq_rel = op.code == OpCode::fence_acq_rel || op.code == OpCode::fence_sc;
+      const bool acq_rel = ir::op_family(op.code) == ir::OpFamily::fence && ir::op_operands(op.code) == ir::Operands::scope;
       cluster |= op.code == OpCode::fence_mbarrier_init || (acq_rel && op.scope == ir::Scope::cluster);
       cta |= acq_rel && op.scope != ir::Scope::cluster;
       acquire |= acq_rel;
@@ -491,7 +491,7 @@ std::string Program::thread_name(std::uint8_t t) const {
       bool load = false, store = false;
       scan_ops(kernel->roles[static_cast<std::size_t>(a.role)].body, [&](const ir::Op& op) {
         load |= op.code == ir::OpCode::tma_load;
-        store |= op.code == ir::OpCode::st_async || op.code == ir::OpCode::red_async;
+        store |= ir::op_footprint(op.code) == ir::Footprint::async_store;
       });
       if (store) return a.name + (load ? " (TMA load or st.async)" : " (st.async)");
     }

@@ -258,10 +258,11 @@ struct Mbarrier {
 // The model's arrive token: what the device's opaque 64-bit state stands for.
 struct ModelToken {
   spec::mbarrier::Token token;
+  Mbarrier* from = nullptr;  // the barrier arrived on: an undefined use of the token is recorded there
 };
 
 namespace detail {
-inline ModelToken token(const spec::mbarrier::State& s) { return ModelToken{spec::mbarrier::token_before(s)}; }
+inline ModelToken token(Mbarrier* b) { return ModelToken{spec::mbarrier::token_before(b->state), b}; }
 inline void apply(Mbarrier* b, const spec::mbarrier::Result& r) {
   if (r.out.violation != spec::Violation::none) {
     if (b->violation == spec::Violation::none) b->violation = r.out.violation;
@@ -283,22 +284,23 @@ inline bool observe(Mbarrier* b, const spec::Outcome& o) {
 inline void mbarrier_init(Mbarrier* b, std::uint32_t count) { detail::apply(b, spec::mbarrier::init(b->state, count)); }
 template <class Sem = release_t>
 inline ModelToken mbarrier_arrive(Mbarrier* b, std::uint32_t count, Sem = {}) {
-  const ModelToken t = detail::token(b->state);
+  const ModelToken t = detail::token(b);
   detail::apply(b, spec::mbarrier::arrive(b->state, {count, false, false, 0}));
   return t;
 }
 inline ModelToken mbarrier_arrive_nocomplete(Mbarrier* b, std::uint32_t count) {
-  const ModelToken t = detail::token(b->state);
+  ModelToken t = detail::token(b);
+  t.token.no_complete = true;  // the token pending_count is defined for
   detail::apply(b, spec::mbarrier::arrive(b->state, {count, false, true, 0}));
   return t;
 }
 inline ModelToken mbarrier_arrive_drop(Mbarrier* b, std::uint32_t count) {
-  const ModelToken t = detail::token(b->state);
+  const ModelToken t = detail::token(b);
   detail::apply(b, spec::mbarrier::arrive(b->state, {count, true, false, 0}));
   return t;
 }
 inline ModelToken mbarrier_arrive_expect_tx(Mbarrier* b, std::uint32_t tx) {
-  const ModelToken t = detail::token(b->state);
+  const ModelToken t = detail::token(b);
   detail::apply(b, spec::mbarrier::arrive(b->state, {1, false, false, tx}));
   return t;
 }
@@ -314,7 +316,13 @@ inline bool mbarrier_try_wait_parity(Mbarrier* b, std::uint32_t parity, cluster_
 inline bool mbarrier_test_wait(Mbarrier* b, ModelToken t) {
   return detail::observe(b, spec::mbarrier::test_wait_token(b->state, t.token));
 }
+// The count a token holds; from a token the ISA does not define it for (an
+// arrive without .noComplete) the violation is recorded on the barrier the
+// token came from, and the count returned is the H100's (the state before
+// the arrive, spec/mbarrier.hpp).
 inline std::uint32_t mbarrier_pending_count(ModelToken t) {
+  if (const spec::Violation v = spec::mbarrier::check_pending_count(t.token); v != spec::Violation::none && t.from != nullptr)
+    if (t.from->violation == spec::Violation::none) t.from->violation = v;
   return static_cast<std::uint32_t>(spec::mbarrier::pending_count(t.token));
 }
 inline void mbarrier_inval(Mbarrier* b) { detail::apply(b, spec::mbarrier::inval(b->state)); }

@@ -80,7 +80,7 @@ bool reads_warp(const ir::Kernel& k, const std::vector<ir::Stmt>& body) {
 }
 
 bool is_wgmma(OpCode c) {
-  return c == OpCode::wgmma || c == OpCode::wgmma_fence || c == OpCode::wgmma_commit || c == OpCode::wgmma_wait;
+  return ir::op_family(c) == ir::OpFamily::wgmma;
 }
 
 // Executed by one thread of the agent (checker/step.cpp, lanes_of).
@@ -139,7 +139,7 @@ class Place {
     // tcgen05.alloc / dealloc / relinquish_alloc_permit with .cta_group::1:
     // "one warp from the CTA must perform the allocation and de-allocation"
     // (PTX ISA tcgen05.alloc).
-    const bool one_warp = o.code == OpCode::tcgen05_alloc || o.code == OpCode::tcgen05_dealloc || o.code == OpCode::tcgen05_relinquish;
+    const bool one_warp = ir::op_footprint(o.code) == ir::Footprint::tmem_alloc || ir::op_footprint(o.code) == ir::Footprint::tmem_relinquish;
     if (one_warp && warps != 1 && !(r_.per_warp && region))
       return error_(s.loc, "'" + kw + "' is performed by one warp, and role '" + r_.name + "' has " + std::to_string(warps) +
                                " warps: give the allocating warp a role of its own, or write it under 'if warp == K:'");

@@ -41,7 +41,11 @@ bool is_barrier(OpCode c) {
 // barrier arrivals, mbarrier arrivals and waits.
 bool is_role_sync(OpCode c) { return c == OpCode::bar_arrive || c == OpCode::mbar_arrive || c == OpCode::mbar_wait; }
 bool is_strippable(OpCode c) { return is_barrier(c) || is_role_sync(c) || c == OpCode::s_waitcnt; }
-bool is_access(OpCode c) { return c == OpCode::read || c == OpCode::write || c == OpCode::global_load_lds; }
+// The buffer accesses of threads (read, write, AMD's global_load_lds): not
+// the async units' copies, which the placer does not order.
+bool is_access(OpCode c) {
+  return ir::op_access(c) != ir::Access::none && (ir::op_family(c) == ir::OpFamily::memory || ir::op_family(c) == ir::OpFamily::amd);
+}
 
 // Takes the barriers and waits out of a statement list; an `if` left with
 // nothing in either branch goes too. Records what it removed.

@@ -141,8 +141,8 @@ class Unroller {
       if (info.cta != c) continue;
       for (const Instr& in : p_.code[static_cast<std::size_t>(info.role)])
         if (in.kind == InstrKind::op && in.op->cta_pair &&
-            (in.op->code == OpCode::tcgen05_alloc || in.op->code == OpCode::tcgen05_dealloc ||
-             in.op->code == OpCode::tcgen05_relinquish)) {
+            (ir::op_footprint(in.op->code) == ir::Footprint::tmem_alloc ||
+             ir::op_footprint(in.op->code) == ir::Footprint::tmem_relinquish)) {
           found.push_back(b);
           break;
         }

@@ -108,7 +108,7 @@ void Sym::barrier_claims(int b, std::vector<Finding>& out) {
         contrib.push_back(&o);
       } else if (o.op->code == OpCode::mbar_init) {
         inits.push_back(&o);
-      } else if (o.op->code == OpCode::mbar_wait || o.op->code == OpCode::mbar_test_wait || o.op->code == OpCode::mbar_try_wait) {
+      } else if (ir::op_operands(o.op->code) == ir::Operands::wait) {
         waits.push_back(&o);
       }
     }
@@ -303,7 +303,8 @@ std::vector<std::optional<Sym::Ring>> Sym::phases(const std::vector<const Occ*>&
 
 ir::Loc Sym::first_tx_loc(const std::vector<const Occ*>& contrib) const {
   for (const Occ* o : contrib)
-    if (o->op->code == OpCode::mbar_arrive_expect_tx || o->op->code == OpCode::mbar_expect_tx) return o->op->loc;
+    if (ir::op_phase(o->op->code) == ir::PhaseTerm::arrive_expect_tx || ir::op_phase(o->op->code) == ir::PhaseTerm::expect_tx)
+      return o->op->loc;
   return contrib.front()->op->loc;
 }
 
