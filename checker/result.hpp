@@ -119,6 +119,13 @@ struct Warning {
   int agent = -1;
 };
 
+// Instances of a warning kind are told apart by their location: a report
+// lists the first finding at each, at most max_warnings of them.
+inline constexpr std::size_t max_warnings = 100;
+[[nodiscard]] inline bool same_instance(const Warning& a, const Warning& b) {
+  return a.kind == b.kind && a.loc.line == b.loc.line && a.loc.col == b.loc.col;
+}
+
 // A statement that no interleaving executed (coverage of a verified search).
 enum class UnreachedKind : std::uint8_t { statement, access, assertion };
 
@@ -151,7 +158,11 @@ struct Snapshot {
 
 struct Result {
   Verdict verdict = Verdict::verified;
-  std::vector<Warning> warnings;   // the first finding of each warning kind (none under `strict`)
+  // The first finding of each warning kind at each location (none under
+  // `strict`), grouped by kind (the kinds in the order the search met them),
+  // at most max_warnings; warnings_capped: the search met more.
+  std::vector<Warning> warnings;
+  bool warnings_capped = false;
   spec::Violation violation = spec::Violation::none;
   std::string message;       // one line: what went wrong, where
   ir::Loc loc;               // the violating operation

@@ -88,12 +88,21 @@ struct Worker {
   Key found_key = no_key;
   std::exception_ptr error;                // a KernelError or InternalError met while expanding
   Key error_key = no_key;
-  std::vector<std::pair<Key, Warning>> warnings;  // the first finding of each warning kind
+  // The first finding of each warning kind at each location, the first
+  // max_warnings + 1 of them (one more tells that there are more).
+  std::vector<std::pair<Key, Warning>> warnings;
 };
 
-// Over the threads, the first finding of each warning kind in the one-thread
-// order, before `limit` (the violation that ended the search).
-[[nodiscard]] std::vector<Warning> first_warnings(const std::vector<const Worker*>& ws, Key limit);
+// The warnings of a search: Result::warnings and Result::warnings_capped.
+struct Warnings {
+  std::vector<Warning> list;
+  bool capped = false;
+};
+
+// Over the threads, the first finding of each warning kind at each location
+// in the one-thread order, before `limit` (the violation that ended the
+// search): the first max_warnings, grouped by kind.
+[[nodiscard]] Warnings first_warnings(const std::vector<const Worker*>& ws, Key limit);
 
 class Successors {
  public:
@@ -194,7 +203,8 @@ class Successors {
 
   void note_warning(Worker& w, const StepInfo& info, std::uint32_t id, int action) const {
     for (const auto& kx : w.warnings)
-      if (kx.second.kind == info.warning) return;
+      if (kx.second.kind == info.warning && kx.second.loc.line == info.loc.line && kx.second.loc.col == info.loc.col) return;
+    if (w.warnings.size() > max_warnings) return;
     w.warnings.emplace_back(key_of(id, static_cast<std::uint32_t>(action)),
                             Warning{info.warning, info.warning_message, info.loc, action < m_.agents() ? action : -1});
   }

@@ -77,7 +77,9 @@ Searched breadth_first(const SearchRun& run) {
   out.r.step_cache_states = w.kept_states;
   out.r.max_depth = depth;
   out.r.memory_bytes = peak_resident_bytes();
-  out.r.warnings = first_warnings({&w}, w.found_key);
+  Warnings warnings = first_warnings({&w}, w.found_key);
+  out.r.warnings = std::move(warnings.list);
+  out.r.warnings_capped = warnings.capped;
   out.found = w.found;
   return out;
 }

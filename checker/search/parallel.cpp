@@ -381,7 +381,9 @@ void ParallelSearch::finish() {
     r.step_cache_states += lane->w.kept_states;
     if (run_.coverage) run_.coverage->merge(*lane->w.own_coverage);
   }
-  r.warnings = first_warnings(ws, found_key_);
+  Warnings warnings = first_warnings(ws, found_key_);
+  r.warnings = std::move(warnings.list);
+  r.warnings_capped = warnings.capped;
   out_.found = found_;
   out_.stop_reason = stop_reason_;
 }
