@@ -12,6 +12,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <string>
 
 #include "checker/report/rules.hpp"
@@ -50,18 +51,20 @@ const char* const sarif_schema = R"schema({
       }
     },
     "driver": {
-      "type": "object", "required": ["name", "version", "rules"], "additionalProperties": false,
+      "type": "object", "required": ["name", "version", "informationUri", "rules"], "additionalProperties": false,
       "properties": {
         "name": {"type": "string"}, "fullName": {"type": "string"}, "version": {"type": "string"},
+        "informationUri": {"type": "string", "minLength": 1},
         "semanticVersion": {"type": "string", "pattern": "^[0-9]+\\.[0-9]+\\.[0-9]+$"},
         "rules": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/rule"}}
       }
     },
     "rule": {
-      "type": "object", "required": ["id", "shortDescription", "fullDescription", "help", "properties"],
+      "type": "object", "required": ["id", "shortDescription", "fullDescription", "help", "helpUri", "properties"],
       "additionalProperties": false,
       "properties": {
         "id": {"type": "string", "pattern": "^[a-z0-9_]+$"}, "name": {"type": "string"},
+        "helpUri": {"type": "string", "minLength": 1},
         "shortDescription": {"$ref": "#/$defs/text_only"}, "fullDescription": {"$ref": "#/$defs/text_only"},
         "help": {"$ref": "#/$defs/multiformat"},
         "properties": {"type": "object", "required": ["tags"],
@@ -266,4 +269,64 @@ TEST_CASE("SARIF: unreached statements of a verified kernel are warnings at thei
   }
   CHECK(results[0].get("message")->get("text")->s.find("this access is unreachable") != std::string::npos);
   CHECK(results[1].get("locations")->a.at(0).get("physicalLocation")->get("region")->get("startLine")->n == 6);
+}
+
+TEST_CASE("SARIF rules link to the documentation of their kind, the driver to the project's") {
+  const jsonmini::Value doc = parse(run_in_root("kernels/tlx_pingpong.bk --sarif").out);
+  const jsonmini::Value& driver = *run0(doc).get("tool")->get("driver");
+  // Relative to the repository root, as the artifact locations are.
+  const std::string info = driver.get("informationUri")->s;
+  CHECK(std::filesystem::exists(src + "/" + info));
+  for (const auto& rule : driver.get("rules")->a) {
+    const std::string id = rule.get("id")->s;
+    CAPTURE(id);
+    REQUIRE(rule.get("helpUri") != nullptr);
+    const std::string uri = rule.get("helpUri")->s;
+    CHECK(uri.rfind("docs/", 0) == 0);
+    const std::size_t hash = uri.find('#');
+    REQUIRE(hash != std::string::npos);
+    // The page exists and holds the anchor, one per kind.
+    const std::string page = slurp(src + "/" + uri.substr(0, hash));
+    REQUIRE_FALSE(page.empty());
+    const std::string anchor = uri.substr(hash + 1);
+    CHECK(anchor.find(id) != std::string::npos);
+    CHECK(page.find("id=\"" + anchor + "\"") != std::string::npos);
+  }
+}
+
+TEST_CASE("SARIF: every refuted --symbolic claim is a result, not only the one the explicit search shows") {
+  // tx_balance fails at every N but 2, smem_footprint at N = 8; N = 2 verifies.
+  const std::string file = temp_file("cli_sarif_test", "claims.bk",
+                                     "kernel claims\nparam N = 2 in 1..8\nsmem buf[N] bytes 32768\nmbarrier full[1] count 1\n"
+                                     "role p warp:\n  one: arrive_expect_tx full[0] bytes 32768 * (N - 1)\n"
+                                     "  one: tma_load buf[0] -> full[0]\nrole c warp:\n  wait full[0] parity 0\n");
+  const Run js = run_in_root(file + " --symbolic --json");
+  const Run r = run_in_root(file + " --symbolic --sarif");
+  CHECK(r.status == 1);
+  CHECK(js.status == 1);
+  const jsonmini::Value claims = parse(js.out);
+  const jsonmini::Value doc = parse(r.out);
+  const jsonmini::Value schema = parse(sarif_schema);
+  CHECK(jsonmini::validate(doc, schema, schema) == "");
+  const auto& results = run0(doc).get("results")->a;
+  int refuted = 0;
+  for (const auto& c : claims.get("kernels")->a.at(0).get("symbolic")->a) {
+    if (c.get("status")->s != "counterexample") continue;
+    ++refuted;
+    const std::string check = c.get("check")->s;
+    const double line = c.get("location")->get("line")->n;
+    CAPTURE(check);
+    int found = 0;
+    for (const auto& x : results)
+      if (x.get("ruleId")->s == "symbolic_counterexample" && x.get("level")->s == "error" &&
+          x.get("locations")->a.at(0).get("physicalLocation")->get("region")->get("startLine")->n == line &&
+          x.get("message")->get("text")->s.find(check) != std::string::npos &&
+          x.get("message")->get("text")->s.find("--param N=") != std::string::npos)
+        ++found;
+    CHECK(found == 1);
+  }
+  CHECK(refuted >= 2);
+  // Each is its own alert.
+  std::set<std::string> prints;
+  for (const auto& x : results) CHECK(prints.insert(fingerprint(x)).second);
 }

@@ -87,11 +87,21 @@ std::string fingerprint(const std::string& key) {
   return buf;
 }
 
-std::string fingerprints(const FileReport& f, std::string_view rule, ir::Loc l) {
+// `extra` tells apart findings of one rule at one location (the check of a
+// refuted claim); "" for the others, whose fingerprints stay as they were.
+std::string fingerprints(const FileReport& f, std::string_view rule, ir::Loc l, const std::string& extra = "") {
   const std::string rel = relative(f.file);
   const std::string key = f.kernel + "|" + std::string(rule) + "|" + (rel.empty() ? f.file : rel) + ":" +
-                          std::to_string(l.line) + ":" + std::to_string(l.col);
+                          std::to_string(l.line) + ":" + std::to_string(l.col) + (extra.empty() ? "" : "|" + extra);
   return "{\"phasecheck/v1\": " + q(fingerprint(key)) + "}";
+}
+
+// Where a rule is documented, relative to the repository root (as the
+// artifact locations are): a violation kind's row in docs/spec.md's table,
+// the other rules in docs/cli.md.
+std::string help_uri(std::string_view id) {
+  if (id == rule_bad_input || id == rule_unreached) return "docs/cli.md#rule-" + std::string(id);
+  return "docs/spec.md#violation-" + std::string(id);
 }
 
 void rule(std::ostringstream& o, std::string_view id, std::string_view short_text, std::string_view full_text, bool first) {
@@ -102,7 +112,8 @@ void rule(std::ostringstream& o, std::string_view id, std::string_view short_tex
                          "\n\nThe rule and its source: docs/spec.md; the trace replays with `check-kernel FILE --replay TOKEN`.";
   o << (first ? "" : ",") << "\n      {\"id\": " << q(id) << ", \"name\": " << q(id) << ", \"shortDescription\": {\"text\": "
     << q(short_text) << "}, \"fullDescription\": {\"text\": " << q(std::string(full_text) + ".") << "}, \"help\": {\"text\": "
-    << q(help) << ", \"markdown\": " << q(md) << "}, \"properties\": {\"tags\": [\"phasecheck\"";
+    << q(help) << ", \"markdown\": " << q(md) << "}, \"helpUri\": " << q(help_uri(id))
+    << ", \"properties\": {\"tags\": [\"phasecheck\"";
   if (h)
     for (std::string_view t : h->tags) o << ", " << q(t);
   o << "], \"precision\": \"very-high\"}}";
@@ -124,13 +135,36 @@ int rule_index(std::string_view id) {
   return -1;
 }
 
+// Every refuted --symbolic claim: an error at the claim's line. The first
+// is the file's result already where the explicit search did not confirm it
+// (symbolic_counterexample at that line): not twice.
+template <class Result>
+void symbolic_results(const FileReport& f, Result& result, std::ostringstream& o) {
+  bool first = true;
+  for (const SymbolicClaim& c : f.symbolic) {
+    if (c.status != "counterexample") continue;
+    const bool shown = first && f.result.verdict == check::Verdict::violation &&
+                       f.result.violation == spec::Violation::symbolic_counterexample;
+    first = false;
+    if (shown) continue;
+    std::string values;
+    for (const auto& [n, v] : c.witness) values += " --param " + n + "=" + std::to_string(v);
+    result(spec::violation_name(spec::Violation::symbolic_counterexample), "error",
+           f.kernel + ": --symbolic " + c.check + ": " + c.claim + " fails for" + values +
+               (c.detail.empty() ? "" : ": " + c.detail) + (c.reproduce.empty() ? "" : " (reproduce: " + c.reproduce + ")"),
+           f, c.loc, f.file, c.check);
+    o << "}";
+  }
+}
+
 }  // namespace
 
 std::string sarif(const std::vector<FileReport>& files, int exit_status) {
   std::ostringstream o;
   o << "{\n  \"$schema\": \"https://json.schemastore.org/sarif-2.1.0.json\",\n  \"version\": \"2.1.0\",\n  \"runs\": [{\n"
     << "    \"tool\": {\"driver\": {\"name\": \"check-kernel\", \"fullName\": \"check-kernel (phasecheck)\", \"version\": \""
-    << tool_version << "\", \"semanticVersion\": \"" << tool_version << ".0\", \"rules\": [";
+    << tool_version << "\", \"semanticVersion\": \"" << tool_version
+    << ".0\", \"informationUri\": \"README.md\", \"rules\": [";
   rule(o, rule_bad_input, "the .bk file could not be read or parsed", "The input file could not be read, parsed or instantiated",
        true);
   rule(o, rule_unreached, "a statement no interleaving executes",
@@ -156,7 +190,15 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
                              : ", so it is proven at " + f.result.verified_at + " only and no result is reported for this kernel")) +
                       "}, \"locations\": [" + location(f.file, {}) + "]}");
   }
-  o << "    \"invocations\": [{\"executionSuccessful\": " << (notes.empty() ? "true" : "false")
+  // More warning instances than a report keeps: a note, not a failure.
+  const bool failed = !notes.empty();
+  for (const FileReport& f : files)
+    if (!f.failed() && f.result.warnings_capped)
+      notes.push_back("{\"level\": \"note\", \"message\": {\"text\": " +
+                      q(f.kernel + ": more warning instances than " + std::to_string(f.result.warnings.size()) +
+                        "; the first " + std::to_string(f.result.warnings.size()) + " are results") +
+                      "}, \"locations\": [" + location(f.file, {}) + "]}");
+  o << "    \"invocations\": [{\"executionSuccessful\": " << (failed ? "false" : "true")
     << ", \"exitCode\": " << exit_status << ", \"toolExecutionNotifications\": [";
   for (std::size_t i = 0; i < notes.size(); ++i) o << (i ? ", " : "") << "\n      " << notes[i];
   o << "]}],\n";
@@ -165,10 +207,10 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
   o << "    \"results\": [";
   bool any = false;
   auto result = [&](std::string_view id, const char* level, const std::string& message, const FileReport& f, ir::Loc l,
-                    const std::string& file) {
+                    const std::string& file, const std::string& extra = "") {
     o << (any ? "," : "") << "\n      {\"ruleId\": " << q(id) << ", \"ruleIndex\": " << rule_index(id) << ", \"level\": \""
       << level << "\", \"message\": {\"text\": " << q(message) << "}, \"locations\": [" << location(file, l)
-      << "], \"partialFingerprints\": " << fingerprints(f, id, l);
+      << "], \"partialFingerprints\": " << fingerprints(f, id, l, extra);
     any = true;
   };
   for (const FileReport& f : files) {
@@ -194,6 +236,7 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
              f, u.loc, f.file);
       o << "}";
     }
+    symbolic_results(f, result, o);
     if (r.verdict != check::Verdict::violation) continue;
     result(spec::violation_name(r.violation), "error",
            f.kernel + ": " + r.message +
