@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -113,6 +114,147 @@ SweepPlan plan_sweep(const ir::Kernel& k, const Params& given, std::uint64_t max
   return plan;
 }
 
+namespace {
+
+// What the sweep keeps of each point as it finishes: the counts, the totals,
+// the first point of each failing outcome, the warnings of every point and
+// the statements no point runs. Points finish in any order; everything kept
+// is decided by point index, so the summary is the same on any number of
+// threads.
+class Tally {
+ public:
+  Tally(const SweepPlan& plan, std::size_t n) : plan_(plan), ranks_(n, 0), exits_(n, check::Exit::verified) {}
+
+  void add(std::size_t i, int rank, const report::FileReport& r) {
+    ranks_[i] = rank;
+    exits_[i] = report::exit_of(r);
+    if (!r.failed()) {
+      const check::Result& x = r.result;
+      states_ += x.states;
+      transitions_ += x.transitions;
+      depth_ = std::max(depth_, x.max_depth);
+      memory_ = std::max(memory_, x.memory_bytes);
+      for (std::size_t w = 0; w < x.warnings.size(); ++w) add_warning(i, w, x.warnings[w]);
+      capped_ |= x.warnings_capped;
+      if (x.coverage) add_coverage(i, x.unreached);
+    }
+    if (rank > 0) add_kind(i, r);
+  }
+
+  // The summary into s; f (the result point's report) gets the sweep's
+  // statistics, warnings and coverage in place of its own.
+  void finish(report::Sweep& s, report::FileReport& f, double seconds);
+
+ private:
+  struct Kind {
+    std::size_t first;  // point index
+    std::uint64_t points = 0;
+    std::string replay;
+  };
+  struct Seen {
+    std::size_t point, seq;
+    check::Warning w;
+  };
+
+  void add_kind(std::size_t i, const report::FileReport& r) {
+    const std::string name = report::outcome_name(r);
+    auto it = kinds_.find(name);
+    if (it == kinds_.end()) it = kinds_.emplace(name, Kind{i, 0, {}}).first;
+    Kind& k = it->second;
+    ++k.points;
+    if (i <= k.first) {
+      k.first = i;
+      k.replay = r.failed() ? std::string() : r.result.replay;
+    }
+  }
+  void add_warning(std::size_t i, std::size_t seq, const check::Warning& w) {
+    for (Seen& x : warnings_)
+      if (check::same_instance(x.w, w)) {
+        if (std::pair{i, seq} < std::pair{x.point, x.seq}) x = {i, seq, w};
+        return;
+      }
+    warnings_.push_back({i, seq, w});
+  }
+  // The statements unreached at every point with coverage so far.
+  void add_coverage(std::size_t i, const std::vector<check::Unreached>& u) {
+    auto at = [&](ir::Loc l) {
+      return std::find_if(u.begin(), u.end(), [&](const check::Unreached& x) { return x.loc.line == l.line && x.loc.col == l.col; });
+    };
+    if (!covered_) {
+      covered_ = true;
+      common_point_ = i;
+      common_ = u;
+      return;
+    }
+    std::vector<check::Unreached> kept;
+    for (const check::Unreached& x : common_) {
+      const auto it = at(x.loc);
+      if (it != u.end()) kept.push_back(i < common_point_ ? *it : x);
+    }
+    common_ = std::move(kept);
+    common_point_ = std::min(common_point_, i);
+  }
+  Params point(std::size_t i) const {
+    Params p;
+    for (std::size_t a = 0; a < plan_.names.size(); ++a) p.emplace_back(plan_.names[a], plan_.points[i][a]);
+    return p;
+  }
+
+  const SweepPlan& plan_;
+  std::vector<int> ranks_;
+  std::vector<check::Exit> exits_;
+  std::uint64_t states_ = 0, transitions_ = 0, depth_ = 0, memory_ = 0;
+  std::map<std::string, Kind> kinds_;
+  std::vector<Seen> warnings_;
+  bool capped_ = false;
+  bool covered_ = false;
+  std::size_t common_point_ = 0;
+  std::vector<check::Unreached> common_;
+};
+
+void Tally::finish(report::Sweep& s, report::FileReport& f, double seconds) {
+  s.states = states_;
+  s.transitions = transitions_;
+  s.seconds = seconds;
+  for (std::size_t i = 0; i < ranks_.size(); ++i) {
+    if (ranks_[i] == 4) ++s.violation;
+    else
+      switch (exits_[i]) {
+        case check::Exit::verified: ++s.verified; break;
+        case check::Exit::violation: ++s.violation; break;
+        case check::Exit::inconclusive: ++s.inconclusive; break;
+        case check::Exit::bad_input: ++s.bad_input; break;
+        case check::Exit::internal: ++s.internal; break;
+      }
+  }
+  for (const auto& [name, k] : kinds_) s.kinds.push_back({name, k.points, point(k.first), k.replay, k.first});
+  std::sort(s.kinds.begin(), s.kinds.end(), [](const auto& a, const auto& b) { return a.index < b.index; });
+  if (f.failed()) return;
+  check::Result& r = f.result;
+  s.result_states = r.states;
+  s.result_transitions = r.transitions;
+  s.result_seconds = r.seconds;
+  r.max_depth = depth_;
+  r.memory_bytes = memory_;
+  // Every point's warnings, each instance once, grouped by kind.
+  std::sort(warnings_.begin(), warnings_.end(), [](const Seen& a, const Seen& b) {
+    return std::pair{a.point, a.seq} < std::pair{b.point, b.seq};
+  });
+  r.warnings_capped = capped_ || warnings_.size() > check::max_warnings;
+  if (warnings_.size() > check::max_warnings) warnings_.resize(check::max_warnings);
+  r.warnings.clear();
+  std::vector<spec::Violation> order;
+  for (const Seen& x : warnings_)
+    if (std::find(order.begin(), order.end(), x.w.kind) == order.end()) order.push_back(x.w.kind);
+  for (const spec::Violation kind : order)
+    for (const Seen& x : warnings_)
+      if (x.w.kind == kind) r.warnings.push_back(x.w);
+  // Coverage: the statements that run at no point (of those searched to the end).
+  if (r.coverage) r.unreached = common_;
+}
+
+}  // namespace
+
 void sweep(report::FileReport& f, const ir::Kernel& k, const Params& given, check::Options opt, const SweepOptions& so) {
   const SweepPlan plan = plan_sweep(k, given, so.max_points);
   report::Sweep s;
@@ -128,8 +270,7 @@ void sweep(report::FileReport& f, const ir::Kernel& k, const Params& given, chec
   opt.threads = 1;   // the points run side by side, each on one thread
   opt.progress = false;
 
-  std::vector<int> ranks(n, 0);
-  std::vector<check::Exit> exits(n, check::Exit::verified);
+  Tally tally(plan, n);
   std::mutex m;
   std::size_t best = n;  // the first point of the highest rank so far
   int best_rank = -1;
@@ -159,8 +300,7 @@ void sweep(report::FileReport& f, const ir::Kernel& k, const Params& given, chec
       }
       const int rk = rank(r);
       const std::lock_guard<std::mutex> g(m);
-      ranks[i] = rk;
-      exits[i] = report::exit_of(r);
+      tally.add(i, rk, r);
       if (rk > best_rank || (rk == best_rank && i < best)) {
         best_rank = rk;
         best = i;
@@ -181,26 +321,17 @@ void sweep(report::FileReport& f, const ir::Kernel& k, const Params& given, chec
   for (std::thread& t : pool) t.join();
 
   s.run = n;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (ranks[i] == 4) ++s.violation;
-    else
-      switch (exits[i]) {
-        case check::Exit::verified: ++s.verified; break;
-        case check::Exit::violation: ++s.violation; break;
-        case check::Exit::inconclusive: ++s.inconclusive; break;
-        case check::Exit::bad_input: ++s.bad_input; break;
-        case check::Exit::internal: ++s.internal; break;
-      }
-  }
   if (best < n) {
+    for (std::size_t a = 0; a < plan.names.size(); ++a) s.shown.emplace_back(plan.names[a], plan.points[best][a]);
     if (best_rank > 0) {
-      for (std::size_t a = 0; a < plan.names.size(); ++a) s.failing.emplace_back(plan.names[a], plan.points[best][a]);
+      s.failing = s.shown;
       s.failing_outcome = report::outcome_name(best_report);
     }
     std::vector<report::SymbolicClaim> symbolic = std::move(f.symbolic);
     f = std::move(best_report);
     f.symbolic = std::move(symbolic);
   }
+  tally.finish(s, f, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   f.sweep = std::move(s);
 }
 

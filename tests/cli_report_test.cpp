@@ -7,6 +7,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -248,4 +249,81 @@ TEST_CASE("SARIF: driver version, URI-encoded artifact locations, a code flow st
   const jsonmini::Value& bad = b.get("runs")->a.at(0).get("results")->a.at(0);
   CHECK(bad.get("ruleId")->s == "bad_input");
   CHECK(bad.get("locations")->a.at(0).get("physicalLocation")->get("region")->get("startLine")->n == 3);
+}
+
+namespace {
+
+// An MMA warp that issues `mmas` tcgen05 MMAs after its wait with no
+// tcgen05.fence::after_thread_sync: each is an instance of the warning
+// tcgen05_unfenced at its own line.
+std::string unfenced(int mmas) {
+  std::string k = "kernel unfenced\nsmem a[1] bytes 4096\nmbarrier full[1] count 1\nmbarrier done[1] count 1\n"
+                  "role load warp:\n  one: arrive_expect_tx full[0] bytes 4096\n  one: tma_load a[0] -> full[0]\n"
+                  "role mma warp:\n  wait full[0] parity 0\n";
+  for (int i = 0; i < mmas; ++i) k += "  tcgen05_mma read a[0]\n";
+  return k + "  tcgen05_commit done[0]\n  wait done[0] parity 0\n";
+}
+
+}  // namespace
+
+TEST_CASE("every instance of a warning kind is listed, grouped by kind with a count, in text, JSON and SARIF") {
+  const std::string file = (tmp / "unfenced.bk").string();
+  std::ofstream(file) << unfenced(2);
+  std::string out;
+  // A warning changes no verdict and no exit status.
+  CHECK(run(file, out) == 0);
+  CAPTURE(out);
+  CHECK(out.find("VERIFIED, 2 warnings") != std::string::npos);
+  CHECK(out.find("  warning tcgen05_unfenced (2 instances):\n") != std::string::npos);
+  CHECK(out.find(file + ":10:3: ") != std::string::npos);
+  CHECK(out.find(file + ":11:3: ") != std::string::npos);
+  CHECK(run(file + " --json", out) == 0);
+  jsonmini::Value doc;
+  REQUIRE(jsonmini::Reader(out).parse(doc));
+  const jsonmini::Value& k = doc.get("kernels")->a.at(0);
+  REQUIRE(k.get("warnings")->a.size() == 2);
+  CHECK(k.get("warnings")->a[0].get("location")->get("line")->n == 10);
+  CHECK(k.get("warnings")->a[1].get("location")->get("line")->n == 11);
+  REQUIRE(k.get("warning_counts") != nullptr);
+  REQUIRE(k.get("warnings_capped") != nullptr);
+  CHECK(k.get("warning_counts")->get("tcgen05_unfenced")->n == 2);
+  CHECK_FALSE(k.get("warnings_capped")->b);
+  CHECK(run(file + " --sarif", out) == 0);
+  REQUIRE(jsonmini::Reader(out).parse(doc));
+  std::set<double> lines;
+  for (const auto& x : doc.get("runs")->a.at(0).get("results")->a) {
+    CHECK(x.get("ruleId")->s == "tcgen05_unfenced");
+    CHECK(x.get("level")->s == "warning");
+    lines.insert(x.get("locations")->a.at(0).get("physicalLocation")->get("region")->get("startLine")->n);
+  }
+  CHECK(lines == std::set<double>{10, 11});
+  // --strict still stops at the first, as a violation.
+  CHECK(run(file + " --strict", out) == 1);
+}
+
+TEST_CASE("warning instances past the cap: the first 100 listed, and the report says there were more") {
+  const std::string file = (tmp / "unfenced_many.bk").string();
+  std::ofstream(file) << unfenced(105);
+  std::string out;
+  CHECK(run(file + " --json", out) == 0);
+  jsonmini::Value doc;
+  REQUIRE(jsonmini::Reader(out).parse(doc));
+  const jsonmini::Value& k = doc.get("kernels")->a.at(0);
+  REQUIRE(k.get("warnings")->a.size() == 100);
+  REQUIRE(k.get("warnings_capped") != nullptr);
+  CHECK(k.get("warnings_capped")->b);
+  CHECK(k.get("warnings")->a.back().get("location")->get("line")->n == 109);
+  CHECK(run(file, out) == 0);
+  CHECK(out.find("VERIFIED, more than 100 warnings") != std::string::npos);
+  CHECK(out.find("the first 100 instances listed") != std::string::npos);
+  // The same list on several threads.
+  std::string many;
+  CHECK(run(file + " --json --threads 3", many) == 0);
+  jsonmini::Value doc3;
+  REQUIRE(jsonmini::Reader(many).parse(doc3));
+  const auto& w1 = k.get("warnings")->a;
+  const auto& w3 = doc3.get("kernels")->a.at(0).get("warnings")->a;
+  REQUIRE(w3.size() == w1.size());
+  for (std::size_t i = 0; i < w1.size(); ++i)
+    CHECK(w3[i].get("location")->get("line")->n == w1[i].get("location")->get("line")->n);
 }

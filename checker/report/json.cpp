@@ -37,6 +37,19 @@ std::string loc(const std::string& file, ir::Loc l) {
   return "{\"file\": " + q(file) + ", \"line\": " + std::to_string(l.line) + ", \"column\": " + std::to_string(l.col) + "}";
 }
 
+std::string secs(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6f", s);
+  return buf;
+}
+
+// Parameter values as an object: {"N": 3, "M": 5}.
+std::string params(const std::vector<std::pair<std::string, std::int64_t>>& ps) {
+  std::string o = "{";
+  for (std::size_t i = 0; i < ps.size(); ++i) o += (i ? ", " : "") + q(ps[i].first) + ": " + std::to_string(ps[i].second);
+  return o + "}";
+}
+
 const char* unreached_kind(check::UnreachedKind k) {
   switch (k) {
     case check::UnreachedKind::statement: return "statement";
@@ -70,10 +83,11 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
       o << "]\n    }";
       continue;
     }
-    char secs[32];
-    std::snprintf(secs, sizeof secs, "%.6f", r.seconds);
-    o << ",\n      \"verdict\": " << q(check::verdict_name(r.verdict)) << ",\n      \"stats\": {\"states\": " << r.states
-      << ", \"transitions\": " << r.transitions << ", \"depth\": " << r.max_depth << ", \"seconds\": " << secs
+    // With --sweep, the sweep's statistics (the result point's are under sweep.result_point).
+    const bool sw = f.sweep.on;
+    o << ",\n      \"verdict\": " << q(check::verdict_name(r.verdict)) << ",\n      \"stats\": {\"states\": "
+      << (sw ? f.sweep.states : r.states) << ", \"transitions\": " << (sw ? f.sweep.transitions : r.transitions)
+      << ", \"depth\": " << r.max_depth << ", \"seconds\": " << secs(sw ? f.sweep.seconds : r.seconds)
       << ", \"memory_bytes\": " << r.memory_bytes << "}";
     if (r.verdict == check::Verdict::inconclusive) o << ",\n      \"inconclusive_reason\": " << q(r.inconclusive_reason);
     if (!r.not_proved.empty()) o << ",\n      \"not_proved\": " << q(r.not_proved);
@@ -86,7 +100,15 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
         << ", \"location\": " << loc(f.file, x.loc)
         << ", \"agent\": " << (x.agent >= 0 ? q(r.agents[static_cast<std::size_t>(x.agent)].name) : "null") << "}";
     }
-    o << "]";
+    // The list is grouped by kind: a count per group.
+    o << "],\n      \"warning_counts\": {";
+    for (std::size_t w = 0; w < r.warnings.size();) {
+      std::size_t e = w;
+      while (e < r.warnings.size() && r.warnings[e].kind == r.warnings[w].kind) ++e;
+      o << (w ? ", " : "") << q(spec::violation_name(r.warnings[w].kind)) << ": " << e - w;
+      w = e;
+    }
+    o << "},\n      \"warnings_capped\": " << (r.warnings_capped ? "true" : "false");
     if (r.coverage) {
       o << ",\n      \"unreached\": [";
       for (std::size_t u = 0; u < r.unreached.size(); ++u) {
@@ -140,13 +162,20 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
         << ", \"sampled\": " << (s.sampled ? "true" : "false") << ", \"parameters\": [";
       for (std::size_t i = 0; i < s.axes.size(); ++i) o << (i ? ", " : "") << q(s.axes[i]);
       o << "], \"verified\": " << s.verified << ", \"violation\": " << s.violation << ", \"inconclusive\": " << s.inconclusive
-        << ", \"bad_input\": " << s.bad_input << ", \"internal_error\": " << s.internal << ", \"first_failing\": ";
+        << ", \"bad_input\": " << s.bad_input << ", \"internal_error\": " << s.internal << ", \"states\": " << s.states
+        << ", \"transitions\": " << s.transitions << ", \"seconds\": " << secs(s.seconds) << ", \"kinds\": [";
+      for (std::size_t i = 0; i < s.kinds.size(); ++i) {
+        const SweepKind& k = s.kinds[i];
+        o << (i ? ", " : "") << "{\"outcome\": " << q(k.outcome) << ", \"points\": " << k.points << ", \"first\": "
+          << params(k.first) << ", \"replay\": " << (k.replay.empty() ? "null" : q(k.replay)) << "}";
+      }
+      o << "], \"result_point\": {\"params\": " << params(s.shown) << ", \"states\": " << s.result_states
+        << ", \"transitions\": " << s.result_transitions << ", \"seconds\": " << secs(s.result_seconds)
+        << "}, \"first_failing\": ";
       if (s.failing.empty()) {
         o << "null";
       } else {
-        o << "{\"outcome\": " << q(s.failing_outcome) << ", \"params\": {";
-        for (std::size_t i = 0; i < s.failing.size(); ++i) o << (i ? ", " : "") << q(s.failing[i].first) << ": " << s.failing[i].second;
-        o << "}}";
+        o << "{\"outcome\": " << q(s.failing_outcome) << ", \"params\": " << params(s.failing) << "}";
       }
       o << "}";
     }

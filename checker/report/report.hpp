@@ -35,6 +35,15 @@ struct SymbolicClaim {
 // parameter values (or a sample of them). The file's result is that of the
 // first failing point in enumeration order (a violation before an
 // inconclusive one), else of the first point.
+// A failing outcome of the points of a sweep: how many, the first.
+struct SweepKind {
+  std::string outcome;              // a violation name, inconclusive, bad_input or internal_error
+  std::uint64_t points = 0;
+  std::vector<std::pair<std::string, std::int64_t>> first;  // the first point with it
+  std::string replay;               // that point's replay token ("": none, no trace)
+  std::size_t index = 0;            // that point's place in the enumeration
+};
+
 struct Sweep {
   bool on = false;
   bool sampled = false;             // more points than --sweep-max: a sample was run
@@ -44,6 +53,14 @@ struct Sweep {
   std::vector<std::string> axes;    // each swept parameter with its values, e.g. "STAGES 1..4"
   std::vector<std::pair<std::string, std::int64_t>> failing;  // the first failing point (empty: none)
   std::string failing_outcome;      // its outcome name
+  std::vector<SweepKind> kinds;     // each failing outcome, in the order of their first points
+  // Over the points: the states and transitions summed, the sweep's time.
+  std::uint64_t states = 0, transitions = 0;
+  double seconds = 0;
+  // The point whose result the file's is, and its own statistics.
+  std::vector<std::pair<std::string, std::int64_t>> shown;
+  std::uint64_t result_states = 0, result_transitions = 0;
+  double result_seconds = 0;
 };
 
 struct FileReport {

@@ -104,13 +104,28 @@ std::string snapshot(const FileReport& f) {
   return o.str();
 }
 
-// --sweep: how many points, their outcomes, the first failing one.
+std::string params_text(const std::vector<std::pair<std::string, std::int64_t>>& ps) {
+  std::string o;
+  for (const auto& [n, v] : ps) o += (o.empty() ? "" : " ") + std::string("--param ") + n + "=" + std::to_string(v);
+  return o;
+}
+
+std::string seconds_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f s", s);
+  return buf;
+}
+
+std::string points_text(std::uint64_t n) { return std::to_string(n) + (n == 1 ? " point" : " points"); }
+
+// --sweep: how many points, their outcomes and totals, a row per failing
+// kind, the first failing point.
 std::string sweep_text(const FileReport& f) {
   const Sweep& s = f.sweep;
   std::ostringstream o;
   o << "  sweep: ";
   if (s.sampled) o << "a sample of " << s.run << " of " << s.points << " points";
-  else o << s.run << (s.run == 1 ? " point" : " points");
+  else o << points_text(s.run);
   if (!s.axes.empty()) {
     o << " (";
     for (std::size_t i = 0; i < s.axes.size(); ++i) o << (i ? ", " : "") << s.axes[i];
@@ -121,13 +136,23 @@ std::string sweep_text(const FileReport& f) {
   o << ": " << s.verified << " verified";
   for (const auto& [n, what] : {std::pair{s.violation, "violation"}, std::pair{s.inconclusive, "inconclusive"},
                                 std::pair{s.bad_input, "bad input"}, std::pair{s.internal, "internal error"}})
-    if (n) o << ", " << n << " " << what;
-  o << "\n";
-  if (!s.failing.empty()) {
-    o << "  first failing point: " << s.failing_outcome << " at";
-    for (const auto& [n, v] : s.failing) o << " --param " << n << "=" << v;
-    o << " (the result above)\n";
+    if (n) o << ", " << n << " " << what << (n > 1 && what == std::string_view("violation") ? "s" : "");
+  o << "; " << s.states << " states, " << seconds_text(s.seconds) << "\n";
+  if (!s.kinds.empty()) {
+    std::size_t w_kind = 7, w_points = 6, w_first = 11;
+    for (const SweepKind& k : s.kinds) {
+      w_kind = std::max(w_kind, k.outcome.size());
+      w_points = std::max(w_points, points_text(k.points).size());
+      w_first = std::max(w_first, params_text(k.first).size());
+    }
+    o << "    " << padded("outcome", w_kind + 2) << padded("points", w_points + 2) << padded("first point", w_first + 2)
+      << "replay\n";
+    for (const SweepKind& k : s.kinds)
+      o << "    " << padded(k.outcome, w_kind + 2) << padded(points_text(k.points), w_points + 2)
+        << padded(params_text(k.first), w_first + 2)
+        << (k.replay.empty() ? std::string("(none: no trace)") : "check-kernel " + f.file + " --replay " + k.replay) << "\n";
   }
+  if (!s.failing.empty()) o << "  first failing point: " << s.failing_outcome << " at " << params_text(s.failing) << " (the result above)\n";
   return o.str();
 }
 
@@ -149,7 +174,7 @@ std::string coverage_text(const FileReport& f, Coverage how) {
     for (const check::Unreached& x : u) {
       const std::string src = source_line(f.source, x.loc.line);
       o << "  unreached: " << where(f, x.loc) << ": " << x.role << ": '" << (src.empty() ? x.what : src)
-        << "' never runs in any interleaving";
+        << "' never runs " << (f.sweep.on ? "at any point of the sweep" : "in any interleaving");
       if (x.kind == check::UnreachedKind::access) o << ": this access is unreachable, so no race on it is checked";
       if (x.kind == check::UnreachedKind::assertion) o << ": this assert is unreachable, so it is never checked";
       o << '\n';
@@ -166,7 +191,7 @@ std::string coverage_text(const FileReport& f, Coverage how) {
     else if (i == 8) lines += ", ...";
   }
   o << "  warning: " << u.size() << (u.size() == 1 ? " statement never runs" : " statements never run")
-    << " in any interleaving (line" << (u.size() == 1 ? " " : "s ") << lines << ")";
+    << (f.sweep.on ? " at any point of the sweep" : " in any interleaving") << " (line" << (u.size() == 1 ? " " : "s ") << lines << ")";
   if (access + assertion > 0) {
     o << "; unreachable, so never checked:";
     if (access) o << " " << access << " " << kind_word(check::UnreachedKind::access) << (access == 1 ? "" : "es");
@@ -174,6 +199,28 @@ std::string coverage_text(const FileReport& f, Coverage how) {
     if (assertion) o << " " << assertion << " " << kind_word(check::UnreachedKind::assertion) << (assertion == 1 ? "" : "s");
   }
   o << " (--coverage lists them)\n";
+  return o.str();
+}
+
+// Every warning instance, grouped by kind (the list is in that order).
+std::string warnings_text(const FileReport& f) {
+  const std::vector<check::Warning>& ws = f.result.warnings;
+  std::ostringstream o;
+  for (std::size_t i = 0; i < ws.size();) {
+    std::size_t j = i;
+    while (j < ws.size() && ws[j].kind == ws[i].kind) ++j;
+    const std::string_view kind = spec::violation_name(ws[i].kind);
+    if (j - i == 1) {
+      o << "  warning " << kind << ": " << where(f, ws[i].loc) << ": " << ws[i].message << '\n';
+    } else {
+      o << "  warning " << kind << " (" << j - i << " instances):\n";
+      for (std::size_t k = i; k < j; ++k) o << "    " << where(f, ws[k].loc) << ": " << ws[k].message << '\n';
+    }
+    o << "    (a point the field relies on with no failure known: docs/spec.md, \"Stances\"; --strict makes it an error)\n";
+    i = j;
+  }
+  if (f.result.warnings_capped)
+    o << "  (more warning instances than " << ws.size() << ": the first " << ws.size() << " instances listed)\n";
   return o.str();
 }
 
@@ -196,14 +243,17 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
     return o.str();
   }
   const check::Result& r = f.result;
-  char stats[160];
-  std::snprintf(stats, sizeof stats, "%llu states, %.2f s", static_cast<unsigned long long>(r.states), r.seconds);
+  // A sweep's verdict line has the sweep's statistics; the point's are on the next line.
+  const std::string stats = f.sweep.on ? "sweep of " + points_text(f.sweep.run) + ": " + std::to_string(f.sweep.states) +
+                                             " states, " + seconds_text(f.sweep.seconds)
+                                       : std::to_string(r.states) + " states, " + seconds_text(r.seconds);
   o << f.file << ": " << f.kernel << ": ";
   switch (r.verdict) {
     case check::Verdict::verified:
       o << "VERIFIED";
       if (!r.proved_for.empty()) o << " for " << r.proved_for;
-      if (!r.warnings.empty()) o << ", " << r.warnings.size() << (r.warnings.size() == 1 ? " warning" : " warnings");
+      if (r.warnings_capped) o << ", more than " << r.warnings.size() << " warnings";
+      else if (!r.warnings.empty()) o << ", " << r.warnings.size() << (r.warnings.size() == 1 ? " warning" : " warnings");
       o << " (" << stats << ")";
       break;
     case check::Verdict::inconclusive:
@@ -216,6 +266,9 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   }
   if (!f.expect.empty()) o << (matches_expectation(f) ? "  [as expected]" : "  [EXPECTED " + f.expect + "]");
   o << '\n';
+  if (f.sweep.on && !f.sweep.failing.empty())
+    o << "  at the first failing point " << params_text(f.sweep.failing) << " (" << f.sweep.result_states << " states, "
+      << seconds_text(f.sweep.result_seconds) << "):\n";
   if (r.verdict == check::Verdict::violation) {
     o << "  " << where(f, r.loc) << ": " << r.message << '\n';
     if (r.earlier.step > 0)
@@ -233,9 +286,7 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
     o << snapshot(f);
   }
   if (r.coverage) o << coverage_text(f, coverage);
-  for (const check::Warning& w : r.warnings)
-    o << "  warning " << spec::violation_name(w.kind) << ": " << where(f, w.loc) << ": " << w.message
-      << "\n    (a point the field relies on with no failure known: docs/spec.md, \"Stances\"; --strict makes it an error)\n";
+  o << warnings_text(f);
   if (f.sweep.on) o << sweep_text(f);
   for (const SymbolicClaim& s : f.symbolic) {
     o << "  symbolic " << s.check << ": " << s.status << ": " << s.claim;
