@@ -327,3 +327,22 @@ TEST_CASE("warning instances past the cap: the first 100 listed, and the report 
   for (std::size_t i = 0; i < w1.size(); ++i)
     CHECK(w3[i].get("location")->get("line")->n == w1[i].get("location")->get("line")->n);
 }
+
+TEST_CASE("--brief: one line per finding, file:line:col: kind: message") {
+  std::string out;
+  CHECK(run(bad + " --brief", out) == 1);
+  CHECK(out == bad + ":16:3: data_race: read of tile[0] by consumer is not ordered after the earlier write by producer (TMA load)\n");
+  const std::string file = (tmp / "unfenced.bk").string();
+  std::ofstream(file) << unfenced(2);
+  CHECK(run(file + " --brief", out) == 0);
+  CAPTURE(out);
+  std::istringstream lines(out);
+  int n = 0;
+  for (std::string line; std::getline(lines, line); ++n)
+    CHECK(line.rfind(file + ":" + std::to_string(10 + n) + ":3: tcgen05_unfenced: ", 0) == 0);
+  CHECK(n == 2);
+  // A clean kernel: its verdict, one line.
+  CHECK(run(good + " --brief", out) == 0);
+  CHECK(out.find("VERIFIED") != std::string::npos);
+  CHECK(std::count(out.begin(), out.end(), '\n') == 1);
+}

@@ -102,7 +102,9 @@ options:
                        interleaving executed (by default: a one-line summary)
   --check-expect       exit 1 when a file's verdict differs from its
                        '# expect:' line (and 0 when all match)
-  --brief              one line per kernel, no trace
+  --brief              one line per finding (FILE:LINE:COL: KIND: MESSAGE):
+                       the violation, each warning, unreached statement and
+                       refuted claim; a kernel with none: its verdict line
   --progress           a progress line on stderr every 3 seconds
   --quiet              print nothing but errors in the input: the exit status
                        tells the outcome
@@ -467,7 +469,8 @@ pc::report::FileReport check_file(const Cli& c, const std::string& path) {
   }
   if (c.text_out() || (c.quiet && f.failed())) {
     const auto coverage = c.full_coverage ? pc::report::Coverage::full : pc::report::Coverage::summary;
-    std::fputs(pc::report::text(f, !c.brief, coverage).c_str(), f.failed() ? stderr : stdout);
+    const std::string out = c.brief ? pc::report::brief(f) : pc::report::text(f, true, coverage);
+    std::fputs(out.c_str(), f.failed() ? stderr : stdout);
     std::fflush(stdout);
   }
   return f;

@@ -93,6 +93,8 @@ enum class Coverage : std::uint8_t { summary, full };
 [[nodiscard]] int exit_status(const std::vector<FileReport>& files, bool check_expect);
 
 [[nodiscard]] std::string text(const FileReport& f, bool verbose_trace, Coverage coverage = Coverage::summary);
+// --brief: one line per finding (FILE:LINE:COL: KIND: MESSAGE), or the verdict line where there is none.
+[[nodiscard]] std::string brief(const FileReport& f);
 // `exit_status`: the process's (exit_status above), which the document reports.
 [[nodiscard]] std::string json(const std::vector<FileReport>& files, int exit_status);
 [[nodiscard]] std::string sarif(const std::vector<FileReport>& files, int exit_status);

@@ -302,4 +302,53 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   return o.str();
 }
 
+// --brief: a line per finding, FILE:LINE:COL: KIND: MESSAGE.
+std::string brief(const FileReport& f) {
+  std::ostringstream o;
+  auto at = [&](ir::Loc l) { return l.line > 0 ? where(f, l) : f.file; };
+  if (f.failure == check::Failure::internal) return text(f, false);
+  if (f.failure == check::Failure::bad_input) {
+    for (const Diagnostic& d : f.diagnostics)
+      o << (d.loc.line > 0 ? d.file + ":" + std::to_string(d.loc.line) + ":" + std::to_string(d.loc.col) : d.file)
+        << ": bad_input: " << d.message << '\n';
+    return o.str();
+  }
+  const check::Result& r = f.result;
+  std::size_t findings = 0;
+  if (r.verdict == check::Verdict::violation) {
+    const std::string kind = std::string(spec::violation_name(r.violation)) + ": ";
+    // A message that starts with its kind (a deadlock's) does not say it twice.
+    o << at(r.loc) << ": " << kind << (r.message.rfind(kind, 0) == 0 ? r.message.substr(kind.size()) : r.message) << '\n';
+    ++findings;
+  }
+  for (const check::Warning& w : r.warnings) o << at(w.loc) << ": " << spec::violation_name(w.kind) << ": " << w.message << '\n';
+  findings += r.warnings.size();
+  if (r.warnings_capped) o << f.file << ": more warning instances than the " << r.warnings.size() << " listed\n";
+  if (r.coverage)
+    for (const check::Unreached& u : r.unreached) {
+      o << at(u.loc) << ": unreached_statement: " << u.role << ": '" << u.what << "' never runs "
+        << (f.sweep.on ? "at any point of the sweep" : "in any interleaving") << '\n';
+      ++findings;
+    }
+  for (const SymbolicClaim& c : f.symbolic) {
+    if (c.status != "counterexample") continue;
+    o << at(c.loc) << ": symbolic_counterexample: " << c.check << ": " << c.claim << " fails for " << params_text(c.witness)
+      << (c.detail.empty() ? "" : ": " + c.detail) << '\n';
+    ++findings;
+  }
+  if (f.sweep.on)
+    for (const SweepKind& k : f.sweep.kinds) {
+      o << f.file << ": sweep: " << k.outcome << " at " << k.points << " of " << points_text(f.sweep.run) << ", first at "
+        << params_text(k.first) << (k.replay.empty() ? "" : " (replay: check-kernel " + f.file + " --replay " + k.replay + ")")
+        << '\n';
+      ++findings;
+    }
+  // No finding: the verdict line (verified, or inconclusive: nothing proven).
+  if (findings == 0 || r.verdict == check::Verdict::inconclusive) {
+    const std::string full = text(f, false);
+    o << full.substr(0, full.find('\n') + 1);
+  }
+  return o.str();
+}
+
 }  // namespace pc::report
