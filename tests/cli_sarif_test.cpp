@@ -275,6 +275,7 @@ TEST_CASE("SARIF rules link to the documentation of their kind, the driver to th
   const jsonmini::Value doc = parse(run_in_root("kernels/tlx_pingpong.bk --sarif").out);
   const jsonmini::Value& driver = *run0(doc).get("tool")->get("driver");
   // Relative to the repository root, as the artifact locations are.
+  REQUIRE(driver.get("informationUri") != nullptr);
   const std::string info = driver.get("informationUri")->s;
   CHECK(std::filesystem::exists(src + "/" + info));
   for (const auto& rule : driver.get("rules")->a) {
