@@ -13,6 +13,7 @@
 #include "checker/ir.hpp"
 #include "spec/amd.hpp"
 #include "spec/hb.hpp"
+#include "spec/sync_order.hpp"
 
 namespace pc::check {
 
@@ -129,9 +130,7 @@ struct Program {
   // forwarded by its later arrives (a release pattern); and what its relaxed
   // waits observed through channels a .cta or a .cluster acquire reaches, for
   // a later fence.acq_rel/sc to acquire (an acquire pattern).
-  struct Fences {
-    int release_cluster = -1, release_cta = -1, seen_cta = -1, seen_cluster = -1;
-  };
+  using Fences = spec::sync_order::Fences;
   std::vector<Fences> fences;
   // Per agent whose role has tcgen05.commit or cp.async.mbarrier.arrive: its
   // pool of sync objects (first, count; count 0 where it has none). Each

@@ -133,7 +133,7 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none) {
       const bool remote = p_.agents[pe.agent].cta != cta;
-      so::arrival_lands(s.mem, pe.slot, channel_sync(p_, pe.mbar, ord::st_async_release_scope, remote));
+      so::st_async_lands(s.mem, pe.slot, mbar_channels(p_, pe.mbar), remote);
     }
   } else if (pe.kind == PendingKind::tma_load || pe.kind == PendingKind::clc_response) {
     r = mb::complete_tx(st, pe.bytes);
@@ -261,7 +261,7 @@ bool Stepper::surely_blocked_op(const State& s, int a, const ir::Op& op) const {
     if (i < 0 || i >= d.size) return false;
     return wait_blocked(s, a, op, info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(i));
   }
-  if (!ir::op_has(op.code, ir::opf::named_wait) || ag.stage != 1) return false;
+  if (!ir::op_has(op.code, ir::opf::named_wait) || ag.stage != spec::agent::waiting) return false;
   const int id = op.code == OpCode::syncthreads ? 0 : static_cast<int>(eval(p_, op.id, vars));
   if (id < 0 || id >= spec::named::num_ids || p_.named_slot[static_cast<std::size_t>(id)] < 0) return false;
   const spec::named::State& st = s.named[static_cast<std::size_t>(info.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
@@ -298,12 +298,13 @@ std::string Stepper::describe_blocked(const State& s, int a) const {
     }
   } else if (op.id != ir::no_expr) {
     what += " " + std::to_string(eval(p_, op.id, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)]));
-  } else if (op.code == OpCode::wgmma && ag.stage == 1) {
+  } else if (op.code == OpCode::wgmma && ag.stage == spec::agent::waiting) {
     what += " (joined; waits for the other warps of its warp group)";
   } else if (op.cta_pair && op.code != OpCode::tcgen05_mma && op.code != OpCode::tcgen05_commit) {
     if (op.tmem.object >= 0) what += " " + p_.kernel->buffers[static_cast<std::size_t>(op.tmem.object)].name;
-    what += " cta_group 2 (" + std::string(ag.stage == 1 ? "waits for" : "cannot issue before the last collective of") + " CTA " +
-            std::to_string(ag.stage == 1 ? spec::tmem::peer(info.cta) : info.cta) + (ag.stage == 1 ? "'s warp to issue its half)" : " returns, or columns lack)");
+    const bool waiting = ag.stage == spec::agent::waiting;
+    what += " cta_group 2 (" + std::string(waiting ? "waits for" : "cannot issue before the last collective of") + " CTA " +
+            std::to_string(waiting ? spec::tmem::peer(info.cta) : info.cta) + (waiting ? "'s warp to issue its half)" : " returns, or columns lack)");
   }
   return info.name + " waits at " + what + " (line " + std::to_string(code[ag.pc].loc.line) + ")";
 }

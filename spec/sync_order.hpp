@@ -7,8 +7,13 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 
 #include "spec/hb.hpp"
+#include "spec/ordering.hpp"
+#include "spec/rules.hpp"
+#include "spec/violation.hpp"
 
 namespace pc::spec::sync_order {
 
@@ -35,6 +40,174 @@ inline void barrier_arrive(hb::Memory& m, hb::Threads lanes, int sync, bool rele
 // Passing the barrier's wait acquires what its completed instance released
 // (bar.sync and barrier.cluster.wait: ".acquire" by default; s_barrier).
 inline void barrier_pass(hb::Memory& m, hb::Threads lanes, int sync) { hb::acquire(m, lanes, hb::Syncs{1} << sync); }
+
+// An exit that completes a barrier's instance: a named barrier without a
+// thread count, the cluster barrier and s_barrier wait for the non-exited
+// threads only (PTX ISA bar/barrier and barrier.cluster: "all non-exited
+// threads"; AMD ISA, S_BARRIER: "this waits on only the surviving waves").
+// The instance completes, making visible what its arrivals released; the
+// exiting threads release nothing.
+inline void barrier_exit(hb::Memory& m, int sync, bool completes) {
+  if (completes) hb::complete(m, sync);
+}
+
+// --- Fences -----------------------------------------------------------------------
+
+// The sync objects of an agent's fences (-1 where it has none of that kind):
+// what its release fences released at .cluster scope (fence.mbarrier_init,
+// fence.acq_rel/sc.cluster) and at .cta scope, which its later arrives
+// forward (a release pattern); and what its relaxed waits observed through
+// the channels a .cta or a .cluster acquire reaches, which a later
+// fence.acq_rel/sc acquires (an acquire pattern). PTX ISA, Memory Consistency
+// Model, "Release and acquire patterns".
+struct Fences {
+  int release_cluster = -1, release_cta = -1, seen_cta = -1, seen_cluster = -1;
+};
+
+// fence.acq_rel / fence.sc of `scope` (PTX ISA membar/fence; fence.sc is also
+// acq_rel, its total order over fences orders no barrier operation of the
+// model): a release fence, whose release the thread's later arrives carry
+// (what the lanes know enters the fence object of its scope), and an acquire
+// fence for what the thread's earlier relaxed waits observed through the
+// channels its scope reaches.
+inline void fence_acq_rel(hb::Memory& m, hb::Threads lanes, ordering::Scope scope, const Fences& f) {
+  const bool cluster = scope == ordering::Scope::cluster;
+  hb::release(m, lanes, cluster ? f.release_cluster : f.release_cta);
+  hb::acquire(m, lanes, hb::Syncs{1} << (cluster ? f.seen_cluster : f.seen_cta));
+}
+
+// fence.mbarrier_init.release.cluster: "a light-weight fence ... with .release
+// semantics at .cluster scope" for the thread's prior mbarrier.init
+// operations (PTX ISA membar/fence): the inits (the barriers'
+// pseudo-buffers first_buf..end_buf-1) become visible to the async proxy,
+// and are released, and only they, into the .cluster fence object, which
+// the thread's later arrives forward, .relaxed ones included.
+inline void fence_mbarrier_init(hb::Memory& m, hb::Threads lanes, int first_buf, int end_buf, const Fences& f) {
+  hb::proxy_fence(m, lanes, first_buf, end_buf);
+  hb::release_range(m, lanes, f.release_cluster, first_buf, end_buf);
+}
+
+// barrier.cluster.arrive: a release unless .relaxed (PTX ISA barrier.cluster:
+// "arrive ... has .release semantics by default"; ordering::
+// cluster_arrive_releases), with the release pattern of the thread's
+// .cluster fence. A .cta fence's pattern would reach the CTA's own waiters
+// only, which the one sync object of the cluster barrier cannot tell apart
+// from the others': not forwarded (docs/spec.md, "Fences": conservative, it
+// can only report a race).
+inline void cluster_arrive(hb::Memory& m, hb::Threads lanes, int sync, ordering::Sem sem, bool completes, const Fences& f) {
+  barrier_arrive(m, lanes, sync, ordering::cluster_arrive_releases(sem), completes, f.release_cluster);
+}
+
+// --- mbarrier: the channel an arrive releases into, the ones a wait acquires -----
+
+// The sync objects of one mbarrier instance, one per release channel
+// (ordering::release_channel): `any_scope`, which every acquire
+// synchronises with; and, for a barrier that receives releases from other
+// CTAs, `cluster_scope` (their .cluster releases) and `too_narrow` (their
+// .cta releases), -1 where it has none. A phase completion completes them
+// all (phase_completes).
+struct MbarSyncs {
+  int any_scope = 0;
+  int cluster_scope = -1;
+  int too_narrow = -1;
+};
+
+// The sync object into which a release of `scope` from the barrier's own CTA
+// or (`remote`) from another goes: the one of its channel
+// (ordering::release_channel); -1 where the barrier has none.
+[[nodiscard]] constexpr int mbar_release_sync(const MbarSyncs& b, ordering::Scope scope, bool remote) {
+  switch (ordering::release_channel(scope, remote)) {
+    case ordering::Channel::any_scope: return b.any_scope;
+    case ordering::Channel::cluster_scope: return b.cluster_scope;
+    case ordering::Channel::too_narrow: break;
+  }
+  return b.too_narrow;
+}
+
+// mbarrier.arrive, every form, remote ones included: the arriving lanes
+// release into the channel of the arrive's scope unless it is .relaxed (PTX
+// ISA mbarrier.arrive: ".release" and ".cta" by default;
+// ordering::arrive_releases), and each release fence of the thread forms a
+// release pattern with the arrive, .relaxed included, at the narrower of the
+// two scopes (PTX ISA, Memory Consistency Model, "Release and acquire
+// patterns"; ordering::pattern_scope): what the fence released enters that
+// scope's channel too. A phase the arrive completes follows
+// (phase_completes).
+inline void mbar_arrive(hb::Memory& m, hb::Threads lanes, const MbarSyncs& b, ordering::Sem sem, ordering::Scope scope,
+                        bool remote, const Fences& f) {
+  if (const int sync = mbar_release_sync(b, scope, remote); sync >= 0 && ordering::arrive_releases(sem))
+    hb::release(m, lanes, sync);
+  for (const auto& [from, fence_scope] :
+       {std::pair{f.release_cluster, ordering::Scope::cluster}, std::pair{f.release_cta, ordering::Scope::cta}}) {
+    if (from < 0) continue;
+    if (const int to = mbar_release_sync(b, ordering::pattern_scope(fence_scope, scope), remote); to >= 0) hb::forward(m, from, to);
+  }
+}
+
+// The channels of `b` that an acquire synchronises with (morally strong:
+// PTX ISA, Memory Consistency Model, "Morally strong operations"): the
+// barrier's own, and other CTAs' .cluster releases when `cluster_strong`
+// (rules::acquire_channels).
+[[nodiscard]] constexpr hb::Syncs mbar_strong_channels(const MbarSyncs& b, bool cluster_strong) {
+  hb::Syncs s = hb::Syncs{1} << b.any_scope;
+  if (b.cluster_scope >= 0 && cluster_strong) s |= hb::Syncs{1} << b.cluster_scope;
+  return s;
+}
+
+// What an mbarrier wait (test_wait, try_wait) that observed a completed phase
+// does to happens-before. Unless .relaxed (PTX ISA mbarrier.test_wait/
+// try_wait: ".acquire" by default; ordering::wait_acquires) it acquires:
+// `strong`, the channels its scope synchronises with, and, by the stance
+// scope_cta_acquire (docs/spec.md, "Stances"; rules::acquire_channels,
+// cluster_release_trusted), another CTA's .cluster releases at .cta scope
+// (`trusted`, a part of `strong`); `weak`, other CTAs' .cta releases,
+// observed without order (hb `after_weak`: scope_race, scope_war). A
+// .relaxed wait acquires nothing; what it observed is recorded for a later
+// fence.acq_rel/sc of the thread (an acquire pattern, PTX ISA, Memory
+// Consistency Model, "Release and acquire patterns") at the narrower of the
+// fence's and the wait's scopes (ordering::pattern_scope): `seen_cta` for a
+// .cta fence, `seen_cluster` for a .cluster one.
+struct MbarAcquire {
+  bool acquires = false;
+  hb::Syncs strong = 0, weak = 0, trusted = 0;
+  hb::Syncs seen_cta = 0, seen_cluster = 0;
+};
+[[nodiscard]] constexpr MbarAcquire mbar_wait(const MbarSyncs& b, ordering::Sem sem, ordering::Scope scope) {
+  MbarAcquire a;
+  if (!ordering::wait_acquires(sem)) {
+    auto seen = [&](ordering::Scope fence) {
+      return mbar_strong_channels(b, rules::acquire_channels(ordering::pattern_scope(fence, scope)).cluster_scope_strong);
+    };
+    a.seen_cta = seen(ordering::Scope::cta);
+    a.seen_cluster = seen(ordering::Scope::cluster);
+    return a;
+  }
+  const rules::AcquireChannels ch = rules::acquire_channels(scope);
+  a.acquires = true;
+  a.strong = mbar_strong_channels(b, ch.cluster_scope_strong);
+  if (b.cluster_scope >= 0 && !ch.cluster_scope_strong && ch.cluster_release_trusted) a.trusted = hb::Syncs{1} << b.cluster_scope;
+  a.strong |= a.trusted;
+  if (b.too_narrow >= 0) a.weak = hb::Syncs{1} << b.too_narrow;
+  return a;
+}
+
+// The stance scope_cta_acquire (docs/spec.md, "Stances"): a warning where the
+// wait's lanes are ordered after something only through the channels it
+// acquires by the stance; none where acquiring them orders nothing new.
+[[nodiscard]] inline Violation mbar_wait_stance(const hb::Memory& m, hb::Threads lanes, const MbarAcquire& a) {
+  return a.trusted != 0 && hb::acquire_orders(m, lanes, a.trusted) ? Violation::scope_cta_acquire : Violation::none;
+}
+
+// The wait's effect (mbar_wait): the acquire, or, for a .relaxed wait of a
+// thread with acquire fences, what its fence objects observe.
+inline void mbar_wait_passes(hb::Memory& m, hb::Threads lanes, const MbarAcquire& a, const Fences& f) {
+  if (a.acquires) {
+    hb::acquire(m, lanes, a.strong, a.weak);
+  } else if (f.seen_cta >= 0) {
+    hb::observe(m, a.seen_cta, f.seen_cta);
+    hb::observe(m, a.seen_cluster, f.seen_cluster);
+  }
+}
 
 // --- Async arrivals: released at the issue, landing later -----------------------
 
@@ -66,6 +239,14 @@ inline void st_async_issue(hb::Memory& m, hb::Threads issuers, int buf, std::uin
 // An async arrival (or st.async's complete-tx) lands on its mbarrier: what
 // was held in `slot` enters the barrier's sync object `channel`.
 inline void arrival_lands(hb::Memory& m, int slot, int channel) { hb::move(m, slot, channel); }
+
+// st.async / red.async's complete-tx lands on the barrier `b` of the
+// destination CTA: its release is at .cluster scope (PTX ISA st.async,
+// red.async; ordering::st_async_release_scope), into the channel of that
+// scope from the issuer's CTA (`remote`: another one than the barrier's).
+inline void st_async_lands(hb::Memory& m, int slot, const MbarSyncs& b, bool remote) {
+  arrival_lands(m, slot, mbar_release_sync(b, ordering::st_async_release_scope, remote));
+}
 
 // A TMA load (or a launch-control response) lands: its complete-tx releases
 // that copy's write and nothing else (PTX ISA cp.async.bulk: the mbarrier

@@ -61,12 +61,9 @@ Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, b
         spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), live_threads(-1));
     if (r.out.violation != Violation::none)
       stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
-    // A release pattern with a .cluster fence (fence.mbarrier_init or
-    // fence.acq_rel/sc.cluster). A .cta fence's pattern would reach only
-    // this CTA's waiters, which the one cluster sync object cannot tell
-    // apart: not forwarded (docs/spec.md, "Fences").
-    so::barrier_arrive(s_.mem, l.threads, p_.cluster_sync(), ord::cluster_arrive_releases(op.sem), r.out.phase_completed,
-                       p_.fences[static_cast<std::size_t>(a_)].release_cluster);
+    // A release unless .relaxed, with the release pattern of a .cluster
+    // fence only (spec::sync_order::cluster_arrive).
+    so::cluster_arrive(s_.mem, l.threads, p_.cluster_sync(), op.sem, r.out.phase_completed, fences());
     s_.cluster = r.next;
     ag_.cluster_ticket = r.ticket;
     if (describe_ && r.out.phase_completed) info_.completed = "cluster barrier instance complete";
@@ -79,7 +76,7 @@ Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, b
     if (!r.out.enabled) return false;
     ag_.cluster_ticket = r.ticket;
     so::barrier_pass(s_.mem, me_.hb.lanes(), p_.cluster_sync());
-    ag_.tc_synced |= p_.has_tcgen05_mma;
+    thread_synchronized();
     if (describe_ && !arrived_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
     return true;
   };

@@ -8,7 +8,7 @@ void Exec::exit_agent() {
   SAY("exit");
   const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, live_threads(-1));
   s_.cluster = cr.next;
-  if (cr.out.phase_completed) hb::complete(s_.mem, p_.cluster_sync());
+  so::barrier_exit(s_.mem, p_.cluster_sync(), cr.out.phase_completed);
   // A barrier without a thread count waits for the CTA's non-exited threads:
   // this exit may complete an instance in progress.
   for (int id = 0; id < spec::named::num_ids; ++id) {
@@ -17,13 +17,13 @@ void Exec::exit_agent() {
         s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
     const spec::named::Result r = spec::named::on_exit(st, static_cast<int>(live_threads(me_.cta)));
     st = r.next;
-    if (r.out.phase_completed) hb::complete(s_.mem, p_.named_sync(me_.cta, id));
+    so::barrier_exit(s_.mem, p_.named_sync(me_.cta, id), r.out.phase_completed);
   }
   if (!s_.amd.empty()) {
     spec::amd::Barrier& bar = s_.amd[static_cast<std::size_t>(me_.cta)];
     const std::uint32_t gen = bar.generation;
     bar = spec::amd::wave_exit(bar, ag_.wave);
-    if (bar.generation != gen) hb::complete(s_.mem, p_.named_sync(me_.cta, 0));
+    so::barrier_exit(s_.mem, p_.named_sync(me_.cta, 0), bar.generation != gen);
   }
   bool cta_done = true;
   const Part<AgentState>& all = all_agents();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "checker/step.hpp"
+#include "spec/agent.hpp"
 #include "spec/ordering.hpp"
 #include "spec/rules.hpp"
 #include "spec/sync_order.hpp"
@@ -55,16 +56,11 @@ inline rules::InitUse init_use_of(const Program& p, const hb::Memory& mem, int m
   return rules::init_use(hb::check_only(mem, acc));
 }
 
-// The sync object of mbarrier instance `mbar` that a release of `scope`
-// goes into (ordering::release_channel): the one every acquire synchronises
-// with, or, from another CTA, the one of its scope; -1 where there is none.
-inline int channel_sync(const Program& p, int mbar, ord::Scope scope, bool remote) {
-  switch (ord::release_channel(scope, remote)) {
-    case ord::Channel::any_scope: return p.mbar_sync(mbar);
-    case ord::Channel::cluster_scope: return p.mbar_cluster_sync[static_cast<std::size_t>(mbar)];
-    case ord::Channel::too_narrow: break;
-  }
-  return p.mbar_weak_sync[static_cast<std::size_t>(mbar)];
+// The sync objects of mbarrier instance `mbar`, one per release channel
+// (spec::sync_order::MbarSyncs).
+inline so::MbarSyncs mbar_channels(const Program& p, int mbar) {
+  return so::MbarSyncs{p.mbar_sync(mbar), p.mbar_cluster_sync[static_cast<std::size_t>(mbar)],
+                       p.mbar_weak_sync[static_cast<std::size_t>(mbar)]};
 }
 
 // An assignment or control flow (is_control): the agent's variables and pc.
@@ -226,18 +222,8 @@ class Exec {
     if (describe_) info_.accesses.push_back({hb::bit(me_.hb.unit(u)), buf, k == hb::Kind::write, proxy});
     return hb::access(s_.mem, acc);
   }
-  int channel_sync(int mbar, ord::Scope scope, bool remote) const { return exec::channel_sync(p_, mbar, scope, remote); }
-  // An arrive after this agent's release fences forms a release pattern with
-  // each (PTX ISA, Memory Consistency Model, "Release and acquire patterns"):
-  // what a fence released goes where a release of the pattern's scope goes.
-  void fence_forward(int mbar, bool remote, ord::Scope arrive_scope) {
-    const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)];
-    for (const auto& [from, scope] : {std::pair{f.release_cluster, ord::Scope::cluster}, std::pair{f.release_cta, ord::Scope::cta}}) {
-      if (from < 0) continue;
-      if (const int to = channel_sync(mbar, ord::pattern_scope(scope, arrive_scope), remote); to >= 0)
-        hb::forward(s_.mem, from, to);
-    }
-  }
+  // The sync objects of this agent's fences (spec::sync_order::Fences).
+  const so::Fences& fences() const { return p_.fences[static_cast<std::size_t>(a_)]; }
   // A data access to bytes that hold a live mbarrier object (a buffer laid
   // over an mbarrier with `aliases`): `barrier_memory_reuse` (spec/mbarrier.hpp,
   // data_use). Its conflicts with the barrier's init and inval are races.
@@ -286,6 +272,8 @@ class Exec {
   void tmem_pair(const ir::Op& op, spec::tmem::PairOp kind);
   // A tcgen05 operation issued after a thread synchronization with no
   // tcgen05.fence::after_thread_sync between: the `tcgen05_unfenced` warning.
+  // A thread synchronization of this agent (spec::agent::synced_after_thread_sync).
+  void thread_synchronized() { ag_.tc_synced = spec::agent::synced_after_thread_sync(ag_.tc_synced, p_.has_tcgen05_mma); }
   void tcgen05_issue(const char* what) {
     if (const Violation v = rules::tcgen05_issue(ag_.tc_synced); v != Violation::none)
       warn(v, me_.name + " issues " + what + " after a thread synchronization with no tcgen05.fence::after_thread_sync "
@@ -306,17 +294,17 @@ class Exec {
   template <class Arrive, class Pass>
   Pc split_phase(bool arrives, bool waits, Arrive&& arrive, Pass&& pass) {
     bool arrived_now = false;
-    if (arrives && ag_.stage == 0) {
+    if (spec::agent::arrives_now(ag_.stage, arrives)) {
       arrive();
+      ag_.stage = spec::agent::after_arrive(waits);
       if (!waits) return Pc::next;
-      ag_.stage = 1;
       arrived_now = true;
     }
     if (!pass(arrived_now)) {
       info_.enabled = arrived_now;
       return Pc::stay;
     }
-    ag_.stage = 0;
+    ag_.stage = spec::agent::after_pass();
     return Pc::next;
   }
   void retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to);

@@ -22,9 +22,7 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   const mb::Result r = mb::arrive(st, args);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
   st = r.next;
-  const int sync = channel_sync(mbar, op.scope, remote);
-  if (sync >= 0 && ord::arrive_releases(op.sem)) hb::release(s_.mem, l.threads, sync);
-  fence_forward(mbar, remote, op.scope);
+  so::mbar_arrive(s_.mem, l.threads, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences());
   if (r.out.phase_completed) phase_done(mbar);
   if (op.dest_var >= 0) {
     mb::Token held = tok;
@@ -75,42 +73,18 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
                  std::to_string(last) + " that " + me_.name + " last observed]";
       last = st.phase;
     }
-    // The release channels the wait synchronises with (rules::acquire_channels).
-    auto strong_for = [&](bool cluster) {
-      hb::Syncs strong = hb::Syncs{1} << p_.mbar_sync(mbar);
-      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && cluster) strong |= hb::Syncs{1} << c;
-      return strong;
-    };
-    const bool cluster = rules::acquire_channels(op.scope).cluster_scope_strong;
-    ag_.tc_synced |= p_.has_tcgen05_mma;
-    if (ord::wait_acquires(op.sem)) {
-      if (describe_) info_.acquired = p_.mbar_name(mbar);
-      // A .cta wait and another CTA's .cluster release: not morally strong,
-      // but ordered as the field relies on and the H100 does (rules::
-      // acquire_channels, cta_acquires_cluster_release): a warning where it
-      // orders something. A .cta release from another CTA orders nothing
-      // (`after_weak`: scope_race on a read, scope_war on an overwrite).
-      hb::Syncs strong = strong_for(cluster), weak = 0;
-      const rules::AcquireChannels ch = rules::acquire_channels(op.scope);
-      if (const int c = p_.mbar_cluster_sync[static_cast<std::size_t>(mbar)]; c >= 0 && !cluster && ch.cluster_release_trusted) {
-        const hb::Syncs narrow = hb::Syncs{1} << c;
-        if (hb::acquire_orders(s_.mem, l.threads, narrow))
-          warn(Violation::scope_cta_acquire,
-               me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " on " + p_.mbar_name(mbar) +
-                   " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async or "
-                   "red.async), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
-                   "wait with .acquire.cluster");
-        strong |= narrow;
-      }
-      if (const int w = p_.mbar_weak_sync[static_cast<std::size_t>(mbar)]; w >= 0) weak |= hb::Syncs{1} << w;
-      hb::acquire(s_.mem, l.threads, strong, weak);
-    } else if (const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)]; f.seen_cta >= 0) {
-      // A relaxed wait: a later fence.acq_rel/sc makes it an acquire pattern
-      // of the narrower scope (ordering::pattern_scope).
-      hb::observe(s_.mem, strong_for(false), f.seen_cta);
-      hb::observe(s_.mem, strong_for(rules::acquire_channels(ord::pattern_scope(ord::Scope::cluster, op.scope)).cluster_scope_strong),
-                  f.seen_cluster);
-    }
+    // The channels the wait acquires (or, relaxed, observes for a later
+    // fence), and the scope_cta_acquire stance's warning where it orders
+    // something only by the stance (spec::sync_order::mbar_wait).
+    thread_synchronized();
+    const so::MbarAcquire acq = so::mbar_wait(mbar_channels(p_, mbar), op.sem, op.scope);
+    if (describe_ && acq.acquires) info_.acquired = p_.mbar_name(mbar);
+    if (const Violation v = so::mbar_wait_stance(s_.mem, l.threads, acq); v != Violation::none)
+      warn(v, me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " on " + p_.mbar_name(mbar) +
+                  " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async or "
+                  "red.async), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
+                  "wait with .acquire.cluster");
+    so::mbar_wait_passes(s_.mem, l.threads, acq, fences());
   }
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +
@@ -206,9 +180,7 @@ Exec::Pc Exec::on_fence_mbarrier_init([[maybe_unused]] const ir::Op& op, [[maybe
   // thread's later (even relaxed) arrives (PTX ISA membar/fence:
   // "fence.mbarrier_init is a light-weight fence ... with .release
   // semantics at .cluster scope" for prior mbarrier.init operations).
-  hb::proxy_fence(s_.mem, l.threads, p_.num_buffers(), p_.mem_buffers());
-  hb::release_range(s_.mem, l.threads, p_.fences[static_cast<std::size_t>(a_)].release_cluster, p_.num_buffers(),
-                    p_.mem_buffers());
+  so::fence_mbarrier_init(s_.mem, l.threads, p_.num_buffers(), p_.mem_buffers(), fences());
   SAY(lanes_prefix(op) + "fence.mbarrier_init.release.cluster");
   return Pc::next;
 }

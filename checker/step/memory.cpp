@@ -64,16 +64,13 @@ Exec::Pc Exec::on_read([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const
 }
 Exec::Pc Exec::on_write(const ir::Op& op, const Lanes& l) { return on_read(op, l); }
 
-Exec::Pc Exec::on_fence_acq_rel([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  // fence.acq_rel / fence.sc (PTX ISA membar/fence; fence.sc is also
-  // acq_rel): a release fence for the thread's later arrives (release
-  // patterns, fence_forward) and an acquire fence for what its earlier
-  // relaxed waits observed (acquire patterns), at the fence's scope.
-  const Program::Fences& f = p_.fences[static_cast<std::size_t>(a_)];
-  const bool cluster = op.scope == ir::Scope::cluster;
-  hb::release(s_.mem, l.threads, cluster ? f.release_cluster : f.release_cta);
-  hb::acquire(s_.mem, l.threads, hb::Syncs{1} << (cluster ? f.seen_cluster : f.seen_cta));
-  SAY(lanes_prefix(op) + (op.code == OpCode::fence_sc ? "fence.sc." : "fence.acq_rel.") + (cluster ? "cluster" : "cta"));
+Exec::Pc Exec::on_fence_acq_rel(const ir::Op& op, const Lanes& l) {
+  // fence.acq_rel / fence.sc: a release fence for the thread's later
+  // arrives and an acquire fence for what its earlier relaxed waits
+  // observed, at the fence's scope (spec::sync_order::fence_acq_rel).
+  so::fence_acq_rel(s_.mem, l.threads, op.scope, fences());
+  SAY(lanes_prefix(op) + (op.code == OpCode::fence_sc ? "fence.sc." : "fence.acq_rel.") +
+      (op.scope == ir::Scope::cluster ? "cluster" : "cta"));
   return Pc::next;
 }
 Exec::Pc Exec::on_fence_sc(const ir::Op& op, const Lanes& l) { return on_fence_acq_rel(op, l); }

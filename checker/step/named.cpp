@@ -39,13 +39,13 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     if (describe_ && r.out.phase_completed) info_.completed = "named barrier " + std::to_string(id) + " instance complete";
     SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + ", " + std::to_string(count ? count : args.cta_threads) +
         " (" + std::to_string(r.out.phase_completed ? st.count : st.arrived) + " arrived)");
-    ag_.ticket = static_cast<std::uint32_t>(r.out.observed);
+    ag_.ticket = spec::agent::ticket_after_arrive(r.out.observed);
   };
   auto pass = [&](bool) {
     const spec::Outcome o = nb::wait(state(), ag_.ticket, red, me_.threads);
     if (!o.enabled) return false;
     so::barrier_pass(s_.mem, me_.hb.lanes(), sync());
-    ag_.tc_synced |= p_.has_tcgen05_mma;
+    thread_synchronized();
     if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
     if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
     return true;

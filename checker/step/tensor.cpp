@@ -97,7 +97,7 @@ const AgentInfo* Exec::pair_waiter(int cta) const {
   for (std::size_t a = 0; a < p_.agents.size(); ++a) {
     const AgentInfo& info = p_.agents[a];
     const AgentState& ag = all_agents()[a];
-    if (info.cta != cta || ag.stage != 1 || ag.exited) continue;
+    if (info.cta != cta || ag.stage != spec::agent::waiting || ag.exited) continue;
     const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
     if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) continue;
     const ir::OpCode c = code[ag.pc].op->code;
@@ -120,13 +120,13 @@ void Exec::tmem_pair(const ir::Op& op, spec::tmem::PairOp kind) {
   const int peer_cta = tm::peer(me_.cta);
   tm::Cta& mine = s_.tmem[static_cast<std::size_t>(me_.cta)];
   tm::Cta& peer = s_.tmem[static_cast<std::size_t>(peer_cta)];
-  if (ag_.stage == 1) {
+  if (ag_.stage == spec::agent::waiting) {
     if (!tm::pair_returns(mine)) {
       info_.enabled = false;  // the peer CTA's warp has not issued its half yet
       return;
     }
     mine = tm::pair_return(mine);
-    ag_.stage = 0;
+    ag_.stage = spec::agent::after_pass();
     ++ag_.pc;
     SAY(what + " returns (CTA " + std::to_string(peer_cta) + "'s warp performed it for the pair)");
     return;
@@ -158,7 +158,7 @@ void Exec::tmem_pair(const ir::Op& op, spec::tmem::PairOp kind) {
   }
   if (!r.performed) {
     mine = r.mine;
-    ag_.stage = 1;
+    ag_.stage = spec::agent::after_arrive(true);
     SAY(what + " issued: waits for CTA " + std::to_string(peer_cta) + "'s warp");
     return;
   }
@@ -212,7 +212,7 @@ Exec::Pc Exec::wgmma_warps(const ir::Op& op) {
       if (w == a_) continue;
       const AgentState& o = all_agents()[static_cast<std::size_t>(w)];
       if (o.collectives < ag_.collectives) all = false;  // not yet joined (or never will: it exited)
-      else if (o.collectives > ag_.collectives || o.stage != 1 || o.pc != ag_.pc) first = false;  // it went on: performed
+      else if (o.collectives > ag_.collectives || o.stage != spec::agent::waiting || o.pc != ag_.pc) first = false;  // it went on: performed
     }
     if (!all) {
       if (joined_now) SAY("wgmma: joined; waits for the other warps of its warp group");
@@ -234,7 +234,7 @@ Exec::Pc Exec::wgmma_warps(const ir::Op& op) {
 }
 
 Exec::Pc Exec::on_wgmma_fence([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  ag_.wgmma_fenced = true;
+  ag_.wgmma_fenced = spec::agent::wgmma_fenced_after_fence();
   SAY("wgmma_fence");
   return Pc::next;
 }
@@ -421,7 +421,7 @@ Exec::Pc Exec::on_tcgen05_commit([[maybe_unused]] const ir::Op& op, [[maybe_unus
 }
 
 Exec::Pc Exec::on_tcgen05_fence_after([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  ag_.tc_synced = false;
+  ag_.tc_synced = spec::agent::synced_after_fence();
   SAY(lanes_prefix(op) + "tcgen05.fence::after_thread_sync");
   return Pc::next;
 }

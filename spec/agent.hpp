@@ -1,0 +1,62 @@
+// The protocol state an agent carries from one operation to the next: where
+// it stands in an instruction that arrives and then waits, and the fences the
+// tensor-core rules read. Pure functions of the fields' values; the explorer
+// keeps the fields in its agent state (checker/state.hpp, AgentState) and
+// writes what these return.
+#pragma once
+
+#include <cstdint>
+
+namespace pc::spec::agent {
+
+// --- Instructions that arrive, then wait ------------------------------------------
+
+// bar.sync and bar.red "in addition to signaling its arrival at the barrier
+// ... cause executing thread to wait for non-exited threads of all other
+// warps participating in the barrier to arrive" (PTX ISA bar/barrier); so do
+// barrier.cluster.arrive then .wait as one (cluster_sync), s_barrier (AMD
+// ISA, S_BARRIER), a warp's part of a warp-group wgmma.mma_async (PTX ISA
+// wgmma.mma_async: ".sync ... .aligned") and the first warp of a
+// .cta_group::2 tcgen05 collective (PTX ISA tcgen05, "Issue Granularity": it
+// "could block until ... the second warp in the Peer CTA also performs the
+// operation"). The agent's stage: `ready` before the arrive, `waiting` after
+// it until the wait passes.
+inline constexpr std::uint8_t ready = 0;
+inline constexpr std::uint8_t waiting = 1;
+
+// Whether this step performs the instruction's arrive: it has one, and the
+// agent has not arrived yet.
+[[nodiscard]] constexpr bool arrives_now(std::uint8_t stage, bool arrives) { return arrives && stage == ready; }
+// The stage after the arrive: waiting where the instruction waits too, else
+// the instruction is done (PTX ISA bar/barrier: "barrier{.cta}.arrive does
+// not cause any waiting"; barrier.cluster.arrive alone; s_barrier_signal).
+[[nodiscard]] constexpr std::uint8_t after_arrive(bool waits) { return waits ? waiting : ready; }
+// The stage once the wait passed: the instruction is done.
+[[nodiscard]] constexpr std::uint8_t after_pass() { return ready; }
+
+// The named-barrier instance the agent waits for: the one its arrive joined
+// (spec/named_barrier.hpp: arrive's observed value; wait's `joined`).
+[[nodiscard]] constexpr std::uint32_t ticket_after_arrive(std::int64_t joined) { return static_cast<std::uint32_t>(joined); }
+
+// --- Tensor-core fences -----------------------------------------------------------
+
+// wgmma.fence "must be used ... before the first wgmma.mma_async" of a
+// warpgroup (PTX ISA wgmma.fence): once the agent executed one, its wgmmas
+// are fenced (rules::wgmma_issue reads it). The fence the ISA also demands
+// between register accesses and a later wgmma is not modelled (docs/spec.md).
+[[nodiscard]] constexpr bool wgmma_fenced_after_fence() { return true; }
+
+// A thread synchronization (an mbarrier wait or test that observed a
+// completion, bar.sync / bar.red resuming, barrier.cluster.wait) orders the
+// thread's later asynchronous tcgen05 operations after it only through a
+// tcgen05.fence::after_thread_sync (PTX ISA, "Memory Consistency Model for
+// 5th generation of TensorCore operations", "Specialized inter-thread
+// synchronization"): after one the agent is `synced` until that fence, and
+// rules::tcgen05_issue warns for an operation issued meanwhile. Followed only
+// in a kernel with asynchronous tcgen05 operations (`tcgen05_in_kernel`):
+// elsewhere nothing reads it, and states that differ only there stay equal.
+[[nodiscard]] constexpr bool synced_after_thread_sync(bool synced, bool tcgen05_in_kernel) { return synced || tcgen05_in_kernel; }
+// tcgen05.fence::after_thread_sync: the synchronization is fenced.
+[[nodiscard]] constexpr bool synced_after_fence() { return false; }
+
+}  // namespace pc::spec::agent
