@@ -40,19 +40,19 @@ Exec::Pc Exec::amd_barrier(const ir::Op& op, bool signal, bool wait) {
   return split_phase(signal, wait, arrive, pass);
 }
 
-Exec::Pc Exec::on_s_barrier([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_s_barrier(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   return amd_barrier(op, true, true);
 }
 
-Exec::Pc Exec::on_s_barrier_signal([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_s_barrier_signal(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   return amd_barrier(op, true, false);
 }
 
-Exec::Pc Exec::on_s_barrier_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_s_barrier_wait(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   return amd_barrier(op, false, true);
 }
 
-Exec::Pc Exec::on_s_waitcnt([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_s_waitcnt(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   // spec/amd.hpp, waitcnt; the gather-to-LDS loads it covers are ordered
   // before the wave's lanes.
   ag_.wave = spec::amd::waitcnt(ag_.wave, waitcnt_operands(p_, op, vars()));
@@ -62,7 +62,7 @@ Exec::Pc Exec::on_s_waitcnt([[maybe_unused]] const ir::Op& op, [[maybe_unused]] 
   return Pc::next;
 }
 
-Exec::Pc Exec::on_global_load_lds([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_global_load_lds(const ir::Op& op, const Lanes& l) {
   // A load into LDS, counted by VM_CNT (spec/amd.hpp, vm_issue): its write
   // is the async unit's until an s_waitcnt vmcnt covers it.
   ag_.wave = spec::amd::vm_issue(ag_.wave);

@@ -7,7 +7,7 @@ void Exec::retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to) {
   hb::retire(s_.mem, me_.hb.unit(u), spec::async_group::wait(g, n), to);
 }
 
-Exec::Pc Exec::on_tma_load([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   const ir::Ref& dst = op.bufs.at(0);
   const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
@@ -37,7 +37,7 @@ Exec::Pc Exec::on_tma_load([[maybe_unused]] const ir::Op& op, [[maybe_unused]] c
   // "Proxies": cp{.reduce}.async.bulk operations are performed in the async
   // proxy) in the current bulk async-group (cp.reduce.async.bulk: ".bulk_group
   // ... Bulk async-group based" completion).
-Exec::Pc Exec::on_tma_store([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tma_store(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   const std::uint16_t group = spec::async_group::issue(ag_.bulk);
   for (const ir::Ref& r : op.bufs) {
@@ -56,7 +56,7 @@ Exec::Pc Exec::on_bulk_commit_group([[maybe_unused]] const ir::Op& op, [[maybe_u
   return Pc::next;
 }
 
-Exec::Pc Exec::on_bulk_wait_group([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_bulk_wait_group(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   // The copies complete on their own: waiting never blocks for ever; what
   // it adds is order from the retired groups' reads to this thread.
@@ -68,7 +68,7 @@ Exec::Pc Exec::on_bulk_wait_group([[maybe_unused]] const ir::Op& op, [[maybe_unu
 }
 Exec::Pc Exec::on_bulk_wait_group_read(const ir::Op& op, const Lanes& l) { return on_bulk_wait_group(op, l); }
 
-Exec::Pc Exec::on_cp_async([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_cp_async(const ir::Op& op, const Lanes& l) {
   // It joins the lanes' open cp.async-group (PTX ISA cp.async.commit_group:
   // "batches all prior cp.async instructions initiated by the executing
   // thread but not committed").
@@ -92,13 +92,13 @@ Exec::Pc Exec::on_cp_async([[maybe_unused]] const ir::Op& op, [[maybe_unused]] c
   // wait never blocks for ever; it orders the retired groups' writes before
   // the waiting lane (the one lane that issued them: the front end requires
   // `one:` on all of them in the role).
-Exec::Pc Exec::on_cp_async_commit([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_cp_async_commit(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   spec::async_group::commit(ag_.cp);
   SAY(lanes_prefix(op) + "cp_async_commit");
   return Pc::next;
 }
 
-Exec::Pc Exec::on_cp_async_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_cp_async_wait(const ir::Op& op, const Lanes& l) {
   const std::int64_t n = op.code == OpCode::cp_async_wait ? ev(op.n, 0) : 0;
   if (op.code == OpCode::cp_async_wait_all) spec::async_group::commit(ag_.cp);
   retire(ag_.cp, n, hb::Unit::cp_async, l.threads);
@@ -107,7 +107,7 @@ Exec::Pc Exec::on_cp_async_wait([[maybe_unused]] const ir::Op& op, [[maybe_unuse
 }
 Exec::Pc Exec::on_cp_async_wait_all(const ir::Op& op, const Lanes& l) { return on_cp_async_wait(op, l); }
 
-Exec::Pc Exec::on_cp_async_mbarrier_arrive([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_cp_async_mbarrier_arrive(const ir::Op& op, const Lanes& l) {
   const int mbar = mbar_at(op.bar, me_.cta);
   require_init_visible(mbar, hb::Proxy::generic, l.threads);
   if (!op.noinc) {
@@ -128,7 +128,7 @@ Exec::Pc Exec::on_cp_async_mbarrier_arrive([[maybe_unused]] const ir::Op& op, [[
   return Pc::next;
 }
 
-Exec::Pc Exec::on_st_async([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_st_async(const ir::Op& op, const Lanes& l) {
   // st.async / red.async into CTA c's shared memory (spec/ordering.hpp,
   // st_async_release_scope): each executing thread's store (red.async:
   // atomic reduction) is a generic-proxy write in flight, made by the

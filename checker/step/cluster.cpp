@@ -3,7 +3,7 @@
 
 namespace pc::check::exec {
 
-Exec::Pc Exec::on_clc_try_cancel([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_clc_try_cancel(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   // clusterlaunchcontrol.try_cancel (spec/clc.hpp): the response is an
   // async-proxy write of the agent's TMA unit into each destination
@@ -40,7 +40,7 @@ Exec::Pc Exec::on_clc_try_cancel([[maybe_unused]] const ir::Op& op, [[maybe_unus
   return Pc::next;
 }
 
-Exec::Pc Exec::on_clc_query([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_clc_query(const ir::Op& op, const Lanes& l) {
   // ld.shared of the response, then query_cancel.is_canceled.
   const ir::Ref& r = op.bufs.at(0);
   access(r, hb::Kind::read, l);

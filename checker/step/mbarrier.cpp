@@ -92,7 +92,7 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
       (o.observed ? "complete" : "not complete") + " (barrier at phase " + std::to_string(st.phase) + ")" + lapped);
 }
 
-Exec::Pc Exec::on_mbar_init([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_mbar_init(const ir::Op& op, const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   // Each executing thread initialises the barrier (PTX ISA mbarrier.init
   // is per thread): with `all:` or `each:` the second one re-initialises
@@ -112,14 +112,14 @@ Exec::Pc Exec::on_mbar_init([[maybe_unused]] const ir::Op& op, [[maybe_unused]] 
   return Pc::next;
 }
 
-Exec::Pc Exec::on_mbar_arrive([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_mbar_arrive(const ir::Op& op, const Lanes& l) {
   mbar_arrive(op, l);
   return Pc::next;
 }
 Exec::Pc Exec::on_mbar_arrive_drop(const ir::Op& op, const Lanes& l) { return on_mbar_arrive(op, l); }
 Exec::Pc Exec::on_mbar_arrive_expect_tx(const ir::Op& op, const Lanes& l) { return on_mbar_arrive(op, l); }
 
-Exec::Pc Exec::on_mbar_expect_tx([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_mbar_expect_tx(const ir::Op& op, const Lanes& l) {
   const int cta = target_cta(op.bar);
   if (cta != me_.cta) require_alive(cta, "a remote mbarrier operation");
   const int mbar = mbar_at(op.bar, cta);
@@ -137,18 +137,18 @@ Exec::Pc Exec::on_mbar_expect_tx([[maybe_unused]] const ir::Op& op, [[maybe_unus
 }
 Exec::Pc Exec::on_mbar_complete_tx(const ir::Op& op, const Lanes& l) { return on_mbar_expect_tx(op, l); }
 
-Exec::Pc Exec::on_mbar_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_mbar_wait(const ir::Op& op, const Lanes& l) {
   mbar_wait(op, l, true);
   return Pc::next;
 }
 
-Exec::Pc Exec::on_mbar_test_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_mbar_test_wait(const ir::Op& op, const Lanes& l) {
   mbar_wait(op, l, false);
   return Pc::next;
 }
 Exec::Pc Exec::on_mbar_try_wait(const ir::Op& op, const Lanes& l) { return on_mbar_test_wait(op, l); }
 
-Exec::Pc Exec::on_mbar_pending_count([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_mbar_pending_count(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::int64_t v = op.token_var >= 0 ? vars()[static_cast<std::size_t>(op.token_var)] : 0;
   const mb::Token tok = decode_token(v);
   if (const Violation u = mb::check_pending_count(tok); u != Violation::none)
@@ -159,7 +159,7 @@ Exec::Pc Exec::on_mbar_pending_count([[maybe_unused]] const ir::Op& op, [[maybe_
   return Pc::next;
 }
 
-Exec::Pc Exec::on_mbar_inval([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_mbar_inval(const ir::Op& op, const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   // Per thread too: a second thread's inval finds the barrier invalid.
   const int mbar = mbar_at(op.bar, me_.cta);
@@ -174,7 +174,7 @@ Exec::Pc Exec::on_mbar_inval([[maybe_unused]] const ir::Op& op, [[maybe_unused]]
   return Pc::next;
 }
 
-Exec::Pc Exec::on_fence_mbarrier_init([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_fence_mbarrier_init(const ir::Op& op, const Lanes& l) {
   // fence.mbarrier_init.release.cluster: the thread's prior inits become
   // visible to the async proxy, and are released at cluster scope by the
   // thread's later (even relaxed) arrives (PTX ISA membar/fence:

@@ -56,7 +56,7 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
 }
 
-Exec::Pc Exec::on_read([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_read(const ir::Op& op, const Lanes& l) {
   for (const ir::Ref& r : op.bufs) access(r, op.code == OpCode::write ? hb::Kind::write : hb::Kind::read, l);
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " +
       (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
@@ -75,7 +75,7 @@ Exec::Pc Exec::on_fence_acq_rel(const ir::Op& op, const Lanes& l) {
 }
 Exec::Pc Exec::on_fence_sc(const ir::Op& op, const Lanes& l) { return on_fence_acq_rel(op, l); }
 
-Exec::Pc Exec::on_fence_proxy_async([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_fence_proxy_async(const ir::Op& op, const Lanes& l) {
   hb::proxy_fence(s_.mem, l.threads);
   SAY(lanes_prefix(op) + "fence.proxy.async");
   return Pc::next;

@@ -53,16 +53,16 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
   return split_phase(true, wait, arrive, pass);
 }
 
-Exec::Pc Exec::on_bar_sync([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_bar_sync(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   return named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), true);
 }
 Exec::Pc Exec::on_bar_red(const ir::Op& op, const Lanes& l) { return on_bar_sync(op, l); }
 
-Exec::Pc Exec::on_bar_arrive([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_bar_arrive(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   return named(op, static_cast<int>(ev(op.id, 0)), ev(op.count, 0), false);
 }
 
-Exec::Pc Exec::on_syncthreads([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_syncthreads(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   return named(op, 0, 0, true);
 }
 

@@ -239,7 +239,7 @@ Exec::Pc Exec::on_wgmma_fence([[maybe_unused]] const ir::Op& op, [[maybe_unused]
   return Pc::next;
 }
 
-Exec::Pc Exec::on_wgmma([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_wgmma(const ir::Op& op, const Lanes& l) {
   if (split_warps()) return wgmma_warps(op);
   if (const Violation v = rules::wgmma_issue(ag_.wgmma_fenced); v != Violation::none)
     stop(v, me_.name + " issues its first wgmma with no wgmma.fence before it");
@@ -261,7 +261,7 @@ Exec::Pc Exec::on_wgmma_commit([[maybe_unused]] const ir::Op& op, [[maybe_unused
   return Pc::next;
 }
 
-Exec::Pc Exec::on_wgmma_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_wgmma_wait(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   // The groups' MMAs are the warp group's: in a role split per warp, one
   // warp performed each one's reads (wgmma_warps), and waiting for the
   // group waits for them (the warps' groups go in step: .sync.aligned).
@@ -273,7 +273,7 @@ Exec::Pc Exec::on_wgmma_wait([[maybe_unused]] const ir::Op& op, [[maybe_unused]]
   return Pc::next;
 }
 
-Exec::Pc Exec::on_tcgen05_mma([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_mma(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   tcgen05_issue("tcgen05.mma");
   // The group a later tcgen05.commit closes; no wait_group retires it.
@@ -315,7 +315,7 @@ Exec::Pc Exec::on_tcgen05_mma([[maybe_unused]] const ir::Op& op, [[maybe_unused]
   return Pc::next;
 }
 
-Exec::Pc Exec::on_tcgen05_cp([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_cp(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   // tcgen05.cp: shared memory to tensor memory, asynchronous, tracked by
   // the next tcgen05.commit as an MMA is (PTX ISA tcgen05.cp,
@@ -350,7 +350,7 @@ Exec::Pc Exec::on_tcgen05_shift(const ir::Op& op, const Lanes&) {
   return Pc::next;
 }
 
-Exec::Pc Exec::on_tcgen05_ld([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_ld(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   // Asynchronous: the agent's tensor-memory unit accesses the columns until
   // tcgen05.wait::ld / wait::st (or tcgen05.fence::before_thread_sync)
   // orders the access before the agent's lanes (PTX ISA tcgen05.ld,
@@ -368,7 +368,7 @@ Exec::Pc Exec::on_tcgen05_ld([[maybe_unused]] const ir::Op& op, [[maybe_unused]]
 }
 Exec::Pc Exec::on_tcgen05_st(const ir::Op& op, const Lanes& l) { return on_tcgen05_ld(op, l); }
 
-Exec::Pc Exec::on_tcgen05_wait_ld([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_wait_ld(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const bool ld = op.code == OpCode::tcgen05_wait_ld;
   hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes());
   SAY(ld ? "tcgen05.wait::ld" : "tcgen05.wait::st");
@@ -376,7 +376,7 @@ Exec::Pc Exec::on_tcgen05_wait_ld([[maybe_unused]] const ir::Op& op, [[maybe_unu
 }
 Exec::Pc Exec::on_tcgen05_wait_st(const ir::Op& op, const Lanes& l) { return on_tcgen05_wait_ld(op, l); }
 
-Exec::Pc Exec::on_tcgen05_alloc([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_alloc(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   if (op.cta_pair) {  // tmem_pair moves the agent on itself
     tmem_pair(op, op.code == OpCode::tcgen05_alloc ? spec::tmem::PairOp::alloc : spec::tmem::PairOp::dealloc);
     return Pc::stay;
@@ -386,7 +386,7 @@ Exec::Pc Exec::on_tcgen05_alloc([[maybe_unused]] const ir::Op& op, [[maybe_unuse
 }
 Exec::Pc Exec::on_tcgen05_dealloc(const ir::Op& op, const Lanes& l) { return on_tcgen05_alloc(op, l); }
 
-Exec::Pc Exec::on_tcgen05_relinquish([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_relinquish(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   if (op.cta_pair && !s_.tmem.empty()) {
     tmem_pair(op, spec::tmem::PairOp::relinquish);
     return Pc::stay;
@@ -398,7 +398,7 @@ Exec::Pc Exec::on_tcgen05_relinquish([[maybe_unused]] const ir::Op& op, [[maybe_
   return Pc::next;
 }
 
-Exec::Pc Exec::on_tcgen05_commit([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_commit(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = me_.hb.leader();
   const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
   const std::uint16_t group = spec::async_group::commit(ag_.mma);
@@ -420,13 +420,13 @@ Exec::Pc Exec::on_tcgen05_commit([[maybe_unused]] const ir::Op& op, [[maybe_unus
   return Pc::next;
 }
 
-Exec::Pc Exec::on_tcgen05_fence_after([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_fence_after(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   ag_.tc_synced = spec::agent::synced_after_fence();
   SAY(lanes_prefix(op) + "tcgen05.fence::after_thread_sync");
   return Pc::next;
 }
 
-Exec::Pc Exec::on_tcgen05_fence_before([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+Exec::Pc Exec::on_tcgen05_fence_before(const ir::Op& op, const Lanes& l) {
   // Orders the thread's prior asynchronous tcgen05 operations before its
   // later thread synchronization (PTX ISA tcgen05.fence): its tcgen05.ld
   // and tcgen05.st are ordered before the fencing lanes, so a later
