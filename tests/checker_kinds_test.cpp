@@ -2,6 +2,8 @@
 // the corrected kernel beside it verifying.
 #include <doctest/doctest.h>
 
+#include <string>
+
 #include "checker/builder.hpp"
 #include "checker/explore.hpp"
 
@@ -145,6 +147,31 @@ TEST_CASE("lapping is judged by its effects: no parity_alias without a deadlock 
   bool lapped = false;
   for (const check::TraceStep& t : r.trace) lapped |= t.text.find("[lapped:") != std::string::npos;
   CHECK(lapped);
+}
+
+TEST_CASE("trace text: an arrive that completes a phase or an instance says so") {
+  // Two warps meet at named barrier 1, then the consumer waits for a phase
+  // of `full` that the producer's second arrive completes, then for the next
+  // one, which never completes: a deadlock whose trace shows both arrives.
+  KernelBuilder kb("completes");
+  const int bar = kb.mbarrier("full", 1, 1);
+  Role& p = kb.role("producer", Granularity::warp);
+  p.body.push_back(O(OpCode::bar_sync).id(kb.c(1)).count(kb.c(64)));
+  p.body.push_back(O(OpCode::mbar_arrive).bar(bar).one());
+  Role& c = kb.role("consumer", Granularity::warp);
+  c.body.push_back(O(OpCode::bar_sync).id(kb.c(1)).count(kb.c(64)));
+  c.body.push_back(O(OpCode::mbar_wait).bar(bar).parity(kb.c(0)));
+  c.body.push_back(O(OpCode::mbar_wait).bar(bar).parity(kb.c(1)));
+  const check::Result r = run(kb.build());
+  REQUIRE(r.violation == Violation::deadlock);
+  std::string trace;
+  for (const check::TraceStep& t : r.trace) trace += t.text + "\n";
+  CAPTURE(trace);
+  CHECK(trace.find("bar_sync 1, 64 (32 arrived)") != std::string::npos);
+  CHECK(trace.find("bar_sync 1, 64 (completes: 64 of 64 arrived)") != std::string::npos);
+  CHECK(trace.find("(0 arrived)") == std::string::npos);
+  CHECK(trace.find("count 1 (pending 1 -> 0, phase 0 completes)") != std::string::npos);
+  CHECK(trace.find("pending 1 -> 1") == std::string::npos);
 }
 
 TEST_CASE("remote_wait and the cluster barrier") {

@@ -31,7 +31,9 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   }
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + scope_text(op, true) + " count " +
       std::to_string(args.count) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx) : "") + " (pending " +
-      std::to_string(tok.pending) + " -> " + std::to_string(r.next.pending) + ")");
+      std::to_string(tok.pending) + " -> " +
+      // A completed phase reloads the pending count: the arrive took it to 0.
+      (r.out.phase_completed ? "0, phase " + std::to_string(r.next.phase - 1) + " completes)" : std::to_string(r.next.pending) + ")"));
 }
 
 // A wait, test or try by the lanes `l` (`one:` or `each:`: only the leader

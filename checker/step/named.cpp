@@ -34,11 +34,15 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
       stop(r.out.violation, "named barrier " + std::to_string(id) + ": " + me_.name + " arrives with count " +
                                 std::to_string(count) + " while " + std::to_string(st.arrived) + " of " +
                                 std::to_string(st.count) + " threads have arrived");
+    // The threads arrived at the instance with this arrive (a completed
+    // instance is reset: its count is what arrived).
+    const int arrived = st.arrived + me_.threads;
     st = r.next;
     so::barrier_arrive(s_.mem, me_.hb.lanes(), sync(), true, r.out.phase_completed);
     if (describe_ && r.out.phase_completed) info_.completed = "named barrier " + std::to_string(id) + " instance complete";
     SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + ", " + std::to_string(count ? count : args.cta_threads) +
-        " (" + std::to_string(r.out.phase_completed ? st.count : st.arrived) + " arrived)");
+        (r.out.phase_completed ? " (completes: " + std::to_string(arrived) + " of " + std::to_string(arrived) + " arrived)"
+                               : " (" + std::to_string(arrived) + " arrived)"));
     ag_.ticket = spec::agent::ticket_after_arrive(r.out.observed);
   };
   auto pass = [&](bool) {
