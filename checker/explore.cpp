@@ -10,10 +10,12 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "checker/cause.hpp"
 #include "checker/coverage.hpp"
 #include "checker/frontier.hpp"
 #include "checker/model.hpp"
@@ -205,20 +207,7 @@ Result Search::replay() {
 Result check(const ir::Kernel& k, const Options& opt) {
   if (opt.replay.empty() && k.target == ir::Target::nvidia) {
     // The kernel must fit in a CTA's shared memory before any schedule matters.
-    std::int64_t bytes = 0;
-    for (const ir::BufferDecl& b : k.buffers)  // a buffer that aliases another takes no memory of its own
-      if (b.space == ir::Space::shared && b.alias.of < 0) bytes += static_cast<std::int64_t>(b.size) * static_cast<std::int64_t>(b.bytes);
-    for (const ir::MbarrierDecl& m : k.mbarriers)
-      if (m.alias.of < 0) bytes += m.size * spec::rules::mbarrier_bytes;
-    if (const spec::Violation v = spec::rules::smem_footprint(bytes); v != spec::Violation::none) {
-      Result r;
-      r.verdict = Verdict::violation;
-      r.violation = v;
-      r.loc = k.loc;
-      r.message = "the shared memory of a CTA is " + std::to_string(bytes) + " bytes (buffers, 8 bytes per mbarrier): above " +
-                  std::to_string(spec::rules::smem_limit_sm90) + " (227 KiB, sm_90a)";
-      return r;
-    }
+    if (std::optional<Result> r = smem_overflow(k)) return *r;
   }
   if (opt.trips) {
     const ir::Kernel tk = trip_kernel(k, opt.trips->param);

@@ -104,6 +104,17 @@ struct EarlierAccess {
   std::string proxy;         // "generic" or "async"
 };
 
+// A place besides a finding's own location that explains it: the
+// declarations a shared-memory overflow adds up, where the CTA exits with an
+// operation in flight, the arrive_expect_tx whose bytes a deadlocked wait
+// never sees delivered. Text prints each as a `note:` line, JSON under
+// `violation.related`, SARIF as a relatedLocation.
+struct Related {
+  ir::Loc loc;
+  std::string message;
+  std::size_t step = 0;      // 1-based index into Result::trace; 0: not a step of the trace (a declaration)
+};
+
 struct Agent {
   std::string name;          // e.g. "consumer#1@cta0"
   std::string role;
@@ -168,6 +179,7 @@ struct Result {
   ir::Loc loc;               // the violating operation
   int agent = -1;            // the violating agent (-1: none / global)
   EarlierAccess earlier;     // a race: the other access (step 0 when none)
+  std::vector<Related> related;  // further places that explain the violation (checker/cause.hpp)
   std::vector<Agent> agents;
   std::vector<TraceStep> trace;
   std::string replay;        // token that re-runs exactly this schedule (--replay)

@@ -279,6 +279,23 @@ ir::Loc Stepper::loc_of(const State& s, int a) const {
   return code[ag.pc].loc;
 }
 
+int Stepper::bar_of(const State& s, int a, const ir::Op& op) const {
+  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
+  return p_.mbar_base[static_cast<std::size_t>(op.bar.object)] +
+         static_cast<int>(op.bar.index == ir::no_expr ? 0 : eval(p_, op.bar.index, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)])) +
+         info.cta * p_.mbars_per_cta;
+}
+
+int Stepper::waited_mbar(const State& s, int a) const {
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
+  if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) return -1;
+  const ir::Op& op = *code[ag.pc].op;
+  if (op.bar.object < 0 || op.code != ir::OpCode::mbar_wait) return -1;
+  const int m = bar_of(s, a, op);
+  return m >= 0 && m < p_.num_mbars() ? m : -1;
+}
+
 std::string Stepper::describe_blocked(const State& s, int a) const {
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
   const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
@@ -287,8 +304,7 @@ std::string Stepper::describe_blocked(const State& s, int a) const {
   const ir::Op& op = *code[ag.pc].op;
   std::string what = std::string(ir::op_keyword(op.code));
   if (op.bar.object >= 0) {
-    const int m = p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(op.bar.index == ir::no_expr ? 0 : eval(p_, op.bar.index, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)])) +
-                  info.cta * p_.mbars_per_cta;
+    const int m = bar_of(s, a, op);
     if (m >= 0 && m < p_.num_mbars()) {
       const mb::State& st = s.mbars[static_cast<std::size_t>(m)];
       what += " " + p_.mbar_name(m);

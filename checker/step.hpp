@@ -83,6 +83,9 @@ class Stepper {
   [[nodiscard]] bool surely_blocked(const State& s, int a) const;
   // Why agent `a` cannot move (for a deadlock report).
   [[nodiscard]] std::string describe_blocked(const State& s, int a) const;
+  // The mbarrier instance agent `a`'s next operation names, if it is an
+  // mbarrier wait (-1: none), as describe_blocked reads it.
+  [[nodiscard]] int waited_mbar(const State& s, int a) const;
   [[nodiscard]] ir::Loc loc_of(const State& s, int a) const;
 
   [[nodiscard]] const Program& program() const { return p_; }
@@ -97,6 +100,8 @@ class Stepper {
     int mbar = 0;
     const ir::Op* op = nullptr;
   };
+  // The mbarrier instance `op` (agent a's, with an mbarrier operand) names in its own CTA.
+  [[nodiscard]] int bar_of(const State& s, int a, const ir::Op& op) const;
   // surely_blocked's test of the forms `other` names.
   [[nodiscard]] bool surely_blocked_op(const State& s, int a, const ir::Op& op) const;
   // Whether agent a's wait by parity `op` on mbarrier instance m surely blocks.

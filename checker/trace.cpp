@@ -1,8 +1,10 @@
 #include "checker/trace.hpp"
 
+#include <optional>
 #include <string>
 #include <utility>
 
+#include "checker/cause.hpp"
 #include "checker/reduce/local.hpp"
 #include "checker/snapshot.hpp"
 
@@ -50,6 +52,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
     for (const AccessNote& n : info.accesses) accesses.emplace_back(r.trace.size(), n);
   };
   // Operations the reduction runs without interleaving still belong in the trace.
+  std::optional<Causes> causes;
   auto record = [&](int agent, const StepInfo& info) {
     TraceStep t;
     t.agent = agent;
@@ -57,6 +60,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
     t.loc = info.loc;
     r.trace.push_back(t);
     note(info);
+    if (causes && current) causes->observe(r.trace.size(), agent, info.loc, *current);
     if (current) snap(*current);
   };
   // The state after a step includes the control flow that follows it; when
@@ -73,6 +77,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
   };
   State s = m.initial(st);  // the model's, as st shapes it: with --prove, the trip count undecided
   if (opt.record_states) r.step_states.push_back(snapshot(st, s, 0));
+  causes.emplace(m.program(), s);
   normalize_described(s);
   keep(s);
   State before;
@@ -80,7 +85,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
     StepInfo info;
     const Action a = path[i];
     const int agent = a < agents ? a : -1;
-    if (snap_at >= 0 || opt.record_states) before = s;
+    before = s;
     m.apply(st, s, a, info);
     TraceStep t;
     t.agent = agent;
@@ -104,9 +109,11 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
         r.earlier = earlier_access(m.program(), accesses, info);
         if (r.earlier.step > 0) r.earlier.loc = r.trace[r.earlier.step - 1].loc;
       }
+      causes->exit_pending(before, agent, r);
       return;
     }
     note(info);
+    causes->observe(r.trace.size(), agent, info.loc, s);
     normalize_described(s);
     keep(s);
   }
@@ -130,6 +137,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
       first = false;
     }
     r.message = msg;
+    causes->deadlock(st, s, r);
     keep(s);
   }
 }

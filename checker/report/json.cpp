@@ -141,6 +141,13 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
           << ", \"agent\": " << (r.earlier.agent >= 0 ? q(r.agents[static_cast<std::size_t>(r.earlier.agent)].name) : "null")
           << ", \"thread\": " << q(r.earlier.thread) << ", \"kind\": " << q(r.earlier.write ? "write" : "read")
           << ", \"proxy\": " << q(r.earlier.proxy) << "}";
+      if (!r.related.empty()) {
+        o << ", \"related\": [";
+        for (std::size_t i = 0; i < r.related.size(); ++i)
+          o << (i ? ", " : "") << "{\"location\": " << loc(f.file, r.related[i].loc) << ", \"message\": " << q(r.related[i].message)
+            << ", \"step\": " << (r.related[i].step > 0 ? std::to_string(r.related[i].step) : "null") << "}";
+        o << "]";
+      }
       o << "}";
       o << ",\n      \"agents\": [";
       for (std::size_t a = 0; a < r.agents.size(); ++a)

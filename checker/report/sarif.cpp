@@ -12,6 +12,8 @@
 #include <cstring>
 #include <filesystem>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "checker/report/report.hpp"
 #include "checker/report/rules.hpp"
@@ -242,13 +244,22 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
            f.kernel + ": " + r.message +
                (r.replay.empty() ? "" : " (replay: check-kernel " + f.file + " --replay " + r.replay + ")"),
            f, r.loc, f.file);
+    // A race's earlier access, then the places that explain the finding
+    // (check::Result::related), each a relatedLocation.
+    std::vector<std::string> related;
     if (r.earlier.step > 0)
-      o << ", \"relatedLocations\": [{\"id\": 1, " << location(f.file, r.earlier.loc,
-                                                                   "the earlier access (step " + std::to_string(r.earlier.step) +
-                                                                       "): " + (r.earlier.write ? "a write by " : "a read by ") +
-                                                                       r.earlier.thread + ", " + r.earlier.proxy + " proxy")
-                                                                .substr(1)
-        << "]";
+      related.push_back(location(f.file, r.earlier.loc,
+                                 "the earlier access (step " + std::to_string(r.earlier.step) + "): " +
+                                     (r.earlier.write ? "a write by " : "a read by ") + r.earlier.thread + ", " + r.earlier.proxy + " proxy")
+                            .substr(1));
+    for (const check::Related& x : r.related)
+      related.push_back(
+          location(f.file, x.loc, x.message + (x.step > 0 ? " (step " + std::to_string(x.step) + ")" : "")).substr(1));
+    if (!related.empty()) {
+      o << ", \"relatedLocations\": [";
+      for (std::size_t i = 0; i < related.size(); ++i) o << (i ? ", " : "") << "{\"id\": " << i + 1 << ", " << related[i];
+      o << "]";
+    }
     // One thread flow per agent (and one for the async events), each step
     // with its place in the whole schedule (executionOrder).
     o << ", \"codeFlows\": [{\"threadFlows\": [";

@@ -274,6 +274,9 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
     if (r.earlier.step > 0)
       o << "  the earlier access: step " << r.earlier.step << ", " << where(f, r.earlier.loc) << ": "
         << (r.earlier.write ? "a write by " : "a read by ") << r.earlier.thread << " (" << r.earlier.proxy << " proxy)\n";
+    for (const check::Related& x : r.related)
+      o << "  " << where(f, x.loc) << ": note: " << x.message << (x.step > 0 ? " (step " + std::to_string(x.step) + ")" : "")
+        << '\n';
     // The rule's general statement, unless the message already says just that.
     const std::string_view doc = spec::violation_doc(r.violation);
     if (r.message.find(doc) == std::string::npos) o << "  why: " << doc << '\n';
