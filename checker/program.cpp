@@ -476,6 +476,16 @@ Program instantiate(const ir::Kernel& k) {
   return p;
 }
 
+std::string Program::access_name(std::uint8_t t, bool every) const {
+  if (every)
+    for (const AgentInfo& a : agents)
+      if (a.hb.is_lane(t)) {
+        if (kernel->target != ir::Target::amd) return a.name + " (every lane)";
+        return a.name + (a.warps == 1 ? " (the whole wave)" : " (every lane of its " + std::to_string(a.warps) + " waves)");
+      }
+  return thread_name(t);
+}
+
 std::string Program::thread_name(std::uint8_t t) const {
   for (const AgentInfo& a : agents) {
     if (!a.hb.owns(t)) continue;

@@ -166,6 +166,10 @@ struct Program {
   [[nodiscard]] std::string buffer_name(int inst) const;
   // A thread of happens-before in words: "consumer#1 (leader lane of warp 0)".
   [[nodiscard]] std::string thread_name(std::uint8_t t) const;
+  // The thread of an access in words; `every`: the access was made by every
+  // lane of t's agent (`all:`), named as the agent's, "wave#0 (the whole
+  // wave)", not as the lane class t.
+  [[nodiscard]] std::string access_name(std::uint8_t t, bool every) const;
   [[nodiscard]] std::string mbar_name(int inst) const;
   [[nodiscard]] int mbar_decl(int inst) const;
   [[nodiscard]] int buffer_decl(int inst) const;

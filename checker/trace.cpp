@@ -15,17 +15,22 @@ namespace {
 EarlierAccess earlier_access(const Program& prog, const std::vector<std::pair<std::size_t, AccessNote>>& accesses,
                              const StepInfo& race) {
   EarlierAccess e;
+  spec::hb::Threads by = 0;
   for (auto it = accesses.rbegin(); it != accesses.rend(); ++it) {
     const AccessNote& n = it->second;
     if (n.buf != race.race_buf || !(n.threads & spec::hb::bit(race.race_other)) || n.write != race.race_other_write) continue;
     e.step = it->first;
+    by = n.threads;
     break;
   }
-  e.thread = prog.thread_name(race.race_other);
   e.write = race.race_other_write;
   e.proxy = race.race_other_proxy == spec::hb::Proxy::async ? "async" : "generic";
   for (std::size_t a = 0; a < prog.agents.size(); ++a)
     if (prog.agents[a].hb.owns(race.race_other)) e.agent = static_cast<int>(a);
+  // An access by every lane of the agent (`all:`) is the agent's, not the
+  // one lane class the race met first.
+  e.thread = prog.access_name(race.race_other,
+                              e.agent >= 0 && by != 0 && by == prog.agents[static_cast<std::size_t>(e.agent)].all_lanes);
   return e;
 }
 

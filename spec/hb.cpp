@@ -37,6 +37,7 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   Check c;
   c.other_buf = prior.buf;
   c.other_thread = prior.thread;
+  c.other_spread = prior.spread;
   c.issuer = issuer;
   c.other_was_write = prior.write;
   c.other_proxy = prior.proxy;

@@ -115,6 +115,7 @@ struct Check {
   Violation warning = Violation::none;    // a warning kind (violation none): the access is recorded
   int other_buf = 0;              // the buffer of the conflicting earlier access (the access's own, or one of its aliases)
   std::uint8_t other_thread = 0;  // the thread of the conflicting earlier access
+  std::uint8_t other_spread = 0;  // its Event::spread: non-zero for an access by every lane of an agent
   std::uint8_t issuer = 0;        // the thread of this access that conflicts
   bool other_was_write = false;
   Proxy other_proxy = Proxy::generic;

@@ -2,7 +2,8 @@
 // operation in flight at that operation, a shared-memory overflow at the
 // declaration that takes the CTA past the limit, a deadlocked wait's
 // arrive_expect_tx as a related location with the bytes expected and
-// delivered, and a barrier nobody arrives on named in the deadlock's message.
+// delivered, a barrier nobody arrives on named in the deadlock's message,
+// and a whole wave's access named as the wave's.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -161,4 +162,26 @@ TEST_CASE("locate: a deadlock on a barrier no operation arrives on says so") {
   CHECK(r.status == 1);
   INFO(r.out);
   CHECK(r.out.find("hint: no operation in the kernel arrives on full") != std::string::npos);
+}
+
+TEST_CASE("locate: an AMD wave's all-lane access is the whole wave's, not its leader lane's") {
+  const std::string file = kernel_file("wave.bk",
+                                       "# expect: data_race\n"
+                                       "kernel wave\n"
+                                       "target amd gfx942\n"
+                                       "\n"
+                                       "smem s[1] bytes 256\n"
+                                       "\n"
+                                       "role w warp x 2:\n"
+                                       "  if instance == 0:\n"
+                                       "    all: write s[0]\n"
+                                       "  else:\n"
+                                       "    all: read s[0]\n");
+  const Run r = check(file);
+  CHECK(r.status == 1);
+  INFO(r.out);
+  CHECK(r.out.find("VIOLATION data_race") != std::string::npos);
+  CHECK(r.out.find("leader lane") == std::string::npos);
+  CHECK(r.out.find("(the whole wave)") != std::string::npos);
+  CHECK(r.out.find("the earlier access: step 1") != std::string::npos);
 }

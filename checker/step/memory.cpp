@@ -10,7 +10,7 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
   info_.race_other_write = c.other_was_write;
   info_.race_other_proxy = c.other_proxy;
   // Accesses of two buffers that share bytes name both ranges.
-  const std::string other = p_.thread_name(c.other_thread);
+  const std::string other = p_.access_name(c.other_thread, c.other_spread != 0);
   const std::string of_other = c.other_buf == buf                 ? ""
                                : c.other_buf >= p_.num_buffers() ? " of " + p_.mem_name(c.other_buf) + " (its mbarrier.init or inval)"
                                                                  : " of " + p_.mem_name(c.other_buf);
