@@ -10,7 +10,7 @@ std::string render(const Diagnostic& d, std::string_view source) {
   o << d.file;
   if (d.loc.line > 0) o << ':' << d.loc.line << ':' << d.loc.col;
   o << ": error: " << d.message << '\n';
-  if (d.loc.line <= 0) return o.str();
+  if (d.loc.line <= 0 || !d.excerpt) return o.str();
   std::size_t start = 0;
   for (int l = 1; l < d.loc.line && start != std::string_view::npos; ++l) {
     start = source.find('\n', start);

@@ -13,9 +13,10 @@ struct Diagnostic {
   std::string file;
   ir::Loc loc;  // line 0: the file as a whole
   std::string message;
+  bool excerpt = true;  // render shows the source line (not for a file that is not text)
 };
 
-// "file:line:col: error: message", the source line, and a caret under the column.
+// "file:line:col: error: message", the source line, and a caret under the column (with `excerpt`).
 [[nodiscard]] std::string render(const Diagnostic& d, std::string_view source);
 
 }  // namespace pc

@@ -2,8 +2,9 @@
 // operation in flight at that operation, a shared-memory overflow at the
 // declaration that takes the CTA past the limit, a deadlocked wait's
 // arrive_expect_tx as a related location with the bytes expected and
-// delivered, a barrier nobody arrives on named in the deadlock's message,
-// and a whole wave's access named as the wave's.
+// delivered; and the small ones: a whole wave's access named as the wave's,
+// a binary file as one error, a misspelt `# expect:` with a suggestion, a
+// barrier nobody arrives on named in the deadlock's message.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -184,4 +185,34 @@ TEST_CASE("locate: an AMD wave's all-lane access is the whole wave's, not its le
   CHECK(r.out.find("leader lane") == std::string::npos);
   CHECK(r.out.find("(the whole wave)") != std::string::npos);
   CHECK(r.out.find("the earlier access: step 1") != std::string::npos);
+}
+
+TEST_CASE("locate: a binary file is one 'not a text file' error at 1:1, exit 2") {
+  std::string bytes = "\x7f" "ELF\x02\x01\x01";
+  bytes += std::string(9, '\0');
+  for (int i = 0; i < 4000; ++i) bytes += static_cast<char>((i * 37 + 11) % 256);
+  for (int i = 0; i < 40; ++i) bytes += "role x warp:\n  ??? \x01\x02\n";
+  const std::string file = kernel_file("binary.bk", bytes);
+  const Run r = check(file);
+  CHECK(r.status == 2);
+  INFO(r.err);
+  CHECK(r.err.find(file + ":1:1: error: not a text file") != std::string::npos);
+  CHECK(count(r.err, "error:") == 1);
+  CHECK(r.err.find("ELF") == std::string::npos);  // the bytes are not echoed
+}
+
+TEST_CASE("locate: a misspelt '# expect:' suggests the nearest outcome") {
+  const std::string file = kernel_file("typo.bk",
+                                       "# expect: data_rase\n"
+                                       "kernel typo\n"
+                                       "\n"
+                                       "smem t[1] bytes 16\n"
+                                       "\n"
+                                       "role r warp:\n"
+                                       "  all: read t[0]\n");
+  const Run r = check(file);
+  CHECK(r.status == 2);
+  INFO(r.err);
+  CHECK(r.err.find(file + ":1:1: error: '# expect: data_rase': expected 'verified' or a violation name") != std::string::npos);
+  CHECK(r.err.find("(did you mean 'data_race'?)") != std::string::npos);
 }

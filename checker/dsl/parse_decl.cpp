@@ -285,8 +285,14 @@ void Parser::finish() {
   if (expects_.size() > 1) errors_.push_back({file_, expects_[1].first, "more than one '# expect:' line"});
   if (!expects_.empty()) {
     const std::string& e = expects_[0].second;
-    if (e != "verified" && !spec::violation_from_name(e))
-      errors_.push_back({file_, expects_[0].first, "'# expect: " + e + "': expected 'verified' or a violation name (docs/spec.md)"});
+    if (e != "verified" && !spec::violation_from_name(e)) {
+      std::vector<std::string> outcomes{"verified"};
+#define PC_X(v, name, severity, doc) outcomes.emplace_back(name);
+      PC_VIOLATIONS(PC_X)
+#undef PC_X
+      errors_.push_back({file_, expects_[0].first,
+                         "'# expect: " + e + "': expected 'verified' or a violation name (docs/spec.md)" + suggest(e, outcomes)});
+    }
     k_.expect = e;
   }
 }

@@ -51,9 +51,30 @@ Parsed Parser::run() {
 
 }  // namespace detail
 
+namespace {
+
+// A NUL byte, or more than one byte in eight of the first 4 KiB a control
+// character other than white space: a binary file (an object file, an image,
+// a compressed archive), not a .bk kernel. It gets one error, not one per
+// garbled line.
+bool binary(std::string_view s) {
+  if (s.find('\0') != std::string_view::npos) return true;
+  const std::string_view head = s.substr(0, 4096);
+  std::size_t control = 0;
+  for (const char c : head) {
+    const auto u = static_cast<unsigned char>(c);
+    control += u < 0x20 && c != '\n' && c != '\r' && c != '\t' && c != '\f' && c != '\v';
+  }
+  return control * 8 > head.size();
+}
+
+}  // namespace
+
 Parsed parse(std::string_view source, const std::string& file, const std::vector<std::pair<std::string, std::int64_t>>& overrides) {
   if (source.size() > max_source_bytes)
     return Parsed{{}, {{file, {0, 0}, "the file is larger than 16 MiB; a .bk kernel is a few hundred lines"}}};
+  if (binary(source))
+    return Parsed{{}, {{file, {1, 1}, "not a text file (a NUL byte or control characters): a .bk kernel is text (docs/dsl.md)", false}}};
   const Lexed lx = lex(source);
   detail::Parser p(lx, file, overrides);
   return p.run();
