@@ -310,18 +310,25 @@ TEST_CASE("one mistake, one error: no cascade from a bad declaration, no false '
   CHECK(e.errors[1].message.find("did you mean 'full'") != std::string::npos);
 }
 
-TEST_CASE("a binary file gives at most 20 errors") {
+TEST_CASE("a binary file is one error at 1:1; a text of bad lines gives at most 20 errors") {
   std::mt19937 rng(11);
   std::string noise(1 << 16, '\0');
   for (char& ch : noise) ch = static_cast<char>(rng());
   const dsl::Parsed p = dsl::parse(noise, "noise.bk");
-  REQUIRE(p.errors.size() == 21);
-  CHECK(p.errors.back().message == "too many errors; stopping");
-  // Lexical errors only (every line has a bad byte) are cut the same way.
+  REQUIRE(p.errors.size() == 1);
+  CHECK(p.errors[0].loc.line == 1);
+  CHECK(p.errors[0].loc.col == 1);
+  CHECK(p.errors[0].message.find("not a text file") == 0);
+  // Control characters in most lines, with no NUL: binary too.
+  std::string controls;
+  for (int i = 0; i < 3000; ++i) controls += "\x01\n";
+  CHECK(dsl::parse(controls, "controls.bk").errors.size() == 1);
+  // Lexical errors only (every line has a bad byte, not a control character) are cut at 20.
   std::string bytes;
-  for (int i = 0; i < 3000; ++i) bytes += "\x01\n";
+  for (int i = 0; i < 3000; ++i) bytes += "\xff\n";
   const dsl::Parsed q = dsl::parse(bytes, "bytes.bk");
   CHECK(q.errors.size() == 21);
+  CHECK(q.errors.back().message == "too many errors; stopping");
 }
 
 TEST_CASE("arithmetic is checked: an overflow is an error at the operator") {
