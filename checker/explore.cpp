@@ -11,6 +11,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +32,27 @@ namespace pc::check {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Which limit stopped a search, and how to raise it (Result::stop_detail).
+std::string stop_detail(const std::string& reason, const Options& o, std::uint64_t states) {
+  const Options defaults;
+  if (reason == "max-states")
+    return "the search stored more than " + std::to_string(o.max_states) + " states, " +
+           (o.max_states == defaults.max_states ? "the default state cap" : "the --max-states given") +
+           ": raise it with --max-states N, or check smaller parameter values (--param)";
+  if (reason == "max-memory")
+    return "the process's resident memory passed " + std::to_string(o.max_memory_mb) + " MiB, " +
+           (o.max_memory_mb == defaults.max_memory_mb ? "the default memory cap" : "the --max-memory given") +
+           ": raise it with --max-memory MB, or check smaller parameter values (--param)";
+  if (reason == "timeout") {
+    std::ostringstream t;
+    t << o.timeout_s;
+    return "the search ran past the --timeout of " + t.str() + " s: raise it with --timeout S";
+  }
+  if (reason == "interrupted")
+    return "interrupted (SIGINT) after " + std::to_string(states) + " states: the verdict so far, nothing proven";
+  return {};
+}
 
 unsigned thread_count(const Options& o) {
   if (o.threads > 0) return o.threads;
@@ -70,7 +92,8 @@ class Search {
   }
   // One search by the back end Options::threads picks; with `links`, parent links are kept.
   Searched search(std::uint64_t max_depth, Coverage* coverage, Links* links) const {
-    const SearchRun run{next_, opt_, coverage, links, max_depth};
+    // The profile is the first search's: the one with links stops where it did.
+    const SearchRun run{next_, opt_, coverage, links, max_depth, opt_.profile_states && links == nullptr};
     if (const unsigned threads = thread_count(opt_); threads > 1) return parallel_breadth_first(run, threads);
     return breadth_first(run);
   }
@@ -99,6 +122,7 @@ void Search::conclude(Result& r, const Searched& s, const Links* links) const {
   } else if (!s.stop_reason.empty()) {
     r.verdict = Verdict::inconclusive;
     r.inconclusive_reason = s.stop_reason;
+    r.stop_detail = stop_detail(s.stop_reason, opt_, r.states);
   } else {
     r.verdict = Verdict::verified;
   }
@@ -131,6 +155,7 @@ Result Search::run() {
     t.step_cache_hits = r.step_cache_hits;
     t.step_cache_states = r.step_cache_states;
     t.memory_bytes = r.memory_bytes;
+    t.profile = std::move(r.profile);
     r = std::move(t);
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -167,6 +167,35 @@ struct Snapshot {
   std::vector<std::string> in_flight;  // pending async events, in words
 };
 
+// Where a search's states come from (--profile-states): of the states
+// stored, how many have each agent at each line, each mbarrier at each
+// phase, each agent's loop variable at each value while the agent is in
+// that loop. Counted once per state, when it is first stored.
+struct StateProfile {
+  struct Line {
+    int agent = 0;             // index into Result::agents
+    int line = 0;              // 0: the agent has exited (or is at the end of its code)
+    std::uint64_t states = 0;
+  };
+  struct Phase {
+    std::string mbarrier;      // "full[0]", "empty[1]@cta1"
+    std::uint32_t phase = 0;   // completed phases
+    std::uint64_t states = 0;
+  };
+  struct Trip {
+    int agent = 0;
+    std::string var;           // the loop variable
+    int line = 0;              // the loop's `for` line
+    std::int64_t value = 0;
+    std::uint64_t states = 0;
+  };
+  bool taken = false;
+  std::uint64_t states = 0;    // the states counted: every state stored
+  std::vector<Line> lines;     // the most states first (then by agent, line)
+  std::vector<Phase> phases;   // by barrier, then phase
+  std::vector<Trip> trips;     // by agent, loop, then value
+};
+
 struct Result {
   Verdict verdict = Verdict::verified;
   // The first finding of each warning kind at each location (none under
@@ -183,7 +212,11 @@ struct Result {
   std::vector<Agent> agents;
   std::vector<TraceStep> trace;
   std::string replay;        // token that re-runs exactly this schedule (--replay)
-  std::string inconclusive_reason;  // "max-states", "timeout", "max-memory"
+  std::string inconclusive_reason;  // "max-states", "timeout", "max-memory", "interrupted"
+  // Which limit stopped an inconclusive search, at what value, and how to
+  // raise it ("the search stored more than 50000000 states, the default
+  // --max-states: ..."); empty where none did.
+  std::string stop_detail;
   // --prove: the trip count of the violation's schedule (-1: none); for a
   // proof, what it covers ("every K_TILES >= 1"); for none, why
   // ("not proved for every K_TILES: ..."; inconclusive_reason "not-proved",
@@ -212,6 +245,7 @@ struct Result {
   // trace step (after the operations the reduction runs with it), one more
   // than the trace's steps.
   std::vector<Snapshot> step_states;
+  StateProfile profile;      // with Options::profile_states
 };
 
 // What a `# expect:` line names: "verified", "inconclusive", or the violation.
@@ -234,6 +268,7 @@ struct Options {
   // tests' floors on what each removes, tests/reduction_floor_test.cpp):
   bool symmetry = true;              // a state stored by its canonical representative (reduce/symmetry.hpp)
   bool private_steps = true;         // an agent's private operations run at once (reduce/local.hpp)
+  // The state cap: --max-states, by default 50 million (docs/cli.md).
   std::uint64_t max_states = 50'000'000;
   std::uint64_t max_memory_mb = 8192;
   double timeout_s = 0;              // 0: none
@@ -260,6 +295,8 @@ struct Options {
   std::uint32_t parallel_table_lines = 0;
   // Keep the state after every trace step in Result::step_states (--trace-html).
   bool record_states = false;
+  // Count where the stored states come from (StateProfile; --profile-states).
+  bool profile_states = false;
   // --prove: one search for every value of a trip-count parameter
   // (checker/trips.hpp), as checker/smt/trips.cpp proved the shift.
   std::shared_ptr<const TripShift> trips;

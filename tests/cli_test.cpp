@@ -92,7 +92,8 @@ TEST_CASE("--json validates against docs/check-kernel.schema.json") {
   REQUIRE(jsonmini::Reader(slurp(src + "/docs/check-kernel.schema.json")).parse(schema));
   const std::string broken = temp_file("broken2.bk", "kernel k\nrole r warp:\n  bogus_op\n");
   for (const std::string& args : {good, bad, broken, src + "/kernels/cutlass_tma_multicast.bk --max-states 10",
-                                  src + "/kernels/tlx_ws_gemm_hopper.bk --symbolic", good + " " + bad + " " + broken}) {
+                                  src + "/kernels/tlx_ws_gemm_hopper.bk --symbolic", good + " " + bad + " " + broken,
+                                  good + " --profile-states", src + "/kernels/cutlass_tma_multicast.bk --max-states 10 --profile-states"}) {
     CAPTURE(args);
     const Merged r = run(args + " --json");
     jsonmini::Value v;

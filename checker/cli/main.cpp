@@ -3,6 +3,7 @@
 // 2 bad input or usage, 3 inconclusive, 4 internal error (a defect of the
 // checker); over several files, the worst (internal error, then bad input,
 // then inconclusive, then violation, then verified).
+#include <csignal>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/guard.hpp"
+#include "checker/interrupt.hpp"
 #include "checker/program.hpp"
 #include "checker/report/report.hpp"
 #include "checker/smt/symbolic.hpp"
@@ -67,7 +69,8 @@ options:
   --check-step-cache   step every agent anyway where the cache holds the
                        outcome, and compare (slower; a difference is a defect
                        of the checker: exit 4)
-  --max-states N       stop after N states (verdict: inconclusive)
+  --max-states N       stop after N states (verdict: inconclusive); the
+                       default cap is 50000000 states
   --max-memory MB      stop when the process's resident memory passes MB MiB
                        (inconclusive)
   --timeout S          stop after S seconds (inconclusive)
@@ -105,15 +108,36 @@ options:
   --brief              one line per finding (FILE:LINE:COL: KIND: MESSAGE):
                        the violation, each warning, unreached statement and
                        refuted claim; a kernel with none: its verdict line
+  --profile-states     after the search (or where a limit or Ctrl-C stops
+                       it), print where its states come from: states per
+                       agent and line, per mbarrier phase, per loop trip,
+                       and the agent lines that hold the most
   --progress           a progress line on stderr every 3 seconds
   --quiet              print nothing but errors in the input: the exit status
                        tells the outcome
   --help, --version
 
+Ctrl-C (SIGINT) stops the search: the verdict so far, inconclusive
+("interrupted"), with its states (and --profile-states's profile), exit 3;
+a second Ctrl-C kills it.
+
 exit status: 0 verified, 1 violation, 2 bad input or usage, 3 inconclusive,
 4 internal error (a defect of the checker: please report it); over several
 files the worst of them (internal > bad input > inconclusive > violation).
 )";
+
+// The first SIGINT asks every search to stop (they end inconclusive,
+// "interrupted", and are reported); the handler is then the default again,
+// so that a second one kills the process.
+void on_sigint(int) { pc::check::interrupt_requested.store(true); }
+
+void catch_sigint() {
+  struct sigaction sa {};
+  sa.sa_handler = on_sigint;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESETHAND;
+  sigaction(SIGINT, &sa, nullptr);
+}
 
 int usage(const std::string& msg) {
   std::fprintf(stderr, "check-kernel: %s\n(try check-kernel --help)\n", msg.c_str());
@@ -337,6 +361,8 @@ EarlyExit parse_args(int argc, char** argv, Cli& c) {
       c.brief = true;
     } else if (a == "--progress") {
       opt.progress = true;
+    } else if (a == "--profile-states") {
+      opt.profile_states = true;
     } else if (a == "--quiet" || a == "-q") {
       c.quiet = true;
     } else if (a == "--param") {
@@ -404,6 +430,7 @@ EarlyExit check_combinations(const Cli& c) {
   if (c.want_json && c.want_sarif) return usage("--json and --sarif exclude each other");
   if (c.quiet && opt.progress) return usage("--quiet and --progress exclude each other");
   if (!opt.replay.empty() && c.files.size() != 1) return usage("--replay takes exactly one file");
+  if (!opt.replay.empty() && opt.profile_states) return usage("--profile-states goes with a search, not with --replay");
   if (opt.steps >= 0 && opt.replay.empty()) return usage("--steps goes with --replay TOKEN");
   if (c.want_sweep && !opt.replay.empty()) return usage("--sweep and --replay exclude each other (a token is one point)");
   if (!c.prove_param.empty() && (c.want_sweep || !opt.replay.empty()))
@@ -534,8 +561,13 @@ int main(int argc, char** argv) {
   c.opt.params = c.params;
   c.opt.record_states = !c.html_out.empty();
 
+  catch_sigint();
   std::vector<pc::report::FileReport> reports;
-  for (const std::string& path : c.files) reports.push_back(check_file(c, path));
+  for (const std::string& path : c.files) {
+    reports.push_back(check_file(c, path));
+    // Interrupted: the files after it are not checked.
+    if (pc::check::interrupt_requested.load()) break;
+  }
   // The trace page first: a failure to write it is part of the exit status
   // that the JSON and SARIF documents report.
   const bool html_failed = !c.html_out.empty() && !write_trace_html(c, reports);

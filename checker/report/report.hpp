@@ -100,6 +100,11 @@ enum class Coverage : std::uint8_t { summary, full };
 [[nodiscard]] std::string sarif(const std::vector<FileReport>& files, int exit_status);
 [[nodiscard]] std::string html(const FileReport& f);
 
+// --profile-states: where the states come from, as text (indented lines)
+// and as the value of the JSON's `profile` (profile.cpp).
+[[nodiscard]] std::string profile_text(const FileReport& f);
+[[nodiscard]] std::string profile_json(const FileReport& f);
+
 // JSON string escaping (also used by the HTML writer for data attributes).
 [[nodiscard]] std::string json_escape(std::string_view s);
 

@@ -260,12 +260,14 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
       if (!r.not_proved.empty())
         o << "INCONCLUSIVE: " << r.not_proved << " (" << stats << ")";
       else
-        o << "INCONCLUSIVE: " << r.inconclusive_reason << " reached (" << stats << "); nothing was proven";
+        o << "INCONCLUSIVE: " << r.inconclusive_reason << (r.inconclusive_reason == "interrupted" ? " (" : " reached (") << stats
+          << "); nothing was proven";
       break;
     case check::Verdict::violation: o << "VIOLATION " << spec::violation_name(r.violation) << " (" << stats << ")"; break;
   }
   if (!f.expect.empty()) o << (matches_expectation(f) ? "  [as expected]" : "  [EXPECTED " + f.expect + "]");
   o << '\n';
+  if (r.verdict == check::Verdict::inconclusive && !r.stop_detail.empty()) o << "  " << r.stop_detail << '\n';
   if (f.sweep.on && !f.sweep.failing.empty())
     o << "  at the first failing point " << params_text(f.sweep.failing) << " (" << f.sweep.result_states << " states, "
       << seconds_text(f.sweep.result_seconds) << "):\n";
@@ -291,6 +293,7 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   if (r.coverage) o << coverage_text(f, coverage);
   o << warnings_text(f);
   if (f.sweep.on) o << sweep_text(f);
+  o << profile_text(f);
   for (const SymbolicClaim& s : f.symbolic) {
     o << "  symbolic " << s.check << ": " << s.status << ": " << s.claim;
     if (s.status == "counterexample") {

@@ -1,10 +1,13 @@
 // The one-thread back end: breadth-first, each level's states found in order
 // and numbered so, a level's ids being [base, base + its size).
+#include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include "checker/frontier.hpp"
 #include "checker/search/limits.hpp"
+#include "checker/search/profile.hpp"
 #include "checker/search/search.hpp"
 
 namespace pc::check {
@@ -17,6 +20,12 @@ Searched breadth_first(const SearchRun& run) {
   State init = next_of.initial(run.coverage);
   visited.insert(next_of.fingerprint(init));
   if (run.links) run.links->add(0, 0);
+  // --profile-states: every state counted when stored (none made without it).
+  std::unique_ptr<Profiler> profile;
+  if (run.profile) {
+    profile = std::make_unique<Profiler>(next_of.model().program(), next_of.owners(), init);
+    profile->count(init);
+  }
 
   // The level read and the level written.
   Frames frames[2];
@@ -49,7 +58,9 @@ Searched breadth_first(const SearchRun& run) {
           [&](std::uint64_t fp, Action a, auto&& queued) {
             if (!visited.insert(fp)) return;
             if (run.links) run.links->add(id, a);
-            next->put(queued());
+            const std::string_view bytes = queued();
+            next->put(bytes);
+            if (profile) profile->count(bytes);
             ++next_size;
           },
           [&](std::uint64_t fp) { visited.prefetch(fp); });
@@ -81,6 +92,7 @@ Searched breadth_first(const SearchRun& run) {
   out.r.warnings = std::move(warnings.list);
   out.r.warnings_capped = warnings.capped;
   out.found = w.found;
+  if (profile) out.r.profile = profile->result();
   return out;
 }
 

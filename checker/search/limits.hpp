@@ -1,5 +1,6 @@
-// The limits of a search (--timeout, --max-states, --max-memory) and its
-// progress line (--progress), as both back ends check them.
+// The limits of a search (--timeout, --max-states, --max-memory, and an
+// interrupt: check-kernel's first SIGINT) and its progress line
+// (--progress), as both back ends check them.
 #pragma once
 
 #include <chrono>
@@ -7,6 +8,7 @@
 #include <cstdio>
 
 #include "checker/frontier.hpp"
+#include "checker/interrupt.hpp"
 #include "checker/result.hpp"
 
 namespace pc::check {
@@ -20,7 +22,7 @@ class Limits {
   [[nodiscard]] double seconds() const { return std::chrono::duration<double>(Clock::now() - t0_).count(); }
 
   // The limit reached with `states` stored (nullptr: none). When several
-  // are, the memory is named before the states, and those before the time.
+  // are, an interrupt is named first, then the memory, the states, the time.
   // `mem` receives the resident memory of the process.
   [[nodiscard]] const char* reached(std::uint64_t states, std::uint64_t& mem) const {
     const char* why = nullptr;
@@ -28,6 +30,7 @@ class Limits {
     if (states > opt_.max_states) why = "max-states";
     mem = resident_bytes();
     if (mem > opt_.max_memory_mb * 1024 * 1024) why = "max-memory";
+    if (interrupt_requested.load(std::memory_order_relaxed)) why = "interrupted";
     return why;
   }
   // The progress line on stderr, at most every 3 seconds, when asked for.

@@ -17,6 +17,7 @@
 
 #include "checker/frontier.hpp"
 #include "checker/search/limits.hpp"
+#include "checker/search/profile.hpp"
 #include "checker/search/search.hpp"
 #include "checker/search/team.hpp"
 
@@ -49,6 +50,8 @@ struct alignas(64) Lane {
   std::vector<Entry> out;
   std::uint64_t expanded = 0;  // states, for the limits' checks
   bool aside = false;          // an entry of this level is kept aside
+  std::unique_ptr<Profiler> profile;  // --profile-states: the states this thread counted
+  FrameReader profile_reader;
 };
 
 // A chunk of the level: the states [first, first + size) of `level`, and
@@ -87,6 +90,7 @@ class ParallelSearch {
   void put_aside_again();
   void filter(Key first);
   void take_violation(Key first);
+  void profile_level(Key first);
   void number_next();
   void finish();
 
@@ -125,6 +129,7 @@ ParallelSearch::ParallelSearch(const SearchRun& run, unsigned threads)
   visited_.added(1);
   if (run.links) run.links->add(0, 0);
   add_lanes(init);
+  if (run.profile) lanes_[0]->profile->count(init);
   std::string actual;
   serialize(init, next_of_.owners(), actual);
   level_.push_back(lanes_[0]->frames[gen_].put(actual, 0));
@@ -141,6 +146,7 @@ void ParallelSearch::add_lanes(const State& init) {
       lane->w.own_coverage = std::make_unique<Coverage>(next_of_.model().program());
       lane->w.coverage = lane->w.own_coverage.get();
     }
+    if (run_.profile) lane->profile = std::make_unique<Profiler>(next_of_.model().program(), next_of_.owners(), init);
     lanes_.push_back(std::move(lane));
   }
 }
@@ -323,6 +329,27 @@ void ParallelSearch::take_violation(Key first) {
   out_.r.states = level_end_ + kept;
 }
 
+// --profile-states: the states this level stored, each once (its owner's
+// entry, filtered), counted by the threads; with a violation, those one
+// thread stores before it (take_violation's count), else all.
+void ParallelSearch::profile_level(Key first) {
+  const bool all = first == no_key || stop_.load();
+  phase([&](int li) {
+    Lane& lane = *lanes_[static_cast<std::size_t>(li)];
+    for (;;) {
+      const std::size_t c = cursor_.fetch_add(1, std::memory_order_relaxed);
+      if (c >= nchunks_) break;
+      const Chunk& ch = chunks_[c];
+      if (ch.lane < 0) continue;
+      const Lane& from = *lanes_[static_cast<std::size_t>(ch.lane)];
+      for (std::uint32_t i = ch.begin; i < ch.end; ++i) {
+        const Entry& e = from.out[i];
+        if (all || key_of(e.parent, e.action) < first) lane.profile->count(lane.profile_reader.get(from.frames[gen_ ^ 1], e.at));
+      }
+    }
+  });
+}
+
 // The new states numbered in chunk order, and the parent links set; each
 // thread then drops the states it wrote of the level just read (numbering
 // reads the lists, not the states).
@@ -386,6 +413,10 @@ void ParallelSearch::finish() {
   r.warnings_capped = warnings.capped;
   out_.found = found_;
   out_.stop_reason = stop_reason_;
+  if (run_.profile) {
+    for (std::size_t i = 1; i < lanes_.size(); ++i) lanes_[0]->profile->merge(*lanes_[i]->profile);
+    r.profile = lanes_[0]->profile->result();
+  }
 }
 
 Searched ParallelSearch::run() {
@@ -394,6 +425,7 @@ Searched ParallelSearch::run() {
     put_aside_again();
     const Key first = best_.load();
     filter(first);
+    if (run_.profile) profile_level(first);
     if (first != no_key) {
       take_violation(first);
       ++depth_;

@@ -22,12 +22,13 @@ struct SearchRun {
   Coverage* coverage = nullptr;  // marks of the instructions run (null: none kept)
   Links* links = nullptr;        // parent links, for the trace of a violation (null: none kept)
   std::uint64_t max_depth = ~std::uint64_t{0};
+  bool profile = false;          // count where the states come from (Result::profile)
 };
 
 struct Searched {
   Result r;                 // states, transitions, max_depth, memory_bytes, warnings; no verdict
   Found found;              // the first violation in the one-thread order
-  std::string stop_reason;  // the limit that stopped the search ("timeout", "max-states", "max-memory")
+  std::string stop_reason;  // the limit that stopped the search ("timeout", "max-states", "max-memory", "interrupted")
 };
 
 // The level being written keeps its frames uncompressed within the visited
