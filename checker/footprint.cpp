@@ -23,7 +23,7 @@ Footprints::Footprints(const Program& p) : p_(p) {
   cluster_ = alive_base_ + ctas;
   pool_base_ = cluster_ + 1;
   tmem_base_ = pool_base_ + static_cast<int>(p.agents.size());  // per CTA: its tensor-memory allocator
-  clc_ = tmem_base_ + ctas;  // cluster launch control: the clusters left, a failure seen
+  clc_ = tmem_base_ + ctas;  // cluster launch control: the clusters left, the failures each CTA observed
   count_ = clc_ + 1;
   const int words = (count_ + 63) / 64;
   if (words > max_words) return;  // unusable: words_ stays 0
@@ -175,6 +175,9 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       // memory (the A operand and the accumulator are split between them).
       if (ir::op_has(op.code, ir::opf::tmem)) add(set, tmem_base_ + cta);
       if (op.tmem.object >= 0) buf_in(op.tmem, cta, false);
+      // A query of a launch-control response records a failure the CTA
+      // observed (spec::clc::query).
+      if (op.code == OpCode::clc_query) add(set, clc_);
       if (op.cta_pair) {
         const int peer = spec::tmem::peer(cta);
         add(set, tmem_base_ + peer);

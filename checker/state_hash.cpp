@@ -154,7 +154,7 @@ std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
   Chains h(shape);
   auto eat = [&h](std::uint64_t x) { h.eat(x); };
   eat(two(s.pending.size(), s.mem.events.size()));
-  const std::uint64_t clc = s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed} << 32;
+  const std::uint64_t clc = s.clc.queue | std::uint64_t{s.clc.requests} << 16 | std::uint64_t{s.clc.failed_seen} << 32;
   const std::uint64_t cluster = s.cluster.generation | std::uint64_t{s.cluster.arrived} << 32;
   const bool rare = (clc | cluster | s.cta_exited) != 0;
   eat(two(static_cast<std::uint32_t>(s.mem.buffers), rare));

@@ -76,7 +76,7 @@ namespace pc::spec {
   X(tmem_misuse, "tmem_misuse", error,                                                             \
     "tcgen05.alloc after tcgen05.relinquish_alloc_permit or of a live allocation, tcgen05.dealloc of memory not allocated, or the two warps of a cta_group::2 collective issuing different operations") \
   X(tmem_not_deallocated, "tmem_not_deallocated", error, "a CTA exits with tensor memory still allocated") \
-  X(clc_misuse, "clc_misuse", error, "clusterlaunchcontrol.try_cancel issued after a response of the cluster reported a failure (undefined)") \
+  X(clc_misuse, "clc_misuse", error, "clusterlaunchcontrol.try_cancel issued by a CTA that observed (queried) a response reporting a failure (undefined)") \
   X(barrier_memory_reuse, "barrier_memory_reuse", error,                                           \
     "a data access (generic or async proxy) to the memory of an mbarrier object that is live: not invalidated") \
   X(scope_cta_acquire, "scope_cta_acquire", warning,                                                 \

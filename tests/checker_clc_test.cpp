@@ -49,12 +49,12 @@ const std::string two_requests =
 
 }  // namespace
 
-TEST_CASE("spec::clc: a failure ends the requests, a cancellation takes a cluster") {
+TEST_CASE("spec::clc: a failure the CTA observed ends its requests, a cancellation takes a cluster") {
   using spec::Violation;
   namespace clc = spec::clc;
   clc::State s;
   s.queue = 1;
-  CHECK(clc::issue(s) == Violation::none);
+  CHECK(clc::issue(s, 0) == Violation::none);
   CHECK(clc::may_answer(s, true));
   CHECK(clc::may_answer(s, false));
   s = clc::decide(s, true);
@@ -62,8 +62,13 @@ TEST_CASE("spec::clc: a failure ends the requests, a cancellation takes a cluste
   CHECK_FALSE(clc::may_answer(s, true));  // none left: only a failure
   CHECK(clc::may_answer(s, false));
   s = clc::decide(s, false);
-  CHECK(s.failed);
-  CHECK(clc::issue(s) == Violation::clc_misuse);
+  // A failure that landed and that no thread of the CTA queried yet does not count.
+  CHECK(clc::issue(s, 0) == Violation::none);
+  s = clc::query(s, 1, true);
+  CHECK(clc::issue(s, 1) == Violation::none);
+  s = clc::query(s, 1, false);  // CTA 1 observed a failure; CTA 0 did not
+  CHECK(clc::issue(s, 1) == Violation::clc_misuse);
+  CHECK(clc::issue(s, 0) == Violation::none);
 }
 
 TEST_CASE("both answers are explored while clusters are left, a failure once none is") {
@@ -84,6 +89,35 @@ TEST_CASE("a request after a failed response is clc_misuse") {
   const std::string unguarded = with(with(with(two_requests, "N", "1"), "ASSERT", "exit"), "    if go == 1:\n", "    if 1:\n");
   CHECK(outcome(unguarded) == "clc_misuse");
   CHECK(outcome(with(with(two_requests, "N", "1"), "ASSERT", "exit")) == "verified");
+}
+
+// Issue 62: try_cancel is undefined only "if the executing CTA has already
+// observed the completion of a clusterlaunchcontrol.try_cancel instruction as
+// failed" (PTX ISA clusterlaunchcontrol.try_cancel). Two requests in flight,
+// the first failing before the second is issued, were clc_misuse (the model
+// counted a failure when its response landed): a false alarm, now verified.
+// The twin issues a third request after both answers were queried, one of
+// which is a failure (`clc 1`: at most one cancellation): clc_misuse.
+TEST_CASE("two requests in flight: a failure counts once the CTA has queried it") {
+  const std::string k = "kernel t\nclc 1\nsmem resp[2] bytes 16\nmbarrier full[2] count 1\n"
+                        "role sched warp:\n"
+                        "  one: arrive_expect_tx full[0] bytes 16\n"
+                        "  one: clc_try_cancel resp[0] -> full[0]\n"
+                        "  one: arrive_expect_tx full[1] bytes 16\n"
+                        "  one: clc_try_cancel resp[1] -> full[1]\n"
+                        "  wait full[0] parity 0\n"
+                        "  a = clc_query resp[0]\n"
+                        "  wait full[1] parity 0\n"
+                        "  b = clc_query resp[1]\n"
+                        "AGAIN";
+  const std::string again = "  one: fence_proxy_async\n  syncwarp\n"
+                            "  one: arrive_expect_tx full[0] bytes 16\n"
+                            "  one: clc_try_cancel resp[0] -> full[0]\n";
+  for (bool reduction : {true, false}) {
+    CAPTURE(reduction);
+    CHECK(outcome(with(k, "AGAIN", ""), reduction) == "verified");  // was clc_misuse
+    CHECK(outcome(with(k, "AGAIN", again), reduction) == "clc_misuse");
+  }
 }
 
 TEST_CASE("every destination of a multicast request gets the same answer") {

@@ -265,7 +265,7 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"tmem pair_done", [](check::State& x) { if (!x.tmem.empty()) x.tmem.back().pair_done ^= true; }},
       {"clc queue", [](check::State& x) { ++x.clc.queue; }},
       {"clc requests", [](check::State& x) { ++x.clc.requests; }},
-      {"clc failed", [](check::State& x) { x.clc.failed ^= true; }},
+      {"clc failed_seen", [](check::State& x) { x.clc.failed_seen ^= 2; }},
       {"clc value", [](check::State& x) { if (!x.clc_value.empty()) x.clc_value.back() ^= 1; }},
       {"cluster generation", [](check::State& x) { ++x.cluster.generation; }},
       {"cluster arrived", [](check::State& x) { ++x.cluster.arrived; }},

@@ -76,8 +76,8 @@ struct State {
   // the pair collective issued (PairOp), its allocation, performed; per
   // CTA and allocation ([cta * slots + slot]): allocated.
   Exprs tm_used, tm_relinq, tm_pair, tm_which, tm_done, tm_alloc;
-  // Cluster launch control (spec::clc::State): {clusters left to take, a
-  // failure reported}; per request, whether its answer is decided and what
+  // Cluster launch control (spec::clc::State): {clusters left to take, then
+  // per CTA a failure it observed}; per request, whether its answer is decided and what
   // it is; per buffer, the answer of the response last written there.
   Exprs clc, decided, answer, response;
   Exprs k, ka, kw;            // [thread * events + event]

@@ -48,7 +48,8 @@ State Encoder::initial() {
       for (int k = 0; k < f_.tmem_slots; ++k) s.tm_alloc.push_back(c_.bool_val(false));
     }
   if (f_.clc_requests > 0) {
-    s.clc = {num(f_.clc_queue), c_.bool_val(false)};
+    s.clc = {num(f_.clc_queue)};
+    for (int c = 0; c < f_.ctas; ++c) s.clc.push_back(c_.bool_val(false));
     s.decided.assign(static_cast<std::size_t>(f_.clc_requests), c_.bool_val(false));
     s.answer = s.decided;
     s.response.assign(f_.buffers.size(), c_.bool_val(false));

@@ -70,8 +70,9 @@ void Encoder::mbar_use_checks(const State& s, const Step& st, Case& c) {
       c.reads.push_back(object(Obj::mbar, st.mbar));
       break;
     case StepKind::clc_cancel:
-      // step.cpp: spec::clc::issue, then per destination as a TMA load's.
-      c.raises.push_back({Violation::clc_misuse, s.clc[1]});
+      // step.cpp: spec::clc::issue (a failure the issuing CTA observed),
+      // then per destination as a TMA load's.
+      c.raises.push_back({Violation::clc_misuse, s.clc[1 + static_cast<std::size_t>(f_.agents[static_cast<std::size_t>(c.proc)].cta)]});
       c.reads.push_back(object(Obj::clc, 0));
       [[fallthrough]];
     case StepKind::tma_load:
@@ -244,11 +245,16 @@ void Encoder::clc_query_step(const State& s, int a, int i, Case& c) {
   // answer (Step::next_false: "not canceled").
   access(n, st, st.parts[0], st.lanes, -1, false, c.raises);
   touch(c, st.parts[0].buf);
+  // "not canceled": the CTA has observed a failure (spec::clc::query).
+  const z3::expr canceled = s.response[static_cast<std::size_t>(st.parts[0].buf)];
+  const std::size_t seen = 1 + static_cast<std::size_t>(f_.agents[ai].cta);
+  n.clc[seen] = or2(s.clc[seen], not1(canceled));
+  c.reads.push_back(object(Obj::clc, 0));
+  c.writes.push_back(object(Obj::clc, 0));
   if (st.next_false < 0) {  // the answer is not kept: one path
     advance(n, a, i);
     return;
   }
-  const z3::expr canceled = s.response[static_cast<std::size_t>(st.parts[0].buf)];
   const std::size_t here = static_cast<std::size_t>(base_[ai] + i);
   n.at[here] = c_.bool_val(false);
   n.at[here + 1] = canceled;
@@ -416,8 +422,7 @@ Case Encoder::clc_landing(const State& s, int j, bool canceled) {
   State& n = c.next;
   n.decided[r] = c_.bool_val(true);
   n.answer[r] = c_.bool_val(canceled);
-  if (canceled) n.clc[0] = z3::ite(s.decided[r], s.clc[0], s.clc[0] - 1);
-  else n.clc[1] = c_.bool_val(true);  // decided now, or failed already
+  if (canceled) n.clc[0] = z3::ite(s.decided[r], s.clc[0], s.clc[0] - 1);  // a failure counts once queried (clc_query_step)
   n.response[static_cast<std::size_t>(f_.events[static_cast<std::size_t>(t.event)].buf)] = c_.bool_val(canceled);
   c.reads.push_back(object(Obj::clc, 0));
   c.writes.push_back(object(Obj::clc, 0));

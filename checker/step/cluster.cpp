@@ -9,8 +9,8 @@ Exec::Pc Exec::on_clc_try_cancel(const ir::Op& op, [[maybe_unused]] const Lanes&
   // async-proxy write of the agent's TMA unit into each destination
   // CTA's buffer, completing 16 bytes of tx on its barrier when it lands.
   // Both answers are left pending; the first to land decides.
-  if (const Violation v = spec::clc::issue(s_.clc); v != Violation::none)
-    stop(v, me_.name + " issues clusterlaunchcontrol.try_cancel after a response of the cluster reported a failure");
+  if (const Violation v = spec::clc::issue(s_.clc, me_.cta); v != Violation::none)
+    stop(v, me_.name + " issues clusterlaunchcontrol.try_cancel after its CTA observed a response that reported a failure");
   // The request's name: the smallest number no pending request uses, so
   // that equal states stay equal.
   auto taken = [&](std::uint16_t g) {
@@ -47,6 +47,8 @@ Exec::Pc Exec::on_clc_query(const ir::Op& op, const Lanes& l) {
   const int buf = buf_at(r, me_.cta);
   const std::int64_t v = s_.clc_value.empty() ? 0 : s_.clc_value[static_cast<std::size_t>(buf)];
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = v;
+  // "not canceled": the CTA has observed a failure (spec::clc::query).
+  s_.clc = spec::clc::query(s_.clc, me_.cta, v != 0);
   SAY(lanes_prefix(op) + "clc_query " + p_.buffer_name(buf) + " -> " + (v ? "canceled (a new tile)" : "not canceled"));
   return Pc::next;
 }
