@@ -234,6 +234,17 @@ Result check(const ir::Kernel& k, const Options& opt) {
     // The kernel must fit in a CTA's shared memory before any schedule matters.
     if (std::optional<Result> r = smem_overflow(k)) return *r;
   }
+  if (opt.replay.empty()) {
+    // A tcgen05 qualifier that differs across the kernel's text (spec::tmem::same_cta_group).
+    if (const TextViolation t = cta_group_mix(k); t.kind != spec::Violation::none) {
+      Result r;
+      r.verdict = Verdict::violation;
+      r.violation = t.kind;
+      r.loc = t.loc;
+      r.message = t.message;
+      return r;
+    }
+  }
   if (opt.trips) {
     const ir::Kernel tk = trip_kernel(k, opt.trips->param);
     try {

@@ -7,6 +7,7 @@
 #include "spec/cluster.hpp"
 #include "spec/hb.hpp"
 #include "spec/named_barrier.hpp"
+#include "spec/tmem.hpp"
 
 namespace pc::check {
 namespace {
@@ -554,6 +555,36 @@ Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   if (op.lanes == ir::Lanes::one) return {a.leader_lane, 1, false};
   if (op.lanes == ir::Lanes::each) return {a.leader_lanes, a.warps, false};
   return all;
+}
+
+TextViolation cta_group_mix(const ir::Kernel& k) {
+  TextViolation out;
+  const ir::Op* first = nullptr;
+  ir::Loc first_loc;
+  std::function<void(const std::vector<ir::Stmt>&)> walk = [&](const std::vector<ir::Stmt>& body) {
+    for (const ir::Stmt& st : body) {
+      if (out.kind != spec::Violation::none) return;
+      walk(st.body);
+      walk(st.else_body);
+      if (st.kind != ir::StmtKind::op || !ir::op_has(st.op.code, ir::opf::pair)) continue;
+      if (first == nullptr) {
+        first = &st.op;
+        first_loc = st.loc;
+        continue;
+      }
+      const int a = first->cta_pair ? 2 : 1, b = st.op.cta_pair ? 2 : 1;
+      if (const spec::Violation v = spec::tmem::same_cta_group(a, b); v != spec::Violation::none) {
+        out.kind = v;
+        out.loc = st.loc;
+        out.message = std::string(ir::op_keyword(st.op.code)) + " gives cta_group " + std::to_string(b) + ", and " +
+                      std::string(ir::op_keyword(first->code)) + " at line " + std::to_string(first_loc.line) +
+                      " gives cta_group " + std::to_string(a) +
+                      ": every tcgen05 instruction of a kernel must give the same .cta_group";
+      }
+    }
+  };
+  for (const ir::Role& r : k.roles) walk(r.body);
+  return out;
 }
 
 }  // namespace pc::check

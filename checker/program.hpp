@@ -180,6 +180,17 @@ struct Program {
 // Throws KernelError for a kernel the explorer cannot instantiate.
 [[nodiscard]] Program instantiate(const ir::Kernel& k);
 
+// A rule of spec/ that the kernel's text breaks whatever the schedule,
+// checked before any search (by both engines): the violation, where, and why.
+struct TextViolation {
+  spec::Violation kind = spec::Violation::none;
+  ir::Loc loc;
+  std::string message;
+};
+// The tcgen05 instructions that take `cta_group` (the op table's opf::pair)
+// must all give the same value (spec::tmem::same_cta_group); none: they do.
+[[nodiscard]] TextViolation cta_group_mix(const ir::Kernel& k);
+
 // True if the expression reads no variable (its value is the same for every agent).
 [[nodiscard]] bool is_constant(const Program& p, ir::ExprId e);
 

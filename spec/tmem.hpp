@@ -169,6 +169,17 @@ struct PairResult {
   return mine;
 }
 
+// "All tcgen05 instructions within a kernel must specify the same value for
+// the .cta_group qualifier" (PTX ISA tcgen05.alloc / tcgen05.dealloc /
+// tcgen05.relinquish_alloc_permit). A kernel's tcgen05 instruction with
+// `cta_group` `value` after one with `first`: `tmem_misuse` where they
+// differ. tcgen05.commit tracks only the operations of its own .cta_group
+// ("tcgen05.commit.cta_group::1 ... tracks ... .cta_group::1"), so a
+// mixed kernel is not only illegal: its commits may not track its MMAs.
+[[nodiscard]] constexpr Violation same_cta_group(int first, int value) {
+  return first == value ? Violation::none : Violation::tmem_misuse;
+}
+
 // The asynchronous tcgen05 operations of one thread, for the ordering rules below.
 enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 

@@ -345,12 +345,30 @@ TEST_CASE("cta_group 2: the pair's accumulator in both CTAs, ordered by the mult
   pair(with(fixed, "  tcgen05_alloc acc cta_group 2\n",
             "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n  else:\n    tcgen05_dealloc acc cta_group 2\n"),
        "tmem_misuse", fixed);
-  // cta_group 1 allocations under a pair MMA: CTA 1's half is its own warp's,
-  // not known to CTA 0's MMA (nothing orders CTA 1's alloc before it).
+  // cta_group 1 allocations under a pair MMA: the kernel mixes .cta_group
+  // values (tmem_misuse, before any schedule; until issue 62 the search found
+  // tmem_unallocated: CTA 1's half is its own warp's, not known to CTA 0's MMA).
   pair(with(with(fixed, "tcgen05_alloc acc cta_group 2", "tcgen05_alloc acc"), "tcgen05_dealloc acc cta_group 2", "tcgen05_dealloc acc"),
-       "tmem_unallocated", fixed);
+       "tmem_misuse", fixed);
   // Without the dealloc: each CTA exits with its half allocated.
   pair(with(fixed, "tcgen05_dealloc acc cta_group 2", ""), "tmem_not_deallocated", fixed);
+}
+
+// Issue 62: "All tcgen05 instructions within a kernel must specify the same
+// value for the .cta_group qualifier" (PTX ISA tcgen05.alloc). The pair's
+// kernel with its commit as tcgen05.commit.cta_group::1 after the
+// .cta_group::2 MMA was verified (the qualifier changed nothing): now
+// tmem_misuse, a violation of the checker (exit 1), at the commit's line.
+TEST_CASE("cta_group: every tcgen05 instruction of a kernel gives the same value") {
+  const std::string fixed = pair_fixed();
+  const std::string mixed = with(fixed, "tcgen05_commit done multicast 3 cta_group 2", "tcgen05_commit done multicast 3");
+  pair(mixed, "tmem_misuse", fixed);  // was verified
+  const dsl::Parsed p = dsl::parse(mixed, "mixed.bk");
+  REQUIRE(p.ok());
+  const check::Result r = check::check(p.kernel, check::Options{});
+  CHECK(r.loc.line == 15);
+  CHECK_MESSAGE(r.message.find("tcgen05_commit gives cta_group 1, and tcgen05_alloc at line 8 gives cta_group 2") != std::string::npos,
+                r.message);
 }
 
 TEST_CASE("cta_group 2: a deadlock report names the collective the warp waits in") {

@@ -260,7 +260,7 @@ inline std::string tmem_pair_kernel(std::mt19937& rng) {
     }
     if (r == 0 && pick(2)) k += "  tcgen05_dealloc T cta_group 2\n";
   }
-  k += "  if instance == 1:\n    tcgen05_alloc T\n    tcgen05_alloc U\n";  // (as in tmem_kernel)
+  k += "  if instance == 1:\n    tcgen05_alloc T cta_group 2\n    tcgen05_alloc U cta_group 2\n";  // (as in tmem_kernel; one cta_group, as every tcgen05 instruction of a kernel must give)
   return k;
 }
 
@@ -970,7 +970,7 @@ inline std::string fragment_tmem(std::mt19937& rng, int mutation) {
   k += "mbarrier full count 1\nmbarrier done count 32\n";
   if (!pair) k += "mbarrier pub count 1\n";
   if (pair) {
-    const std::string mma = "  if cta == 0:\n    tcgen05_mma read a, a @ 1 into acc cta_group 2\n    tcgen05_commit full multicast 3\n";
+    const std::string mma = "  if cta == 0:\n    tcgen05_mma read a, a @ 1 into acc cta_group 2\n    tcgen05_commit full multicast 3 cta_group 2\n";
     k += "role w warp:\n";
     if (mutation == 5) k += "  tcgen05_relinquish_alloc_permit cta_group 2\n";
     if (mutation == 8) k += "  if cta == 1:\n    tcgen05_relinquish_alloc_permit cta_group 2\n";

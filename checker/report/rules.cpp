@@ -114,7 +114,7 @@ const std::vector<RuleHelp>& table() {
       {"tmem_misuse",
        "Allocate each tensor-memory buffer once per tcgen05_dealloc, never after tcgen05_relinquish_alloc_permit, and "
        "deallocate only what is allocated. With cta_group 2, one warp in each CTA of the pair issues the same "
-       "alloc, dealloc or relinquish, in the same order.",
+       "alloc, dealloc or relinquish, in the same order. Give every tcgen05 operation of a kernel the same cta_group.",
        {"correctness", "tcgen05", "tensor-memory"}},
       {"tmem_not_deallocated", "tcgen05_dealloc every allocation before the CTA's last warp exits.",
        {"correctness", "tcgen05", "tensor-memory", "resources"}},

@@ -8,6 +8,7 @@
 #include <memory>
 #include <utility>
 
+#include "checker/program.hpp"
 #include "checker/smt/bmc_encoder.hpp"
 #include "checker/smt/bmc_fragment.hpp"
 
@@ -150,6 +151,14 @@ BmcResult bounded_search(const ir::Kernel& k, const BmcOptions& opt) {
   if (!f.refused.empty()) {
     out.verdict = BmcResult::Verdict::not_covered;
     out.reason = f.refused;
+    return out;
+  }
+  // explore.cpp, check: the kernel's text against spec::tmem::same_cta_group, before any schedule.
+  if (const check::TextViolation t = check::cta_group_mix(k);
+      t.kind != spec::Violation::none && (opt.only == spec::Violation::none || opt.only == t.kind)) {
+    out.verdict = BmcResult::Verdict::violation;
+    out.kind = t.kind;
+    out.trace.push_back("line " + std::to_string(t.loc.line) + ": " + t.message);
     return out;
   }
   Encoder enc(f);
