@@ -21,7 +21,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/guard.hpp"
-#include "checker/interrupt.hpp"
+#include "checker/search/interrupt.hpp"
 #include "checker/program.hpp"
 #include "checker/report/report.hpp"
 #include "checker/smt/symbolic.hpp"

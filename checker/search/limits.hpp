@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "checker/frontier.hpp"
-#include "checker/interrupt.hpp"
+#include "checker/search/interrupt.hpp"
 #include "checker/result.hpp"
 
 namespace pc::check {

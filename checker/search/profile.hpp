@@ -1,24 +1,29 @@
 // --profile-states: where a search's states come from. Each back end counts
-// every state it stores, once, when it stores it (the bytes it queues,
-// loaded into a buffer of the profiler's own), into per-thread counts merged
-// at the end: the states, the verdict and the trace are as without it.
+// every state it stores, once, when it stores it, into per-thread counts
+// merged at the end: the states, the verdict and the trace are as without it.
+// The counting reads the program and the state's layout (checker/profile.hpp,
+// .cpp): the back ends see only this handle.
 #pragma once
 
-#include <cstdint>
+#include <memory>
 #include <string_view>
-#include <unordered_map>
-#include <vector>
 
-#include "checker/program.hpp"
 #include "checker/result.hpp"
-#include "checker/state.hpp"
 
 namespace pc::check {
+
+struct Program;
+struct Owners;
+struct State;
+class ProfileCounts;
 
 class Profiler {
  public:
   // `init`: a state of the kernel (its shape and builtin variables).
   Profiler(const Program& p, const Owners& o, const State& init);
+  ~Profiler();
+  Profiler(const Profiler&) = delete;
+  Profiler& operator=(const Profiler&) = delete;
   // One stored state, by its serialised bytes or as it is.
   void count(std::string_view bytes);
   void count(const State& s);
@@ -26,22 +31,7 @@ class Profiler {
   [[nodiscard]] StateProfile result() const;
 
  private:
-  // A `for` loop of an agent: its variable (the agent's own index), the
-  // code it spans (its test to its end) and its line.
-  struct Loop {
-    int agent = 0;
-    int var = 0;
-    std::uint32_t begin = 0, end = 0;
-    int line = 0;
-  };
-  const Program& p_;
-  const Owners& o_;
-  State scratch_;
-  std::uint64_t states_ = 0;
-  std::vector<std::vector<std::uint64_t>> pcs_;  // per agent, per pc (the last: exited)
-  std::vector<std::unordered_map<std::uint32_t, std::uint64_t>> phases_;  // per mbarrier instance
-  std::vector<Loop> loops_;
-  std::vector<std::unordered_map<std::int64_t, std::uint64_t>> trips_;  // per loop
+  std::unique_ptr<ProfileCounts> counts_;
 };
 
 }  // namespace pc::check

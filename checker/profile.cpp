@@ -1,3 +1,5 @@
+#include "checker/profile.hpp"
+
 #include "checker/search/profile.hpp"
 
 #include <algorithm>
@@ -17,7 +19,7 @@ void for_loops(const std::vector<ir::Stmt>& body, std::vector<std::pair<int, ir:
 
 }  // namespace
 
-Profiler::Profiler(const Program& p, const Owners& o, const State& init) : p_(p), o_(o), scratch_(init) {
+ProfileCounts::ProfileCounts(const Program& p, const Owners& o, const State& init) : p_(p), o_(o), scratch_(init) {
   pcs_.resize(p.agents.size());
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
     const int role = p.agents[a].role;
@@ -40,12 +42,12 @@ Profiler::Profiler(const Program& p, const Owners& o, const State& init) : p_(p)
   trips_.resize(loops_.size());
 }
 
-void Profiler::count(std::string_view bytes) {
+void ProfileCounts::count(std::string_view bytes) {
   deserialize(bytes.data(), o_, scratch_);
   count(scratch_);
 }
 
-void Profiler::count(const State& s) {
+void ProfileCounts::count(const State& s) {
   ++states_;
   for (std::size_t a = 0; a < pcs_.size(); ++a) {
     const AgentState& ag = s.agents[a];
@@ -61,7 +63,7 @@ void Profiler::count(const State& s) {
   }
 }
 
-void Profiler::merge(const Profiler& other) {
+void ProfileCounts::merge(const ProfileCounts& other) {
   states_ += other.states_;
   for (std::size_t a = 0; a < pcs_.size(); ++a)
     for (std::size_t i = 0; i < pcs_[a].size(); ++i) pcs_[a][i] += other.pcs_[a][i];
@@ -71,7 +73,7 @@ void Profiler::merge(const Profiler& other) {
     for (const auto& [k, n] : other.trips_[l]) trips_[l][k] += n;
 }
 
-StateProfile Profiler::result() const {
+StateProfile ProfileCounts::result() const {
   StateProfile out;
   out.taken = true;
   out.states = states_;
@@ -101,5 +103,12 @@ StateProfile Profiler::result() const {
   }
   return out;
 }
+
+Profiler::Profiler(const Program& p, const Owners& o, const State& init) : counts_(std::make_unique<ProfileCounts>(p, o, init)) {}
+Profiler::~Profiler() = default;
+void Profiler::count(std::string_view bytes) { counts_->count(bytes); }
+void Profiler::count(const State& s) { counts_->count(s); }
+void Profiler::merge(const Profiler& other) { counts_->merge(*other.counts_); }
+StateProfile Profiler::result() const { return counts_->result(); }
 
 }  // namespace pc::check
