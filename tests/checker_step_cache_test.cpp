@@ -149,7 +149,9 @@ TEST_CASE("step cache: generated kernels give the same results with it, every re
   for (int i = 0; i < 100; ++i) parsed += compare(wgmma_warp_kernel(rng), t);
   MESSAGE(parsed << " generated kernels parsed, " << t.compared << " searches compared: " << t.hits << " of " << t.transitions
                  << " transitions' steps reused, " << t.from_bytes << " states expanded from their bytes");
-  CHECK(t.from_bytes > 1'000);
+  // The sanitized CI tier's sample caps each search: 243 states from their
+  // bytes at one rotating offset on 2026-12-02.
+  CHECK(t.from_bytes > (tier::sanitized && tier::ci() ? 100u : 1'000u));
   CHECK(parsed > 1200);
   // A tenth of the steps reused over every kernel; half that share in a
   // rotating sample (tests/tier.hpp), where one large kernel can hold most

@@ -99,7 +99,8 @@ TEST_CASE("locate: a shared-memory overflow is at the declaration past the limit
   CHECK(r.out.find(file + ":4:6: note: a[1]: 131072 bytes") != std::string::npos);
   CHECK(r.out.find(file + ":5:10: note: mbarrier full[2]: 16 bytes") != std::string::npos);
   CHECK(r.out.find(file + ":7:6: note: c[1]: 1024 bytes") != std::string::npos);
-  const jsonmini::Value& v = violation_of(json_of(check(file + " --json").out));
+  const jsonmini::Value root = json_of(check(file + " --json").out);  // (v points into it)
+  const jsonmini::Value& v = violation_of(root);
   CHECK(line_of(*v.get("location")) == 6);
   REQUIRE(v.get("related") != nullptr);
   CHECK(v.get("related")->a.size() == 3);
@@ -120,7 +121,8 @@ TEST_CASE("locate: a deadlock on a tx-count that never reaches zero names the by
         std::string::npos);
   CHECK(r.out.find(file + ":15:3: note: expects 24576 bytes on full[0] of phase 0; 16384 of the 24576 bytes expected are delivered: the cause") !=
         std::string::npos);
-  const jsonmini::Value& v = violation_of(json_of(check(file + " --json").out));
+  const jsonmini::Value root = json_of(check(file + " --json").out);  // (v points into it)
+  const jsonmini::Value& v = violation_of(root);
   REQUIRE(v.get("related") != nullptr);
   CHECK(line_of(*v.get("related")->a.at(0).get("location")) == 15);
   const std::string sarif = check(file + " --sarif").out;
