@@ -345,7 +345,10 @@ void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where
   for (spec::tmem::Cta& t : s.tmem) {
     t.used = static_cast<std::uint16_t>(r.var());
     t.allocated = static_cast<std::uint32_t>(r.var());
-    r.get(t.relinquished);
+    std::uint8_t flags = 0;  // bit 0: relinquished; bits 1..: log2 of the last allocation's columns
+    r.get(flags);
+    t.relinquished = flags & 1u;
+    t.last_cols = flags >> 1 ? static_cast<std::uint16_t>(1u << (flags >> 1)) : 0;
     std::uint8_t pair = 0;
     r.get(pair);
     t.pair = static_cast<spec::tmem::PairOp>(pair);
@@ -493,7 +496,10 @@ char* write_shared(const State& s, Writer w, const State* like, const EventBytes
   for (const spec::tmem::Cta& t : s.tmem) {
     w.var(t.used);
     w.var(t.allocated);
-    w.put(t.relinquished);
+    // One byte, as the flag it extends: 0 while nothing was allocated, so the
+    // replay tokens' kernel tags (token.cpp) stay the same. Allocations are
+    // powers of 2 (spec::tmem::valid_alloc_columns).
+    w.put(static_cast<std::uint8_t>(t.relinquished | (t.last_cols ? std::bit_width(unsigned{t.last_cols}) - 1 : 0) << 1));
     w.put(static_cast<std::uint8_t>(t.pair));
     w.put(t.pair_which);
     w.put(t.pair_done);

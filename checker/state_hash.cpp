@@ -190,7 +190,7 @@ std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
   for (const spec::tmem::Cta& t : s.tmem) {
     eat(t.used | std::uint64_t{t.allocated} << 16 | std::uint64_t{t.relinquished} << 48 | std::uint64_t{t.pair_done} << 49 |
         std::uint64_t{t.pair_which} << 56);
-    eat(static_cast<std::uint64_t>(t.pair));
+    eat(static_cast<std::uint64_t>(t.pair) | std::uint64_t{t.last_cols} << 8);
   }
   eat_raw(s.clc_value);
   for (const Pending& e : s.pending) {

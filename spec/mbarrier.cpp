@@ -55,6 +55,9 @@ Result arrive(State s, const ArriveArgs& a) {
   // operation leaves the state as it was.
   if (s.pending - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
   if (a.drop && s.expected - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
+  // PTX ISA mbarrier.arrive_drop: "If the decrement causes the expected
+  // arrivals count to be zero, the behavior is undefined."
+  if (a.drop && s.expected - a.count == 0) return {s, Outcome::fail(Violation::expected_count_zero)};
   s.tx = static_cast<std::int32_t>(tx);
   if (a.drop) s.expected -= static_cast<std::int32_t>(a.count);
   s.pending -= static_cast<std::int32_t>(a.count);
@@ -86,10 +89,9 @@ Outcome test_wait_parity(const State& s, std::uint32_t parity) {
 
 Outcome test_wait_token(const State& s, Token t) {
   if (Violation v = check_live(s); v != Violation::none) return Outcome::fail(v);
+  if (!token_current_or_preceding(s, t)) return Outcome::fail(Violation::stale_token);
   Outcome o;
-  // The state token holds the phase's parity only: once the barrier has moved
-  // two phases past the token, the test is false again (H100, harness test
-  // op_sequences, test_wait with a token).
+  // The token's phase is the current one (false) or the one just completed (true).
   o.observed = ((s.phase ^ t.phase) & 1u) != 0 ? 1 : 0;
   return o;
 }

@@ -56,7 +56,8 @@ struct Result {
 
 struct ArriveArgs {
   std::int64_t count = 1;      // PTX ISA, mbarrier.arrive: optional count, default 1, range 1..2^20-1
-  bool drop = false;           // arrive_drop: also lowers the expected count (PTX ISA, mbarrier.arrive_drop)
+  bool drop = false;           // arrive_drop: also lowers the expected count (PTX ISA, mbarrier.arrive_drop);
+                               // to zero is `expected_count_zero`
   bool no_complete = false;    // .noComplete: UB if this arrive would complete the phase
   std::int64_t expect_tx = 0;  // .expect_tx: an expect-tx operation before the arrive-on
 };
@@ -76,10 +77,18 @@ struct ArriveArgs {
 // On a fresh barrier parity(1) is true and parity(0) false (H100, harness test
 // fresh_parity; the ISA: "the immediately preceding phase" of phase 0 counts as complete).
 [[nodiscard]] Outcome test_wait_parity(const State& s, std::uint32_t parity);
-// test_wait with the token of an earlier arrive: true iff the current phase's
-// parity differs from the token's, that is the token's phase completed and the
-// barrier is not an even number of phases further (measured on the H100:
-// harness test op_sequences; the ISA says only "the phase indicated by state").
+// PTX ISA mbarrier.test_wait/try_wait: "The test_wait and try_wait operations
+// are valid only for: the current incomplete phase, for which waitComplete
+// returns False. the immediately preceding phase, for which waitComplete
+// returns True." A state token names its arrive's phase: valid iff that phase
+// is the barrier's current one or the one before it.
+[[nodiscard]] constexpr bool token_current_or_preceding(const State& s, Token t) {
+  return s.phase == t.phase || s.phase == t.phase + 1;
+}
+// test_wait with the token of an earlier arrive: true iff the token's phase
+// completed. A token two or more phases old (or from before a re-init) is
+// `stale_token`: the ISA leaves it undefined, though the H100 answers by the
+// phase's parity (harness tests op_sequences and token_two_phases_later).
 [[nodiscard]] Outcome test_wait_token(const State& s, Token t);
 // try_wait: like test_wait, but when the phase is incomplete the thread may be
 // suspended, and it returns false only after a time limit (same section). For an

@@ -46,6 +46,7 @@ struct Cta {
   std::uint16_t used = 0;
   std::uint32_t allocated = 0;
   bool relinquished = false;
+  std::uint16_t last_cols = 0;  // the columns of the CTA's last tcgen05.alloc (0: none yet)
   // A .cta_group::2 collective this CTA's warp issued: waiting for the peer
   // CTA's warp (pair_done false), or performed and not yet returned to the
   // issuing warp (pair_done true).
@@ -68,14 +69,21 @@ struct Result {
 //  - a declaration that is already allocated: the model holds one live
 //    allocation per declaration (its address), and a second one would lose
 //    the first, which then cannot be deallocated: `tmem_misuse`;
+//  - more columns than the CTA's previous allocation (grows() below):
+//    `tmem_misuse`;
 //  - fewer free columns than asked: "tcgen05.alloc blocks if the requested
 //    amount of Tensor Memory is not available and unblocks as soon as the
 //    requested amount ... becomes available".
+// PTX ISA tcgen05.alloc: "The number of columns allocated should not increase
+// between any two allocations in the execution order within the CTA." The
+// model reads "should not" as a requirement (docs/spec.md, tensor memory).
+[[nodiscard]] constexpr bool grows(const Cta& c, std::int64_t cols) { return c.last_cols != 0 && cols > c.last_cols; }
 [[nodiscard]] constexpr Result alloc(Cta c, int which, std::int64_t cols) {
-  if (c.relinquished || (c.allocated >> which & 1u)) return {c, Outcome::fail(Violation::tmem_misuse)};
+  if (c.relinquished || (c.allocated >> which & 1u) || grows(c, cols)) return {c, Outcome::fail(Violation::tmem_misuse)};
   if (c.used + cols > columns) return {c, Outcome::blocked()};
   c.used = static_cast<std::uint16_t>(c.used + cols);
   c.allocated |= 1u << which;
+  c.last_cols = static_cast<std::uint16_t>(cols);
   return {c, Outcome{}};
 }
 

@@ -74,13 +74,17 @@ namespace pc::spec {
   X(tmem_dealloc_in_use, "tmem_dealloc_in_use", error,                                             \
     "tcgen05.dealloc while an access to that tensor memory (an MMA, a copy, a tcgen05.ld/st) is not ordered before it") \
   X(tmem_misuse, "tmem_misuse", error,                                                             \
-    "tcgen05.alloc after tcgen05.relinquish_alloc_permit or of a live allocation, tcgen05.dealloc of memory not allocated, the two warps of a cta_group::2 collective issuing different operations, or tcgen05 instructions of one kernel giving different .cta_group values") \
+    "tcgen05.alloc after tcgen05.relinquish_alloc_permit, of a live allocation or of more columns than the CTA's previous allocation, tcgen05.dealloc of memory not allocated, the two warps of a cta_group::2 collective issuing different operations, or tcgen05 instructions of one kernel giving different .cta_group values") \
   X(tmem_not_deallocated, "tmem_not_deallocated", error, "a CTA exits with tensor memory still allocated") \
   X(clc_misuse, "clc_misuse", error, "clusterlaunchcontrol.try_cancel issued by a CTA that observed (queried) a response reporting a failure (undefined)") \
   X(barrier_memory_reuse, "barrier_memory_reuse", error,                                           \
     "a data access (generic or async proxy) to the memory of an mbarrier object that is live: not invalidated") \
   X(scope_cta_acquire, "scope_cta_acquire", warning,                                                 \
-    "a read of a write of another CTA ordered only through that CTA's .release.cluster and a .cta acquire (warning)")
+    "a read of a write of another CTA ordered only through that CTA's .release.cluster and a .cta acquire (warning)") \
+  X(stale_token, "stale_token", error,                                                             \
+    "mbarrier.test_wait or try_wait with the state of an arrive from neither the current nor the immediately preceding phase (undefined in the PTX ISA)") \
+  X(expected_count_zero, "expected_count_zero", error,                                             \
+    "mbarrier.arrive_drop took the expected arrival count to zero (undefined in the PTX ISA)")
 
 enum class Violation : std::uint8_t {
   none = 0,

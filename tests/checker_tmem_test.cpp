@@ -110,9 +110,16 @@ TEST_CASE("spec::tmem: columns, blocking alloc, relinquish, dealloc, exit") {
   CHECK(tm::use(c, 0) == Violation::none);
   CHECK(tm::use(c, 1) == Violation::tmem_unallocated);
   CHECK(tm::alloc(c, 0, 256).out.violation == Violation::tmem_misuse);  // allocated twice
-  CHECK_FALSE(tm::alloc(c, 1, 512).out.enabled);                       // blocks: 256 free
+  // PTX ISA tcgen05.alloc: "The number of columns allocated should not
+  // increase between any two allocations in the execution order within the CTA."
+  CHECK(tm::grows(c, 512));
+  CHECK(tm::alloc(c, 1, 512).out.violation == Violation::tmem_misuse);
+  CHECK_FALSE(tm::grows(c, 256));
   r = tm::alloc(c, 1, 256);
   REQUIRE(r.out.ok());
+  CHECK(r.next.last_cols == 256);
+  CHECK_FALSE(tm::alloc(r.next, 2, 32).out.enabled);  // blocks: no column free
+  CHECK(tm::alloc(r.next, 2, 32).out.violation == Violation::none);
   CHECK(tm::cta_exit(r.next) == Violation::tmem_not_deallocated);
   c = tm::dealloc(r.next, 0, 256).next;
   CHECK(c.used == 256);
@@ -190,6 +197,14 @@ TEST_CASE("dealloc: in use, twice, never; alloc: after relinquish, twice, blocki
   pair(with(epilogue, "  tcgen05_dealloc ACC\n", "  tcgen05_dealloc ACC\n  tcgen05_dealloc ACC\n"), "tmem_misuse", epilogue);
   pair(with(epilogue, "  tcgen05_relinquish_alloc_permit\n", "  tcgen05_relinquish_alloc_permit\n  tcgen05_alloc ACC\n"),
        "tmem_misuse", epilogue);
+  // A second allocation larger than the first: tmem_misuse; the largest first verifies.
+  const std::string grow = "kernel t\ntmem X cols 64\ntmem Y cols 128\nrole w warp:\n  tcgen05_alloc FIRST\n"
+                           "  tcgen05_alloc SECOND\n  tcgen05_dealloc X\n  tcgen05_dealloc Y\n";
+  pair(with(with(grow, "FIRST", "X"), "SECOND", "Y"), "tmem_misuse", with(with(grow, "FIRST", "Y"), "SECOND", "X"));
+  {  // the message says which allocations and cites the ISA
+    const check::Result g = run(with(with(grow, "FIRST", "X"), "SECOND", "Y"), true);
+    CHECK(g.message.find("allocates 128 columns for Y after its CTA allocated 64") != std::string::npos);
+  }
   // Two allocations that do not fit at once: the second waits for the first's dealloc.
   const std::string two = "kernel t\ntmem X cols 512\ntmem Y cols 256\nrole w warp:\n  tcgen05_alloc X\nFIRST"
                           "  tcgen05_alloc Y\n  tcgen05_dealloc Y\nLAST";

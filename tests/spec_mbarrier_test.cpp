@@ -115,15 +115,40 @@ TEST_CASE("violations of mbarrier use, and the correct use beside each") {
   CHECK(complete_tx(live(1), max_tx + 1).out.violation == Violation::tx_out_of_range);
 }
 
-TEST_CASE("test_wait with a token sees the parity only (H100, harness test op_sequences)") {
+// PTX ISA mbarrier.test_wait: valid only for the current incomplete phase
+// and the immediately preceding phase. Before, the model followed the H100
+// (test_wait answers by the parity, so two phases later it read false
+// again: harness tests op_sequences and token_two_phases_later); the ISA's
+// letter makes that use undefined.
+TEST_CASE("test_wait with a token from two or more phases back is stale_token") {
   State s = live(1);
   const Token t = token_before(s);
-  s = arrive(s, {}).next;  // phase 0 completes
-  CHECK(test_wait_token(s, t).observed == 1);
-  s = arrive(s, {}).next;  // phase 1 completes: the parity is the token's again
-  CHECK(test_wait_token(s, t).observed == 0);
+  CHECK(test_wait_token(s, t).ok());
+  CHECK(test_wait_token(s, t).observed == 0);  // the current phase
+  s = arrive(s, {}).next;                      // phase 0 completes
+  CHECK(test_wait_token(s, t).observed == 1);  // the immediately preceding phase
+  s = arrive(s, {}).next;                      // phase 1 completes
+  CHECK(test_wait_token(s, t).violation == Violation::stale_token);
   s = arrive(s, {}).next;
-  CHECK(test_wait_token(s, t).observed == 1);
+  CHECK(test_wait_token(s, t).violation == Violation::stale_token);
+  // A token from before a re-initialisation names a phase of another object.
+  State again = init(inval(s).next, 1).next;
+  CHECK(test_wait_token(again, Token{5, 1, false}).violation == Violation::stale_token);
+  CHECK(test_wait_token(again, token_before(again)).ok());
+}
+
+TEST_CASE("arrive_drop that takes the expected count to zero is expected_count_zero") {
+  // PTX ISA mbarrier.arrive_drop: "If the decrement causes the expected
+  // arrivals count to be zero, the behavior is undefined."
+  const Result last = arrive(live(1), {.count = 1, .drop = true});
+  CHECK(last.out.violation == Violation::expected_count_zero);
+  CHECK(last.next.expected == 1);  // a failing operation leaves the state as it was
+  CHECK(arrive(live(3), {.count = 3, .drop = true}).out.violation == Violation::expected_count_zero);
+  CHECK(arrive(live(3), {.count = 2, .drop = true}).out.ok());  // one participant left
+  // Two participants each dropping: the second drop is the undefined one.
+  Result r = arrive(live(2), {.count = 1, .drop = true});
+  REQUIRE(r.out.ok());
+  CHECK(arrive(r.next, {.count = 1, .drop = true}).out.violation == Violation::expected_count_zero);
 }
 
 TEST_CASE("a tx operand outside 0..2^20-1 is tx_out_of_range even when the tx-count stays in range") {

@@ -112,8 +112,8 @@ const std::vector<RuleHelp>& table() {
        "tcgen05_fence_before_thread_sync) and a barrier with the deallocating warp.",
        {"concurrency", "tcgen05", "tensor-memory"}},
       {"tmem_misuse",
-       "Allocate each tensor-memory buffer once per tcgen05_dealloc, never after tcgen05_relinquish_alloc_permit, and "
-       "deallocate only what is allocated. With cta_group 2, one warp in each CTA of the pair issues the same "
+       "Allocate each tensor-memory buffer once per tcgen05_dealloc, never after tcgen05_relinquish_alloc_permit, never "
+       "more columns than the CTA's previous allocation (allocate the largest first), and deallocate only what is allocated. With cta_group 2, one warp in each CTA of the pair issues the same "
        "alloc, dealloc or relinquish, in the same order. Give every tcgen05 operation of a kernel the same cta_group.",
        {"correctness", "tcgen05", "tensor-memory"}},
       {"tmem_not_deallocated", "tcgen05_dealloc every allocation before the CTA's last warp exits.",
@@ -131,6 +131,14 @@ const std::vector<RuleHelp>& table() {
        "Wait with .acquire.cluster (mbarrier.try_wait.parity.acquire.cluster) on a barrier that another CTA's "
        ".release.cluster (a remote arrive, st.async, red.async) completes.",
        {"concurrency", "scope", "cluster"}},
+      {"stale_token",
+       "Wait with the state of an arrive of the current phase or the one before it: test the token before the barrier "
+       "can complete another phase (arrive again only after the wait), or wait by parity.",
+       {"correctness", "mbarrier"}},
+      {"expected_count_zero",
+       "Let the last participant of an mbarrier arrive (arrive, not arrive_drop), or invalidate the barrier once no "
+       "thread uses it: arrive_drop may not take the expected count to zero.",
+       {"correctness", "mbarrier"}},
   };
   return rules;
 }

@@ -73,9 +73,10 @@ struct State {
   Exprs cl;                   // the cluster barrier: {arrived, generation}
   Exprs alive;                // per event: recorded and not overwritten (hb::Memory holds it)
   // Tensor memory per CTA (spec::tmem::Cta): columns in use, relinquished,
-  // the pair collective issued (PairOp), its allocation, performed; per
-  // CTA and allocation ([cta * slots + slot]): allocated.
-  Exprs tm_used, tm_relinq, tm_pair, tm_which, tm_done, tm_alloc;
+  // the columns of the last allocation, the pair collective issued
+  // (PairOp), its allocation, performed; per CTA and allocation
+  // ([cta * slots + slot]): allocated.
+  Exprs tm_used, tm_relinq, tm_last, tm_pair, tm_which, tm_done, tm_alloc;
   // Cluster launch control (spec::clc::State): {clusters left to take, then
   // per CTA a failure it observed}; per request, whether its answer is decided and what
   // it is; per buffer, the answer of the response last written there.
@@ -252,6 +253,11 @@ class Encoder {
   const z3::expr& tm_alloc(const State& s, int cta, int slot) const {
     return s.tm_alloc[static_cast<std::size_t>(cta * f_.tmem_slots + slot)];
   }
+  // spec::tmem::grows: an allocation of `cols` after a smaller one in the CTA.
+  z3::expr tm_grows(const State& s, int cta, std::int64_t cols) {
+    const z3::expr& last = s.tm_last[static_cast<std::size_t>(cta)];
+    return last != num(0) && last < num(cols);
+  }
   z3::expr unordered(const State& s, int buf, const std::vector<int>& by);
   void alloc_memory(const State& s, State& n, const Step::Part& part, const std::vector<int>& by, const std::vector<int>& known,
                     bool dealloc, const z3::expr& when, Case& c);
@@ -285,7 +291,7 @@ class Encoder {
 template <class S, class F>
 void each_field(S& s, F&& f) {
   for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
-                  &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_pair, &s.tm_which, &s.tm_done, &s.tm_alloc,
+                  &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_last, &s.tm_pair, &s.tm_which, &s.tm_done, &s.tm_alloc,
                   &s.clc, &s.decided, &s.answer, &s.response, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
     f(*v);
 }

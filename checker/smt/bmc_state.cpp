@@ -42,6 +42,7 @@ State Encoder::initial() {
     for (int c = 0; c < f_.ctas; ++c) {
       s.tm_used.push_back(num(0));
       s.tm_relinq.push_back(c_.bool_val(false));
+      s.tm_last.push_back(num(0));
       s.tm_pair.push_back(num(0));
       s.tm_which.push_back(num(0));
       s.tm_done.push_back(c_.bool_val(false));

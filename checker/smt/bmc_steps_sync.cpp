@@ -51,10 +51,12 @@ void Encoder::tmem_alloc(const State& s, int a, const Step& st, Case& c) {
     return;
   }
   const bool alloc = op == tm::PairOp::alloc;
-  const z3::expr misuse = alloc ? or2(s.tm_relinq[ci], tm_alloc(s, cta, st.slot)) : not1(tm_alloc(s, cta, st.slot));
+  const z3::expr misuse = alloc ? or2(or2(s.tm_relinq[ci], tm_alloc(s, cta, st.slot)), tm_grows(s, cta, st.cols))
+                                : not1(tm_alloc(s, cta, st.slot));
   c.raises.push_back({Violation::tmem_misuse, misuse});
   if (alloc) c.guard = and2(c.guard, or2(misuse, s.tm_used[ci] + num(st.cols) <= num(tm::columns)));
   n.tm_used[ci] = s.tm_used[ci] + num(alloc ? st.cols : -st.cols);
+  if (alloc) n.tm_last[ci] = num(st.cols);
   tm_alloc(n, cta, st.slot) = c_.bool_val(alloc);
   for (const Step::Part& part : st.parts) alloc_memory(s, n, part, st.lanes, {}, !alloc, c_.bool_val(true), c);
 }
@@ -84,7 +86,7 @@ void Encoder::tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<
   z3::expr misuse = c_.bool_val(false), blocked = c_.bool_val(false);
   if (op == tm::PairOp::alloc) {
     for (const int x : {me, peer}) {
-      misuse = or2(misuse, or2(s.tm_relinq[static_cast<std::size_t>(x)], tm_alloc(s, x, st.slot)));
+      misuse = or2(misuse, or2(or2(s.tm_relinq[static_cast<std::size_t>(x)], tm_alloc(s, x, st.slot)), tm_grows(s, x, st.cols)));
       blocked = or2(blocked, s.tm_used[static_cast<std::size_t>(x)] + num(st.cols) > num(tm::columns));
     }
   } else if (op == tm::PairOp::dealloc) {
@@ -106,6 +108,7 @@ void Encoder::tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<
     }
     const bool alloc = op == tm::PairOp::alloc;
     n.tm_used[xi] = z3::ite(perform, s.tm_used[xi] + num(alloc ? st.cols : -st.cols), s.tm_used[xi]);
+    if (alloc) n.tm_last[xi] = z3::ite(perform, num(st.cols), s.tm_last[xi]);
     tm_alloc(n, x, st.slot) = z3::ite(perform, c_.bool_val(alloc), tm_alloc(s, x, st.slot));
   }
   n.tm_done[pi] = or2(s.tm_done[pi], perform);

@@ -43,7 +43,12 @@ void Exec::tmem_alloc(const ir::Op& op, bool alloc) {
   const spec::tmem::Result r = alloc ? spec::tmem::alloc(t, slot, cols) : spec::tmem::dealloc(t, slot, cols);
   if (r.out.violation != Violation::none)
     stop(r.out.violation, alloc ? (t.relinquished ? me_.name + " allocates " + d.name + " after its CTA relinquished the permit to allocate"
-                                                  : me_.name + " allocates " + d.name + ", which is already allocated")
+                                   : spec::tmem::grows(t, cols)
+                                       ? me_.name + " allocates " + std::to_string(cols) + " columns for " + d.name +
+                                             " after its CTA allocated " + std::to_string(t.last_cols) +
+                                             " (PTX ISA tcgen05.alloc: the number of columns allocated should not increase "
+                                             "between any two allocations in the execution order within the CTA)"
+                                       : me_.name + " allocates " + d.name + ", which is already allocated")
                                 : me_.name + " deallocates " + d.name + ", which is not allocated");
   if (!r.out.enabled) {
     info_.enabled = false;  // blocks until enough columns are free

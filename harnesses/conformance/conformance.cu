@@ -642,7 +642,7 @@ std::vector<std::uint32_t> random_sequence(std::mt19937& rng, int len) {
       bool defined = true;
       (void)model_run(ops.data(), i + 1, defined);
       if (defined) break;
-      ops[static_cast<std::size_t>(i)] = op_token_test << 24;  // always defined
+      ops[static_cast<std::size_t>(i)] = op_observe << 24;  // always defined (a token test is not: stale_token)
     }
   }
   return ops;
@@ -1909,6 +1909,11 @@ int main(int argc, char** argv) {
       {"over_arrival_second", {2, A(op_arrive, 1), A(op_arrive, 2), A(op_arrive, 1), A(op_arrive, 1)}},
       {"nocomplete_would_complete", {1, A(op_nocomplete, 1), A(op_arrive, 1)}},
       {"arrive_after_inval", {1, A(op_inval, 0), A(op_arrive, 1), A(op_observe, 0)}},
+      // arrive_drop taking the expected count to 0 (PTX ISA mbarrier.arrive_drop:
+      // undefined): does the phase complete, do later phases complete by
+      // themselves, and what does a later arrive do?
+      {"arrive_drop_to_zero", {1, A(op_drop, 1), A(op_observe, 0), A(op_observe, 0)}},
+      {"arrive_drop_to_zero_then_arrive", {1, A(op_drop, 1), A(op_arrive, 1), A(op_observe, 0)}},
       // A tx operand of 2^20, one past the range, where the tx-count itself
       // stays in range: after a complete_tx of 16 (tx -16), an
       // arrive.expect_tx of 2^20 (tx 2^20-16 if taken whole), then a
