@@ -124,6 +124,7 @@ struct Op {
   bool noinc = false;
   bool lane0 = false;         // written under `if lane == 0:` (the elected lane of each warp)
   bool cta_pair = false;      // tcgen05 `cta_group 2`: the CTA pair's collective or pair-CTA operation (spec/tmem.hpp)
+  std::uint8_t regs = 0;      // wgmma_regs: the registers the threads access; wgmma: regs_a where A is in registers (spec::agent)
 };
 
 enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true };

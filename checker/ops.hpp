@@ -113,7 +113,8 @@ enum class PhaseTerm : std::uint8_t { none, arrive, arrive_expect_tx, expect_tx,
 //   count           N (groups left pending)
 //   cp_async_arrive BAR[i] [noinc]
 //   async_store     BUF[i] [@ CTA] -> BAR[j] bytes B
-//   mma             read BUF[i] {, BUF[j]} [into TMEM[k]] [cta_group 2]
+//   mma             read BUF[i] {, BUF[j]} [into TMEM[k]] [cta_group 2] (wgmma: [regs a])
+//   regs            acc|a {, acc|a}
 //   tmem_alloc      TMEM [cta_group 2]
 //   tmem_cp         BUF[i] -> TMEM[j]
 //   tmem_pair       TMEM[i] [cta_group 2]
@@ -124,7 +125,7 @@ enum class PhaseTerm : std::uint8_t { none, arrive, arrive_expect_tx, expect_tx,
 //   sem             [release|relaxed]
 enum class Operands : std::uint8_t {
   none, buffers, buffer, tmem_buffers, init, arrive, tx, wait, token, barrier, named, named_red, waitcnt, tma_load, count,
-  cp_async_arrive, async_store, mma, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, sem
+  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, sem
 };
 
 // Flags (the `flags` column, or-ed).
@@ -219,8 +220,9 @@ inline constexpr std::uint16_t no_bmc = 1 << 11;
   X(st_async, "st_async", bulk, any, nvidia, 90, async_store, write, complete_tx, async_store, opf::async_arrive, "BUF[i] [@ CTA] -> BAR[j] bytes B") \
   X(red_async, "red_async", bulk, any, nvidia, 90, async_store, write, complete_tx, async_store, opf::async_arrive | opf::no_bmc, "BUF[i] @ CTA -> BAR[j] bytes B") \
   X(wgmma_fence, "wgmma_fence", wgmma, aligned, nvidia, 90, own, none, none, none, opf::arch_specific, "")                         \
+  X(wgmma_regs, "wgmma_regs", wgmma, aligned, nvidia, 90, own, none, none, regs, opf::arch_specific, "acc|a {, acc|a}")          \
   X(wgmma, "wgmma", wgmma, aligned, nvidia, 90, access, read, none, mma, opf::may_block | opf::async_proxy | opf::arch_specific,                   \
-    "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                                                                          \
+    "read BUF[i] [@ CTA] {, BUF[j] [@ CTA]} [regs a]")                                                                 \
   X(wgmma_commit, "wgmma_commit", wgmma, aligned, nvidia, 90, own, none, none, none, opf::arch_specific, "")                       \
   X(wgmma_wait, "wgmma_wait", wgmma, aligned, nvidia, 90, own, none, none, count, opf::arch_specific, "N")                          \
   X(tcgen05_mma, "tcgen05_mma", tcgen05, leader, nvidia, 100, access, read, none, mma,                                            \

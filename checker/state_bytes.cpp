@@ -27,9 +27,13 @@ bool has_rare(const AgentState& a) {
   return (w[1] | w[2] | w[3] | (w[4] & ~std::uint64_t{0xff}) | w[5] | w[6]) != 0;
 }
 
-// An agent's flags, and whether its rarer fields follow (bit 3: has_rare).
+// An agent's flags, whether its rarer fields follow (bit 3: has_rare), and
+// whether a byte of wgmma registers follows the flags (bit 7: written only
+// when some are unfenced, so that a state without any, the initial one
+// among them, has the bytes it had before the field: the kernel tag).
 std::uint8_t flag_bits(const AgentState& a, bool rare) {
-  return static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4));
+  return static_cast<std::uint8_t>(a.exited | (a.wgmma_fenced << 1) | (a.wave.signaled << 2) | (rare << 3) | (a.tc_synced << 4) |
+                                   ((a.wgmma_regs != 0) << 7));
 }
 
 // Writes fields into a buffer sized up front: serialisation is on the hot path.
@@ -227,6 +231,7 @@ void get_agent(Reader& r, State& s, std::size_t a, std::size_t v0, std::size_t v
   ag.wgmma_fenced = (bits >> 1) & 1;
   ag.wave.signaled = (bits >> 2) & 1;
   ag.tc_synced = (bits >> 4) & 1;
+  ag.wgmma_regs = (bits >> 7) & 1 ? r.get<std::uint8_t>() : 0;
   if (!((bits >> 3) & 1)) {
     ag.ticket = ag.cluster_ticket = ag.wave.lds_outstanding = ag.wave.joined = 0;
     ag.collectives = 0;
@@ -297,11 +302,11 @@ void agent_parts(const char* bytes, const PartShape& shape, std::uint32_t* at) {
     const std::size_t nv = vars[a];
     const auto bits = static_cast<std::uint8_t>(p[3]);
     // Most parts: no rarer fields, every value in the one-byte form.
-    if ((bits & 0x68) == 0) {
+    if ((bits & 0xe8) == 0) {
       p += 4 + nv + m;
       continue;
     }
-    p += 4;
+    p += 4 + ((bits >> 7) & 1);  // the wgmma registers' byte
     // The rarer fields: 16 numbers (get_agent).
     if ((bits >> 3) & 1) p = skip_vars(p, 16);
     p = (bits >> 5) & 1 ? skip_vars(p, nv) : p + nv;
@@ -391,7 +396,7 @@ namespace {
 
 // The most bytes write_state can write for s.
 std::size_t bound_of(const State& s) {
-  return s.agents.size() * 66 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
+  return s.agents.size() * 67 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
          s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 7 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 +
          s.mem.events.size() * event_bytes + 4 + word_slack;
 }
@@ -407,6 +412,7 @@ void put_agent(Writer& w, const State& s, std::size_t a, std::size_t v0, std::si
   // says whether they follow.
   const bool rare = has_rare(ag);
   char* flags = w.p++;
+  if (ag.wgmma_regs != 0) w.put(ag.wgmma_regs);
   if (rare) {
     w.var(ag.ticket);
     w.var(ag.collectives);
@@ -592,6 +598,7 @@ std::string tag_bytes(const State& s) {
     w.put(a.stage);
     const bool rare = has_rare(a);
     w.put(flag_bits(a, rare));
+    if (a.wgmma_regs != 0) w.put(a.wgmma_regs);
     if (!rare) continue;
     for (std::uint64_t x : {std::uint64_t{a.ticket}, std::uint64_t{a.collectives}, std::uint64_t{a.cluster_ticket},
                             std::uint64_t{a.wave.lds_outstanding}, std::uint64_t{a.wave.joined}, std::uint64_t{a.wave.vm_issued},

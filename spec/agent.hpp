@@ -40,11 +40,37 @@ inline constexpr std::uint8_t waiting = 1;
 
 // --- Tensor-core fences -----------------------------------------------------------
 
-// wgmma.fence "must be used ... before the first wgmma.mma_async" of a
-// warpgroup (PTX ISA wgmma.fence): once the agent executed one, its wgmmas
-// are fenced (rules::wgmma_issue reads it). The fence the ISA also demands
-// between register accesses and a later wgmma is not modelled (docs/spec.md).
+// wgmma.fence "must be issued by all warps of the warpgroup ... Before the
+// first wgmma.mma_async operation in a warpgroup" (PTX ISA wgmma.fence): once
+// the agent executed one, its wgmmas are fenced (rules::wgmma_issue reads it).
 [[nodiscard]] constexpr bool wgmma_fenced_after_fence() { return true; }
+
+// The registers a wgmma.mma_async shares with its threads: "Only the
+// accumulator register and the input registers containing the fragments of
+// matrix A require this ordering" (PTX ISA wgmma.fence). The model names no
+// register: `regs_acc` stands for the accumulator registers of the agent's
+// wgmmas, `regs_a` for the A fragments of those that take A from registers.
+// The agent keeps the set its threads accessed since its last wgmma.fence
+// (`wgmma_regs acc|a`, docs/dsl.md); rules::wgmma_issue reads it.
+inline constexpr std::uint8_t regs_acc = 1;
+inline constexpr std::uint8_t regs_a = 2;
+// A thread access of registers `which`: not ordered before a later wgmma
+// until a wgmma.fence ("establishes an ordering between prior accesses to any
+// warpgroup registers and subsequent accesses to the same registers by a
+// wgmma.mma_async instruction").
+[[nodiscard]] constexpr std::uint8_t regs_after_access(std::uint8_t unfenced, std::uint8_t which) {
+  return static_cast<std::uint8_t>(unfenced | which);
+}
+// wgmma.fence: every prior register access is ordered before the later wgmmas.
+[[nodiscard]] constexpr std::uint8_t regs_after_fence() { return 0; }
+// The registers a wgmma accesses: its accumulator always, A's fragments when
+// it takes A from registers. A wgmma's own accumulator accesses set nothing:
+// "except when these are accumulator register accesses across multiple
+// wgmma.mma_async instructions of the same shape. In the latter case, an
+// ordering guarantee is provided by default" (the shape is not modelled).
+[[nodiscard]] constexpr std::uint8_t wgmma_uses(bool a_in_registers) {
+  return static_cast<std::uint8_t>(regs_acc | (a_in_registers ? regs_a : 0));
+}
 
 // A thread synchronization (an mbarrier wait or test that observed a
 // completion, bar.sync / bar.red resuming, barrier.cluster.wait) orders the

@@ -133,11 +133,17 @@ inline constexpr int max_cta_threads = 1024;
 
 // --- Tensor-core fences -------------------------------------------------------
 
-// wgmma.fence: "must be used ... before the first wgmma.mma_async" of a
-// warpgroup (PTX ISA wgmma.fence); the register rule (between register writes
-// and a wgmma reading them) is not modelled (docs/spec.md).
-[[nodiscard]] constexpr Violation wgmma_issue(bool fenced_before) {
-  return fenced_before ? Violation::none : Violation::async_group_misuse;
+// wgmma.fence "must be issued by all warps of the warpgroup at the following
+// locations: Before the first wgmma.mma_async operation in a warpgroup.
+// Between a register access by a thread in the warpgroup and any
+// wgmma.mma_async instruction that accesses the same registers, either as
+// accumulator or input register containing fragments of matrix A ...
+// Otherwise, the behavior is undefined" (PTX ISA wgmma.fence). `fenced_before`:
+// a wgmma.fence before the agent's first wgmma; `unfenced`: the registers its
+// threads accessed since its last wgmma.fence (spec::agent::regs_after_access);
+// `uses`: the registers this wgmma accesses (spec::agent::wgmma_uses).
+[[nodiscard]] constexpr Violation wgmma_issue(bool fenced_before, std::uint8_t unfenced = 0, std::uint8_t uses = 0) {
+  return fenced_before && (unfenced & uses) == 0 ? Violation::none : Violation::async_group_misuse;
 }
 
 // tcgen05.fence::after_thread_sync orders the thread's later asynchronous

@@ -231,6 +231,7 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"agent exited", [](check::State& x) { x.agents.back().exited ^= true; }},
       {"agent wgmma_fenced", [](check::State& x) { x.agents.back().wgmma_fenced ^= true; }},
       {"agent tc_synced", [](check::State& x) { x.agents.back().tc_synced ^= true; }},
+      {"agent wgmma_regs", [](check::State& x) { x.agents.back().wgmma_regs ^= 2; }},
       {"agent ticket", [](check::State& x) { ++x.agents.back().ticket; }},
       {"agent collectives", [](check::State& x) { ++x.agents.back().collectives; }},
       {"agent cluster_ticket", [](check::State& x) { ++x.agents.back().cluster_ticket; }},

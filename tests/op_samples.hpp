@@ -53,6 +53,7 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::st_async: return "one: st_async A[0] -> full[0] bytes 4";
     case OpCode::red_async: return "one: red_async A[0] @ 1 - cta -> full[0] bytes 4";
     case OpCode::wgmma_fence: return "wgmma_fence";
+    case OpCode::wgmma_regs: return "wgmma_regs acc";
     case OpCode::wgmma: return "wgmma read A[0]";
     case OpCode::wgmma_commit: return "wgmma_commit";
     case OpCode::wgmma_wait: return "wgmma_wait 0";
@@ -127,7 +128,8 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::red_async: return "one: red_async A[0] @ 1 -> full[0] bytes 8";
     case OpCode::tma_reduce: return "tma_reduce A[1]";
     case OpCode::wgmma_fence: return "wgmma_fence";
-    case OpCode::wgmma: return "wgmma read A[0], B[0]";
+    case OpCode::wgmma_regs: return "wgmma_regs acc, a";
+    case OpCode::wgmma: return "wgmma read A[0], B[0] regs a";
     case OpCode::wgmma_commit: return "wgmma_commit";
     case OpCode::wgmma_wait: return "wgmma_wait 0";
     case OpCode::tcgen05_mma: return "tcgen05_mma read A[0] @ 1, B[1], T[0] into T[1]";

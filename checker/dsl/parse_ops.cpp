@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "spec/agent.hpp"
 #include "spec/rules.hpp"
 #include "spec/tmem.hpp"
 
@@ -166,6 +167,7 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
       return;
     case ir::Operands::async_store: async_store_operands(op); return;
     case ir::Operands::mma: mma_operands(op); return;
+    case ir::Operands::regs: regs_operands(op); return;
     case ir::Operands::tmem_alloc: tmem_allocation(op); return;
     case ir::Operands::tmem_cp:
       op.bufs.push_back(ref(buffers_, "buffer", false));
@@ -295,14 +297,36 @@ void Parser::async_store_operands(ir::Op& op) {
                        std::to_string(*v));
 }
 
-// wgmma / tcgen05_mma read BUF[i] {, BUF[j]}; tcgen05's accumulator in
-// tensor memory (`into TMEM[k]`) and its CTA pair (`cta_group 2`).
+// wgmma / tcgen05_mma read BUF[i] {, BUF[j]}; a wgmma that takes A from
+// registers (`regs a`: "input registers containing the fragments of matrix
+// A", PTX ISA wgmma.fence); tcgen05's accumulator in tensor memory
+// (`into TMEM[k]`) and its CTA pair (`cta_group 2`).
 void Parser::mma_operands(ir::Op& op) {
   expect("read");
   buffer_list(op, "buffer", true);
+  if (op.code == ir::OpCode::wgmma) {
+    if (accept("regs")) {
+      if (!accept("a")) expected("'a' (the wgmma takes A's fragments from registers: 'regs a')");
+      op.regs = spec::agent::regs_a;
+    }
+    return;
+  }
   if (!ir::op_has(op.code, ir::opf::pair)) return;
   if (accept("into")) op.tmem = ref(buffers_, "tensor-memory buffer", false);
   cta_group(op);
+}
+
+// wgmma_regs acc|a {, acc|a}: the agent's threads access the accumulator
+// registers of its wgmmas (`acc`) or the A fragments of those that take A from
+// registers (`a`): PTX ISA wgmma.fence, "Between a register access by a
+// thread in the warpgroup and any wgmma.mma_async instruction that accesses
+// the same registers" (spec::agent::regs_acc, regs_a).
+void Parser::regs_operands(ir::Op& op) {
+  do {
+    if (accept("acc")) op.regs |= spec::agent::regs_acc;
+    else if (accept("a")) op.regs |= spec::agent::regs_a;
+    else expected("'acc' or 'a' (the accumulator registers, or the A fragments in registers)");
+  } while (accept(","));
 }
 
 // tcgen05_alloc / tcgen05_dealloc NAME: the whole declaration, one allocation.

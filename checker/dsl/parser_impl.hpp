@@ -236,6 +236,7 @@ class Parser {
   void tma_load_operands(ir::Op& op);
   void async_store_operands(ir::Op& op);
   void mma_operands(ir::Op& op);
+  void regs_operands(ir::Op& op);
   void tmem_allocation(ir::Op& op);
   void check_parity(ExprId e, ir::Loc loc) {
     if (auto v = const_value(e); v && *v != 0 && *v != 1) fail(loc, "parity must be 0 or 1, not " + std::to_string(*v));

@@ -64,8 +64,8 @@ const std::vector<RuleHelp>& table() {
       {"parity_alias", "No longer reported.", {"correctness"}},
       {"cluster_barrier_misuse", "Pair every cluster_arrive with one cluster_wait, in that order.", {"correctness", "cluster"}},
       {"async_group_misuse",
-       "Follow the async-group protocol: wgmma_fence before the first wgmma, commit_group/wgmma_commit before waiting "
-       "on a group.",
+       "Follow the async-group protocol: wgmma_fence before the first wgmma and between the threads' accesses of a "
+       "wgmma's registers (wgmma_regs) and that wgmma, commit_group/wgmma_commit before waiting on a group.",
        {"correctness", "async"}},
       {"amd_missing_waitcnt", "Wait for outstanding LDS operations (s_waitcnt lgkmcnt(0)) before the barrier.",
        {"correctness", "amd"}},

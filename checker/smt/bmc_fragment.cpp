@@ -68,7 +68,7 @@ void Unroller::run(std::size_t pc, int n) {
           exit_loc = in.loc;
           break;
         }
-        if (in.op->code == OpCode::wgmma_fence || in.op->code == OpCode::wgmma_commit ||
+        if (in.op->code == OpCode::wgmma_fence || in.op->code == OpCode::wgmma_regs || in.op->code == OpCode::wgmma_commit ||
             in.op->code == OpCode::bulk_commit_group || in.op->code == OpCode::cp_async_commit ||
             in.op->code == OpCode::tcgen05_fence_after ||
             ((in.op->code == OpCode::tcgen05_fence_before || in.op->code == OpCode::tcgen05_relinquish) && f_.tmem_slots == 0)) {
@@ -192,6 +192,7 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
     case OpCode::wgmma_fence:
+    case OpCode::wgmma_regs:
     case OpCode::wgmma_commit:
     case OpCode::bulk_commit_group:
     case OpCode::cp_async_commit:

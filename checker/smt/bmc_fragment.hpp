@@ -12,7 +12,7 @@
 // operands (an operand of another CTA, `@ c`, included): read, write, init,
 // inval, arrive, arrive_expect_tx (at either scope), expect_tx, complete_tx,
 // wait (parity, at either scope), tma_load (multicast included), st_async,
-// tma_store, tma_reduce, commit_group, wait_group(_read), wgmma_fence, wgmma,
+// tma_store, tma_reduce, commit_group, wait_group(_read), wgmma_fence, wgmma_regs, wgmma,
 // wgmma_commit, wgmma_wait, cp_async, cp_async_commit, cp_async_wait(_all),
 // cp_async_arrive, tcgen05_alloc, tcgen05_dealloc,
 // tcgen05_relinquish_alloc_permit (cta_group 2 included), tcgen05_mma,
@@ -37,8 +37,9 @@
 // orders the wave's lanes after the gather-to-LDS loads it covers.
 //
 // A bulk or wgmma async-group's number depends on its agent's own sequence
-// alone (spec/async_group.hpp), so the unrolling numbers them: a commit or a
-// wgmma_fence changes nothing another agent sees and is no step; a wait is
+// alone (spec/async_group.hpp), so the unrolling numbers them: a commit, a
+// wgmma_fence or a wgmma_regs changes nothing another agent sees and is no
+// step; a wait is
 // a step that orders the waiting threads after the retired groups' reads.
 // A tcgen05.commit or cp.async.mbarrier.arrive is a step that releases what
 // its unit has done into a sync object of its own; its arrive-on lands

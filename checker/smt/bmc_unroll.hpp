@@ -11,6 +11,7 @@
 
 #include "checker/program.hpp"
 #include "checker/smt/bmc_fragment.hpp"
+#include "spec/agent.hpp"
 #include "spec/amd.hpp"
 #include "spec/async_group.hpp"
 #include "spec/mbarrier.hpp"
@@ -50,8 +51,9 @@ class Unroller {
     spec::async_group::Groups bulk, mma, cp;
     spec::amd::Wave wave;
     bool wgmma_fenced = false, cluster_joined = false;
+    std::uint8_t wgmma_regs = 0;
   };
-  Context save() const { return {vars_, bulk_, mma_, cp_, wave_, wgmma_fenced_, cluster_joined_}; }
+  Context save() const { return {vars_, bulk_, mma_, cp_, wave_, wgmma_fenced_, cluster_joined_, wgmma_regs_}; }
   void restore(const Context& c) {
     vars_ = c.vars;
     bulk_ = c.bulk;
@@ -60,6 +62,7 @@ class Unroller {
     wave_ = c.wave;
     wgmma_fenced_ = c.wgmma_fenced;
     cluster_joined_ = c.cluster_joined;
+    wgmma_regs_ = c.wgmma_regs;
   }
 
  private:
@@ -72,9 +75,10 @@ class Unroller {
   spec::async_group::Groups bulk_, mma_, cp_;  // its async-groups (step.cpp: AgentState::bulk, mma, cp)
   spec::amd::Wave wave_;                  // AMD: its counters and split-barrier state
   bool wgmma_fenced_ = false;
+  std::uint8_t wgmma_regs_ = 0;  // its threads' register accesses since its last wgmma_fence (step.cpp: AgentState::wgmma_regs)
   bool cluster_joined_ = false;  // arrived at the cluster barrier and not yet waited (spec/cluster.hpp, Ticket)
 
-  // The operations no other agent sees: a wgmma_fence, a commit,
+  // The operations no other agent sees: a wgmma_fence, a wgmma_regs, a commit,
   // tcgen05.fence::after_thread_sync (step.cpp: the tcgen05_unfenced
   // warning's state), and in a kernel with no tensor memory
   // before_thread_sync (no tcgen05.ld or tcgen05.st to order) and
@@ -82,8 +86,12 @@ class Unroller {
   void agent_local(const ir::Op& op) {
     if (op.code == OpCode::tcgen05_fence_after || op.code == OpCode::tcgen05_fence_before || op.code == OpCode::tcgen05_relinquish)
       return;
-    if (op.code == OpCode::wgmma_fence) wgmma_fenced_ = true;
-    else (void)spec::async_group::commit(op.code == OpCode::wgmma_commit ? mma_ : op.code == OpCode::cp_async_commit ? cp_ : bulk_);
+    if (op.code == OpCode::wgmma_fence) {
+      wgmma_fenced_ = spec::agent::wgmma_fenced_after_fence();
+      wgmma_regs_ = spec::agent::regs_after_fence();
+    } else if (op.code == OpCode::wgmma_regs) {
+      wgmma_regs_ = spec::agent::regs_after_access(wgmma_regs_, op.regs);
+    } else (void)spec::async_group::commit(op.code == OpCode::wgmma_commit ? mma_ : op.code == OpCode::cp_async_commit ? cp_ : bulk_);
   }
   std::vector<std::int64_t> vars_;
   std::map<int, int> local_;  // hb thread -> local thread

@@ -121,10 +121,11 @@ void Unroller::op_unit_read(Step& s, const ir::Op& op) {
   // step.cpp: the async unit's read of each source, in the agent's
   // open group; a wgmma's issued by every lane, a store's by the leader.
   const bool mma = op.code == OpCode::wgmma;
-  if (mma && spec::rules::wgmma_issue(wgmma_fenced_) != Violation::none) {
+  const std::uint8_t uses = spec::agent::wgmma_uses(op.regs & spec::agent::regs_a);
+  if (mma && spec::rules::wgmma_issue(wgmma_fenced_, wgmma_regs_, uses) != Violation::none) {
     s.kind = StepKind::fail;
-    s.raises = spec::rules::wgmma_issue(wgmma_fenced_);
-    s.text += " (no wgmma_fence before it)";
+    s.raises = spec::rules::wgmma_issue(wgmma_fenced_, wgmma_regs_, uses);
+    s.text += wgmma_fenced_ ? " (registers its threads accessed, wgmma_regs, with no wgmma_fence since)" : " (no wgmma_fence before it)";
     return;
   }
   s.kind = StepKind::unit_access;

@@ -311,6 +311,7 @@ class Exec {
   [[nodiscard]] bool split_warps() const { return p_.kernel->roles[static_cast<std::size_t>(me_.role)].per_warp; }
   [[nodiscard]] std::vector<int> warp_group_of(int a) const;
   Pc wgmma_warps(const ir::Op& op);
+  void wgmma_issue(const ir::Op& op);  // the wgmma.fence rules (tensor.cpp)
   std::uint32_t live_threads(int cta) const {
     std::uint32_t live = 0;
     const Part<AgentState>& all = all_agents();

@@ -204,8 +204,7 @@ std::vector<int> Exec::warp_group_of(int a) const {
 // Each warp's wgmma_wait retires them (above).
 Exec::Pc Exec::wgmma_warps(const ir::Op& op) {
   auto join = [&] {
-    if (const Violation v = rules::wgmma_issue(ag_.wgmma_fenced); v != Violation::none)
-      stop(v, me_.name + " issues its first wgmma with no wgmma.fence before it");
+    wgmma_issue(op);
     (void)spec::async_group::issue(ag_.mma);
     ++ag_.collectives;
   };
@@ -240,14 +239,41 @@ Exec::Pc Exec::wgmma_warps(const ir::Op& op) {
 
 Exec::Pc Exec::on_wgmma_fence([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   ag_.wgmma_fenced = spec::agent::wgmma_fenced_after_fence();
+  ag_.wgmma_regs = spec::agent::regs_after_fence();
   SAY("wgmma_fence");
   return Pc::next;
 }
 
+// wgmma_regs: the agent's threads access the accumulator registers of its
+// wgmmas, or the A fragments of those that take A from registers; a later
+// wgmma that uses them needs a wgmma.fence first (rules::wgmma_issue).
+Exec::Pc Exec::on_wgmma_regs(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  ag_.wgmma_regs = spec::agent::regs_after_access(ag_.wgmma_regs, op.regs);
+  SAY(std::string("wgmma_regs ") + (op.regs & spec::agent::regs_acc ? "acc" : "") +
+      (op.regs == (spec::agent::regs_acc | spec::agent::regs_a) ? ", " : "") + (op.regs & spec::agent::regs_a ? "a" : ""));
+  return Pc::next;
+}
+
+// A wgmma.mma_async's issue: a wgmma.fence before the agent's first, and
+// between its threads' accesses of the registers this one uses and it
+// (PTX ISA wgmma.fence; rules::wgmma_issue).
+void Exec::wgmma_issue(const ir::Op& op) {
+  const std::uint8_t uses = spec::agent::wgmma_uses(op.regs & spec::agent::regs_a);
+  const Violation v = rules::wgmma_issue(ag_.wgmma_fenced, ag_.wgmma_regs, uses);
+  if (v == Violation::none) return;
+  if (!ag_.wgmma_fenced) stop(v, me_.name + " issues its first wgmma with no wgmma.fence before it");
+  const std::uint8_t unfenced = ag_.wgmma_regs & uses;
+  const std::string what = unfenced == spec::agent::regs_acc ? "the accumulator registers (wgmma_regs acc)"
+                           : unfenced == spec::agent::regs_a ? "the A-fragment registers (wgmma_regs a)"
+                                                             : "the accumulator and A-fragment registers (wgmma_regs acc, a)";
+  stop(v, me_.name + " issues a wgmma that uses " + what + ", which its threads accessed with no wgmma.fence since (PTX ISA " +
+              "wgmma.fence: \"between a register access by a thread in the warpgroup and any wgmma.mma_async instruction that " +
+              "accesses the same registers\")");
+}
+
 Exec::Pc Exec::on_wgmma(const ir::Op& op, const Lanes& l) {
   if (split_warps()) return wgmma_warps(op);
-  if (const Violation v = rules::wgmma_issue(ag_.wgmma_fenced); v != Violation::none)
-    stop(v, me_.name + " issues its first wgmma with no wgmma.fence before it");
+  wgmma_issue(op);
   const std::uint16_t group = spec::async_group::issue(ag_.mma);
   std::string names;
   for (const ir::Ref& r : op.bufs) {
