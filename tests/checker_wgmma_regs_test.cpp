@@ -18,6 +18,7 @@
 #include "tests/kernel_text.hpp"
 
 using namespace pc;
+using spec::Violation;
 
 namespace {
 
