@@ -545,8 +545,10 @@ inline std::string wgmma_warp_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   std::string k = "kernel wgk\nsmem a[2] bytes 256\nmbarrier m[2] count 1\nrole g warpgroup:\n  wgmma_fence\n";
   const int ops = 2 + pick(3);
-  for (int i = 0; i < ops; ++i) switch (pick(8)) {
+  for (int i = 0; i < ops; ++i) switch (pick(10)) {
       case 0: k += "  wgmma read a[" + std::to_string(pick(2)) + "]\n"; break;
+      case 7: k += std::string("  wgmma_regs ") + (pick(3) == 0 ? "acc, a" : pick(2) ? "acc" : "a") + "\n"; break;
+      case 8: k += (pick(2) ? "  wgmma_fence\n" : "") + std::string("  wgmma read a[") + std::to_string(pick(2)) + "] regs a\n"; break;
       case 1: k += "  wgmma_commit\n"; break;
       case 2: k += "  wgmma_wait " + std::to_string(pick(2)) + "\n"; break;
       case 3: k += "  if warp == " + std::to_string(pick(4)) + ":\n    one: arrive m[" + std::to_string(pick(2)) + "]\n"; break;
