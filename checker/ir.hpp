@@ -100,6 +100,7 @@ enum class Lanes : std::uint8_t { all, one, each };  // each: the elected lane o
 // (spec/ordering.hpp, spec/named_barrier.hpp); `standard`: the PTX default.
 using Sem = spec::ordering::Sem;
 using Scope = spec::ordering::Scope;
+using ProxySpace = spec::ordering::ProxySpace;
 using Red = spec::named::Red;
 
 struct Op {
@@ -124,6 +125,7 @@ struct Op {
   bool noinc = false;
   bool lane0 = false;         // written under `if lane == 0:` (the elected lane of each warp)
   bool cta_pair = false;      // tcgen05 `cta_group 2`: the CTA pair's collective or pair-CTA operation (spec/tmem.hpp)
+  ProxySpace space = ProxySpace::all;  // fence_proxy_async: the state space it is restricted to
   std::uint8_t regs = 0;      // wgmma_regs: the registers the threads access; wgmma: regs_a where A is in registers (spec::agent)
 };
 

@@ -102,7 +102,7 @@ enum class PhaseTerm : std::uint8_t { none, arrive, arrive_expect_tx, expect_tx,
 //   tmem_buffers    TMEM[i] {, TMEM[j]}
 //   init            BAR[i] count N
 //   arrive          BAR[i] [@ CTA] and the arrive's options
-//   tx              BAR[i] [@ CTA] bytes B
+//   tx              BAR[i] [@ CTA] bytes B [relaxed] [cta|cluster]
 //   wait            BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]
 //   token           a state token T
 //   barrier         BAR[i]
@@ -122,10 +122,11 @@ enum class PhaseTerm : std::uint8_t { none, arrive, arrive_expect_tx, expect_tx,
 //   commit          BAR[i] [multicast MASK] [cta_group 2]
 //   pair            [cta_group 2]
 //   scope           cta|cluster
+//   proxy_space     [global|shared_cta|shared_cluster]
 //   sem             [release|relaxed]
 enum class Operands : std::uint8_t {
   none, buffers, buffer, tmem_buffers, init, arrive, tx, wait, token, barrier, named, named_red, waitcnt, tma_load, count,
-  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, sem
+  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, sem, proxy_space
 };
 
 // Flags (the `flags` column, or-ed).
@@ -185,8 +186,8 @@ inline constexpr std::uint16_t no_bmc = 1 << 11;
     "BAR[i] [@ CTA] [count N] [bytes B] [nocomplete] [release|relaxed] [cta|cluster]")                                 \
   X(mbar_arrive_expect_tx, "arrive_expect_tx", mbarrier, any, nvidia, 90, mbarrier, none, arrive_expect_tx, arrive, opf::returns | opf::thread_arrive,          \
     "BAR[i] [@ CTA] bytes B [release|relaxed] [cta|cluster]")                                                          \
-  X(mbar_expect_tx, "expect_tx", mbarrier, any, nvidia, 90, mbarrier, none, expect_tx, tx, opf::none, "BAR[i] [@ CTA] bytes B")       \
-  X(mbar_complete_tx, "complete_tx", mbarrier, any, nvidia, 90, mbarrier, none, complete_tx, tx, opf::none, "BAR[i] [@ CTA] bytes B")   \
+  X(mbar_expect_tx, "expect_tx", mbarrier, any, nvidia, 90, mbarrier, none, expect_tx, tx, opf::none, "BAR[i] [@ CTA] bytes B [relaxed] [cta|cluster]") \
+  X(mbar_complete_tx, "complete_tx", mbarrier, any, nvidia, 90, mbarrier, none, complete_tx, tx, opf::none, "BAR[i] [@ CTA] bytes B [relaxed] [cta|cluster]") \
   X(mbar_wait, "wait", mbarrier, agent, both, 80, mbarrier, none, none, wait, opf::barrier_wait | opf::may_block,                                      \
     "BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                                             \
   X(mbar_test_wait, "test_wait", mbarrier, agent, nvidia, 80, mbarrier, none, none, wait, opf::returns | opf::result_required | opf::no_bmc,                               \
@@ -252,7 +253,7 @@ inline constexpr std::uint16_t no_bmc = 1 << 11;
     "RESP[i] -> BAR[j] [multicast MASK]")                                                                              \
   X(clc_query, "clc_query", clc, any, nvidia, 100, access, read, none, buffer, opf::returns | opf::result_required, "R = clc_query RESP[i]")                   \
   /* fences */                                                                                                        \
-  X(fence_proxy_async, "fence_proxy_async", fence, any, nvidia, 90, own, none, none, none, opf::none, "")                          \
+  X(fence_proxy_async, "fence_proxy_async", fence, any, nvidia, 90, own, none, none, proxy_space, opf::none, "[global|shared_cta|shared_cluster]") \
   X(fence_acq_rel, "fence_acq_rel", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                       \
   X(fence_sc, "fence_sc", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                                 \
   /* cluster barrier */                                                                                               \

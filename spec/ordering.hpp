@@ -16,6 +16,15 @@ namespace pc::spec::ordering {
 enum class Sem : std::uint8_t { standard, release, relaxed, acquire };
 enum class Scope : std::uint8_t { standard, cta, cluster };
 
+// The state space of a proxy fence: PTX ISA membar/fence, fence.proxy.proxykind
+// with ".proxykind = { .alias, .async, .async.global, .async.shared::{cta, cluster} }":
+// .async alone orders the two proxies' accesses in every state space; with a
+// state space, only the accesses to that space. The model's memory is shared
+// memory: .async.global orders none of it, .async.shared::cta the executing
+// thread's own CTA's, .async.shared::cluster all of the cluster's
+// (spec::sync_order::proxy_fence).
+enum class ProxySpace : std::uint8_t { all, global, shared_cta, shared_cluster };
+
 // An mbarrier arrive (any variant) releases unless it is .relaxed.
 [[nodiscard]] constexpr bool arrive_releases(Sem s) { return s != Sem::relaxed; }
 // test_wait/try_wait acquire unless .relaxed.

@@ -76,6 +76,25 @@ inline void fence_acq_rel(hb::Memory& m, hb::Threads lanes, ordering::Scope scop
   hb::acquire(m, lanes, hb::Syncs{1} << (cluster ? f.seen_cluster : f.seen_cta));
 }
 
+// fence.proxy.async{.space} by `lanes` of CTA `cta` (ordering::ProxySpace):
+// what the lanes know of the generic proxy's accesses in the fence's state
+// space, the async proxy knows through them. `own` gives the CTA's data
+// buffers and mbarrier objects (their pseudo-buffers) as index ranges.
+struct CtaMemory {
+  int first_buf, end_buf, first_mbar, end_mbar;
+};
+inline void proxy_fence(hb::Memory& m, hb::Threads lanes, ordering::ProxySpace space, const CtaMemory& own) {
+  switch (space) {
+    case ordering::ProxySpace::all:
+    case ordering::ProxySpace::shared_cluster: hb::proxy_fence(m, lanes); return;
+    case ordering::ProxySpace::shared_cta:
+      hb::proxy_fence(m, lanes, own.first_buf, own.end_buf);
+      hb::proxy_fence(m, lanes, own.first_mbar, own.end_mbar);
+      return;
+    case ordering::ProxySpace::global: return;  // no shared memory
+  }
+}
+
 // fence.mbarrier_init.release.cluster: "a light-weight fence ... with .release
 // semantics at .cluster scope" for the thread's prior mbarrier.init
 // operations (PTX ISA membar/fence): the inits (the barriers'

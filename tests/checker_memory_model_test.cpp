@@ -99,6 +99,26 @@ TEST_CASE("a thread's own generic write needs fence.proxy.async before its own a
   pair(k + store, "proxy_race", k + "  one: fence_proxy_async\n" + store);
 }
 
+// fence.proxy.async{.global|.shared::cta|.shared::cluster} (PTX ISA
+// membar/fence, ".proxykind = { .alias, .async, .async.global,
+// .async.shared::{cta, cluster} }"): a fence restricted to a state space
+// orders only the accesses to it. Before issue 62 `.bk` had the unrestricted
+// fence only.
+TEST_CASE("a proxy fence restricted to a state space orders only that space's accesses") {
+  const std::string k = "kernel own\nsmem out[1] bytes 4096\nrole epilogue warp:\n  one: write out[0]\n";
+  const std::string store = "  one: tma_store out[0]\n  commit_group\n  wait_group_read 0\n";
+  pair(k + "  one: fence_proxy_async global\n" + store, "proxy_race", k + "  one: fence_proxy_async shared_cta\n" + store);
+  pair(k + "  one: fence_proxy_async global\n" + store, "proxy_race", k + "  one: fence_proxy_async shared_cluster\n" + store);
+  // A generic write into the peer CTA's shared memory, read there by a TMA
+  // store: the writer's .shared::cta fence does not reach the peer's memory.
+  const std::string dsm = "kernel dsm\ncluster 2\nsmem out[1] bytes 4096\nrole w warp:\n"
+                          "  if cta == 0:\n    one: write out[0] @ 1\n    one: fence_proxy_async SPACE\n"
+                          "  cluster_sync\n  if cta == 1:\n    one: tma_store out[0]\n    commit_group\n    wait_group_read 0\n"
+                          "  cluster_sync\n";
+  pair(with(dsm, "SPACE", "shared_cta"), "proxy_race", with(dsm, "SPACE", "shared_cluster"));
+  pair(with(dsm, "SPACE", "global"), "proxy_race", with(dsm, "SPACE", ""));
+}
+
 TEST_CASE("a CTA must not exit while its own TMA store or wgmma may still read its shared memory") {
   const std::string st = "kernel ex\nsmem out[1] bytes 4096\nrole epilogue warp:\n  one: write out[0]\n"
                          "  one: fence_proxy_async\n  one: tma_store out[0]\n  commit_group\n";

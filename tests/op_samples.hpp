@@ -101,7 +101,7 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::mbar_arrive: return "one: arrive full[1] @ 1 count 2 release cluster";
     case OpCode::mbar_arrive_drop: return "arrive_drop full[0] @ 1 bytes 16 relaxed cta";
     case OpCode::mbar_arrive_expect_tx: return "one: arrive_expect_tx full[0] @ 1 bytes 2048 release cluster";
-    case OpCode::mbar_expect_tx: return "expect_tx full[0] @ 1 bytes 16";
+    case OpCode::mbar_expect_tx: return "expect_tx full[0] @ 1 bytes 16 relaxed cluster";
     case OpCode::mbar_complete_tx: return "complete_tx full[0] bytes 16";
     case OpCode::mbar_wait: return "wait full[0] parity 1 acquire cluster";
     case OpCode::mbar_test_wait: return "r = test_wait full[0] token t";
@@ -147,7 +147,7 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::tcgen05_shift: return "one: tcgen05_shift T[1]";
     case OpCode::clc_try_cancel: return "one: clc_try_cancel R[0] -> full[1] multicast 3";
     case OpCode::clc_query: return "r = clc_query R[1]";
-    case OpCode::fence_proxy_async: return "fence_proxy_async";
+    case OpCode::fence_proxy_async: return "fence_proxy_async shared_cluster";
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cluster";
     case OpCode::cluster_arrive: return "cluster_arrive relaxed";

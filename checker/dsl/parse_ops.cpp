@@ -148,11 +148,17 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
                         .nocomplete = code != OpCode::mbar_arrive_expect_tx});
       if (code == OpCode::mbar_arrive_expect_tx && op.bytes == ir::no_expr) fail(op.loc, "arrive_expect_tx needs 'bytes B'");
       return;
-    case ir::Operands::tx:
+    // mbarrier.expect_tx / complete_tx{.sem}{.scope}: ".sem = { .relaxed }",
+    // ".scope = { .cta, .cluster }" (PTX ISA mbarrier.expect_tx,
+    // mbarrier.complete_tx): neither releases nor acquires, whatever the scope.
+    case ir::Operands::tx: {
       op.bar = ref(mbars_, "mbarrier");
-      options(op, {.bytes = true});
+      const OptionLocs tx_at = options(op, {.bytes = true, .sem = true, .scope = true});
       if (op.bytes == ir::no_expr) fail(op.loc, kw + " needs 'bytes B'");
+      if (op.sem != ir::Sem::standard && op.sem != ir::Sem::relaxed)
+        fail(tx_at.sem, "'" + kw + "' is relaxed only (PTX ISA mbarrier." + kw + ": .sem = { .relaxed }): drop the option or write 'relaxed'");
       return;
+    }
     case ir::Operands::wait: wait_operands(op); return;
     case ir::Operands::token: op.token_var = token_var(); return;
     case ir::Operands::barrier: op.bar = ref(mbars_, "mbarrier", false); return;
@@ -196,6 +202,12 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
       if (op.scope == ir::Scope::standard) fail(op.loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
       return;
     case ir::Operands::sem: options(op, {.sem = true}); return;
+    // fence.proxy.async{.global|.shared::cta|.shared::cluster} (PTX ISA membar/fence).
+    case ir::Operands::proxy_space:
+      if (accept("global")) op.space = ir::ProxySpace::global;
+      else if (accept("shared_cta")) op.space = ir::ProxySpace::shared_cta;
+      else if (accept("shared_cluster")) op.space = ir::ProxySpace::shared_cluster;
+      return;
   }
 }
 

@@ -178,7 +178,11 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::cluster_wait:
     case OpCode::cluster_sync: op_cluster_barrier(s, op); return s;
     case OpCode::syncwarp: op_syncwarp(s); return s;
-    case OpCode::fence_proxy_async: s.kind = StepKind::proxy_fence; return s;
+    case OpCode::fence_proxy_async:
+      if (op.space == ir::ProxySpace::global || op.space == ir::ProxySpace::shared_cta)
+        refuse(op, "a proxy fence restricted to a state space");
+      s.kind = StepKind::proxy_fence;
+      return s;
     // Refused above (the table's no_bmc column), or taken before (run: the
     // commits, fences and exit).
     case OpCode::mbar_arrive_drop:

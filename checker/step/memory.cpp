@@ -76,8 +76,12 @@ Exec::Pc Exec::on_fence_acq_rel(const ir::Op& op, const Lanes& l) {
 Exec::Pc Exec::on_fence_sc(const ir::Op& op, const Lanes& l) { return on_fence_acq_rel(op, l); }
 
 Exec::Pc Exec::on_fence_proxy_async(const ir::Op& op, const Lanes& l) {
-  hb::proxy_fence(s_.mem, l.threads);
-  SAY(lanes_prefix(op) + "fence.proxy.async");
+  const int c = me_.cta;
+  so::proxy_fence(s_.mem, l.threads, op.space,
+                  {c * p_.buffers_per_cta, (c + 1) * p_.buffers_per_cta, p_.mbar_pseudo_buffer(c * p_.mbars_per_cta),
+                   p_.mbar_pseudo_buffer((c + 1) * p_.mbars_per_cta)});
+  static const char* const spaces[] = {"", ".global", ".shared::cta", ".shared::cluster"};
+  SAY(lanes_prefix(op) + "fence.proxy.async" + spaces[static_cast<int>(op.space)]);
   return Pc::next;
 }
 
