@@ -331,6 +331,29 @@ TEST_CASE("symbolic: ring_phase, the corpus pipelines' waits are instances of th
   CHECK(behind == 2);
 }
 
+// A consumer whose parity was planted as a producer's: the claim is proven
+// (the wait has the producer's shape) and must say that it proves the shape
+// only, which a user read as the bug's absence (issue 63).
+TEST_CASE("symbolic: ring_phase names the shape it proves and leaves the role to the explicit search") {
+  const std::string src =
+      "kernel planted\nparam ITERS = 4 in 1..16\nsmem t[2] bytes 256\nmbarrier full[2] count 1\nmbarrier empty[2] count 1\n"
+      "role p warp:\n  for k in 0 .. ITERS:\n    wait empty[k % 2] parity (k / 2 + 1) % 2\n"
+      "    one: arrive_expect_tx full[k % 2] bytes 256\n    one: tma_load t[k % 2] -> full[k % 2]\n"
+      "role c warp:\n  for k in 0 .. ITERS:\n    wait full[k % 2] parity (k / 2 + 1) % 2\n    all: read t[k % 2]\n"
+      "    one: arrive empty[k % 2]\n";
+  const dsl::Parsed p = parse(src, "planted.bk");
+  const auto fs = smt::check_symbolic(p.kernel);
+  CAPTURE(show(fs));
+  int producer_shapes = 0;
+  for (const smt::Finding& f : fs) {
+    if (f.check != "ring_phase" || f.status != smt::Status::proven) continue;
+    producer_shapes += f.claim.find("has the shape of a ring's producer wait") != std::string::npos;
+    CHECK(f.claim.find("The shape only: whether this role should wait so") != std::string::npos);
+  }
+  CHECK(producer_shapes == 2);  // the producer's wait, and the consumer's planted one
+  CHECK(check::check(p.kernel, check::Options{}).verdict == check::Verdict::violation);
+}
+
 TEST_CASE("symbolic: ring_phase, a wait the theorem does not cover is named, not refuted") {
   // A two-stage ring whose consumer flips its parity every use (k % 2, not
   // (k / 2) % 2): not an instance, and the explicit search finds the bug.

@@ -83,11 +83,18 @@ void Sym::ring_phase_claim(const Occ& o, std::vector<Finding>& out) {
       Finding f;
       f.status = Status::proven;
       f.check = "ring_phase";
-      f.claim = "the wait on " + d.name + " (" + where + ") is use u of a ring of " + (single ? std::string("1") : rg->s.to_string()) +
-                " barrier" + (single ? "" : "s") + ": stage u % S, parity (u / S + " + std::to_string(c) + ") % 2, " +
+      // What is proven is the wait's shape, one of the theorem's two: not
+      // that the role should wait that way (a planted wrong parity can have
+      // the other shape). The message says so (issue 63: "proven" read as
+      // the bug's absence).
+      f.claim = "the wait on " + d.name + " (" + where + ") has the shape of a ring's " + (c ? "producer" : "consumer") +
+                " wait: use u of a ring of " + (single ? std::string("1") : rg->s.to_string()) + " barrier" + (single ? "" : "s") +
+                ": stage u % S, parity (u / S + " + std::to_string(c) + ") % 2, " +
                 (c ? "passing at once on each stage's first use, then waiting for the phase of use u - S (proofs/README.md (b), b3)"
                    : "waiting for the phase of use u (proofs/README.md (b), b2)") +
-                ", for every trip count and parameter value";
+                ", for every trip count and parameter value. The shape only: whether this role should wait so (" +
+                (c ? "a producer waits for a slot to be freed" : "a consumer waits for a slot to be filled") +
+                ") is the explicit search's to decide";
       f.loc = o.op->loc;
       out.push_back(std::move(f));
       return;
