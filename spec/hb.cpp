@@ -188,11 +188,12 @@ void forward(Memory& m, int from_sync, int to_sync) {
   }
 }
 
-void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync) {
+void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync, Threads except) {
   const Syncs s = Syncs{1} << sync;
   const Threads u = bit(unit);
   for (Event& e : m.events) {
     if (e.thread == unit && group != 0 && e.group > group) continue;  // a later group's access: still in flight
+    if (except & bit(e.thread)) continue;                             // the arriving thread's own access
     if (e.after & u) e.released |= s;
     if (e.after_async & u) e.released_async |= s;
     mirror(e);

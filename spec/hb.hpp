@@ -187,11 +187,15 @@ void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf
 void forward(Memory& m, int from_sync, int to_sync);
 // The completion of async unit `unit`'s groups up to `group` (0: all) is
 // released into `sync`: the unit's own accesses of those groups, and what the
-// unit knows now, that is what its issuers knew when they issued its accesses.
-// Called when a tcgen05.commit or cp.async.mbarrier.arrive is issued (PTX ISA:
-// each tracks the async operations the thread initiated before it), into a
-// sync object of the arrival's own, moved to the mbarrier when it lands.
-void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync);
+// unit knows now, that is what its issuers knew when they issued its accesses,
+// less the accesses of the threads `except` (the arriving thread's own: its
+// arrive-on is ordered with the tracked async operations, "but not to those
+// of any other instruction issued by the thread", PTX ISA, Memory
+// Consistency Model). Called when a tcgen05.commit or cp.async.mbarrier.arrive
+// is issued (PTX ISA: each tracks the async operations the thread initiated
+// before it), into a sync object of the arrival's own, moved to the mbarrier
+// when it lands.
+void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync, Threads except = 0);
 // What was released into `from_sync` is released into `to_sync` instead, and
 // `from_sync` is free again: an async arrival whose release was fixed when it
 // was issued (into a sync object of its own) lands on its mbarrier.

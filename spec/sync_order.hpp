@@ -232,18 +232,29 @@ inline void mbar_wait_passes(hb::Memory& m, hb::Threads lanes, const MbarAcquire
 
 // cp.async.mbarrier.arrive: "the arrive-on operation ... is triggered ... after
 // the completion of all prior cp.async operations initiated by the executing
-// thread" (PTX ISA cp.async.mbarrier.arrive). The cp.async unit's copies are
-// released now into the arrival's own sync object `slot`, moved to the
-// mbarrier when it lands (arrival_lands).
-inline void cp_async_arrive_issue(hb::Memory& m, std::uint8_t cp_async_unit, int slot) {
-  hb::release_unit(m, cp_async_unit, 0, slot);
+// thread" (PTX ISA cp.async.mbarrier.arrive), and it "is ordered with respect
+// to the memory operations performed by all prior cp.async operations
+// initiated by the same thread, but not to those of any other instruction
+// issued by the thread" (PTX ISA, Memory Consistency Model, on asynchronous
+// operations). The cp.async unit's copies, and what they were ordered after
+// from other threads, are released now into the arrival's own sync object
+// `slot`, moved to the mbarrier when it lands (arrival_lands); the arriving
+// lanes' own accesses are not: it is no release of theirs.
+inline void cp_async_arrive_issue(hb::Memory& m, std::uint8_t cp_async_unit, hb::Threads lanes, int slot) {
+  hb::release_unit(m, cp_async_unit, 0, slot, lanes);
 }
 
-// tcgen05.commit: the mbarrier "tracks the completion of all prior async
-// tcgen05 operations ... initiated by the executing thread" (PTX ISA
-// tcgen05.commit): the MMA unit's groups up to the one this commit closes.
-inline void tcgen05_commit_issue(hb::Memory& m, std::uint8_t mma_unit, std::uint16_t group, int slot) {
-  hb::release_unit(m, mma_unit, group, slot);
+// tcgen05.commit: it makes the mbarrier "track the completion of all the prior
+// asynchronous tcgen05 operations ... initiated by the executing thread. Upon
+// the completion of the tracked asynchronous tcgen05 operations, the signal
+// specified by the .completion_mechanism is triggered by the system on the
+// mbarrier object" (PTX ISA tcgen05.commit): the MMA unit's groups up to the
+// one this commit closes, and what they were ordered after from other
+// threads. The arrive-on is the system's, signalling those operations'
+// completion, not a release by the thread: the committing thread's own
+// accesses are not released by it (as for cp.async.mbarrier.arrive).
+inline void tcgen05_commit_issue(hb::Memory& m, std::uint8_t mma_unit, hb::Threads lanes, std::uint16_t group, int slot) {
+  hb::release_unit(m, mma_unit, group, slot, lanes);
 }
 
 // st.async / red.async: the store is a write of the agent's TMA unit in

@@ -392,3 +392,31 @@ TEST_CASE("cta_group 2: a deadlock report names the collective the warp waits in
   REQUIRE(check::outcome_name(r) == "deadlock");
   CHECK_MESSAGE(r.message.find("tcgen05_alloc acc cta_group 2 (waits for CTA 1's warp to issue its half)") != std::string::npos, r.message);
 }
+
+// PTX ISA tcgen05.commit: the mbarrier tracks "the completion of all the
+// prior asynchronous tcgen05 operations ... initiated by the executing
+// thread. Upon the completion of the tracked asynchronous tcgen05
+// operations, the signal ... is triggered by the system on the mbarrier
+// object": the arrive-on signals the MMAs' completion; it is no release of
+// the committing thread's own accesses (as cp.async.mbarrier.arrive's, which
+// the Memory Consistency Model orders with the copies "but not to those of
+// any other instruction issued by the thread"). What the MMAs were ordered
+// after from other threads stays released with them.
+TEST_CASE("tcgen05.commit's arrival releases the MMAs and what they were ordered after, not the thread's own accesses") {
+  const std::string k = "kernel t\nsmem A bytes 16384\nsmem B bytes 256\ntmem ACC cols 32\n"
+                        "mbarrier ready count 1\nmbarrier done count 1\n"
+                        "role loader warp:\nLOADER"
+                        "  one: arrive ready\n"
+                        "role mma warp:\n"
+                        "  tcgen05_alloc ACC\n  tcgen05_relinquish_alloc_permit\n"
+                        "  one: wait ready parity 0\n  tcgen05_fence_after_thread_sync\nMMA"
+                        "  tcgen05_mma read A into ACC\n  tcgen05_commit done\n"
+                        "  wait done parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_dealloc ACC\n"
+                        "role reader warp:\n"
+                        "  one: wait done parity 0\n  one: read B\n";
+  // The MMA warp's own store, covered only by the commit: verified before
+  // the commit released only the MMA unit's knowledge less the thread's own
+  // accesses (a missed race), data_race now. A store by another thread that
+  // the MMA warp acquired before its MMA is released with the MMA.
+  pair(with(with(k, "LOADER", ""), "MMA", "  one: write B\n"), "data_race", with(with(k, "LOADER", "  one: write B\n"), "MMA", ""));
+}

@@ -207,7 +207,7 @@ class Encoder {
   void acquire_weak(State& s, const std::vector<int>& to, int weak, const z3::expr& when);
   void move(State& s, int from, int to);
   void forward(State& s, int from, int to);
-  void release_unit(State& s, int unit, int upto, int sync);
+  void release_unit(State& s, int unit, int upto, int sync, const std::vector<int>& except);
   void order(State& s, int from, int to);
 
   void add_tx(const State& s, State& n, int m, std::int64_t delta, std::vector<Raise>& raises);

@@ -214,11 +214,13 @@ void Encoder::forward(State& s, int from, int to) {
 }
 
 // spec/hb.cpp, release_unit: what async unit `unit` is ordered after
-// goes into `sync`, less its own accesses in groups after `upto` (0: all).
-void Encoder::release_unit(State& s, int unit, int upto, int sync) {
+// goes into `sync`, less its own accesses in groups after `upto` (0: all)
+// and the accesses of the arriving lanes `except`.
+void Encoder::release_unit(State& s, int unit, int upto, int sync, const std::vector<int>& except) {
   for (int e = 0; e < E_; ++e) {
     const bmc::Event& ev = f_.events[static_cast<std::size_t>(e)];
     if (ev.thread == unit && upto != 0 && ev.group > upto) continue;
+    if (std::find(except.begin(), except.end(), ev.thread) != except.end()) continue;
     for (const bool av : {false, true}) {
       if (av && !generic(e)) continue;
       R(s, sync, e, av) = or2(R(s, sync, e, av), K(s, unit, e, av));

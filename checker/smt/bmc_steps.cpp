@@ -297,7 +297,8 @@ void Encoder::async_arrive_step(const State& s, int a, int i, Case& c) {
   // spec/mbarrier.cpp, increment_pending, once per thread (a
   // cp.async.mbarrier.arrive without noinc); then hb::release_unit:
   // what the unit has done in the groups tracked, and what it was
-  // ordered after, goes into each arrive-on's sync object.
+  // ordered after (less the arriving lanes' own accesses), goes into
+  // each arrive-on's sync object.
   if (st.count > 0) {
     const int m = st.parts[0].mbar;
     const std::size_t mi = static_cast<std::size_t>(m);
@@ -307,7 +308,7 @@ void Encoder::async_arrive_step(const State& s, int a, int i, Case& c) {
     n.pending[mi] = s.pending[mi] + num(st.count);
   }
   for (const int j : st.tmas) {
-    release_unit(n, st.unit, st.upto, sync_of(f_.tmas[static_cast<std::size_t>(j)].slot, -1));
+    release_unit(n, st.unit, st.upto, sync_of(f_.tmas[static_cast<std::size_t>(j)].slot, -1), st.lanes);
     c.writes.push_back(object(Obj::issued, j));
   }
   advance(n, a, i);

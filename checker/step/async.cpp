@@ -119,10 +119,11 @@ Exec::Pc Exec::on_cp_async_mbarrier_arrive(const ir::Op& op, const Lanes& l) {
     }
   }
   // It tracks the cp.async operations issued before it (PTX ISA,
-  // cp.async.mbarrier.arrive): what it releases is fixed now.
+  // cp.async.mbarrier.arrive): what it releases is fixed now, and none of
+  // the lanes' own accesses (spec::sync_order::cp_async_arrive_issue).
   Pending pe{PendingKind::cp_async_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1,
              l.count, op.noinc, 0, arrive_slot(op)};
-  so::cp_async_arrive_issue(s_.mem, me_.hb.unit(hb::Unit::cp_async), pe.slot);
+  so::cp_async_arrive_issue(s_.mem, me_.hb.unit(hb::Unit::cp_async), l.threads, pe.slot);
   s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
   SAY(lanes_prefix(op) + "cp_async_arrive " + p_.mbar_name(mbar) + (op.noinc ? " noinc" : ""));
   return Pc::next;

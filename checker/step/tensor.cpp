@@ -443,7 +443,7 @@ Exec::Pc Exec::on_tcgen05_commit(const ir::Op& op, [[maybe_unused]] const Lanes&
     // tcgen05.commit): what it releases is fixed now.
     Pending pe{PendingKind::tcgen05_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1, 1,
                false, group, arrive_slot(op)};
-    so::tcgen05_commit_issue(s_.mem, me_.hb.unit(hb::Unit::mma), group, pe.slot);
+    so::tcgen05_commit_issue(s_.mem, me_.hb.unit(hb::Unit::mma), hb::bit(leader), group, pe.slot);
     s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
     if (describe_) where += (where.empty() ? "" : ", ") + p_.mbar_name(mbar);
   }
