@@ -405,6 +405,15 @@ void allocate_syncs(Program& p, const ir::Kernel& k) {
       f.seen_cluster = p.sync_count++;
     }
   }
+  // The cluster barrier's channels of .cta release patterns, one per CTA,
+  // where some role has a .cta release fence and a cluster arrive.
+  bool cta_pattern = false, cluster_arrives = false;
+  for (std::size_t a = 0; a < p.agents.size(); ++a) cta_pattern |= p.fences[a].release_cta >= 0;
+  for (const ir::Role& role : k.roles)
+    scan_ops(role.body, [&](const ir::Op& op) { cluster_arrives |= op.code == OpCode::cluster_arrive || op.code == OpCode::cluster_sync; });
+  p.cluster_cta_sync.clear();
+  if (cta_pattern && cluster_arrives)
+    for (int c = 0; c < p.ctas; ++c) p.cluster_cta_sync.push_back(p.sync_count++);
   p.mbar_cluster_sync.assign(static_cast<std::size_t>(p.num_mbars()), -1);
   p.mbar_weak_sync.assign(static_cast<std::size_t>(p.num_mbars()), -1);
   if (p.ctas > 1)

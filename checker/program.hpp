@@ -160,6 +160,16 @@ struct Program {
     return num_mbars() + cta * named_used + named_slot[static_cast<std::size_t>(id)];
   }
   [[nodiscard]] int cluster_sync() const { return num_mbars() + ctas * named_used; }
+  // Per CTA, the cluster barrier's channel of .cta release patterns (empty
+  // where no role has both a .cta release fence and a cluster arrive):
+  // spec::sync_order::ClusterSyncs.
+  std::vector<int> cluster_cta_sync;
+  [[nodiscard]] spec::sync_order::ClusterSyncs cluster_syncs(int cta) const {
+    spec::sync_order::ClusterSyncs c{cluster_sync(), -1, 0};
+    for (std::size_t i = 0; i < cluster_cta_sync.size(); ++i) c.cta_channels |= spec::hb::Syncs{1} << cluster_cta_sync[i];
+    if (!cluster_cta_sync.empty()) c.own_cta = cluster_cta_sync[static_cast<std::size_t>(cta)];
+    return c;
+  }
   // Every sync object an mbarrier instance's phase completion completes.
   [[nodiscard]] spec::hb::Syncs mbar_syncs(int mbar) const;
 

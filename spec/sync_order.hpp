@@ -106,15 +106,49 @@ inline void fence_mbarrier_init(hb::Memory& m, hb::Threads lanes, int first_buf,
   hb::release_range(m, lanes, f.release_cluster, first_buf, end_buf);
 }
 
+// The sync objects of the cluster barrier: `barrier`, into which its
+// arrives' releases and .cluster release patterns go, which every waiter
+// acquires; and, where some thread of the kernel has a .cta release fence,
+// one more per CTA (`cta_channels`, -1 / 0 where none), into which a thread
+// of that CTA forwards its .cta fence's release (`own_cta`: the channel of
+// the arriving or waiting thread's CTA). A release pattern at .cta scope
+// synchronises with the acquires of its own CTA only (PTX ISA, Memory
+// Consistency Model, "Morally strong operations": each operation's scope
+// includes the other's thread), so only that CTA's waiters acquire it; the
+// other CTAs' waiters observe it at a scope too narrow (hb after_weak:
+// scope_race for a reader).
+struct ClusterSyncs {
+  int barrier = 0;
+  int own_cta = -1;
+  hb::Syncs cta_channels = 0;
+  [[nodiscard]] constexpr hb::Syncs all() const { return (hb::Syncs{1} << barrier) | cta_channels; }
+};
+
 // barrier.cluster.arrive: a release unless .relaxed (PTX ISA barrier.cluster:
 // "arrive ... has .release semantics by default"; ordering::
-// cluster_arrive_releases), with the release pattern of the thread's
-// .cluster fence. A .cta fence's pattern would reach the CTA's own waiters
-// only, which the one sync object of the cluster barrier cannot tell apart
-// from the others': not forwarded (docs/spec.md, "Fences": conservative, it
-// can only report a race).
-inline void cluster_arrive(hb::Memory& m, hb::Threads lanes, int sync, ordering::Sem sem, bool completes, const Fences& f) {
-  barrier_arrive(m, lanes, sync, ordering::cluster_arrive_releases(sem), completes, f.release_cluster);
+// cluster_arrive_releases), with the release pattern of the thread's fences,
+// .relaxed arrives included (PTX ISA, Memory Consistency Model, "Release and
+// acquire patterns": a release fence followed by a strong write, the arrive):
+// a .cluster fence's into `barrier`, a .cta fence's into the channel of the
+// thread's own CTA (ClusterSyncs). The last arrival completes them all.
+inline void cluster_arrive(hb::Memory& m, hb::Threads lanes, const ClusterSyncs& c, ordering::Sem sem, bool completes,
+                           const Fences& f) {
+  barrier_arrive(m, lanes, c.barrier, ordering::cluster_arrive_releases(sem), false, f.release_cluster);
+  if (f.release_cta >= 0 && c.own_cta >= 0) hb::forward(m, f.release_cta, c.own_cta);
+  if (completes) hb::complete_all(m, c.all());
+}
+
+// barrier.cluster.wait (".acquire" by default): acquires the barrier's
+// releases and the .cta patterns of the waiter's own CTA; the other CTAs'
+// .cta patterns are observed at a scope too narrow (ClusterSyncs).
+inline void cluster_pass(hb::Memory& m, hb::Threads lanes, const ClusterSyncs& c) {
+  const hb::Syncs own = c.own_cta >= 0 ? hb::Syncs{1} << c.own_cta : 0;
+  hb::acquire(m, lanes, (hb::Syncs{1} << c.barrier) | own, c.cta_channels & ~own);
+}
+
+// An exit that completes the cluster barrier's instance (barrier_exit).
+inline void cluster_exit(hb::Memory& m, const ClusterSyncs& c, bool completes) {
+  if (completes) hb::complete_all(m, c.all());
 }
 
 // --- mbarrier: the channel an arrive releases into, the ones a wait acquires -----

@@ -230,6 +230,27 @@ TEST_CASE("fence.acq_rel / fence.sc with relaxed barrier operations form release
   pair(with(remote, "SCOPE", "cta"), "scope_race", with(remote, "SCOPE", "cluster"));
 }
 
+// PTX ISA, Memory Consistency Model, "Release and acquire patterns": a
+// release fence followed by a strong write (barrier.cluster.arrive.relaxed)
+// is a release pattern; at .cta scope it synchronises with the acquires of
+// its own CTA (barrier.cluster.wait: ".acquire" by default).
+TEST_CASE("fence.acq_rel then barrier.cluster.arrive.relaxed releases to the waiters of its scope") {
+  const std::string k = "kernel cl\ncluster 2\nsmem d[1] bytes 64\n"
+                        "role p warp on cta 0:\n  one: write d[0]\nFENCE  cluster_arrive relaxed\n  cluster_wait\n  cluster_sync\n"
+                        "role c warp on cta 0:\n  cluster_arrive relaxed\n  cluster_wait\n  one: read d[0]\n  cluster_sync\n"
+                        "role q warp on cta 1:\n  cluster_arrive relaxed\n  cluster_wait\nREMOTE  cluster_sync\n";
+  // (The last cluster_sync keeps CTA 0 alive for CTA 1's remote read.)
+  // Same CTA: data_race before the cluster barrier carried a .cta fence's
+  // release pattern, verified now; without the fence, still a race.
+  pair(with(with(k, "FENCE", ""), "REMOTE", ""), "data_race", with(with(k, "FENCE", "  one: fence_acq_rel cta\n"), "REMOTE", ""));
+  // .cluster fence: already carried to every CTA.
+  pair(with(with(k, "FENCE", ""), "REMOTE", "  one: read d[0] @ 0\n"), "data_race",
+       with(with(k, "FENCE", "  one: fence_acq_rel cluster\n"), "REMOTE", "  one: read d[0] @ 0\n"));
+  // A reader in the other CTA after a .cta fence: a scope too narrow.
+  pair(with(with(k, "FENCE", "  one: fence_acq_rel cta\n"), "REMOTE", "  one: read d[0] @ 0\n"), "scope_race",
+       with(with(k, "FENCE", "  one: fence_acq_rel cluster\n"), "REMOTE", "  one: read d[0] @ 0\n"));
+}
+
 TEST_CASE("fence_acq_rel needs a scope, as in PTX") {
   const dsl::Parsed p = dsl::parse("kernel f\nrole r warp:\n  fence_acq_rel\n", "f.bk");
   REQUIRE_FALSE(p.ok());

@@ -128,19 +128,33 @@ TEST_CASE("sync_order: a relaxed wait then fence.acq_rel acquires, the wait alon
   CHECK(read_by_1(m) == Violation::none);
 }
 
-TEST_CASE("sync_order: a relaxed cluster arrive carries the .cluster fence only") {
+TEST_CASE("sync_order: a relaxed cluster arrive carries a .cluster fence to every CTA, a .cta fence to its own CTA only") {
+  // The cluster barrier 0, with the .cta-pattern channels 8 (CTA 0, the
+  // arriving thread's) and 9 (CTA 1).
+  const so::ClusterSyncs arriver{0, 8, bit(8) | bit(9)};
+  const so::ClusterSyncs same_cta = arriver, other_cta{0, 9, bit(8) | bit(9)};
   so::Fences f;
   f.release_cta = 5;
+  // PTX ISA, Memory Consistency Model: a release fence followed by a strong
+  // write (the arrive) is a release pattern, at the fence's scope.
   hb::Memory m = written();
   hb::release(m, hb::bit(0), f.release_cta);
-  so::cluster_arrive(m, hb::bit(0), 0, Sem::relaxed, true, f);
-  so::barrier_pass(m, hb::bit(1), 0);
-  CHECK(read_by_1(m) == Violation::data_race);
+  so::cluster_arrive(m, hb::bit(0), arriver, Sem::relaxed, true, f);
+  hb::Memory other = m;
+  so::cluster_pass(m, hb::bit(1), same_cta);
+  CHECK(read_by_1(m) == Violation::none);  // data_race before the .cta pattern reached the cluster barrier
+  so::cluster_pass(other, hb::bit(1), other_cta);
+  CHECK(read_by_1(other) == Violation::scope_race);
+  // No fence: the relaxed arrive releases nothing.
+  hb::Memory none = written();
+  so::cluster_arrive(none, hb::bit(0), arriver, Sem::relaxed, true, f);
+  so::cluster_pass(none, hb::bit(1), same_cta);
+  CHECK(read_by_1(none) == Violation::data_race);
   f.release_cluster = 6;
   hb::Memory n = written();
   hb::release(n, hb::bit(0), f.release_cluster);
-  so::cluster_arrive(n, hb::bit(0), 0, Sem::relaxed, true, f);
-  so::barrier_pass(n, hb::bit(1), 0);
+  so::cluster_arrive(n, hb::bit(0), arriver, Sem::relaxed, true, f);
+  so::cluster_pass(n, hb::bit(1), other_cta);
   CHECK(read_by_1(n) == Violation::none);
 }
 

@@ -55,17 +55,17 @@ Exec::Pc Exec::on_clc_query(const ir::Op& op, const Lanes& l) {
 
 // barrier.cluster.arrive / .wait, and the two as one (cluster_sync): the
 // arrive releases the lanes (unless .relaxed) and the thread's release
-// pattern of a .cluster fence into the cluster's sync object; the wait
-// acquires it (spec/cluster.hpp).
+// patterns into the cluster barrier's sync objects; the wait acquires them
+// (spec/cluster.hpp, spec::sync_order::cluster_arrive, cluster_pass).
 Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, bool waits) {
   auto arrive = [&] {
     const spec::cluster::Result r =
         spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), live_threads(-1));
     if (r.out.violation != Violation::none)
       stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
-    // A release unless .relaxed, with the release pattern of a .cluster
-    // fence only (spec::sync_order::cluster_arrive).
-    so::cluster_arrive(s_.mem, l.threads, p_.cluster_sync(), op.sem, r.out.phase_completed, fences());
+    // A release unless .relaxed, with the release patterns of the
+    // thread's fences (spec::sync_order::cluster_arrive).
+    so::cluster_arrive(s_.mem, l.threads, p_.cluster_syncs(me_.cta), op.sem, r.out.phase_completed, fences());
     s_.cluster = r.next;
     ag_.cluster_ticket = r.ticket;
     if (describe_ && r.out.phase_completed) info_.completed = "cluster barrier instance complete";
@@ -77,7 +77,7 @@ Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, b
       stop(r.out.violation, me_.name + " waits at the cluster barrier without having arrived");
     if (!r.out.enabled) return false;
     ag_.cluster_ticket = r.ticket;
-    so::barrier_pass(s_.mem, me_.hb.lanes(), p_.cluster_sync());
+    so::cluster_pass(s_.mem, me_.hb.lanes(), p_.cluster_syncs(me_.cta));
     thread_synchronized();
     if (describe_ && !arrived_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
     return true;

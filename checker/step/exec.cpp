@@ -8,7 +8,7 @@ void Exec::exit_agent() {
   SAY("exit");
   const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, live_threads(-1));
   s_.cluster = cr.next;
-  so::barrier_exit(s_.mem, p_.cluster_sync(), cr.out.phase_completed);
+  so::cluster_exit(s_.mem, p_.cluster_syncs(me_.cta), cr.out.phase_completed);
   // A barrier without a thread count waits for the CTA's non-exited threads:
   // this exit may complete an instance in progress.
   for (int id = 0; id < spec::named::num_ids; ++id) {
