@@ -284,6 +284,15 @@ void instantiate_declarations(Program& p, const ir::Kernel& k) {
   }
   p.mbar_has_init.assign(k.mbarriers.size(), false);
   alias_table(p);
+  p.tmem_buffer.clear();
+  if (p.tmem_decls > 0) {
+    p.tmem_buffer.assign(static_cast<std::size_t>(p.mem_buffers()), 0);
+    for (int c = 0; c < p.ctas; ++c)
+      for (std::size_t d = 0; d < k.buffers.size(); ++d)
+        if (p.tmem_slot[d] >= 0)
+          for (int e = 0; e < k.buffers[d].size; ++e)
+            p.tmem_buffer[static_cast<std::size_t>(c * p.buffers_per_cta + p.buffer_base[d] + e)] = 1;
+  }
 
 }
 

@@ -95,6 +95,10 @@ struct Program {
   // spec::tmem::Cta::allocated (-1 for shared memory); how many there are.
   std::vector<int> tmem_slot;
   int tmem_decls = 0;
+  // Per hb::Memory buffer, 1 for tensor memory (empty in a kernel with none):
+  // the buffers whose events carry the tcgen05 ordering (spec/hb.hpp, Event).
+  std::vector<std::uint8_t> tmem_buffer;
+  [[nodiscard]] std::span<const std::uint8_t> tmem_buffers() const { return tmem_buffer; }
   bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
   bool id0_whole_cta = false;               // some op uses barrier 0 for the whole CTA (syncthreads, or id 0 (or an id not known) with no count)
 

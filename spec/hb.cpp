@@ -43,7 +43,7 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   c.other_proxy = prior.proxy;
   if (!prior.write && a.kind == Kind::read) return c;  // two reads never conflict
   if (prior.atomic && a.atomic) return c;               // nor two atomic read-modify-writes
-  if (a.after_own_unit && a.unit >= 0 && prior.thread == a.unit) return c;
+  if (a.after_own_unit && a.unit >= 0 && (prior.thread == a.unit || (prior.after_async & bit(issuer)))) return c;
   const Threads me = bit(issuer);
   // lanes of one all-lane access each on its part (of one buffer)
   const bool same_part = a.spread != 0 && a.spread == prior.spread && prior.buf == a.buf;
@@ -285,8 +285,42 @@ void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to) {
 void retire_kind(Memory& m, std::uint8_t unit, Kind kind, Threads to) {
   for (Event& e : m.events) {
     if (e.thread != unit || e.write != (kind == Kind::write)) continue;
-    e.after |= to;
+    e.after |= to;  // not after_async: the tcgen05 ordering of tensor memory (Event) needs a tcgen05 fence
+  }
+}
+
+namespace {
+bool in_tmem(const Event& e, std::span<const std::uint8_t> tmem) { return e.buf < tmem.size() && tmem[e.buf] != 0; }
+}  // namespace
+
+void tc_fence(Memory& m, Threads lanes, std::uint8_t unit, std::span<const std::uint8_t> tmem) {
+  if (tmem.empty()) return;  // a kernel with no tensor memory
+  for (Event& e : m.events)
+    if (in_tmem(e, tmem) && ((e.after & lanes) || e.thread == unit)) e.after_async |= lanes;
+}
+
+void tc_fence_unit(Memory& m, std::uint8_t unit, std::uint16_t group, std::span<const std::uint8_t> tmem) {
+  if (tmem.empty()) return;  // a kernel with no tensor memory
+  for (Event& e : m.events)
+    if (e.thread == unit && e.group <= group && in_tmem(e, tmem)) e.after_async |= bit(unit);
+}
+
+void tc_release(Memory& m, Threads lanes, int sync, std::span<const std::uint8_t> tmem) {
+  if (tmem.empty()) return;  // a kernel with no tensor memory
+  const Syncs s = Syncs{1} << sync;
+  for (Event& e : m.events) {
+    if (!in_tmem(e, tmem) || !(e.after_async & lanes)) continue;
+    e.released_async |= s;
+    if (e.after & e.after_async & lanes) e.released |= s;
+  }
+}
+
+void tc_acquire(Memory& m, Threads to, Syncs syncs, std::span<const std::uint8_t> tmem) {
+  if (tmem.empty()) return;  // a kernel with no tensor memory
+  for (Event& e : m.events) {
+    if (!in_tmem(e, tmem) || !(e.visible_async & syncs)) continue;
     e.after_async |= to;
+    if (e.visible & e.visible_async & syncs) e.after |= to;
   }
 }
 

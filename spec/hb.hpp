@@ -74,6 +74,18 @@ enum class Kind : std::uint8_t { read = 0, write = 1 };
 // it. `after_weak` holds the threads that acquired it through a release and an
 // acquire that are not morally strong (a scope too narrow): not ordered, and
 // a race with them is reported as a scope race.
+//
+// Tensor memory has no async proxy (every access of it is a tcgen05
+// instruction's, made in the generic proxy of the model), so for an event of
+// a tensor-memory buffer `after_async` (and `released_async`,
+// `visible_async`) carries the tcgen05 ordering of the ISA's fences instead
+// (PTX ISA, "Memory Consistency Model for 5th generation of TensorCore
+// operations", "Specialized inter-thread synchronization"): the threads
+// whose later asynchronous tcgen05 operations are ordered after the access
+// through a tcgen05.fence::before_thread_sync, an execution ordering
+// operation of any .sem and a tcgen05.fence::after_thread_sync (tc_fence,
+// tc_release, tc_acquire). Only a pipelined consumer (Access::after_own_unit,
+// a tcgen05.mma) is ordered by it alone; the others need `after`.
 struct Event {
   std::uint16_t buf = 0;
   bool write = false;
@@ -138,7 +150,11 @@ struct Access {
   bool atomic = false;
   // The unit's own earlier accesses are ordered before this one: a tcgen05.mma
   // after the same thread's tcgen05.mma or tcgen05.cp, which the ISA executes
-  // in order ("Pipelined tcgen05 instructions").
+  // in order ("Pipelined tcgen05 instructions"); and so is an earlier access
+  // of tensor memory whose `after_async` (the tcgen05 ordering, Event) holds
+  // the issuer: an MMA after another thread's tcgen05.cp or MMA, fenced on
+  // both sides with a synchronization between ("Pipelined instructions,
+  // different thread": "no explicit waiting mechanism is needed").
   bool after_own_unit = false;
   // The buffers that share bytes with `buf` (overlapping byte ranges of one
   // allocation, checker/layout.hpp): their accesses conflict with this one
@@ -227,8 +243,35 @@ void order(Memory& m, std::uint8_t from, Threads to);
 void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to);
 // Every access of `kind` by async unit `unit` has completed and the threads
 // `to` waited for it (tcgen05.wait::ld for the reads of tcgen05.ld,
-// tcgen05.wait::st for the writes of tcgen05.st).
+// tcgen05.wait::st for the writes of tcgen05.st). Its accesses are tensor
+// memory's, whose `after_async` is the tcgen05 ordering (Event): a wait
+// leaves it to the tcgen05 fences (tc_fence).
 void retire_kind(Memory& m, std::uint8_t unit, Kind kind, Threads to);
+// The tcgen05 ordering across threads (Event: `after_async` of tensor-memory
+// events), `tmem` flagging the tensor-memory buffers (one entry per buffer).
+// tcgen05.fence::before_thread_sync by the threads `lanes` ("orders all the
+// prior asynchronous tcgen05 operations with respect to the subsequent
+// tcgen05 and the execution ordering operations"): the tensor-memory accesses
+// they know, and those of the agent's MMA unit `unit` (its tcgen05.mma, .cp,
+// .shift, issued by them and maybe still running), are ordered before their
+// later execution ordering operations.
+void tc_fence(Memory& m, Threads lanes, std::uint8_t unit, std::span<const std::uint8_t> tmem);
+// A tcgen05.commit: it "implicitly performs" before_thread_sync for the
+// tracked operations (PTX ISA, canonical patterns, "Non-pipelined
+// instructions, same thread"): the MMA unit's own tensor-memory accesses of
+// the groups up to `group` are ordered before its arrive-on.
+void tc_fence_unit(Memory& m, std::uint8_t unit, std::uint16_t group, std::span<const std::uint8_t> tmem);
+// An execution ordering operation that releases nothing (a .relaxed arrive)
+// by the threads `lanes` into sync object `sync`: the tensor-memory accesses
+// their tcgen05 fence ordered before it (and, of those, the ones they know
+// complete, for every later tcgen05 operation).
+void tc_release(Memory& m, Threads lanes, int sync, std::span<const std::uint8_t> tmem);
+// An execution ordering operation that acquires nothing (a .relaxed wait) by
+// the threads `to`, that observed the latest completion of the objects in
+// `syncs`: what a tcgen05 fence ordered before an arrive into them is
+// ordered before `to`'s later tcgen05 operations (the after_thread_sync
+// they issue next: its absence is the tcgen05_unfenced warning's business).
+void tc_acquire(Memory& m, Threads to, Syncs syncs, std::span<const std::uint8_t> tmem);
 // fence.proxy.async by the threads `by`: the generic accesses they know become
 // known to the async proxy through them (PTX ISA, membar/fence).
 // `first_buf`/`end_buf` restrict it to a range of buffers (fence.mbarrier_init

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 #include <utility>
 
 #include "spec/hb.hpp"
@@ -131,9 +132,14 @@ struct ClusterSyncs {
 // acquire patterns": a release fence followed by a strong write, the arrive):
 // a .cluster fence's into `barrier`, a .cta fence's into the channel of the
 // thread's own CTA (ClusterSyncs). The last arrival completes them all.
+// A .relaxed arrive is an execution ordering operation all the same: it
+// carries the tcgen05 ordering of the thread's tcgen05.fence::
+// before_thread_sync (tcgen05_fence_before; `tmem`: the tensor-memory buffers).
 inline void cluster_arrive(hb::Memory& m, hb::Threads lanes, const ClusterSyncs& c, ordering::Sem sem, bool completes,
-                           const Fences& f) {
-  barrier_arrive(m, lanes, c.barrier, ordering::cluster_arrive_releases(sem), false, f.release_cluster);
+                           const Fences& f, std::span<const std::uint8_t> tmem = {}) {
+  const bool releases = ordering::cluster_arrive_releases(sem);
+  barrier_arrive(m, lanes, c.barrier, releases, false, f.release_cluster);
+  if (!releases) hb::tc_release(m, lanes, c.barrier, tmem);
   if (f.release_cta >= 0 && c.own_cta >= 0) hb::forward(m, f.release_cta, c.own_cta);
   if (completes) hb::complete_all(m, c.all());
 }
@@ -186,10 +192,15 @@ struct MbarSyncs {
 // patterns"; ordering::pattern_scope): what the fence released enters that
 // scope's channel too. A phase the arrive completes follows
 // (phase_completes).
+// A .relaxed arrive, an execution ordering operation, carries the tcgen05
+// ordering of the thread's tcgen05.fence::before_thread_sync into the same
+// channel (tcgen05_fence_before; `tmem`: the tensor-memory buffers).
 inline void mbar_arrive(hb::Memory& m, hb::Threads lanes, const MbarSyncs& b, ordering::Sem sem, ordering::Scope scope,
-                        bool remote, const Fences& f) {
-  if (const int sync = mbar_release_sync(b, scope, remote); sync >= 0 && ordering::arrive_releases(sem))
-    hb::release(m, lanes, sync);
+                        bool remote, const Fences& f, std::span<const std::uint8_t> tmem = {}) {
+  if (const int sync = mbar_release_sync(b, scope, remote); sync >= 0) {
+    if (ordering::arrive_releases(sem)) hb::release(m, lanes, sync);
+    else hb::tc_release(m, lanes, sync, tmem);
+  }
   for (const auto& [from, fence_scope] :
        {std::pair{f.release_cluster, ordering::Scope::cluster}, std::pair{f.release_cta, ordering::Scope::cta}}) {
     if (from < 0) continue;
@@ -220,14 +231,19 @@ inline void mbar_arrive(hb::Memory& m, hb::Threads lanes, const MbarSyncs& b, or
 // Consistency Model, "Release and acquire patterns") at the narrower of the
 // fence's and the wait's scopes (ordering::pattern_scope): `seen_cta` for a
 // .cta fence, `seen_cluster` for a .cluster one.
+// A .relaxed wait is an execution ordering operation all the same: `tc`,
+// the channels its scope reaches, whose tcgen05 ordering it observes
+// (tcgen05_fence_before, hb::tc_acquire).
 struct MbarAcquire {
   bool acquires = false;
   hb::Syncs strong = 0, weak = 0, trusted = 0;
   hb::Syncs seen_cta = 0, seen_cluster = 0;
+  hb::Syncs tc = 0;
 };
 [[nodiscard]] constexpr MbarAcquire mbar_wait(const MbarSyncs& b, ordering::Sem sem, ordering::Scope scope) {
   MbarAcquire a;
   if (!ordering::wait_acquires(sem)) {
+    a.tc = mbar_strong_channels(b, rules::acquire_channels(scope).cluster_scope_strong);
     auto seen = [&](ordering::Scope fence) {
       return mbar_strong_channels(b, rules::acquire_channels(ordering::pattern_scope(fence, scope)).cluster_scope_strong);
     };
@@ -253,10 +269,14 @@ struct MbarAcquire {
 
 // The wait's effect (mbar_wait): the acquire, or, for a .relaxed wait of a
 // thread with acquire fences, what its fence objects observe.
-inline void mbar_wait_passes(hb::Memory& m, hb::Threads lanes, const MbarAcquire& a, const Fences& f) {
+inline void mbar_wait_passes(hb::Memory& m, hb::Threads lanes, const MbarAcquire& a, const Fences& f,
+                             std::span<const std::uint8_t> tmem = {}) {
   if (a.acquires) {
     hb::acquire(m, lanes, a.strong, a.weak);
-  } else if (f.seen_cta >= 0) {
+    return;
+  }
+  hb::tc_acquire(m, lanes, a.tc, tmem);
+  if (f.seen_cta >= 0) {
     hb::observe(m, a.seen_cta, f.seen_cta);
     hb::observe(m, a.seen_cluster, f.seen_cluster);
   }
@@ -287,8 +307,35 @@ inline void cp_async_arrive_issue(hb::Memory& m, std::uint8_t cp_async_unit, hb:
 // threads. The arrive-on is the system's, signalling those operations'
 // completion, not a release by the thread: the committing thread's own
 // accesses are not released by it (as for cp.async.mbarrier.arrive).
-inline void tcgen05_commit_issue(hb::Memory& m, std::uint8_t mma_unit, hb::Threads lanes, std::uint16_t group, int slot) {
+// It also "implicitly" performs tcgen05.fence::before_thread_sync for the
+// tracked operations (PTX ISA, tcgen05 "Canonical synchronization patterns",
+// "Non-pipelined instructions, same thread": "No explicit
+// tcgen05.fence::before_thread_sync is needed as this is implicitly performed
+// by tcgen05.commit"): their tensor-memory accesses reach a later relaxed
+// wait's tcgen05 ordering (hb::tc_fence_unit; `tmem`: the tensor-memory
+// buffers).
+inline void tcgen05_commit_issue(hb::Memory& m, std::uint8_t mma_unit, hb::Threads lanes, std::uint16_t group, int slot,
+                                 std::span<const std::uint8_t> tmem) {
+  hb::tc_fence_unit(m, mma_unit, group, tmem);
   hb::release_unit(m, mma_unit, group, slot, lanes);
+}
+
+// tcgen05.fence::before_thread_sync by the lanes (after their tcgen05.ld /
+// tcgen05.st are ordered before them, spec::tmem::before_thread_sync_orders):
+// "orders all the prior asynchronous tcgen05 operations with respect to the
+// subsequent tcgen05 and the execution ordering operations", and the
+// tcgen05.fence instructions "compose with execution ordering instructions
+// across a thread scope and provide ordering between tcgen05 instructions
+// across the same scope" (PTX ISA tcgen05.fence): what tensor memory the
+// lanes know, and the accesses of the agent's MMA unit, are carried by their
+// later arrives and barriers, .relaxed ones included (hb::tc_fence,
+// tc_release), to the tcgen05 operations after a tcgen05.fence::
+// after_thread_sync of the threads that observed them (tc_acquire): in full
+// for what the lanes knew complete, for a pipelined MMA only for the MMA
+// unit's operations still running ("Pipelined instructions, different
+// thread": "no explicit waiting mechanism is needed").
+inline void tcgen05_fence_before(hb::Memory& m, hb::Threads lanes, std::uint8_t mma_unit, std::span<const std::uint8_t> tmem) {
+  hb::tc_fence(m, lanes, mma_unit, tmem);
 }
 
 // st.async / red.async: the store is a write of the agent's TMA unit in

@@ -420,3 +420,79 @@ TEST_CASE("tcgen05.commit's arrival releases the MMAs and what they were ordered
   // the MMA warp acquired before its MMA is released with the MMA.
   pair(with(with(k, "LOADER", ""), "MMA", "  one: write B\n"), "data_race", with(with(k, "LOADER", "  one: write B\n"), "MMA", ""));
 }
+
+// PTX ISA, "Memory Consistency Model for 5th generation of TensorCore
+// operations": tcgen05.fence::before_thread_sync and ::after_thread_sync
+// "compose with execution ordering instructions" (tcgen05.fence: "across a
+// thread scope"), .relaxed mbarrier arrives and waits included, as in the
+// canonical synchronization patterns. Until the model carried this tcgen05
+// ordering, each fixed kernel below was data_race (a false alarm).
+TEST_CASE("tcgen05 fences compose with relaxed barriers: the ISA's canonical patterns verify") {
+  // "Non-pipelined instructions, different thread", example 1: tcgen05.ld,
+  // wait::ld, before_thread_sync, mbarrier.arrive.relaxed; then
+  // try_wait.relaxed, after_thread_sync, tcgen05.mma into the columns read.
+  const std::string ld_mma = "kernel t\nsmem A bytes 16384\ntmem ACC cols 32\nmbarrier freed count 1\nmbarrier done count 1\n"
+                             "role mma warp:\n  tcgen05_alloc ACC\n  tcgen05_relinquish_alloc_permit\n  bar_sync 1, 64\n"
+                             "WAIT  tcgen05_fence_after_thread_sync\n"
+                             "  tcgen05_mma read A into ACC\n  tcgen05_commit done\n  wait done parity 0\n"
+                             "  tcgen05_fence_after_thread_sync\n  tcgen05_dealloc ACC\n"
+                             "role epilogue warp:\n  bar_sync 1, 64\n  tcgen05_fence_after_thread_sync\n"
+                             "  tcgen05_ld ACC\n  tcgen05_wait_ld\nFENCEARRIVE";
+  const std::string relaxed = with(with(ld_mma, "WAIT", "  wait freed parity 0 relaxed\n"), "ARRIVE", "  one: arrive freed relaxed\n");
+  // Without the before_thread_sync the relaxed arrive orders nothing.
+  pair(with(relaxed, "FENCE", ""), "data_race", with(relaxed, "FENCE", "  tcgen05_fence_before_thread_sync\n"));
+  // The same through barrier.cluster.arrive.relaxed and barrier.cluster.wait.
+  const std::string cluster = with(with(ld_mma, "WAIT", "  cluster_arrive relaxed\n  cluster_wait\n"), "ARRIVE",
+                                   "  cluster_arrive relaxed\n  cluster_wait\n");
+  pair(with(cluster, "FENCE", ""), "data_race", with(cluster, "FENCE", "  tcgen05_fence_before_thread_sync\n"));
+
+  // Example 2: tcgen05.mma, tcgen05.commit; try_wait.relaxed,
+  // after_thread_sync, tcgen05.ld ("No explicit
+  // tcgen05.fence::before_thread_sync is needed as this is implicitly
+  // performed by tcgen05.commit"). Its broken twin signals with the fence
+  // and a relaxed arrive instead of the commit: the fence orders the MMA,
+  // it does not wait for it, and a tcgen05.ld is no pipelined consumer.
+  const std::string mma_ld = "kernel t\nsmem A bytes 16384\ntmem ACC cols 32\nmbarrier done count 1\nmbarrier fin count 1\n"
+                             "role mma warp:\n  tcgen05_alloc ACC\n  tcgen05_relinquish_alloc_permit\n  bar_sync 1, 64\n"
+                             "  tcgen05_fence_after_thread_sync\n  tcgen05_mma read A into ACC\nSIGNAL"
+                             "  tcgen05_commit fin\n  wait fin parity 0\n  bar_sync 2, 64\n  tcgen05_fence_after_thread_sync\n"
+                             "  tcgen05_dealloc ACC\n"
+                             "role epilogue warp:\n  bar_sync 1, 64\n  tcgen05_fence_after_thread_sync\n"
+                             "  wait done parity 0 relaxed\n  tcgen05_fence_after_thread_sync\n"
+                             "  tcgen05_ld ACC\n  tcgen05_wait_ld\n  tcgen05_fence_before_thread_sync\n  bar_sync 2, 64\n";
+  pair(with(mma_ld, "SIGNAL", "  tcgen05_fence_before_thread_sync\n  one: arrive done relaxed\n"), "data_race",
+       with(mma_ld, "SIGNAL", "  tcgen05_commit done\n"));
+}
+
+// "Pipelined instructions, different thread": "In this pattern, no explicit
+// waiting mechanism is needed but proper synchronization between threads is
+// needed": tcgen05.cp, before_thread_sync, mbarrier.arrive.relaxed.cluster;
+// try_wait.relaxed.cluster, after_thread_sync, tcgen05.mma. The MMA is
+// ordered after the copy it reads (a pipelined pair), a tcgen05.ld is not
+// (it needs the copy's completion).
+TEST_CASE("tcgen05.cp then another thread's MMA, fenced with a sync between, needs no wait (pipelined pair)") {
+  const std::string k = "kernel t\nsmem A bytes 16384\nsmem S bytes 4096\ntmem ACC[2] cols 64\n"
+                        "mbarrier ready count 1\nmbarrier cpdone count 1\nmbarrier done count 1\n"
+                        "role copier warp:\n  tcgen05_alloc ACC\n  tcgen05_relinquish_alloc_permit\n  bar_sync 1, 64\n"
+                        "  tcgen05_fence_after_thread_sync\n  tcgen05_cp S -> ACC[1]\nFENCE  one: arrive ready relaxed cluster\n"
+                        "  tcgen05_commit cpdone\n  wait cpdone parity 0\n"
+                        "  bar_sync 2, 64\n  tcgen05_fence_after_thread_sync\n  tcgen05_dealloc ACC\n"
+                        "role mma warp:\n  bar_sync 1, 64\n  tcgen05_fence_after_thread_sync\n"
+                        "  wait ready parity 0 relaxed cluster\n  tcgen05_fence_after_thread_sync\nUSE"
+                        "  tcgen05_fence_before_thread_sync\n  bar_sync 2, 64\n";
+  const std::string mma = "  tcgen05_mma read ACC[1], A into ACC[0]\n  tcgen05_commit done\n  wait done parity 0\n"
+                          "  tcgen05_fence_after_thread_sync\n";
+  const std::string fixed = with(with(k, "FENCE", "  tcgen05_fence_before_thread_sync\n"), "USE", mma);
+  // data_race until the model carried the tcgen05 ordering (docs/spec.md
+  // named it a false alarm); without the copier's fence, still a race.
+  pair(with(with(k, "FENCE", ""), "USE", mma), "data_race", fixed);
+  // The same with a bar.sync (release and acquire) between: the fence is
+  // still what orders the copy, which the copier does not know complete.
+  const std::string bar = with(with(fixed, "  one: arrive ready relaxed cluster\n", "  bar_sync 3, 64\n"),
+                               "  wait ready parity 0 relaxed cluster\n", "  bar_sync 3, 64\n");
+  pair(with(bar, "  tcgen05_cp S -> ACC[1]\n  tcgen05_fence_before_thread_sync\n", "  tcgen05_cp S -> ACC[1]\n"), "data_race", bar);
+  // A tcgen05.ld of the copy's destination is no pipelined consumer: a race.
+  CHECK(check::outcome_name(run(with(with(k, "FENCE", "  tcgen05_fence_before_thread_sync\n"), "USE",
+                                     "  tcgen05_ld ACC[1]\n  tcgen05_wait_ld\n"),
+                                true)) == "data_race");
+}

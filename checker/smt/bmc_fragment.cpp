@@ -1,6 +1,7 @@
 #include "checker/smt/bmc_fragment.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "checker/smt/bmc_unroll.hpp"
 
@@ -212,6 +213,51 @@ Step Unroller::op(const ir::Op& op, int index) {
 using unrolling::Refused;
 using unrolling::Unroller;
 
+namespace {
+
+void each_op(const std::vector<ir::Stmt>& body, const std::function<void(const ir::Op&)>& f) {
+  for (const ir::Stmt& st : body) {
+    if (st.kind == ir::StmtKind::op) f(st.op);
+    each_op(st.body, f);
+    each_op(st.else_body, f);
+  }
+}
+
+// The tcgen05 ordering across threads (spec/hb.hpp, Event: after_async of
+// tensor-memory events; hb::tc_fence, tc_release, tc_acquire) is not
+// encoded: a kernel where it can order something is refused, with its
+// reason. It orders something only through a .relaxed barrier operation
+// (an arrive after a tcgen05.fence::before_thread_sync, or a wait after a
+// tcgen05.commit), or, for a pipelined MMA of another thread, through the
+// fence of a role that issues MMAs itself.
+std::string tcgen05_ordering_used(const ir::Kernel& k, const check::Program& p) {
+  if (p.tmem_decls == 0) return {};
+  bool relaxed = false, fence_before = false, commit = false, fenced_mma = false;
+  for (const ir::Role& role : k.roles) {
+    bool mma = false, fence = false;
+    each_op(role.body, [&](const ir::Op& op) {
+      const bool barrier_op = ir::op_has(op.code, ir::opf::thread_arrive) || op.code == ir::OpCode::cluster_arrive ||
+                              op.code == ir::OpCode::cluster_sync || op.code == ir::OpCode::mbar_wait ||
+                              op.code == ir::OpCode::mbar_test_wait || op.code == ir::OpCode::mbar_try_wait;
+      relaxed |= barrier_op && op.sem == ir::Sem::relaxed;
+      fence |= op.code == ir::OpCode::tcgen05_fence_before;
+      commit |= op.code == ir::OpCode::tcgen05_commit;
+      mma |= op.code == ir::OpCode::tcgen05_mma || op.code == ir::OpCode::tcgen05_shift;
+    });
+    fence_before |= fence;
+    fenced_mma |= fence && mma;
+  }
+  if (relaxed && (fence_before || commit))
+    return "a .relaxed barrier operation with tcgen05.fence::before_thread_sync or tcgen05.commit in the kernel (the tcgen05 "
+           "ordering across threads, spec/hb.hpp, is not encoded)";
+  if (fenced_mma)
+    return "tcgen05.fence::before_thread_sync in a role that issues tcgen05.mma (the tcgen05 ordering across threads, "
+           "spec/hb.hpp, is not encoded)";
+  return {};
+}
+
+}  // namespace
+
 Fragment unroll(const ir::Kernel& k) {
   Fragment f;
   const check::Program p = check::instantiate(k);
@@ -249,6 +295,11 @@ Fragment unroll(const ir::Kernel& k) {
     f.mbar_weak_sync.push_back(p.mbar_weak_sync[mi] >= 0 ? f.extra_syncs++ : -1);
   }
   if (p.ctas > 1) f.cluster_sync = f.extra_syncs++;
+  if (const std::string why = tcgen05_ordering_used(k, p); !why.empty()) {
+    Fragment out;
+    out.refused = why;
+    return out;
+  }
   try {
     Unroller u(p, f);
     for (int a = 0; a < static_cast<int>(p.agents.size()); ++a) u.agent(a);

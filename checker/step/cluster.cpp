@@ -65,7 +65,8 @@ Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, b
       stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
     // A release unless .relaxed, with the release patterns of the
     // thread's fences (spec::sync_order::cluster_arrive).
-    so::cluster_arrive(s_.mem, l.threads, p_.cluster_syncs(me_.cta), op.sem, r.out.phase_completed, fences());
+    so::cluster_arrive(s_.mem, l.threads, p_.cluster_syncs(me_.cta), op.sem, r.out.phase_completed, fences(),
+                       p_.tmem_buffers());
     s_.cluster = r.next;
     ag_.cluster_ticket = r.ticket;
     if (describe_ && r.out.phase_completed) info_.completed = "cluster barrier instance complete";

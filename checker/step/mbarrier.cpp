@@ -22,7 +22,7 @@ void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   const mb::Result r = mb::arrive(st, args);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
   st = r.next;
-  so::mbar_arrive(s_.mem, l.threads, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences());
+  so::mbar_arrive(s_.mem, l.threads, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
   if (r.out.phase_completed) phase_done(mbar);
   if (op.dest_var >= 0) {
     mb::Token held = tok;
@@ -86,7 +86,7 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
                   " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async or "
                   "red.async), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
                   "wait with .acquire.cluster");
-    so::mbar_wait_passes(s_.mem, l.threads, acq, fences());
+    so::mbar_wait_passes(s_.mem, l.threads, acq, fences(), p_.tmem_buffers());
   }
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) +

@@ -443,7 +443,7 @@ Exec::Pc Exec::on_tcgen05_commit(const ir::Op& op, [[maybe_unused]] const Lanes&
     // tcgen05.commit): what it releases is fixed now.
     Pending pe{PendingKind::tcgen05_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1, 1,
                false, group, arrive_slot(op)};
-    so::tcgen05_commit_issue(s_.mem, me_.hb.unit(hb::Unit::mma), hb::bit(leader), group, pe.slot);
+    so::tcgen05_commit_issue(s_.mem, me_.hb.unit(hb::Unit::mma), hb::bit(leader), group, pe.slot, p_.tmem_buffers());
     s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
     if (describe_) where += (where.empty() ? "" : ", ") + p_.mbar_name(mbar);
   }
@@ -462,10 +462,14 @@ Exec::Pc Exec::on_tcgen05_fence_before(const ir::Op& op, const Lanes& l) {
   // later thread synchronization (PTX ISA tcgen05.fence): its tcgen05.ld
   // and tcgen05.st are ordered before the fencing lanes, so a later
   // release carries them. An MMA's or tcgen05.cp's accesses are ordered
-  // by its tcgen05.commit (docs/spec.md, "Tensor memory").
+  // by its tcgen05.commit (docs/spec.md, "Tensor memory"), and before a
+  // pipelined MMA of another thread by the tcgen05 ordering its later
+  // arrives and barriers carry, .relaxed ones included
+  // (spec::sync_order::tcgen05_fence_before).
   // The unit of tcgen05.ld (its reads) and tcgen05.st (its writes).
   for (const auto& [kind, async] : {std::pair{hb::Kind::read, spec::tmem::Async::ld}, std::pair{hb::Kind::write, spec::tmem::Async::st}})
     if (spec::tmem::before_thread_sync_orders(async)) hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), kind, l.threads);
+  so::tcgen05_fence_before(s_.mem, l.threads, me_.hb.unit(hb::Unit::mma), p_.tmem_buffers());
   SAY(lanes_prefix(op) + "tcgen05.fence::before_thread_sync");
   return Pc::next;
 }
