@@ -227,8 +227,8 @@ void each_op(const std::vector<ir::Stmt>& body, const std::function<void(const i
 // tensor-memory events; hb::tc_fence, tc_release, tc_acquire) is not
 // encoded: a kernel where it can order something is refused, with its
 // reason. It orders something only through a .relaxed barrier operation
-// (an arrive after a tcgen05.fence::before_thread_sync, or a wait after a
-// tcgen05.commit). Not declined: a pipelined MMA of another thread ordered
+// (an arrive of a role with tcgen05.fence::before_thread_sync, or a wait in
+// a kernel with that fence or a tcgen05.commit). Not declined: a pipelined MMA of another thread ordered
 // only by a fence and a .release barrier after an MMA not waited for (the
 // engines may differ there).
 std::string tcgen05_ordering_used(const ir::Kernel& k, const check::Program& p) {
