@@ -50,9 +50,10 @@ Result arrive(State s, const ArriveArgs& a) {
   // arrive.expect_tx: "performs an expect-tx operation prior to the arrive-on operation".
   const std::int64_t tx = std::int64_t(s.tx) + a.expect_tx;
   if (!tx_operand_in_range(a.expect_tx) || !tx_in_range(tx)) return {s, Outcome::fail(Violation::tx_out_of_range)};
-  // Over-arrival (more arrivals than pending) is not given a meaning by the ISA;
-  // the model calls it a violation (see docs/spec.md, "open points"). A failing
-  // operation leaves the state as it was.
+  // Over-arrival (more arrivals than pending) is not given a meaning by the ISA
+  // beyond "Contents of the mbarrier object" ("The valid range of each of the counts": the pending arrival count's
+  // minimum is 0, the expected arrival count's 1); the model calls it a violation (see docs/spec.md, "open
+  // points"). A failing operation leaves the state as it was.
   if (s.pending - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
   if (a.drop && s.expected - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
   // PTX ISA mbarrier.arrive_drop: "If the decrement causes the expected

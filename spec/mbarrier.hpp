@@ -12,8 +12,9 @@
 
 namespace pc::spec::mbarrier {
 
-// PTX ISA, mbarrier "Contents of the mbarrier object": "the count ... must be in the range 1 to 2^20-1"; the tx-count
-// range is -(2^20-1) .. 2^20-1 (same section, "tx-count").
+// PTX ISA mbarrier.init: "The valid range of values for the operand count is [1, ..., 2^20 - 1]"; "Contents of
+// the mbarrier object": "The valid range of each of the counts" is, for the expected arrival count, 1 to 2^20 - 1,
+// for the pending arrival count 0 to 2^20 - 1, and for the tx-count -(2^20 - 1) to 2^20 - 1.
 inline constexpr std::int32_t max_count = (1 << 20) - 1;
 inline constexpr std::int32_t max_tx = (1 << 20) - 1;
 // The txCount operand of expect_tx / complete_tx / arrive.expect_tx (per
@@ -51,14 +52,18 @@ struct Result {
 
 // PTX ISA, mbarrier.init: sets the expected and pending count to `count`,
 // the phase to 0 and the tx-count to 0. Re-initialising a live object is
-// undefined (PTX ISA, mbarrier.inval: the object must be invalidated before its memory is repurposed).
+// `reinit_live_barrier` (PTX ISA mbarrier.init: "The behavior of performing an mbarrier.init operation on a
+// memory location containing a valid mbarrier object is undefined"); a count outside the range above is
+// `bad_init_count` ("The value of operand count must be in the range as specified in Contents of the mbarrier object").
 [[nodiscard]] Result init(State s, std::int64_t count);
 
 struct ArriveArgs {
-  std::int64_t count = 1;      // PTX ISA, mbarrier.arrive: optional count, default 1, range 1..2^20-1
+  std::int64_t count = 1;      // PTX ISA, mbarrier.arrive: optional count, default 1; "The value of the operand
+                               // count must be in the range as specified in Contents of the mbarrier object"
   bool drop = false;           // arrive_drop: also lowers the expected count (PTX ISA, mbarrier.arrive_drop);
                                // to zero is `expected_count_zero`
-  bool no_complete = false;    // .noComplete: UB if this arrive would complete the phase
+  bool no_complete = false;    // .noComplete: "must not cause the mbarrier to complete its current phase,
+                               // otherwise the behavior is undefined" (PTX ISA mbarrier.arrive)
   std::int64_t expect_tx = 0;  // .expect_tx: an expect-tx operation before the arrive-on
 };
 // The arrive-on operation (PTX ISA, "Arrive-on operation on mbarrier object"),
@@ -106,9 +111,9 @@ struct ArriveArgs {
 
 // PTX ISA, mbarrier.pending_count: the pending arrival count held in a Token.
 [[nodiscard]] std::int64_t pending_count(Token t);
-// PTX ISA, mbarrier.pending_count: the state operand must come from an
-// mbarrier.arrive.noComplete or mbarrier.arrive_drop.noComplete; with any
-// other state the result is undefined (the H100 returns the pending count
+// PTX ISA, mbarrier.pending_count: "The state operand is a 64-bit register that must be the result of a prior
+// mbarrier.arrive.noComplete or mbarrier.arrive_drop.noComplete instruction. Otherwise, the behavior is
+// undefined." (the H100 returns the pending count
 // before the arrive, harness test pending_count_token, but the ISA does not
 // promise it): `pending_count_undefined`.
 [[nodiscard]] Violation check_pending_count(Token t);
@@ -117,6 +122,8 @@ struct ArriveArgs {
 // object is incremented by 1 prior to the asynchronous arrive-on operation"
 // unless .noinc is given. This is that increment, done when the instruction
 // is issued; the arrive itself is an ordinary arrive() when the copies land.
+// "The pending count of the mbarrier object after the increment should not exceed the limit as mentioned in
+// Contents of the mbarrier object. Otherwise, the behavior is undefined.": `bad_arrive_count`.
 [[nodiscard]] Result increment_pending(State s);
 
 // PTX ISA, mbarrier.inval: the object may be reused as memory or re-initialised.
@@ -140,7 +147,9 @@ struct ArriveArgs {
   return other.status == Status::live ? Violation::reinit_live_barrier : Violation::none;
 }
 
-// Validity of any operation other than init on the object.
+// Validity of any operation other than init on the object. PTX ISA mbarrier.inval: "Performing any mbarrier
+// operation except mbarrier.init on a memory location that does not contain a valid mbarrier object, results in
+// undefined behaviour." Never initialised: `uninitialized_barrier`; invalidated: `invalidated_barrier`.
 [[nodiscard]] Violation check_live(const State& s);
 
 }  // namespace pc::spec::mbarrier
