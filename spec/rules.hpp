@@ -15,9 +15,9 @@ namespace pc::spec::rules {
 
 // --- Initialisation --------------------------------------------------------
 
-// A use that finds its mbarrier uninitialised. PTX ISA mbarrier.init: any
-// mbarrier operation other than init on an object that is not initialised is
-// undefined. When the kernel does initialise that barrier somewhere, the use
+// A use that finds its mbarrier uninitialised. PTX ISA mbarrier.inval: "Performing any
+// mbarrier operation except mbarrier.init on a memory location that does not contain a valid
+// mbarrier object, results in undefined behaviour." When the kernel does initialise that barrier somewhere, the use
 // merely came first: the init is not ordered before it (`unsynchronized_init`,
 // the fix is a barrier between init and use, not a missing init).
 [[nodiscard]] constexpr Violation uninitialized_use(Violation v, bool kernel_inits_it) {
@@ -62,8 +62,9 @@ enum class InitUse : std::uint8_t { visible, unfenced_own_init, unordered };
 // --- Where an operation may point ----------------------------------------------
 
 // mbarrier.test_wait / try_wait take only a .shared::cta address (PTX ISA
-// mbarrier.test_wait/try_wait: "the .shared::cta state space"): a wait on a
-// barrier of another CTA is `remote_wait`.
+// mbarrier.test_wait/try_wait: "If the address specified by addr does not fall within the address
+// window of .shared::cta state space then the behavior is undefined."): a wait on a barrier of
+// another CTA is `remote_wait`.
 [[nodiscard]] constexpr Violation wait_target(bool other_cta) {
   return other_cta ? Violation::remote_wait : Violation::none;
 }
@@ -80,16 +81,17 @@ enum class InitUse : std::uint8_t { visible, unfenced_own_init, unordered };
 // CTA's barrier (PTX ISA: "the mbarrier ... in either CTA of the CTA-pair").
 [[nodiscard]] constexpr int signalled_cta(int dest, int named_cta) { return named_cta < 0 ? dest : named_cta; }
 
-// The size of a bulk copy (PTX ISA cp.async.bulk: "size ... must be a
-// multiple of 16"; ptxas for sm_90a accepts 0..1048560 as an immediate):
+// The size of a bulk copy (PTX ISA cp.async.bulk: "size must be a multiple of 16. If the value
+// is not a multiple of 16, then the behavior is undefined."; ptxas for sm_90a accepts 0..1048560 as an immediate):
 // checked where the size is computed, since a parameter may make it anything.
 inline constexpr std::int64_t max_bulk_copy_bytes = 1048560;
 [[nodiscard]] constexpr Violation bulk_copy_size(std::int64_t bytes) {
   return bytes < 0 || bytes > max_bulk_copy_bytes || bytes % 16 != 0 ? Violation::bad_copy_size : Violation::none;
 }
 
-// Shared memory per CTA: an mbarrier object is 8 bytes (PTX ISA mbarrier:
-// ".b64 ... an opaque object of 8 bytes"); a block of compute capability 9.0
+// Shared memory per CTA: an mbarrier object is 8 bytes (PTX ISA "Size and alignment of mbarrier
+// object": "an opaque object with the following type and alignment requirements": type .b64,
+// alignment 8 bytes); a block of compute capability 9.0
 // gets at most 227 KiB (CUDA C++ Programming Guide, "Technical Specifications
 // per Compute Capability": maximum shared memory per thread block).
 inline constexpr std::int64_t mbarrier_bytes = 8;
