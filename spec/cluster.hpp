@@ -1,9 +1,12 @@
 // The cluster barrier: PTX ISA, barrier.cluster ("barrier.cluster.arrive ...
 // barrier.cluster.wait causes the executing thread to wait for all non-exited
-// threads of the cluster to perform barrier.cluster.arrive"; "each thread
-// must arrive exactly once before waiting", and the arrive must precede the
-// wait). Pure functions over one State per cluster; the per-thread part (has
-// this agent arrived, in which instance) is a Ticket the caller keeps.
+// threads of the cluster to perform barrier.cluster.arrive"; "Each thread must arrive at the
+// barrier only once before the barrier completes"; "After using barrier.cluster.wait to detect
+// completion of the barrier, a thread may immediately arrive at the barrier once again"). The
+// model asks more than the ISA's letter: a second arrive before the thread's own wait is misuse
+// even after the instance completed, and so is a wait with no arrive (no ISA sentence for it).
+// Pure functions over one State per cluster; the per-thread part (has this agent arrived, in
+// which instance) is a Ticket the caller keeps.
 #pragma once
 
 #include <compare>

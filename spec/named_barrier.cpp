@@ -34,12 +34,15 @@ Result arrive(State s, const ArriveArgs& a) {
   if (Violation v = check_operands(a); v != Violation::none) return {s, Outcome::fail(v)};
   const bool whole = a.count == 0;
   const std::int64_t count = whole ? (a.live_threads >= 0 ? a.live_threads : a.cta_threads) : a.count;
-  // "all threads ... must use the same thread count" for one instance.
+  // One thread count per instance. The ISA has no sentence that says so: PTX ISA bar/barrier only says
+  // "Different warps may execute different forms of the barrier{.cta} instruction using the same barrier
+  // name and thread count", and "Care must be taken to keep a warp from executing more barrier{.cta}
+  // instructions than intended ... prior to the reset of the barrier" (more threads than counted).
   if (s.arrived > 0 && (s.whole_cta != whole || (!whole && s.count != count)))
     return {s, Outcome::fail(Violation::named_count_mismatch)};
   if (s.arrived + a.threads > count) return {s, Outcome::fail(Violation::named_count_mismatch)};
-  // PTX ISA, bar: "bar.red should not be intermixed with bar.sync or
-  // bar.arrive using the same active barrier. Execution in this case is
+  // PTX ISA, bar: "barrier{.cta}.red should not be intermixed with barrier{.cta}.sync or
+  // barrier{.cta}.arrive using the same active barrier. Execution in this case is
   // unpredictable."
   const std::uint8_t kind = a.red == Red::none ? 1 : 2;
   if (s.arrived > 0 && s.kind != kind) return {s, Outcome::fail(Violation::named_red_mixed)};

@@ -10,7 +10,7 @@
 
 namespace pc::spec::named {
 
-inline constexpr int num_ids = 16;  // PTX ISA, bar: "a ... in the range 0..15"
+inline constexpr int num_ids = 16;  // PTX ISA, bar: "Each CTA instance has sixteen barriers numbered 0..15"
 inline constexpr int warp_size = 32;
 
 enum class Red : std::uint8_t { none, popc, and_, or_ };
@@ -44,11 +44,11 @@ struct ArriveArgs {
   bool id0_whole_cta = true; // the kernel also uses barrier 0 for the whole CTA (__syncthreads, or an id-0 barrier with no count)
 };
 
-// Checks of the operands (PTX ISA, bar: id range; "b must be a multiple of warp
-// size"; id 0 is the barrier of __syncthreads, CUDA C++ Programming Guide,
-// "Synchronization Functions", so a partial count on it clashes with the
-// __syncthreads of the CTA: only when the kernel has one, since PTX allows any
-// warp-multiple count on barrier 0).
+// Checks of the operands (PTX ISA, bar: id range, "a ... with value 0 through 15"; "When specifying
+// a thread count, the value must be a multiple of the warp size"; id 0 is the barrier of
+// __syncthreads, CUDA C++ Programming Guide, "Synchronization Functions", so a partial count on
+// it clashes with the __syncthreads of the CTA: only when the kernel has one, since PTX allows
+// any warp-multiple count on barrier 0).
 [[nodiscard]] Violation check_operands(const ArriveArgs& a);
 
 // The arrival part of bar.sync, bar.arrive and bar.red: adds the agent's threads;
