@@ -29,7 +29,7 @@ inline constexpr int max_cta_group = 2;
 // tensor-memory declaration of the kernel.
 inline constexpr int max_allocations = 32;
 
-// tcgen05.alloc nCols: "must be a power of 2" and "in the range [32, 512]"
+// tcgen05.alloc nCols: "must be a power of 2" and "must be within the range [32, 512]"
 // (PTX ISA tcgen05.alloc).
 [[nodiscard]] constexpr bool valid_alloc_columns(std::int64_t n) {
   return n >= 32 && n <= columns && (n & (n - 1)) == 0;
@@ -103,8 +103,8 @@ struct Result {
   return c;
 }
 
-// An access of allocation `which` needs it live: tensor memory is allocated
-// dynamically and an address is one that tcgen05.alloc returned (PTX ISA
+// An access of allocation `which` needs it live: "The Tensor Memory is dynamically
+// allocated" and an address is one that tcgen05.alloc returned (PTX ISA
 // "Tensor Memory", "Allocation"); an access before the allocation or after
 // its tcgen05.dealloc is `tmem_unallocated`.
 [[nodiscard]] constexpr Violation use(const Cta& c, int which) {
@@ -229,7 +229,7 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 }
 
 // "All of the Tensor Memory that was allocated using tcgen05.alloc
-// instruction in a kernel must be explicitly deallocated using
+// instruction in a kernel, must be explicitly deallocated using
 // tcgen05.dealloc before the kernel exits" (PTX ISA tcgen05.alloc): a CTA whose
 // threads have all exited with columns allocated is `tmem_not_deallocated`.
 [[nodiscard]] constexpr Violation cta_exit(const Cta& c) {
