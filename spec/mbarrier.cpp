@@ -56,8 +56,10 @@ Result arrive(State s, const ArriveArgs& a) {
   // points"). A failing operation leaves the state as it was.
   if (s.pending - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
   if (a.drop && s.expected - a.count < 0) return {s, Outcome::fail(Violation::arrival_underflow)};
-  // PTX ISA mbarrier.arrive_drop: "If the decrement causes the expected
-  // arrivals count to be zero, the behavior is undefined."
+  // PTX ISA, "Contents of the mbarrier object": the expected arrival count's
+  // valid range starts at 1 (PTX ISA 9.1); later editions say it in
+  // mbarrier.arrive_drop: "If the decrement causes the expected arrivals
+  // count to be zero, the behavior is undefined."
   if (a.drop && s.expected - a.count == 0) return {s, Outcome::fail(Violation::expected_count_zero)};
   s.tx = static_cast<std::int32_t>(tx);
   if (a.drop) s.expected -= static_cast<std::int32_t>(a.count);

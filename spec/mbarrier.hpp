@@ -91,7 +91,8 @@ struct ArriveArgs {
   return s.phase == t.phase || s.phase == t.phase + 1;
 }
 // test_wait with the token of an earlier arrive: true iff the token's phase
-// completed. A token two or more phases old (or from before a re-init) is
+// completed. A token two or more phases old (or from before a re-init, where
+// its phase is not the new object's 0 or 1: the model keeps no object identity) is
 // `stale_token`: the ISA leaves it undefined, though the H100 answers by the
 // phase's parity (harness tests op_sequences and token_two_phases_later).
 [[nodiscard]] Outcome test_wait_token(const State& s, Token t);
