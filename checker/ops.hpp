@@ -25,7 +25,8 @@ enum class LanePolicy : std::uint8_t { any, single, agent, leader, aligned };
 
 // The object an operation acts on. The explorer's step of each family is in
 // its own file (checker/step_FAMILY.cpp); the SMT engines dispatch on it too.
-//   memory:   shared-memory loads and stores of the threads
+//   memory:   shared-memory loads and stores of the threads, and the use of
+//             the values they loaded (consume)
 //   mbarrier: mbarrier objects (PTX ISA mbarrier), and fence.mbarrier_init
 //   named:    named barriers (bar.sync, bar.arrive, bar.red, __syncthreads) and bar.warp.sync
 //   bulk:     TMA and bulk copies, bulk async-groups, st.async and red.async
@@ -178,6 +179,7 @@ inline constexpr std::uint16_t no_bmc = 1 << 11;
   /* shared memory */                                                                                                 \
   X(read, "read", memory, any, both, 0, access, read, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                  \
   X(write, "write", memory, any, both, 0, access, write, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                \
+  X(consume, "consume", memory, any, both, 0, own, none, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")               \
   /* mbarrier */                                                                                                      \
   X(mbar_init, "init", mbarrier, single, both, 80, mbarrier, none, none, init, opf::none, "BAR[i] count N")                        \
   X(mbar_arrive, "arrive", mbarrier, any, both, 80, mbarrier, none, arrive, arrive, opf::returns | opf::thread_arrive,                                \

@@ -324,6 +324,15 @@ void tc_acquire(Memory& m, Threads to, Syncs syncs, std::span<const std::uint8_t
   }
 }
 
+void consume(Memory& m, int buf, Threads by) {
+  const auto [lo, hi] = range(m, buf);
+  for (std::size_t i = lo; i < hi; ++i) {
+    Event& e = m.events[i];
+    if (e.write || e.proxy != Proxy::generic || !(by & bit(e.thread))) continue;
+    e.after_async |= bit(e.thread);
+  }
+}
+
 void proxy_fence(Memory& m, Threads by, int first_buf, int end_buf) {
   const int end = end_buf < 0 ? m.buffers : end_buf;
   for (Event& e : m.events)

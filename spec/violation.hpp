@@ -58,7 +58,7 @@ namespace pc::spec {
   X(scope_war, "scope_war", warning,                                                                 \
     "an overwrite of what another CTA accessed, ordered only through a release or acquire of too narrow a scope (warning)") \
   X(cross_proxy_war, "cross_proxy_war", error,                                                     \
-    "generic-proxy reads followed by an async-proxy write of the same buffer with no fence.proxy.async between") \
+    "generic-proxy reads not known to be consumed at the release, then an async-proxy write of the same buffer with no fence.proxy.async between") \
   X(async_init_unfenced, "async_init_unfenced", warning,                                             \
     "an mbarrier's initialising thread uses it through the async proxy with no fence.mbarrier_init or fence.proxy.async (warning)") \
   X(bad_copy_size, "bad_copy_size", error,                                                         \

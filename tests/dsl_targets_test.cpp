@@ -69,7 +69,7 @@ TEST_CASE("targets: every operation parses on the targets that have it and is re
   // What each target has, written out here rather than taken from
   // ir::op_target, so that the test checks the table.
   const std::set<std::string> amd_only = {"s_waitcnt", "s_barrier", "global_load_lds", "s_barrier_signal", "s_barrier_wait"};
-  const std::set<std::string> on_amd = {"read", "write", "init", "arrive", "wait", "exit", "s_waitcnt", "s_barrier"};
+  const std::set<std::string> on_amd = {"read", "write", "consume", "init", "arrive", "wait", "exit", "s_waitcnt", "s_barrier"};
   const std::set<std::string> cdna_only = {"global_load_lds"};
   const std::set<std::string> gfx12_only = {"s_barrier_signal", "s_barrier_wait"};
   const char* targets[] = {"nvidia", "amd gfx90a", "amd gfx940", "amd gfx942", "amd gfx1200", "amd gfx1201", "amd"};

@@ -80,8 +80,10 @@ const std::vector<RuleHelp>& table() {
        "Order the overwrite after the other CTA's access with a release and acquire of cluster scope.",
        {"concurrency", "race", "scope", "cluster"}},
       {"cross_proxy_war",
-       "Put fence_proxy_async between the generic-proxy reads and the async-proxy write (a TMA load) into the same "
-       "buffer.",
+       "The generic-proxy reads were not known to be complete at the release that orders them before the async-proxy "
+       "write (a TMA load) into the same buffer: the H100 returns the new data to loads still in flight there (harness "
+       "test generic_read_then_tma_overwrite). Put fence_proxy_async after the reads, or `consume` the loaded values "
+       "(the instruction that uses them: an mma.sync, a dependent store) before releasing the buffer.",
        {"concurrency", "race", "async-proxy"}},
       {"async_init_unfenced",
        "Put fence_mbarrier_init (or fence_proxy_async) between the init and the first async-proxy use of the barrier.",

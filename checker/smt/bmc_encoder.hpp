@@ -241,6 +241,7 @@ class Encoder {
   void retire_step(int a, int i, Case& c);
   void syncwarp_step(int a, int i, Case& c);
   void proxy_fence_step(int a, int i, Case& c);
+  void consume_step(int a, int i, Case& c);
   void exit_step(const State& s, int a, int i, Case& c);
 
   void touch(Case& c, int buf) const;

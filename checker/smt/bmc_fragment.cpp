@@ -184,6 +184,7 @@ Step Unroller::op(const ir::Op& op, int index) {
         refuse(op, "a proxy fence restricted to a state space");
       s.kind = StepKind::proxy_fence;
       return s;
+    case OpCode::consume: op_consume(s, op); return s;
     // Refused above (the table's no_bmc column), or taken before (run: the
     // commits, fences and exit).
     case OpCode::mbar_arrive_drop:

@@ -9,7 +9,7 @@
 //
 // Covered: NVIDIA kernels on a cluster of CTAs and AMD kernels on one
 // workgroup, roles whose warps run together, and these operations with their
-// operands (an operand of another CTA, `@ c`, included): read, write, init,
+// operands (an operand of another CTA, `@ c`, included): read, write, consume, init,
 // inval, arrive, arrive_expect_tx (at either scope), expect_tx, complete_tx,
 // wait (parity, at either scope), tma_load (multicast included), st_async,
 // tma_store, tma_reduce, commit_group, wait_group(_read), wgmma_fence, wgmma_regs, wgmma,
@@ -69,7 +69,7 @@ inline constexpr int no_sync = -2;
 
 enum class StepKind : std::uint8_t {
   access, init, inval, arrive, expect_tx, wait, tma_load, st_async, async_arrive, unit_access, retire, bar_sync,
-  amd_barrier, cluster_barrier, syncwarp, proxy_fence, fence_init, tmem_alloc, tmem_pair, clc_cancel, clc_query, fail, exit,
+  amd_barrier, cluster_barrier, syncwarp, proxy_fence, consume, fence_init, tmem_alloc, tmem_pair, clc_cancel, clc_query, fail, exit,
   done  // where an exit leads: the agent has exited (no step)
 };
 

@@ -47,6 +47,7 @@ void Encoder::step_cases(const State& s, int a, int i, std::vector<Case>& out) {
       return;
     case StepKind::syncwarp: syncwarp_step(a, i, c); break;
     case StepKind::proxy_fence: proxy_fence_step(a, i, c); break;
+    case StepKind::consume: consume_step(a, i, c); break;
     case StepKind::tmem_alloc: tmem_alloc(s, a, st, c); advance(n, a, i); break;
     case StepKind::tmem_pair: tmem_pair_cases(s, a, i, std::move(c), out); return;
     case StepKind::fail:
@@ -107,6 +108,7 @@ void Encoder::mbar_use_checks(const State& s, const Step& st, Case& c) {
     case StepKind::cluster_barrier:
     case StepKind::syncwarp:
     case StepKind::proxy_fence:
+    case StepKind::consume:
     case StepKind::fence_init:
     case StepKind::tmem_alloc:
     case StepKind::tmem_pair:
@@ -372,6 +374,20 @@ void Encoder::proxy_fence_step(int a, int i, Case& c) {
   for (const int t : st.lanes)
     for (int e = 0; e < E_; ++e)
       if (generic(e)) K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
+  advance(n, a, i);
+}
+
+void Encoder::consume_step(int a, int i, Case& c) {
+  const Step& st = f_.agents[static_cast<std::size_t>(a)].steps[static_cast<std::size_t>(i)];
+  State& n = c.next;
+  // spec/hb.cpp, consume: each lane's own generic reads of the buffers,
+  // known to the async proxy through that lane.
+  for (const Step::Part& part : st.parts)
+    for (const int t : st.lanes)
+      for (int e = 0; e < E_; ++e) {
+        const bmc::Event& ev = f_.events[static_cast<std::size_t>(e)];
+        if (ev.buf == part.buf && !ev.write && generic(e) && ev.thread == t) K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
+      }
   advance(n, a, i);
 }
 

@@ -226,6 +226,7 @@ class Unroller {
   void op_s_barrier(Step& s, const ir::Op& op);  // s_barrier, s_barrier_signal, s_barrier_wait
   void op_cluster_barrier(Step& s, const ir::Op& op);  // cluster_arrive, cluster_wait, cluster_sync
   void op_syncwarp(Step& s);  // syncwarp
+  void op_consume(Step& s, const ir::Op& op);  // consume
 };
 
 }  // namespace pc::smt::bmc::unrolling

@@ -118,4 +118,16 @@ void Unroller::op_syncwarp(Step& s) {
   for (int w = 0; w < me.warps; ++w) s.warps.emplace_back(thread(me.hb.leader(w)), thread(me.hb.rest(w)));
 }
 
+// step.cpp, on_consume: the buffers whose reads by the lanes are used (no
+// access of memory: a CTA that has exited is not checked).
+void Unroller::op_consume(Step& s, const ir::Op& op) {
+  s.kind = StepKind::consume;
+  for (const ir::Ref& r : op.bufs) {
+    Step::Part part;
+    part.buf = buf(r, cta(r));
+    s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)];
+    s.parts.push_back(part);
+  }
+}
+
 }  // namespace pc::smt::bmc::unrolling

@@ -25,7 +25,10 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
       break;
     case Violation::cross_proxy_war:
       msg = mine + " (async proxy) overwrites what " + other + " read" + of_other +
-            " through the generic proxy, with no fence.proxy.async after those reads";
+            " through the generic proxy: those reads are not known to be consumed at the release that orders them "
+            "before it, and no fence.proxy.async follows them (the H100 returns the new data to loads still in "
+            "flight at the release: harness test generic_read_then_tma_overwrite); put fence_proxy_async after the "
+            "reads, or `consume` their values before releasing";
       break;
     case Violation::scope_race:
     case Violation::scope_war:
@@ -63,6 +66,14 @@ Exec::Pc Exec::on_read(const ir::Op& op, const Lanes& l) {
   return Pc::next;
 }
 Exec::Pc Exec::on_write(const ir::Op& op, const Lanes& l) { return on_read(op, l); }
+
+Exec::Pc Exec::on_consume(const ir::Op& op, const Lanes& l) {
+  // The lanes use what their reads of each buffer loaded: those reads are
+  // complete from here on (spec::hb::consume).
+  for (const ir::Ref& r : op.bufs) hb::consume(s_.mem, buf_at(r, target_cta(r)), l.threads);
+  SAY(lanes_prefix(op) + "consume " + (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
+  return Pc::next;
+}
 
 Exec::Pc Exec::on_fence_acq_rel(const ir::Op& op, const Lanes& l) {
   // fence.acq_rel / fence.sc: a release fence for the thread's later
