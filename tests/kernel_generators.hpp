@@ -683,13 +683,8 @@ inline std::string fragment_ring(std::mt19937& rng) {
   k += line(3, "    one: tma_load buf[k % 2] -> full[k % 2]\n", "    one: tma_load buf[(k + 1) % 2] -> full[k % 2]\n");
   k += "role consumer warp:\n  for k in 0 .. N:\n";
   k += line(4, "    wait full[k % 2] parity (k / 2) % 2\n", "    wait full[k % 2] parity k % 2\n");
-  // The consumer uses what it read (docs/dsl.md, consume) before its
-  // release, after it, or not at all.
-  const int use = pick(3);
   k += line(5, "    all: read buf[k % 2]\n", "    all: read buf[k % 2]\n    one: write buf[k % 2]\n");
-  if (use == 1) k += "    all: consume buf[k % 2]\n    syncwarp\n";
   k += line(6, "    one: arrive empty[k % 2]\n", "    all: arrive empty[k % 2]\n");
-  if (use == 2) k += "    all: consume buf[k % 2]\n";
   if (mutation == 7) k += "    syncwarp\n";
   if (mutation == 8) k += "  bar_sync 1, 64\nrole other warp:\n  bar_sync 1, 64\n";
   return k;
