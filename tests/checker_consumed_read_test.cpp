@@ -14,6 +14,7 @@
 #include "checker/ops.hpp"
 #include "checker/smt/bmc.hpp"
 #include "spec/hb.hpp"
+#include "tests/agreed_check.hpp"
 
 using namespace pc;
 namespace hb = pc::spec::hb;
@@ -31,14 +32,8 @@ std::string with(std::string text, const std::string& marker, const std::string&
 // is the reduced search's.
 check::Result checked(const std::string& text) {
   CAPTURE(text);
+  const check::Result r = testing::agreed_check(text);
   const dsl::Parsed p = dsl::parse(text, "consumed.bk");
-  const std::string first = p.errors.empty() ? std::string() : p.errors[0].message + " at line " + std::to_string(p.errors[0].loc.line);
-  CAPTURE(first);
-  REQUIRE(p.ok());
-  check::Options o;
-  const check::Result r = check::check(p.kernel, o);
-  o.reduction = false;
-  CHECK(check::outcome_name(check::check(p.kernel, o)) == check::outcome_name(r));
   const smt::BmcResult b = smt::bounded_search(p.kernel);
   CAPTURE(b.reason);
   REQUIRE(b.verdict != smt::BmcResult::Verdict::not_covered);

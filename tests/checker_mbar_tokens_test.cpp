@@ -7,29 +7,16 @@
 
 #include <string>
 
-#include "checker/dsl/parser.hpp"
-#include "checker/explore.hpp"
+#include "tests/agreed_check.hpp"
 
 using namespace pc;
 
 namespace {
 
-check::Result run(const std::string& text, bool reduction) {
-  const dsl::Parsed p = dsl::parse(text, "tok.bk");
-  const std::string first = p.errors.empty() ? std::string() : p.errors[0].message + " at line " + std::to_string(p.errors[0].loc.line);
-  CAPTURE(first);
-  REQUIRE(p.ok());
-  check::Options o;
-  o.reduction = reduction;
-  return check::check(p.kernel, o);
-}
-
+// Both searches (with and without reductions) must give `outcome`.
 void expect(const std::string& text, const char* outcome) {
-  for (bool reduction : {true, false}) {
-    CAPTURE(reduction);
-    CAPTURE(text);
-    CHECK(check::outcome_name(run(text, reduction)) == outcome);
-  }
+  CAPTURE(text);
+  CHECK(testing::agreed_outcome(text) == outcome);
 }
 
 }  // namespace
