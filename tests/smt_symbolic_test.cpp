@@ -153,6 +153,44 @@ TEST_CASE("symbolic: ids given by expressions collide across groups of different
   CHECK((f->witness[0].second == 1 || f->witness[0].second == 2));
 }
 
+TEST_CASE("symbolic: a named barrier under a loop-dependent if is checked in the trips that take the branch") {
+  // Before: one such use made every named-barrier claim not_checked ("depends
+  // on a loop variable"). Now the loop variable is a trip the negation picks.
+  auto src = [](const std::string& odd_count) {
+    return "kernel branchy\nparam N = 4 in 1..8\n"
+           "role a warp:\n  for k in 0 .. N:\n    if k % 2 == 0:\n      bar_arrive 1, 64\n"
+           "    if k % 2 == 1:\n      bar_arrive 2, " + odd_count + "\n"
+           "role b warp:\n  for k in 0 .. N:\n    if k % 2 == 0:\n      bar_sync 1, 64\n"
+           "    if k % 2 == 1:\n      bar_sync 2, 64\n";
+  };
+  auto good = smt::check_symbolic(parse(src("64"), "branchy.bk").kernel);
+  CAPTURE(show(good));
+  int named = 0;
+  for (const smt::Finding& f : good)
+    if (f.check.rfind("named_", 0) == 0) {
+      ++named;
+      CHECK(f.status == smt::Status::proven);
+    }
+  CHECK(named == 6);  // named_count, named_id, and named_participants for each of the four uses
+  // The odd trips' arrive says 96 threads where 64 take part; only those trips run it.
+  auto bad = smt::check_symbolic(parse(src("96"), "branchy.bk").kernel);
+  CAPTURE(show(bad));
+  const smt::Finding* p = find(bad, "named_participants", smt::Status::counterexample);
+  REQUIRE(p != nullptr);
+  CHECK(p->loc.line == 8);
+  CHECK(p->claim.find("its branch depends on the loop") != std::string::npos);
+  CHECK(find(bad, "named_id", smt::Status::counterexample) != nullptr);
+  CHECK(find(bad, "named_count", smt::Status::proven) != nullptr);
+  for (const smt::Finding& f : bad) CHECK(f.status != smt::Status::not_checked);
+  // A branch no trip takes uses nothing: `k > N` never holds in 0 .. N.
+  auto never = smt::check_symbolic(parse("kernel never\nparam N = 4 in 1..8\n"
+                                         "role a warp:\n  for k in 0 .. N:\n    if k > N:\n      bar_arrive 1, 96\n"
+                                         "role b warp x 2:\n  bar_sync 1, 64\n", "never.bk").kernel);
+  CAPTURE(show(never));
+  for (const smt::Finding& f : never)
+    if (f.check.rfind("named_", 0) == 0) CHECK(f.status == smt::Status::proven);
+}
+
 TEST_CASE("symbolic: what the encoding cannot express is named, with a reason") {
   // The index of the arrive is a value read in a loop: not followed.
   const std::string src =

@@ -33,9 +33,37 @@ void Sym::named_claims(std::vector<Finding>& out) {
   }
 }
 
-std::string Sym::participants_claim(const Occ& o) {
+std::string Sym::participants_claim(const Occ& o) const {
   return "the thread count of " + std::string(ir::op_keyword(o.op->code)) + " at line " + std::to_string(o.op->loc.line) +
-         " equals the threads of the agents that use its id";
+         " equals the threads of the agents that use its id" +
+         (trip_dependent(o) ? " (in every trip that runs it: its branch depends on the loop)" : "");
+}
+
+bool Sym::trip_dependent(const Occ& o) const {
+  std::set<std::string> cs = consts({o.guard, o.id, o.count});
+  std::set<unsigned> seen;
+  for (const Loop& l : o.loops) {  // an inner loop's bounds may read an outer variable
+    consts(l.lo, cs, seen);
+    consts(l.hi, cs, seen);
+  }
+  return std::any_of(cs.begin(), cs.end(), [](const std::string& n) { return n.rfind("L!", 0) == 0; });
+}
+
+z3::expr Sym::trips(const Occ& o, Subst& s, z3::expr_vector* vars) {
+  z3::expr in = c_.bool_val(true);
+  const bool fresh = trip_dependent(o);
+  for (const Loop& l : o.loops) {
+    const z3::expr lo = subst(l.lo, s), hi = subst(l.hi, s);
+    if (!fresh) {
+      in = in && lo < hi;
+      continue;
+    }
+    const z3::expr v = c_.int_const(("T!" + std::to_string(trips_++)).c_str());
+    s.push_back({l.var, v});
+    in = in && lo <= v && v < hi;
+    if (vars != nullptr) vars->push_back(v);
+  }
+  return in;
 }
 
 // One agent's use of each named-barrier operation: whether it happens, its
@@ -61,15 +89,14 @@ std::vector<Sym::AgentUse> Sym::agent_uses(const std::vector<Use>& uses) {
     std::set<std::string> cs;
     std::set<unsigned> seen;
     for (const z3::expr& e : rel) consts(e, cs, seen);
-    for (const std::string& n : cs)
-      if (n[0] == '?' || n.rfind("L!", 0) == 0)
-        throw NotChecked{"whether line " + std::to_string(o.op->loc.line) +
-                         " runs, or its id or count, depends on a loop variable or a value the encoding does not follow (such as `warp`)"};
+    if (has_unknown(cs))
+      throw NotChecked{"whether line " + std::to_string(o.op->loc.line) +
+                       " runs, or its id or count, depends on a value the encoding does not follow (such as `warp`)"};
     for (const Copy& cp : copies(u.role, true)) {
       Subst s = {{role_cta_[static_cast<std::size_t>(u.role)], c_.int_val(cp.cta)},
                  {role_inst_[static_cast<std::size_t>(u.role)], cp.inst}};
-      z3::expr used = cp.present && subst(o.guard, s);
-      for (const Loop& l : o.loops) used = used && subst(l.lo, s) < subst(l.hi, s);
+      const z3::expr in = trips(o, s, nullptr);
+      const z3::expr used = cp.present && in && subst(o.guard, s);
       const bool sync0 = o.op->code == OpCode::syncthreads;
       const bool expl = !sync0 && o.has_count;
       au.push_back(AgentUse{&o, u.role, cp.cta, cp.present, used, sync0 ? c_.int_val(0) : subst(o.id, s),
@@ -91,10 +118,12 @@ z3::expr Sym::participants(const std::vector<Use>& uses, int a, const z3::expr& 
           if (u.role != static_cast<int>(r)) continue;
           const Occ& o = *u.o;
           Subst s = {{role_cta_[r], c_.int_val(a)}, {role_inst_[r], cp.inst}};
-          z3::expr used = subst(o.guard, s);
-          for (const Loop& l : o.loops) used = used && subst(l.lo, s) < subst(l.hi, s);
+          z3::expr_vector vars(c_);
+          const z3::expr in = trips(o, s, &vars);
           const z3::expr id = o.op->code == OpCode::syncthreads ? c_.int_val(0) : subst(o.id, s);
-          any = any || (used && id == I);
+          const z3::expr here = in && subst(o.guard, s) && id == I;
+          // In some trip: the agent uses the id if any trip takes the branch.
+          any = any || (vars.empty() ? here : z3::exists(vars, here));
         }
         sum = sum + z3::ite(cp.present && any, c_.int_val(threads(static_cast<int>(r))), c_.int_val(0));
       }

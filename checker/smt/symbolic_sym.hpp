@@ -218,8 +218,16 @@ class Sym {
     bool explicit_count;
   };
   void named_claims(std::vector<Finding>& out);
-  static std::string participants_claim(const Occ& o);
+  std::string participants_claim(const Occ& o) const;
   std::vector<AgentUse> agent_uses(const std::vector<Use>& uses);
+  // Whether the operation's guard, id, count or loop bounds read a loop
+  // variable (a named-barrier use under a loop-dependent `if`).
+  bool trip_dependent(const Occ& o) const;
+  // That its loops run at least once; for a trip-dependent operation, at a
+  // trip of its own: each loop variable becomes a fresh unknown `T!n` in `s`
+  // (and `vars`), bounded by its loop, so that a claim's negation may pick the
+  // trip in which the operation runs.
+  z3::expr trips(const Occ& o, Subst& s, z3::expr_vector* vars);
   z3::expr participants(const std::vector<Use>& uses, int a, const z3::expr& I);
   z3::expr waited(const std::vector<AgentUse>& au, int a, const z3::expr& I);
   void named_count_claim(const std::vector<Use>& uses, const std::vector<AgentUse>& au, const std::string& count_claim,
@@ -240,7 +248,7 @@ class Sym {
   std::map<unsigned, std::pair<z3::expr, z3::expr>> mods_;
   std::vector<z3::expr> role_cta_, role_inst_;
   std::vector<std::vector<Occ>> occs_;
-  int unknowns_ = 0, loops_ = 0;
+  int unknowns_ = 0, loops_ = 0, trips_ = 0;
 };
 
 }  // namespace pc::smt::sym
