@@ -118,7 +118,7 @@ TEST_CASE("placement: a conflict no barrier can order is a located error, and ra
 }
 
 TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
-  int files = 0, split = 0, greedy_beaten = 0, roles = 0, pairs = 0;
+  int files = 0, split = 0, greedy_beaten = 0, roles = 0, pairs = 0, rings = 0;
   for (const auto& e : std::filesystem::directory_iterator(std::string(PC_SOURCE_DIR) + "/kernels/placement")) {
     if (e.path().extension() != ".bk") continue;
     ++files;
@@ -131,6 +131,9 @@ TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
     // Kernels of several roles give their named-barrier count with
     // --barrier monolithic, and their producer/consumer pairs' by default.
     const std::size_t pair_at = src.find("# placement pair: ");
+    // A TMA pipeline's placement is a ring of mbarriers (named barriers
+    // cannot observe a TMA load's landing).
+    const bool ring = src.find("# placement ring: ") != std::string::npos;
     place::Request req;
     if (pair_at != std::string::npos) req.family = place::Family::monolithic;
     place::Outcome o = place::place(src, path, req);
@@ -160,6 +163,14 @@ TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
       }
     };
     each_needed(o);
+    if (ring) {
+      // One mbarrier per stage and direction, used by trip k as k % STAGES.
+      CHECK(o.text.find("mbarrier producer_to_consumer[STAGES]") != std::string::npos);
+      CHECK(o.text.find("wait consumer_to_producer[k % STAGES] parity (k / STAGES + 1) % 2") != std::string::npos);
+      CHECK(o.text.find("-> producer_to_consumer[k % STAGES]") != std::string::npos);
+      CHECK(o.text.find("mbarrier full[") == std::string::npos);  // the input's, unused now
+      ++rings;
+    }
     if (pair_at != std::string::npos) {
       o = place::place(src, path, place::Request{});
       REQUIRE(o.errors.empty());
@@ -177,6 +188,7 @@ TEST_CASE("placement: the suite places, verifies, and each barrier is needed") {
   CHECK(greedy_beaten >= 1);  // greedy_loses_nvidia.bk
   CHECK(roles >= 3);          // roles_*_nvidia.bk: named barriers per group of roles
   CHECK(pairs >= 3);          // and producer/consumer pairs
+  CHECK(rings >= 1);          // tma_wgmma_ring_nvidia.bk
 }
 
 TEST_CASE("placement: corpus kernels given with their barriers get them back") {
@@ -311,7 +323,7 @@ TEST_CASE("placement: several roles, named barriers that order every hazard veri
   CHECK(with_pairs >= 10);
 }
 
-TEST_CASE("placement: with --target adding a target line, hazards and the input's barriers keep the input's lines") {
+TEST_CASE("placement: with --target adding a target line, hazards are numbered as the placed kernel, the input's barriers as the input") {
   const std::string src =
       "kernel k\nsmem s[1] bytes 64\nrole w warp x 2:\n  if instance == 0:\n    all: write s[0]\n  bar_sync 0\n  all: read s[0]\n";
   place::Request req;
@@ -319,8 +331,32 @@ TEST_CASE("placement: with --target adding a target line, hazards and the input'
   const place::Outcome o = place::place(src, "k.bk", req);
   REQUIRE(o.errors.empty());
   REQUIRE(o.barriers.size() == 1);
-  CHECK(o.barriers[0].hazards.find("line 5 -> ") != std::string::npos);
-  CHECK(o.barriers[0].hazards.find("line 7") != std::string::npos);
+  // One numbering: the lines the summary names are those of the placed
+  // kernel it prints (before: the input's 5 and 7 beside the placed barrier's line).
+  std::vector<std::string> lines;
+  std::istringstream in(o.text);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  REQUIRE(lines.size() >= 9);
+  CHECK(lines[6].find("write s[0]") != std::string::npos);
+  CHECK(lines[8].find("read s[0]") != std::string::npos);
+  CHECK(o.barriers[0].hazards.find("line 7 -> ") != std::string::npos);
+  CHECK(o.barriers[0].hazards.find("line 9") != std::string::npos);
+  CHECK(lines[static_cast<std::size_t>(o.barriers[0].line - 1)].find("bar_sync") != std::string::npos);
   CHECK(o.input_barriers == std::vector<int>{6});
   CHECK(o.text.find("kernel k\ntarget nvidia\n") != std::string::npos);
+}
+
+TEST_CASE("placement: named barriers cannot order a TMA load's data: --barrier monolithic on a TMA pipeline is a located error") {
+  const std::string path = std::string(PC_SOURCE_DIR) + "/kernels/placement/tma_wgmma_ring_nvidia.bk";
+  place::Request req;
+  req.family = place::Family::monolithic;
+  const place::Outcome o = place::place(read(path), path, req);
+  REQUIRE(o.errors.size() == 1);
+  CHECK_FALSE(o.defect);  // before: the bar_syncs were placed and failed the search (exit 4)
+  CHECK(o.errors[0].message.find("tx-count") != std::string::npos);
+  // Located at the producer's first TMA load.
+  std::vector<std::string> lines;
+  std::istringstream in(read(path));
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  CHECK(lines[static_cast<std::size_t>(o.errors[0].loc.line - 1)].find("tma_load A") != std::string::npos);
 }

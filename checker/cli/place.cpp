@@ -110,6 +110,7 @@ int place_barriers(const std::string& path, const place::Request& req, PlaceOutp
                  o.minimal ? ("minimal: " + o.minimal_detail).c_str() : "minimality not proved", greedy.c_str());
     for (const std::string& g : o.groups) std::fprintf(stderr, "  named barrier %s\n", g.c_str());
     for (const std::string& c : o.choices) std::fprintf(stderr, "  %s\n", c.c_str());
+    if (!o.barriers.empty()) std::fprintf(stderr, "  lines of the placed kernel (stdout):\n");
     for (const place::Barrier& b : o.barriers) {
       if (o.family == "split" && b.signal_line != b.line)
         std::fprintf(stderr, "  signal line %d, wait line %d: %s\n", b.signal_line, b.line, b.hazards.c_str());
@@ -119,7 +120,7 @@ int place_barriers(const std::string& path, const place::Request& req, PlaceOutp
     if (!o.input_barriers.empty()) {
       std::string l;
       for (const int x : o.input_barriers) l += (l.empty() ? "" : ", ") + std::to_string(x);
-      std::fprintf(stderr, "  the input's %zu barrier%s (line%s %s) %s taken out first\n", o.input_barriers.size(),
+      std::fprintf(stderr, "  the input's %zu barrier%s (input line%s %s) %s taken out first\n", o.input_barriers.size(),
                    o.input_barriers.size() == 1 ? "" : "s", o.input_barriers.size() == 1 ? "" : "s", l.c_str(),
                    o.input_barriers.size() == 1 ? "was" : "were");
     }

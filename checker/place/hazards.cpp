@@ -1,6 +1,7 @@
 #include "checker/place/hazards.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -39,12 +40,23 @@ bool is_barrier(OpCode c) {
 }
 // The point-to-point synchronization of several roles goes too: named
 // barrier arrivals, mbarrier arrivals and waits.
-bool is_role_sync(OpCode c) { return c == OpCode::bar_arrive || c == OpCode::mbar_arrive || c == OpCode::mbar_wait; }
+bool is_role_sync(OpCode c) {
+  return c == OpCode::bar_arrive || c == OpCode::mbar_arrive || c == OpCode::mbar_wait || c == OpCode::mbar_arrive_expect_tx ||
+         c == OpCode::mbar_expect_tx;
+}
 bool is_strippable(OpCode c) { return is_barrier(c) || is_role_sync(c) || c == OpCode::s_waitcnt; }
 // The buffer accesses of threads (read, write, AMD's global_load_lds): not
 // the async units' copies, which the placer does not order.
 bool is_access(OpCode c) {
   return ir::op_access(c) != ir::Access::none && (ir::op_family(c) == ir::OpFamily::memory || ir::op_family(c) == ir::OpFamily::amd);
+}
+// A pipeline's asynchronous operations (several roles, NVIDIA): a TMA load
+// writes its buffer when it lands, which the placed mbarrier's tx-count
+// tracks; a wgmma reads its operands until the wgmma_wait that retires its
+// group. The wgmma group operations stay where they are.
+bool is_pipeline_op(OpCode c) {
+  return c == OpCode::tma_load || c == OpCode::wgmma || c == OpCode::wgmma_fence || c == OpCode::wgmma_commit ||
+         c == OpCode::wgmma_wait || c == OpCode::wgmma_regs;
 }
 
 // Takes the barriers and waits out of a statement list; an `if` left with
@@ -144,6 +156,7 @@ struct Event {
   int element = 0;  // hb::Memory buffer
   bool write = false, async = false;
   ir::Loc loc;
+  int done = 0;     // passes before it is complete: a wgmma's read ends at the wgmma_wait that retires it
 };
 
 struct Run {
@@ -188,33 +201,54 @@ struct Run {
     }
   }
 
+  // wgmma reads not yet retired, by commit group (the last: not committed).
+  std::vector<std::vector<std::size_t>> groups{{}};
+
   void op(const ir::Op& o, int cta) {
+    if (o.code == OpCode::wgmma_commit) groups.emplace_back();
+    if (o.code == OpCode::wgmma_wait) {
+      // wgmma.wait_group N: all but the newest N committed groups are done.
+      const std::int64_t keep = o.n == ir::no_expr ? 0 : check::eval(p, o.n, vars.data());
+      while (static_cast<std::int64_t>(groups.size()) - 1 > keep) {
+        for (const std::size_t e : groups.front()) events[e].done = static_cast<int>(passes.size());
+        groups.erase(groups.begin());
+      }
+    }
     for (const ir::Ref& r : o.bufs) {
       const ir::BufferDecl& b = p.kernel->buffers[static_cast<std::size_t>(r.object)];
       const std::int64_t i = r.index == ir::no_expr ? 0 : check::eval(p, r.index, vars.data());
       if (i < 0 || i >= b.size)
         throw KernelError("index " + std::to_string(i) + " is out of range for " + b.name + "[" + std::to_string(b.size) + "]", r.loc);
       const int element = cta * p.buffers_per_cta + p.buffer_base[static_cast<std::size_t>(r.object)] + static_cast<int>(i);
-      events.push_back(Event{static_cast<int>(passes.size()), trips, element, o.code != OpCode::read,
-                             o.code == OpCode::global_load_lds, o.loc});
+      events.push_back(Event{static_cast<int>(passes.size()), trips, element, ir::op_access(o.code) == ir::Access::write,
+                             o.code == OpCode::global_load_lds, o.loc, static_cast<int>(passes.size())});
+      if (o.code == OpCode::wgmma) {
+        events.back().done = std::numeric_limits<int>::max() / 2;  // never retired: after every pass
+        groups.back().push_back(events.size() - 1);
+      }
     }
   }
 };
 
-void check_ops(const std::vector<Stmt>& list) {
+void check_ops(const std::vector<Stmt>& list, bool roles) {
   for (const Stmt& s : list) {
     if (s.kind == StmtKind::op) {
-      if (!is_access(s.op.code))
-        throw KernelError(std::string("--place-barriers places barriers between read, write and global_load_lds; `") +
+      if (!is_access(s.op.code) && !(roles && is_pipeline_op(s.op.code)))
+        throw KernelError(std::string("--place-barriers places barriers between read, write and global_load_lds, and "
+                                      "between the roles of an NVIDIA pipeline also around tma_load and wgmma; `") +
                               std::string(ir::op_keyword(s.op.code)) + "` is not one of them",
+                          s.loc);
+      if (s.op.code == OpCode::tma_load && (s.op.multicast != ir::no_expr || s.op.bar.cta != ir::no_expr))
+        throw KernelError("--place-barriers places a TMA load's mbarrier in its own CTA; a multicast or a load for another CTA "
+                          "needs the cluster's synchronization",
                           s.loc);
       for (const ir::Ref& r : s.op.bufs) {
         if (r.cta != ir::no_expr)
           throw KernelError("--place-barriers orders the accesses of one CTA; an access of another CTA's memory needs a cluster barrier", r.loc);
       }
     }
-    check_ops(s.body);
-    check_ops(s.else_body);
+    check_ops(s.body, roles);
+    check_ops(s.else_body, roles);
   }
 }
 
@@ -380,8 +414,11 @@ void between_roles(Analysis& a, const check::Program& p, const std::vector<RoleR
       }
       a.cross.push_back(Cross{base + static_cast<int>(r), from, base + t.role, e.segment, it->second});
     }
+    // As the earlier access of a hazard, an access counts until it is
+    // complete (Event::done); a write until it is issued, its landing
+    // tracked by the mbarrier of its channel (a TMA's tx-count).
     Latest& l = last[static_cast<std::size_t>(e.element)][static_cast<std::size_t>(t.role)];
-    l.access = e.segment, l.access_loc = e.loc, l.access_write = e.write, l.access_agent = static_cast<int>(t.agent);
+    l.access = e.done, l.access_loc = e.loc, l.access_write = e.write, l.access_agent = static_cast<int>(t.agent);
     if (e.write) l.write = e.segment, l.write_loc = e.loc, l.write_agent = static_cast<int>(t.agent);
   }
 }
@@ -420,7 +457,7 @@ Analysis analyze(const ir::Kernel& input, std::size_t max_passes) {
       throw KernelError("--place-barriers: without its barriers role " + role.name +
                             " has nothing left to run; take the role out of the kernel",
                         role.loc);
-    check_ops(role.body);
+    check_ops(role.body, k.roles.size() > 1 && k.target != ir::Target::amd);
     std::vector<bool> tainted(role.vars.size(), false);
     tainted[ir::var_instance] = tainted[ir::var_warp] = true;
     while (taint(k, role.body, false, tainted)) {

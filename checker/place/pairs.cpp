@@ -31,6 +31,19 @@ bool pairs_apply(const Analysis& a, int group) {
   return false;
 }
 
+PairsResult ring_pairs(const PairsResult& pair, const std::vector<bool>& ring_slots, const std::string& stages) {
+  PairsResult r = pair;
+  for (Channel& c : r.pairs.channels) {
+    const bool once = c.arrivals.size() == 1 && c.waits.size() == 1;
+    if (!once || !ring_slots[static_cast<std::size_t>(c.arrivals[0])] || !ring_slots[static_cast<std::size_t>(c.waits[0])]) {
+      r.found = false;
+      return r;
+    }
+    c.ring = stages;
+  }
+  return r;
+}
+
 PairsResult minimum_pairs(const Analysis& a, int group, const std::vector<std::vector<int>>& blocked) {
   PairsResult out;
   int r0 = 0, r1 = 0;

@@ -16,6 +16,8 @@ namespace pc::place {
 struct Channel {
   int from_role = 0, to_role = 0;
   int initial = 0;              // phases complete at the start (1: the first wait returns at once, a free buffer)
+  std::string ring;             // a ring of mbarriers, one per stage: the stage count as the kernel writes it
+                                // (empty: one mbarrier); see ring_pairs
   std::vector<int> arrivals;    // slots of from_role (repeated: back to back)
   std::vector<int> waits;       // slots of to_role
 };
@@ -45,5 +47,15 @@ struct PairsResult {
   int statements = 0;    // arrivals and waits
 };
 [[nodiscard]] PairsResult minimum_pairs(const Analysis& a, int group, const std::vector<std::vector<int>>& blocked);
+
+// The same pair as a ring (docs/placement.md, "Rings"): where the roles'
+// buffers are used in turn, `buf[v % S]` in trip v of a loop
+// `for v in 0 .. N` at the top of each role, each channel becomes S mbarriers,
+// one per stage, trip v using stage v % S; a channel whose first wait was
+// free (initial 1, a free buffer) starts each stage free. The same
+// statements at the same slots: the source role may run S trips ahead
+// instead of one. `found` false where a channel has more than one arrival
+// or wait, or one outside `ring_slots` (the bodies of such loops).
+[[nodiscard]] PairsResult ring_pairs(const PairsResult& pair, const std::vector<bool>& ring_slots, const std::string& stages);
 
 }  // namespace pc::place

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <set>
 
 #include "checker/dsl/parser.hpp"
@@ -79,9 +80,16 @@ std::vector<std::vector<std::pair<std::string, std::int64_t>>> other_points(
   return out;
 }
 
-std::string describe(const Window& w) {
+// A hazard in words, its lines as the placed kernel numbers them (`moved`,
+// Rewritten::moved, of the text placed: `shift_after` as Input has it), so
+// that the summary speaks of one text.
+std::string describe(const Window& w, const std::vector<int>& moved, int shift_after) {
+  auto line = [&](int input) {
+    const int t = shift_after && input > shift_after ? input + 1 : input;
+    return t > 0 && t < static_cast<int>(moved.size()) && moved[static_cast<std::size_t>(t)] ? moved[static_cast<std::size_t>(t)] : input;
+  };
   return std::string(hazard_name(w.kind)) + " on " + w.element + ": " + w.producer_agent + " line " +
-         std::to_string(w.producer.line) + " -> " + w.consumer_agent + " line " + std::to_string(w.consumer.line) +
+         std::to_string(line(w.producer.line)) + " -> " + w.consumer_agent + " line " + std::to_string(line(w.consumer.line)) +
          (w.loop_carried ? " (loop-carried)" : "");
 }
 
@@ -133,6 +141,70 @@ void verify(Outcome& out, const std::string& file, const Request& req, const std
 }
 
 constexpr int max_pair_tries = 6;
+
+// The first TMA load of a statement list, nested ones included, or null.
+const ir::Stmt* first_tma_load(const std::vector<ir::Stmt>& list) {
+  for (const ir::Stmt& s : list) {
+    if (s.kind == ir::StmtKind::op && s.op.code == ir::OpCode::tma_load) return &s;
+    if (const ir::Stmt* x = first_tma_load(s.body)) return x;
+    if (const ir::Stmt* x = first_tma_load(s.else_body)) return x;
+  }
+  return nullptr;
+}
+
+// The stage count of a group's ring, as the kernel writes it: every buffer
+// access of the group's roles is `BUF[v % S]`, v the variable of the loop at
+// the top of its role (ring_loop), with one S for all, a number or a
+// parameter. Empty where the accesses are not so.
+std::string ring_stages(const Analysis& a, int group) {
+  const ir::Kernel& k = *a.kernel;
+  std::string stages;
+  bool ok = true;
+  auto text = [&](ir::ExprId e) -> std::string {
+    const ir::Expr& x = k.exprs[static_cast<std::size_t>(e)];
+    if (x.kind != ir::ExprKind::constant) return "";
+    return x.param >= 0 ? k.params[static_cast<std::size_t>(x.param)].name : std::to_string(x.value);
+  };
+  std::function<void(const std::vector<ir::Stmt>&, int)> walk = [&](const std::vector<ir::Stmt>& list, int var) {
+    for (const ir::Stmt& s : list) {
+      walk(s.body, var);
+      walk(s.else_body, var);
+      if (s.kind != ir::StmtKind::op) continue;
+      for (const ir::Ref& r : s.op.bufs) {
+        if (r.index == ir::no_expr) {
+          ok = false;
+          continue;
+        }
+        const ir::Expr& x = k.exprs[static_cast<std::size_t>(r.index)];
+        const bool mod = x.kind == ir::ExprKind::binary && x.bin == ir::BinOp::mod &&
+                         k.exprs[static_cast<std::size_t>(x.a)].kind == ir::ExprKind::var && k.exprs[static_cast<std::size_t>(x.a)].var == var;
+        const std::string t = mod ? text(x.b) : "";
+        if (t.empty() || (!stages.empty() && t != stages)) ok = false;
+        else stages = t;
+      }
+    }
+  };
+  for (int r = 0; r < a.roles; ++r) {
+    if (a.group[static_cast<std::size_t>(r)] != group) continue;
+    const std::vector<ir::Stmt>& body = k.roles[static_cast<std::size_t>(r)].body;
+    if (body.size() != 1 || body[0].kind != ir::StmtKind::for_loop) return "";
+    walk(body[0].body, body[0].var);
+  }
+  return ok ? stages : "";
+}
+
+// The slots a ring's statement may take: in the body of a loop `for v in 0 .. N`
+// at the top of its role (roles.hpp, ring_loop).
+std::vector<bool> ring_slots(const Analysis& a) {
+  std::vector<bool> ok(a.slots.size(), false);
+  for (std::size_t s = 0; s < a.slots.size(); ++s) {
+    const ir::Stmt* loop = ring_loop(a, static_cast<int>(s));
+    if (loop == nullptr) continue;
+    const ir::Expr& lo = a.kernel->exprs[static_cast<std::size_t>(loop->lo)];
+    ok[s] = lo.kind == ir::ExprKind::constant && lo.param < 0 && lo.value == 0;
+  }
+  return ok;
+}
 constexpr std::size_t max_role_points = 20'000;
 
 std::string role_names(const Analysis& a, const ir::Kernel& k, int group) {
@@ -144,24 +216,27 @@ std::string role_names(const Analysis& a, const ir::Kernel& k, int group) {
 
 // Several roles (NVIDIA): the named barriers of `m`, and for each group of
 // two roles that a producer/consumer pair fits, the pair instead where one
-// verifies (unless --barrier monolithic). Fills out's kernel, barriers,
-// choices and verification.
+// verifies (unless --barrier monolithic), as a ring of mbarriers per stage
+// where one verifies. Fills out's kernel, barriers, choices and
+// verification.
 void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Minimum& m, const std::string& text,
                  const std::string& file, const std::vector<std::string>& lines, const Request& req,
-                 const std::vector<Point>& analysed, const std::string& chip) {
+                 const std::vector<Point>& analysed, const std::string& chip, int shift_after) {
   std::vector<std::pair<int, std::string>> replace;
   if (const int e = line_starting(lines, "# expect:")) replace.push_back({e, "# expect: verified"});
   std::vector<std::pair<int, int>> cross_roles(a.windows.size(), {-1, -1});  // per hazard between roles: from, to
   for (const Cross& c : a.cross) cross_roles[static_cast<std::size_t>(c.window)] = {c.from_run % a.roles, c.to_run % a.roles};
   auto render = [&](const RolePlan& plan) {
-    const RoleStatements st = role_statements(a, k, plan);
+    const RoleStatements st = role_statements(a, k, plan, lines);
     std::size_t n = 0;
     for (const int s : st.slot) n += s >= 0;
     std::vector<std::string> header{"# synchronization placed by check-kernel --place-barriers --target " + chip + ": " +
                                     std::to_string(n) + " statement" + (n == 1 ? "" : "s") + " for " +
                                     std::to_string(a.windows.size()) + " hazard" + (a.windows.size() == 1 ? "" : "s")};
     for (const std::string& g : st.groups) header.push_back("# named barrier " + g);
-    const Rewritten rw = rewrite(text, file, a, st.inserts, replace, header, st.declare);
+    std::vector<std::pair<int, std::string>> edits = replace;
+    edits.insert(edits.end(), st.replace.begin(), st.replace.end());
+    const Rewritten rw = rewrite(text, file, a, st.inserts, edits, header, st.declare, st.drop);
     out.text = rw.text;
     out.diff = rw.diff;
     out.groups = st.groups;
@@ -180,7 +255,7 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
                                 : st.window_role_from[i] < 0 ? (from == role || to == role) && a.group[static_cast<std::size_t>(from)] ==
                                                                                               a.group[static_cast<std::size_t>(role)]
                                                              : from == st.window_role_from[i] && to == st.window_role_to[i];
-        if (orders && count++ < 3) h += (h.empty() ? "" : "; ") + describe(win);
+        if (orders && count++ < 3) h += (h.empty() ? "" : "; ") + describe(win, rw.moved, shift_after);
       }
       if (count > 3) h += "; and " + std::to_string(count - 3) + " more";
       Barrier b;
@@ -250,6 +325,27 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
               ": each role waits only where a hazard needs the other's release, not for the other's unrelated work "
               "(--barrier monolithic keeps the named barrier)");
           optimal &= optimum;
+          // The same statements as a ring of mbarriers per stage, where the
+          // roles use their buffers in turn: the source role runs up to S
+          // trips ahead.
+          if (const std::string stages = ring_stages(a, g); !stages.empty())
+            if (const PairsResult ring = ring_pairs(pr, ring_slots(a), stages); ring.found) {
+              RolePlan rt{rest, plan.pairs};
+              rt.pairs.emplace_back(g, ring.pairs);
+              render(rt);
+              Outcome probe2;
+              probe2.text = out.text;
+              probe2.points = out.points;
+              verify(probe2, file, req, analysed);
+              if (!probe2.defect && probe2.verification.verdict == check::Verdict::verified) {
+                trial = std::move(rt);
+                out.choices.back() += "; as a ring of " + stages + " mbarriers per channel, one per stage (buffer v % " + stages +
+                                      " in trip v), so that a role runs up to " + stages + " trips ahead of the other";
+              } else {
+                out.choices.back() += "; a ring of " + stages + " stages failed the search (" +
+                                      check::outcome_name(probe2.verification) + "), one mbarrier per channel kept";
+              }
+            }
           const std::string pair_detail =
               optimum ? "Z3's optimizer: no producer/consumer placement with fewer arrive and wait statements orders the hazards of " +
                             names + " (optimum)"
@@ -276,6 +372,26 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
     out.errors.push_back({file, k.roles[0].loc, "--barrier pair: no group of roles takes a producer/consumer pair" +
                                                      (why.empty() ? std::string() : " (" + why + ")")});
     return;
+  }
+  // A TMA load lands later: only its mbarrier's tx-count observes that (PTX
+  // ISA cp.async.bulk: complete-tx on the mbarrier), so a named barrier
+  // cannot order what it writes.
+  for (const int s : plan.named) {
+    const int role = a.slots[static_cast<std::size_t>(s)].role;
+    const int g = a.group[static_cast<std::size_t>(role)];
+    for (int r = 0; r < a.roles; ++r)
+      if (a.group[static_cast<std::size_t>(r)] == g)
+        if (const ir::Stmt* load = first_tma_load(k.roles[static_cast<std::size_t>(r)].body)) {
+          std::string why;
+          for (const std::string& c : out.choices) why += (why.empty() ? "" : "; ") + c;
+          out.errors.push_back({file, load->loc,
+                                "--place-barriers: a TMA load's data is observed only through its mbarrier's tx-count, so "
+                                "named barriers (bar_sync) cannot order what it writes; " +
+                                    (req.family == Family::monolithic ? std::string("leave out --barrier monolithic")
+                                                                      : "no producer/consumer pair verified for " + role_names(a, k, g) +
+                                                                            (why.empty() ? "" : " (" + why + ")"))});
+          return;
+        }
   }
   out.family = plan.pairs.empty() ? "bar_sync" : plan.named.empty() ? "mbarrier" : "bar_sync+mbarrier";
   out.minimal = optimal;
@@ -475,12 +591,12 @@ Inserts plan_inserts(const Analysis& a, const Split& sp, BarrierKind kind) {
 }
 
 // The hazards a barrier waiting at `slot` orders, the first three described.
-std::string hazards_at(const Analysis& a, int slot) {
+std::string hazards_at(const Analysis& a, int slot, const std::vector<int>& moved, int shift_after) {
   std::string h;
   int count = 0;
   for (const Window& win : a.windows)
     if (std::binary_search(win.slots.begin(), win.slots.end(), slot)) {
-      if (count++ < 3) h += (h.empty() ? "" : "; ") + describe(win);
+      if (count++ < 3) h += (h.empty() ? "" : "; ") + describe(win, moved, shift_after);
     }
   if (count > 3) h += "; and " + std::to_string(count - 3) + " more";
   return h;
@@ -516,7 +632,7 @@ void place_one_role(Outcome& out, const Input& in, const Analysis& a, const Mini
     const int signal = rw.lines[static_cast<std::size_t>(ins.signal[w])] + (kind.amd ? 1 : 0);
     b.line = kind.split ? rw.lines[static_cast<std::size_t>(ins.wait[w])] : signal;
     b.signal_line = signal;
-    b.hazards = hazards_at(a, sp.waits[w]);
+    b.hazards = hazards_at(a, sp.waits[w], rw.moved, in.shift_after);
     out.barriers.push_back(std::move(b));
   }
   std::sort(out.barriers.begin(), out.barriers.end(), [](const Barrier& x, const Barrier& y) { return x.line < y.line; });
@@ -572,7 +688,7 @@ Outcome place(const std::string& source, const std::string& file, const Request&
     // The pairs' Z3 queries and the searches of the placements tried count
     // with the minimum; the final search is t_verify.
     const clock::time_point t1 = clock::now();
-    place_roles(out, a, k, m, in.text, file, in.lines, req, analysed, in.chip.name);
+    place_roles(out, a, k, m, in.text, file, in.lines, req, analysed, in.chip.name, in.shift_after);
     out.t_minimum += since(t1) - out.t_verify;
     return out;
   }

@@ -63,9 +63,11 @@ std::vector<std::string> split_lines(const std::string& s) {
 
 Rewritten rewrite(const std::string& source, const std::string& file, const Analysis& a,
                   const std::vector<Insert>& inserts, const std::vector<std::pair<int, std::string>>& replace,
-                  const std::vector<std::string>& header, const std::vector<std::string>& declare) {
+                  const std::vector<std::string>& header, const std::vector<std::string>& declare, const std::vector<int>& drop) {
   const std::vector<std::string> lines = split_lines(source);
   std::vector<bool> gone(lines.size() + 2, false);
+  for (const int l : drop)
+    if (l >= 1 && l <= static_cast<int>(lines.size())) gone[static_cast<std::size_t>(l)] = true;
   for (const Analysis::Lines& r : a.removed)
     for (int l = r.first; l <= r.last && l <= static_cast<int>(lines.size()); ++l) gone[static_cast<std::size_t>(l)] = true;
   // Lines to add before (or after) each source line.
@@ -109,11 +111,16 @@ Rewritten rewrite(const std::string& source, const std::string& file, const Anal
   }
   Rewritten out;
   out.lines.assign(inserts.size(), 0);
+  out.moved.assign(lines.size() + 1, 0);
   int line = 0;
-  for (const Row& r : rows) {
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const Row& r = rows[i];
     if (r.tag == Tag::del) continue;
     out.text += r.text + "\n";
     ++line;
+    // A kept line, or the new text of a replaced one (right after its deletion).
+    if (r.tag == Tag::keep || (r.insert < 0 && i > 0 && rows[i - 1].tag == Tag::del && rows[i - 1].old_line == r.old_line))
+      out.moved[static_cast<std::size_t>(r.old_line)] = line;
     if (r.insert >= 0 && !out.lines[static_cast<std::size_t>(r.insert)]) out.lines[static_cast<std::size_t>(r.insert)] = line;
   }
   out.diff = unified(rows, file);
