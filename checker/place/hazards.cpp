@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "checker/program.hpp"
+#include "spec/async_group.hpp"
 
 namespace pc::place {
 
@@ -201,19 +202,25 @@ struct Run {
     }
   }
 
-  // wgmma reads not yet retired, by commit group (the last: not committed).
-  std::vector<std::vector<std::size_t>> groups{{}};
+  // The agent's wgmma groups (spec::async_group) and its reads not yet
+  // retired, with their group.
+  spec::async_group::Groups groups;
+  std::vector<std::pair<std::size_t, std::uint16_t>> in_flight;
+
+  // The reads of the groups a wgmma_wait retires (or, at the end of the
+  // role, all) are complete at the current pass.
+  void retire(std::uint16_t upto) {
+    std::erase_if(in_flight, [&](const auto& x) {
+      if (x.second > upto) return false;
+      events[x.first].done = static_cast<int>(passes.size());
+      return true;
+    });
+  }
 
   void op(const ir::Op& o, int cta) {
-    if (o.code == OpCode::wgmma_commit) groups.emplace_back();
-    if (o.code == OpCode::wgmma_wait) {
-      // wgmma.wait_group N: all but the newest N committed groups are done.
-      const std::int64_t keep = o.n == ir::no_expr ? 0 : check::eval(p, o.n, vars.data());
-      while (static_cast<std::int64_t>(groups.size()) - 1 > keep) {
-        for (const std::size_t e : groups.front()) events[e].done = static_cast<int>(passes.size());
-        groups.erase(groups.begin());
-      }
-    }
+    if (o.code == OpCode::wgmma_commit) spec::async_group::commit(groups);
+    if (o.code == OpCode::wgmma_wait)
+      retire(spec::async_group::wait(groups, o.n == ir::no_expr ? 0 : check::eval(p, o.n, vars.data())));
     for (const ir::Ref& r : o.bufs) {
       const ir::BufferDecl& b = p.kernel->buffers[static_cast<std::size_t>(r.object)];
       const std::int64_t i = r.index == ir::no_expr ? 0 : check::eval(p, r.index, vars.data());
@@ -222,10 +229,7 @@ struct Run {
       const int element = cta * p.buffers_per_cta + p.buffer_base[static_cast<std::size_t>(r.object)] + static_cast<int>(i);
       events.push_back(Event{static_cast<int>(passes.size()), trips, element, ir::op_access(o.code) == ir::Access::write,
                              o.code == OpCode::global_load_lds, o.loc, static_cast<int>(passes.size())});
-      if (o.code == OpCode::wgmma) {
-        events.back().done = std::numeric_limits<int>::max() / 2;  // never retired: after every pass
-        groups.back().push_back(events.size() - 1);
-      }
+      if (o.code == OpCode::wgmma) in_flight.emplace_back(events.size() - 1, spec::async_group::issue(groups));
     }
   }
 };
@@ -483,6 +487,7 @@ Analysis analyze(const ir::Kernel& input, std::size_t max_passes) {
         run.vars[ir::var_instance] = info.instance;
         run.vars[ir::var_warp] = info.warp;
         run.block(role.body, cta);
+        run.retire(std::numeric_limits<std::uint16_t>::max());  // never waited for: complete only at the role's end
         for (Event& e : run.events) a.gathers |= e.async;
         if (rr.agents.empty()) rr.passes = run.passes, rr.pass_trips = run.pass_trips;
         else if (run.passes != rr.passes)

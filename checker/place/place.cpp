@@ -266,6 +266,17 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
     std::sort(out.barriers.begin(), out.barriers.end(), [](const Barrier& x, const Barrier& y) { return x.line < y.line; });
   };
 
+  // Whether the explicit search verifies a plan, rendered into `out`.
+  auto verifies = [&](const RolePlan& p, check::Result& result) {
+    render(p);
+    Outcome probe;
+    probe.text = out.text;
+    probe.points = out.points;
+    verify(probe, file, req, analysed);
+    result = std::move(probe.verification);
+    return !probe.defect && result.verdict == check::Verdict::verified;
+  };
+
   RolePlan plan{m.slots, {}};
   bool optimal = m.proved;
   std::string detail = m.detail;
@@ -303,12 +314,8 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
         const bool optimum = pr.statements == first_total;
         RolePlan trial{rest, plan.pairs};
         trial.pairs.emplace_back(g, pr.pairs);
-        render(trial);
-        Outcome probe;
-        probe.text = out.text;
-        probe.points = out.points;
-        verify(probe, file, req, analysed);
-        if (!probe.defect && probe.verification.verdict == check::Verdict::verified) {
+        check::Result searched;
+        if (verifies(trial, searched)) {
           std::size_t statements = 0;
           std::string channels;
           for (const Channel& c : pr.pairs.channels) {
@@ -332,18 +339,14 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
             if (const PairsResult ring = ring_pairs(pr, ring_slots(a), stages); ring.found) {
               RolePlan rt{rest, plan.pairs};
               rt.pairs.emplace_back(g, ring.pairs);
-              render(rt);
-              Outcome probe2;
-              probe2.text = out.text;
-              probe2.points = out.points;
-              verify(probe2, file, req, analysed);
-              if (!probe2.defect && probe2.verification.verdict == check::Verdict::verified) {
+              check::Result ring_searched;
+              if (verifies(rt, ring_searched)) {
                 trial = std::move(rt);
                 out.choices.back() += "; as a ring of " + stages + " mbarriers per channel, one per stage (buffer v % " + stages +
                                       " in trip v), so that a role runs up to " + stages + " trips ahead of the other";
               } else {
                 out.choices.back() += "; a ring of " + stages + " stages failed the search (" +
-                                      check::outcome_name(probe2.verification) + "), one mbarrier per channel kept";
+                                      check::outcome_name(ring_searched) + "), one mbarrier per channel kept";
               }
             }
           const std::string pair_detail =
@@ -357,7 +360,7 @@ void place_roles(Outcome& out, const Analysis& a, const ir::Kernel& k, const Min
         } else {
           blocked.push_back(pr.key);
           if (failure.empty())
-            failure = check::outcome_name(probe.verification) + (probe.verification.message.empty() ? "" : ": " + probe.verification.message);
+            failure = check::outcome_name(searched) + (searched.message.empty() ? "" : ": " + searched.message);
         }
       }
       if (!taken) pairs_only_detail = false;  // this group keeps its named barrier, and the detail its proof
