@@ -204,8 +204,8 @@ struct Run {
 
   // The agent's wgmma groups (spec::async_group) and its reads not yet
   // retired, with their group.
-  spec::async_group::Groups groups;
-  std::vector<std::pair<std::size_t, std::uint16_t>> in_flight;
+  spec::async_group::Groups groups{};
+  std::vector<std::pair<std::size_t, std::uint16_t>> in_flight{};
 
   // The reads of the groups a wgmma_wait retires (or, at the end of the
   // role, all) are complete at the current pass.
