@@ -1,5 +1,7 @@
 #include "checker/program.hpp"
 
+#include <limits>
+
 #include <algorithm>
 #include <functional>
 
@@ -360,6 +362,12 @@ void scan_objects(Program& p, const ir::Kernel& k) {
       if (op.code == OpCode::mbar_init && known) p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
       if ((op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval) && known) written[static_cast<std::size_t>(op.bar.object)] = true;
       p.has_clc |= op.code == OpCode::clc_try_cancel;
+      if (ir::op_has(op.code, ir::opf::thread_arrive)) {
+        const std::int64_t lanes = k.target == ir::Target::nvidia && op.lanes != ir::Lanes::one && op.lanes != ir::Lanes::each
+                                       ? ir::warp_size(k) : 1;
+        const std::int64_t count = op.count == ir::no_expr ? 1 : is_constant(p.exprs, op.count) ? eval(p, op.count, nullptr) : -1;
+        p.max_unit_arrival = count < 0 ? std::numeric_limits<std::int64_t>::max() : std::max(p.max_unit_arrival, count * lanes);
+      }
       // The tcgen05 operations that read or write data (mma, cp, ld, st).
       p.has_tcgen05_mma |= ir::op_family(op.code) == ir::OpFamily::tcgen05 && ir::op_access(op.code) != ir::Access::none;
       if (!ir::op_uses_named_barrier(op.code)) return;
@@ -573,6 +581,13 @@ Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   if (op.lanes == ir::Lanes::one) return {a.leader_lane, 1, false};
   if (op.lanes == ir::Lanes::each) return {a.leader_lanes, a.warps, false};
   return all;
+}
+
+int arrive_units(const ir::Kernel& k, const Lanes& l, const AgentInfo& a) {
+  if (k.target == ir::Target::amd) return l.count;
+  const spec::hb::Threads leaders = l.threads & a.leader_lanes;
+  const int warps = __builtin_popcountll(static_cast<std::uint64_t>(leaders)) + __builtin_popcountll(static_cast<std::uint64_t>(leaders >> 64));
+  return warps > 0 ? warps : 1;
 }
 
 TextViolation cta_group_mix(const ir::Kernel& k) {

@@ -68,6 +68,10 @@ struct Lanes {
   bool every = false;             // every lane: each on its own part of a buffer
 };
 [[nodiscard]] Lanes lanes_of(const ir::Op& op, const AgentInfo& a);
+// The units of an arrive by the lanes `l` that arrive each on their own
+// (spec::mbarrier::arrive_units): each warp's executing lanes together on
+// NVIDIA, each lane on AMD. l.count is a multiple of it.
+[[nodiscard]] int arrive_units(const ir::Kernel& k, const Lanes& l, const AgentInfo& a);
 
 // An expression in a form eval computes without walking its tree: most
 // expressions of a kernel are a variable, a constant, or a variable and a
@@ -117,6 +121,12 @@ struct Program {
   // initialised at launch), so counting the inval changes nothing today; it
   // keeps the flag true to step.cpp's writers all the same.
   std::vector<std::uint8_t> mbar_memory_written;
+  // The largest count one unit's arrive-on of the kernel adds (an arrive's
+  // `count`, times a warp's lanes for an `all:` arrive on NVIDIA; where a
+  // variable computes it: no bound). A group's arrive that completes a phase
+  // stops one unit short where some arrive-on could add more than one of its
+  // units (spec::mbarrier::arrive_units, `stop_short`).
+  std::int64_t max_unit_arrival = 1;
 
   // Synchronisation objects for happens-before: mbarrier instances, then the
   // named-barrier ids in use per CTA, then the cluster barrier.

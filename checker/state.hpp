@@ -35,7 +35,7 @@ struct AgentState {
   std::uint8_t wgmma_regs = 0;    // the registers its threads accessed since its last wgmma.fence (spec::agent::regs_acc, regs_a)
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
   std::uint16_t collectives = 0;  // a warp of a role split per warp: the warp-group wgmma operations it has joined
-  std::uint16_t unused1 = 0;
+  std::uint16_t arrived = 0;      // threads of the arrive at pc that arrived: a part that completed a phase (the rest arrive next)
   spec::cluster::Ticket cluster_ticket = 0;
   spec::amd::Wave wave;           // AMD: LDS counter and split-barrier signal
   Groups bulk;                    // bulk async-groups of the leader lane (the thread that issues TMA stores)

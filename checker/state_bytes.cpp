@@ -234,12 +234,13 @@ void get_agent(Reader& r, State& s, std::size_t a, std::size_t v0, std::size_t v
   ag.wgmma_regs = (bits >> 7) & 1 ? r.get<std::uint8_t>() : 0;
   if (!((bits >> 3) & 1)) {
     ag.ticket = ag.cluster_ticket = ag.wave.lds_outstanding = ag.wave.joined = 0;
-    ag.collectives = 0;
+    ag.collectives = ag.arrived = 0;
     ag.wave.vm_issued = ag.wave.vm_done = 0;
     ag.bulk = ag.mma = ag.cp = Groups{};
   } else {
     ag.ticket = static_cast<std::uint32_t>(r.var());
     ag.collectives = static_cast<std::uint16_t>(r.var());
+    ag.arrived = static_cast<std::uint16_t>(r.var());
     ag.cluster_ticket = static_cast<std::uint32_t>(r.var());
     ag.wave.lds_outstanding = static_cast<std::uint32_t>(r.var());
     ag.wave.joined = static_cast<std::uint32_t>(r.var());
@@ -307,8 +308,8 @@ void agent_parts(const char* bytes, const PartShape& shape, std::uint32_t* at) {
       continue;
     }
     p += 4 + ((bits >> 7) & 1);  // the wgmma registers' byte
-    // The rarer fields: 16 numbers (get_agent).
-    if ((bits >> 3) & 1) p = skip_vars(p, 16);
+    // The rarer fields: 17 numbers (get_agent).
+    if ((bits >> 3) & 1) p = skip_vars(p, 17);
     p = (bits >> 5) & 1 ? skip_vars(p, nv) : p + nv;
     p = (bits >> 6) & 1 ? skip_vars(p, m) : p + m;
   }
@@ -396,7 +397,7 @@ namespace {
 
 // The most bytes write_state can write for s.
 std::size_t bound_of(const State& s) {
-  return s.agents.size() * 67 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
+  return s.agents.size() * 70 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
          s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 7 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 +
          s.mem.events.size() * event_bytes + 4 + word_slack;
 }
@@ -416,6 +417,7 @@ void put_agent(Writer& w, const State& s, std::size_t a, std::size_t v0, std::si
   if (rare) {
     w.var(ag.ticket);
     w.var(ag.collectives);
+    w.var(ag.arrived);
     w.var(ag.cluster_ticket);
     w.var(ag.wave.lds_outstanding);
     w.var(ag.wave.joined);
@@ -600,7 +602,7 @@ std::string tag_bytes(const State& s) {
     w.put(flag_bits(a, rare));
     if (a.wgmma_regs != 0) w.put(a.wgmma_regs);
     if (!rare) continue;
-    for (std::uint64_t x : {std::uint64_t{a.ticket}, std::uint64_t{a.collectives}, std::uint64_t{a.cluster_ticket},
+    for (std::uint64_t x : {std::uint64_t{a.ticket}, std::uint64_t{a.collectives}, std::uint64_t{a.arrived}, std::uint64_t{a.cluster_ticket},
                             std::uint64_t{a.wave.lds_outstanding}, std::uint64_t{a.wave.joined}, std::uint64_t{a.wave.vm_issued},
                             std::uint64_t{a.wave.vm_done}})
       w.var(x);

@@ -169,6 +169,15 @@ void release(Memory& m, Threads from, int sync) {
   }
 }
 
+void release(Memory& m, const Quorum& q, int sync) {
+  const Syncs s = Syncs{1} << sync;
+  for (Event& e : m.events) {
+    if (q.holds(e.after)) e.released |= s;
+    if (q.holds(e.after_async)) e.released_async |= s;
+    mirror(e);
+  }
+}
+
 void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf) {
   const Syncs s = Syncs{1} << sync;
   for (Event& e : m.events) {
@@ -312,6 +321,16 @@ void tc_release(Memory& m, Threads lanes, int sync, std::span<const std::uint8_t
     if (!in_tmem(e, tmem) || !(e.after_async & lanes)) continue;
     e.released_async |= s;
     if (e.after & e.after_async & lanes) e.released |= s;
+  }
+}
+
+void tc_release(Memory& m, const Quorum& q, int sync, std::span<const std::uint8_t> tmem) {
+  if (tmem.empty()) return;
+  const Syncs s = Syncs{1} << sync;
+  for (Event& e : m.events) {
+    if (!in_tmem(e, tmem) || !q.holds(e.after_async)) continue;
+    e.released_async |= s;
+    if (q.holds(e.after & e.after_async)) e.released |= s;
   }
 }
 

@@ -195,6 +195,30 @@ void overwrite(Memory& m, int buf, std::uint8_t thread, Threads known = 0);
 // The threads `from` perform a release into sync object `sync`: everything
 // they know is attached to the object, to be made visible at its next completion.
 void release(Memory& m, Threads from, int sync);
+// The units of one arrive instruction that arrive on a phase before the
+// others (a part that completes the phase: spec::mbarrier::arrive_units):
+// any `part` of its `units` units, so what they release is what every such
+// part releases, the accesses known to more than `units - part` of them
+// (docs/spec.md, "Per-thread arrivals"). `single`: the warps' elected lanes
+// that arrive, `rest`: their other lanes (AgentThreads: rest(w) is the bit
+// after leader(w)). The units are warps where `rest_threads` is 0 (a warp
+// knows what its elected lane or its other lanes know), else threads: each
+// elected lane one, each other lanes' class `rest_threads`.
+struct Quorum {
+  Threads single = 0, rest = 0;
+  int rest_threads = 0;
+  int more_than = 0;
+  [[nodiscard]] constexpr bool holds(Threads known) const {
+    const auto pop = [](Threads t) {
+      return __builtin_popcountll(static_cast<std::uint64_t>(t)) + __builtin_popcountll(static_cast<std::uint64_t>(t >> 64));
+    };
+    if (rest_threads == 0) return pop((known & single) | ((known & rest) >> 1)) > more_than;
+    return pop(known & single) + rest_threads * pop(known & rest) > more_than;
+  }
+};
+// A release by a part of an instruction's threads (Quorum): an access enters
+// `sync` when the part surely holds a thread that knows it.
+void release(Memory& m, const Quorum& q, int sync);
 // Only what the threads `from` know of buffers first_buf..end_buf-1 (a
 // fence.mbarrier_init releases the thread's prior inits and nothing else).
 void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf);
@@ -267,6 +291,8 @@ void tc_fence_unit(Memory& m, std::uint8_t unit, std::uint16_t group, std::span<
 // their tcgen05 fence ordered before it (and, of those, the ones they know
 // complete, for every later tcgen05 operation).
 void tc_release(Memory& m, Threads lanes, int sync, std::span<const std::uint8_t> tmem);
+// The same by a part of an instruction's threads (Quorum).
+void tc_release(Memory& m, const Quorum& q, int sync, std::span<const std::uint8_t> tmem);
 // An execution ordering operation that acquires nothing (a .relaxed wait) by
 // the threads `to`, that observed the latest completion of the objects in
 // `syncs`: what a tcgen05 fence ordered before an arrive into them is

@@ -67,6 +67,48 @@ Result arrive(State s, const ArriveArgs& a) {
   return settle(s, o, a.no_complete);
 }
 
+ThreadsResult arrive_units(State s, const ArriveArgs& a, int units, bool stop_short) {
+  const bool operands_ok = a.count >= 1 && a.count <= max_count && tx_operand_in_range(a.expect_tx);
+  if (units <= 1 || !operands_ok || check_live(s) != Violation::none) {
+    // One unit, or the first unit fails on its operands or the object.
+    const Result r = arrive(s, a);
+    return {r.next, r.out, r.out.violation == Violation::none ? 1 : 0};
+  }
+  // Where the units do not reach the pending count, no unit but the last
+  // can take it to zero, and the tx-count moves one way: the units'
+  // arrive-ons add up to one arrive of their total, in range throughout if
+  // at the end.
+  const std::int64_t tx_all = std::int64_t(s.tx) + a.expect_tx * units;
+  if (a.count * units < s.pending || (a.count * units == s.pending && !(stop_short && tx_all == 0))) {
+    if (!tx_in_range(tx_all)) return {s, Outcome::fail(Violation::tx_out_of_range), 0};
+    State t = s;
+    t.tx = static_cast<std::int32_t>(tx_all);
+    ArriveArgs all = a;
+    all.count = a.count * units;
+    all.expect_tx = 0;
+    const Result r = arrive(t, all);
+    if (r.out.violation != Violation::none) return {s, r.out, 0};
+    return {r.next, r.out, units};
+  }
+  // Up to the phase's completion: one unit at a time, up to the one that
+  // completes it (or fails), or the one before it.
+  const State before = s;
+  Outcome first;
+  first.observed = s.phase;
+  for (int i = 0; i < units; ++i) {
+    if (stop_short && i > 0 && s.pending == a.count && std::int64_t(s.tx) + a.expect_tx == 0 && !a.no_complete && !a.drop)
+      return {s, first, i, true};
+    const Result r = arrive(s, a);
+    if (r.out.violation != Violation::none) return {before, r.out, 0};
+    s = r.next;
+    if (r.out.phase_completed) {
+      first.phase_completed = true;
+      return {s, first, i + 1};
+    }
+  }
+  return {s, first, units};
+}
+
 Result expect_tx(State s, std::int64_t bytes) {
   if (Violation v = check_live(s); v != Violation::none) return {s, Outcome::fail(v)};
   const std::int64_t tx = std::int64_t(s.tx) + bytes;

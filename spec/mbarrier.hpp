@@ -72,6 +72,38 @@ struct ArriveArgs {
 [[nodiscard]] Result arrive(State s, const ArriveArgs& a);
 [[nodiscard]] Token token_before(const State& s);
 
+// The arrive-on operations of one arrive instruction executed by `units`
+// units that arrive each on their own, each with the operands `a` (the
+// count and .expect_tx of all its threads together). PTX ISA
+// mbarrier.arrive: the instruction "performs an arrive-on operation" per
+// executing thread. The unit is a warp on NVIDIA: the H200 takes the arrive
+// of a warp's threads as one, so a warp whose threads would complete the
+// phase in the middle over-arrives (the kernel faults), while the warps of
+// a warp group complete a phase at a warp's end and the others arrive on
+// the next phase (harness test group_arrive_past_pending,
+// docs/conformance/h200-2026-12-02-group-arrive.md). It is a lane on AMD,
+// whose software mbarrier (spec/sw_mbarrier.hpp) takes each lane's atomic
+// on its own. The units arrive one after another, in any order: the phase
+// completes at the unit that takes the pending count (and the tx-count) to
+// zero, and the units after it arrive on the next phase. The result holds
+// the units up to and including that one (`arrived`, all of them when no
+// phase completes before the last): the caller lets the rest arrive in a
+// later step, since any other operation of the kernel may come between
+// (docs/spec.md, "Per-thread arrivals"). Every unit's arrive is arrive() (a
+// violation is the first unit's that fails); before the last unit nothing
+// can complete a phase but an arrive.
+// `stop_short`: the part ends one unit before the one that completes the
+// phase (`stopped`), where the pending count is one unit's count: another
+// arrive-on of a larger count may come there (and over-arrive), which it
+// cannot before the part or after the phase completed.
+struct ThreadsResult {
+  State next;
+  Outcome out;       // observed: the phase before the first arrive of the part
+  int arrived = 0;   // units of this part
+  bool stopped = false;
+};
+[[nodiscard]] ThreadsResult arrive_units(State s, const ArriveArgs& per_unit, int units, bool stop_short = false);
+
 // PTX ISA, "expect-tx operation": tx-count += bytes.
 [[nodiscard]] Result expect_tx(State s, std::int64_t bytes);
 // PTX ISA, "complete-tx operation": tx-count -= bytes; may complete the phase.

@@ -195,7 +195,10 @@ struct MbarSyncs {
 // A .relaxed arrive, an execution ordering operation, carries the tcgen05
 // ordering of the thread's tcgen05.fence::before_thread_sync into the same
 // channel (tcgen05_fence_before; `tmem`: the tensor-memory buffers).
-inline void mbar_arrive(hb::Memory& m, hb::Threads lanes, const MbarSyncs& b, ordering::Sem sem, ordering::Scope scope,
+// `lanes`: the arriving lane classes (hb::Threads), or the part of them that
+// arrives on this phase before the others (hb::Quorum).
+template <class Lanes>
+inline void mbar_arrive(hb::Memory& m, const Lanes& lanes, const MbarSyncs& b, ordering::Sem sem, ordering::Scope scope,
                         bool remote, const Fences& f, std::span<const std::uint8_t> tmem = {}) {
   if (const int sync = mbar_release_sync(b, scope, remote); sync >= 0) {
     if (ordering::arrive_releases(sem)) hb::release(m, lanes, sync);

@@ -3,6 +3,7 @@
 // returns the text of a .bk kernel drawn from `rng`.
 #pragma once
 
+#include <algorithm>
 #include <random>
 #include <string>
 
@@ -1080,6 +1081,92 @@ inline std::string fragment_overlay(std::mt19937& rng, int mutation) {
   k += "role consumer warp:\n" + (mutation == 3 ? std::string() : sync) + sync + "  wait bar[0] parity 0\n" + sync;
   if (mutation != 2) k += sync;
   k += pick(2) ? "  all: read e\n" : "";
+  return k;
+}
+
+// Arrivals of several warps that may complete a phase in the middle
+// (spec::mbarrier::arrive_units): a role `g` of W warps writes, then
+// executes one arrive by `each:` (a lane per warp) or `all:` lanes, and
+// two one-warp roles arrive, wait and read, on barriers whose counts make
+// a phase complete with part of g's warps. `split`: g's arrive under
+// `if warp >= 0:`, so that each warp of g is an agent and arrives in its own
+// step, in every order: the per-warp reference. g's body ends with its
+// arrive, so that its warps differ in nothing else.
+inline std::string group_arrive_kernel(std::mt19937& rng, bool split) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  static constexpr int counts[] = {1, 2, 3, 4, 32, 33, 34, 64, 65, 96};
+  const int warps = 2 + pick(2);
+  std::string k = "kernel group\nsmem x[2] bytes 256\nmbarrier m[2] count " + std::to_string(counts[pick(10)]) +
+                  "\nmbarrier n[1] count " + std::to_string(counts[pick(4)]) + "\n";
+  k += "role g warps " + std::to_string(warps) + ":\n";
+  if (pick(3) != 0) k += "  all: write x[0]\n";
+  if (pick(2) == 0) k += "  one: write x[1]\n";
+  switch (pick(4)) {
+    case 0: k += "  syncwarp\n"; break;
+    case 1: k += "  bar_sync 1, " + std::to_string(32 * warps) + "\n"; break;
+    default: break;
+  }
+  const std::string bar = pick(3) == 0 ? "n[0]" : "m[0]";
+  const std::string arrive = std::string(pick(2) ? "each" : "all") + ": arrive " + bar + (pick(4) == 0 ? " count 2" : "") + "\n";
+  k += split ? "  if warp >= 0:\n    " + arrive : "  " + arrive;
+  for (int r = 0; r < 2; ++r) {
+    k += "role o" + std::to_string(r) + " warp:\n";
+    const int ops = 2 + pick(3);
+    for (int i = 0; i < ops; ++i) {
+      const std::string b = pick(3) == 0 ? "n[0]" : "m[" + std::to_string(pick(2)) + "]";
+      const std::string x = "x[" + std::to_string(pick(2)) + "]";
+      switch (pick(7)) {
+        case 0: k += "  one: arrive " + b + "\n"; break;
+        case 1: k += "  all: arrive " + b + "\n"; break;
+        case 2:
+        case 3: k += "  wait " + b + " parity " + std::to_string(pick(2)) + "\n"; break;
+        case 4: k += "  one: read " + x + "\n"; break;
+        case 5: k += "  all: read " + x + "\n"; break;
+        default: k += "  one: write " + x + "\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
+// As group_arrive_kernel, but every phase completes: g's arrive and o0's
+// add up to K phases of m[0] (K odd, so that o1's wait for parity 0 passes
+// whenever it runs), and o1 waits, then reads what g wrote: a race exactly
+// where phase 0 may complete before every warp of g that knows the write
+// has arrived.
+inline std::string group_arrive_balanced(std::mt19937& rng, bool split) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int warps = 2 + pick(2);
+  std::string g = "role g warps " + std::to_string(warps) + ":\n";
+  const int writes = pick(3);
+  if (writes != 1) g += "  all: write x[0]\n";
+  if (writes != 0) g += "  one: write x[0]\n";
+  switch (pick(4)) {
+    case 0: g += "  syncwarp\n"; break;
+    case 1: g += "  bar_sync 1, " + std::to_string(32 * warps) + "\n"; break;
+    default: break;
+  }
+  const bool each = pick(2) == 0;
+  const int per = 1 + pick(2);
+  const std::string arrive = std::string(each ? "each" : "all") + ": arrive m[0]" + (per > 1 ? " count 2" : "") + "\n";
+  g += split ? "  if warp >= 0:\n    " + arrive : "  " + arrive;
+  // A warp's arrive-ons are one (spec::mbarrier::arrive_units): a phase of
+  // a few of g's warps' arrivals, K phases in all (K odd), the rest o0's
+  // arrives of at most a phase each.
+  const long unit = each ? per : 32 * per, mine = unit * warps;
+  const long count = unit * (1 + pick(warps)) + (pick(4) == 0 ? pick(3) : 0);
+  long phases = 1;
+  while (phases * count < mine) phases += 2;
+  phases += 2 * pick(2);
+  std::string o0 = "role o0 warp:\n";
+  for (long rest = phases * count - mine; rest > 0;) {
+    const long c = std::min(rest, pick(2) ? unit : 1 + static_cast<long>(pick(static_cast<int>(count))));
+    o0 += c == 1 ? "  one: arrive m[0]\n" : "  one: arrive m[0] count " + std::to_string(c) + "\n";
+    rest -= c;
+  }
+  if (o0 == "role o0 warp:\n") o0 += "  syncwarp\n";
+  std::string k = "kernel balanced\nsmem x[1] bytes 256\nmbarrier m[1] count " + std::to_string(count) + "\n";
+  k += g + o0 + "role o1 warp:\n  wait m[0] parity 0\n" + (pick(2) ? "  one: read x[0]\n" : "  all: read x[0]\n");
   return k;
 }
 

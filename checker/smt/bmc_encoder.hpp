@@ -107,6 +107,11 @@ inline z3::expr and2(const z3::expr& a, const z3::expr& b) {
 struct Raise {
   Violation kind;
   z3::expr when;
+  // Not a violation: a state the fragment does not follow (a group's arrive
+  // that would complete a phase in the middle of its threads: the explicit
+  // search lets the rest arrive later, spec::mbarrier::arrive_threads).
+  // Reaching it makes the verdict not_covered.
+  bool declines = false;
 };
 
 // One transition: an agent's step (a bar_sync has two: its arrival, then

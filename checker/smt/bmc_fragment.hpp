@@ -123,6 +123,7 @@ struct Step {
   // fence_mbarrier_init release goes with it (step.cpp, fence_forward)
   int into = own_sync;
   int forward = no_sync;
+  int units = 1;                  // arrive: the units that arrive each on their own (check::arrive_units), count / units each
   std::int64_t count = 0;         // arrive: arrivals in all; init: the count; bar_sync: the thread count (0: the CTA's live threads);
                                   // async_arrive: the pending count it adds now (cp.async.mbarrier.arrive without noinc)
   std::int64_t tx = 0;            // arrive, expect_tx: expect-tx in all (complete_tx: negative); tma_load: bytes

@@ -139,7 +139,17 @@ void Encoder::arrive_step(const State& s, int a, int i, Case& c) {
   // spec/mbarrier.cpp, arrive (its operand checks are Step::raises).
   const std::size_t m = static_cast<std::size_t>(st.mbar);
   add_tx(s, n, st.mbar, st.tx, c.raises);
-  c.raises.push_back({Violation::arrival_underflow, s.pending[m] - num(static_cast<std::int64_t>(st.count)) < 0});
+  const z3::expr over = s.pending[m] - num(static_cast<std::int64_t>(st.count)) < 0;
+  if (st.units > 1) {
+    // Some of the units may complete the phase and the others arrive on
+    // the next (spec::mbarrier::arrive_units): the fragment does not follow
+    // that. With less than a unit's count pending, the first over-arrives.
+    const z3::expr split = over && s.pending[m] >= num(static_cast<std::int64_t>(st.count / st.units));
+    c.raises.push_back({Violation::arrival_underflow, split, true});
+    c.raises.push_back({Violation::arrival_underflow, over && !split});
+  } else {
+    c.raises.push_back({Violation::arrival_underflow, over});
+  }
   c.writes.push_back(object(Obj::mbar, st.mbar));
   n.pending[m] = s.pending[m] - num(static_cast<std::int64_t>(st.count));
   // Into the channel of its scope (step.cpp, channel_sync); what the

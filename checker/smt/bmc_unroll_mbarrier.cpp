@@ -34,6 +34,7 @@ void Unroller::op_arrive(Step& s, const ir::Op& op, const check::Lanes& l) {
   s.remote = remote(c);
   s.mbar = mbar(op.bar, c);
   s.count = spec::rules::per_thread_total(ev(op.count, 1), l.count);
+  s.units = check::arrive_units(*p_.kernel, l, agent_info());
   s.sync = spec::ordering::arrive_releases(op.sem);
   const auto scope = op.scope;
   s.into = channel(s.mbar, scope);

@@ -279,7 +279,10 @@ class Exec {
       warn(v, me_.name + " issues " + what + " after a thread synchronization with no tcgen05.fence::after_thread_sync "
                          "between (PTX ISA, tcgen05 memory consistency model)");
   }
-  void mbar_arrive(const ir::Op& op, const Lanes& l);
+  // Arrives the threads of `l` not yet arrived; false when a part of them
+  // completed a phase and the rest arrive in the agent's next step
+  // (AgentState::arrived).
+  bool mbar_arrive(const ir::Op& op, const Lanes& l);
   void mbar_wait(const ir::Op& op, const Lanes& l, bool blocking);
   Pc named(const ir::Op& op, int id, std::int64_t count, bool wait);
   Pc amd_barrier(const ir::Op& op, bool signal, bool wait);

@@ -3,37 +3,67 @@
 
 namespace pc::check::exec {
 
-void Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
+bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   const int cta = target_cta(op.bar);
   const bool remote = cta != me_.cta;
   if (remote) require_alive(cta, "a remote mbarrier arrive");
   const int mbar = mbar_at(op.bar, cta);
   require_init_visible(mbar, hb::Proxy::generic, l.threads);
+  // The units that arrive each on their own (spec::mbarrier::arrive_units):
+  // on NVIDIA each warp's executing threads together, on AMD each lane.
+  const bool by_lane = p_.kernel->target == ir::Target::amd;
+  const hb::Threads leaders = l.threads & me_.leader_lanes;
+  const int units = check::arrive_units(*p_.kernel, l, me_);
+  const int per_unit = l.count / units;
   mb::ArriveArgs args;
-  args.count = rules::per_thread_total(ev(op.count, 1), l.count);
+  args.count = ev(op.count, 1) * per_unit;
   args.drop = op.code == OpCode::mbar_arrive_drop;
   args.no_complete = op.no_complete;
   if (op.code == OpCode::mbar_arrive_expect_tx || (args.drop && op.bytes != ir::no_expr)) {
     if (!mb::tx_operand_in_range(ev(op.bytes, 0))) mbar_fail(mbar, Violation::tx_out_of_range);
-    args.expect_tx = rules::per_thread_total(ev(op.bytes, 0), l.count);
+    args.expect_tx = ev(op.bytes, 0) * per_unit;
   }
+  const int before = ag_.arrived, left = units - before;
   mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];
   const mb::Token tok = mb::token_before(st);
-  const mb::Result r = mb::arrive(st, args);
+  const mb::ThreadsResult r = mb::arrive_units(st, args, left, p_.max_unit_arrival > args.count);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
   st = r.next;
-  so::mbar_arrive(s_.mem, l.threads, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
+  const bool last = r.arrived == left;
+  if (last) {
+    so::mbar_arrive(s_.mem, l.threads, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
+  } else {
+    // Any r.arrived of the instruction's units arrive on this phase (and,
+    // where the part stopped short, the next one too): what each such part
+    // surely releases (hb::Quorum). Another unit may complete the phase
+    // where the part stopped; that phase then holds one unit fewer than
+    // released here, as when that unit had arrived first, which the search
+    // explores too and releases for exactly.
+    const hb::Quorum part{leaders, l.threads & ~leaders, by_lane ? me_.threads / me_.warps - 1 : 0,
+                          units - r.arrived - (r.stopped ? 1 : 0)};
+    so::mbar_arrive(s_.mem, part, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
+  }
   if (r.out.phase_completed) phase_done(mbar);
-  if (op.dest_var >= 0) {
+  ag_.arrived = last ? 0 : static_cast<std::uint16_t>(before + r.arrived);
+  // The state token: the phase the first part arrived on (a thread of a
+  // later part holds the next phase's; the agent's variable is one).
+  if (op.dest_var >= 0 && before == 0) {
     mb::Token held = tok;
     held.no_complete = args.no_complete;
     vars()[static_cast<std::size_t>(op.dest_var)] = encode_token(held);
   }
+  const auto units_text = [&](int n) { return std::to_string(n) + (by_lane ? " thread" : " warp") + (n == 1 ? "" : "s"); };
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + scope_text(op, true) + " count " +
-      std::to_string(args.count) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx) : "") + " (pending " +
-      std::to_string(tok.pending) + " -> " +
+      std::to_string(args.count * r.arrived) + (args.expect_tx ? " tx " + std::to_string(args.expect_tx * r.arrived) : "") +
+      (last && before == 0 ? "" : std::string(by_lane ? ", threads " : ", warps ") + std::to_string(before + 1) + ".." +
+                                      std::to_string(before + r.arrived) + " of " + std::to_string(units)) +
+      " (pending " + std::to_string(tok.pending) + " -> " +
       // A completed phase reloads the pending count: the arrive took it to 0.
-      (r.out.phase_completed ? "0, phase " + std::to_string(r.next.phase - 1) + " completes)" : std::to_string(r.next.pending) + ")"));
+      (r.out.phase_completed ? "0, phase " + std::to_string(r.next.phase - 1) + " completes" : std::to_string(r.next.pending)) +
+      (last ? ")"
+            : "; the other " + units_text(left - r.arrived) + " arrive" + (left - r.arrived == 1 ? "s " : " ") +
+                  (r.stopped ? "next, the first of them completing the phase)" : "on the next phase)")));
+  return last;
 }
 
 // A wait, test or try by the lanes `l` (`one:` or `each:`: only the leader
@@ -114,10 +144,7 @@ Exec::Pc Exec::on_mbar_init(const ir::Op& op, const Lanes& l) {
   return Pc::next;
 }
 
-Exec::Pc Exec::on_mbar_arrive(const ir::Op& op, const Lanes& l) {
-  mbar_arrive(op, l);
-  return Pc::next;
-}
+Exec::Pc Exec::on_mbar_arrive(const ir::Op& op, const Lanes& l) { return mbar_arrive(op, l) ? Pc::next : Pc::stay; }
 Exec::Pc Exec::on_mbar_arrive_drop(const ir::Op& op, const Lanes& l) { return on_mbar_arrive(op, l); }
 Exec::Pc Exec::on_mbar_arrive_expect_tx(const ir::Op& op, const Lanes& l) { return on_mbar_arrive(op, l); }
 

@@ -419,6 +419,34 @@ __global__ void arrive_drop_progress(Counts* out) {
   }
 }
 
+// A warp group's arrive past the pending count (docs/spec.md, "Per-thread
+// arrivals"): count `init`, one thread arrives `first` (pending init-first),
+// then every thread of the block arrives once. Each thread's arrive-on being
+// its own, the phase completes at the (init-first)-th and the rest arrive on
+// phase 1; a hardware that took a warp's arrivals as one arrive of its
+// active threads would over-arrive (a fault, as over_arrival does). Thread 0
+// then records the parities, and the pending count of phase 1 through a
+// .noComplete arrive's token; obs[2] after one more arrive of what is left.
+__global__ void group_arrive_past_pending(std::uint32_t init, std::uint32_t first, Obs* obs) {
+  __shared__ prim::hw_mbarrier bar;
+  if (threadIdx.x == 0) {
+    prim::mbarrier_init(&bar, init);
+    prim::mbarrier_arrive(&bar, first);
+  }
+  __syncthreads();
+  prim::mbarrier_arrive(&bar, 1);
+  __syncthreads();
+  if (threadIdx.x != 0) return;
+  obs[0].parity_bits = parities(&bar);
+  const std::uint64_t tok = prim::mbarrier_arrive_nocomplete(&bar, 1);
+  const std::uint32_t left = prim::mbarrier_pending_count(tok);
+  obs[1].parity_bits = parities(&bar);
+  obs[1].value = left;
+  if (left > 1) prim::mbarrier_arrive(&bar, left - 1);
+  obs[2].parity_bits = parities(&bar);
+  prim::mbarrier_inval(&bar);
+}
+
 // Liveness: count 2 and one (`Full`: two) arrivals; the waiter's watchdog says
 // hung or finished. `Sw`: the same on the software mbarrier.
 template <bool Full, bool Sw = false>
@@ -1679,6 +1707,51 @@ int main(int argc, char** argv) {
     std::string cmd = "conformance";
     for (int i = 1; i < argc; ++i) cmd += std::string(" ") + argv[i];
     return contested_host::run(vs, dcounts, seed, report, head, cmd);
+  }
+
+  // --open group_arrive_past_pending: a block of `threads` arrives once each
+  // on a barrier with fewer arrivals pending (the kernel above).
+  // Each case alone as group_arrive_past_pending/N (a fault takes the context).
+  if (open_only.rfind("group_arrive_past_pending", 0) == 0) {
+    struct Case {
+      std::uint32_t threads, init, first;
+    };
+    // 0: a warp group on as many arrivals as it has threads (the control: no
+    // thread past the count); 1: on 64 pending, the phase completing at a
+    // warp's end; 2: on 80, inside warp 2; 3: a warp on 16, inside it.
+    const std::vector<Case> all_cases = {{128, 200, 72}, {128, 192, 128}, {128, 200, 120}, {32, 40, 24}};
+    std::vector<Case> cases = all_cases;
+    if (const std::size_t slash = open_only.find('/'); slash != std::string::npos)
+      cases = {all_cases.at(static_cast<std::size_t>(std::stoi(open_only.substr(slash + 1))))};
+    std::string md = "| threads | init | first arrive | pending before the block | device: parities after the block; phase 1 pending (token of a .noComplete arrive); parities after the rest | model |\n| --- | --- | --- | --- | --- | --- |\n";
+    for (const Case& c : cases) {
+      Obs* dobs = nullptr;
+      CUDA_CHECK(cudaMalloc(&dobs, 3 * sizeof(Obs)));
+      CUDA_CHECK(cudaMemset(dobs, 0, 3 * sizeof(Obs)));
+      group_arrive_past_pending<<<1, c.threads>>>(c.init, c.first, dobs);
+      CUDA_CHECK(cudaGetLastError());
+      CUDA_CHECK(cudaDeviceSynchronize());
+      Obs o[3];
+      CUDA_CHECK(cudaMemcpy(o, dobs, sizeof o, cudaMemcpyDeviceToHost));
+      CUDA_CHECK(cudaFree(dobs));
+      const std::uint32_t before = c.init - c.first, carried = c.threads > before ? c.threads - before : 0;
+      // The model (spec::mbarrier::arrive_threads): phase 0 completes with
+      // `before` threads, `carried` arrive on phase 1, whose pending count is
+      // then init - carried (before the .noComplete arrive).
+      const std::uint32_t want_left = c.init - carried;
+      const bool agree = o[0].parity_bits == 1u && o[1].value == want_left && o[2].parity_bits == 2u;
+      char row[512];
+      std::snprintf(row, sizeof row, "| %u | %u | %u | %u | p0=%u p1=%u; %u; p0=%u p1=%u | p0=1 p1=0; %u; p0=0 p1=1 %s |\n", c.threads, c.init,
+                    c.first, before, o[0].parity_bits & 1, o[0].parity_bits >> 1, o[1].value, o[2].parity_bits & 1,
+                    o[2].parity_bits >> 1, want_left, agree ? "(agree)" : "(**disagree**)");
+      std::printf("%s", row);
+      md += row;
+    }
+    if (FILE* f = std::fopen(report.c_str(), "w")) {
+      std::fprintf(f, "# group_arrive_past_pending: %s\n\n%s", prop.name, md.c_str());
+      std::fclose(f);
+    }
+    return 0;
   }
 
   if (op_stress) {
