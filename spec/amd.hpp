@@ -14,6 +14,11 @@
 //    the buffer and global loads (MUBUF "LDS" bit, GLOBAL_LOAD_LDS_*: the data
 //    is written into LDS rather than into VGPRs, and the load counts against
 //    VM_CNT until it is written);
+//  - AMD "RDNA3 Instruction Set Architecture" (gfx1100, gfx1101, gfx1102):
+//    waves of 32 or 64 work-items, chosen per program; S_BARRIER only (no
+//    split barrier); S_WAITCNT with VM_CNT and LGKM_CNT 6 bits each, 0..63
+//    (SIMM16 bits 15:10 and 9:4; LLVM "AMDGPU" assembler syntax, gfx11
+//    waitcnt); no LDS-destination loads;
 //  - AMD "RDNA4 Instruction Set Architecture" (gfx1200, gfx1201): waves of 32
 //    or 64 work-items, chosen per program; S_BARRIER_SIGNAL, S_BARRIER_WAIT;
 //    S_WAIT_LOADCNT (LOAD_CNT, the load part of VM_CNT) and S_WAIT_DSCNT
@@ -38,37 +43,42 @@ namespace pc::spec::amd {
 
 // ---- targets ----------------------------------------------------------------
 // The AMD chips a kernel may name (`target amd gfx942`). CDNA: gfx90a (MI200,
-// CDNA2), gfx940 and gfx942 (MI300, CDNA3). RDNA4: gfx1200, gfx1201.
-enum class Gfx : std::uint8_t { gfx90a, gfx940, gfx942, gfx1200, gfx1201 };
+// CDNA2), gfx940 and gfx942 (MI300, CDNA3). RDNA3: gfx1100, gfx1101, gfx1102
+// (Radeon RX 7000 / PRO W7000). RDNA4: gfx1200, gfx1201.
+enum class Gfx : std::uint8_t { gfx90a, gfx940, gfx942, gfx1200, gfx1201, gfx1100, gfx1101, gfx1102 };
 // `target amd` without a chip: gfx942 (MI300X, CDNA3), the datacenter part
 // among these; a kernel that needs another chip's wave size or its split
 // barrier names that chip.
 inline constexpr Gfx default_gfx = Gfx::gfx942;
 
 [[nodiscard]] constexpr bool is_gfx12(Gfx g) { return g == Gfx::gfx1200 || g == Gfx::gfx1201; }
+[[nodiscard]] constexpr bool is_gfx11(Gfx g) { return g == Gfx::gfx1100 || g == Gfx::gfx1101 || g == Gfx::gfx1102; }
+// RDNA (gfx10 and later): the chips of this model that are not CDNA.
+[[nodiscard]] constexpr bool is_rdna(Gfx g) { return is_gfx11(g) || is_gfx12(g); }
 
 // Lanes per wave. CDNA (gfx9 family): 64, the only wave size ("a wavefront of
-// 64 work-items", CDNA3 ISA). RDNA4 runs wave32 and wave64; the model takes
-// wave32, what the compiler emits for gfx12 unless -mwavefrontsize64 is given
-// (LLVM AMDGPUUsage: wavefrontsize64 is off by default on gfx10+), and what
-// HIP's warpSize is there.
-[[nodiscard]] constexpr int wave_size(Gfx g) { return is_gfx12(g) ? 32 : 64; }
+// 64 work-items", CDNA3 ISA). RDNA3 and RDNA4 run wave32 and wave64; the
+// model takes wave32, what the compiler emits for gfx11 and gfx12 unless
+// -mwavefrontsize64 is given (LLVM AMDGPUUsage: wavefrontsize64 is off by
+// default on gfx10+), and what HIP's warpSize is there.
+[[nodiscard]] constexpr int wave_size(Gfx g) { return is_rdna(g) ? 32 : 64; }
 
 // The split barrier S_BARRIER_SIGNAL / S_BARRIER_WAIT is gfx12's (RDNA4 ISA);
-// the CDNA ISAs have S_BARRIER only.
+// the CDNA and RDNA3 ISAs have S_BARRIER only.
 [[nodiscard]] constexpr bool has_split_barrier(Gfx g) { return is_gfx12(g); }
 
 // Loads with an LDS destination (MUBUF with the LDS bit, GLOBAL_LOAD_LDS_*):
 // CDNA has them (CDNA3 ISA, "Global Load LDS" and the MUBUF LDS bit); the RDNA4
-// buffer and global loads have no LDS-destination form (LLVM: no
+// buffer and global loads have no LDS-destination form, nor have RDNA3's (LLVM: no
 // vmem-to-lds-load-insts on gfx11/gfx12).
-[[nodiscard]] constexpr bool has_lds_dma(Gfx g) { return !is_gfx12(g); }
+[[nodiscard]] constexpr bool has_lds_dma(Gfx g) { return !is_rdna(g); }
 
 // The largest operand of each counter in a wait. gfx9 S_WAITCNT: vmcnt 0..63
-// (SIMM16 bits 15:14 and 3:0), lgkmcnt 0..15 (bits 11:8). gfx12
+// (SIMM16 bits 15:14 and 3:0), lgkmcnt 0..15 (bits 11:8). gfx11 S_WAITCNT:
+// vmcnt 0..63 (bits 15:10), lgkmcnt 0..63 (bits 9:4). gfx12
 // S_WAIT_LOADCNT and S_WAIT_DSCNT: 0..63 each.
 [[nodiscard]] constexpr std::uint32_t max_vmcnt(Gfx) { return 63; }
-[[nodiscard]] constexpr std::uint32_t max_lgkmcnt(Gfx g) { return is_gfx12(g) ? 63 : 15; }
+[[nodiscard]] constexpr std::uint32_t max_lgkmcnt(Gfx g) { return is_rdna(g) ? 63 : 15; }
 
 [[nodiscard]] constexpr const char* gfx_name(Gfx g) {
   switch (g) {
@@ -77,6 +87,9 @@ inline constexpr Gfx default_gfx = Gfx::gfx942;
     case Gfx::gfx942: return "gfx942";
     case Gfx::gfx1200: return "gfx1200";
     case Gfx::gfx1201: return "gfx1201";
+    case Gfx::gfx1100: return "gfx1100";
+    case Gfx::gfx1101: return "gfx1101";
+    case Gfx::gfx1102: return "gfx1102";
   }
   return "?";
 }

@@ -61,6 +61,7 @@ TEST_CASE("AMD wave size: a barrier count written for 32-lane waves completes tw
   CHECK(verdict_of(replace(k, "TARGET", "target nvidia")) == "verified");
   CHECK(verdict_of(replace(k, "TARGET", "target amd gfx1200")) == "verified");
   CHECK(verdict_of(replace(k, "TARGET", "target amd gfx1201")) == "verified");
+  CHECK(verdict_of(replace(k, "TARGET", "target amd gfx1100")) == "verified");
   CHECK(verdict_of(replace(k, "TARGET", "target amd gfx90a")) == "deadlock");
   CHECK(verdict_of(replace(k, "TARGET", "target amd gfx942")) == "deadlock");
   CHECK(verdict_of(replace(k, "TARGET", "target amd")) == "deadlock");

@@ -70,6 +70,15 @@ TEST_CASE("--place-barriers: bad input and requests are errors with exit 2") {
   Run r = run("cli_place", "--place-barriers --barrier split " + in);
   CHECK(r.status == 2);
   CHECK(r.err.find(":3:1: error: --barrier split: gfx942 has no split barrier") != std::string::npos);
+  // RDNA3 has s_barrier only: placed for it, the kernel gets s_barrier; split is refused.
+  r = run("cli_place", "--place-barriers --target gfx1100 " + in);
+  CHECK(r.status == 0);
+  CHECK(r.out.find("target amd gfx1100") != std::string::npos);
+  CHECK(r.out.find("s_barrier\n") != std::string::npos);
+  CHECK(r.out.find("s_barrier_signal") == std::string::npos);
+  r = run("cli_place", "--place-barriers --target gfx1100 --barrier split " + in);
+  CHECK(r.status == 2);
+  CHECK(r.err.find("gfx1100 has no split barrier") != std::string::npos);
   // An access to a buffer not declared: the parser's located error.
   const std::string unknown = temp_file("cli_place", "u.bk", raw_war + "    all: read t[0]\n");
   r = run("cli_place", "--place-barriers " + unknown);

@@ -41,6 +41,8 @@ TEST_CASE("targets: the chip sets the wave size of a warp and a warp group") {
       {"amd gfx90a", spec::amd::Gfx::gfx90a, 64},   {"amd gfx940", spec::amd::Gfx::gfx940, 64},
       {"amd gfx942", spec::amd::Gfx::gfx942, 64},   {"amd gfx1200", spec::amd::Gfx::gfx1200, 32},
       {"amd gfx1201", spec::amd::Gfx::gfx1201, 32}, {"amd", spec::amd::default_gfx, 64},
+      {"amd gfx1100", spec::amd::Gfx::gfx1100, 32}, {"amd gfx1101", spec::amd::Gfx::gfx1101, 32},
+      {"amd gfx1102", spec::amd::Gfx::gfx1102, 32},
   };
   for (const Case& c : cases) {
     const std::string target = c.target;
@@ -72,7 +74,8 @@ TEST_CASE("targets: every operation parses on the targets that have it and is re
   const std::set<std::string> on_amd = {"read", "write", "consume", "init", "arrive", "wait", "exit", "s_waitcnt", "s_barrier"};
   const std::set<std::string> cdna_only = {"global_load_lds"};
   const std::set<std::string> gfx12_only = {"s_barrier_signal", "s_barrier_wait"};
-  const char* targets[] = {"nvidia", "amd gfx90a", "amd gfx940", "amd gfx942", "amd gfx1200", "amd gfx1201", "amd"};
+  const char* targets[] = {"nvidia", "amd gfx90a", "amd gfx940", "amd gfx942", "amd gfx1100", "amd gfx1102",
+                           "amd gfx1200", "amd gfx1201", "amd"};
   int rejected = 0;
   for (const ir::OpCode c : all_ops()) {
     const std::string kw(ir::op_keyword(c));
@@ -81,9 +84,9 @@ TEST_CASE("targets: every operation parses on the targets that have it and is re
       CAPTURE(kw);
       CAPTURE(target);
       const bool nvidia = target == "nvidia";
-      const bool gfx12 = target.find("gfx12") != std::string::npos;
+      const bool gfx12 = target.find("gfx12") != std::string::npos, gfx11 = target.find("gfx11") != std::string::npos;
       const bool has = nvidia ? !amd_only.count(kw)
-                              : on_amd.count(kw) || (cdna_only.count(kw) && !gfx12) || (gfx12_only.count(kw) && gfx12);
+                              : on_amd.count(kw) || (cdna_only.count(kw) && !gfx12 && !gfx11) || (gfx12_only.count(kw) && gfx12);
       const dsl::Parsed p = parse(kernel_with(target, stmt));
       if (has) {
         CHECK(errors_of(p) == "");
@@ -97,15 +100,17 @@ TEST_CASE("targets: every operation parses on the targets that have it and is re
       if (nvidia) CHECK(m.find("is an AMD instruction: declare 'target amd'") != std::string::npos);
       else if (!amd_only.count(kw)) CHECK(m.find("is a PTX (NVIDIA) operation, not under 'target amd'") != std::string::npos);
       else if (gfx12_only.count(kw)) CHECK(m.find("is the gfx12 split barrier") != std::string::npos);
+      else if (gfx11) CHECK(m.find("(RDNA3) has no load with an LDS destination") != std::string::npos);
       else CHECK(m.find("has no load with an LDS destination") != std::string::npos);
     }
   }
-  // The PTX-only operations on 6 AMD spellings, 5 AMD ones on NVIDIA, the
-  // split barrier on 4 CDNA spellings, gather-to-LDS on 2 gfx12 ones.
+  // The PTX-only operations on 8 AMD spellings, 5 AMD ones on NVIDIA, the
+  // split barrier's 2 on 4 CDNA spellings and 2 gfx11 ones, gather-to-LDS on
+  // 2 gfx11 and 2 gfx12 ones.
   std::size_t ptx_only = 0;
   for (const ir::OpCode c : all_ops()) ptx_only += !on_amd.count(std::string(ir::op_keyword(c))) && !amd_only.count(std::string(ir::op_keyword(c)));
   CHECK(ptx_only >= 52);
-  CHECK(rejected == static_cast<int>(ptx_only) * 6 + 5 + 2 * 4 + 2);
+  CHECK(rejected == static_cast<int>(ptx_only) * 8 + 5 + 2 * 6 + 4);
 }
 
 TEST_CASE("targets: AMD forms of the software mbarrier, clusters, counters and chips") {
@@ -132,7 +137,7 @@ TEST_CASE("targets: AMD forms of the software mbarrier, clusters, counters and c
       {"bare s_waitcnt", kernel_with(amd, "s_waitcnt"), 8, 3, "s_waitcnt needs the counters to wait for"},
       {"counter twice", kernel_with(amd, "s_waitcnt vmcnt(1) vmcnt(2)"), 8, 22, "vmcnt is given twice"},
       {"other counter", kernel_with(amd, "s_waitcnt expcnt(0)"), 8, 13, "it takes vmcnt(N) and/or lgkmcnt(N)"},
-      {"unknown chip", kernel_with("amd gfx1100", "exit"), 2, 12, "unknown AMD chip 'gfx1100'"},
+      {"unknown chip", kernel_with("amd gfx1030", "exit"), 2, 12, "unknown AMD chip 'gfx1030'"},
       {"chip on nvidia", kernel_with("nvidia gfx942", "exit"), 2, 15, "expected end of line"},
       {"target twice", "kernel t\ntarget amd\ntarget amd gfx1200\nrole r warp:\n  exit\n", 3, 1, "'target' is declared twice"},
       {"target after the roles", "kernel t\nrole r warp:\n  s_barrier_wait\ntarget amd gfx90a\n", 3, 3,
@@ -151,6 +156,9 @@ TEST_CASE("targets: AMD forms of the software mbarrier, clusters, counters and c
   CHECK(errors_of(parse(kernel_with(amd, "each: arrive full[0] count 1\n  wait full[0] parity 0"))) == "");
   CHECK(errors_of(parse(kernel_with(amd, "s_waitcnt lgkmcnt(15) & vmcnt(63)"))) == "");
   CHECK(errors_of(parse(kernel_with("amd gfx1201", "s_waitcnt lgkmcnt(63), vmcnt(0)"))) == "");
+  // RDNA3: gfx11's S_WAITCNT has 6-bit counters.
+  CHECK(errors_of(parse(kernel_with("amd gfx1100", "s_waitcnt lgkmcnt(63), vmcnt(63)"))) == "");
+  CHECK(errors_of(parse(kernel_with("amd gfx1100", "s_waitcnt lgkmcnt(64)"))) != "");
 }
 
 TEST_CASE("targets: check-kernel exits 2 with file:line:col on an operation the target lacks") {

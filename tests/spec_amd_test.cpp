@@ -145,6 +145,14 @@ TEST_CASE("amd: each chip's wave size, barriers, LDS loads and counter limits") 
     CHECK(max_vmcnt(g) == 63);
     CHECK(max_lgkmcnt(g) == 63);
   }
+  // RDNA3 (gfx11): wave32, s_barrier only, no LDS-destination loads, 6-bit counters.
+  for (const Gfx g : {Gfx::gfx1100, Gfx::gfx1101, Gfx::gfx1102}) {
+    CHECK(wave_size(g) == 32);
+    CHECK_FALSE(has_split_barrier(g));
+    CHECK_FALSE(has_lds_dma(g));
+    CHECK(max_vmcnt(g) == 63);
+    CHECK(max_lgkmcnt(g) == 63);
+  }
 }
 
 TEST_CASE("amd: s_waitcnt lgkmcnt(N) leaves at most N LDS instructions outstanding, the newest") {

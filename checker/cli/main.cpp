@@ -89,8 +89,8 @@ options:
                        minimal by Z3; the summary goes to stderr
                        (docs/placement.md)
   --target T           with --place-barriers: place for T (sm_90a, sm_100a,
-                       gfx90a, gfx940, gfx942, gfx1200, gfx1201; default: the
-                       kernel's own target)
+                       gfx90a, gfx940, gfx942, gfx1100, gfx1101, gfx1102,
+                       gfx1200, gfx1201; default: the kernel's own target)
   --barrier KIND       with --place-barriers: split (gfx12 signal/wait pairs,
                        the default there), monolithic (s_barrier; bar_sync,
                        a named barrier per group of roles), or pair

@@ -221,10 +221,11 @@ void Parser::check_target_op(const ir::Op& op) {
       }
       if (ir::op_target(op.code) == ir::OpTarget::amd_gfx12 && !spec::amd::has_split_barrier(k_.gfx))
         target_error(op.loc, "'" + kw + "' is the gfx12 split barrier (RDNA4 ISA); " + chip +
-                                 " (CDNA) has s_barrier only: write s_barrier, or declare 'target amd gfx1200'");
+                                 (spec::amd::is_gfx11(k_.gfx) ? " (RDNA3)" : " (CDNA)") +
+                                 " has s_barrier only: write s_barrier, or declare 'target amd gfx1200'");
       if (ir::op_target(op.code) == ir::OpTarget::amd_cdna && !spec::amd::has_lds_dma(k_.gfx))
         target_error(op.loc, "'" + kw + "' loads into LDS, which CDNA has (gfx90a, gfx940, gfx942); " + chip +
-                                 " (RDNA4) has no load with an LDS destination");
+                                 (spec::amd::is_gfx11(k_.gfx) ? " (RDNA3)" : " (RDNA4)") + " has no load with an LDS destination");
       break;
   }
   if (!amd) return;

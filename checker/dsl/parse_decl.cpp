@@ -158,6 +158,7 @@ void Parser::declaration() {
       std::vector<std::string> chips;
       bool found = false;
       for (const spec::amd::Gfx g : {spec::amd::Gfx::gfx90a, spec::amd::Gfx::gfx940, spec::amd::Gfx::gfx942,
+                                     spec::amd::Gfx::gfx1100, spec::amd::Gfx::gfx1101, spec::amd::Gfx::gfx1102,
                                      spec::amd::Gfx::gfx1200, spec::amd::Gfx::gfx1201}) {
         chips.emplace_back(spec::amd::gfx_name(g));
         if (c.text == chips.back()) {
@@ -166,8 +167,8 @@ void Parser::declaration() {
         }
       }
       if (!found)
-        fail(c.loc, "unknown AMD chip '" + c.text + "': the model has gfx90a, gfx940, gfx942 (CDNA, wave64) and gfx1200, "
-                    "gfx1201 (RDNA4, wave32)" + suggest(c.text, chips));
+        fail(c.loc, "unknown AMD chip '" + c.text + "': the model has gfx90a, gfx940, gfx942 (CDNA, wave64), gfx1100, "
+                    "gfx1101, gfx1102 (RDNA3, wave32) and gfx1200, gfx1201 (RDNA4, wave32)" + suggest(c.text, chips));
     }
     end_of_statement();
   } else if (kw == "cluster") {

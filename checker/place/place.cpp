@@ -29,8 +29,10 @@ struct Chip {
 bool chip_of(const std::string& s, Chip& c) {
   using spec::amd::Gfx;
   static const std::pair<const char*, Gfx> amd[] = {{"gfx90a", Gfx::gfx90a},   {"gfx940", Gfx::gfx940},
-                                                    {"gfx942", Gfx::gfx942},   {"gfx1200", Gfx::gfx1200},
-                                                    {"gfx1201", Gfx::gfx1201}, {"amd", spec::amd::default_gfx}};
+                                                    {"gfx942", Gfx::gfx942},   {"gfx1100", Gfx::gfx1100},
+                                                    {"gfx1101", Gfx::gfx1101}, {"gfx1102", Gfx::gfx1102},
+                                                    {"gfx1200", Gfx::gfx1200}, {"gfx1201", Gfx::gfx1201},
+                                                    {"amd", spec::amd::default_gfx}};
   for (const auto& [n, g] : amd)
     if (s == n) {
       c = {ir::Target::amd, g, spec::amd::gfx_name(g), std::string("target amd ") + spec::amd::gfx_name(g)};
@@ -429,7 +431,7 @@ Chip declared_chip(const ir::Kernel& k) {
 // `kernel` line); false, with out's usage error, for a target unknown.
 bool retarget(Input& in, Outcome& out) {
   if (!chip_of(in.req.target, in.chip)) {
-    out.usage_error = "--target " + in.req.target + ": not a target (sm_90a, sm_100a, gfx90a, gfx940, gfx942, gfx1200, gfx1201)";
+    out.usage_error = "--target " + in.req.target + ": not a target (sm_90a, sm_100a, gfx90a, gfx940, gfx942, gfx1100, gfx1101, gfx1102, gfx1200, gfx1201)";
     return false;
   }
   const int t = line_starting(in.lines, "target");

@@ -20,7 +20,7 @@ namespace pc::place {
 enum class Family : std::uint8_t { automatic, monolithic, split, pair };
 
 struct Request {
-  std::string target;  // "" (the kernel's own), nvidia, sm_90a, sm_100a, amd, gfx90a, gfx940, gfx942, gfx1200, gfx1201
+  std::string target;  // "" (the kernel's own), nvidia, sm_90a, sm_100a, amd, gfx90a, gfx940, gfx942, gfx1100, gfx1101, gfx1102, gfx1200, gfx1201
   Family family = Family::automatic;
   check::Options check;               // for the verification (params included)
 };
