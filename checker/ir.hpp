@@ -115,6 +115,7 @@ struct Op {
   ExprId id = no_expr;        // named-barrier id
   ExprId n = no_expr;         // wait_group N, bar_red predicate, s_waitcnt vmcnt
   ExprId multicast = no_expr; // CTA bit mask for multicast TMA loads / tcgen05.commit
+  ExprId value = no_expr;     // write: the value it stores, which a `r = read` returns (State::values)
   Ref tmem;                   // tensor-memory destination (tcgen05_mma `into`, tcgen05_cp) or allocation (alloc/dealloc)
   int token_var = -1;         // wait/test_wait/pending_count by token: the variable holding it
   int dest_var = -1;          // variable receiving what the operation observed (test_wait, tokens, bar_red)

@@ -177,8 +177,8 @@ inline constexpr std::uint16_t no_bmc = 1 << 11;
 // The minimum SM is the PTX ISA's "Target ISA notes" of the instruction.
 #define PC_OPS(X)                                                                                                     \
   /* shared memory */                                                                                                 \
-  X(read, "read", memory, any, both, 0, access, read, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                  \
-  X(write, "write", memory, any, both, 0, access, write, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")                \
+  X(read, "read", memory, any, both, 0, access, read, none, buffers, opf::returns, "[R =] read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")     \
+  X(write, "write", memory, any, both, 0, access, write, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]} [value V]")       \
   X(consume, "consume", memory, any, both, 0, own, none, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")               \
   /* mbarrier */                                                                                                      \
   X(mbar_init, "init", mbarrier, single, both, 80, mbarrier, none, none, init, opf::none, "BAR[i] count N")                        \

@@ -362,6 +362,7 @@ void scan_objects(Program& p, const ir::Kernel& k) {
       if (op.code == OpCode::mbar_init && known) p.mbar_has_init[static_cast<std::size_t>(op.bar.object)] = true;
       if ((op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval) && known) written[static_cast<std::size_t>(op.bar.object)] = true;
       p.has_clc |= op.code == OpCode::clc_try_cancel;
+      p.has_values |= op.value != ir::no_expr || (op.code == OpCode::read && op.dest_var >= 0);
       if (ir::op_has(op.code, ir::opf::thread_arrive)) {
         const std::int64_t lanes = k.target == ir::Target::nvidia && op.lanes != ir::Lanes::one && op.lanes != ir::Lanes::each
                                        ? ir::warp_size(k) : 1;

@@ -104,6 +104,7 @@ struct Program {
   std::vector<std::uint8_t> tmem_buffer;
   [[nodiscard]] std::span<const std::uint8_t> tmem_buffers() const { return tmem_buffer; }
   bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
+  bool has_values = false;                  // some write stores a value, or some read returns one (State::values)
   bool id0_whole_cta = false;               // some op uses barrier 0 for the whole CTA (syncthreads, or id 0 (or an id not known) with no count)
 
   // Object instances, numbered CTA-major: instance = cta * per_cta + base[decl] + index.

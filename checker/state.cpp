@@ -33,7 +33,7 @@ std::size_t words_of(std::size_t n) {
 std::size_t words_for(const Shape& sh) {
   return words_of<AgentState>(sh.agents) + words_of<std::int64_t>(sh.vars) + words_of<std::uint32_t>(sh.last_seen) +
          words_of<spec::mbarrier::State>(sh.mbars) + words_of<spec::named::State>(sh.named) + words_of<spec::amd::Barrier>(sh.amd) +
-         words_of<spec::tmem::Cta>(sh.tmem) + words_of<std::uint8_t>(sh.clc_value);
+         words_of<spec::tmem::Cta>(sh.tmem) + words_of<std::int32_t>(sh.values);
 }
 
 }  // namespace
@@ -51,7 +51,7 @@ void State::point(std::uint64_t* at) {
   place(named);
   place(amd);
   place(tmem);
-  place(clc_value);
+  place(values);
 }
 
 void State::allocate(const Shape& sh) {
@@ -65,7 +65,7 @@ void State::allocate(const Shape& sh) {
   named.n_ = sh.named;
   amd.n_ = sh.amd;
   tmem.n_ = sh.tmem;
-  clc_value.n_ = sh.clc_value;
+  values.n_ = sh.values;
   point(block_.get());
 }
 
@@ -104,7 +104,7 @@ State& State::operator=(State&& o) noexcept {
   named = std::exchange(o.named, {});
   amd = std::exchange(o.amd, {});
   tmem = std::exchange(o.tmem, {});
-  clc_value = std::exchange(o.clc_value, {});
+  values = std::exchange(o.values, {});
   cluster = o.cluster;
   clc = o.clc;
   pending = std::move(o.pending);
@@ -143,7 +143,7 @@ std::strong_ordering State::operator<=>(const State& o) const {
   if (auto c = amd <=> o.amd; c != 0) return c;
   if (auto c = tmem <=> o.tmem; c != 0) return c;
   if (auto c = clc <=> o.clc; c != 0) return c;
-  if (auto c = clc_value <=> o.clc_value; c != 0) return c;
+  if (auto c = values <=> o.values; c != 0) return c;
   if (auto c = pending <=> o.pending; c != 0) return c;
   if (auto c = mem <=> o.mem; c != 0) return c;
   return cta_exited <=> o.cta_exited;

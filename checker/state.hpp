@@ -98,7 +98,7 @@ class Part {
 
 // The lengths of a state's fixed parts (State::reshape).
 struct Shape {
-  std::size_t agents = 0, vars = 0, last_seen = 0, mbars = 0, named = 0, amd = 0, tmem = 0, clc_value = 0;
+  std::size_t agents = 0, vars = 0, last_seen = 0, mbars = 0, named = 0, amd = 0, tmem = 0, values = 0;
   auto operator<=>(const Shape&) const = default;
 };
 
@@ -115,7 +115,10 @@ struct State {
   Part<spec::amd::Barrier> amd;    // AMD workgroup barrier per CTA (empty for NVIDIA kernels)
   Part<spec::tmem::Cta> tmem;      // tensor-memory allocations per CTA (empty without `tmem` declarations)
   spec::clc::State clc;            // cluster launch control
-  Part<std::uint8_t> clc_value;    // per buffer instance: 1 if the last response written there says canceled (empty without clc_try_cancel)
+  // Per buffer instance: the value the last write with a value stored there
+  // (`one: write B value V`; a launch-control response: 1 if it says
+  // canceled), 0 before any; empty in a kernel with neither.
+  Part<std::int32_t> values;
   std::vector<Pending> pending;    // sorted
   spec::hb::Memory mem;
   std::uint32_t cta_exited = 0;    // bit per CTA whose agents have all exited
@@ -134,7 +137,7 @@ struct State {
   // Gives the fixed parts these lengths, each element its default value.
   void reshape(const Shape& sh);
   [[nodiscard]] Shape shape() const {
-    return {agents.size(), vars.size(), last_seen.size(), mbars.size(), named.size(), amd.size(), tmem.size(), clc_value.size()};
+    return {agents.size(), vars.size(), last_seen.size(), mbars.size(), named.size(), amd.size(), tmem.size(), values.size()};
   }
   // A few free functions see the layout (state.cpp).
   friend void restore(State& t, const State& s, const struct Owners& o, int a);

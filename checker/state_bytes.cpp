@@ -364,7 +364,7 @@ void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where
   r.get(s.clc.queue);
   r.get(s.clc.requests);
   s.clc.failed_seen = static_cast<std::uint16_t>(r.var());
-  for (std::uint8_t& v : s.clc_value) r.get(v);
+  for (std::int32_t& v : s.values) r.get(v);
   r.get(s.cluster.generation);
   r.get(s.cluster.arrived);
   s.pending.resize(r.get<std::uint32_t>());
@@ -398,7 +398,7 @@ namespace {
 // The most bytes write_state can write for s.
 std::size_t bound_of(const State& s) {
   return s.agents.size() * 70 + s.vars.size() * 10 + 1 + s.last_seen.size() * 5 + 1 + s.mbars.size() * 21 +
-         s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 7 + s.clc_value.size() + 8 + 4 + s.pending.size() * 19 + 4 +
+         s.named.size() * 26 + s.amd.size() * 8 + s.tmem.size() * 15 + 7 + s.values.size() * 4 + 8 + 4 + s.pending.size() * 19 + 4 +
          s.mem.events.size() * event_bytes + 4 + word_slack;
 }
 
@@ -517,7 +517,7 @@ char* write_shared(const State& s, Writer w, const State* like, const EventBytes
   // One byte while no CTA has seen a failure, as the one-byte flag it
   // replaced: the replay tokens' kernel tags (token.cpp) stay the same.
   w.var(s.clc.failed_seen);
-  for (std::uint8_t v : s.clc_value) w.put(v);
+  for (std::int32_t v : s.values) w.put(v);
   w.put(s.cluster.generation);
   w.put(s.cluster.arrived);
   w.put(static_cast<std::uint32_t>(s.pending.size()));

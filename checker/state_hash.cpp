@@ -136,7 +136,7 @@ std::uint64_t shape_seed(const State& s) {
   h.eat(two(s.agents.size(), s.vars.size()));
   h.eat(two(s.last_seen.size(), s.mbars.size()));
   h.eat(two(s.named.size(), s.amd.size()));
-  h.eat(two(s.tmem.size(), s.clc_value.size()));
+  h.eat(two(s.tmem.size(), s.values.size()));
   return h.finish();
 }
 
@@ -192,7 +192,7 @@ std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
         std::uint64_t{t.pair_which} << 56);
     eat(static_cast<std::uint64_t>(t.pair) | std::uint64_t{t.last_cols} << 8);
   }
-  eat_raw(s.clc_value);
+  eat_raw(s.values);
   for (const Pending& e : s.pending) {
     eat(static_cast<std::uint64_t>(e.kind) | std::uint64_t{e.agent} << 8 | std::uint64_t{e.pc} << 16 | std::uint64_t{e.mbar} << 32 |
         std::uint64_t{e.group} << 48);

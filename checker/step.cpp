@@ -20,7 +20,7 @@ State Stepper::initial() const {
   sh.named = static_cast<std::size_t>(p_.ctas * p_.named_used);
   sh.amd = p_.kernel->target == ir::Target::amd ? static_cast<std::size_t>(p_.ctas) : 0;
   sh.tmem = p_.tmem_decls > 0 ? static_cast<std::size_t>(p_.ctas) : 0;
-  sh.clc_value = p_.has_clc ? static_cast<std::size_t>(p_.num_buffers()) : 0;
+  sh.values = p_.has_clc || p_.has_values ? static_cast<std::size_t>(p_.num_buffers()) : 0;
   s.reshape(sh);
   for (std::size_t i = 0; i < p_.agents.size(); ++i) {
     const AgentInfo& info = p_.agents[i];
@@ -139,7 +139,7 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none)
       so::copy_lands(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), p_.mbar_sync(pe.mbar));
-    if (pe.kind == PendingKind::clc_response) s.clc_value[static_cast<std::size_t>(pe.buf)] = pe.canceled;
+    if (pe.kind == PendingKind::clc_response) s.values[static_cast<std::size_t>(pe.buf)] = pe.canceled;
   } else {
     so::arrival_lands(s.mem, pe.slot, p_.mbar_sync(pe.mbar));
     r = mb::arrive(st, mb::ArriveArgs{pe.bytes, false, false, 0});

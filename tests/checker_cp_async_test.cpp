@@ -103,18 +103,7 @@ TEST_CASE("async arrivals in flight: an agent has its even share of the sync obj
   CHECK(outcome(one) == "verified");
   // Sixteen warps share what is left of 64: three each, and a fourth in flight is refused.
   const std::string many = "kernel inflight\nmbarrier done count 1\nrole w warp x 16:\n  for i in 0 .. 5:\n    one: cp_async_arrive done\n";
-  const dsl::Parsed p = dsl::parse(many, "t.bk");
-  REQUIRE(p.ok());
-  check::Options o;
-  o.threads = 1;
-  try {
-    (void)check::check(p.kernel, o);
-    FAIL("no error");
-  } catch (const check::KernelError& e) {
-    CHECK(std::string(e.what()).find("has more than 3 tcgen05.commit / cp.async.mbarrier.arrive arrivals in flight") != std::string::npos);
-    CHECK(e.loc.line == 5);
-    CHECK(e.loc.col == 10);
-  }
+  testing::check_run_error(many, 5, 10, "has more than 3 tcgen05.commit / cp.async.mbarrier.arrive arrivals in flight");
 }
 
 // PTX ISA, Memory Consistency Model: "The asynchronous mbarrier arrive-on

@@ -267,7 +267,7 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"clc queue", [](check::State& x) { ++x.clc.queue; }},
       {"clc requests", [](check::State& x) { ++x.clc.requests; }},
       {"clc failed_seen", [](check::State& x) { x.clc.failed_seen ^= 2; }},
-      {"clc value", [](check::State& x) { if (!x.clc_value.empty()) x.clc_value.back() ^= 1; }},
+      {"clc value", [](check::State& x) { if (!x.values.empty()) x.values.back() ^= 1; }},
       {"cluster generation", [](check::State& x) { ++x.cluster.generation; }},
       {"cluster arrived", [](check::State& x) { ++x.cluster.arrived; }},
       {"cta exited", [](check::State& x) { x.cta_exited ^= 1; }},
@@ -419,7 +419,7 @@ TEST_CASE("state storage: the fixed parts in one block, copied, moved and compar
   sh.named = 2;
   sh.amd = 1;
   sh.tmem = 1;
-  sh.clc_value = 3;
+  sh.values = 3;
   check::State a;
   a.reshape(sh);
   CHECK(a.shape() == sh);
@@ -428,7 +428,7 @@ TEST_CASE("state storage: the fixed parts in one block, copied, moved and compar
   CHECK(a.vars[6] == 0);
   a.vars[6] = -5;
   a.last_seen[4] = 9;
-  a.clc_value[2] = 1;
+  a.values[2] = 1;
   a.pending.push_back(check::Pending{});
 
   check::State b = a;  // a block of its own
@@ -444,7 +444,7 @@ TEST_CASE("state storage: the fixed parts in one block, copied, moved and compar
       [](check::State& x) { ++x.agents[2].pc; },      [](check::State& x) { ++x.vars[0]; },
       [](check::State& x) { ++x.last_seen[0]; },      [](check::State& x) { ++x.mbars[1].phase; },
       [](check::State& x) { ++x.named[0].arrived; },  [](check::State& x) { ++x.amd[0].generation; },
-      [](check::State& x) { ++x.tmem[0].used; },      [](check::State& x) { x.clc_value[0] ^= 1; },
+      [](check::State& x) { ++x.tmem[0].used; },      [](check::State& x) { x.values[0] ^= 1; },
       [](check::State& x) { ++x.cluster.arrived; },   [](check::State& x) { ++x.clc.requests; },
       [](check::State& x) { ++x.pending[0].bytes; },  [](check::State& x) { x.cta_exited ^= 1; },
       [](check::State& x) { x.mem.events.push_back(spec::hb::Event{}); },

@@ -106,6 +106,8 @@ void Parser::check_lane_prefix(ir::Op& op, bool lanes_given) {
 
 // Which operations return a value, and which must have it assigned.
 void Parser::check_returns(const ir::Op& op) {
+  if (op.code == OpCode::read && op.dest_var >= 0 && op.bufs.size() != 1)
+    fail(op.loc, "'r = read' returns the value of one buffer: name one");
   const OpCode code = op.code;
   const std::string kw(ir::op_keyword(code));
   if (op.dest_var >= 0 && !ir::op_has(code, ir::opf::returns)) fail(op.loc, "'" + kw + "' returns no value to assign");
@@ -129,7 +131,15 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
   const std::string kw(ir::op_keyword(code));
   switch (ir::op_operands(code)) {
     case ir::Operands::none: return;
-    case ir::Operands::buffers: buffer_list(op, "buffer", true); return;
+    case ir::Operands::buffers:
+      buffer_list(op, "buffer", true);
+      // A value stored in shared memory (State::values): one word, by one lane.
+      if (code == OpCode::write && accept("value")) {
+        if (op.bufs.size() != 1) fail(op.loc, "'write ... value V' stores one word: name one buffer");
+        if (op.lanes != ir::Lanes::one) fail(op.loc, "a value is stored by one lane: write 'one: write BUF value V'");
+        op.value = expr();
+      }
+      return;
     case ir::Operands::buffer: op.bufs.push_back(ref(buffers_, "buffer", false)); return;
     case ir::Operands::tmem_buffers: buffer_list(op, "tensor-memory buffer", false); return;
     case ir::Operands::init:

@@ -11,6 +11,10 @@
 namespace pc::smt::bmc::unrolling {
 
 void Unroller::op_access(Step& s, const ir::Op& op, const check::Lanes& l) {
+  // A value in shared memory (the explicit search's State::values) steers
+  // what comes next: the unrolling follows no value.
+  if (op.value != ir::no_expr) refuse(op, "write ... value");
+  if (op.code == OpCode::read && op.dest_var >= 0) refuse(op, "r = read");
   const check::AgentInfo& me = agent_info();
   s.kind = StepKind::access;
   s.write = op.code == OpCode::write;

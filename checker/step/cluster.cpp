@@ -45,7 +45,7 @@ Exec::Pc Exec::on_clc_query(const ir::Op& op, const Lanes& l) {
   const ir::Ref& r = op.bufs.at(0);
   access(r, hb::Kind::read, l);
   const int buf = buf_at(r, me_.cta);
-  const std::int64_t v = s_.clc_value.empty() ? 0 : s_.clc_value[static_cast<std::size_t>(buf)];
+  const std::int64_t v = s_.values.empty() ? 0 : s_.values[static_cast<std::size_t>(buf)];
   if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = v;
   // "not canceled": the CTA has observed a failure (spec::clc::query).
   s_.clc = spec::clc::query(s_.clc, me_.cta, v != 0);

@@ -1,6 +1,8 @@
 // Shared-memory accesses, races, and the fences (memory and proxy fences).
 #include "checker/step/exec.hpp"
 
+#include <limits>
+
 namespace pc::check::exec {
 
 void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every) {
@@ -61,6 +63,24 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
 
 Exec::Pc Exec::on_read(const ir::Op& op, const Lanes& l) {
   for (const ir::Ref& r : op.bufs) access(r, op.code == OpCode::write ? hb::Kind::write : hb::Kind::read, l);
+  // A value stored, or read back: the read returns the last value stored in
+  // the interleaving, which is the write it is ordered after, since a read
+  // not ordered after a write of its bytes stopped above as a race (a
+  // race-free program is sequentially consistent: PTX ISA, Memory
+  // Consistency Model, "Axioms": Coherence and Causality order the writes a
+  // read may observe).
+  if (op.value != ir::no_expr || op.dest_var >= 0) {
+    const std::size_t buf = static_cast<std::size_t>(buf_at(op.bufs[0], target_cta(op.bufs[0])));
+    if (op.value != ir::no_expr) {
+      const std::int64_t v = ev(op.value);
+      if (v < 0 || v > std::numeric_limits<std::int32_t>::max())
+        throw KernelError("the value stored in " + p_.buffer_name(static_cast<int>(buf)) + " is " + std::to_string(v) +
+                              ": a stored value is 0..2^31-1",
+                          op.loc);
+      s_.values[buf] = static_cast<std::int32_t>(v);
+    }
+    if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = s_.values[buf];
+  }
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " +
       (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
   return Pc::next;
