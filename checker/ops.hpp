@@ -170,6 +170,18 @@ inline constexpr std::uint16_t result_required = 1 << 10;
 inline constexpr std::uint16_t no_bmc = 1 << 11;
 }  // namespace opf
 
+// Why an `aligned` operation takes no lane prefix and no `if lane == 0:`:
+// PTX ISA bar/barrier (bar.sync is barrier.sync.aligned): "The optional
+// .aligned modifier indicates that all threads in CTA will execute the same
+// barrier instruction. In conditionally executed code, an aligned barrier
+// instruction should only be used if it is known that all threads in CTA
+// evaluate the condition identically, otherwise behavior is undefined"; the
+// same holds of wgmma's and tcgen05's .sync.aligned forms for the warp (group).
+inline constexpr std::string_view aligned_rule =
+    "an .aligned instruction: every thread executes the same one, and executed by some lanes only it is undefined (PTX ISA "
+    "bar/barrier: \"In conditionally executed code, an aligned barrier instruction should only be used if it is known that "
+    "all threads in CTA evaluate the condition identically, otherwise behavior is undefined\")";
+
 // The table. Columns:
 //   enumerator, keyword, family, lane policy, target, minimum NVIDIA SM (0:
 //   none: AMD only, or any), footprint, buffer access, phase term, operand

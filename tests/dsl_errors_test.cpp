@@ -129,6 +129,7 @@ TEST_CASE("each error names what was expected, at file:line:column") {
       {"value dropped", k + mb + role("  test_wait b[0] parity 0\n"), 5, 3, "'test_wait' returns a value: write 'r = test_wait ...'"},
       // lanes
       {"one: syncthreads", k + mb + role("  one: syncthreads\n"), 5, 8, "'syncthreads' is executed by the whole warp or warp group together: remove 'one:'"},
+      {"one: bar_sync, the ISA's word", k + mb + role("  one: bar_sync 1, 32\n"), 5, 8, "executed by some lanes only it is undefined"},
       {"one: bar_sync", k + role("  one: bar_sync 1, 32\n"), 3, 8, "remove 'one:'"},
       {"all: tma_load", k + mb + role("  all: tma_load A[0] -> b[0]\n"), 5, 8, "'tma_load' is issued by one elected lane"},
       {"lane prefix alone", k + role("  one:\n"), 3, 7, "expected an operation, found end of line"},

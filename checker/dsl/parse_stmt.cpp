@@ -149,7 +149,8 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     if (lanes_given) fail(s.loc, "'if lane == 0:' already says which lanes execute '" + kw + "': remove the prefix");
     switch (ir::op_lanes(*code)) {
       case ir::LanePolicy::aligned:
-        fail(optk.loc, "'" + kw + "' is executed by all the lanes of a warp together: it cannot be under 'if lane == 0:'");
+        fail(optk.loc, "'" + kw + "' is executed by all the lanes of a warp together: it cannot be under 'if lane == 0:' (" +
+                           std::string(ir::aligned_rule) + ")");
       case ir::LanePolicy::leader: break;  // one elected lane in any case (warps.cpp checks there is one warp)
       case ir::LanePolicy::any:
       case ir::LanePolicy::single:
