@@ -8,6 +8,7 @@
 #include "checker/layout.hpp"
 #include "spec/cluster.hpp"
 #include "spec/hb.hpp"
+#include "spec/mbarrier.hpp"
 #include "spec/named_barrier.hpp"
 #include "spec/tmem.hpp"
 
@@ -585,7 +586,7 @@ Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
 }
 
 int arrive_units(const ir::Kernel& k, const Lanes& l, const AgentInfo& a) {
-  if (k.target == ir::Target::amd) return l.count;
+  if (!spec::mbarrier::warp_arrives_as_one(k.target == ir::Target::amd)) return l.count;
   const spec::hb::Threads leaders = l.threads & a.leader_lanes;
   const int warps = __builtin_popcountll(static_cast<std::uint64_t>(leaders)) + __builtin_popcountll(static_cast<std::uint64_t>(leaders >> 64));
   return warps > 0 ? warps : 1;

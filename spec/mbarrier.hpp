@@ -96,6 +96,11 @@ struct ArriveArgs {
 // phase (`stopped`), where the pending count is one unit's count: another
 // arrive-on of a larger count may come there (and over-arrive), which it
 // cannot before the part or after the phase completed.
+// Whether a warp's executing threads arrive as one unit (arrive_units): the
+// hardware mbarrier on NVIDIA (H200, harness test group_arrive_past_pending),
+// not AMD's software mbarrier, whose every lane's compare-and-swap is its own
+// (spec/sw_mbarrier.hpp).
+[[nodiscard]] constexpr bool warp_arrives_as_one(bool software_mbarrier) { return !software_mbarrier; }
 struct ThreadsResult {
   State next;
   Outcome out;       // observed: the phase before the first arrive of the part

@@ -11,7 +11,7 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   require_init_visible(mbar, hb::Proxy::generic, l.threads);
   // The units that arrive each on their own (spec::mbarrier::arrive_units):
   // on NVIDIA each warp's executing threads together, on AMD each lane.
-  const bool by_lane = p_.kernel->target == ir::Target::amd;
+  const bool by_lane = !mb::warp_arrives_as_one(p_.kernel->target == ir::Target::amd);
   const hb::Threads leaders = l.threads & me_.leader_lanes;
   const int units = check::arrive_units(*p_.kernel, l, me_);
   const int per_unit = l.count / units;
