@@ -398,12 +398,14 @@ void scan_objects(Program& p, const ir::Kernel& k) {
 // fences, and the arrival pools.
 void allocate_syncs(Program& p, const ir::Kernel& k) {
   // mbarriers that may be arrived on from another CTA (an arrive whose CTA is
-  // given) get the channels of other scopes (program.hpp).
+  // given; a TMA load's complete-tx into another CTA, by `@` or multicast)
+  // get the channels of other scopes (program.hpp).
   std::vector<bool> remote(k.mbarriers.size(), false);
   for (const ir::Role& role : k.roles)
     scan_ops(role.body, [&](const ir::Op& op) {
       const bool arrives = ir::op_has(op.code, ir::opf::thread_arrive | ir::opf::async_arrive);
-      if (arrives && op.bar.cta != ir::no_expr && op.bar.object >= 0 &&
+      const bool other = op.bar.cta != ir::no_expr || (op.code == OpCode::tma_load && op.multicast != ir::no_expr);
+      if ((arrives || op.code == OpCode::tma_load) && other && op.bar.object >= 0 &&
           op.bar.object < static_cast<int>(k.mbarriers.size()))
         remote[static_cast<std::size_t>(op.bar.object)] = true;
     });

@@ -68,8 +68,10 @@ struct Writer {
 // to a byte, ahead of the words: no branch per byte, as LEB128 would take.
 constexpr int max_words = 10;
 // At most: buffer (3), thread, flags, spread, group (3), presence, the
-// lengths (5) and ten words of 8.
-constexpr std::size_t event_bytes = 3 + 1 + 1 + 1 + 3 + 1 + 5 + max_words * 8;
+// lengths (5), ten words of 8, and the two masks of a chain through a
+// too-narrow release (released_weak, visible_weak: rare, so behind a flag
+// bit, LEB128, 10 bytes each at most).
+constexpr std::size_t event_bytes = 3 + 1 + 1 + 1 + 3 + 1 + 5 + max_words * 8 + 2 * 10;
 // A word's write may run 7 bytes past its length: the bound leaves room.
 constexpr std::size_t word_slack = 8;
 
@@ -79,7 +81,8 @@ void put_event(Writer& w, const spec::hb::Event& e) {
   w.var(e.buf);
   w.put(e.thread);
   const bool extra = e.spread != 0 || e.group != 0;
-  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (extra << 2) | (e.atomic << 3)));
+  const bool weak = (e.released_weak | e.visible_weak) != 0;
+  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (extra << 2) | (e.atomic << 3) | (weak << 4)));
   if (extra) {
     w.put(e.spread);
     w.var(e.group);
@@ -111,6 +114,10 @@ void put_event(Writer& w, const spec::hb::Event& e) {
   for (int i = 0; i < k; ++i) {
     std::memcpy(w.p, &words[i], 8);
     w.p += (nibbles >> (4 * i)) & 15;
+  }
+  if (weak) {
+    w.var(e.released_weak);
+    w.var(e.visible_weak);
   }
 }
 
@@ -211,6 +218,9 @@ void get_event(Reader& r, spec::hb::Event& e) {
   e.visible = present & (1 << 5) ? word() : 0;
   e.visible_async = present & (1 << 6) ? word() : 0;
   r.p = p;
+  const bool weak = (bits >> 4) & 1;
+  e.released_weak = weak ? r.var() : 0;
+  e.visible_weak = weak ? r.var() : 0;
 }
 
 }  // namespace

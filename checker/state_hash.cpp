@@ -204,13 +204,16 @@ std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
   // multiplications overlap), read where they lie: its small fields in one
   // word, the low halves of its three thread masks, its four sync masks; the
   // high halves (threads 64 and up, which most kernels lack) in a third
-  // block where one is set, a bit of the first word saying so.
+  // block where one is set, a bit of the first word saying so; the masks of
+  // a chain through a too-narrow release (released_weak, visible_weak) in a
+  // block of their own where one is set, another bit saying so.
   static_assert(offsetof(spec::hb::Event, visible_async) + sizeof(spec::hb::Syncs) - offsetof(spec::hb::Event, released) == 32);
   Lanes lanes(h.finish());
   for (const spec::hb::Event& e : s.mem.events) {
     const bool high = ((e.after | e.after_async | e.after_weak) >> 64) != 0;
+    const bool weak = (e.released_weak | e.visible_weak) != 0;
     lanes.block(e.buf | std::uint64_t{e.write} << 16 | std::uint64_t{e.atomic} << 17 | static_cast<std::uint64_t>(e.proxy) << 18 |
-                    std::uint64_t{high} << 19 | std::uint64_t{e.thread} << 24 | std::uint64_t{e.spread} << 32 |
+                    std::uint64_t{high} << 19 | std::uint64_t{weak} << 20 | std::uint64_t{e.thread} << 24 | std::uint64_t{e.spread} << 32 |
                     std::uint64_t{e.group} << 40,
                 static_cast<std::uint64_t>(e.after), static_cast<std::uint64_t>(e.after_async),
                 static_cast<std::uint64_t>(e.after_weak));
@@ -218,6 +221,7 @@ std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
     if (high)
       lanes.block(static_cast<std::uint64_t>(e.after >> 64), static_cast<std::uint64_t>(e.after_async >> 64),
                   static_cast<std::uint64_t>(e.after_weak >> 64), 0);
+    if (weak) lanes.block(e.released_weak, e.visible_weak, 0, 0);
   }
   return lanes.finish();
 }

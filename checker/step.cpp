@@ -135,7 +135,12 @@ StepInfo Stepper::pending_step(State& s, int i) const {
       const bool remote = p_.agents[pe.agent].cta != cta;
       so::st_async_lands(s.mem, pe.slot, mbar_channels(p_, pe.mbar), remote);
     }
-  } else if (pe.kind == PendingKind::tma_load || pe.kind == PendingKind::clc_response) {
+  } else if (pe.kind == PendingKind::tma_load) {
+    r = mb::complete_tx(st, pe.bytes);
+    if (r.out.violation == Violation::none)
+      so::tma_load_lands(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), mbar_channels(p_, pe.mbar),
+                         p_.agents[pe.agent].cta != cta);
+  } else if (pe.kind == PendingKind::clc_response) {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none)
       so::copy_lands(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), p_.mbar_sync(pe.mbar));

@@ -17,6 +17,9 @@ void mirror(Event& e) {
   }
 }
 
+// A thread ordered after an event is not after it weakly (Event::after_weak).
+void settle_weak(Event& e) { e.after_weak &= ~e.after; }
+
 bool before(const Event& x, std::uint16_t buf, bool write, bool atomic, std::uint8_t thread) {
   if (x.buf != buf) return x.buf < buf;
   if (x.write != write) return x.write < write;
@@ -165,6 +168,7 @@ void release(Memory& m, Threads from, int sync) {
   for (Event& e : m.events) {
     if (e.after & from) e.released |= s;
     if (e.after_async & from) e.released_async |= s;
+    if (e.after_weak & from) e.released_weak |= s;
     mirror(e);
   }
 }
@@ -174,6 +178,7 @@ void release(Memory& m, const Quorum& q, int sync) {
   for (Event& e : m.events) {
     if (q.holds(e.after)) e.released |= s;
     if (q.holds(e.after_async)) e.released_async |= s;
+    if (q.holds(e.after | e.after_weak)) e.released_weak |= s;
     mirror(e);
   }
 }
@@ -184,6 +189,7 @@ void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf
     if (e.buf < first_buf || e.buf >= end_buf) continue;
     if (e.after & from) e.released |= s;
     if (e.after_async & from) e.released_async |= s;
+    if (e.after_weak & from) e.released_weak |= s;
     mirror(e);
   }
 }
@@ -193,6 +199,7 @@ void forward(Memory& m, int from_sync, int to_sync) {
   for (Event& e : m.events) {
     if (e.released & f) e.released |= t;
     if (e.released_async & f) e.released_async |= t;
+    if (e.released_weak & f) e.released_weak |= t;
     mirror(e);
   }
 }
@@ -205,6 +212,7 @@ void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync, T
     if (except & bit(e.thread)) continue;                             // the arriving thread's own access
     if (e.after & u) e.released |= s;
     if (e.after_async & u) e.released_async |= s;
+    if (e.after_weak & u) e.released_weak |= s;
     mirror(e);
   }
 }
@@ -214,10 +222,13 @@ void move(Memory& m, int from_sync, int to_sync) {
   for (Event& e : m.events) {
     if (e.released & f) e.released |= t;
     if (e.released_async & f) e.released_async |= t;
+    if (e.released_weak & f) e.released_weak |= t;
     e.released &= ~f;
     e.released_async &= ~f;
+    e.released_weak &= ~f;
     e.visible &= ~f;
     e.visible_async &= ~f;
+    e.visible_weak &= ~f;
     mirror(e);
   }
 }
@@ -238,6 +249,7 @@ void complete(Memory& m, int sync) {
   for (Event& e : m.events) {
     if (e.released & s) e.visible |= s;
     if (e.released_async & s) e.visible_async |= s;
+    if (e.released_weak & s) e.visible_weak |= s;
     mirror(e);
   }
 }
@@ -246,6 +258,7 @@ void complete_all(Memory& m, Syncs syncs) {
   for (Event& e : m.events) {
     e.visible |= e.released & syncs;
     e.visible_async |= e.released_async & syncs;
+    e.visible_weak |= e.released_weak & syncs;
     mirror(e);
   }
 }
@@ -254,7 +267,8 @@ void acquire(Memory& m, Threads to, Syncs strong, Syncs weak) {
   for (Event& e : m.events) {
     if (e.visible & strong) e.after |= to;
     if (e.visible_async & strong) e.after_async |= to;
-    if ((e.visible & weak) && (e.after & to) != to) e.after_weak |= to;
+    if ((e.visible & weak) || (e.visible_weak & (strong | weak))) e.after_weak |= to;
+    settle_weak(e);
     mirror(e);
   }
 }
@@ -270,6 +284,7 @@ void observe(Memory& m, Syncs from, int to) {
   for (Event& e : m.events) {
     if (e.visible & from) e.released |= t, e.visible |= t;
     if (e.visible_async & from) e.released_async |= t, e.visible_async |= t;
+    if (e.visible_weak & from) e.released_weak |= t, e.visible_weak |= t;
     mirror(e);
   }
 }
@@ -279,6 +294,8 @@ void order(Memory& m, std::uint8_t from, Threads to) {
   for (Event& e : m.events) {
     if (e.after & f) e.after |= to;
     if (e.after_async & f) e.after_async |= to;
+    if (e.after_weak & f) e.after_weak |= to;
+    settle_weak(e);
     mirror(e);
   }
 }
@@ -288,6 +305,7 @@ void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to) {
     if (e.thread != unit || e.group == 0 || e.group > group) continue;
     e.after |= to;
     e.after_async |= to;
+    settle_weak(e);
   }
 }
 
@@ -295,6 +313,7 @@ void retire_kind(Memory& m, std::uint8_t unit, Kind kind, Threads to) {
   for (Event& e : m.events) {
     if (e.thread != unit || e.write != (kind == Kind::write)) continue;
     e.after |= to;  // not after_async: the tcgen05 ordering of tensor memory (Event) needs a tcgen05 fence
+    settle_weak(e);
   }
 }
 
@@ -340,6 +359,7 @@ void tc_acquire(Memory& m, Threads to, Syncs syncs, std::span<const std::uint8_t
     if (!in_tmem(e, tmem) || !(e.visible_async & syncs)) continue;
     e.after_async |= to;
     if (e.visible & e.visible_async & syncs) e.after |= to;
+    settle_weak(e);
   }
 }
 

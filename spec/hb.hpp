@@ -72,8 +72,15 @@ enum class Kind : std::uint8_t { read = 0, write = 1 };
 // into which a thread in `after` released it; `visible` the ones whose release
 // has completed (a phase completion), so that an acquire of that object orders
 // it. `after_weak` holds the threads that acquired it through a release and an
-// acquire that are not morally strong (a scope too narrow): not ordered, and
-// a race with them is reported as a scope race.
+// acquire that are not morally strong (a scope too narrow), directly or
+// through a chain of synchronisations with such an edge in it: not ordered,
+// and a race with them is reported as the scope's (scope_race, scope_war), as
+// the direct case is (docs/spec.md, "Stances": one stance per edge). Its
+// threads are never in `after` (a thread ordered after the event through some
+// other path is ordered). `released_weak` and `visible_weak` carry it as
+// `released` and `visible` carry `after`: into the objects the threads of
+// `after_weak` released into, and visible at their completion, so that their
+// acquirers are `after_weak` in turn.
 //
 // Tensor memory has no async proxy (every access of it is a tcgen05
 // instruction's, made in the generic proxy of the model), so for an event of
@@ -107,6 +114,7 @@ struct Event {
   Threads after_weak = 0;
   Syncs released = 0, released_async = 0;
   Syncs visible = 0, visible_async = 0;
+  Syncs released_weak = 0, visible_weak = 0;
   auto operator<=>(const Event&) const = default;
 };
 
@@ -251,6 +259,8 @@ void complete_all(Memory& m, Syncs syncs);
 // The threads `to` perform an acquire that observed the latest completion of
 // the objects in `strong` (morally strong with the releases into them) and of
 // those in `weak` (releases the acquire's scope does not reach: `after_weak`).
+// What reached an object through a chain with a too-narrow edge in it
+// (`visible_weak`) is `after_weak` for `to` whichever object it is.
 void acquire(Memory& m, Threads to, Syncs strong, Syncs weak = 0);
 // Whether acquiring `syncs` would order some access before one of `to` that
 // is not ordered before all of them yet (the acquire matters).

@@ -64,6 +64,17 @@ enum class Channel : std::uint8_t { any_scope, cluster_scope, too_narrow };
 // read-modify-write (spec/hb.hpp, Access::atomic).
 inline constexpr Scope st_async_release_scope = Scope::cluster;
 
+// cp.async.bulk[.tensor] with .mbarrier::complete_tx::bytes (a TMA load,
+// multicast or not): "The copy operation in cp.async.bulk is treated as a
+// weak memory operation and the complete-tx operation on the mbarrier has
+// .release semantics at the .cluster scope" (PTX ISA cp.async.bulk,
+// cp.async.bulk.tensor). Into a barrier of the issuer's CTA every acquire
+// synchronises with it; into another CTA's (a multicast destination, or a
+// barrier named with `@`) only a .cluster acquire does (release_channel),
+// and a .cta one orders under the stance scope_cta_acquire, a warning, as
+// for st.async (docs/spec.md, "Stances").
+inline constexpr Scope copy_release_scope = Scope::cluster;
+
 // A fence and a relaxed barrier operation of the same thread form a release
 // pattern (fence.acq_rel / fence.sc / fence.mbarrier_init.release.cluster,
 // then a relaxed arrive) or an acquire pattern (a relaxed wait that observes

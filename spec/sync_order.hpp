@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <stdexcept>
 #include <utility>
 
 #include "spec/hb.hpp"
@@ -365,8 +366,18 @@ inline void st_async_lands(hb::Memory& m, int slot, const MbarSyncs& b, bool rem
 // A TMA load (or a launch-control response) lands: its complete-tx releases
 // that copy's write and nothing else (PTX ISA cp.async.bulk: the mbarrier
 // "complete-tx" of the bytes copied; the issuing thread's other accesses are
-// not released by it).
+// not released by it), into `sync`.
 inline void copy_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, int sync) { hb::release_write(m, buf, tma_unit, sync); }
+
+// A TMA load's complete-tx lands on the barrier `b` of its destination CTA:
+// its release is at .cluster scope (ordering::copy_release_scope), into the
+// channel of that scope from the issuer's CTA (`remote`: another one than
+// the barrier's).
+inline void tma_load_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, const MbarSyncs& b, bool remote) {
+  const int sync = mbar_release_sync(b, ordering::copy_release_scope, remote);
+  if (sync < 0) throw std::logic_error("sync_order: a TMA load from another CTA into a barrier without the channels of other scopes");
+  copy_lands(m, buf, tma_unit, sync);
+}
 
 // An mbarrier phase completed: every sync object of the barrier (its scopes'
 // channels) makes visible what was released into it (PTX ISA mbarrier:

@@ -93,6 +93,79 @@ TEST_CASE("scopes: a .cta acquire does not synchronise with another CTA's releas
   CHECK(run(with(k("release cluster", ""), "  all: write inbox[0] @ 1\n  syncwarp\n", ""), true).warnings.empty());
 }
 
+// Issue 61, one stance per edge: a .cta release from another CTA is the same
+// edge wherever it lies in a chain. x (CTA 1) accesses q and arrives on
+// CTA 0's b0 at .release.cta; y (CTA 0) passes it and releases to w in its
+// own CTA; w arrives on CTA 1's b2 at .release.cluster; z (CTA 1) passes it
+// and accesses q. Until this rule only the direct case was the scope's:
+// the chain was a data_race.
+TEST_CASE("scopes: a chain through another CTA's .cta release gets the direct edge's verdict") {
+  auto k = [](const std::string& first, const std::string& scope, const std::string& last) {
+    return "kernel chain\ncluster 2\nsmem q bytes 64\nmbarrier b0 count 1\nmbarrier b1 count 1\nmbarrier b2 count 1\n"
+           "role x warp on cta 1:\n  one: " + first + " q\n  one: arrive b0 @ 0 " + scope + "\n"
+           "role y warp on cta 0:\n  wait b0 parity 0 acquire cluster\n  one: arrive b1\n"
+           "role w warp on cta 0:\n  wait b1 parity 0\n  one: arrive b2 @ 1 release cluster\n"
+           "role z warp on cta 1:\n  wait b2 parity 0 acquire cluster\n  one: " + last + " q\n";
+  };
+  for (bool reduction : {true, false}) {
+    CAPTURE(reduction);
+    // An overwrite: the scope_war warning, an error under --strict.
+    const check::Result war = run(k("read", "release cta", "write"), reduction);
+    CHECK(check::outcome_name(war) == "verified");
+    REQUIRE(war.warnings.size() == 1);
+    CHECK(war.warnings[0].kind == spec::Violation::scope_war);
+    CHECK(war.warnings[0].loc.line == 18);  // z's write
+    CHECK(check::outcome_name(run(k("read", "release cta", "write"), reduction, true)) == "scope_war");
+    // A read of the first write: scope_race, with the fix named.
+    const check::Result raw = run(k("write", "release cta", "read"), reduction);
+    CHECK(check::outcome_name(raw) == "scope_race");
+    CHECK(raw.message.find(".release.cluster") != std::string::npos);
+    // With the first edge at .cluster scope both are ordered.
+    CHECK(run(k("read", "release cluster", "write"), reduction).warnings.empty());
+    CHECK(check::outcome_name(run(k("write", "release cluster", "read"), reduction)) == "verified");
+  }
+  // A second path that orders the access wins over the chain: x also
+  // releases into a barrier of its own CTA that z acquires.
+  std::string both = with(k("write", "release cta", "read"), "mbarrier b2 count 1\n", "mbarrier b2 count 1\nmbarrier b3 count 1\n");
+  both = with(both, "  one: arrive b0 @ 0 release cta\n", "  one: arrive b0 @ 0 release cta\n  one: arrive b3\n");
+  both = with(both, "  one: read q\n", "  wait b3 parity 0\n  one: read q\n");
+  for (bool reduction : {true, false}) {
+    const check::Result r = run(both, reduction);
+    CHECK(check::outcome_name(r) == "verified");
+    CHECK(r.warnings.empty());
+  }
+}
+
+// Issue 61: a TMA load's complete-tx "has .release semantics at the .cluster
+// scope" (PTX ISA cp.async.bulk). Into another CTA's barrier (multicast, or
+// `@`), a .cta wait there is not morally strong with it: ordered under the
+// stance scope_cta_acquire, a warning, as st.async's complete-tx is. Until
+// this rule the landing was taken as a release from the barrier's own CTA.
+TEST_CASE("scopes: a TMA load into another CTA's barrier releases at .cluster scope") {
+  auto k = [](const std::string& wait) {
+    return "kernel mc\ncluster 2\nsmem b bytes 4096\nmbarrier full count 1\n"
+           "role producer warp on cta 0:\n  one: arrive_expect_tx full bytes 4096\n  one: tma_load b -> full multicast 2\n"
+           "role other warp on cta 1:\n  one: arrive_expect_tx full bytes 4096\n"
+           "role consumer warp on cta 1:\n  wait full parity 0" + wait + "\n  all: read b\n";
+  };
+  for (bool reduction : {true, false}) {
+    CAPTURE(reduction);
+    const check::Result w = run(k(""), reduction);
+    CHECK(check::outcome_name(w) == "verified");
+    REQUIRE(w.warnings.size() == 1);
+    CHECK(w.warnings[0].kind == spec::Violation::scope_cta_acquire);
+    CHECK(w.warnings[0].message.find("TMA load") != std::string::npos);
+    CHECK(check::outcome_name(run(k(""), reduction, true)) == "scope_cta_acquire");
+    CHECK(run(k(" acquire cluster"), reduction).warnings.empty());
+  }
+  // Into the issuer's own CTA a .cta wait synchronises.
+  const std::string own = "kernel own\ncluster 2\nsmem b bytes 4096\nmbarrier full count 1\n"
+                          "role producer warp on cta 0:\n  one: arrive_expect_tx full bytes 4096\n  one: tma_load b -> full multicast 1\n"
+                          "role consumer warp on cta 0:\n  wait full parity 0\n  all: read b\n";
+  CHECK(run(own, true).warnings.empty());
+  CHECK(check::outcome_name(run(own, true)) == "verified");
+}
+
 TEST_CASE("a thread's own generic write needs fence.proxy.async before its own async-proxy access") {
   const std::string k = "kernel own\nsmem out[1] bytes 4096\nrole epilogue warp:\n  one: write out[0]\n";
   const std::string store = "  one: tma_store out[0]\n  commit_group\n  wait_group_read 0\n";

@@ -312,6 +312,9 @@ namespace {
 // together; CTA 0's warp issues the pair's MMA over both CTAs' operands, its
 // commit multicast to both CTAs' `done`; each CTA's epilogue warp group reads
 // its half; after a cluster barrier each MMA warp deallocates together.
+// CTA 0's wait on `full` acquires at .cluster scope: CTA 1's TMA load
+// completes on it (a .cluster release from another CTA, PTX ISA
+// cp.async.bulk; at .cta the stance's scope_cta_acquire warning).
 const std::string pair_kernel =
     "kernel pair\ncluster 2\nsmem a bytes 16384\ntmem acc cols 128\nmbarrier full count 1\nmbarrier done count 1\n"
     "role mma warp:\n"
@@ -319,7 +322,7 @@ const std::string pair_kernel =
     "  bar_sync 1, 160\n"
     "  tcgen05_fence_after_thread_sync\n"
     "  if cta == 0:\n"
-    "    wait full parity 0\n"
+    "    wait full parity 0 acquire cluster\n"
     "    tcgen05_fence_after_thread_sync\n"
     "    tcgen05_mma read a, a @ 1 into acc cta_group 2\n"
     "    tcgen05_commit done multicast 3 cta_group 2\n"

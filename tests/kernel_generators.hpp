@@ -855,6 +855,47 @@ inline std::string fragment_cluster_handoff(std::mt19937& rng) {
   return k;
 }
 
+// A chain of handoffs across the two CTAs of a cluster (issue 61, one
+// stance per edge): agent 0 accesses q, then each agent waits for the one
+// before it and arrives on the next one's barrier (in that agent's CTA,
+// remote or not) at a random scope; agents along the chain may access q too,
+// and the last one does. A .cta release into another CTA anywhere in the
+// chain leaves the later accesses ordered only through a scope too narrow
+// (scope_race for a read of a write, the scope_war warning for an
+// overwrite); a second, local path through `side` may order them all the same.
+inline std::string fragment_scope_chain(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int n = 3 + pick(2);
+  std::vector<int> cta(static_cast<std::size_t>(n));
+  for (int& c : cta) c = pick(2);
+  const int qcta = pick(2);
+  const bool side = pick(3) == 0;  // agent 0 also arrives on `side`, the last agent waits for it
+  std::string k = "kernel chain\ncluster 2\nsmem q bytes 64\n";
+  for (int i = 0; i + 1 < n; ++i) k += "mbarrier b" + std::to_string(i) + " count 1\n";
+  if (side) k += "mbarrier side count 1\n";
+  auto access = [&](bool last) {
+    const bool write = pick(2) == 0;
+    return std::string("  ") + (pick(2) ? "one:" : "all:") + (write ? " write" : " read") + " q @ " + std::to_string(qcta) + "\n" +
+           (last || pick(2) ? "" : "  syncwarp\n");
+  };
+  for (int i = 0; i < n; ++i) {
+    const std::string me = std::to_string(cta[static_cast<std::size_t>(i)]);
+    k += "role a" + std::to_string(i) + " warp on cta " + me + ":\n";
+    if (i > 0) {
+      k += "  wait b" + std::to_string(i - 1) + " parity 0" + (pick(2) ? " acquire cluster" : "") + "\n";
+      if (i + 1 == n && side) k += "  wait side parity 0 acquire cluster\n";
+    }
+    if (i == 0 || i + 1 == n || pick(3) == 0) k += access(i + 1 == n);
+    if (i == 0 || i + 1 < n) k += "  syncwarp\n";
+    if (i == 0 && side) k += "  one: arrive side @ " + std::to_string(cta.back()) + " release cluster\n";
+    if (i + 1 < n)
+      k += "  one: arrive b" + std::to_string(i) + " @ " + std::to_string(cta[static_cast<std::size_t>(i + 1)]) + " release" +
+           (pick(2) ? " cta" : " cluster") + "\n";
+    k += "  cluster_arrive\n  cluster_wait\n";
+  }
+  return k;
+}
+
 // A cp.async handoff in the second engine's fragment: copies into one or
 // two buffers in one or two cp.async-groups, a wait for them, then a named
 // barrier or an mbarrier to the readers; or every warp of one role copies

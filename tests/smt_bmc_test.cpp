@@ -232,6 +232,22 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
   CHECK(t.violations >= tier::sample().scaled(40));
 }
 
+// Issue 61, one stance per edge: chains of handoffs across the CTAs with a
+// .cta release into another CTA somewhere (hb::Event::released_weak, the
+// encoder's relw and visw).
+TEST_CASE("engines agree: the bounded SMT search and the explicit search on chains across CTAs") {
+  std::mt19937 rng(20261202);
+  Tally t;
+  for (int i = 0; i < 80; ++i) {
+    const std::string text = testgen::fragment_scope_chain(rng);
+    if (!tier::sample().take(i)) continue;
+    compare_generated(text, t);
+  }
+  MESSAGE(t.text());
+  CHECK(t.verified >= tier::sample().scaled(40));
+  CHECK(t.kinds["scope_race"] >= tier::sample().scaled(8));
+}
+
 TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated cp.async handoffs") {
   Tally t = compare_changes(20261128, 60, testgen::fragment_cp_async);
   CHECK(t.verified >= tier::sample().scaled(12));

@@ -147,7 +147,7 @@ State Symmetry::canonical(const State& s) const {
     e.after = permute_bits(p_, e.after, to);
     e.after_async = permute_bits(p_, e.after_async, to);
     e.after_weak = permute_bits(p_, e.after_weak, to);
-    for (spec::hb::Syncs* m : {&e.released, &e.released_async, &e.visible, &e.visible_async}) *m = permute_syncs(p_, *m, to);
+    for (spec::hb::Syncs* m : {&e.released, &e.released_async, &e.visible, &e.visible_async, &e.released_weak, &e.visible_weak}) *m = permute_syncs(p_, *m, to);
     if (e.spread != 0) e.spread = static_cast<std::uint8_t>(to[static_cast<std::size_t>(e.spread - 1)] + 1);
   }
   std::sort(c.mem.events.begin(), c.mem.events.end(), [](const spec::hb::Event& x, const spec::hb::Event& y) {

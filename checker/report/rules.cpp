@@ -131,7 +131,8 @@ const std::vector<RuleHelp>& table() {
        {"correctness", "mbarrier", "memory"}},
       {"scope_cta_acquire",
        "Wait with .acquire.cluster (mbarrier.try_wait.parity.acquire.cluster) on a barrier that another CTA's "
-       ".release.cluster (a remote arrive, st.async, red.async) completes.",
+       ".release.cluster (a remote arrive, st.async, red.async, the complete-tx of a TMA load issued by another CTA) "
+       "completes.",
        {"concurrency", "scope", "cluster"}},
       {"stale_token",
        "Wait with the state of an arrive of the current phase or the one before it: test the token before the barrier "

@@ -59,7 +59,9 @@ class Exprs {
 // mbarrier instances, the named-barrier slots, then the extra ones
 // (bmc_fragment.hpp). An event's `k[t]` is
 // hb::Event::after (thread t is ordered after it), `ka[t]` after_async, `kw[t]` after_weak;
-// `rel`, `vis` (and `rela`, `visa`) its released and visible sets. An async
+// `rel`, `vis` (and `rela`, `visa`) its released and visible sets, `relw`,
+// `visw` released_weak and visible_weak (a chain through a too-narrow
+// release: generic terms only, as after_weak has). An async
 // event is seen the same way by both proxies (hb.cpp, mirror), so only its
 // generic-proxy terms are kept and read for both.
 struct State {
@@ -83,6 +85,7 @@ struct State {
   Exprs clc, decided, answer, response;
   Exprs k, ka, kw;            // [thread * events + event]
   Exprs rel, vis, rela, visa; // [sync * events + event]
+  Exprs relw, visw;           // [sync * events + event]
 };
 
 inline z3::expr or2(const z3::expr& a, const z3::expr& b) {
@@ -193,6 +196,13 @@ class Encoder {
     const bool mirrored = f_.events[static_cast<std::size_t>(e)].async;
     return (async_view && !mirrored ? s.visa : s.vis)[static_cast<std::size_t>(sync * E_ + e)];
   }
+  // after_weak, released_weak, visible_weak (hb::Event).
+  z3::expr& KW(State& s, int t, int e) { return s.kw[static_cast<std::size_t>(t * E_ + e)]; }
+  z3::expr& RW(State& s, int sync, int e) { return s.relw[static_cast<std::size_t>(sync * E_ + e)]; }
+  z3::expr& VW(State& s, int sync, int e) { return s.visw[static_cast<std::size_t>(sync * E_ + e)]; }
+  const z3::expr& KW(const State& s, int t, int e) const { return s.kw[static_cast<std::size_t>(t * E_ + e)]; }
+  const z3::expr& RW(const State& s, int sync, int e) const { return s.relw[static_cast<std::size_t>(sync * E_ + e)]; }
+  const z3::expr& VW(const State& s, int sync, int e) const { return s.visw[static_cast<std::size_t>(sync * E_ + e)]; }
   bool generic(int e) const { return !f_.events[static_cast<std::size_t>(e)].async; }
   // An extra sync object (bmc_fragment.hpp), or own_sync: mbarrier m's own.
   int sync_of(int extra, int m) const { return extra == own_sync ? m : M_ + N_ + extra; }
@@ -298,7 +308,7 @@ template <class S, class F>
 void each_field(S& s, F&& f) {
   for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
                   &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_last, &s.tm_pair, &s.tm_which, &s.tm_done, &s.tm_alloc,
-                  &s.clc, &s.decided, &s.answer, &s.response, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa})
+                  &s.clc, &s.decided, &s.answer, &s.response, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa, &s.relw, &s.visw})
     f(*v);
 }
 

@@ -174,7 +174,9 @@ struct Tma {
   int commit = 0;  // a tcgen05.commit's group: it lands after the agent's earlier commits (rules::commit_may_land)
   // st.async, an arrive-on: the extra sync object its issue released into,
   // moved into `into` (an extra index, or own_sync) when it lands. A TMA
-  // load (slot -1) releases its write into the barrier's own when it lands.
+  // load (slot -1) releases its write into `into` when it lands (the channel
+  // of a .cluster release from its issuer's CTA: ordering::copy_release_scope);
+  // a launch-control response into the barrier's own.
   int slot = -1;
   int into = own_sync;
   // A clusterlaunchcontrol.try_cancel response (spec/clc.hpp): its request,

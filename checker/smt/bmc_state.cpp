@@ -62,6 +62,8 @@ State Encoder::initial() {
   s.vis = s.rel;
   s.rela = s.rel;
   s.visa = s.rel;
+  s.relw = s.rel;
+  s.visw = s.rel;
   return s;
 }
 
@@ -151,7 +153,8 @@ void Encoder::advance(State& s, int a, int i, const z3::expr& go) {
   s.at[here + 1] = go;
 }
 
-// spec/hb.cpp, one by one: release, release_write, complete, acquire, order.
+// spec/hb.cpp, one by one: release, release_write, complete, acquire, order
+// (each with its after_weak part: a chain through a too-narrow release).
 void Encoder::release(State& s, const std::vector<int>& from, int sync, const z3::expr& when) {
   for (int e = 0; e < E_; ++e)
     for (const bool av : {false, true}) {
@@ -160,6 +163,11 @@ void Encoder::release(State& s, const std::vector<int>& from, int sync, const z3
       for (const int t : from) known = or2(known, K(std::as_const(s), t, e, av));
       R(s, sync, e, av) = or2(R(s, sync, e, av), and2(when, known));
     }
+  for (int e = 0; e < E_; ++e) {
+    z3::expr weak = c_.bool_val(false);
+    for (const int t : from) weak = or2(weak, KW(std::as_const(s), t, e));
+    RW(s, sync, e) = or2(RW(s, sync, e), and2(when, weak));
+  }
 }
 
 void Encoder::complete(State& s, int sync, const z3::expr& when) {
@@ -168,6 +176,7 @@ void Encoder::complete(State& s, int sync, const z3::expr& when) {
       if (av && !generic(e)) continue;
       V(s, sync, e, av) = or2(V(s, sync, e, av), and2(when, R(std::as_const(s), sync, e, av)));
     }
+  for (int e = 0; e < E_; ++e) VW(s, sync, e) = or2(VW(s, sync, e), and2(when, RW(std::as_const(s), sync, e)));
 }
 
 void Encoder::acquire(State& s, const std::vector<int>& to, int sync, const z3::expr& when) {
@@ -177,6 +186,11 @@ void Encoder::acquire(State& s, const std::vector<int>& to, int sync, const z3::
       const z3::expr v = and2(when, V(std::as_const(s), sync, e, av));
       for (const int t : to) K(s, t, e, av) = or2(K(s, t, e, av), v);
     }
+  // What reached `sync` through a chain with a too-narrow edge in it.
+  for (int e = 0; e < E_; ++e) {
+    const z3::expr v = and2(when, VW(std::as_const(s), sync, e));
+    for (const int t : to) KW(s, t, e) = or2(KW(s, t, e), v);
+  }
 }
 
 // The rest of spec/hb.cpp's acquire: what is visible through `weak` (a
@@ -186,7 +200,7 @@ void Encoder::acquire_weak(State& s, const std::vector<int>& to, int weak, const
   for (int e = 0; e < E_; ++e) {
     z3::expr all = c_.bool_val(true);
     for (const int t : to) all = and2(all, K(std::as_const(s), t, e, false));
-    const z3::expr v = and2(when, and2(V(std::as_const(s), weak, e, false), not1(all)));
+    const z3::expr v = and2(when, and2(or2(V(std::as_const(s), weak, e, false), VW(std::as_const(s), weak, e)), not1(all)));
     for (const int t : to) {
       z3::expr& w = s.kw[static_cast<std::size_t>(t * E_ + e)];
       w = or2(w, v);
@@ -202,6 +216,10 @@ void Encoder::move(State& s, int from, int to) {
       R(s, to, e, av) = or2(R(s, to, e, av), R(s, from, e, av));
       R(s, from, e, av) = c_.bool_val(false);
     }
+  for (int e = 0; e < E_; ++e) {
+    RW(s, to, e) = or2(RW(s, to, e), RW(std::as_const(s), from, e));
+    RW(s, from, e) = c_.bool_val(false);
+  }
 }
 
 // spec/hb.cpp, forward: what `from` holds is released into `to` too.
@@ -211,6 +229,7 @@ void Encoder::forward(State& s, int from, int to) {
       if (av && !generic(e)) continue;
       R(s, to, e, av) = or2(R(s, to, e, av), R(s, from, e, av));
     }
+  for (int e = 0; e < E_; ++e) RW(s, to, e) = or2(RW(s, to, e), RW(std::as_const(s), from, e));
 }
 
 // spec/hb.cpp, release_unit: what async unit `unit` is ordered after
@@ -225,6 +244,7 @@ void Encoder::release_unit(State& s, int unit, int upto, int sync, const std::ve
       if (av && !generic(e)) continue;
       R(s, sync, e, av) = or2(R(s, sync, e, av), K(s, unit, e, av));
     }
+    RW(s, sync, e) = or2(RW(s, sync, e), KW(std::as_const(s), unit, e));
   }
 }
 
@@ -234,6 +254,7 @@ void Encoder::order(State& s, int from, int to) {
       if (av && !generic(e)) continue;
       K(s, to, e, av) = or2(K(s, to, e, av), K(s, from, e, av));
     }
+  for (int e = 0; e < E_; ++e) KW(s, to, e) = or2(KW(s, to, e), KW(std::as_const(s), from, e));
 }
 
 // spec/mbarrier.cpp: the tx-count moves by delta (expect-tx: positive,

@@ -223,6 +223,7 @@ void Encoder::fence_init_step(int a, int i, Case& c) {
       K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
       R(n, into, e, false) = or2(R(n, into, e, false), K(n, t, e, false));
       R(n, into, e, true) = or2(R(n, into, e, true), K(n, t, e, true));
+      RW(n, into, e) = or2(RW(n, into, e), KW(std::as_const(n), t, e));
     }
   advance(n, a, i);
 }
@@ -426,7 +427,8 @@ Case Encoder::landing(const State& s, int j) {
   add_tx(s, n, t.mbar, -t.bytes, c.raises);
   n.landed[static_cast<std::size_t>(j)] = c_.bool_val(true);
   if (t.slot >= 0) move(n, sync_of(t.slot, -1), sync_of(t.into, t.mbar));
-  else R(n, t.mbar, t.event, false) = or2(R(n, t.mbar, t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
+  else if (t.into != no_sync)
+    R(n, sync_of(t.into, t.mbar), t.event, false) = or2(R(n, sync_of(t.into, t.mbar), t.event, false), s.alive[static_cast<std::size_t>(t.event)]);
   settle(n, t.mbar);
   return c;
 }

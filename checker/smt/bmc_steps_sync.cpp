@@ -33,6 +33,9 @@ void Encoder::alloc_memory(const State& s, State& n, const Step::Part& part, con
           if (av && !generic(e)) continue;
           K(n, t, e, av) = or2(K(n, t, e, av), and2(when, K(n, leader, e, av)));
         }
+  for (const int t : by)
+    if (t != leader)
+      for (int e = 0; e < E_; ++e) KW(n, t, e) = or2(KW(n, t, e), and2(when, KW(std::as_const(n), leader, e)));
   touch(c, part.buf);
 }
 

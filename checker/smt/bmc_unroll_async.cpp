@@ -77,7 +77,9 @@ void Unroller::op_tma_load(Step& s, const ir::Op& op, int index) {
     part.mbar = mbar(op.bar, spec::rules::signalled_cta(c, named_cta));
     part.events.push_back(event(part.buf, true, s.unit, 0, true));
     s.tmas.push_back(static_cast<int>(f_.tmas.size()));
-    f_.tmas.push_back(Tma{a_, index, part.events[0], part.mbar, s.tx});
+    Tma t{a_, index, part.events[0], part.mbar, s.tx};
+    t.into = channel(part.mbar, spec::ordering::copy_release_scope);  // step.cpp, sync_order::tma_load_lands
+    f_.tmas.push_back(t);
     s.text += (s.parts.empty() ? " " : ", ") + f_.buffers[static_cast<std::size_t>(part.buf)] + " -> " +
               f_.mbars[static_cast<std::size_t>(part.mbar)];
     s.parts.push_back(part);

@@ -113,8 +113,8 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
     if (describe_ && acq.acquires) info_.acquired = p_.mbar_name(mbar);
     if (const Violation v = so::mbar_wait_stance(s_.mem, l.threads, acq); v != Violation::none)
       warn(v, me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " on " + p_.mbar_name(mbar) +
-                  " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async or "
-                  "red.async), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
+                  " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async, "
+                  "red.async or a TMA load's complete-tx), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
                   "wait with .acquire.cluster");
     so::mbar_wait_passes(s_.mem, l.threads, acq, fences(), p_.tmem_buffers());
   }

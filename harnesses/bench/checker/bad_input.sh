@@ -18,8 +18,9 @@ expect() {  # expect STDERR_PATTERN ARGS...: exit 2 and a line matching the patt
     fails=$((fails + 1))
   fi
 }
-# More arrivals in flight than the model holds: the explorer's error, located.
-expect "cutlass_sm100_2sm_umma.bk:[0-9]*:[0-9]*: error: .*arrivals in flight" --kernel "$umma" --param ACC_STAGES=4
+# More barriers than the model holds (the mbarrier instances with their channels
+# of other scopes, the arrival slots): the explorer's error, located.
+expect "cutlass_sm100_2sm_umma.bk:[0-9]*:[0-9]*: error: the model holds at most 64 barriers" --kernel "$umma" --param ACC_STAGES=4
 # A parameter the kernel does not have: the parser's diagnostic.
 expect "error: --param NOPE: the kernel has no such parameter" --kernel "$umma" --param NOPE=1
 # Not NAME=VALUE.
