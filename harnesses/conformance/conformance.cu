@@ -217,6 +217,72 @@ __global__ void tma_load(int iters, const std::uint32_t* src, int chunks, Counts
   atomicAdd(&out->hung, hung);
 }
 
+// A multicast bulk copy (TMA) issued by CTA 0 into both CTAs of a cluster,
+// completing on each CTA's own barrier; every CTA's thread 0 expects its 16
+// bytes and waits, CTA 1's then reads. The complete-tx is a .release.cluster
+// of another CTA's operation (PTX ISA cp.async.bulk): by the ISA's letter a
+// wait at the default .acquire.cta (`ClusterWait` false: what CUTLASS's
+// PipelineTmaAsync::consumer_wait issues) does not synchronise with it; the
+// model orders it under the stance scope_cta_acquire, a warning (docs/spec.md,
+// "Stances"). `ClusterWait`: the control, try_wait.acquire.cluster.
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster
+//   [dst], [src], size, [bar], ctaMask;                                    PTX 8.0, sm_90a
+__device__ inline void bulk_load_multicast(std::uint32_t dst, const void* src, std::uint32_t bytes, std::uint32_t bar,
+                                           std::uint16_t mask) {
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;" ::"r"(dst),
+      "l"(src), "r"(bytes), "r"(bar), "h"(mask)
+      : "memory");
+}
+template <bool ClusterWait>
+__global__ void __cluster_dims__(2, 1, 1) tma_multicast_wait(int iters, const std::uint32_t* src, int chunks, std::uint32_t seed0,
+                                                             Counts* out) {
+  __shared__ alignas(16) std::uint32_t dst[4];
+  __shared__ prim::hw_mbarrier full;
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  std::uint32_t seed = seed0 ^ (blockIdx.x * 7919u) | 1u;
+  if (threadIdx.x == 0) {
+    prim::mbarrier_init(&full, 1);
+    prim::fence_mbarrier_init();
+  }
+  cluster.sync();
+  unsigned long long fresh = 0, stale = 0, hung = 0;
+  for (int i = 0; i < iters; ++i) {
+    const int c = static_cast<int>((blockIdx.x / 2 + static_cast<unsigned>(i) * 7u) % static_cast<unsigned>(chunks));
+    if (threadIdx.x == 0) {
+      prim::mbarrier_arrive_expect_tx(&full, 16);
+      if (rank == 0) {
+        jitter(seed);
+        bulk_load_multicast(prim::smem(dst), src + 4 * c, 16, prim::smem(&full), 0x3);
+      }
+      const long long deadline = clock64() + (1ll << 26);
+      bool ok = true;
+      auto ready = [&] {
+        if (ClusterWait) return prim::mbarrier_try_wait_parity(&full, static_cast<std::uint32_t>(i & 1), prim::cluster_scope);
+        return prim::mbarrier_try_wait_parity(&full, static_cast<std::uint32_t>(i & 1));
+      };
+      while (!ready())
+        if (clock64() > deadline) {
+          ok = false;
+          break;
+        }
+      if (!ok) ++hung;
+      else if (rank == 1) {
+        const std::uint32_t v = *reinterpret_cast<volatile std::uint32_t*>(&dst[i & 3]);
+        if (v == static_cast<std::uint32_t>(c * 4 + (i & 3) + 1)) ++fresh;
+        else ++stale;
+      }
+    }
+    cluster.sync();  // the next copy overwrites dst after the reads
+  }
+  if (rank == 1 && threadIdx.x == 0) {
+    atomicAdd(&out->fresh, fresh);
+    atomicAdd(&out->stale, stale);
+    atomicAdd(&out->hung, hung);
+  }
+}
+
 // Ordinary stores to shared memory read by a bulk store (TMA store, async
 // proxy), with or without fence.proxy.async between them.
 template <bool Fence>
@@ -1749,6 +1815,43 @@ int main(int argc, char** argv) {
     }
     if (FILE* f = std::fopen(report.c_str(), "w")) {
       std::fprintf(f, "# group_arrive_past_pending: %s\n\n%s", prop.name, md.c_str());
+      std::fclose(f);
+    }
+    return 0;
+  }
+
+  // --open tma_multicast_cta_wait: CTA 0's multicast TMA load read in CTA 1
+  // after a wait at the default .acquire.cta, and the control at
+  // .acquire.cluster (the kernel above); --instances reads of each.
+  if (open_only == "tma_multicast_cta_wait") {
+    const int cblocks = (sms / 2) * 2 * 8, iters = 1024;
+    const unsigned long long per = static_cast<unsigned long long>(cblocks / 2) * iters;
+    std::string md = "| wait in CTA 1 | reads | fresh | stale | hung | model |\n| --- | --- | --- | --- | --- | --- |\n";
+    for (const bool cluster_wait : {false, true}) {
+      Counts h{};
+      std::uint32_t s = seed;
+      for (unsigned long long done = 0; done < target; done += per) {
+        CUDA_CHECK(cudaMemset(counts, 0, sizeof(Counts)));
+        if (cluster_wait) tma_multicast_wait<true><<<cblocks, 32>>>(iters, dsrc, chunks, s++, counts);
+        else tma_multicast_wait<false><<<cblocks, 32>>>(iters, dsrc, chunks, s++, counts);
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
+        Counts c{};
+        CUDA_CHECK(cudaMemcpy(&c, counts, sizeof c, cudaMemcpyDeviceToHost));
+        h.fresh += c.fresh;
+        h.stale += c.stale;
+        h.hung += c.hung;
+      }
+      char row[512];
+      std::snprintf(row, sizeof row, "| %s | %llu | %llu | %llu | %llu | fresh only (%s) |\n",
+                    cluster_wait ? "try_wait.parity.acquire.cluster" : "try_wait.parity (.acquire.cta)", h.fresh + h.stale + h.hung,
+                    h.fresh, h.stale, h.hung, cluster_wait ? "verified" : "verified, warning scope_cta_acquire");
+      std::printf("%s", row);
+      md += row;
+    }
+    if (FILE* f = std::fopen(report.c_str(), "w")) {
+      std::fprintf(f, "# tma_multicast_cta_wait: %s, %d SMs; driver %d, runtime %d; nvcc %d.%d for sm_90a; seed %u\n\n%s", prop.name,
+                   sms, driver, runtime, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, seed, md.c_str());
       std::fclose(f);
     }
     return 0;
