@@ -176,6 +176,7 @@ void release(Memory& m, Threads from, int sync) {
 void release(Memory& m, const Quorum& q, int sync) {
   const Syncs s = Syncs{1} << sync;
   for (Event& e : m.events) {
+    if (q.per_warp_units & bit(e.thread)) continue;
     if (q.holds(e.after)) e.released |= s;
     if (q.holds(e.after_async)) e.released_async |= s;
     if (q.holds(e.after | e.after_weak)) e.released_weak |= s;
@@ -347,7 +348,7 @@ void tc_release(Memory& m, const Quorum& q, int sync, std::span<const std::uint8
   if (tmem.empty()) return;
   const Syncs s = Syncs{1} << sync;
   for (Event& e : m.events) {
-    if (!in_tmem(e, tmem) || !q.holds(e.after_async)) continue;
+    if (!in_tmem(e, tmem) || !q.holds(e.after_async) || (q.per_warp_units & bit(e.thread))) continue;
     e.released_async |= s;
     if (q.holds(e.after & e.after_async)) e.released |= s;
   }

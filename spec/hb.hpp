@@ -59,6 +59,12 @@ struct AgentThreads {
     for (int w = 0; w < warps; ++w) t |= bit(leader(w)) | bit(rest(w));
     return t;
   }
+  // The units whose accesses, made for several warps, are each warp's own
+  // (Quorum::per_warp_units): tcgen05.ld/st and cp.async, where the agent
+  // has more than one warp.
+  [[nodiscard]] constexpr Threads per_warp_units() const {
+    return warps > 1 ? bit(unit(Unit::tmem)) | bit(unit(Unit::cp_async)) : Threads{0};
+  }
   [[nodiscard]] constexpr bool owns(std::uint8_t t) const { return t >= base && t < base + count(); }
   [[nodiscard]] constexpr bool is_lane(std::uint8_t t) const { return t >= base && t < base + 2 * warps; }
 };
@@ -216,6 +222,15 @@ struct Quorum {
   Threads single = 0, rest = 0;
   int rest_threads = 0;
   int more_than = 0;
+  // The agent's async units whose accesses are each warp's own, though one
+  // unit thread makes them all: tcgen05.ld/st (each warp's lanes load their
+  // own lane quarter; tcgen05.wait::ld waits for "all prior tcgen05.ld ...
+  // issued by the executing thread") and cp.async (each thread's copies).
+  // A wait by every warp's lanes orders the unit's accesses before all of
+  // them, though a warp left out of the part may not have issued its own
+  // yet: a part releases none of these units' accesses (the last part
+  // releases them with everything).
+  Threads per_warp_units = 0;
   [[nodiscard]] constexpr bool holds(Threads known) const {
     const auto pop = [](Threads t) {
       return __builtin_popcountll(static_cast<std::uint64_t>(t)) + __builtin_popcountll(static_cast<std::uint64_t>(t >> 64));

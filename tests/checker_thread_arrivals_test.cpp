@@ -115,6 +115,41 @@ TEST_CASE("per-thread arrivals: a phase completed by part of a warp group's thre
   // Before the change: arrival_underflow for both.
 }
 
+// An epilogue warp group's tcgen05.ld: each warp loads its own lane quarter
+// and tcgen05.wait::ld waits for the executing thread's own loads, but the
+// model's one tensor-memory unit per agent makes them one access that the
+// all-lane wait orders before every warp. A part of the warps that completes
+// the MMA warp's phase must not release it: a warp left out may not have
+// issued its load yet, and the next MMA overwrites the accumulator. Until
+// this rule the part released it (verified, a missed race); the reference,
+// the role split per warp, finds the race.
+TEST_CASE("per-thread arrivals: a part does not release the warps' own tensor-memory loads") {
+  const std::string epi = "  bar_sync 1, 160\n  tcgen05_fence_after_thread_sync\n  tcgen05_ld acc\n  tcgen05_wait_ld\n"
+                          "  tcgen05_fence_before_thread_sync\n  all: arrive empty\n  bar_sync 2, 160\n";
+  const std::string head = "kernel part_ld\nsmem a bytes 1024\ntmem acc cols 128\nmbarrier empty count COUNT\nmbarrier done count 1\n"
+                           "role mma warp:\n  tcgen05_alloc acc\n  bar_sync 1, 160\n  all: arrive empty\n  all: arrive empty\n"
+                           "  wait empty parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_mma read a into acc\n"
+                           "  tcgen05_commit done\n  wait done parity 0\n  bar_sync 2, 160\n  tcgen05_dealloc acc\n";
+  auto kernel = [&](const std::string& count, bool split) {
+    std::string k = head;
+    k.replace(k.find("COUNT"), 5, count);
+    if (!split) return k + "role epi warpgroup:\n" + epi;
+    std::string body;
+    for (std::size_t at = 0; at < epi.size();) {
+      const std::size_t end = epi.find('\n', at);
+      body += "  " + epi.substr(at, end - at + 1);
+      at = end + 1;
+    }
+    return k + "role epi warpgroup:\n  if warp >= 0:\n" + body;
+  };
+  // 160: three warps of the epilogue complete phase 0 with the MMA warp's two arrives.
+  CHECK(outcome(kernel("160", false)) == "data_race");
+  CHECK(outcome(kernel("160", true)) == "data_race");
+  // 192: the whole warp group completes it: ordered.
+  CHECK(outcome(kernel("192", false)) == "verified");
+  CHECK(outcome(kernel("192", true)) == "verified");
+}
+
 TEST_CASE("per-thread arrivals: the trace shows the threads of each part") {
   const dsl::Parsed p = dsl::parse(mma_epilogue(""), "split.bk");
   REQUIRE(p.ok());

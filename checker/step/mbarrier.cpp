@@ -39,8 +39,9 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
     // where the part stopped; that phase then holds one unit fewer than
     // released here, as when that unit had arrived first, which the search
     // explores too and releases for exactly.
-    const hb::Quorum part{leaders, l.threads & ~leaders, by_lane ? me_.threads / me_.warps - 1 : 0,
-                          units - r.arrived - (r.stopped ? 1 : 0)};
+    hb::Quorum part{leaders, l.threads & ~leaders, by_lane ? me_.threads / me_.warps - 1 : 0,
+                    units - r.arrived - (r.stopped ? 1 : 0)};
+    part.per_warp_units = me_.hb.per_warp_units();
     so::mbar_arrive(s_.mem, part, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
   }
   if (r.out.phase_completed) phase_done(mbar);
