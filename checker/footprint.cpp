@@ -18,8 +18,8 @@ Footprints::Footprints(const Program& p) : p_(p) {
   const int ctas = p.ctas;
   mbar_base_ = 0;
   buf_base_ = mbar_base_ + p.num_mbars();
-  named_base_ = buf_base_ + p.num_buffers();
-  alive_base_ = named_base_ + ctas;
+  named_base_ = buf_base_ + p.num_buffers();  // per CTA: its named-barrier slots (program.hpp, named_slot)
+  alive_base_ = named_base_ + ctas * p.named_used;
   cluster_ = alive_base_ + ctas;
   pool_base_ = cluster_ + 1;
   tmem_base_ = pool_base_ + static_cast<int>(p.agents.size());  // per CTA: its tensor-memory allocator
@@ -37,13 +37,31 @@ Footprints::Footprints(const Program& p) : p_(p) {
     for (const std::uint16_t o : p.aliases[static_cast<std::size_t>(b)]) others.push_back(resource(o));
     alias_res_.emplace_back(resource(b), std::move(others));
   }
+  // The named-barrier slots an exit may complete (spec::named::on_exit: an
+  // instance given no thread count waits for the CTA's non-exited threads;
+  // AMD's workgroup barrier counts the waves that have not exited).
+  whole_slot_.assign(static_cast<std::size_t>(p.named_used), p.kernel->target == ir::Target::amd);
+  for (const AgentInfo& a : p.agents) {
+    cta_of_.push_back(a.cta);
+    for (const Instr& in : p.code[static_cast<std::size_t>(a.role)]) {
+      if (in.kind != InstrKind::op || !ir::op_uses_named_barrier(in.op->code) || in.op->count != ir::no_expr) continue;
+      std::int64_t id = 0;
+      if (in.op->id == ir::no_expr || (known(in.op->id, nullptr, id) && id >= 0 && id < spec::named::num_ids)) {
+        const int slot = p.named_slot[static_cast<std::size_t>(id)];
+        if (slot >= 0) whole_slot_[static_cast<std::size_t>(slot)] = true;
+      } else {
+        whole_slot_.assign(whole_slot_.size(), true);
+      }
+    }
+  }
 
   int rows = 0;
   for (const AgentInfo& a : p.agents) {
     code_base_.push_back(rows);
     rows += static_cast<int>(p.code[static_cast<std::size_t>(a.role)].size()) + 1;
   }
-  step_.assign(static_cast<std::size_t>(rows) * static_cast<std::size_t>(words_), 0);
+  const std::size_t width = static_cast<std::size_t>(2 * words_);
+  step_.assign(static_cast<std::size_t>(rows) * width, 0);
   future_ = step_;
 
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
@@ -52,12 +70,15 @@ Footprints::Footprints(const Program& p) : p_(p) {
     const std::vector<Instr>& code = p.code[static_cast<std::size_t>(p.agents[a].role)];
     const int n = static_cast<int>(code.size());
     for (int pc = 0; pc < n; ++pc)
-      if (code[static_cast<std::size_t>(pc)].kind == InstrKind::op)
-        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, row(step_, agent, pc)), close_aliases(row(step_, agent, pc));
+      if (code[static_cast<std::size_t>(pc)].kind == InstrKind::op) {
+        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, false, row(step_, agent, pc));
+        close_aliases(row(step_, agent, pc));
+        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, true, row(future_, agent, pc));
+        close_aliases(row(future_, agent, pc));
+      }
     exit_footprint(cta, row(step_, agent, n));
-    // future(pc) = step(pc) | future(every successor), to a fixed point (loops).
-    for (int pc = 0; pc <= n; ++pc)
-      for (int w = 0; w < words_; ++w) row(future_, agent, pc)[w] = row(step_, agent, pc)[w];
+    exit_footprint(cta, row(future_, agent, n));
+    // future(pc) = its own | future(every successor), to a fixed point (loops).
     for (bool changed = true; changed;) {
       changed = false;
       for (int pc = n - 1; pc >= 0; --pc) {
@@ -69,7 +90,7 @@ Footprints::Footprints(const Program& p) : p_(p) {
         for (int succ : next) {
           if (succ < 0) continue;
           const std::uint64_t* g = row(future_, agent, succ);
-          for (int w = 0; w < words_; ++w) {
+          for (std::size_t w = 0; w < width; ++w) {
             const std::uint64_t u = f[w] | g[w];
             changed |= u != f[w];
             f[w] = u;
@@ -81,7 +102,7 @@ Footprints::Footprints(const Program& p) : p_(p) {
 }
 
 void Footprints::all(Set set) const {
-  for (int r = 0; r < count_; ++r) add(set, r);
+  for (int r = 0; r < count_; ++r) writes(set, r);
 }
 
 bool Footprints::known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const {
@@ -103,57 +124,75 @@ void Footprints::ctas_of(ir::ExprId cta_expr, int own, const std::int64_t* vars,
 }
 
 void Footprints::exit_footprint(int cta, Set set) const {
-  // An exit lowers the cluster barrier's expected threads and the AMD
-  // barrier's waves, and the last one of a CTA checks what targets it.
-  add(set, cluster_);
-  add(set, named_base_ + cta);
-  add(set, alive_base_ + cta);
-  add(set, tmem_base_ + cta);  // the last exit checks the CTA's tensor memory
+  // An exit lowers the cluster barrier's expected threads and completes the
+  // CTA's barriers that wait for its non-exited threads; the last one of a
+  // CTA reads its tensor-memory allocations (and, persistent(), what
+  // targets the CTA).
+  writes(set, cluster_);
+  for (int slot = 0; slot < p_.named_used; ++slot)
+    if (whole_slot_[static_cast<std::size_t>(slot)]) writes(set, named_base_ + cta * p_.named_used + slot);
+  reads(set, tmem_base_ + cta);
 }
 
-void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, Set set) const {
+void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, bool events, Set set) const {
   const int cta = p_.agents[static_cast<std::size_t>(agent)].cta;
+  auto touch = [&](int r, bool write) { write ? writes(set, r) : reads(set, r); };
   // The instances of an array element reference in CTA c: the one its index
   // names when that is known, else the whole array.
-  auto element = [&](const ir::Ref& r, int size, int first) {
+  auto element = [&](const ir::Ref& r, int size, int first, bool write) {
     std::int64_t i = 0;
     if (r.index == ir::no_expr || (known(r.index, vars, i) && i >= 0 && i < size)) {
-      add(set, first + static_cast<int>(i));
+      touch(first + static_cast<int>(i), write);
     } else {
-      for (int x = 0; x < size; ++x) add(set, first + x);
+      for (int x = 0; x < size; ++x) touch(first + x, write);
     }
   };
-  auto mbar_in = [&](const ir::Ref& r, int c, bool alive) {
+  // What reaches another CTA, or lands later, reads its liveness: the last
+  // exit of that CTA checks it (an insertion into or removal from the
+  // pending events commutes with another's).
+  auto mbar_in = [&](const ir::Ref& r, int c, bool write, bool alive) {
     const int d = r.object;
     element(r, p_.kernel->mbarriers[static_cast<std::size_t>(d)].size,
-            mbar_base_ + c * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(d)]);
-    if (alive || c != cta) add(set, alive_base_ + c);
+            mbar_base_ + c * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(d)], write);
+    if (alive || c != cta) reads(set, alive_base_ + c);
   };
-  auto buf_in = [&](const ir::Ref& r, int c, bool alive) {
+  auto buf_in = [&](const ir::Ref& r, int c, bool write, bool alive) {
     const int d = r.object;
     element(r, p_.kernel->buffers[static_cast<std::size_t>(d)].size,
-            buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)]);
-    if (alive || c != cta) add(set, alive_base_ + c);
+            buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)], write);
+    if (alive || c != cta) reads(set, alive_base_ + c);
   };
-  auto mbar = [&](const ir::Ref& r, bool alive) {
+  auto mbar = [&](const ir::Ref& r, bool write, bool alive) {
     if (r.object < 0) return all(set);
-    ctas_of(r.cta, cta, vars, [&](int c) { mbar_in(r, c, alive || r.cta != ir::no_expr); });
+    ctas_of(r.cta, cta, vars, [&](int c) { mbar_in(r, c, write, alive); });
   };
-  auto buffers = [&](bool alive) {
-    for (const ir::Ref& r : op.bufs)
-      ctas_of(r.cta, cta, vars, [&](int c) { buf_in(r, c, alive || r.cta != ir::no_expr); });
+  const bool write = ir::op_access(op.code) == ir::Access::write;
+  auto buffers = [&](bool w, bool alive) {
+    for (const ir::Ref& r : op.bufs) ctas_of(r.cta, cta, vars, [&](int c) { buf_in(r, c, w, alive); });
   };
-  // A multicast reaches the CTAs of its mask: those, when it is known.
+  // A multicast reaches the CTAs of its mask: those, when it is known. Its
+  // issue reads each destination's barrier (its initialisation) and writes
+  // each buffer (the write in flight); its events write both when they land.
   auto multicast = [&](bool with_bufs) {
     std::int64_t mask = 0;
     if (!known(op.multicast, vars, mask)) mask = -1;
     for (int c = 0; c < p_.ctas; ++c) {
       if (!(mask & (std::int64_t{1} << c))) continue;
       if (op.bar.object < 0) return all(set);
-      mbar_in(op.bar, c, true);
+      mbar_in(op.bar, c, events, events);
       if (with_bufs)
-        for (const ir::Ref& r : op.bufs) buf_in(r, c, true);
+        for (const ir::Ref& r : op.bufs) buf_in(r, c, true, events);
     }
+  };
+  // The named-barrier slots of the CTA an op joins: the one its id names
+  // when that is known, else all of them.
+  auto named = [&] {
+    std::int64_t id = 0;
+    if (op.id == ir::no_expr || (known(op.id, vars, id) && id >= 0 && id < spec::named::num_ids)) {
+      const int slot = p_.named_slot[static_cast<std::size_t>(id)];
+      if (slot >= 0 && ir::op_family(op.code) != ir::OpFamily::amd) return writes(set, named_base_ + cta * p_.named_used + slot);
+    }
+    for (int slot = 0; slot < p_.named_used; ++slot) writes(set, named_base_ + cta * p_.named_used + slot);
   };
   switch (ir::op_footprint(op.code)) {
     case ir::Footprint::access:
@@ -166,31 +205,31 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
         for (std::size_t a = 0; a < p_.agents.size(); ++a) {
           const AgentInfo& o = p_.agents[a];
           if (o.role == me.role && o.cta == me.cta && o.instance == me.instance && o.warp / 4 == me.warp / 4)
-            add(set, pool_base_ + static_cast<int>(a));
+            writes(set, pool_base_ + static_cast<int>(a));
         }
       }
-      buffers(false);
+      buffers(write, false);
       // A tensor-memory access reads the CTA's allocations (spec::tmem::use);
       // a cta_group 2 MMA's those of both CTAs of the pair, and their tensor
       // memory (the A operand and the accumulator are split between them).
-      if (ir::op_has(op.code, ir::opf::tmem)) add(set, tmem_base_ + cta);
-      if (op.tmem.object >= 0) buf_in(op.tmem, cta, false);
+      if (ir::op_has(op.code, ir::opf::tmem)) reads(set, tmem_base_ + cta);
+      if (op.tmem.object >= 0) buf_in(op.tmem, cta, true, false);  // an MMA's accumulator
       // A query of a launch-control response records a failure the CTA
       // observed (spec::clc::query).
-      if (op.code == OpCode::clc_query) add(set, clc_);
+      if (op.code == OpCode::clc_query) writes(set, clc_);
       if (op.cta_pair) {
         const int peer = spec::tmem::peer(cta);
-        add(set, tmem_base_ + peer);
-        add(set, alive_base_ + peer);
-        if (op.tmem.object >= 0) buf_in(op.tmem, peer, true);
+        reads(set, tmem_base_ + peer);
+        reads(set, alive_base_ + peer);
+        if (op.tmem.object >= 0) buf_in(op.tmem, peer, true, true);
         for (const ir::Ref& r : op.bufs)
-          if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) buf_in(r, peer, true);
+          if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) buf_in(r, peer, write, true);
       }
       return;
     case ir::Footprint::tmem_cp:
-      buffers(false);
-      buf_in(op.tmem, cta, false);
-      add(set, tmem_base_ + cta);
+      buffers(false, false);
+      buf_in(op.tmem, cta, true, false);
+      reads(set, tmem_base_ + cta);
       return;
     // The CTA's allocator, and the allocation's memory (written by both).
     case ir::Footprint::tmem_alloc: {
@@ -201,49 +240,53 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       // it (spec::tmem::pair_issue).
       for (const int c : {cta, op.cta_pair ? spec::tmem::peer(cta) : cta}) {
         const int first = buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
-        for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) add(set, first + x);
-        add(set, tmem_base_ + c);
+        for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) writes(set, first + x);
+        writes(set, tmem_base_ + c);
       }
       return;
     }
     case ir::Footprint::tmem_relinquish:
-      add(set, tmem_base_ + cta);
-      if (op.cta_pair) add(set, tmem_base_ + spec::tmem::peer(cta));
+      writes(set, tmem_base_ + cta);
+      if (op.cta_pair) writes(set, tmem_base_ + spec::tmem::peer(cta));
       return;
     // A request leaves a response per destination CTA (a multicast), each
     // landing like a TMA load; the request itself reads the CLC state.
     case ir::Footprint::clc_request:
-      add(set, clc_);
+      writes(set, clc_);
       if (op.multicast != ir::no_expr) return multicast(true);
-      buffers(true);
-      mbar(op.bar, true);
+      buffers(true, events);
+      mbar(op.bar, events, events);
       return;
-    case ir::Footprint::mbarrier: mbar(op.bar, false); return;
+    case ir::Footprint::mbarrier: mbar(op.bar, true, false); return;
+    case ir::Footprint::mbar_wait: mbar(op.bar, false, false); return;
     case ir::Footprint::none: return;  // e.g. pending_count: reads the agent's own token
-    // Operations that leave an async event behind: the event's completion
-    // touches the barrier (and the buffer), and the CTA it targets must not
-    // exit before it (alive).
+    // Operations that leave an async event behind: the issue reads the
+    // barrier (its initialisation) and writes the buffer (the write in
+    // flight); the event, when it lands, writes both, and the CTA it
+    // targets must not exit before it (alive).
     case ir::Footprint::tma_load:
       if (op.multicast != ir::no_expr) return multicast(true);
-      buffers(true);
-      mbar(op.bar, true);
+      buffers(true, events);
+      mbar(op.bar, events, events);
       return;
     // An async arrival takes a sync object of the agent's pool, which its
-    // landing frees (step.cpp, arrive_slot): the pool is a resource.
+    // landing frees (step.cpp, arrive_slot): the pool is a resource. A
+    // cp.async.mbarrier.arrive without .noinc raises the pending count at
+    // its issue.
     case ir::Footprint::async_arrive:
-      add(set, pool_base_ + agent);
+      writes(set, pool_base_ + agent);
       if (op.multicast != ir::no_expr) return multicast(false);
-      mbar(op.bar, true);
+      mbar(op.bar, events || (op.code == OpCode::cp_async_mbarrier_arrive && !op.noinc), events);
       return;
     // st.async: an async write into the buffer of the CTA named, whose
     // landing completes on the barrier there (the pool holds its release).
     case ir::Footprint::async_store:
-      add(set, pool_base_ + agent);
-      buffers(true);
-      mbar(op.bar, true);
+      writes(set, pool_base_ + agent);
+      buffers(true, events);
+      mbar(op.bar, events, events);
       return;
-    case ir::Footprint::barrier: add(set, named_base_ + cta); return;
-    case ir::Footprint::cluster: add(set, cluster_); return;
+    case ir::Footprint::barrier: named(); return;
+    case ir::Footprint::cluster: writes(set, cluster_); return;
     case ir::Footprint::exit: exit_footprint(cta, set); return;
     case ir::Footprint::own: return;  // the agent's own threads and counters only
   }
@@ -252,27 +295,29 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
 
 void Footprints::close_aliases(Set set) const {
   if (alias_res_.empty()) return;
-  std::uint64_t had[max_words];
-  std::copy_n(set, words_, had);  // the aliases of the set as it was: one hop, as Program::aliases is per pair
+  // The aliases of the set as it was: one hop, as Program::aliases is per
+  // pair; a read of a buffer reads its aliases, a write writes them.
+  std::uint64_t had[2 * max_words];
+  std::copy_n(set, 2 * words_, had);
   for (const auto& [r, others] : alias_res_)
-    if (had[r / 64] >> (r % 64) & 1)
-      for (const int o : others) add(set, o);
+    for (int kind = 0; kind < 2; ++kind)
+      if (had[kind * words_ + r / 64] >> (r % 64) & 1)
+        for (const int o : others) set[kind * words_ + o / 64] |= std::uint64_t{1} << (o % 64);
 }
 
 void Footprints::pending_footprint(const Pending& e, Set set) const {
-  add(set, mbar_base_ + e.mbar);
+  writes(set, mbar_base_ + e.mbar);
   // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
-  // one may enable another, so they share a resource.
-  if (e.kind == PendingKind::tcgen05_arrive) add(set, alive_base_ + p_.agents[e.agent].cta);
+  // one may enable another, so they share a resource, the agent's pool.
   if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive || e.kind == PendingKind::st_async)
-    add(set, pool_base_ + e.agent);
+    writes(set, pool_base_ + e.agent);
   // A response's answer reads and changes the CLC state, and its landing
   // removes its twins (step.cpp): all of a request's responses share it.
-  if (e.kind == PendingKind::clc_response) add(set, clc_);
-  add(set, alive_base_ + p_.mbar_cta(e.mbar));
+  if (e.kind == PendingKind::clc_response) writes(set, clc_);
+  reads(set, alive_base_ + p_.mbar_cta(e.mbar));
   if (e.buf >= 0) {
-    add(set, buf_base_ + e.buf);
-    add(set, alive_base_ + p_.buffer_cta(e.buf));
+    writes(set, buf_base_ + e.buf);
+    reads(set, alive_base_ + p_.buffer_cta(e.buf));
   }
 }
 
@@ -280,43 +325,71 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   const int agents = static_cast<int>(s.agents.size());
   const int procs = agents + static_cast<int>(s.pending.size());
   if (words_ == 0 || procs > 64) return 0;
+  const int width = 2 * words_;
   // Per process: the footprint of its next step and of everything it may
   // still do. An agent's next step is evaluated with its variables now (more
   // precise than the static row); a pending event is one step.
   // On the stack, filled only as far as used: this runs for every state.
-  std::uint64_t step[64 * max_words], future[64 * max_words];
-  std::fill_n(step, procs * words_, 0);
-  std::uint64_t live = 0;
+  std::uint64_t step[64 * 2 * max_words], future[64 * 2 * max_words];
+  std::fill_n(step, procs * width, 0);
+  std::uint64_t live = 0, live_agents = 0, at_exit = 0;
   for (int a = 0; a < agents; ++a) {
     const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
     if (ag.exited) continue;
     live |= std::uint64_t{1} << a;
-    std::uint64_t* st = step + a * words_;
+    std::uint64_t* st = step + a * width;
     const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
     const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
     if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op) {
-      op_footprint(*code[ag.pc].op, a, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], st);
+      op_footprint(*code[ag.pc].op, a, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], false, st);
       close_aliases(st);
-    } else
-      for (int w = 0; w < words_; ++w) st[w] = row(step_, a, ag.pc)[w];
-    for (int w = 0; w < words_; ++w) future[a * words_ + w] = row(future_, a, ag.pc)[w];
+      if (ir::op_footprint(code[ag.pc].op->code) == ir::Footprint::exit) at_exit |= std::uint64_t{1} << a;
+    } else {
+      for (int w = 0; w < width; ++w) st[w] = row(step_, a, ag.pc)[w];
+      if (ag.pc >= code.size()) at_exit |= std::uint64_t{1} << a;
+    }
+    for (int w = 0; w < width; ++w) future[a * width + w] = row(future_, a, ag.pc)[w];
   }
+  live_agents = live;
   for (int e = agents; e < procs; ++e) {
     live |= std::uint64_t{1} << e;
-    std::uint64_t* st = step + e * words_;
+    std::uint64_t* st = step + e * width;
     pending_footprint(s.pending[static_cast<std::size_t>(e - agents)], st);
     close_aliases(st);
-    for (int w = 0; w < words_; ++w) future[e * words_ + w] = st[w];
+    for (int w = 0; w < width; ++w) future[e * width + w] = st[w];
   }
-  auto meets = [&](int p, int q) {  // may q, now or later, touch what p's next step touches?
-    for (int w = 0; w < words_; ++w)
-      if (step[p * words_ + w] & future[q * words_ + w]) return true;
+  // The live agents of each CTA, as a mask.
+  std::uint64_t of_cta[spec::cluster::max_ctas] = {};
+  for (int a = 0; a < agents; ++a)
+    if (live_agents >> a & 1) of_cta[cta_of_[static_cast<std::size_t>(a)]] |= std::uint64_t{1} << a;
+  // May q, now or later, interfere with p's next step? Where p's step may
+  // be enabled: when one writes what the other reads or writes. Where it
+  // surely is not: when q writes what p's step reads (what could enable it);
+  // nothing q does can disable it further. An agent's exit also writes its
+  // CTA's liveness when it is the CTA's last: not while another of the
+  // CTA's live agents is in the set (which moves only after the set's steps).
+  auto may_be_last = [&](int a, std::uint64_t set) {
+    return (of_cta[cta_of_[static_cast<std::size_t>(a)]] & set & ~(std::uint64_t{1} << a)) == 0;
+  };
+  auto has = [&](const std::uint64_t* fp, int r) { return ((fp[r / 64] | fp[words_ + r / 64]) >> (r % 64) & 1) != 0; };
+  auto meets = [&](int p, int q, std::uint64_t set) {
+    const std::uint64_t* sp = step + p * width;
+    const std::uint64_t* fq = future + q * width;
+    const bool enabled = seeds >> p & 1;
+    for (int w = 0; w < words_; ++w) {
+      const std::uint64_t touched = sp[w] | sp[words_ + w];
+      if (touched & fq[words_ + w]) return true;
+      if (enabled && (sp[words_ + w] & fq[w])) return true;
+    }
+    if (q < agents && has(sp, alive_base_ + cta_of_[static_cast<std::size_t>(q)]) && may_be_last(q, set)) return true;
+    if ((at_exit >> p & 1) && has(fq, alive_base_ + cta_of_[static_cast<std::size_t>(p)]) && may_be_last(p, set)) return true;
     return false;
   };
-  // From each seed, close under "q may touch what the next step of a member
-  // touches": nothing outside the set can then enable, disable or change a
+  // From each seed, close under "q may interfere with the next step of a
+  // member": nothing outside the set can then enable, disable or change a
   // member's next step, so the members' enabled next steps are a persistent
-  // set (Godefroid, LNCS 1032, the conflict-based construction of ch. 4).
+  // set (Godefroid, LNCS 1032, the conflict-based construction of ch. 4,
+  // with a surely disabled member needing only what may enable it).
   std::uint64_t best = 0;
   int best_size = 65;
   for (int seed = 0; seed < procs; ++seed) {
@@ -327,7 +400,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       todo &= todo - 1;
       for (int q = 0; q < procs; ++q) {
         const std::uint64_t bit = std::uint64_t{1} << q;
-        if ((live & bit) && !(set & bit) && meets(p, q)) {
+        if ((live & bit) && !(set & bit) && meets(p, q, set)) {
           set |= bit;
           todo |= bit;
         }

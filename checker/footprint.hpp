@@ -1,13 +1,15 @@
-// What each step may touch, for the partial-order reduction between agents
-// (checker/reduce/partial_order.cpp, docs/checker.md "Reductions"). A footprint is a set of
-// resources: an mbarrier instance, a buffer instance, the
-// named (and AMD) barriers of one CTA, the liveness of one CTA (what exits
-// and what targets a CTA from outside or through async operations), the
-// cluster barrier, and an agent's pool of async-arrival sync objects. Two steps of different agents whose footprints are
-// disjoint commute and cannot change each other's enabledness or outcome:
-// every other part of the state they touch is their own (variables, control
-// state, their own threads' columns of happens-before; see docs/checker.md
-// for the case analysis of spec/hb).
+// What each step may read and write, for the partial-order reduction between
+// agents (checker/reduce/partial_order.cpp, docs/checker.md "Reductions"). A
+// footprint is two sets of resources, those a step reads and those it writes:
+// an mbarrier instance, a buffer instance, a named-barrier slot of one CTA,
+// the liveness of one CTA (what exits and what targets a CTA from outside or
+// through async operations), the cluster barrier, an agent's pool of
+// async-arrival sync objects, a CTA's tensor-memory allocator, cluster
+// launch control. Two steps of different agents that write nothing the other
+// reads or writes commute and cannot change each other's enabledness or
+// outcome: every other part of the state they touch is their own (variables,
+// control state, their own threads' columns of happens-before; see
+// docs/checker.md for the case analysis of spec/hb).
 //
 // The footprint of the step an agent is about to take is exact (its indices
 // are evaluated); what other agents may do later is static and coarse (an
@@ -33,30 +35,40 @@ class Footprints {
 
   // A persistent set at s, as a mask over the processes (agents 0..n-1,
   // then the pending events): the enabled next steps of the processes in it
-  // are the only successors that need to be stored. Built from each process
-  // in `seeds` (those that may be enabled), the smallest; 0 when every live
-  // process is needed (or the kernel has more than 64 processes).
+  // are the only successors that need to be stored. `seeds`: the processes
+  // that may be enabled (the others surely are not). Built from each seed,
+  // the smallest; 0 when every live process is needed (or the kernel has
+  // more than 64 processes).
   [[nodiscard]] std::uint64_t persistent(const State& s, std::uint64_t seeds) const;
 
  private:
   const Program& p_;
-  int words_ = 0;      // 64-bit words per set; 0 when unusable
+  int words_ = 0;      // 64-bit words per set of resources; 0 when unusable
   int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, clc_ = 0, count_ = 0;
   std::vector<int> code_base_;          // per agent: its first row in step_ and future_
   std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
-  std::vector<std::uint64_t> future_;   // union of step_ over every pc reachable from this one
+  std::vector<std::uint64_t> future_;   // the union over every pc reachable from this one, with the async events each issues
+  std::vector<int> cta_of_;             // per agent: its CTA
+  std::vector<bool> whole_slot_;        // per named slot: an exit may complete it (used with no thread count, or AMD's)
 
+  // A footprint: words_ words of resources read, then words_ of resources
+  // written (a write also reads).
   using Set = std::uint64_t*;
-  // The set of `agent` at `pc` in step_ or future_.
+  // The footprint of `agent` at `pc` in step_ or future_.
   template <class V>
   auto row(V& v, int agent, int pc) const {
-    return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(words_);
+    return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(2 * words_);
   }
-  void add(Set set, int resource) const { set[resource / 64] |= std::uint64_t{1} << (resource % 64); }
+  void reads(Set set, int resource) const { set[resource / 64] |= std::uint64_t{1} << (resource % 64); }
+  void writes(Set set, int resource) const { set[words_ + resource / 64] |= std::uint64_t{1} << (resource % 64); }
   void all(Set set) const;
   // With `vars` (the agent's variables now) every index and CTA expression is
-  // evaluated; without, only constant ones, and the rest stand for all.
-  void op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, Set set) const;
+  // evaluated; without, only constant ones, and the rest stand for all. With
+  // `events`, also what the async events the op leaves behind touch when
+  // they land (part of the agent's future, not of its step).
+  void op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, bool events, Set set) const;
+  // An exit's, but the liveness of its CTA, which only the last one of the
+  // CTA's agents to exit changes (persistent() adds it where that may be).
   void exit_footprint(int cta, Set set) const;
   void pending_footprint(const Pending& e, Set set) const;
   // Buffers and mbarriers that share bytes (Program::aliases) touch each

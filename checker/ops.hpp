@@ -56,7 +56,9 @@ enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
 //   own:        the agent's own threads and counters only: such an op never
 //               blocks, never fails and commutes with every other (private)
 //   access:     its buffers (and tensor memory) in the CTAs named
-//   mbarrier:   its mbarrier
+//   mbarrier:   its mbarrier, which it changes
+//   mbar_wait:  its mbarrier, read only (a wait, test or try changes nothing
+//               of the barrier: only its own threads' view, spec::sync_order)
 //   none:       nothing shared (reads the agent's own token)
 //   tma_load:   its buffers and barrier in each destination CTA (an async event)
 //   async_arrive: a slot of the agent's arrival pool and the barrier (an async event)
@@ -69,7 +71,7 @@ enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
 //   clc_request: the launch-control state and each destination's response
 //   exit:       what an exit lowers and checks
 enum class Footprint : std::uint8_t {
-  own, access, mbarrier, none, tma_load, async_arrive, async_store, barrier, cluster,
+  own, access, mbarrier, mbar_wait, none, tma_load, async_arrive, async_store, barrier, cluster,
   tmem_cp, tmem_alloc, tmem_relinquish, clc_request, exit
 };
 
@@ -202,11 +204,11 @@ inline constexpr std::string_view aligned_rule =
     "BAR[i] [@ CTA] bytes B [release|relaxed] [cta|cluster]")                                                          \
   X(mbar_expect_tx, "expect_tx", mbarrier, any, nvidia, 90, mbarrier, none, expect_tx, tx, opf::none, "BAR[i] [@ CTA] bytes B [relaxed] [cta|cluster]") \
   X(mbar_complete_tx, "complete_tx", mbarrier, any, nvidia, 90, mbarrier, none, complete_tx, tx, opf::none, "BAR[i] [@ CTA] bytes B [relaxed] [cta|cluster]") \
-  X(mbar_wait, "wait", mbarrier, agent, both, 80, mbarrier, none, none, wait, opf::barrier_wait | opf::may_block,                                      \
+  X(mbar_wait, "wait", mbarrier, agent, both, 80, mbar_wait, none, none, wait, opf::barrier_wait | opf::may_block,                                      \
     "BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                                             \
-  X(mbar_test_wait, "test_wait", mbarrier, agent, nvidia, 80, mbarrier, none, none, wait, opf::returns | opf::result_required | opf::no_bmc,                               \
+  X(mbar_test_wait, "test_wait", mbarrier, agent, nvidia, 80, mbar_wait, none, none, wait, opf::returns | opf::result_required | opf::no_bmc,                               \
     "R = test_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                               \
-  X(mbar_try_wait, "try_wait", mbarrier, agent, nvidia, 90, mbarrier, none, none, wait, opf::returns | opf::result_required | opf::no_bmc,                                 \
+  X(mbar_try_wait, "try_wait", mbarrier, agent, nvidia, 90, mbar_wait, none, none, wait, opf::returns | opf::result_required | opf::no_bmc,                                 \
     "R = try_wait BAR[i] [@ CTA] (parity P | token T) [acquire|relaxed] [cta|cluster]")                                \
   X(mbar_pending_count, "pending_count", mbarrier, aligned, nvidia, 80, none, none, none, token, opf::returns | opf::result_required | opf::no_bmc, "R = pending_count T")  \
   X(mbar_inval, "inval", mbarrier, single, nvidia, 80, mbarrier, none, none, barrier, opf::none, "BAR[i]")                            \
@@ -371,6 +373,8 @@ constexpr bool ops_consistent() {
     if (o.phase != PhaseTerm::none && o.family != OpFamily::mbarrier && !(o.flags & opf::async_arrive) &&
         o.footprint != Footprint::tma_load && o.footprint != Footprint::clc_request)
       return false;
+    // Only a wait, test or try reads its mbarrier without changing it.
+    if ((o.footprint == Footprint::mbar_wait) != (o.operands_form == Operands::wait)) return false;
     // A named-barrier wait blocks, on a named barrier.
     if ((o.flags & opf::named_wait) && (!(o.flags & opf::may_block) || o.footprint != Footprint::barrier)) return false;
     // Only NVIDIA ops have a minimum SM; the sm_100a families need sm_100.
