@@ -60,7 +60,7 @@ Footprints::Footprints(const Program& p) : p_(p) {
     code_base_.push_back(rows);
     rows += static_cast<int>(p.code[static_cast<std::size_t>(a.role)].size()) + 1;
   }
-  const std::size_t width = static_cast<std::size_t>(2 * words_);
+  const std::size_t width = static_cast<std::size_t>(parts * words_);
   step_.assign(static_cast<std::size_t>(rows) * width, 0);
   future_ = step_;
 
@@ -150,10 +150,26 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   // What reaches another CTA, or lands later, reads its liveness: the last
   // exit of that CTA checks it (an insertion into or removal from the
   // pending events commutes with another's).
-  auto mbar_in = [&](const ir::Ref& r, int c, bool write, bool alive) {
+  // How an op touches an mbarrier.
+  enum class How { read, count, arrive, write };
+  auto mbar_in = [&](const ir::Ref& r, int c, How how, bool alive) {
     const int d = r.object;
-    element(r, p_.kernel->mbarriers[static_cast<std::size_t>(d)].size,
-            mbar_base_ + c * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(d)], write);
+    const int size = p_.kernel->mbarriers[static_cast<std::size_t>(d)].size;
+    const int first = mbar_base_ + c * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(d)];
+    auto one = [&](int m) {
+      switch (how) {
+        case How::read: return reads(set, m);
+        case How::count: return counts(set, m);
+        case How::arrive: return arrives(set, m);
+        case How::write: return writes(set, m);
+      }
+    };
+    std::int64_t i = 0;
+    if (r.index == ir::no_expr || (known(r.index, vars, i) && i >= 0 && i < size)) {
+      one(first + static_cast<int>(i));
+    } else {
+      for (int x = 0; x < size; ++x) one(first + x);
+    }
     if (alive || c != cta) reads(set, alive_base_ + c);
   };
   auto buf_in = [&](const ir::Ref& r, int c, bool write, bool alive) {
@@ -162,10 +178,12 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
             buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)], write);
     if (alive || c != cta) reads(set, alive_base_ + c);
   };
-  auto mbar = [&](const ir::Ref& r, bool write, bool alive) {
+  auto mbar = [&](const ir::Ref& r, How how, bool alive) {
     if (r.object < 0) return all(set);
-    ctas_of(r.cta, cta, vars, [&](int c) { mbar_in(r, c, write, alive); });
+    ctas_of(r.cta, cta, vars, [&](int c) { mbar_in(r, c, how, alive); });
   };
+  // What an issue does to its barrier, and what its event does when it lands.
+  auto issue = [&](How landing) { return events ? landing : How::read; };
   const bool write = ir::op_access(op.code) == ir::Access::write;
   auto buffers = [&](bool w, bool alive) {
     for (const ir::Ref& r : op.bufs) ctas_of(r.cta, cta, vars, [&](int c) { buf_in(r, c, w, alive); });
@@ -173,13 +191,13 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   // A multicast reaches the CTAs of its mask: those, when it is known. Its
   // issue reads each destination's barrier (its initialisation) and writes
   // each buffer (the write in flight); its events write both when they land.
-  auto multicast = [&](bool with_bufs) {
+  auto multicast = [&](bool with_bufs, How landing) {
     std::int64_t mask = 0;
     if (!known(op.multicast, vars, mask)) mask = -1;
     for (int c = 0; c < p_.ctas; ++c) {
       if (!(mask & (std::int64_t{1} << c))) continue;
       if (op.bar.object < 0) return all(set);
-      mbar_in(op.bar, c, events, events);
+      mbar_in(op.bar, c, issue(landing), events);
       if (with_bufs)
         for (const ir::Ref& r : op.bufs) buf_in(r, c, true, events);
     }
@@ -253,21 +271,25 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     // landing like a TMA load; the request itself reads the CLC state.
     case ir::Footprint::clc_request:
       writes(set, clc_);
-      if (op.multicast != ir::no_expr) return multicast(true);
+      if (op.multicast != ir::no_expr) return multicast(true, How::count);
       buffers(true, events);
-      mbar(op.bar, events, events);
+      mbar(op.bar, issue(How::count), events);
       return;
-    case ir::Footprint::mbarrier: mbar(op.bar, true, false); return;
-    case ir::Footprint::mbar_wait: mbar(op.bar, false, false); return;
+    // An arrive whose state token is kept reads the pending count (the
+    // token holds it): a write. expect_tx and complete_tx count.
+    case ir::Footprint::mbarrier:
+      if (op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval || op.dest_var >= 0) return mbar(op.bar, How::write, false);
+      return mbar(op.bar, ir::op_has(op.code, ir::opf::thread_arrive) ? How::arrive : How::count, false);
+    case ir::Footprint::mbar_wait: mbar(op.bar, How::read, false); return;
     case ir::Footprint::none: return;  // e.g. pending_count: reads the agent's own token
     // Operations that leave an async event behind: the issue reads the
     // barrier (its initialisation) and writes the buffer (the write in
     // flight); the event, when it lands, writes both, and the CTA it
     // targets must not exit before it (alive).
     case ir::Footprint::tma_load:
-      if (op.multicast != ir::no_expr) return multicast(true);
+      if (op.multicast != ir::no_expr) return multicast(true, How::count);
       buffers(true, events);
-      mbar(op.bar, events, events);
+      mbar(op.bar, issue(How::count), events);
       return;
     // An async arrival takes a sync object of the agent's pool, which its
     // landing frees (step.cpp, arrive_slot): the pool is a resource. A
@@ -275,15 +297,15 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     // its issue.
     case ir::Footprint::async_arrive:
       writes(set, pool_base_ + agent);
-      if (op.multicast != ir::no_expr) return multicast(false);
-      mbar(op.bar, events || (op.code == OpCode::cp_async_mbarrier_arrive && !op.noinc), events);
+      if (op.multicast != ir::no_expr) return multicast(false, How::arrive);
+      mbar(op.bar, events ? How::arrive : op.code == OpCode::cp_async_mbarrier_arrive && !op.noinc ? How::count : How::read, events);
       return;
     // st.async: an async write into the buffer of the CTA named, whose
     // landing completes on the barrier there (the pool holds its release).
     case ir::Footprint::async_store:
       writes(set, pool_base_ + agent);
       buffers(true, events);
-      mbar(op.bar, events, events);
+      mbar(op.bar, issue(How::count), events);
       return;
     case ir::Footprint::barrier: named(); return;
     case ir::Footprint::cluster: writes(set, cluster_); return;
@@ -297,16 +319,20 @@ void Footprints::close_aliases(Set set) const {
   if (alias_res_.empty()) return;
   // The aliases of the set as it was: one hop, as Program::aliases is per
   // pair; a read of a buffer reads its aliases, a write writes them.
-  std::uint64_t had[2 * max_words];
-  std::copy_n(set, 2 * words_, had);
+  std::uint64_t had[parts * max_words];
+  std::copy_n(set, parts * words_, had);
   for (const auto& [r, others] : alias_res_)
-    for (int kind = 0; kind < 2; ++kind)
+    for (int kind = 0; kind < parts; ++kind)
       if (had[kind * words_ + r / 64] >> (r % 64) & 1)
         for (const int o : others) set[kind * words_ + o / 64] |= std::uint64_t{1} << (o % 64);
 }
 
 void Footprints::pending_footprint(const Pending& e, Set set) const {
-  writes(set, mbar_base_ + e.mbar);
+  // A commit or a cp.async arrival arrives; a copy or a store completes bytes.
+  if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive)
+    arrives(set, mbar_base_ + e.mbar);
+  else
+    counts(set, mbar_base_ + e.mbar);
   // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
   // one may enable another, so they share a resource, the agent's pool.
   if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive || e.kind == PendingKind::st_async)
@@ -321,16 +347,23 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
   }
 }
 
+std::int64_t Footprints::max_arrivals(const ir::Op& op, int agent, const std::int64_t* vars) const {
+  std::int64_t count = 1;
+  if (op.count != ir::no_expr && (!known(op.count, vars, count) || count < 0)) return -1;
+  return count * lanes_of(op, p_.agents[static_cast<std::size_t>(agent)]).count;
+}
+
 std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const {
   const int agents = static_cast<int>(s.agents.size());
   const int procs = agents + static_cast<int>(s.pending.size());
   if (words_ == 0 || procs > 64) return 0;
-  const int width = 2 * words_;
+  const int width = parts * words_;
   // Per process: the footprint of its next step and of everything it may
   // still do. An agent's next step is evaluated with its variables now (more
   // precise than the static row); a pending event is one step.
   // On the stack, filled only as far as used: this runs for every state.
-  std::uint64_t step[64 * 2 * max_words], future[64 * 2 * max_words];
+  std::uint64_t step[64 * parts * max_words], future[64 * parts * max_words];
+  std::int64_t arrivals[64];  // at most how many arrivals its next step makes (-1: not known)
   std::fill_n(step, procs * width, 0);
   std::uint64_t live = 0, live_agents = 0, at_exit = 0;
   for (int a = 0; a < agents; ++a) {
@@ -340,10 +373,14 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     std::uint64_t* st = step + a * width;
     const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
     const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+    arrivals[a] = 0;
     if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op) {
-      op_footprint(*code[ag.pc].op, a, s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], false, st);
+      const ir::Op& op = *code[ag.pc].op;
+      const std::int64_t* vars = s.vars.data() + p_.var_base[static_cast<std::size_t>(a)];
+      op_footprint(op, a, vars, false, st);
       close_aliases(st);
-      if (ir::op_footprint(code[ag.pc].op->code) == ir::Footprint::exit) at_exit |= std::uint64_t{1} << a;
+      if (ir::op_footprint(op.code) == ir::Footprint::exit) at_exit |= std::uint64_t{1} << a;
+      if (ir::op_has(op.code, ir::opf::thread_arrive)) arrivals[a] = max_arrivals(op, a, vars);
     } else {
       for (int w = 0; w < width; ++w) st[w] = row(step_, a, ag.pc)[w];
       if (ag.pc >= code.size()) at_exit |= std::uint64_t{1} << a;
@@ -354,35 +391,66 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   for (int e = agents; e < procs; ++e) {
     live |= std::uint64_t{1} << e;
     std::uint64_t* st = step + e * width;
-    pending_footprint(s.pending[static_cast<std::size_t>(e - agents)], st);
+    const Pending& pe = s.pending[static_cast<std::size_t>(e - agents)];
+    pending_footprint(pe, st);
     close_aliases(st);
     for (int w = 0; w < width; ++w) future[e * width + w] = st[w];
+    arrivals[e] = pe.kind == PendingKind::tcgen05_arrive ? 1 : pe.kind == PendingKind::cp_async_arrive ? pe.bytes : 0;
   }
   // The live agents of each CTA, as a mask.
   std::uint64_t of_cta[spec::cluster::max_ctas] = {};
   for (int a = 0; a < agents; ++a)
     if (live_agents >> a & 1) of_cta[cta_of_[static_cast<std::size_t>(a)]] |= std::uint64_t{1} << a;
-  // May q, now or later, interfere with p's next step? Where p's step may
-  // be enabled: when one writes what the other reads or writes. Where it
-  // surely is not: when q writes what p's step reads (what could enable it);
-  // nothing q does can disable it further. An agent's exit also writes its
-  // CTA's liveness when it is the CTA's last: not while another of the
-  // CTA's live agents is in the set (which moves only after the set's steps).
+  auto bit = [](const std::uint64_t* fp, int part, int words, int r) { return (fp[part * words + r / 64] >> (r % 64) & 1) != 0; };
+  // An agent's exit also writes its CTA's liveness when it is the CTA's
+  // last: not while another of the CTA's live agents is in the set (which
+  // moves only after the set's steps).
   auto may_be_last = [&](int a, std::uint64_t set) {
     return (of_cta[cta_of_[static_cast<std::size_t>(a)]] & set & ~(std::uint64_t{1} << a)) == 0;
   };
-  auto has = [&](const std::uint64_t* fp, int r) { return ((fp[r / 64] | fp[words_ + r / 64]) >> (r % 64) & 1) != 0; };
+  auto touches = [&](const std::uint64_t* fp, int r) {
+    return bit(fp, read_part, words_, r) || bit(fp, write_part, words_, r) || bit(fp, count_part, words_, r);
+  };
+  // Mbarrier m stays in its phase while the set's steps wait, whatever the
+  // others do, and p's step does not complete it: it is initialised, every
+  // process that may arrive on it is in the set (the others only count
+  // bytes, or read), and its pending count is above what p's step arrives.
+  // Then the ops that count on it commute with each other and with its
+  // waits (each adds to a sum, or reads a phase that does not change).
+  auto quiet = [&](int p, int r, std::uint64_t set) {
+    const int m = r - mbar_base_;
+    const spec::mbarrier::State& st = s.mbars[static_cast<std::size_t>(m)];
+    if (st.status != spec::mbarrier::Status::live) return false;
+    const std::int64_t own = bit(step + p * width, arrive_part, words_, r) ? arrivals[p] : 0;
+    if (own < 0 || st.pending <= own) return false;
+    for (int x = 0; x < procs; ++x)
+      if ((live >> x & 1) && !(set >> x & 1) && bit(future + x * width, arrive_part, words_, r)) return false;
+    return true;
+  };
+  // May q, now or later, interfere with p's next step? Where p's step may
+  // be enabled: when one writes what the other reads or writes, or, unless
+  // the barrier is quiet, when one counts on an mbarrier the other counts
+  // on or waits on. Where it surely is not: when q may enable it (q writes
+  // what p's step touches, or counts on what it waits on, the barrier not
+  // quiet); nothing q does can disable it further.
   auto meets = [&](int p, int q, std::uint64_t set) {
     const std::uint64_t* sp = step + p * width;
     const std::uint64_t* fq = future + q * width;
     const bool enabled = seeds >> p & 1;
     for (int w = 0; w < words_; ++w) {
-      const std::uint64_t touched = sp[w] | sp[words_ + w];
-      if (touched & fq[words_ + w]) return true;
-      if (enabled && (sp[words_ + w] & fq[w])) return true;
+      const std::uint64_t rp = sp[w], wp = sp[words_ + w], cp = sp[2 * words_ + w];
+      const std::uint64_t rq = fq[w], wq = fq[words_ + w], cq = fq[2 * words_ + w];
+      const std::uint64_t hard = enabled ? (wp & (rq | wq | cq)) | ((rp | cp) & wq) : ((rp | wp | cp) & wq) | (wp & cq);
+      if (hard) return true;
+      std::uint64_t soft = enabled ? (cp & (cq | rq)) | (rp & cq) : rp & cq;
+      while (soft) {
+        const int r = w * 64 + std::countr_zero(soft);
+        soft &= soft - 1;
+        if (!quiet(p, r, set)) return true;
+      }
     }
-    if (q < agents && has(sp, alive_base_ + cta_of_[static_cast<std::size_t>(q)]) && may_be_last(q, set)) return true;
-    if ((at_exit >> p & 1) && has(fq, alive_base_ + cta_of_[static_cast<std::size_t>(p)]) && may_be_last(p, set)) return true;
+    if (q < agents && touches(sp, alive_base_ + cta_of_[static_cast<std::size_t>(q)]) && may_be_last(q, set)) return true;
+    if ((at_exit >> p & 1) && touches(fq, alive_base_ + cta_of_[static_cast<std::size_t>(p)]) && may_be_last(p, set)) return true;
     return false;
   };
   // From each seed, close under "q may interfere with the next step of a

@@ -51,22 +51,36 @@ class Footprints {
   std::vector<int> cta_of_;             // per agent: its CTA
   std::vector<bool> whole_slot_;        // per named slot: an exit may complete it (used with no thread count, or AMD's)
 
-  // A footprint: words_ words of resources read, then words_ of resources
-  // written (a write also reads).
+  // A footprint: four parts of words_ words each, of resources read,
+  // written (a write also reads), counted on and arrived on. The last two
+  // are an mbarrier's: an op that counts (an arrive, expect-tx or
+  // complete-tx, a landing) changes only the pending count, the tx-count and
+  // what the phase releases, all sums, and commutes with another that counts
+  // and with a wait as long as the phase does not complete
+  // (persistent(), `quiet`); one that arrives also counts and may lower the
+  // pending count. A write is any other change (init, inval, an arrive whose
+  // state token is kept).
+  enum Part { read_part = 0, write_part = 1, count_part = 2, arrive_part = 3, parts = 4 };
   using Set = std::uint64_t*;
   // The footprint of `agent` at `pc` in step_ or future_.
   template <class V>
   auto row(V& v, int agent, int pc) const {
-    return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(2 * words_);
+    return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(parts * words_);
   }
-  void reads(Set set, int resource) const { set[resource / 64] |= std::uint64_t{1} << (resource % 64); }
-  void writes(Set set, int resource) const { set[words_ + resource / 64] |= std::uint64_t{1} << (resource % 64); }
+  void mark(Set set, Part part, int resource) const { set[part * words_ + resource / 64] |= std::uint64_t{1} << (resource % 64); }
+  void reads(Set set, int resource) const { mark(set, read_part, resource); }
+  void writes(Set set, int resource) const { mark(set, write_part, resource); }
+  void counts(Set set, int resource) const { mark(set, count_part, resource); }
+  void arrives(Set set, int resource) const { mark(set, count_part, resource), mark(set, arrive_part, resource); }
   void all(Set set) const;
   // With `vars` (the agent's variables now) every index and CTA expression is
   // evaluated; without, only constant ones, and the rest stand for all. With
   // `events`, also what the async events the op leaves behind touch when
   // they land (part of the agent's future, not of its step).
   void op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, bool events, Set set) const;
+  // At most how many arrivals an arrive op makes (its count times the lanes
+  // that execute it); -1 when that is not known.
+  [[nodiscard]] std::int64_t max_arrivals(const ir::Op& op, int agent, const std::int64_t* vars) const;
   // An exit's, but the liveness of its CTA, which only the last one of the
   // CTA's agents to exit changes (persistent() adds it where that may be).
   void exit_footprint(int cta, Set set) const;
