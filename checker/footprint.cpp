@@ -37,6 +37,12 @@ Footprints::Footprints(const Program& p) : p_(p) {
     for (const std::uint16_t o : p.aliases[static_cast<std::size_t>(b)]) others.push_back(resource(o));
     alias_res_.emplace_back(resource(b), std::move(others));
   }
+  for (const AgentInfo& a : p.agents) {
+    bool arrives_alone = false;
+    for (const Instr& in : p.code[static_cast<std::size_t>(a.role)])
+      arrives_alone |= in.kind == InstrKind::op && in.op->code == OpCode::cluster_arrive;
+    cluster_arrive_.push_back(arrives_alone);
+  }
   // The named-barrier slots an exit may complete (spec::named::on_exit: an
   // instance given no thread count waits for the CTA's non-exited threads;
   // AMD's workgroup barrier counts the waves that have not exited).
@@ -128,7 +134,7 @@ void Footprints::exit_footprint(int cta, Set set) const {
   // CTA's barriers that wait for its non-exited threads; the last one of a
   // CTA reads its tensor-memory allocations (and, persistent(), what
   // targets the CTA).
-  writes(set, cluster_);
+  counts(set, cluster_);
   for (int slot = 0; slot < p_.named_used; ++slot)
     if (whole_slot_[static_cast<std::size_t>(slot)]) writes(set, named_base_ + cta * p_.named_used + slot);
   reads(set, tmem_base_ + cta);
@@ -308,7 +314,14 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       mbar(op.bar, issue(How::count), events);
       return;
     case ir::Footprint::barrier: named(); return;
-    case ir::Footprint::cluster: writes(set, cluster_); return;
+    // The cluster barrier: an arrive counts threads towards its instance
+    // (as an exit does, lowering the threads expected), a wait reads it;
+    // cluster_sync does both (persistent() takes its wait alone once it
+    // has arrived).
+    case ir::Footprint::cluster:
+      if (op.code != OpCode::cluster_wait) counts(set, cluster_);
+      if (op.code != OpCode::cluster_arrive) reads(set, cluster_);
+      return;
     case ir::Footprint::exit: exit_footprint(cta, set); return;
     case ir::Footprint::own: return;  // the agent's own threads and counters only
   }
@@ -381,6 +394,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       close_aliases(st);
       if (ir::op_footprint(op.code) == ir::Footprint::exit) at_exit |= std::uint64_t{1} << a;
       if (ir::op_has(op.code, ir::opf::thread_arrive)) arrivals[a] = max_arrivals(op, a, vars);
+      if (op.code == OpCode::cluster_sync && ag.cluster_ticket != 0) st[count_part * words_ + cluster_ / 64] &= ~(std::uint64_t{1} << (cluster_ % 64));
     } else {
       for (int w = 0; w < width; ++w) st[w] = row(step_, a, ag.pc)[w];
       if (ag.pc >= code.size()) at_exit |= std::uint64_t{1} << a;
@@ -412,19 +426,81 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     return bit(fp, read_part, words_, r) || bit(fp, write_part, words_, r) || bit(fp, count_part, words_, r);
   };
   // Mbarrier m stays in its phase while the set's steps wait, whatever the
-  // others do, and p's step does not complete it: it is initialised, every
-  // process that may arrive on it is in the set (the others only count
-  // bytes, or read), and its pending count is above what p's step arrives.
-  // Then the ops that count on it commute with each other and with its
-  // waits (each adds to a sum, or reads a phase that does not change).
+  // others do, and p's step does not complete it before another's step on
+  // it: then the ops that count on it commute with each other and with its
+  // waits (each adds to a sum, or reads a phase that does not change). It
+  // must be initialised, and every process that may arrive on it in the set
+  // (outside, its pending count does not change); then either its pending
+  // count is above what p's step arrives (nothing completes it), or it is 0
+  // and the only counting outside the set is the landings in flight, whose
+  // bytes are known: no landing completes the phase alone after any subset
+  // of the others, nor does p's (a landing), but after all of them where
+  // nothing outside the set may read the barrier then.
+  // The cluster barrier likewise, counting threads: it does not complete
+  // while the threads still expected outnumber what p's step and every
+  // agent outside the set may still count (once each, twice for an agent
+  // that may arrive with cluster_arrive and then exit; none for one that
+  // has arrived and is blocked in its wait).
+  auto quiet_cluster = [&](int p, std::uint64_t set) {
+    std::int64_t expected = 0, outside = 0;
+    for (int x = 0; x < agents; ++x) {
+      if (!(live_agents >> x & 1)) continue;
+      const std::int64_t threads = p_.agents[static_cast<std::size_t>(x)].threads;
+      expected += threads;
+      if (set >> x & 1) continue;
+      if (s.agents[static_cast<std::size_t>(x)].cluster_ticket == 0)
+        outside += cluster_arrive_[static_cast<std::size_t>(x)] ? 2 * threads : threads;
+      else if ((seeds >> x & 1) || !bit(step + x * width, read_part, words_, cluster_))
+        outside += threads;
+    }
+    const std::int64_t own =
+        p < agents && bit(step + p * width, count_part, words_, cluster_) ? p_.agents[static_cast<std::size_t>(p)].threads : 0;
+    return expected - static_cast<std::int64_t>(s.cluster.arrived) > own + outside;
+  };
   auto quiet = [&](int p, int r, std::uint64_t set) {
+    if (r == cluster_) return quiet_cluster(p, set);
     const int m = r - mbar_base_;
     const spec::mbarrier::State& st = s.mbars[static_cast<std::size_t>(m)];
     if (st.status != spec::mbarrier::Status::live) return false;
     const std::int64_t own = bit(step + p * width, arrive_part, words_, r) ? arrivals[p] : 0;
-    if (own < 0 || st.pending <= own) return false;
+    if (own < 0) return false;
     for (int x = 0; x < procs; ++x)
       if ((live >> x & 1) && !(set >> x & 1) && bit(future + x * width, arrive_part, words_, r)) return false;
+    if (st.pending > own) return true;
+    if (own > 0 || st.pending != 0) return false;
+    std::int64_t landing[12];
+    int n = 0;
+    bool readers = false;
+    for (int x = 0; x < procs; ++x) {
+      if (!(live >> x & 1) || (set >> x & 1)) continue;
+      const std::uint64_t* fx = future + x * width;
+      if (bit(fx, read_part, words_, r) &&
+          !(x < agents && !(seeds >> x & 1) && bit(step + x * width, read_part, words_, r)))
+        readers = true;  // x may read it, unless x waits on it now, surely blocked
+      if (!bit(fx, count_part, words_, r)) continue;
+      if (x < agents || n == 12) return false;
+      const Pending& pe = s.pending[static_cast<std::size_t>(x - agents)];
+      if (pe.kind != PendingKind::tma_load && pe.kind != PendingKind::st_async) return false;
+      landing[n++] = pe.bytes;
+    }
+    std::int64_t mine = -1;  // p's bytes, where p is a landing
+    if (p >= agents && bit(step + p * width, count_part, words_, r)) {
+      const Pending& pe = s.pending[static_cast<std::size_t>(p - agents)];
+      if (pe.kind != PendingKind::tma_load && pe.kind != PendingKind::st_async) return false;
+      mine = pe.bytes;
+    } else if (p < agents && bit(step + p * width, count_part, words_, r)) {
+      return false;  // an agent's own counting with the pending count at 0
+    }
+    const unsigned full = (1u << n) - 1;
+    for (unsigned landed = 0; landed <= full; ++landed) {
+      std::int64_t sum = 0;
+      for (int i = 0; i < n; ++i)
+        if (landed >> i & 1) sum += landing[i];
+      const std::int64_t left = st.tx - sum;
+      for (int i = 0; i < n; ++i)
+        if (!(landed >> i & 1) && left == landing[i]) return false;
+      if (mine >= 0 && left == mine && (landed != full || readers)) return false;
+    }
     return true;
   };
   // May q, now or later, interfere with p's next step? Where p's step may

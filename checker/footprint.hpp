@@ -49,6 +49,7 @@ class Footprints {
   std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
   std::vector<std::uint64_t> future_;   // the union over every pc reachable from this one, with the async events each issues
   std::vector<int> cta_of_;             // per agent: its CTA
+  std::vector<bool> cluster_arrive_;    // per agent: its code has a cluster_arrive (an arrive with no wait)
   std::vector<bool> whole_slot_;        // per named slot: an exit may complete it (used with no thread count, or AMD's)
 
   // A footprint: four parts of words_ words each, of resources read,

@@ -117,21 +117,22 @@ TEST_CASE("headless Chromium: the trace page has lanes, barrier tracks, a legend
   CHECK(count(dead.dom, "<span id=\"L") == count(dead.html, "<span id=\"L"));
 }
 
-TEST_CASE("headless Chromium: a 36-step trace stays within bounds, labels on screen") {
+TEST_CASE("headless Chromium: a long trace (over 30 steps) stays within bounds, labels on screen") {
   REQUIRE_MESSAGE(have_chromium(), "chromium is not installed (./dev test installs it)");
   // PHASECHECK_SCREENSHOT=path keeps the screenshot (the README's image:
-  // PHASECHECK_SCREENSHOT=docs/img/trace-page.png build/tests/phasecheck_tests -tc="*36-step*").
+  // PHASECHECK_SCREENSHOT=docs/img/trace-page.png build/tests/phasecheck_tests -tc="*long trace*").
   const char* keep = std::getenv("PHASECHECK_SCREENSHOT");
   const std::string png = keep ? std::string(keep) : (std::filesystem::temp_directory_path() / "phasecheck_trace_page.png").string();
   const Page p = open_page("kernels/field/deepgemm_sm90_fp8_1d2d_bug_expect_tx_local_only.bk", png);
-  CHECK(count(p.html, "<td class=\"step") == 36);
+  const std::size_t steps = count(p.html, "<td class=\"step");
+  CHECK(steps >= 30);
   // Release-to-acquire edges: one arrow per wait that acquired a phase completion of the trace.
   const std::size_t edges = count(p.html, "data-from=\"");
   CHECK(edges > 0);
   CHECK(count(p.dom, "class=\"edge\"") == edges);
   // The table is at most about 125 px per step (the old page: 150) at the default zoom, and the
   // lane labels start inside the window.
-  CHECK(layout(p.dom, "table_width") <= 36 * 125 + 200);
+  CHECK(layout(p.dom, "table_width") <= static_cast<long>(steps) * 125 + 200);
   CHECK(layout(p.dom, "labels_left") >= 0);
   CHECK(layout(p.dom, "labels_right") <= 400);
   CHECK(layout(p.dom, "viewport") == 1400);
