@@ -550,7 +550,8 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
         }
       }
     }
-    const int size = std::popcount(set);
+    // The smallest by the steps it keeps (a disabled member keeps none).
+    const int size = std::popcount(set & seeds);
     if (set != live && size < best_size) {
       best = set;
       best_size = size;
