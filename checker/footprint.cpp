@@ -75,11 +75,17 @@ Footprints::Footprints(const Program& p) : p_(p) {
     const int cta = p.agents[a].cta;
     const std::vector<Instr>& code = p.code[static_cast<std::size_t>(p.agents[a].role)];
     const int n = static_cast<int>(code.size());
+    // What the agent may do, with what is known of it before it runs: its
+    // builtins (cta, instance, warp), which no statement assigns.
+    builtins_.assign(3, 0);
+    builtins_[ir::var_cta] = p.agents[a].cta;
+    builtins_[ir::var_instance] = p.agents[a].instance;
+    builtins_[ir::var_warp] = p.agents[a].warp;
     for (int pc = 0; pc < n; ++pc)
       if (code[static_cast<std::size_t>(pc)].kind == InstrKind::op) {
-        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, false, row(step_, agent, pc));
+        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, builtins_.data(), false, row(step_, agent, pc));
         close_aliases(row(step_, agent, pc));
-        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, nullptr, true, row(future_, agent, pc));
+        op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, builtins_.data(), true, row(future_, agent, pc));
         close_aliases(row(future_, agent, pc));
       }
     exit_footprint(cta, row(step_, agent, n));
@@ -91,7 +97,14 @@ Footprints::Footprints(const Program& p) : p_(p) {
         const Instr& in = code[static_cast<std::size_t>(pc)];
         int next[2] = {pc + 1, -1};
         if (in.kind == InstrKind::jump) next[0] = in.target;
-        if (in.kind == InstrKind::branch_false) next[1] = in.target;
+        if (in.kind == InstrKind::branch_false) {
+          // A test of the builtins alone goes one way only (`if cta == 0:`).
+          std::int64_t v = 0;
+          if (builtin_only(in.expr) && known(in.expr, builtins_.data(), v))
+            next[0] = v != 0 ? pc + 1 : in.target;
+          else
+            next[1] = in.target;
+        }
         Set f = row(future_, agent, pc);
         for (int succ : next) {
           if (succ < 0) continue;
@@ -111,8 +124,21 @@ void Footprints::all(Set set) const {
   for (int r = 0; r < count_; ++r) writes(set, r);
 }
 
+bool Footprints::builtin_only(ir::ExprId e) const {
+  if (e == ir::no_expr) return true;
+  const ir::Expr& x = p_.exprs[static_cast<std::size_t>(e)];
+  switch (x.kind) {
+    case ir::ExprKind::constant: return true;
+    case ir::ExprKind::var: return x.var == ir::var_cta || x.var == ir::var_instance || x.var == ir::var_warp;
+    case ir::ExprKind::unary: return builtin_only(x.a);
+    case ir::ExprKind::binary: return builtin_only(x.a) && builtin_only(x.b);
+  }
+  return false;
+}
+
 bool Footprints::known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const {
   if (vars == nullptr && !is_constant(p_, e)) return false;
+  if (vars == builtins_.data() && !builtin_only(e)) return false;
   try {
     value = eval(p_, e, vars);
     return true;

@@ -91,6 +91,11 @@ class Footprints {
   std::vector<std::pair<int, std::vector<int>>> alias_res_;
   void close_aliases(Set set) const;
   [[nodiscard]] bool known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const;
+  // An expression of constants and the agent's builtins only.
+  [[nodiscard]] bool builtin_only(ir::ExprId e) const;
+  // While the static rows are built: the agent's builtins (the rest 0); an
+  // expression with another variable is not known from them.
+  std::vector<std::int64_t> builtins_;
   // The CTAs a reference may name: its own, the known one, or all.
   template <class F>
   void ctas_of(ir::ExprId cta_expr, int own, const std::int64_t* vars, F&& f) const;

@@ -86,11 +86,11 @@ TEST_CASE("corpus: each reduction reduces: local steps") {
   CHECK(ratio(named("amd_lds_gather_pipeline.bk"), no_private_steps) >= 1.49);
 }
 
-// Measured: 0.086, 0.247, 0.454 of the steps.
+// Measured on 2026-12-03: 0.132, 0.225, 0.200 of the steps.
 TEST_CASE("corpus: each reduction reduces: the step cache") {
-  const std::pair<const char*, double> floors[] = {{"tlx_ws_gemm_hopper.bk", 0.043},
-                                                   {"block_mbarrier_tma.bk", 0.12},
-                                                   {"field/cutlass_sm100_mixed_tma_cpasync_bug_cta_scope.bk", 0.22}};
+  const std::pair<const char*, double> floors[] = {{"tlx_ws_gemm_hopper.bk", 0.066},
+                                                   {"block_mbarrier_tma.bk", 0.11},
+                                                   {"field/cutlass_sm100_mixed_tma_cpasync.bk", 0.10}};
   for (const auto& [name, floor] : floors) {
     const corpus::Kernel& k = named(name);
     check::Options o;
