@@ -255,6 +255,7 @@ void alias_table(Program& p) {
 }  // namespace
 
 std::string Program::mem_name(int mem_buf) const {
+  if (mem_buf >= num_buffers() + num_mbars()) return "the start of CTA " + std::to_string(mem_buf - num_buffers() - num_mbars());
   const bool mbar = mem_buf >= num_buffers();
   const std::string name = mbar ? mbar_name(mem_buf - num_buffers()) : buffer_name(mem_buf);
   if (aliases_of(mem_buf).empty()) return name;
@@ -288,13 +289,15 @@ void instantiate_declarations(Program& p, const ir::Kernel& k) {
   p.mbar_has_init.assign(k.mbarriers.size(), false);
   alias_table(p);
   p.tmem_buffer.clear();
-  if (p.tmem_decls > 0) {
+  if (p.tmem_decls > 0 || p.ctas > 1) {
     p.tmem_buffer.assign(static_cast<std::size_t>(p.mem_buffers()), 0);
     for (int c = 0; c < p.ctas; ++c)
       for (std::size_t d = 0; d < k.buffers.size(); ++d)
         if (p.tmem_slot[d] >= 0)
           for (int e = 0; e < k.buffers[d].size; ++e)
             p.tmem_buffer[static_cast<std::size_t>(c * p.buffers_per_cta + p.buffer_base[d] + e)] = 1;
+    if (p.ctas > 1)
+      for (int c = 0; c < p.ctas; ++c) p.tmem_buffer[static_cast<std::size_t>(p.start_buffer(c))] = 1;
   }
 
 }

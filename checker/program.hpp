@@ -99,8 +99,10 @@ struct Program {
   // spec::tmem::Cta::allocated (-1 for shared memory); how many there are.
   std::vector<int> tmem_slot;
   int tmem_decls = 0;
-  // Per hb::Memory buffer, 1 for tensor memory (empty in a kernel with none):
-  // the buffers whose events carry the tcgen05 ordering (spec/hb.hpp, Event).
+  // Per hb::Memory buffer, 1 for tensor memory and for a CTA's start (empty
+  // in a kernel with neither): the buffers whose events' `after_async` is an
+  // execution ordering, which .relaxed arrives and waits carry (spec/hb.hpp,
+  // Event: the tcgen05 ordering; spec::sync_order::cta_start_known).
   std::vector<std::uint8_t> tmem_buffer;
   [[nodiscard]] std::span<const std::uint8_t> tmem_buffers() const { return tmem_buffer; }
   bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
@@ -157,9 +159,11 @@ struct Program {
   [[nodiscard]] int num_buffers() const { return buffers_per_cta * ctas; }
   [[nodiscard]] int num_mbars() const { return mbars_per_cta * ctas; }
   // hb::Memory holds the data buffers, then one pseudo-buffer per mbarrier
-  // instance standing for its initialisation.
-  [[nodiscard]] int mem_buffers() const { return num_buffers() + num_mbars(); }
+  // instance standing for its initialisation, then in a cluster of two or
+  // more CTAs one per CTA standing for its start (spec::sync_order::cta_starts).
+  [[nodiscard]] int mem_buffers() const { return num_buffers() + num_mbars() + (ctas > 1 ? ctas : 0); }
   [[nodiscard]] int mbar_pseudo_buffer(int mbar) const { return num_buffers() + mbar; }
+  [[nodiscard]] int start_buffer(int cta) const { return num_buffers() + num_mbars() + cta; }
   [[nodiscard]] int mbar_sync(int mbar) const { return mbar; }
   // Per hb::Memory buffer, the others of its CTA that share bytes with it
   // (checker/layout.hpp); empty when no declaration aliases another.

@@ -45,6 +45,17 @@ State Stepper::initial() const {
   }
   s.clc.queue = static_cast<std::uint16_t>(p_.kernel->clc_queue);
   s.mem.buffers = p_.mem_buffers();
+  if (p_.ctas > 1)
+    for (int c = 0; c < p_.ctas; ++c) {
+      hb::Threads threads = 0;
+      int first = -1;
+      for (std::size_t a = 0; a < p_.agents.size(); ++a) {
+        if (p_.agents[a].cta != c) continue;
+        if (first < 0) first = static_cast<int>(a);
+        for (int t = 0; t < p_.agents[a].hb.count(); ++t) threads |= hb::bit(static_cast<std::uint8_t>(p_.agents[a].hb.base + t));
+      }
+      if (first >= 0) so::cta_starts(s.mem, p_.start_buffer(c), p_.agents[static_cast<std::size_t>(first)].hb.leader(), threads);
+    }
   return s;
 }
 

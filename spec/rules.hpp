@@ -123,6 +123,14 @@ struct CtaExit {
 [[nodiscard]] constexpr Violation target_alive(bool exited) {
   return exited ? Violation::exit_with_pending : Violation::none;
 }
+// An operation that targets another CTA of the cluster whose start is not
+// known to the issuing threads to have happened (sync_order::
+// cta_start_known): CUDA C++ Programming Guide, "Distributed Shared
+// Memory": "Accessing data in distributed shared memory requires all the
+// thread blocks to exist."
+[[nodiscard]] constexpr Violation target_started(bool known) {
+  return known ? Violation::none : Violation::peer_not_started;
+}
 
 // --- Launch limits ----------------------------------------------------------------
 

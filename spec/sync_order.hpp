@@ -384,4 +384,38 @@ inline void tma_load_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, const 
 // "phase completion").
 inline void phase_completes(hb::Memory& m, hb::Syncs syncs) { hb::complete_all(m, syncs); }
 
+// --- CTA start ----------------------------------------------------------------------
+
+// A cluster's CTAs are co-scheduled (they will all start), but each starts
+// at a time of its own, and another CTA may use its shared memory (a
+// distributed shared memory access, a remote arrive, a multicast, a pair
+// MMA, st.async) only once it exists: CUDA C++ Programming Guide,
+// "Distributed Shared Memory": "Accessing data in distributed shared memory
+// requires all the thread blocks to exist. A user can guarantee that all
+// thread blocks have started executing using cluster.sync()". The model
+// writes each CTA's start as an event of its own pseudo-buffer (Program::
+// start_buffer), made by the CTA's first agent's leader and known from the
+// beginning to every thread of the CTA (`threads`), to no other.
+inline void cta_starts(hb::Memory& m, int buf, std::uint8_t first, hb::Threads threads) {
+  hb::overwrite(m, buf, first, threads);
+  hb::proxy_fence(m, threads, buf, buf + 1);  // and in `after_async`, which the execution ordering carries
+}
+
+// Whether the threads `by` know that the CTA whose start pseudo-buffer is
+// `buf` has started (rules::target_started). Any synchronisation that
+// observed an operation of that CTA shows it, whatever its semantics or
+// scope: an arrive that was observed was made, so its CTA had started (an
+// execution ordering, as barrier.cluster.arrive.relaxed then wait is the
+// ISA's own way to wait for the cluster's CTAs). So the start rides on
+// `after_async` as the tcgen05 ordering does (Event), which .relaxed
+// arrives and waits carry (tc_release, tc_acquire: Program marks the start
+// pseudo-buffers with the tensor-memory ones), and a release whose scope is
+// too narrow for the data (`after_weak`) carries it too. A CTA with no agent
+// in the model has no event: nothing to check.
+[[nodiscard]] inline bool cta_start_known(const hb::Memory& m, int buf, hb::Threads by) {
+  for (const hb::Event& e : m.events)
+    if (e.buf == buf && e.write) return ((e.after | e.after_async | e.after_weak | hb::bit(e.thread)) & by) == by;
+  return true;
+}
+
 }  // namespace pc::spec::sync_order

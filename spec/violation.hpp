@@ -84,7 +84,9 @@ namespace pc::spec {
   X(stale_token, "stale_token", error,                                                             \
     "mbarrier.test_wait or try_wait with the state of an arrive from neither the current nor the immediately preceding phase (undefined in the PTX ISA)") \
   X(expected_count_zero, "expected_count_zero", error,                                             \
-    "mbarrier.arrive_drop took the expected arrival count to zero (undefined in the PTX ISA)")
+    "mbarrier.arrive_drop took the expected arrival count to zero (undefined in the PTX ISA)") \
+  X(peer_not_started, "peer_not_started", error,                                                   \
+    "an access, arrive or async operation into another CTA of the cluster that no synchronisation shows to have started")
 
 enum class Violation : std::uint8_t {
   none = 0,

@@ -123,7 +123,7 @@ TEST_CASE("two requests in flight: a failure counts once the CTA has queried it"
 TEST_CASE("every destination of a multicast request gets the same answer") {
   // CTA 1's worker tells CTA 0 what it got (an arrive on `flag` if a tile);
   // after the cluster barrier CTA 0's scheduler compares with its own answer.
-  const std::string both =
+  const std::string both = pc::testing::started(
       "kernel t\ncluster 2\nclc 1\nsmem resp bytes 16\nmbarrier full count 1\nmbarrier flag count 1\n"
       "role sched warp on cta 0:\n"
       "  one: arrive_expect_tx full bytes 16\n"
@@ -139,7 +139,7 @@ TEST_CASE("every destination of a multicast request gets the same answer") {
       "  b = clc_query resp\n"
       "  if b == 1:\n"
       "    one: arrive flag @ 0 release cluster\n"
-      "  cluster_sync\n";
+      "  cluster_sync\n");
   for (bool reduction : {true, false}) {
     CAPTURE(reduction);
     CHECK(outcome(with(both, "ASSERT", "assert r == a"), reduction) == "verified");

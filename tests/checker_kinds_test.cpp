@@ -180,8 +180,10 @@ TEST_CASE("remote_wait and the cluster barrier") {
   const int d = kb.buffer("d", 1, 64);
   const int bar = kb.mbarrier("bar", 1, 1);
   Role& w = kb.role("worker", Granularity::warp);
-  // CTA 0 writes into CTA 1's buffer, then everyone meets at the cluster barrier.
+  // Both CTAs have started; CTA 0 writes into CTA 1's buffer, then everyone
+  // meets at the cluster barrier.
   const ExprId is0 = kb.bin(BinOp::eq, kb.v(var_cta), kb.c(0));
+  w.body.push_back(O(OpCode::cluster_sync));
   w.body.push_back(KernelBuilder::if_else(is0, {op(O(OpCode::write).buf(d, no_expr, kb.c(1)))}));
   w.body.push_back(O(OpCode::cluster_sync));
   w.body.push_back(KernelBuilder::if_else(kb.un(UnOp::lnot, is0), {op(O(OpCode::read).buf(d))}));
@@ -189,8 +191,8 @@ TEST_CASE("remote_wait and the cluster barrier") {
   CHECK(run(good).verdict == Verdict::verified);
   // The same with a relaxed arrive: no order, a race.
   Kernel relaxed = good;
-  relaxed.roles[0].body[1] = op(O(OpCode::cluster_arrive).sem(Sem::relaxed));
-  relaxed.roles[0].body.insert(relaxed.roles[0].body.begin() + 2, op(O(OpCode::cluster_wait)));
+  relaxed.roles[0].body[2] = op(O(OpCode::cluster_arrive).sem(Sem::relaxed));
+  relaxed.roles[0].body.insert(relaxed.roles[0].body.begin() + 3, op(O(OpCode::cluster_wait)));
   CHECK(run(relaxed).violation == Violation::data_race);
   // Waiting on the peer's mbarrier is not allowed.
   Kernel remote = good;

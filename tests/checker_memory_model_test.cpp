@@ -8,8 +8,10 @@
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "tests/kernel_text.hpp"
 
 using namespace pc;
+using pc::testing::started;
 
 namespace {
 
@@ -69,9 +71,9 @@ TEST_CASE("two cp.async of one agent into one buffer conflict until a wait order
 
 TEST_CASE("scopes: a .cta acquire does not synchronise with another CTA's release") {
   auto k = [](const std::string& arrive, const std::string& wait) {
-    return "kernel sc\ncluster 2\nsmem inbox[1] bytes 1024\nmbarrier ready[1] count 1\nrole sender warp on cta 0:\n"
-           "  all: write inbox[0] @ 1\n  syncwarp\n  one: arrive ready[0] @ 1 " + arrive + "\n"
-           "role receiver warp on cta 1:\n  wait ready[0] parity 0" + wait + "\n  all: read inbox[0]\n";
+    return started("kernel sc\ncluster 2\nsmem inbox[1] bytes 1024\nmbarrier ready[1] count 1\nrole sender warp on cta 0:\n"
+                   "  all: write inbox[0] @ 1\n  syncwarp\n  one: arrive ready[0] @ 1 " + arrive + "\n"
+                   "role receiver warp on cta 1:\n  wait ready[0] parity 0" + wait + "\n  all: read inbox[0]\n");
   };
   pair(k("release cta", " acquire cluster"), "scope_race", k("release cluster", " acquire cluster"));
   pair(k("release cta", ""), "scope_race", k("release cluster", " acquire cluster"));
@@ -85,7 +87,7 @@ TEST_CASE("scopes: a .cta acquire does not synchronise with another CTA's releas
     CHECK(check::outcome_name(w) == "verified");
     REQUIRE(w.warnings.size() == 1);
     CHECK(w.warnings[0].kind == spec::Violation::scope_cta_acquire);
-    CHECK(w.warnings[0].loc.line == 10);  // the wait
+    CHECK(w.warnings[0].loc.line == 12);  // the wait
     CHECK(w.warnings[0].message.find("wait with .acquire.cluster") != std::string::npos);
     CHECK(check::outcome_name(run(k("release cluster", ""), reduction, true)) == "scope_cta_acquire");
   }
@@ -101,11 +103,11 @@ TEST_CASE("scopes: a .cta acquire does not synchronise with another CTA's releas
 // the chain was a data_race.
 TEST_CASE("scopes: a chain through another CTA's .cta release gets the direct edge's verdict") {
   auto k = [](const std::string& first, const std::string& scope, const std::string& last) {
-    return "kernel chain\ncluster 2\nsmem q bytes 64\nmbarrier b0 count 1\nmbarrier b1 count 1\nmbarrier b2 count 1\n"
-           "role x warp on cta 1:\n  one: " + first + " q\n  one: arrive b0 @ 0 " + scope + "\n"
-           "role y warp on cta 0:\n  wait b0 parity 0 acquire cluster\n  one: arrive b1\n"
-           "role w warp on cta 0:\n  wait b1 parity 0\n  one: arrive b2 @ 1 release cluster\n"
-           "role z warp on cta 1:\n  wait b2 parity 0 acquire cluster\n  one: " + last + " q\n";
+    return started("kernel chain\ncluster 2\nsmem q bytes 64\nmbarrier b0 count 1\nmbarrier b1 count 1\nmbarrier b2 count 1\n"
+                   "role x warp on cta 1:\n  one: " + first + " q\n  one: arrive b0 @ 0 " + scope + "\n"
+                   "role y warp on cta 0:\n  wait b0 parity 0 acquire cluster\n  one: arrive b1\n"
+                   "role w warp on cta 0:\n  wait b1 parity 0\n  one: arrive b2 @ 1 release cluster\n"
+                   "role z warp on cta 1:\n  wait b2 parity 0 acquire cluster\n  one: " + last + " q\n");
   };
   for (bool reduction : {true, false}) {
     CAPTURE(reduction);
@@ -114,7 +116,7 @@ TEST_CASE("scopes: a chain through another CTA's .cta release gets the direct ed
     CHECK(check::outcome_name(war) == "verified");
     REQUIRE(war.warnings.size() == 1);
     CHECK(war.warnings[0].kind == spec::Violation::scope_war);
-    CHECK(war.warnings[0].loc.line == 18);  // z's write
+    CHECK(war.warnings[0].loc.line == 22);  // z's write
     CHECK(check::outcome_name(run(k("read", "release cta", "write"), reduction, true)) == "scope_war");
     // A read of the first write: scope_race, with the fix named.
     const check::Result raw = run(k("write", "release cta", "read"), reduction);
@@ -143,10 +145,10 @@ TEST_CASE("scopes: a chain through another CTA's .cta release gets the direct ed
 // this rule the landing was taken as a release from the barrier's own CTA.
 TEST_CASE("scopes: a TMA load into another CTA's barrier releases at .cluster scope") {
   auto k = [](const std::string& wait) {
-    return "kernel mc\ncluster 2\nsmem b bytes 4096\nmbarrier full count 1\n"
-           "role producer warp on cta 0:\n  one: arrive_expect_tx full bytes 4096\n  one: tma_load b -> full multicast 2\n"
-           "role other warp on cta 1:\n  one: arrive_expect_tx full bytes 4096\n"
-           "role consumer warp on cta 1:\n  wait full parity 0" + wait + "\n  all: read b\n";
+    return started("kernel mc\ncluster 2\nsmem b bytes 4096\nmbarrier full count 1\n"
+                   "role producer warp on cta 0:\n  one: arrive_expect_tx full bytes 4096\n  one: tma_load b -> full multicast 2\n"
+                   "role other warp on cta 1:\n  one: arrive_expect_tx full bytes 4096\n"
+                   "role consumer warp on cta 1:\n  wait full parity 0" + wait + "\n  all: read b\n");
   };
   for (bool reduction : {true, false}) {
     CAPTURE(reduction);
@@ -184,10 +186,10 @@ TEST_CASE("a proxy fence restricted to a state space orders only that space's ac
   pair(k + "  one: fence_proxy_async global\n" + store, "proxy_race", k + "  one: fence_proxy_async shared_cluster\n" + store);
   // A generic write into the peer CTA's shared memory, read there by a TMA
   // store: the writer's .shared::cta fence does not reach the peer's memory.
-  const std::string dsm = "kernel dsm\ncluster 2\nsmem out[1] bytes 4096\nrole w warp:\n"
+  const std::string dsm = started("kernel dsm\ncluster 2\nsmem out[1] bytes 4096\nrole w warp:\n"
                           "  if cta == 0:\n    one: write out[0] @ 1\n    one: fence_proxy_async SPACE\n"
                           "  cluster_sync\n  if cta == 1:\n    one: tma_store out[0]\n    commit_group\n    wait_group_read 0\n"
-                          "  cluster_sync\n";
+                          "  cluster_sync\n");
   pair(with(dsm, "SPACE", "shared_cta"), "proxy_race", with(dsm, "SPACE", "shared_cluster"));
   pair(with(dsm, "SPACE", "global"), "proxy_race", with(dsm, "SPACE", ""));
 }
@@ -296,10 +298,10 @@ TEST_CASE("fence.acq_rel / fence.sc with relaxed barrier operations form release
         "data_race");
   // Across CTAs: a .cta fence with a .cluster relaxed arrive into the peer's
   // barrier is not morally strong with the peer's .cluster acquire.
-  const std::string remote = "kernel rr\ncluster 2\nsmem d[1] bytes 64\nmbarrier m[1] count 1\n"
+  const std::string remote = started("kernel rr\ncluster 2\nsmem d[1] bytes 64\nmbarrier m[1] count 1\n"
                              "role p warp on cta 0:\n  one: write d[0] @ 1\n  one: fence_acq_rel SCOPE\n"
                              "  one: arrive m[0] @ 1 relaxed cluster\n"
-                             "role c warp on cta 1:\n  wait m[0] parity 0 acquire cluster\n  one: read d[0]\n";
+                             "role c warp on cta 1:\n  wait m[0] parity 0 acquire cluster\n  one: read d[0]\n");
   pair(with(remote, "SCOPE", "cta"), "scope_race", with(remote, "SCOPE", "cluster"));
 }
 

@@ -38,7 +38,7 @@ std::string make(const std::string& scope, const std::string& expect = "128", co
   t = with(t, "EXPECT", expect);
   t = with(t, "  BEFORE", before);
   t = with(t, "AFTER", after);
-  return with(t, "READ", read);
+  return testing::started(with(t, "READ", read));
 }
 
 }  // namespace
@@ -72,11 +72,11 @@ TEST_CASE("st.async: its release carries what the issuer knew when it issued it,
 }
 
 TEST_CASE("st.async: a barrier the consumer initialises must be visible to the producer first") {
-  const std::string k =
+  const std::string k = testing::started(
       "kernel t\ncluster 2\nsmem buf bytes 16\nmbarrier full\n"
       "role prod warp on cta 0:\n  SYNC  one: st_async buf @ 1 -> full bytes 16\n"
       "role cons warp on cta 1:\n  one: init full count 1\n  fence_mbarrier_init\n  one: arrive_expect_tx full bytes 16\n"
-      "  SYNC  wait full parity 0 cluster\n  one: read buf\n";
+      "  SYNC  wait full parity 0 cluster\n  one: read buf\n");
   std::string synced = k, unsynced = k;
   for (int i = 0; i < 2; ++i) {
     synced = with(synced, "  SYNC", "  cluster_sync\n");
@@ -100,10 +100,10 @@ TEST_CASE("st.async: bad input is a located error") {
 }
 
 TEST_CASE("red.async: atomic reductions of two CTAs into a third's buffer do not race with each other") {
-  const std::string k =
+  const std::string k = testing::started(
       "kernel t\ncluster 3\nsmem sum bytes 8\nmbarrier full count 1\n"
       "role prod warp on cta 0..2:\n  one: OP sum @ 2 -> full bytes 4\n"
-      "role cons warp on cta 2:\n  one: arrive_expect_tx full bytes 8\n  wait full parity 0 cluster\n  one: read sum\n";
+      "role cons warp on cta 2:\n  one: arrive_expect_tx full bytes 8\n  wait full parity 0 cluster\n  one: read sum\n");
   CHECK(outcome(with(k, "OP", "red_async")) == "verified");
   // Plain stores of two CTAs into the same bytes are unordered with each other.
   CHECK(outcome(with(k, "OP", "st_async")) == "data_race");

@@ -10,6 +10,7 @@
 #include "checker/explore.hpp"
 #include "spec/tmem.hpp"
 #include "tests/cli_support.hpp"
+#include "tests/kernel_text.hpp"
 #include "tests/located_errors.hpp"
 
 using namespace pc;
@@ -315,7 +316,7 @@ namespace {
 // CTA 0's wait on `full` acquires at .cluster scope: CTA 1's TMA load
 // completes on it (a .cluster release from another CTA, PTX ISA
 // cp.async.bulk; at .cta the stance's scope_cta_acquire warning).
-const std::string pair_kernel =
+const std::string pair_kernel = pc::testing::started(
     "kernel pair\ncluster 2\nsmem a bytes 16384\ntmem acc cols 128\nmbarrier full count 1\nmbarrier done count 1\n"
     "role mma warp:\n"
     "  tcgen05_alloc acc cta_group 2\n"
@@ -341,7 +342,7 @@ const std::string pair_kernel =
     "  tcgen05_ld acc\n"
     "  tcgen05_wait_ld\n"
     "  tcgen05_fence_before_thread_sync\n"
-    "  SYNC2bar_sync 2, 160\n";
+    "  SYNC2bar_sync 2, 160\n");
 
 std::string pair_fixed() {
   return with(with(with(with(pair_kernel, "SYNC2", ""), "SYNC2", ""), "WAIT", ""), "DEALLOC", "tcgen05_dealloc acc cta_group 2");
@@ -384,8 +385,8 @@ TEST_CASE("cta_group: every tcgen05 instruction of a kernel gives the same value
   const dsl::Parsed p = dsl::parse(mixed, "mixed.bk");
   REQUIRE(p.ok());
   const check::Result r = check::check(p.kernel, check::Options{});
-  CHECK(r.loc.line == 15);
-  CHECK_MESSAGE(r.message.find("tcgen05_commit gives cta_group 1, and tcgen05_alloc at line 8 gives cta_group 2") != std::string::npos,
+  CHECK(r.loc.line == 16);
+  CHECK_MESSAGE(r.message.find("tcgen05_commit gives cta_group 1, and tcgen05_alloc at line 9 gives cta_group 2") != std::string::npos,
                 r.message);
 }
 

@@ -406,8 +406,9 @@ TEST_CASE("builtins: cluster_size is the cluster's CTA count, cta_rank the agent
 }
 
 TEST_CASE("a role on a range of CTAs: on cta K..M places it on K to M-1, as a for range") {
-  const dsl::Parsed p = parse("kernel o\ncluster 4\nmbarrier m[1] count 2\nrole p warp on cta 1..3:\n"
-                              "  one: arrive m[0] @ 0 release cluster\nrole c warp on cta 0:\n  wait m[0] parity 0 acquire cluster\n");
+  const dsl::Parsed p = parse("kernel o\ncluster 4\nmbarrier m[1] count 2\nrole p warp on cta 1..3:\n  cluster_sync\n"
+                              "  one: arrive m[0] @ 0 release cluster\nrole c warp on cta 0:\n  cluster_sync\n"
+                              "  wait m[0] parity 0 acquire cluster\n");
   REQUIRE(p.ok());
   const ir::Role& r = p.kernel.roles.at(0);
   CHECK_FALSE(r.placed_on(0));

@@ -104,7 +104,7 @@ TEST_CASE("verdicts: a limit no run-time rule checks is the front end's error fo
   }
   // The sizes st_async stores: bad input in either spelling (check-kernel
   // stops on the operand in a variable when the store runs).
-  const std::string st = "kernel v\ncluster 2\nsmem s bytes 16\nmbarrier b count 1\nrole r warp:\n";
+  const std::string st = "kernel v\ncluster 2\nsmem s bytes 16\nmbarrier b count 1\nrole r warp:\n  cluster_sync\n";
   for (const std::string& body : {std::string("  one: st_async s @ 1 -> b bytes 12\n"), std::string("  t = 12\n  one: st_async s @ 1 -> b bytes t\n")}) {
     CAPTURE(body);
     const std::string file = cli_support::temp_file("dsl_verdicts", "st_async.bk", st + body);

@@ -7,7 +7,17 @@
 #include <random>
 #include <string>
 
+#include "tests/kernel_text.hpp"
+
 namespace pc::testgen {
+
+// Three in four generated cluster kernels start every role with a
+// cluster_sync, so that their CTAs are known to have started before any
+// operation on another CTA (as the kernels they imitate ensure); the rest
+// do not, and may reach peer_not_started.
+inline std::string maybe_started(const std::string& k, std::mt19937& rng) {
+  return rng() % 4 == 0 ? k : pc::testing::started(k);
+}
 
 // A producer and four interchangeable consumers around a two-slot ring, for
 // `trips` trips: symmetry's case (the threads test, the reductions' floors).
@@ -126,7 +136,7 @@ inline std::string cluster_kernel(std::mt19937& rng) {
     }
     if (pick(4) == 0) k += "  exit\n";
   }
-  return k;
+  return maybe_started(k, rng);
 }
 
 // The operations the other generators leave out: an mbarrier's life (init,
@@ -174,7 +184,7 @@ inline std::string misc_kernel(std::mt19937& rng) {
       }
     }
   }
-  return k;
+  return two ? maybe_started(k, rng) : k;
 }
 
 // Tensor memory: warps allocating, accessing (tcgen05.ld/st, tcgen05.cp,
@@ -262,7 +272,7 @@ inline std::string tmem_pair_kernel(std::mt19937& rng) {
     if (r == 0 && pick(2)) k += "  tcgen05_dealloc T cta_group 2\n";
   }
   k += "  if instance == 1:\n    tcgen05_alloc T cta_group 2\n    tcgen05_alloc U cta_group 2\n";  // (as in tmem_kernel; one cta_group, as every tcgen05 instruction of a kernel must give)
-  return k;
+  return maybe_started(k, rng);
 }
 
 // Memory laid out with aliases: a buffer over part of a two-stage array
@@ -349,7 +359,7 @@ inline std::string clc_kernel(std::mt19937& rng) {
     k += maybe("      fence_proxy_async\n");
     k += maybe("      one: arrive empty[s] @ 0\n");
   }
-  return k;
+  return two ? maybe_started(k, rng) : k;
 }
 
 // AMD: waves writing and reading LDS, s_waitcnt, s_barrier, on gfx942
@@ -412,7 +422,7 @@ inline std::string pipeline_kernel(std::mt19937& rng) {
   k += "    one: arrive empty[i % " + S + "]\n";
   if (use == 2) k += "    one: consume buf[i % " + S + "]\n";
   if (frame) k += "  cluster_sync\n";
-  return k;
+  return ctas > 1 ? maybe_started(k, rng) : k;
 }
 
 // Every async completion the model has, mixed at random over one or two
@@ -467,7 +477,7 @@ inline std::string async_kernel(std::mt19937& rng) {
       }
     }
   }
-  return k;
+  return two ? maybe_started(k, rng) : k;
 }
 
 // A pipeline whose stages are filled and drained by async operations of
@@ -797,19 +807,20 @@ inline std::string fragment_cluster(std::mt19937& rng) {
     }
     if (pick(5) == 0) k += "  exit\n";
   }
-  return k;
+  return maybe_started(k, rng);
 }
 
 // A handoff between the two CTAs of a cluster, one of four kinds, correct
-// or with one of eight mutations: data written into the peer's buffer then a
+// or with one of nine mutations: data written into the peer's buffer then a
 // remote arrive; an st.async into the peer; a multicast TMA load each CTA
 // expects its half of; a barrier the kernel initialises, published to the
-// peer through the cluster barrier. Each ends with a cluster barrier that
-// keeps a CTA from leaving while its peer may still use its memory.
+// peer through the cluster barrier. Each starts with a cluster barrier (but
+// for the ninth mutation) that shows both CTAs have started, and ends with
+// one that keeps a CTA from leaving while its peer may still use its memory.
 inline std::string fragment_cluster_handoff(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const int kind = pick(4);
-  const int mutation = pick(2) == 0 ? 0 : 1 + pick(8);
+  const int mutation = pick(2) == 0 ? 0 : 1 + pick(9);
   const std::string wait_scope = mutation == 1 ? " acquire cta" : pick(2) ? " acquire cluster" : "";
   const std::string tail = mutation == 2 ? "" : pick(2) ? "  cluster_sync\n" : "  cluster_arrive\n  cluster_wait\n";
   std::string k = "kernel hand\ncluster 2\nsmem buf[1] bytes 256\nmbarrier full[1]";
@@ -852,7 +863,7 @@ inline std::string fragment_cluster_handoff(std::mt19937& rng) {
   }
   if (mutation == 7) k += "  exit\n";
   if (mutation == 8) k += "  one: arrive full[0] @ 1 - cta\n";
-  return k;
+  return mutation == 9 ? k : pc::testing::started(k);  // 9: no cluster barrier first (peer_not_started)
 }
 
 // A chain of handoffs across the two CTAs of a cluster (issue 61, one
@@ -893,7 +904,7 @@ inline std::string fragment_scope_chain(std::mt19937& rng) {
            (pick(2) ? " cta" : " cluster") + "\n";
     k += "  cluster_arrive\n  cluster_wait\n";
   }
-  return k;
+  return pc::testing::started(k);
 }
 
 // A cp.async handoff in the second engine's fragment: copies into one or
@@ -985,7 +996,7 @@ inline std::string fragment_tcgen05(std::mt19937& rng, int mutation) {
   k += "role epilogue warp:\n";
   if (mutation == 7 && pair) k += "  if cta == 0:\n    wait done[0] parity 0\n";
   else if (mutation != 3) k += "  wait done[0] parity 0\n";
-  return k + "  all: write a[0]\n";
+  return pair ? maybe_started(k + "  all: write a[0]\n", rng) : k + "  all: write a[0]\n";
 }
 
 // Tensor memory in the second engine's fragment. In one CTA: an allocator
@@ -1046,7 +1057,7 @@ inline std::string fragment_tmem(std::mt19937& rng, int mutation) {
   k += "role epilogue warp:\n  bar_sync 1, 64\n  wait full parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_ld acc\n";
   if (mutation == 8) k += "  tcgen05_st acc\n";
   if (mutation != 6) k += "  " + wait_ld;
-  return k + "  all: arrive done\n";
+  return pair ? maybe_started(k + "  all: arrive done\n", rng) : k + "  all: arrive done\n";
 }
 
 // Cluster launch control in the second engine's fragment, as CUTLASS's
@@ -1089,7 +1100,7 @@ inline std::string fragment_clc(std::mt19937& rng, int mutation) {
   if (mutation != 1) k += "      fence_proxy_async\n";
   if (mutation == 2) k += "      one: arrive empty[s] @ 0\n";
   else if (mutation != 7) k += release;
-  return k + "      n = n + 1\n";
+  return two ? maybe_started(k + "      n = n + 1\n", rng) : k + "      n = n + 1\n";
 }
 
 // An mbarrier laid over memory (`aliases`), in the second engine's

@@ -14,4 +14,21 @@ inline std::string with(std::string text, const std::string& marker, const std::
   return text;
 }
 
+// `text` with a cluster_sync first in every role: the CTAs of the cluster
+// are known to have started before any operation on another CTA (without
+// it such an operation is peer_not_started: spec::sync_order::cta_start_known).
+inline std::string started(const std::string& text) {
+  std::string out;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    const std::size_t end = text.find('\n', at);
+    const std::string line = text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    out += line + "\n";
+    if (line.rfind("role ", 0) == 0 && !line.empty() && line.back() == ':') out += "  cluster_sync\n";
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return out;
+}
+
 }  // namespace pc::testing

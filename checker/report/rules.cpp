@@ -142,6 +142,11 @@ const std::vector<RuleHelp>& table() {
        "Let the last participant of an mbarrier arrive (arrive, not arrive_drop), or invalidate the barrier once no "
        "thread uses it: arrive_drop may not take the expected count to zero.",
        {"correctness", "mbarrier"}},
+      {"peer_not_started",
+       "Synchronise with the other CTA before the first operation on its shared memory, barriers or tensor memory: a "
+       "cluster barrier (barrier.cluster.arrive, .relaxed will do, then barrier.cluster.wait) in every CTA after the "
+       "barriers' init, or a wait for an arrive that CTA made.",
+       {"correctness", "cluster", "concurrency"}},
   };
   return rules;
 }

@@ -209,6 +209,13 @@ class Encoder {
 
   z3::expr cta_exited(const State& s, int c);
   void require_alive(const State& s, int remote, Case& c);
+  // step.cpp, require_started; and the execution ordering that carries a
+  // CTA's start through .relaxed arrives and waits (spec/hb.cpp,
+  // tc_release and tc_acquire, on the start events only: the fragment
+  // declines kernels where the tcgen05 ordering can order something).
+  void require_started(const State& s, int remote, const std::vector<int>& issuers, std::vector<Raise>& raises);
+  void release_start(State& s, const std::vector<int>& from, int sync);
+  void acquire_start(State& s, const std::vector<int>& to, int sync);
 
   z3::expr exited(const State& s, int a);
   z3::expr exited_in_flight(const State& s, int b);

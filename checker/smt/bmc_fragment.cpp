@@ -8,6 +8,17 @@
 namespace pc::smt::bmc {
 namespace unrolling {
 
+void Unroller::starts() {
+  f_.start_event.assign(static_cast<std::size_t>(p_.ctas), -1);
+  if (p_.ctas < 2) return;
+  for (int c = 0; c < p_.ctas; ++c)
+    for (const check::AgentInfo& a : p_.agents)
+      if (a.cta == c) {
+        f_.start_event[static_cast<std::size_t>(c)] = event(f_.first_start + c, true, thread(a.hb.leader()), 0, false);
+        break;
+      }
+}
+
 void Unroller::agent(int a) {
   const check::AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
   const ir::Role& role = p_.kernel->roles[static_cast<std::size_t>(info.role)];
@@ -293,6 +304,14 @@ Fragment unroll(const ir::Kernel& k) {
     f.mbar_cluster_sync.push_back(p.mbar_cluster_sync[mi] >= 0 ? f.extra_syncs++ : -1);
     f.mbar_weak_sync.push_back(p.mbar_weak_sync[mi] >= 0 ? f.extra_syncs++ : -1);
   }
+  f.first_start = static_cast<int>(f.buffers.size());
+  if (p.ctas > 1)
+    for (int c = 0; c < p.ctas; ++c) {
+      f.buffers.push_back(p.mem_name(p.start_buffer(c)));
+      f.buffer_slot.push_back(-1);
+      f.aliases.emplace_back();
+      f.buffer_cta.push_back(c);
+    }
   if (p.ctas > 1) f.cluster_sync = f.extra_syncs++;
   if (const std::string why = tcgen05_ordering_used(k, p); !why.empty()) {
     Fragment out;
@@ -302,6 +321,7 @@ Fragment unroll(const ir::Kernel& k) {
   try {
     Unroller u(p, f);
     for (int a = 0; a < static_cast<int>(p.agents.size()); ++a) u.agent(a);
+    u.starts();
     f.lane.assign(f.threads.size(), false);
     for (const Agent& a : f.agents)
       for (const int t : a.lanes) f.lane[static_cast<std::size_t>(t)] = true;

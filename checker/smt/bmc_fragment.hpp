@@ -129,6 +129,7 @@ struct Step {
   std::int64_t tx = 0;            // arrive, expect_tx: expect-tx in all (complete_tx: negative); tma_load: bytes
   bool twice = false;             // init, inval: executed by more than one thread (the second finds it live, or invalid)
   bool sync = true;               // arrive: releases; wait: acquires (the op's .sem)
+  bool cluster_scope = false;     // wait: at .cluster scope
   int parity = 0;                 // wait
   std::vector<int> tmas;          // tma_load, async_arrive, clc_cancel: one per destination CTA, st_async: its index in Fragment::tmas
   int unit = -1;                  // tma_load, unit_access, retire, async_arrive: the agent's async unit (a local thread)
@@ -225,6 +226,12 @@ struct Fragment {
   // of those at a scope that does not reach it (-1 where none: Program's).
   std::vector<int> mbar_cluster_sync, mbar_weak_sync;
   int first_pseudo = 0;                  // buffers[first_pseudo + m]: mbarrier m's memory
+  // buffers[first_start + c]: CTA c's start (Program::start_buffer, in a
+  // cluster of two or more CTAs), written by start_event[c] (-1: a CTA with
+  // no agent) and known at the outset to its threads (thread_cta).
+  int first_start = 0;
+  std::vector<int> start_event;
+  std::vector<int> thread_cta;           // per local thread, its CTA
   int extra_syncs = 0;
   int cluster_sync = -1;                 // the cluster barrier's extra sync object (-1: one CTA)
   int ctas = 1;

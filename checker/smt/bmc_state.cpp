@@ -58,6 +58,17 @@ State Encoder::initial() {
   s.k.assign(f_.threads.size() * static_cast<std::size_t>(E_), c_.bool_val(false));
   s.ka = s.k;
   s.kw = s.k;
+  // Each CTA's start, known to its threads (spec::sync_order::cta_starts).
+  for (int c = 0; c < static_cast<int>(f_.start_event.size()); ++c) {
+    const int e = f_.start_event[static_cast<std::size_t>(c)];
+    if (e < 0) continue;
+    s.alive[static_cast<std::size_t>(e)] = c_.bool_val(true);
+    for (int t = 0; t < static_cast<int>(f_.threads.size()); ++t)
+      if (f_.thread_cta[static_cast<std::size_t>(t)] == c) {
+        K(s, t, e, false) = c_.bool_val(true);
+        K(s, t, e, true) = c_.bool_val(true);
+      }
+  }
   s.rel.assign(static_cast<std::size_t>(S_ * E_), c_.bool_val(false));
   s.vis = s.rel;
   s.rela = s.rel;
@@ -128,6 +139,41 @@ void Encoder::require_alive(const State& s, int remote, Case& c) {
   c.raises.push_back({spec::rules::target_alive(true), cta_exited(s, remote)});
   for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
     if (f_.agents[static_cast<std::size_t>(b)].cta == remote) c.reads.push_back(object(Obj::exited, b));
+}
+
+// step.cpp, require_started: each issuing thread must know that CTA
+// `remote` (-1: none) has started (spec::sync_order::cta_start_known).
+void Encoder::require_started(const State& s, int remote, const std::vector<int>& issuers, std::vector<Raise>& raises) {
+  if (remote < 0 || static_cast<std::size_t>(remote) >= f_.start_event.size()) return;
+  const int e = f_.start_event[static_cast<std::size_t>(remote)];
+  if (e < 0) return;
+  for (const int t : issuers) {
+    if (t == f_.events[static_cast<std::size_t>(e)].thread) continue;
+    const z3::expr known = or2(or2(K(s, t, e, false), K(s, t, e, true)), KW(s, t, e));
+    raises.push_back({spec::rules::target_started(false), not1(known)});
+  }
+}
+
+void Encoder::release_start(State& s, const std::vector<int>& from, int sync) {
+  for (const int e : f_.start_event) {
+    if (e < 0) continue;
+    for (const int t : from) {
+      R(s, sync, e, true) = or2(R(s, sync, e, true), K(std::as_const(s), t, e, true));
+      R(s, sync, e, false) = or2(R(s, sync, e, false), and2(K(std::as_const(s), t, e, false), K(std::as_const(s), t, e, true)));
+    }
+  }
+}
+
+void Encoder::acquire_start(State& s, const std::vector<int>& to, int sync) {
+  for (const int e : f_.start_event) {
+    if (e < 0) continue;
+    const z3::expr va = V(std::as_const(s), sync, e, true);
+    const z3::expr both = and2(V(std::as_const(s), sync, e, false), va);
+    for (const int t : to) {
+      K(s, t, e, true) = or2(K(s, t, e, true), va);
+      K(s, t, e, false) = or2(K(s, t, e, false), both);
+    }
+  }
 }
 
 z3::expr Encoder::exited(const State& s, int a) {

@@ -66,6 +66,7 @@ void Encoder::mbar_use_checks(const State& s, const Step& st, Case& c) {
     case StepKind::st_async:
       require_alive(s, st.remote, c);
       require_init_visible(s, st.mbar, st.lanes, false, c.raises);
+      if (st.kind == StepKind::st_async) require_started(s, st.remote, st.lanes, c.raises);
       if (st.kind != StepKind::st_async) require_live(s, st.mbar, c.raises);
       c.reads.push_back(object(Obj::buf, f_.first_pseudo + st.mbar));
       c.reads.push_back(object(Obj::mbar, st.mbar));
@@ -82,6 +83,14 @@ void Encoder::mbar_use_checks(const State& s, const Step& st, Case& c) {
       for (const Step::Part& part : st.parts) {
         require_alive(s, part.remote, c);
         require_init_visible(s, part.mbar, st.lanes, true, c.raises);
+        require_started(s, part.remote, st.lanes, c.raises);
+        // step.cpp, tma_load: the barrier in a third CTA (`-> B @ c`).
+        const int own = f_.agents[static_cast<std::size_t>(c.proc)].cta;
+        const int bar_cta = f_.mbar_cta[static_cast<std::size_t>(part.mbar)];
+        if (bar_cta != own && bar_cta != (part.remote < 0 ? own : part.remote)) {
+          require_alive(s, bar_cta, c);
+          require_started(s, bar_cta, st.lanes, c.raises);
+        }
         c.reads.push_back(object(Obj::buf, f_.first_pseudo + part.mbar));
         c.reads.push_back(object(Obj::mbar, part.mbar));
       }
@@ -92,6 +101,7 @@ void Encoder::mbar_use_checks(const State& s, const Step& st, Case& c) {
       for (const Step::Part& part : st.parts) {
         require_alive(s, part.remote, c);
         require_init_visible(s, part.mbar, st.lanes, st.async_proxy, c.raises);
+        require_started(s, part.remote, st.lanes, c.raises);
         c.reads.push_back(object(Obj::buf, f_.first_pseudo + part.mbar));
         c.reads.push_back(object(Obj::mbar, part.mbar));
       }
@@ -126,6 +136,7 @@ void Encoder::access_step(const State& s, int a, int i, Case& c) {
   State& n = c.next;
   for (const Step::Part& part : st.parts) {
     require_alive(s, part.remote, c);
+    require_started(s, part.remote, st.lanes, c.raises);
     access(n, st, part, st.lanes, -1, false, c.raises);
     touch(c, part.buf);
   }
@@ -150,11 +161,13 @@ void Encoder::arrive_step(const State& s, int a, int i, Case& c) {
   } else {
     c.raises.push_back({Violation::arrival_underflow, over});
   }
+  require_started(s, st.remote, st.lanes, c.raises);  // after the barrier's own rules (step.cpp, mbar_arrive)
   c.writes.push_back(object(Obj::mbar, st.mbar));
   n.pending[m] = s.pending[m] - num(static_cast<std::int64_t>(st.count));
   // Into the channel of its scope (step.cpp, channel_sync); what the
   // agent's fence_mbarrier_init released goes with it (fence_forward).
   if (st.sync && st.into != no_sync) release(n, st.lanes, sync_of(st.into, st.mbar), c_.bool_val(true));
+  if (!st.sync && st.into != no_sync) release_start(n, st.lanes, sync_of(st.into, st.mbar));
   if (ag.fence_sync >= 0 && st.forward != no_sync) forward(n, sync_of(ag.fence_sync, -1), sync_of(st.forward, st.mbar));
   settle(n, st.mbar);
   advance(n, a, i);
@@ -165,6 +178,7 @@ void Encoder::expect_tx_step(const State& s, int a, int i, Case& c) {
   State& n = c.next;
   // spec/mbarrier.cpp, expect_tx and complete_tx (a negative tx).
   add_tx(s, n, st.mbar, st.tx, c.raises);
+  require_started(s, st.remote, st.lanes, c.raises);
   c.writes.push_back(object(Obj::mbar, st.mbar));
   settle(n, st.mbar);
   advance(n, a, i);
@@ -219,7 +233,8 @@ void Encoder::fence_init_step(int a, int i, Case& c) {
   const int into = sync_of(ag.fence_sync, -1);
   for (const int t : st.lanes)
     for (int e = 0; e < E_; ++e) {
-      if (!generic(e) || f_.events[static_cast<std::size_t>(e)].buf < f_.first_pseudo) continue;
+      const int buf = f_.events[static_cast<std::size_t>(e)].buf;
+      if (!generic(e) || buf < f_.first_pseudo || buf >= f_.first_start) continue;
       K(n, t, e, true) = or2(K(n, t, e, true), K(n, t, e, false));
       R(n, into, e, false) = or2(R(n, into, e, false), K(n, t, e, false));
       R(n, into, e, true) = or2(R(n, into, e, true), K(n, t, e, true));
@@ -246,6 +261,9 @@ void Encoder::wait_step(const State& s, int a, int i, Case& c) {
     acquire(n, st.lanes, st.mbar, c_.bool_val(true));
     if (const int x = f_.mbar_cluster_sync[m]; x >= 0) acquire(n, st.lanes, sync_of(x, -1), c_.bool_val(true));
     if (const int x = f_.mbar_weak_sync[m]; x >= 0) acquire_weak(n, st.lanes, sync_of(x, -1), c_.bool_val(true));
+  } else {  // an execution ordering all the same: the channels its scope reaches (so::mbar_wait, `tc`)
+    acquire_start(n, st.lanes, st.mbar);
+    if (const int x = f_.mbar_cluster_sync[m]; x >= 0 && st.cluster_scope) acquire_start(n, st.lanes, sync_of(x, -1));
   }
   advance(n, a, i);
 }
@@ -334,8 +352,10 @@ void Encoder::unit_access_step(const State& s, int a, int i, Case& c) {
   // issuing lanes, in its group (a pair-CTA tcgen05.mma: in CTAs that
   // must not have exited, require_alive).
   require_alive(s, st.remote, c);
+  require_started(s, st.remote, st.lanes, c.raises);
   for (const Step::Part& part : st.parts) {
     require_alive(s, part.remote, c);
+    require_started(s, part.remote, st.lanes, c.raises);
     const int slot = f_.buffer_slot[static_cast<std::size_t>(part.buf)];
     if (slot >= 0) {  // step.cpp, tmem_access: spec::tmem::use
       const int cta = f_.buffer_cta[static_cast<std::size_t>(part.buf)];

@@ -251,6 +251,7 @@ void Encoder::cluster_cases(const State& s, int a, int i, Case c, std::vector<Ca
   c.guard = and2(c.guard, !s.cl_stage[ai]);
   for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) c.reads.push_back(object(Obj::exited, b));
   if (st.sync) release(n, st.lanes, sync, c_.bool_val(true));
+  else release_start(n, st.lanes, sync);
   if (ag.fence_sync >= 0) forward(n, sync_of(ag.fence_sync, -1), sync);
   n.cl_ticket[ai] = s.cl[1] + 1;
   n.cl[0] = s.cl[0] + num(ag.threads);

@@ -39,6 +39,9 @@ class Unroller {
   Unroller(const check::Program& p, Fragment& f) : p_(p), f_(f) {}
 
   void agent(int a);
+  // Each CTA's start (spec::sync_order::cta_starts): a write of its start
+  // buffer by its first agent's leader, after every agent is unrolled.
+  void starts();
 
   // Unrolls the agent's code from `pc` (its n-th instruction) to an exit,
   // appending the steps in preorder: at a clc_query that keeps its answer,
@@ -107,6 +110,10 @@ class Unroller {
     if (it != local_.end()) return it->second;
     const int n = static_cast<int>(f_.threads.size());
     f_.threads.push_back(p_.thread_name(t));
+    int cta = 0;
+    for (const check::AgentInfo& a : p_.agents)
+      if (a.hb.owns(t)) cta = a.cta;
+    f_.thread_cta.push_back(cta);
     local_.emplace(t, n);
     return n;
   }

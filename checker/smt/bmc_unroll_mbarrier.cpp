@@ -117,6 +117,7 @@ void Unroller::op_wait(Step& s, const ir::Op& op) {
   s.raises = spec::rules::wait_target(c != current_.cta);
   s.parity = static_cast<int>(ev(op.parity, 0) & 1);
   s.sync = spec::ordering::wait_acquires(op.sem);
+  s.cluster_scope = spec::rules::acquire_channels(op.scope).cluster_scope_strong;
   s.text += " " + f_.mbars[static_cast<std::size_t>(s.mbar)] + " parity " + std::to_string(s.parity) +
             (op.sem == ir::Sem::relaxed ? " relaxed" : " acquire") + (op.scope == ir::Scope::cluster ? " cluster" : " cta");
 }

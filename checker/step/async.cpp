@@ -22,6 +22,8 @@ Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
     const int mbar = mbar_at(op.bar, bar_cta);
     const int buf = buf_at(dst, c);
     require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
+    if (c != me_.cta) require_started(c, hb::bit(leader), "a multicast TMA load");
+    if (bar_cta != me_.cta && bar_cta != c) require_peer(bar_cta, hb::bit(leader), "a TMA load's complete-tx");
     race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false), "TMA load into", buf);
     Pending pe{PendingKind::tma_load, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
                static_cast<std::int32_t>(bytes), false, 0};
@@ -147,6 +149,7 @@ Exec::Pc Exec::on_st_async(const ir::Op& op, const Lanes& l) {
   const int buf = buf_at(op.bufs.at(0), cta);
   const int mbar = mbar_at(op.bar, cta);
   require_init_visible(mbar, hb::Proxy::generic, l.threads);
+  if (cta != me_.cta) require_started(cta, l.threads, red ? "red.async" : "st.async");
   const std::int64_t per = ev(op.bytes, 0);
   if (!(red ? rules::red_async_bytes_valid(per) : rules::st_async_bytes_valid(per)))
     throw KernelError(std::string(red ? "red_async reduces 4 or 8" : "st_async stores 4, 8 or 16") + " bytes per thread, not " +

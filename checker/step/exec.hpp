@@ -153,6 +153,24 @@ class Exec {
     if (const Violation v = rules::target_alive((s_.cta_exited & (1u << cta)) != 0); v != Violation::none)
       stop(v, what + " targets CTA " + std::to_string(cta) + ", which has already exited");
   }
+  // The CTA must be known to the issuing threads `by` to have started
+  // (rules::target_started, spec::sync_order::cta_start_known).
+  void require_started(int cta, hb::Threads by, const std::string& what) {
+    if (rules::target_started(so::cta_start_known(s_.mem, p_.start_buffer(cta), by)) == Violation::none) return;
+    peer_not_started(cta, what);
+  }
+  [[gnu::cold, gnu::noinline]] void peer_not_started(int cta, const std::string& what) {
+    const std::string c = "CTA " + std::to_string(cta);
+    stop(Violation::peer_not_started,
+         what + " targets " + c + ", which may not have started: no synchronisation orders " + c + "'s start before it (CUDA C++ " +
+             "Programming Guide, Distributed Shared Memory: \"Accessing data in distributed shared memory requires all the " +
+             "thread blocks to exist\"); a cluster_sync in both CTAs before it, or a wait for an arrive that " + c + " made, orders it");
+  }
+  // Both: an operation on another CTA of the cluster.
+  void require_peer(int cta, hb::Threads by, const std::string& what) {
+    require_alive(cta, what);
+    require_started(cta, by, what);
+  }
 
   // The mbarrier's initialisation must be visible to this use (PTX ISA,
   // mbarrier.init + fence.mbarrier_init; docs/spec.md "Initialisation").

@@ -28,6 +28,9 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   const mb::Token tok = mb::token_before(st);
   const mb::ThreadsResult r = mb::arrive_units(st, args, left, p_.max_unit_arrival > args.count);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+  // The barrier's own rules first: an init not ordered before the use, or not
+  // made yet, is the finding (an init known implies the start known).
+  if (remote) require_started(cta, l.threads, "a remote mbarrier arrive");
   st = r.next;
   const bool last = r.arrived == left;
   if (last) {
@@ -159,6 +162,7 @@ Exec::Pc Exec::on_mbar_expect_tx(const ir::Op& op, const Lanes& l) {
   const std::int64_t bytes = rules::per_thread_total(ev(op.bytes, 0), l.count);
   const mb::Result r = op.code == OpCode::mbar_expect_tx ? mb::expect_tx(st, bytes) : mb::complete_tx(st, bytes);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
+  if (cta != me_.cta) require_started(cta, l.threads, "a remote mbarrier operation");
   st = r.next;
   if (r.out.phase_completed) phase_done(mbar);
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " bytes " + std::to_string(bytes) +
@@ -210,7 +214,7 @@ Exec::Pc Exec::on_fence_mbarrier_init(const ir::Op& op, const Lanes& l) {
   // thread's later (even relaxed) arrives (PTX ISA membar/fence:
   // "fence.mbarrier_init is a light-weight fence ... with .release
   // semantics at .cluster scope" for prior mbarrier.init operations).
-  so::fence_mbarrier_init(s_.mem, l.threads, p_.num_buffers(), p_.mem_buffers(), fences());
+  so::fence_mbarrier_init(s_.mem, l.threads, p_.num_buffers(), p_.num_buffers() + p_.num_mbars(), fences());
   SAY(lanes_prefix(op) + "fence.mbarrier_init.release.cluster");
   return Pc::next;
 }

@@ -47,7 +47,7 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
 
 void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   const int cta = target_cta(r);
-  if (cta != me_.cta) require_alive(cta, "a distributed shared memory access");
+  if (cta != me_.cta) require_peer(cta, l.threads, "a distributed shared memory access");
   const int buf = buf_at(r, cta);
   require_no_live_mbarrier(buf, k, "generic proxy");
   hb::Access acc;

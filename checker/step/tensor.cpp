@@ -313,7 +313,7 @@ Exec::Pc Exec::on_tcgen05_mma(const ir::Op& op, [[maybe_unused]] const Lanes& l)
   // cta_group 2: the pair's MMA, its tensor memory (A operand, accumulator)
   // split between the two CTAs at the same columns (spec/tmem.hpp).
   const int pair_cta = spec::tmem::peer(me_.cta);
-  if (op.cta_pair) require_alive(pair_cta, "a cta_group 2 tcgen05.mma");
+  if (op.cta_pair) require_peer(pair_cta, hb::bit(leader), "a cta_group 2 tcgen05.mma");
   for (const ir::Ref& r : op.bufs) {
     if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) {  // A in tensor memory
       for (const int c : {me_.cta, pair_cta}) {
@@ -325,7 +325,7 @@ Exec::Pc Exec::on_tcgen05_mma(const ir::Op& op, [[maybe_unused]] const Lanes& l)
     }
     // A pair-CTA MMA (cta_group::2) reads operands in the peer CTA too: `BUF[i] @ c`.
     const int cta = target_cta(r);
-    if (cta != me_.cta) require_alive(cta, "a pair-CTA tcgen05.mma");
+    if (cta != me_.cta) require_peer(cta, hb::bit(leader), "a pair-CTA tcgen05.mma");
     const int buf = buf_at(r, cta);
     race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::mma, group, false),
          "tcgen05.mma read of", buf);
@@ -372,7 +372,7 @@ Exec::Pc Exec::on_tcgen05_shift(const ir::Op& op, const Lanes&) {
   const std::uint8_t leader = me_.hb.leader();
   const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
   const int pair_cta = spec::tmem::peer(me_.cta);
-  if (op.cta_pair) require_alive(pair_cta, "a cta_group 2 tcgen05.shift");
+  if (op.cta_pair) require_peer(pair_cta, hb::bit(leader), "a cta_group 2 tcgen05.shift");
   for (const int c : {me_.cta, pair_cta})
     if (c == me_.cta || op.cta_pair)
       tmem_access(op.tmem, c, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.shift of", spec::tmem::Async::shift);
@@ -439,6 +439,7 @@ Exec::Pc Exec::on_tcgen05_commit(const ir::Op& op, [[maybe_unused]] const Lanes&
     if (c != me_.cta) require_alive(c, "a multicast tcgen05.commit");
     const int mbar = mbar_at(op.bar, c);
     require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
+    if (c != me_.cta) require_started(c, hb::bit(leader), "a multicast tcgen05.commit");
     // It tracks the tcgen05 operations issued before it (PTX ISA,
     // tcgen05.commit): what it releases is fixed now.
     Pending pe{PendingKind::tcgen05_arrive, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), -1, 1,
