@@ -27,6 +27,7 @@ struct Range {
   Root root;
   std::int64_t lo = 0, hi = 0;
   [[nodiscard]] bool overlaps(const Range& o) const { return root == o.root && lo < o.hi && o.lo < hi; }
+  [[nodiscard]] bool contains(const Range& o) const { return root == o.root && lo <= o.lo && o.hi <= hi; }
 };
 
 // The whole allocation of a root: its elements end to end.

@@ -236,6 +236,7 @@ void alias_table(Program& p) {
       locals.push_back({p.buffers_per_cta + p.mbar_base[d] + e, layout::mbar_range(k, static_cast<int>(d), e)});
   if (p.mem_buffers() > 0xffff) throw KernelError("the model holds at most 65535 buffer elements and mbarriers", k.loc);
   p.aliases.assign(static_cast<std::size_t>(p.mem_buffers()), {});
+  p.covers.assign(static_cast<std::size_t>(p.mem_buffers()), {});
   auto global = [&](int cta, int local) {
     return local < p.buffers_per_cta ? cta * p.buffers_per_cta + local
                                      : p.num_buffers() + cta * p.mbars_per_cta + (local - p.buffers_per_cta);
@@ -247,9 +248,14 @@ void alias_table(Program& p) {
         const int a = global(cta, locals[i].index), b = global(cta, locals[j].index);
         p.aliases[static_cast<std::size_t>(a)].push_back(static_cast<std::uint16_t>(b));
         p.aliases[static_cast<std::size_t>(b)].push_back(static_cast<std::uint16_t>(a));
+        // Data buffers only: an mbarrier's memory keeps its init's event (its own rules).
+        const bool a_data = locals[i].index < p.buffers_per_cta, b_data = locals[j].index < p.buffers_per_cta;
+        if (a_data && b_data && locals[i].range.contains(locals[j].range)) p.covers[static_cast<std::size_t>(a)].push_back(static_cast<std::uint16_t>(b));
+        if (a_data && b_data && locals[j].range.contains(locals[i].range)) p.covers[static_cast<std::size_t>(b)].push_back(static_cast<std::uint16_t>(a));
       }
     }
   for (auto& v : p.aliases) std::sort(v.begin(), v.end());
+  for (auto& v : p.covers) std::sort(v.begin(), v.end());
 }
 
 }  // namespace

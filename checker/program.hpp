@@ -172,6 +172,13 @@ struct Program {
     if (aliases.empty()) return {};
     return aliases[static_cast<std::size_t>(mem_buf)];
   }
+  // Per hb::Memory buffer, the data buffers among its aliases whose bytes
+  // all lie in its own: a write of it overwrites them whole (hb::Access::covered).
+  std::vector<std::vector<std::uint16_t>> covers;
+  [[nodiscard]] std::span<const std::uint16_t> covered_by(int mem_buf) const {
+    if (covers.empty()) return {};
+    return covers[static_cast<std::size_t>(mem_buf)];
+  }
   // "v[1] (smem_v bytes [8192, 16384))": an hb::Memory buffer and, where it
   // shares bytes with another, its range in its allocation.
   [[nodiscard]] std::string mem_name(int mem_buf) const;

@@ -147,6 +147,14 @@ Check access(Memory& m, const Access& a) {
     const auto first = m.events.begin() + static_cast<std::ptrdiff_t>(lo);
     const auto last = m.events.begin() + static_cast<std::ptrdiff_t>(hi);
     m.events.erase(std::remove_if(first, last, [&](const Event& x) { return !keep(x); }), last);
+    // An alias the write covers: its accesses are ordered before it too
+    // (the lanes' parts line up within one buffer only), atomics aside.
+    for (const std::uint16_t b : a.covered) {
+      const auto [clo, chi] = range(m, b);
+      const auto cfirst = m.events.begin() + static_cast<std::ptrdiff_t>(clo);
+      const auto clast = m.events.begin() + static_cast<std::ptrdiff_t>(chi);
+      m.events.erase(std::remove_if(cfirst, clast, [&](const Event& x) { return !(a.atomic && x.atomic); }), clast);
+    }
   }
   for (std::size_t i = 0; i < n_actors; ++i) put(m, fresh(a, actors[i]));
   return c;

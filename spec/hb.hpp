@@ -176,6 +176,11 @@ struct Access {
   // their own parts only within one buffer (the parts of two buffers laid
   // over each other need not line up).
   std::span<const std::uint16_t> aliases;
+  // The aliases whose bytes all lie in `buf`'s: a write writes every byte
+  // of them, so their earlier accesses (checked against it, hence ordered
+  // before it) are retired with `buf`'s own, as a later access of the alias
+  // conflicts with this write first (PTX ISA 8.2.1, "Overlap").
+  std::span<const std::uint16_t> covered;
 };
 
 // The conflict rules (docs/spec.md, "Happens-before and proxies"), checked for

@@ -287,12 +287,14 @@ Fragment unroll(const ir::Kernel& k) {
     f.buffers.push_back(p.buffer_name(b));
     f.buffer_cta.push_back(p.buffer_cta(b));
     f.aliases.emplace_back(p.aliases_of(b).begin(), p.aliases_of(b).end());
+    f.covers.emplace_back(p.covered_by(b).begin(), p.covered_by(b).end());
   }
   f.first_pseudo = p.num_buffers();
   for (int m = 0; m < p.num_mbars(); ++m) {
     f.buffers.push_back("the memory of " + p.mem_name(p.mbar_pseudo_buffer(m)));
     f.buffer_slot.push_back(-1);
     f.aliases.emplace_back(p.aliases_of(p.mbar_pseudo_buffer(m)).begin(), p.aliases_of(p.mbar_pseudo_buffer(m)).end());
+    f.covers.emplace_back();
     f.mbars.push_back(p.mbar_name(m));
     const std::size_t decl = static_cast<std::size_t>(p.mbar_decl(m));
     f.mbar_count.push_back(std::max<std::int64_t>(k.mbarriers[decl].count, 0));
@@ -310,6 +312,7 @@ Fragment unroll(const ir::Kernel& k) {
       f.buffers.push_back(p.mem_name(p.start_buffer(c)));
       f.buffer_slot.push_back(-1);
       f.aliases.emplace_back();
+      f.covers.emplace_back();
       f.buffer_cta.push_back(c);
     }
   if (p.ctas > 1) f.cluster_sync = f.extra_syncs++;

@@ -209,6 +209,8 @@ struct Fragment {
   // Per buffer, the others that share bytes with it (`aliases`: Program::aliases_of),
   // whose accesses each access of it is checked against (spec/hb.cpp, check_only).
   std::vector<std::vector<int>> aliases;
+  // Per buffer, the aliases a write of it overwrites whole (Program::covers).
+  std::vector<std::vector<int>> covers;
   std::vector<std::int64_t> mbar_count;  // each instance's arrival count (0: not initialised at launch)
   std::vector<bool> mbar_kernel_inits;   // per instance: the kernel initialises its declaration somewhere
   std::vector<int> mbar_cta, buffer_cta; // the CTA each instance, each buffer (pseudo ones included) is in

@@ -392,6 +392,13 @@ void Encoder::access(State& s, const Step& st, const Step::Part& part, const std
     }
   if (unit >= 0)
     for (const int t : issuers) order(s, t, unit);
+  if (write) {
+    // hb::Access::covered: the aliases the write overwrites whole.
+    const std::vector<int>& covered = f_.covers[static_cast<std::size_t>(part.buf)];
+    for (int e = 0; e < E_; ++e)
+      if (std::find(covered.begin(), covered.end(), f_.events[static_cast<std::size_t>(e)].buf) != covered.end())
+        s.alive[static_cast<std::size_t>(e)] = c_.bool_val(false);
+  }
   if (write)
     for (int e = 0; e < E_; ++e) {
       const bmc::Event& prior = f_.events[static_cast<std::size_t>(e)];
@@ -420,6 +427,7 @@ z3::expr Encoder::live_threads(const State& s, int except, int cta) {
 // reads those of the buffers that share bytes with it.
 void Encoder::touch(Case& c, int buf) const {
   c.writes.push_back(object(Obj::buf, buf));
+  for (const int other : f_.covers[static_cast<std::size_t>(buf)]) c.writes.push_back(object(Obj::buf, other));
   for (const int other : f_.aliases[static_cast<std::size_t>(buf)]) {
     c.reads.push_back(object(Obj::buf, other));
     if (other >= f_.first_pseudo) c.reads.push_back(object(Obj::mbar, other - f_.first_pseudo));

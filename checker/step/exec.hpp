@@ -231,6 +231,7 @@ class Exec {
     acc.atomic = atomic;
     acc.buf = buf;
     acc.aliases = p_.aliases_of(buf);
+    acc.covered = p_.covered_by(buf);
     acc.kind = k;
     acc.proxy = proxy;
     acc.issuers = issuers;

@@ -53,6 +53,7 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   hb::Access acc;
   acc.buf = buf;
   acc.aliases = p_.aliases_of(buf);
+  acc.covered = p_.covered_by(buf);
   acc.kind = k;
   acc.issuers = l.threads;
   acc.spread = l.every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
