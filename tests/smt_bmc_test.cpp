@@ -265,7 +265,11 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on mbar
 
 TEST_CASE("engines agree: the bounded SMT search and the explicit search on generated tcgen05 pipelines") {
   Tally t = compare_changes(20261130, 36, testgen::fragment_tcgen05);
-  CHECK(t.verified >= tier::sample().scaled(12));
+  // The pair's kernels (one shape in four) have no cluster barrier first:
+  // peer_not_started in both engines (testgen::fragment_tcgen05), where five
+  // of them verified until the CTA-start rule (issue 61).
+  CHECK(t.verified >= tier::sample().scaled(8));
+  CHECK(t.kinds["peer_not_started"] >= tier::sample().scaled(4));
   CHECK(t.violations >= tier::sample().scaled(20));
   CHECK(t.kinds["data_race"] >= tier::sample().scaled(10));
   CHECK(t.kinds["deadlock"] >= tier::sample().scaled(8));
