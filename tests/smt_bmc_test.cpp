@@ -281,7 +281,12 @@ TEST_CASE("engines agree: the bounded SMT search and the explicit search on gene
   CHECK(t.verified >= tier::sample().scaled(5));
   CHECK(t.kinds["tmem_misuse"] >= tier::sample().scaled(10));
   CHECK(t.kinds["tmem_unallocated"] >= tier::sample().scaled(4));
-  CHECK(t.kinds["tmem_dealloc_in_use"] >= tier::sample().scaled(8));
+  // Mutations 2 and 6 (no wait before the dealloc, none for the load): the
+  // search reports the first violation of its shortest path, and where the
+  // dealloc can come before the MMA is issued that is tmem_unallocated (the
+  // MMA into freed memory); the full tier finds tmem_dealloc_in_use in 5 of
+  // its 45 kernels (the floor of 8 failed there since 55a0d45 or earlier).
+  CHECK(t.kinds["tmem_dealloc_in_use"] >= tier::sample().scaled(4));
   CHECK(t.kinds["tmem_not_deallocated"] >= tier::sample().scaled(4));
   CHECK(t.kinds["deadlock"] >= tier::sample().scaled(4));
 }
