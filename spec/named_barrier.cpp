@@ -60,6 +60,23 @@ Result arrive(State s, const ArriveArgs& a) {
   return settle(s, o);
 }
 
+WarpsResult arrive_warps(State s, const ArriveArgs& a, int warps) {
+  auto whole = [&](const ArriveArgs& args, int n) {
+    const Result r = arrive(s, args);
+    return WarpsResult{r.next, r.out, r.out.violation == Violation::none ? n : 0};
+  };
+  if (warps <= 1 || a.red != Red::none || check_operands(a) != Violation::none) return whole(a, warps);
+  const std::int64_t count = a.count == 0 ? (a.live_threads >= 0 ? a.live_threads : a.cta_threads) : a.count;
+  if (s.arrived + a.threads <= count) return whole(a, warps);
+  const int per_warp = a.threads / warps;
+  const std::int64_t fit = (count - s.arrived) / per_warp;
+  // No warp fits (an instance of another count in progress): the arrive's own failure.
+  if (fit <= 0) return whole(a, warps);
+  ArriveArgs part = a;
+  part.threads = static_cast<int>(fit) * per_warp;
+  return whole(part, static_cast<int>(fit));
+}
+
 Result on_exit(State s, int live) {
   if (!s.whole_cta || s.arrived == 0) return {s, Outcome{}};
   s.count = static_cast<std::uint16_t>(live);

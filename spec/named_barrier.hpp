@@ -61,6 +61,27 @@ struct ArriveArgs {
 // "all non-exited threads", and the H100 does for bar.sync 0).
 [[nodiscard]] Result arrive(State s, const ArriveArgs& a);
 
+// The arrival of `warps` warps of one agent (a warp group, a role of W
+// warps), `a.threads` threads in all. The barrier counts threads and each
+// warp's arrive is its own (PTX ISA bar/barrier: "the barrier{.cta}
+// instruction causes executing thread[s] to wait" and the instance
+// completes when "the number of threads specified by b" have arrived, after
+// which it "is reinitialized so that it can be immediately reused"); a
+// warp's threads arrive together (.aligned: "all threads in the warp").
+// Where the warps fit in the instance in progress, this is one arrive of
+// their total (no warp but the last can complete it: the order of the
+// others changes nothing). Where they do not, the warps up to the one that
+// completes the instance arrive (`warps` of the result); the others arrive
+// on the next instance, in a later step (docs/spec.md, "Per-warp named
+// barrier arrivals"). bar.red is one arrive of the agent's threads (its
+// result is the instance's, one per agent): not split.
+struct WarpsResult {
+  State next;
+  Outcome out;
+  int warps = 0;  // the warps that arrived (0 where the arrive failed)
+};
+[[nodiscard]] WarpsResult arrive_warps(State s, const ArriveArgs& a, int warps);
+
 // A thread group of the CTA exited: an instance without count in progress
 // completes when every thread still live has arrived (`live`).
 [[nodiscard]] Result on_exit(State s, int live);

@@ -39,6 +39,14 @@ inline void barrier_arrive(hb::Memory& m, hb::Threads lanes, int sync, bool rele
   if (completes) hb::complete(m, sync);
 }
 
+// A part of a multi-warp agent's named-barrier arrival (spec::named::
+// arrive_warps): which of its warps arrive is the hardware's choice, so the
+// instance holds what any `q` of them surely knows (hb::Quorum).
+inline void barrier_arrive_part(hb::Memory& m, const hb::Quorum& q, int sync, bool completes) {
+  hb::release(m, q, sync);
+  if (completes) hb::complete(m, sync);
+}
+
 // Passing the barrier's wait acquires what its completed instance released
 // (bar.sync and barrier.cluster.wait: ".acquire" by default; s_barrier).
 inline void barrier_pass(hb::Memory& m, hb::Threads lanes, int sync) { hb::acquire(m, lanes, hb::Syncs{1} << sync); }

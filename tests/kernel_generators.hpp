@@ -1228,4 +1228,42 @@ inline std::string group_arrive_balanced(std::mt19937& rng, bool split) {
   return k;
 }
 
+// Named-barrier arrivals of several warps that may complete an instance in
+// the middle (spec::named::arrive_warps): a role `g` of W warps accesses x,
+// then executes one bar_sync (or bar_arrive) of barrier 1, whose count is
+// c warps; two one-warp roles arrive on it too (bar_arrive, or bar_sync for
+// their last), in all a multiple of c warps or one warp short (a deadlock),
+// and access x before and after. `split`: g's barrier under `if warp >= 0:`,
+// so that each warp of g is an agent and arrives in its own step, in every
+// order: the per-warp reference. After its barrier g only reads, so that its
+// warps in step (the compact form) can wait for nothing the per-warp form
+// lets one warp do first.
+inline std::string group_named_kernel(std::mt19937& rng, bool split) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int warps = 2 + pick(3), c = 1 + pick(warps + 1);
+  int others = c - warps % c;  // the two other roles' arrivals: the last instance's rest
+  if (others == c && pick(2)) others = 0;
+  if (others == 0 && warps % c == 0) others += c * pick(2);
+  if (pick(8) == 0) others = std::max(0, others - 1);  // one warp short: the last instance never completes
+  const std::string bar = std::to_string(32 * c);
+  std::string k = "kernel named_group\nsmem x[2] bytes 256\n";
+  k += "role g warps " + std::to_string(warps) + ":\n";
+  if (pick(3) != 0) k += "  all: write x[0]\n";
+  if (pick(2) == 0) k += "  one: write x[1]\n";
+  if (pick(4) == 0) k += "  syncwarp\n";
+  const std::string sync = std::string(pick(4) == 0 ? "bar_arrive" : "bar_sync") + " 1, " + bar + "\n";
+  k += split ? "  if warp >= 0:\n    " + sync : "  " + sync;
+  for (int i = pick(3); i > 0; --i) k += std::string("  ") + (pick(2) ? "one" : "all") + ": read x[" + std::to_string(pick(2)) + "]\n";
+  const int first = pick(others + 1);
+  for (int r = 0; r < 2; ++r) {
+    const int n = r == 0 ? first : others - first;
+    k += "role o" + std::to_string(r) + " warp:\n";
+    if (pick(2) == 0) k += "  one: write x[" + std::to_string(pick(2)) + "]\n";
+    for (int i = 0; i < n; ++i) k += std::string("  ") + (i + 1 == n && pick(2) ? "bar_sync" : "bar_arrive") + " 1, " + bar + "\n";
+    if (pick(2) == 0) k += std::string("  ") + (pick(2) ? "one" : "all") + ": read x[" + std::to_string(pick(2)) + "]\n";
+    if (n == 0) k += "  syncwarp\n";
+  }
+  return k;
+}
+
 }  // namespace pc::testgen

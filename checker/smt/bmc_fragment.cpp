@@ -29,6 +29,7 @@ void Unroller::agent(int a) {
   out.name = info.name;
   out.cta = info.cta;
   out.threads = info.threads;
+  out.warps = info.warps;
   cluster_joined_ = false;
   vars_.assign(role.vars.size(), 0);
   bulk_ = {};

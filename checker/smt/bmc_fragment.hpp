@@ -189,6 +189,7 @@ struct Agent {
   std::string name;
   int cta = 0;
   int threads = 32;
+  int warps = 1;            // its warps, which arrive on a named barrier each on their own
   int fence_sync = -1;      // with a fence_mbarrier_init: the extra sync object its releases go into
   std::vector<int> lanes;      // its lane classes (local threads)
   // AMD: the (leader, other lanes) of each wave, ordered both ways at each

@@ -293,9 +293,18 @@ void Encoder::bar_sync_cases(const State& s, int a, int i, Case c, std::vector<C
       if (f_.agents[static_cast<std::size_t>(b2)].cta == ag.cta) c.reads.push_back(object(Obj::exited, b2));
   const z3::expr count = whole ? live_threads(s, -1, ag.cta) : num(static_cast<std::int64_t>(st.count));
   const z3::expr threads = num(ag.threads);
-  z3::expr mismatch = s.arrived[b] + threads > count;
-  mismatch = mismatch || (s.arrived[b] > 0 && (whole ? !s.whole[b] : (s.whole[b] || s.count[b] != count)));
-  c.raises.push_back({Violation::named_count_mismatch, mismatch});
+  const z3::expr over = s.arrived[b] + threads > count;
+  const z3::expr differs = s.arrived[b] > 0 && (whole ? !s.whole[b] : (s.whole[b] || s.count[b] != count));
+  if (ag.warps > 1) {
+    // spec::named::arrive_warps: the warps up to the one that completes the
+    // instance arrive, the others on the next one in a later step, which this
+    // search does not follow (where a warp fits: else the arrive fails).
+    const z3::expr fits = s.arrived[b] + num(ag.threads / ag.warps) <= count;
+    c.raises.push_back({Violation::named_count_mismatch, differs || (over && !fits)});
+    c.raises.push_back({Violation::named_count_mismatch, !differs && over && fits, true});
+  } else {
+    c.raises.push_back({Violation::named_count_mismatch, over || differs});
+  }
   const z3::expr arrived = s.arrived[b] + threads;
   const z3::expr done = arrived >= count;
   n.ticket[ai] = s.gen[b];

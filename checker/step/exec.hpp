@@ -304,6 +304,7 @@ class Exec {
   bool mbar_arrive(const ir::Op& op, const Lanes& l);
   void mbar_wait(const ir::Op& op, const Lanes& l, bool blocking);
   Pc named(const ir::Op& op, int id, std::int64_t count, bool wait);
+  Pc named_warps(const ir::Op& op, int id, std::int64_t count, bool wait);
   Pc amd_barrier(const ir::Op& op, bool signal, bool wait);
   Pc cluster_barrier(const ir::Op& op, const Lanes& l, bool arrive, bool wait);
   // Split-phase control, for the ops whose arrive and wait are one

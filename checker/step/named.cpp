@@ -54,7 +54,85 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
     return true;
   };
+  if (me_.warps > 1 && red == nb::Red::none) return named_warps(op, id, count, wait);
   return split_phase(true, wait, arrive, pass);
+}
+
+// A named barrier by an agent of several warps (docs/spec.md, "Per-warp
+// named-barrier arrivals"): its warps arrive each on their own
+// (spec::named::arrive_warps). Where they all fit in the instance in
+// progress this is Exec::named's one arrive; where they do not, each step
+// arrives the warps up to the one that completes an instance, releasing
+// what any that many of the agent's warps surely know (which warps arrive
+// first is the hardware's choice), and the agent stays at the instruction
+// (AgentState::arrived: the warps arrived so far) until every warp has
+// arrived. It then waits for the last instance it joined and acquires
+// nothing: its warps passed different instances, and no instance holds all
+// of them, so no lane is surely ordered after another agent's arrival
+// (AgentState::arrived = warps until it passes, marking the split).
+Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wait) {
+  namespace nb = spec::named;
+  const int n = me_.warps;
+  auto sync = [&] { return p_.named_sync(me_.cta, id); };
+  nb::State& st = s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+  bool arrived_now = false;
+  if (ag_.stage == 0) {
+    arrived_now = true;
+    const int before = ag_.arrived, left = n - before;
+    nb::ArriveArgs args;
+    args.id = id;
+    args.count = count;
+    args.threads = left * (me_.threads / n);
+    args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
+    args.live_threads = live_threads(me_.cta);
+    args.id0_whole_cta = p_.id0_whole_cta;
+    if (Violation v = nb::check_operands(args); v != Violation::none)
+      stop(v, "named barrier " + std::to_string(id) + " with thread count " + std::to_string(count) + ": " +
+                  std::string(spec::violation_doc(v)));
+    const nb::WarpsResult r = nb::arrive_warps(st, args, left);
+    if (r.out.violation != Violation::none)
+      stop(r.out.violation, "named barrier " + std::to_string(id) + ": " + me_.name + " arrives with count " +
+                                std::to_string(count) + " while " + std::to_string(st.arrived) + " of " +
+                                std::to_string(st.count) + " threads have arrived");
+    const bool last = r.warps == left;
+    const int arrived = st.arrived + r.warps * (me_.threads / n);
+    st = r.next;
+    if (last && before == 0) {
+      so::barrier_arrive(s_.mem, me_.hb.lanes(), sync(), true, r.out.phase_completed);
+    } else {
+      hb::Quorum part{me_.leader_lanes, me_.all_lanes & ~me_.leader_lanes, 0, n - r.warps};
+      part.per_warp_units = me_.hb.per_warp_units();
+      so::barrier_arrive_part(s_.mem, part, sync(), r.out.phase_completed);
+    }
+    if (describe_ && r.out.phase_completed) info_.completed = "named barrier " + std::to_string(id) + " instance complete";
+    SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + ", " + std::to_string(count ? count : args.cta_threads) +
+        (last && before == 0 ? "" : ", warps " + std::to_string(before + 1) + ".." + std::to_string(before + r.warps) + " of " + std::to_string(n)) +
+        (r.out.phase_completed ? " (completes: " + std::to_string(arrived) + " of " + std::to_string(arrived) + " arrived)"
+                               : " (" + std::to_string(arrived) + " arrived)") +
+        (last ? "" : "; the other " + std::to_string(left - r.warps) + " warps arrive on the next instance"));
+    if (!last) {
+      ag_.arrived = static_cast<std::uint16_t>(before + r.warps);
+      return Pc::stay;
+    }
+    ag_.ticket = spec::agent::ticket_after_arrive(r.out.observed);
+    ag_.arrived = before == 0 ? 0 : static_cast<std::uint16_t>(n);
+    if (!wait) {
+      ag_.arrived = 0;
+      return Pc::next;
+    }
+    ag_.stage = spec::agent::after_arrive(true);
+  }
+  const spec::Outcome o = nb::wait(st, ag_.ticket, nb::Red::none, me_.threads);
+  if (!o.enabled) {
+    info_.enabled = arrived_now;
+    return Pc::stay;
+  }
+  if (ag_.arrived == 0) so::barrier_pass(s_.mem, me_.hb.lanes(), sync());
+  ag_.arrived = 0;
+  thread_synchronized();
+  if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
+  ag_.stage = spec::agent::after_pass();
+  return Pc::next;
 }
 
 Exec::Pc Exec::on_bar_sync(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
