@@ -485,7 +485,10 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   };
   auto quiet = [&](int p, int r, std::uint64_t set) {
     if (r == cluster_) return quiet_cluster(p, set);
+    // A resource counted on that is no mbarrier (a buffer an mbarrier is
+    // laid over, which its counting reaches through the alias): never quiet.
     const int m = r - mbar_base_;
+    if (m < 0 || m >= p_.num_mbars()) return false;
     const spec::mbarrier::State& st = s.mbars[static_cast<std::size_t>(m)];
     if (st.status != spec::mbarrier::Status::live) return false;
     const std::int64_t own = bit(step + p * width, arrive_part, words_, r) ? arrivals[p] : 0;
