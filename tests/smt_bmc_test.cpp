@@ -147,10 +147,11 @@ Agreement compare(const ir::Kernel& k, int max_depth = 0, std::uint64_t budget =
 
 // What the comparisons of one generator's kernels found.
 struct Tally {
-  int verified = 0, violations = 0, unreduced = 0;
+  int verified = 0, violations = 0, unreduced = 0, declined = 0;
   std::map<std::string, int> kinds;  // the explicit search's verdicts
   [[nodiscard]] std::string text() const {
-    std::string t = std::to_string(verified) + " verified and " + std::to_string(violations) + " violations, both engines:";
+    std::string t = std::to_string(verified) + " verified and " + std::to_string(violations) + " violations, both engines (" +
+                    std::to_string(declined) + " not covered: a part of a group's arrival):";
     for (const auto& [kind, n] : kinds) t += " " + kind + " " + std::to_string(n);
     return t;
   }
@@ -164,6 +165,14 @@ void compare_generated(const std::string& text, Tally& t) {
   const Agreement a = compare(p.kernel);
   CAPTURE(text);
   CAPTURE(a.why);
+  // A multi-warp agent's arrival that may complete a phase or a named
+  // barrier's instance with part of its warps is outside the fragment
+  // (docs/checker.md): the per-thread arrivals test compares it with the
+  // per-warp reference instead.
+  if (!a.covered && a.why.find("with part of its threads") != std::string::npos) {
+    ++t.declined;
+    return;
+  }
   REQUIRE(a.covered);
   CHECK(a.agree);
   const bool verified = a.explicit_verdict == check::Verdict::verified;
