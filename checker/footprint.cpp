@@ -164,6 +164,7 @@ void Footprints::exit_footprint(int cta, Set set) const {
   for (int slot = 0; slot < p_.named_used; ++slot)
     if (whole_slot_[static_cast<std::size_t>(slot)]) writes(set, named_base_ + cta * p_.named_used + slot);
   reads(set, tmem_base_ + cta);
+  if (spec::tmem::peer(cta) < p_.ctas) reads(set, tmem_base_ + spec::tmem::peer(cta));  // spec::tmem::pair_exit
 }
 
 void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, bool events, Set set) const {
@@ -285,9 +286,10 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     case ir::Footprint::tmem_alloc: {
       if (op.tmem.object < 0) return all(set);
       const int d = op.tmem.object;
-      // cta_group 2: a collective of the pair, performed in both CTAs (their
-      // allocators and the allocation's memory) by the second warp to issue
-      // it (spec::tmem::pair_issue).
+      // cta_group 2: a half of a collective of the pair, matched against the
+      // peer's allocator; the first dealloc frees both CTAs' memory; the
+      // issue reads whether the peer has exited (spec::tmem::pair_issue).
+      if (op.cta_pair) reads(set, alive_base_ + spec::tmem::peer(cta));
       for (const int c : {cta, op.cta_pair ? spec::tmem::peer(cta) : cta}) {
         const int first = buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
         for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) writes(set, first + x);
@@ -297,7 +299,10 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     }
     case ir::Footprint::tmem_relinquish:
       writes(set, tmem_base_ + cta);
-      if (op.cta_pair) writes(set, tmem_base_ + spec::tmem::peer(cta));
+      if (op.cta_pair) {
+        writes(set, tmem_base_ + spec::tmem::peer(cta));
+        reads(set, alive_base_ + spec::tmem::peer(cta));
+      }
       return;
     // A request leaves a response per destination CTA (a multicast), each
     // landing like a TMA load; the request itself reads the CLC state.

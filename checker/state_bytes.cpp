@@ -369,7 +369,6 @@ void deserialize(const char* bytes, const Owners& o, State& s, EventBytes* where
     r.get(pair);
     t.pair = static_cast<spec::tmem::PairOp>(pair);
     r.get(t.pair_which);
-    r.get(t.pair_done);
   }
   r.get(s.clc.queue);
   r.get(s.clc.requests);
@@ -520,7 +519,6 @@ char* write_shared(const State& s, Writer w, const State* like, const EventBytes
     w.put(static_cast<std::uint8_t>(t.relinquished | (t.last_cols ? std::bit_width(unsigned{t.last_cols}) - 1 : 0) << 1));
     w.put(static_cast<std::uint8_t>(t.pair));
     w.put(t.pair_which);
-    w.put(t.pair_done);
   }
   w.put(s.clc.queue);
   w.put(s.clc.requests);

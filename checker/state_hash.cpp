@@ -188,7 +188,7 @@ std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
   eat_raw(s.named);
   eat_raw(s.amd);
   for (const spec::tmem::Cta& t : s.tmem) {
-    eat(t.used | std::uint64_t{t.allocated} << 16 | std::uint64_t{t.relinquished} << 48 | std::uint64_t{t.pair_done} << 49 |
+    eat(t.used | std::uint64_t{t.allocated} << 16 | std::uint64_t{t.relinquished} << 48 |
         std::uint64_t{t.pair_which} << 56);
     eat(static_cast<std::uint64_t>(t.pair) | std::uint64_t{t.last_cols} << 8);
   }

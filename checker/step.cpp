@@ -334,9 +334,8 @@ std::string Stepper::describe_blocked(const State& s, int a) const {
     what += " (joined; waits for the other warps of its warp group)";
   } else if (op.cta_pair && op.code != OpCode::tcgen05_mma && op.code != OpCode::tcgen05_commit) {
     if (op.tmem.object >= 0) what += " " + p_.kernel->buffers[static_cast<std::size_t>(op.tmem.object)].name;
-    const bool waiting = ag.stage == spec::agent::waiting;
-    what += " cta_group 2 (" + std::string(waiting ? "waits for" : "cannot issue before the last collective of") + " CTA " +
-            std::to_string(waiting ? spec::tmem::peer(info.cta) : info.cta) + (waiting ? "'s warp to issue its half)" : " returns, or columns lack)");
+    what += " cta_group 2 (CTA " + std::to_string(info.cta) + "'s last collective waits for CTA " + std::to_string(spec::tmem::peer(info.cta)) +
+            "'s half, or columns lack)";
   }
   return info.name + " waits at " + what + " (line " + std::to_string(code[ag.pc].loc.line) + ")";
 }

@@ -171,6 +171,16 @@ void overwrite(Memory& m, int buf, std::uint8_t thread, Threads known) {
   put(m, e);
 }
 
+void learn_write(Memory& m, int buf, Threads writers, Threads to) {
+  const auto [lo, hi] = range(m, buf);
+  for (std::size_t i = lo; i < hi; ++i) {
+    Event& e = m.events[i];
+    if (!e.write || !(bit(e.thread) & writers)) continue;
+    e.after |= to;
+    mirror(e);
+  }
+}
+
 void release(Memory& m, Threads from, int sync) {
   const Syncs s = Syncs{1} << sync;
   for (Event& e : m.events) {

@@ -210,6 +210,10 @@ struct Access {
 // `known`: more threads ordered after that write (a collective's other
 // participants: the two warps of a .cta_group::2 tcgen05.alloc, spec/tmem.hpp).
 void overwrite(Memory& m, int buf, std::uint8_t thread, Threads known = 0);
+// The threads `to` are ordered after the writes to `buf` by the threads
+// `writers`: the second warp of a .cta_group::2 collective joins the
+// allocation the first performed (spec/tmem.hpp, pair_issue).
+void learn_write(Memory& m, int buf, Threads writers, Threads to);
 
 // The threads `from` perform a release into sync object `sync`: everything
 // they know is attached to the object, to be made visible at its next completion.

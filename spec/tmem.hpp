@@ -47,12 +47,10 @@ struct Cta {
   std::uint32_t allocated = 0;
   bool relinquished = false;
   std::uint16_t last_cols = 0;  // the columns of the CTA's last tcgen05.alloc (0: none yet)
-  // A .cta_group::2 collective this CTA's warp issued: waiting for the peer
-  // CTA's warp (pair_done false), or performed and not yet returned to the
-  // issuing warp (pair_done true).
+  // The .cta_group::2 collective this CTA's warp issued first, whose half
+  // the peer CTA's warp has not issued yet (pair_issue below).
   PairOp pair = PairOp::none;
   std::uint8_t pair_which = 0;
-  bool pair_done = false;
   auto operator<=>(const Cta&) const = default;
 };
 static_assert(sizeof(Cta::allocated) * 8 == max_allocations);
@@ -118,18 +116,36 @@ struct Result {
 // "issue[d] from two warps, one in each of the current CTA and its Peer CTA,
 // in order to collectively perform the operation, i.e., the first warp to
 // perform the operation could block until the second warp in the Peer CTA
-// also performs the operation"; tcgen05.mma, .cp and .commit are issued by "a
+// also performs the operation"; tcgen05.alloc: "the issuing warp must make
+// sure that peer CTA is launched and its warps eventually participate in
+// collective operations"; tcgen05.mma, .cp and .commit are issued by "a
 // single thread from the CTA-Pair" and "the peer CTA should be active and
 // should not have exited". The pair's accumulator is split between the two
 // CTAs' tensor memory at the same columns, so an MMA writes both.
 //
-// The model: the first warp blocks until the peer's warp issues (the ISA's
-// "could block" taken as may: a kernel that needs it not to block can hang);
-// the second performs the operation in both CTAs, and both warps know it (one
-// address for both halves: each warp may hand it to its CTA, and the pair's
-// MMA uses it in both); the first warp then returns.
-// Collectives of a pair match in issue order: the second must be the same
-// operation on the same allocation, else `tmem_misuse`.
+// The model takes no rendezvous (docs/spec.md, "The CTA pair's collectives";
+// we have no sm_100 device to test it):
+//  - The first warp to issue performs the operation in both CTAs and goes
+//    on (public evidence: on sm_103a the first CTA's alloc and dealloc ran
+//    before the peer's alloc completed, NVIDIA/cutlass#3435; a 2-CTA alloc
+//    reaches the peer CTA's shared memory, NVIDIA/cutlass#3316). Its alloc
+//    is a write of both CTAs' parts, by the first warp; the second warp's
+//    issue joins it and orders the second warp after that write (the
+//    allocation it answers). Nothing else is ordered between the two warps:
+//    a peer's use of the memory before the dealloc must be ordered by the
+//    kernel (triton-lang/triton#9498, Dao-AILab/flash-attention#2312).
+//  - The first dealloc frees both CTAs' columns: every access of either
+//    part must be ordered before that warp.
+//  - Halves match in issue order: the second must be the same operation on
+//    the same allocation, else `tmem_misuse`. A CTA's warp runs at most one
+//    collective ahead of its peer: a next alloc or relinquish waits until
+//    the peer's warp has joined the last (the ISA's "could block"); a
+//    dealloc issued while the peer has not joined its CTA's last collective
+//    is `tmem_misuse` (a dealloc before the peer's alloc completed failed
+//    every time, NVIDIA/cutlass#3435).
+//  - The peer's warps must eventually participate: the first half of a
+//    collective whose peer CTA has exited, and a CTA exiting while its
+//    peer's collective waits for its half, are `tmem_misuse`.
 
 // The peer of CTA `cta`: the CTA pair is two CTAs whose %cluster_ctarank
 // differ only in bit 0 (PTX ISA, tcgen05 "CTA Pair").
@@ -137,19 +153,25 @@ struct Result {
 
 struct PairResult {
   Cta mine, peer;
-  Outcome out;            // blocked: this CTA's warp cannot issue yet (an earlier collective of its CTA is unanswered, or columns lack)
-  bool performed = false; // this issue was the second: the operation took effect in both CTAs
+  Outcome out;         // blocked: this CTA's last collective waits for the peer's half, or columns lack
+  bool first = false;  // this issue is the first of a new collective: it performed it
 };
 
-[[nodiscard]] constexpr PairResult pair_issue(Cta mine, Cta peer, PairOp op, int which, std::int64_t cols) {
-  if (mine.pair != PairOp::none) return {mine, peer, Outcome::blocked()};
-  if (peer.pair == PairOp::none || peer.pair_done) {  // the first of a new collective
-    mine.pair = op;
-    mine.pair_which = static_cast<std::uint8_t>(which);
-    return {mine, peer, Outcome{}};
+// The issue of `op` on allocation `which` (`cols` columns) by a warp of the
+// CTA whose state is `mine`, whose peer CTA is `peer` (`peer_exited`: all of
+// its threads have exited).
+[[nodiscard]] constexpr PairResult pair_issue(Cta mine, Cta peer, bool peer_exited, PairOp op, int which, std::int64_t cols) {
+  if (mine.pair != PairOp::none)
+    return {mine, peer, op == PairOp::dealloc ? Outcome::fail(Violation::tmem_misuse) : Outcome::blocked()};
+  const bool first = peer.pair == PairOp::none;
+  if (!first) {  // the second: it joins the peer's
+    if (peer.pair != op || (op != PairOp::relinquish && peer.pair_which != which))
+      return {mine, peer, Outcome::fail(Violation::tmem_misuse)};
+    peer.pair = PairOp::none;
+    peer.pair_which = 0;
+    return {mine, peer, Outcome{}, false};
   }
-  if (peer.pair != op || (op != PairOp::relinquish && peer.pair_which != which))
-    return {mine, peer, Outcome::fail(Violation::tmem_misuse)};
+  if (peer_exited) return {mine, peer, Outcome::fail(Violation::tmem_misuse), true};
   Result a{mine, Outcome{}}, b{peer, Outcome{}};
   if (op == PairOp::alloc) {
     a = alloc(mine, which, cols);
@@ -161,20 +183,18 @@ struct PairResult {
     a.next = relinquish(mine);
     b.next = relinquish(peer);
   }
-  if (a.out.violation != Violation::none) return {mine, peer, a.out};
-  if (b.out.violation != Violation::none) return {mine, peer, b.out};
-  if (!a.out.enabled || !b.out.enabled) return {mine, peer, Outcome::blocked()};
-  b.next.pair_done = true;
+  if (a.out.violation != Violation::none) return {mine, peer, a.out, true};
+  if (b.out.violation != Violation::none) return {mine, peer, b.out, true};
+  if (!a.out.enabled || !b.out.enabled) return {mine, peer, Outcome::blocked(), true};
+  a.next.pair = op;
+  a.next.pair_which = static_cast<std::uint8_t>(op == PairOp::relinquish ? 0 : which);
   return {a.next, b.next, Outcome{}, true};
 }
 
-// The first warp of a collective returns once the second performed it.
-[[nodiscard]] constexpr bool pair_returns(const Cta& mine) { return mine.pair != PairOp::none && mine.pair_done; }
-[[nodiscard]] constexpr Cta pair_return(Cta mine) {
-  mine.pair = PairOp::none;
-  mine.pair_which = 0;
-  mine.pair_done = false;
-  return mine;
+// The last thread of a CTA exits: its peer's warp issued a collective whose
+// half this CTA never will.
+[[nodiscard]] constexpr Violation pair_exit(const Cta& peer) {
+  return peer.pair != PairOp::none ? Violation::tmem_misuse : Violation::none;
 }
 
 // "All tcgen05 instructions within a kernel must specify the same value for

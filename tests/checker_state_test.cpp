@@ -263,7 +263,6 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"tmem relinquished", [](check::State& x) { if (!x.tmem.empty()) x.tmem.back().relinquished ^= true; }},
       {"tmem pair", [](check::State& x) { if (!x.tmem.empty()) x.tmem.back().pair = x.tmem.back().pair == spec::tmem::PairOp::none ? spec::tmem::PairOp::dealloc : spec::tmem::PairOp::none; }},
       {"tmem pair_which", [](check::State& x) { if (!x.tmem.empty()) ++x.tmem.back().pair_which; }},
-      {"tmem pair_done", [](check::State& x) { if (!x.tmem.empty()) x.tmem.back().pair_done ^= true; }},
       {"clc queue", [](check::State& x) { ++x.clc.queue; }},
       {"clc requests", [](check::State& x) { ++x.clc.requests; }},
       {"clc failed_seen", [](check::State& x) { x.clc.failed_seen ^= 2; }},

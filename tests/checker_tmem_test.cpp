@@ -261,50 +261,68 @@ TEST_CASE("tensor-memory declarations and operands: located errors, exit 2") {
 
 // ---- .cta_group::2: the CTA pair (spec/tmem.hpp, "CTA pair") ----
 
-TEST_CASE("spec::tmem: a cta_group 2 collective waits for the peer's warp, then acts in both CTAs") {
+TEST_CASE("spec::tmem: a cta_group 2 collective is performed by the first warp to issue it, with no rendezvous") {
   namespace tm = spec::tmem;
   using spec::Violation;
   CHECK(tm::peer(0) == 1);
   CHECK(tm::peer(3) == 2);
   tm::Cta a, b;
-  // The first warp records its half and waits; nothing is allocated yet.
-  tm::PairResult r = tm::pair_issue(a, b, tm::PairOp::alloc, 0, 128);
+  // The first warp performs it in both CTAs and goes on.
+  tm::PairResult r = tm::pair_issue(a, b, false, tm::PairOp::alloc, 0, 128);
   REQUIRE(r.out.enabled);
-  CHECK_FALSE(r.performed);
-  CHECK(r.mine.allocated == 0);
-  a = r.mine;
-  // Another collective of the same CTA cannot start before this one is answered.
-  CHECK_FALSE(tm::pair_issue(a, b, tm::PairOp::alloc, 1, 32).out.enabled);
-  // The peer's warp answers: both CTAs hold the columns; the first warp then returns.
-  r = tm::pair_issue(b, a, tm::PairOp::alloc, 0, 128);
-  REQUIRE(r.performed);
+  CHECK(r.first);
   CHECK(r.mine.allocated == 1);
   CHECK(r.peer.allocated == 1);
   CHECK(r.peer.used == 128);
-  CHECK(tm::pair_returns(r.peer));
-  CHECK_FALSE(tm::pair_returns(r.mine));
+  CHECK(r.mine.pair == tm::PairOp::alloc);
+  a = r.mine;
+  b = r.peer;
+  // The peer CTA exiting now: its warps never join.
+  CHECK(tm::pair_exit(a) == Violation::tmem_misuse);
+  // The same CTA's next alloc or relinquish waits until the peer has
+  // joined; a dealloc then is misuse (NVIDIA/cutlass#3435).
+  CHECK_FALSE(tm::pair_issue(a, b, false, tm::PairOp::relinquish, 0, 0).out.enabled);
+  CHECK(tm::pair_issue(a, b, false, tm::PairOp::relinquish, 0, 0).out.violation == Violation::none);
+  CHECK(tm::pair_issue(a, b, false, tm::PairOp::dealloc, 0, 128).out.violation == Violation::tmem_misuse);
+  // Joined by a different operation, or on another allocation: misuse.
+  CHECK(tm::pair_issue(b, a, false, tm::PairOp::relinquish, 0, 0).out.violation == Violation::tmem_misuse);
+  CHECK(tm::pair_issue(b, a, false, tm::PairOp::alloc, 1, 32).out.violation == Violation::tmem_misuse);
+  // The peer's warp joins: nothing changes but the collective is matched.
+  r = tm::pair_issue(b, a, false, tm::PairOp::alloc, 0, 128);
+  REQUIRE(r.out.enabled);
+  CHECK_FALSE(r.first);
+  CHECK(r.mine.allocated == 1);
+  CHECK(r.mine.used == 128);
+  CHECK(r.peer.pair == tm::PairOp::none);
   b = r.mine;
-  a = tm::pair_return(r.peer);
+  a = r.peer;
+  CHECK(tm::pair_exit(a) == Violation::none);
   CHECK(tm::use(a, 0) == Violation::none);
   CHECK(tm::use(b, 0) == Violation::none);
-  // A collective answered by a different operation, or on another allocation, is misuse.
-  a = tm::pair_issue(a, b, tm::PairOp::dealloc, 0, 128).mine;
-  CHECK(tm::pair_issue(b, a, tm::PairOp::relinquish, 0, 0).out.violation == Violation::tmem_misuse);
-  CHECK(tm::pair_issue(b, a, tm::PairOp::dealloc, 1, 32).out.violation == Violation::tmem_misuse);
-  r = tm::pair_issue(b, a, tm::PairOp::dealloc, 0, 128);
-  REQUIRE(r.performed);
+  // The first dealloc frees both halves; the second joins it.
+  r = tm::pair_issue(b, a, false, tm::PairOp::dealloc, 0, 128);
+  REQUIRE(r.out.enabled);
+  CHECK(r.first);
   CHECK(r.mine.allocated == 0);
   CHECK(r.peer.allocated == 0);
-  // Columns lacking in either CTA: the second warp blocks.
-  tm::Cta full = tm::alloc(tm::Cta{}, 1, 512).next;
-  tm::Cta first = tm::pair_issue(tm::Cta{}, full, tm::PairOp::alloc, 0, 32).mine;
-  CHECK_FALSE(tm::pair_issue(full, first, tm::PairOp::alloc, 0, 32).out.enabled);
+  CHECK(r.peer.used == 0);
+  r = tm::pair_issue(r.peer, r.mine, false, tm::PairOp::dealloc, 0, 128);
+  REQUIRE(r.out.enabled);
+  CHECK(r.out.violation == Violation::none);
+  CHECK(tm::pair_exit(r.peer) == Violation::none);
+  // A dealloc of an allocation a CTA of the pair does not hold.
+  CHECK(tm::pair_issue(tm::alloc(tm::Cta{}, 0, 128).next, tm::Cta{}, false, tm::PairOp::dealloc, 0, 128).out.violation ==
+        Violation::tmem_misuse);
+  // The first half of a collective whose peer CTA has exited: it never joins.
+  CHECK(tm::pair_issue(tm::Cta{}, tm::Cta{}, true, tm::PairOp::alloc, 0, 32).out.violation == Violation::tmem_misuse);
+  // Columns lacking in either CTA: the first warp blocks.
+  const tm::Cta full = tm::alloc(tm::Cta{}, 1, 512).next;
+  CHECK_FALSE(tm::pair_issue(full, tm::Cta{}, false, tm::PairOp::alloc, 0, 32).out.enabled);
+  CHECK_FALSE(tm::pair_issue(tm::Cta{}, full, false, tm::PairOp::alloc, 0, 32).out.enabled);
   // Relinquish acts in both CTAs: a later alloc in either is misuse.
-  first = tm::pair_issue(tm::Cta{}, tm::Cta{}, tm::PairOp::relinquish, 0, 0).mine;
-  r = tm::pair_issue(tm::Cta{}, first, tm::PairOp::relinquish, 0, 0);
-  REQUIRE(r.performed);
+  r = tm::pair_issue(tm::Cta{}, tm::Cta{}, false, tm::PairOp::relinquish, 0, 0);
   CHECK(tm::alloc(r.mine, 0, 32).out.violation == Violation::tmem_misuse);
-  CHECK(tm::alloc(tm::pair_return(r.peer), 0, 32).out.violation == Violation::tmem_misuse);
+  CHECK(tm::alloc(r.peer, 0, 32).out.violation == Violation::tmem_misuse);
 }
 
 namespace {
@@ -344,22 +362,30 @@ const std::string pair_kernel = pc::testing::started(
     "  tcgen05_fence_before_thread_sync\n"
     "  SYNC2bar_sync 2, 160\n");
 
-std::string pair_fixed() {
-  return with(with(with(with(pair_kernel, "SYNC2", ""), "SYNC2", ""), "WAIT", ""), "DEALLOC", "tcgen05_dealloc acc cta_group 2");
+// The kernel with its markers taken out (SYNC2: the epilogue done before
+// the MMA warp's cluster barrier; WAIT: the epilogue waits for the commit).
+std::string unmark(std::string k, const std::string& sync2, const std::string& wait) {
+  k = with(with(k, "SYNC2", sync2), "SYNC2", sync2);
+  return with(with(k, "WAIT", wait), "DEALLOC", "tcgen05_dealloc acc cta_group 2");
 }
+
+std::string pair_fixed() { return unmark(pair_kernel, "", ""); }
 
 }  // namespace
 
 TEST_CASE("cta_group 2: the pair's accumulator in both CTAs, ordered by the multicast commit") {
   const std::string fixed = pair_fixed();
   // The epilogue of either CTA reading its half before the commit's arrival.
-  pair(with(with(with(with(pair_kernel, "SYNC2", ""), "SYNC2", ""), "WAIT", "# "), "DEALLOC", "tcgen05_dealloc acc cta_group 2"),
-       "data_race", fixed);
-  // CTA 1's warp deallocating its half while its epilogue's tcgen05.ld is not ordered before.
-  pair(with(with(with(with(pair_kernel, "SYNC2", "# "), "SYNC2", "# "), "WAIT", ""), "DEALLOC", "tcgen05_dealloc acc cta_group 2"),
-       "tmem_dealloc_in_use", fixed);
-  // One CTA's warp never joins the collective: the other waits forever.
-  pair(with(fixed, "  tcgen05_alloc acc cta_group 2\n", "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n"), "deadlock", fixed);
+  pair(unmark(pair_kernel, "", "# "), "data_race", fixed);
+  // A warp deallocating while an epilogue's tcgen05.ld is not ordered before.
+  pair(unmark(pair_kernel, "# ", ""), "tmem_dealloc_in_use", fixed);
+  // No cluster barrier before the dealloc: CTA 1's warp can deallocate
+  // before CTA 0's warp joined the alloc (NVIDIA/cutlass#3435; was
+  // verified: the first warp waited for the second).
+  pair(with(fixed, "  cluster_sync\n  tcgen05_dealloc", "  tcgen05_dealloc"), "tmem_misuse", fixed);
+  // One CTA's warp never joins the collective: the peer's warps must
+  // eventually participate (was a deadlock: the first warp waited).
+  pair(with(fixed, "  tcgen05_alloc acc cta_group 2\n", "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n"), "tmem_misuse", fixed);
   // The two warps issue different collectives.
   pair(with(fixed, "  tcgen05_alloc acc cta_group 2\n",
             "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n  else:\n    tcgen05_dealloc acc cta_group 2\n"),
@@ -371,6 +397,33 @@ TEST_CASE("cta_group 2: the pair's accumulator in both CTAs, ordered by the mult
        "tmem_misuse", fixed);
   // Without the dealloc: each CTA exits with its half allocated.
   pair(with(fixed, "tcgen05_dealloc acc cta_group 2", ""), "tmem_not_deallocated", fixed);
+}
+
+// NVIDIA/cutlass#3435: on sm_103a a CTA's tcgen05.dealloc.cta_group::2
+// issued before its peer's tcgen05.alloc.cta_group::2 completed failed every
+// time (25 of 25), and a barrier.cluster anywhere between the alloc and the
+// dealloc fixed it (0 of 25). With the rendezvous the model took before,
+// the dealloc waited and the kernel verified.
+TEST_CASE("cta_group 2: a dealloc before the peer CTA's warp joined the alloc is misuse (NVIDIA/cutlass#3435)") {
+  const std::string k = pc::testing::started("kernel t\ncluster 2\ntmem acc cols 128\nrole w warp:\n  tcgen05_alloc acc cta_group 2\n"
+                                             "SYNC  tcgen05_dealloc acc cta_group 2\n");
+  pair(with(k, "SYNC", ""), "tmem_misuse", with(k, "SYNC", "  cluster_sync\n"));
+  const check::Result r = run(with(k, "SYNC", ""), false);
+  CHECK_MESSAGE(r.message.find("still waits for CTA") != std::string::npos, r.message);
+}
+
+// The first warp to deallocate frees both CTAs' halves: every access of
+// either must be ordered before it. Each CTA's warp reads its half, then
+// deallocates with no cluster barrier in between: the first dealloc frees
+// the other CTA's half before its read (the shortest path) or while its
+// read is not ordered before (was verified: the first warp waited for the
+// second, which checked each access against either warp).
+TEST_CASE("cta_group 2: the first dealloc of the pair frees both halves") {
+  const std::string k = pc::testing::started(
+      "kernel t\ncluster 2\ntmem acc cols 128\nrole w warp:\n  tcgen05_alloc acc cta_group 2\n  cluster_sync\n"
+      "  tcgen05_fence_after_thread_sync\n  tcgen05_ld acc\n  tcgen05_wait_ld\n  tcgen05_fence_before_thread_sync\n"
+      "SYNC  tcgen05_dealloc acc cta_group 2\n");
+  pair(with(k, "SYNC", ""), "tmem_unallocated", with(k, "SYNC", "  cluster_sync\n  tcgen05_fence_after_thread_sync\n"));
 }
 
 // Issue 62: "All tcgen05 instructions within a kernel must specify the same
@@ -390,11 +443,21 @@ TEST_CASE("cta_group: every tcgen05 instruction of a kernel gives the same value
                 r.message);
 }
 
+// CTA 0's warp issues a second collective before CTA 1's warp has issued
+// its half of the first, and CTA 1's warp waits for CTA 0's arrival after
+// it: the second waits (a CTA runs at most one collective ahead: the ISA's
+// "could block"), and neither moves again.
 TEST_CASE("cta_group 2: a deadlock report names the collective the warp waits in") {
-  const std::string k = with(pair_fixed(), "  tcgen05_alloc acc cta_group 2\n", "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n");
-  const check::Result r = run(k, false);
+  const std::string k =
+      "kernel t\ncluster 2\ntmem acc cols 32\nmbarrier go count 1\n"
+      "role w warp:\n"
+      "  if cta == 0:\n    tcgen05_alloc acc cta_group 2\n    tcgen05_relinquish_alloc_permit cta_group 2\n    one: arrive go @ 1 release cluster\n"
+      "  else:\n    wait go parity 0 acquire cluster\n    tcgen05_alloc acc cta_group 2\n    tcgen05_relinquish_alloc_permit cta_group 2\n"
+      "  cluster_sync\n  tcgen05_dealloc acc cta_group 2\n";
+  const check::Result r = run(pc::testing::started(k), false);
   REQUIRE(check::outcome_name(r) == "deadlock");
-  CHECK_MESSAGE(r.message.find("tcgen05_alloc acc cta_group 2 (waits for CTA 1's warp to issue its half)") != std::string::npos, r.message);
+  CHECK_MESSAGE(r.message.find("tcgen05_relinquish_alloc_permit cta_group 2 (CTA 0's last collective waits for CTA 1's half") != std::string::npos,
+                r.message);
 }
 
 // PTX ISA tcgen05.commit: the mbarrier tracks "the completion of all the

@@ -1042,6 +1042,9 @@ inline std::string fragment_tmem(std::mt19937& rng, int mutation) {
     k += "  tcgen05_alloc acc cta_group 2\n";
     if (mutation == 4) k += "  tcgen05_alloc acc cta_group 2\n";
     if (mutation == 7) k += "  tcgen05_alloc more cta_group 2\n";
+    // Each CTA's alloc ordered before the pair's MMA into its half (no
+    // rendezvous: spec::tmem::pair_issue).
+    k += "  cluster_sync\n";
     if (mutation != 1) k += mma;
     k += "  wait full parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_ld acc\n";
     if (mutation != 6) k += "  " + wait_ld;

@@ -75,10 +75,10 @@ struct State {
   Exprs cl;                   // the cluster barrier: {arrived, generation}
   Exprs alive;                // per event: recorded and not overwritten (hb::Memory holds it)
   // Tensor memory per CTA (spec::tmem::Cta): columns in use, relinquished,
-  // the columns of the last allocation, the pair collective issued
-  // (PairOp), its allocation, performed; per CTA and allocation
-  // ([cta * slots + slot]): allocated.
-  Exprs tm_used, tm_relinq, tm_last, tm_pair, tm_which, tm_done, tm_alloc;
+  // the columns of the last allocation, the pair collective issued first
+  // and not yet joined by the peer (PairOp), its allocation; per CTA and
+  // allocation ([cta * slots + slot]): allocated.
+  Exprs tm_used, tm_relinq, tm_last, tm_pair, tm_which, tm_alloc;
   // Cluster launch control (spec::clc::State): {clusters left to take, then
   // per CTA a failure it observed}; per request, whether its answer is decided and what
   // it is; per buffer, the answer of the response last written there.
@@ -288,6 +288,7 @@ class Encoder {
   void tmem_alloc(const State& s, int a, const Step& st, Case& c);
 
   void tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<Case>& out);
+  [[nodiscard]] std::vector<int> peer_collectives(int cta, const Step& st) const;
 
   void lockstep(State& n, const bmc::Agent& ag);
 
@@ -314,7 +315,7 @@ class Encoder {
 template <class S, class F>
 void each_field(S& s, F&& f) {
   for (auto* v : {&s.at, &s.stage, &s.ticket, &s.pending, &s.tx, &s.odd, &s.live, &s.dead, &s.expected, &s.arrived, &s.count, &s.gen, &s.whole, &s.landed,
-                  &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_last, &s.tm_pair, &s.tm_which, &s.tm_done, &s.tm_alloc,
+                  &s.cl_stage, &s.cl_ticket, &s.cl, &s.alive, &s.tm_used, &s.tm_relinq, &s.tm_last, &s.tm_pair, &s.tm_which, &s.tm_alloc,
                   &s.clc, &s.decided, &s.answer, &s.response, &s.k, &s.ka, &s.kw, &s.rel, &s.vis, &s.rela, &s.visa, &s.relw, &s.visw})
     f(*v);
 }

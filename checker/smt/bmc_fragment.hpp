@@ -136,18 +136,13 @@ struct Step {
   bool after_own = false;         // unit_access: ordered after the unit's own earlier accesses (spec::tmem::after_own_unit)
   int only = -1;                  // retire: only the unit's reads (0) or writes (1); -1: both
   // tmem_alloc, tmem_pair (spec/tmem.hpp): the operation, the allocation
-  // (its bit), its columns; tmem_pair: the agents of the peer CTA that
-  // issue cta_group 2 collectives, one of which is the other warp of the
-  // pair when it is performed (its lanes know the allocation's writes too),
-  // and their lanes. The parts: each element of the allocation in the
+  // (its bit), its columns. The parts: each element of the allocation in the
   // agent's CTA, each with the event of its write by the agent's leader;
-  // tmem_pair: then, per agent of peer_agents in turn, each element in the
-  // peer CTA, written by that agent's leader.
+  // tmem_pair: then each element in the peer CTA, written by the same
+  // leader (the first dealloc of a pair frees both).
   int tmem_op = 0;                // spec::tmem::PairOp
   int slot = -1;
   std::int64_t cols = 0;
-  std::vector<int> peer_agents;
-  std::vector<std::vector<int>> peer_lanes;
   bool async_proxy = true;        // unit_access: through the async proxy (a gather-to-LDS load: the generic one;
                                   // a part in tensor memory is always the generic one's);
                                   // async_arrive: the barrier's use is the async proxy's (tcgen05.commit)

@@ -45,7 +45,6 @@ State Encoder::initial() {
       s.tm_last.push_back(num(0));
       s.tm_pair.push_back(num(0));
       s.tm_which.push_back(num(0));
-      s.tm_done.push_back(c_.bool_val(false));
       for (int k = 0; k < f_.tmem_slots; ++k) s.tm_alloc.push_back(c_.bool_val(false));
     }
   if (f_.clc_requests > 0) {

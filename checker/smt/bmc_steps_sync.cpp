@@ -64,15 +64,15 @@ void Encoder::tmem_alloc(const State& s, int a, const Step& st, Case& c) {
   for (const Step::Part& part : st.parts) alloc_memory(s, n, part, st.lanes, {}, !alloc, c_.bool_val(true), c);
 }
 
-// A cta_group 2 collective (step.cpp, tmem_pair; spec::tmem::pair_issue):
-// its issue, which the first warp of the pair makes and then waits (its
-// stage), or the second, which performs it in both CTAs; then the first
-// warp's return once it is performed (pair_returns).
+// A cta_group 2 collective (step.cpp, tmem_pair; spec::tmem::pair_issue),
+// with no rendezvous: the first warp to issue performs it in both CTAs
+// (its leader writes both CTAs' parts) and goes on; the second joins it,
+// its lanes ordered after the first's writes still recorded (the events of
+// the peer CTA's collectives on the same allocation that are alive).
 void Encoder::tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<Case>& out) {
   namespace tm = spec::tmem;
   const bmc::Agent& ag = f_.agents[static_cast<std::size_t>(a)];
   const Step& st = ag.steps[static_cast<std::size_t>(i)];
-  const std::size_t ai = static_cast<std::size_t>(a);
   const int me = ag.cta, peer = tm::peer(ag.cta);
   const std::size_t mi = static_cast<std::size_t>(me), pi = static_cast<std::size_t>(peer);
   const auto op = static_cast<tm::PairOp>(st.tmem_op);
@@ -80,29 +80,36 @@ void Encoder::tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<
   State& n = c.next;
   c.writes.push_back(object(Obj::tmem, me));
   c.writes.push_back(object(Obj::tmem, peer));
-  c.guard = and2(c.guard, and2(not1(s.stage[ai]), s.tm_pair[mi] == none));
-  const z3::expr first = s.tm_pair[pi] == none || s.tm_done[pi];
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b)
+    if (f_.agents[static_cast<std::size_t>(b)].cta == peer) c.reads.push_back(object(Obj::exited, b));
+  const z3::expr ahead = s.tm_pair[mi] != none;
+  if (op == tm::PairOp::dealloc)
+    c.raises.push_back({Violation::tmem_misuse, ahead});
+  else
+    c.guard = and2(c.guard, not1(ahead));
+  const z3::expr first = and2(not1(ahead), s.tm_pair[pi] == none);
+  const z3::expr second = and2(not1(ahead), s.tm_pair[pi] != none);
   z3::expr mismatch = s.tm_pair[pi] != kind;
   if (op != tm::PairOp::relinquish) mismatch = mismatch || s.tm_which[pi] != num(st.slot);
-  mismatch = and2(not1(first), mismatch);
-  const z3::expr second = and2(not1(first), not1(mismatch));
-  z3::expr misuse = c_.bool_val(false), blocked = c_.bool_val(false);
+  mismatch = and2(second, mismatch);
+  z3::expr misuse = cta_exited(s, peer), blocked = c_.bool_val(false);
   if (op == tm::PairOp::alloc) {
     for (const int x : {me, peer}) {
       misuse = or2(misuse, or2(or2(s.tm_relinq[static_cast<std::size_t>(x)], tm_alloc(s, x, st.slot)), tm_grows(s, x, st.cols)));
       blocked = or2(blocked, s.tm_used[static_cast<std::size_t>(x)] + num(st.cols) > num(tm::columns));
     }
   } else if (op == tm::PairOp::dealloc) {
-    misuse = or2(not1(tm_alloc(s, me, st.slot)), not1(tm_alloc(s, peer, st.slot)));
+    misuse = or2(misuse, or2(not1(tm_alloc(s, me, st.slot)), not1(tm_alloc(s, peer, st.slot))));
   }
-  c.raises.push_back({Violation::tmem_misuse, or2(mismatch, and2(second, misuse))});
-  c.guard = and2(c.guard, not1(and2(second, and2(not1(misuse), blocked))));
-  const z3::expr perform = second;  // (misuse raises: the step is not taken then)
-  // The first: issued, waiting for the peer's warp.
+  misuse = and2(first, misuse);
+  c.raises.push_back({Violation::tmem_misuse, or2(mismatch, misuse)});
+  c.guard = and2(c.guard, not1(and2(first, and2(not1(misuse), blocked))));
+  // (a raise stops the search: the step is not taken then)
+  const z3::expr perform = first;
   n.tm_pair[mi] = z3::ite(first, kind, s.tm_pair[mi]);
   n.tm_which[mi] = z3::ite(first, num(op == tm::PairOp::relinquish ? 0 : st.slot), s.tm_which[mi]);
-  n.stage[ai] = first;
-  // The second: performed in both CTAs, and the peer's warp may return.
+  n.tm_pair[pi] = z3::ite(second, none, s.tm_pair[pi]);
+  n.tm_which[pi] = z3::ite(second, num(0), s.tm_which[pi]);
   for (const int x : {me, peer}) {
     const std::size_t xi = static_cast<std::size_t>(x);
     if (op == tm::PairOp::relinquish) {
@@ -114,38 +121,31 @@ void Encoder::tmem_pair_cases(const State& s, int a, int i, Case c, std::vector<
     if (alloc) n.tm_last[xi] = z3::ite(perform, num(st.cols), s.tm_last[xi]);
     tm_alloc(n, x, st.slot) = z3::ite(perform, c_.bool_val(alloc), tm_alloc(s, x, st.slot));
   }
-  n.tm_done[pi] = or2(s.tm_done[pi], perform);
   if (op != tm::PairOp::relinquish) {
-    // Each CTA's elements: its own warp's leader writes them, and the
-    // other warp of the collective knows it (step.cpp, tmem_alloc_memory).
-    // The other warp is the peer agent waiting at a collective (one at
-    // most: the peer CTA's state holds one).
-    const std::size_t size = st.parts.size() / (st.peer_agents.size() + 1);
-    for (std::size_t w = 0; w < st.peer_agents.size(); ++w) {
-      const int b = st.peer_agents[w];
-      const std::vector<int>& theirs = st.peer_lanes[w];
-      z3::expr waiting = c_.bool_val(false);
-      const bmc::Agent& other = f_.agents[static_cast<std::size_t>(b)];
-      for (int j = 0; j < static_cast<int>(other.steps.size()); ++j)
-        if (other.steps[static_cast<std::size_t>(j)].kind == StepKind::tmem_pair) waiting = or2(waiting, at(s, b, j));
-      const z3::expr with = and2(perform, and2(s.stage[static_cast<std::size_t>(b)], waiting));
-      for (std::size_t k = 0; k < size; ++k) {
-        alloc_memory(s, n, st.parts[k], st.lanes, theirs, op == tm::PairOp::dealloc, with, c);
-        alloc_memory(s, n, st.parts[size * (w + 1) + k], theirs, st.lanes, op == tm::PairOp::dealloc, with, c);
-      }
+    for (const Step::Part& part : st.parts) alloc_memory(s, n, part, st.lanes, {}, op == tm::PairOp::dealloc, perform, c);
+    // Joined: ordered after the first warp's writes (step.cpp, hb::learn_write).
+    for (const int b : peer_collectives(peer, st))
+      for (const Step::Part& part : f_.agents[static_cast<std::size_t>(b / 65536)].steps[static_cast<std::size_t>(b % 65536)].parts)
+        for (const int ev : part.events)
+          for (const int t : st.lanes) K(n, t, ev, false) = or2(K(n, t, ev, false), and2(second, s.alive[static_cast<std::size_t>(ev)]));
+  }
+  advance(n, a, i);
+  out.push_back(std::move(c));
+}
+
+// The tmem_pair steps of CTA `cta`'s agents on the same operation and
+// allocation as `st` (agent * 65536 + step).
+std::vector<int> Encoder::peer_collectives(int cta, const Step& st) const {
+  std::vector<int> found;
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) {
+    const bmc::Agent& o = f_.agents[static_cast<std::size_t>(b)];
+    if (o.cta != cta) continue;
+    for (int j = 0; j < static_cast<int>(o.steps.size()); ++j) {
+      const Step& x = o.steps[static_cast<std::size_t>(j)];
+      if (x.kind == StepKind::tmem_pair && x.tmem_op == st.tmem_op && x.slot == st.slot) found.push_back(b * 65536 + j);
     }
   }
-  advance(n, a, i, perform);
-  out.push_back(std::move(c));
-  // The first warp's return.
-  Case r{ag.name + ": " + st.text + " returns (line " + std::to_string(st.loc.line) + ")",
-         and2(at(s, a, i), s.stage[ai] && s.tm_pair[mi] != none && s.tm_done[mi]), {}, s, a, {}, {object(Obj::tmem, me)}};
-  r.next.tm_pair[mi] = none;
-  r.next.tm_which[mi] = num(0);
-  r.next.tm_done[mi] = c_.bool_val(false);
-  r.next.stage[ai] = c_.bool_val(false);
-  advance(r.next, a, i);
-  out.push_back(std::move(r));
+  return found;
 }
 
 // AMD: each instruction orders the lanes of each of the agent's waves
@@ -397,6 +397,11 @@ void Encoder::exit_step(const State& s, int a, int i, Case& c) {
     for (int k = 0; k < f_.tmem_slots; ++k) held = or2(held, tm_alloc(s, ag.cta, k));
     c.raises.push_back({Violation::tmem_not_deallocated, and2(last, held)});
     c.reads.push_back(object(Obj::tmem, ag.cta));
+    // spec::tmem::pair_exit: the peer's collective waits for this CTA's half.
+    if (const int peer = spec::tmem::peer(ag.cta); peer < f_.ctas) {
+      c.raises.push_back({Violation::tmem_misuse, and2(last, s.tm_pair[static_cast<std::size_t>(peer)] != num(0))});
+      c.reads.push_back(object(Obj::tmem, peer));
+    }
   }
 }
 

@@ -147,23 +147,6 @@ class Unroller {
     if (r.cta != ir::no_expr) throw Refused{"line " + std::to_string(r.loc.line) + ": this operation on another CTA's buffer (@)"};
     return buf(r, current_.cta);
   }
-  // The agents of CTA c whose role has a cta_group 2 collective: the warps
-  // a collective of the peer CTA may find waiting (step.cpp, pair_waiter).
-  std::vector<int> pair_agents(int c) const {
-    std::vector<int> found;
-    for (int b = 0; b < static_cast<int>(p_.agents.size()); ++b) {
-      const check::AgentInfo& info = p_.agents[static_cast<std::size_t>(b)];
-      if (info.cta != c) continue;
-      for (const Instr& in : p_.code[static_cast<std::size_t>(info.role)])
-        if (in.kind == InstrKind::op && in.op->cta_pair &&
-            (ir::op_footprint(in.op->code) == ir::Footprint::tmem_alloc ||
-             ir::op_footprint(in.op->code) == ir::Footprint::tmem_relinquish)) {
-          found.push_back(b);
-          break;
-        }
-    }
-    return found;
-  }
   // The sync object a release of `scope` by this agent into mbarrier `m`
   // goes into (step.cpp, channel_sync; ordering::release_channel): the
   // barrier's own (own_sync), an extra index, or no_sync.

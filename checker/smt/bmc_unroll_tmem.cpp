@@ -119,13 +119,7 @@ void Unroller::op_tcgen05_alloc(Step& s, const ir::Op& op) {
   s.text += " cta_group 2";
   const int pair = tm::peer(current_.cta);
   if (pair >= p_.ctas) refuse(op, "a cta_group 2 operation with no peer CTA");
-  // Per warp of the peer CTA that may be the other of the pair, the
-  // elements there, written by its leader (none: never performed).
-  s.peer_agents = pair_agents(pair);
-  for (const int b : s.peer_agents) {
-    s.peer_lanes.push_back(threads(p_.agents[static_cast<std::size_t>(b)].hb.lanes()));
-    if (d != nullptr) elements(pair, thread(p_.agents[static_cast<std::size_t>(b)].hb.leader()));
-  }
+  if (d != nullptr) elements(pair, thread(me.hb.leader()));
 }
 
 }  // namespace pc::smt::bmc::unrolling

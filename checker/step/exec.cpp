@@ -49,6 +49,13 @@ void Exec::exit_agent() {
   if (!s_.tmem.empty())
     if (const Violation v = spec::tmem::cta_exit(s_.tmem[static_cast<std::size_t>(me_.cta)]); v != Violation::none)
       stop(v, "CTA " + std::to_string(me_.cta) + " exits with tensor memory still allocated (no tcgen05.dealloc)");
+  if (!s_.tmem.empty() && spec::tmem::peer(me_.cta) < p_.ctas) {
+    const int peer = spec::tmem::peer(me_.cta);
+    const spec::tmem::Cta& theirs = s_.tmem[static_cast<std::size_t>(peer)];
+    if (const Violation v = spec::tmem::pair_exit(theirs); v != Violation::none)
+      stop(v, "CTA " + std::to_string(me_.cta) + " exits while CTA " + std::to_string(peer) + "'s " + pair_name(theirs.pair, theirs.pair_which) +
+                  " cta_group 2 waits for its half (the peer CTA's warps must eventually participate)");
+  }
   for (const Pending& pe : s_.pending) {
     rules::CtaExit e;
     e.async_targets = p_.mbar_cta(pe.mbar) == me_.cta || (pe.buf >= 0 && p_.buffer_cta(pe.buf) == me_.cta);

@@ -287,7 +287,7 @@ class Exec {
                    const std::string& what, spec::tmem::Async op);
   void tmem_alloc(const ir::Op& op, bool alloc);
   void tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads known, bool alloc);
-  [[nodiscard]] const AgentInfo* pair_waiter(int cta) const;
+  [[nodiscard]] std::string pair_name(spec::tmem::PairOp k, int which) const;
   void tmem_pair(const ir::Op& op, spec::tmem::PairOp kind);
   // A tcgen05 operation issued after a thread synchronization with no
   // tcgen05.fence::after_thread_sync between: the `tcgen05_unfenced` warning.

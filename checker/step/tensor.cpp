@@ -96,26 +96,12 @@ void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threa
   }
 }
 
-// The agent of CTA `cta` waiting in a cta_group 2 collective (at most one:
-// a CTA's next collective waits until its last one returned).
-const AgentInfo* Exec::pair_waiter(int cta) const {
-  for (std::size_t a = 0; a < p_.agents.size(); ++a) {
-    const AgentInfo& info = p_.agents[a];
-    const AgentState& ag = all_agents()[a];
-    if (info.cta != cta || ag.stage != spec::agent::waiting || ag.exited) continue;
-    const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
-    if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) continue;
-    const ir::OpCode c = code[ag.pc].op->code;
-    if (code[ag.pc].op->cta_pair && (c == OpCode::tcgen05_alloc || c == OpCode::tcgen05_dealloc || c == OpCode::tcgen05_relinquish))
-      return &info;
-  }
-  return nullptr;
-}
-
 // A .cta_group::2 alloc, dealloc or relinquish_alloc_permit: a collective of
-// one warp in each CTA of the pair (spec::tmem::pair_issue). The first warp
-// waits (stage 1); the second performs it in both CTAs, each CTA's memory
-// part by that CTA's warp and known to both; the first then returns.
+// one warp in each CTA of the pair, with no rendezvous
+// (spec::tmem::pair_issue). The first warp to issue performs it in both
+// CTAs (an alloc's or dealloc's write of both CTAs' memory parts, a dealloc
+// checking every access of them first) and goes on; the second joins it,
+// ordered after that write.
 void Exec::tmem_pair(const ir::Op& op, spec::tmem::PairOp kind) {
   namespace tm = spec::tmem;
   const bool relinquish = kind == tm::PairOp::relinquish;
@@ -123,64 +109,69 @@ void Exec::tmem_pair(const ir::Op& op, spec::tmem::PairOp kind) {
   const std::string what = std::string(ir::op_keyword(op.code)) +
                            (relinquish ? "" : " " + p_.kernel->buffers.at(static_cast<std::size_t>(object)).name) + " cta_group 2";
   const int peer_cta = tm::peer(me_.cta);
+  const std::string peer_name = "CTA " + std::to_string(peer_cta);
   tm::Cta& mine = s_.tmem[static_cast<std::size_t>(me_.cta)];
   tm::Cta& peer = s_.tmem[static_cast<std::size_t>(peer_cta)];
-  if (ag_.stage == spec::agent::waiting) {
-    if (!tm::pair_returns(mine)) {
-      info_.enabled = false;  // the peer CTA's warp has not issued its half yet
-      return;
-    }
-    mine = tm::pair_return(mine);
-    ag_.stage = spec::agent::after_pass();
-    ++ag_.pc;
-    SAY(what + " returns (CTA " + std::to_string(peer_cta) + "'s warp performed it for the pair)");
-    return;
-  }
   const int slot = relinquish ? 0 : p_.tmem_slot[static_cast<std::size_t>(object)];
   const ir::BufferDecl* d = relinquish ? nullptr : &p_.kernel->buffers.at(static_cast<std::size_t>(object));
   const std::int64_t cols = d ? d->cols * d->size : 0;
-  const tm::PairResult r = tm::pair_issue(mine, peer, kind, slot, cols);
+  const bool peer_exited = (s_.cta_exited >> peer_cta & 1u) != 0;
+  const tm::PairResult r = tm::pair_issue(mine, peer, peer_exited, kind, slot, cols);
   if (r.out.violation != Violation::none) {
-    auto name_of = [&](tm::PairOp k, int which) -> std::string {
-      static const char* const names[] = {"", "tcgen05_alloc", "tcgen05_dealloc", "tcgen05_relinquish_alloc_permit"};
-      std::string n = names[static_cast<int>(k)];
-      if (k == tm::PairOp::relinquish) return n;
-      for (std::size_t b = 0; b < p_.tmem_slot.size(); ++b)
-        if (p_.tmem_slot[b] == which) n += " " + p_.kernel->buffers[b].name;
-      return n;
-    };
-    const bool mismatch = peer.pair != kind || (!relinquish && peer.pair_which != slot);
-    stop(r.out.violation,
-         mismatch ? me_.name + " issues " + what + ", and the collective it joins is CTA " + std::to_string(peer_cta) + "'s " +
-                        name_of(peer.pair, peer.pair_which) + " cta_group 2 (a pair's collectives match in issue order)"
-         : kind == tm::PairOp::alloc
-             ? me_.name + " issues " + what + " while " + d->name + " is already allocated or a CTA of the pair relinquished the permit"
-             : me_.name + " issues " + what + " while " + d->name + " is not allocated in both CTAs of the pair");
+    std::string why;
+    if (mine.pair != tm::PairOp::none)
+      why = "CTA " + std::to_string(me_.cta) + "'s " + pair_name(mine.pair, mine.pair_which) + " cta_group 2 still waits for " + peer_name +
+            "'s half (a dealloc before the peer's alloc completed fails every time: order them, e.g. with a cluster barrier)";
+    else if (!r.first)
+      why = "the collective it joins is " + peer_name + "'s " + pair_name(peer.pair, peer.pair_which) +
+            " cta_group 2 (a pair's collectives match in issue order)";
+    else if (peer_exited)
+      why = peer_name + " has exited: its warps can no longer issue their half (the issuing warp must make sure they will)";
+    else if (kind == tm::PairOp::alloc)
+      why = d->name + " is already allocated or a CTA of the pair relinquished the permit or the allocation grows";
+    else
+      why = d->name + " is not allocated in both CTAs of the pair";
+    stop(r.out.violation, me_.name + " issues " + what + ": " + why);
   }
   if (!r.out.enabled) {
-    info_.enabled = false;  // an earlier collective of this CTA is unanswered, or columns lack in a CTA of the pair
+    info_.enabled = false;  // this CTA's last collective waits for the peer's half, or columns lack
     return;
   }
-  if (!r.performed) {
-    mine = r.mine;
-    ag_.stage = spec::agent::after_arrive(true);
-    SAY(what + " issued: waits for CTA " + std::to_string(peer_cta) + "'s warp");
-    return;
-  }
-  const AgentInfo* waiter = pair_waiter(peer_cta);
-  if (waiter == nullptr) throw std::logic_error("a cta_group 2 collective with no waiting warp in the peer CTA");
   mine = r.mine;
   peer = r.peer;
-  if (!relinquish) {
-    tmem_alloc_memory(object, me_.cta, me_, waiter->hb.lanes(), kind == tm::PairOp::alloc);
-    tmem_alloc_memory(object, peer_cta, *waiter, me_.hb.lanes(), kind == tm::PairOp::alloc);
+  const int base = p_.buffer_base[static_cast<std::size_t>(std::max(object, 0))];
+  if (!relinquish && r.first) {
+    tmem_alloc_memory(object, me_.cta, me_, 0, kind == tm::PairOp::alloc);
+    tmem_alloc_memory(object, peer_cta, me_, 0, kind == tm::PairOp::alloc);
+  } else if (!relinquish) {
+    // Joined: this warp is ordered after the first warp's write of each part.
+    hb::Threads writers = 0;
+    for (const AgentInfo& o : p_.agents)
+      if (o.cta == peer_cta) writers |= o.hb.lanes();
+    for (const int c : {me_.cta, peer_cta})
+      for (int e = 0; e < d->size; ++e) hb::learn_write(s_.mem, c * p_.buffers_per_cta + base + e, writers, me_.hb.lanes());
   }
   ++ag_.pc;
-  SAY(what + " performed in CTAs " + std::to_string(std::min(me_.cta, peer_cta)) + " and " +
-      std::to_string(std::max(me_.cta, peer_cta)) + " with " + waiter->name +
-      (d ? " (" + std::to_string(cols) + " columns; " + std::to_string(mine.used) + " of " + std::to_string(tm::columns) +
-               " in use in each)"
-         : ""));
+  if (!describe_) return;
+  std::string said = what;
+  if (r.first) {
+    said += " performed in CTAs " + std::to_string(std::min(me_.cta, peer_cta)) + " and " + std::to_string(std::max(me_.cta, peer_cta)) +
+            " (first of the pair; " + peer_name + "'s warp joins later, no wait)";
+    if (kind == tm::PairOp::alloc) said += ": " + std::to_string(cols) + " columns; " + std::to_string(mine.used) + " of " + std::to_string(tm::columns) + " in use in each";
+  } else {
+    said += " joins " + peer_name + "'s";
+  }
+  SAY(said);
+}
+
+// "tcgen05_dealloc D" for a collective's op and allocation slot.
+std::string Exec::pair_name(spec::tmem::PairOp k, int which) const {
+  static const char* const names[] = {"", "tcgen05_alloc", "tcgen05_dealloc", "tcgen05_relinquish_alloc_permit"};
+  std::string n = names[static_cast<int>(k)];
+  if (k == spec::tmem::PairOp::relinquish) return n;
+  for (std::size_t b = 0; b < p_.tmem_slot.size(); ++b)
+    if (p_.tmem_slot[b] == which) n += " " + p_.kernel->buffers[b].name;
+  return n;
 }
 
 // The agents of the warp group of agent `a` in a role split per warp (its
