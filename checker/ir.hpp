@@ -125,6 +125,7 @@ struct Op {
   bool no_complete = false;
   bool noinc = false;
   bool lane0 = false;         // written under `if lane == 0:` (the elected lane of each warp)
+  std::int8_t warp = -1;      // `warp K:`: executed by warp K of a multi-warp agent only (-1: by the lanes `lanes` says)
   bool cta_pair = false;      // tcgen05 `cta_group 2`: the CTA pair's collective or pair-CTA operation (spec/tmem.hpp)
   ProxySpace space = ProxySpace::all;  // fence_proxy_async: the state space it is restricted to
   std::uint8_t regs = 0;      // wgmma_regs: the registers the threads access; wgmma: regs_a where A is in registers (spec::agent)

@@ -320,6 +320,36 @@ inline constexpr int op_count = static_cast<int>(sizeof op_table / sizeof op_tab
 [[nodiscard]] constexpr const OpInfo& op_info(OpCode c) { return op_table[static_cast<std::uint8_t>(c)]; }
 [[nodiscard]] constexpr std::string_view op_keyword(OpCode c) { return op_info(c).keyword; }
 [[nodiscard]] constexpr LanePolicy op_lanes(OpCode c) { return op_info(c).lanes; }
+// The operations one warp of a multi-warp agent may execute on its own
+// (`warp K:`, docs/dsl.md "Lanes"): those that take their lanes from the
+// statement (check::lanes_of) and leave no completion in one of the agent's
+// async units that a whole-agent operation later retires (a bulk or
+// cp.async group, the MMA unit a commit tracks, the tensor-memory unit a
+// tcgen05.wait orders), where one warp's work could not be told apart from
+// another's.
+[[nodiscard]] constexpr bool warp_op(OpCode c) {
+  switch (c) {
+    case OpCode::read:
+    case OpCode::write:
+    case OpCode::consume:
+    case OpCode::mbar_init:
+    case OpCode::mbar_arrive:
+    case OpCode::mbar_arrive_drop:
+    case OpCode::mbar_arrive_expect_tx:
+    case OpCode::mbar_expect_tx:
+    case OpCode::mbar_complete_tx:
+    case OpCode::mbar_inval:
+    case OpCode::fence_mbarrier_init:
+    case OpCode::fence_proxy_async:
+    case OpCode::fence_acq_rel:
+    case OpCode::fence_sc:
+    case OpCode::tma_load:
+    case OpCode::tcgen05_alloc:
+    case OpCode::tcgen05_dealloc:
+    case OpCode::tcgen05_relinquish: return true;
+    default: return false;
+  }
+}
 [[nodiscard]] constexpr std::string_view op_operands_doc(OpCode c) { return op_info(c).operands; }
 [[nodiscard]] constexpr OpTarget op_target(OpCode c) { return op_info(c).target; }
 [[nodiscard]] constexpr OpFamily op_family(OpCode c) { return op_info(c).family; }

@@ -564,6 +564,8 @@ spec::hb::Syncs Program::mbar_syncs(int mbar) const {
 std::string lanes_prefix(const ir::Op& op) {
   // The defaults of `single` (one lane) and `agent` (every lane) go unsaid.
   const ir::LanePolicy p = ir::op_lanes(op.code);
+  if (op.warp >= 0)
+    return "warp " + std::to_string(op.warp) + ": " + (p != ir::LanePolicy::leader && op.lanes == ir::Lanes::one ? "one: " : "");
   if (p == ir::LanePolicy::single && op.lanes == ir::Lanes::one) return "";
   if (p == ir::LanePolicy::agent && op.lanes == ir::Lanes::all) return "";
   if (p != ir::LanePolicy::any && p != ir::LanePolicy::single && p != ir::LanePolicy::agent) return "";
@@ -584,6 +586,11 @@ spec::amd::Waitcnt waitcnt_operands(const Program& p, const ir::Op& op, const st
 
 Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   const Lanes all{a.all_lanes, a.threads, true};
+  if (op.warp >= 0) {  // `warp K:`: warp K's elected lane, or its lanes
+    const spec::hb::Threads leader = spec::hb::bit(a.hb.leader(op.warp));
+    if (ir::op_lanes(op.code) == ir::LanePolicy::leader || op.lanes == ir::Lanes::one) return {leader, 1, false};
+    return {leader | spec::hb::bit(a.hb.rest(op.warp)), a.threads / a.warps, true};
+  }
   switch (ir::op_lanes(op.code)) {
     case ir::LanePolicy::leader: return {a.leader_lane, 1, false};
     case ir::LanePolicy::aligned: return all;

@@ -40,7 +40,7 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   Check c;
   c.other_buf = prior.buf;
   c.other_thread = prior.thread;
-  c.other_spread = prior.spread;
+  c.other_spread = prior.spread == warp_local ? 0 : prior.spread;
   c.issuer = issuer;
   c.other_was_write = prior.write;
   c.other_proxy = prior.proxy;
@@ -171,6 +171,16 @@ void overwrite(Memory& m, int buf, std::uint8_t thread, Threads known) {
   put(m, e);
 }
 
+void mark_warp_local(Memory& m, std::uint8_t unit, Threads to) {
+  for (Event& e : m.events)
+    if (e.thread == unit && (e.after & to) != to) e.spread = warp_local;
+}
+
+void share_warp_local(Memory& m, Threads units, Threads lanes) {
+  for (Event& e : m.events)
+    if ((units & bit(e.thread)) && e.spread == warp_local && (e.after & lanes)) e.spread = 0;
+}
+
 void learn_write(Memory& m, int buf, Threads writers, Threads to) {
   const auto [lo, hi] = range(m, buf);
   for (std::size_t i = lo; i < hi; ++i) {
@@ -194,7 +204,7 @@ void release(Memory& m, Threads from, int sync) {
 void release(Memory& m, const Quorum& q, int sync) {
   const Syncs s = Syncs{1} << sync;
   for (Event& e : m.events) {
-    if (q.per_warp_units & bit(e.thread)) continue;
+    if ((q.per_warp_units & bit(e.thread)) && e.spread == warp_local) continue;
     if (q.holds(e.after)) e.released |= s;
     if (q.holds(e.after_async)) e.released_async |= s;
     if (q.holds(e.after | e.after_weak)) e.released_weak |= s;

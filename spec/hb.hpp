@@ -110,8 +110,9 @@ struct Event {
   Proxy proxy = Proxy::generic;
   // Non-zero for an access made by every lane of agent `spread - 1`, each on
   // its own part of the buffer: two such accesses by lane classes of that
-  // agent do not conflict with each other. Never set for an async unit's
-  // access, nor for a `one:` access (the leader on the buffer as a whole).
+  // agent do not conflict with each other. Never set for a `one:` access
+  // (the leader on the buffer as a whole). For an async unit's access:
+  // `warp_local` or 0 (below).
   std::uint8_t spread = 0;
   // An async unit's access: the group it was issued in (1-based; 0: none).
   std::uint16_t group = 0;
@@ -249,8 +250,23 @@ struct Quorum {
   }
 };
 // A release by a part of an instruction's threads (Quorum): an access enters
-// `sync` when the part surely holds a thread that knows it.
+// `sync` when the part surely holds a thread that knows it; an access of one
+// of `per_warp_units` that is `warp_local` does not.
 void release(Memory& m, const Quorum& q, int sync);
+
+// An access of a unit in AgentThreads::per_warp_units that a wait by several
+// warps ordered before all of them (tcgen05.wait::ld/st,
+// tcgen05.fence::before_thread_sync, cp.async.wait_group): each warp knows
+// only its own warp's, though the unit does not say which warp made it, so
+// a release by some of the warps releases none of them (hb::Quorum) until a
+// barrier all the agent's warps pass together shares them.
+inline constexpr std::uint8_t warp_local = 0xff;
+// Before `to` waits for `unit`'s accesses: those not yet ordered before
+// every thread of `to` become warp_local.
+void mark_warp_local(Memory& m, std::uint8_t unit, Threads to);
+// A barrier that all of an agent's warps passed together: the warp_local
+// accesses of its `units` that its lanes know are known to each of them.
+void share_warp_local(Memory& m, Threads units, Threads lanes);
 // Only what the threads `from` know of buffers first_buf..end_buf-1 (a
 // fence.mbarrier_init releases the thread's prior inits and nothing else).
 void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf);

@@ -51,6 +51,22 @@ inline void barrier_arrive_part(hb::Memory& m, const hb::Quorum& q, int sync, bo
 // (bar.sync and barrier.cluster.wait: ".acquire" by default; s_barrier).
 inline void barrier_pass(hb::Memory& m, hb::Threads lanes, int sync) { hb::acquire(m, lanes, hb::Syncs{1} << sync); }
 
+// The pass of a multi-warp agent whose warps arrived on a named barrier's
+// instance each on their own (docs/spec.md, "Per-warp named-barrier
+// arrivals"): where they split over two instances (`split`), no instance
+// holds all of its warps and which warps passed which is the hardware's
+// choice, so no lane of the agent is surely ordered after another agent's
+// arrival: the pass acquires nothing. Else it is barrier_pass, and the
+// accesses of the agent's per-warp units that a warp knew become known to
+// every warp.
+inline void barrier_pass_warps(hb::Memory& m, hb::Threads lanes, int sync, bool split, hb::Threads per_warp_units) {
+  if (split) return;
+  barrier_pass(m, lanes, sync);
+  // All its warps passed one instance: each warp's own accesses of the
+  // per-warp units it knew are every warp's now (hb::share_warp_local).
+  hb::share_warp_local(m, per_warp_units, lanes);
+}
+
 // An exit that completes a barrier's instance: a named barrier without a
 // thread count, the cluster barrier and s_barrier wait for the non-exited
 // threads only (PTX ISA bar/barrier and barrier.cluster: "all non-exited

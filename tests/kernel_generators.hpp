@@ -1269,4 +1269,65 @@ inline std::string group_named_kernel(std::mt19937& rng, bool split) {
   return k;
 }
 
+// A multi-warp role with operations of one of its warps (`warp K:`, the
+// whole warp or its elected lane: writes, reads, arrives) among the whole
+// role's (reads, waits, syncwarp, a named barrier with a one-warp role),
+// and that one-warp role arriving, waiting, reading and writing. With
+// `split` the same kernel with the multi-warp role run per warp (each
+// `warp K: X` written `if warp == K: X`): the reference.
+inline std::string warp_prefix_kernel(std::mt19937& rng, bool split) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int warps = 2 + pick(2);
+  const std::string counts[] = {"1", "2", "32", "33", "64"};
+  std::string k = "kernel warp_prefix\nsmem x[2] bytes 256\nmbarrier m[2] count " + counts[pick(5)] + "\n";
+  const int syncs = pick(3) == 0 ? 1 : 0;
+  const std::string bar = "bar_sync 1, " + std::to_string(32 * warps + 32) + "\n";
+  auto warp_op = [&](std::string& out) {
+    const int w = pick(warps);
+    const std::string one = pick(2) ? "one: " : "";
+    std::string op;
+    switch (pick(3)) {
+      case 0: op = one + "write x[" + std::to_string(pick(2)) + "]"; break;
+      case 1: op = one + "read x[" + std::to_string(pick(2)) + "]"; break;
+      default: op = one + "arrive m[" + std::to_string(pick(2)) + "]"; break;
+    }
+    out += split ? "  if warp == " + std::to_string(w) + ":\n    " + op + "\n" : "  warp " + std::to_string(w) + ": " + op + "\n";
+  };
+  k += "role g warps " + std::to_string(warps) + ":\n";
+  std::string body;
+  warp_op(body);
+  int synced = 0;
+  for (int i = 1 + pick(4); i > 0; --i) {
+    switch (pick(6)) {
+      case 0: body += "  " + std::string(pick(2) ? "all" : "one") + ": read x[" + std::to_string(pick(2)) + "]\n"; break;
+      case 1: body += "  wait m[" + std::to_string(pick(2)) + "] parity 0\n"; break;
+      case 2: body += "  syncwarp\n"; break;
+      case 3:
+        if (synced < syncs) {
+          body += "  " + bar;
+          ++synced;
+          break;
+        }
+        [[fallthrough]];
+      default: warp_op(body); break;
+    }
+  }
+  for (; synced < syncs; ++synced) body += "  " + bar;
+  k += body + "role o warp:\n";
+  for (int i = 1 + pick(3), s = 0; i > 0 || s < syncs; --i) {
+    if (i <= 0 || (s < syncs && pick(3) == 0)) {
+      k += "  " + bar;
+      ++s;
+      continue;
+    }
+    switch (pick(4)) {
+      case 0: k += "  one: arrive m[" + std::to_string(pick(2)) + "]\n"; break;
+      case 1: k += "  wait m[" + std::to_string(pick(2)) + "] parity 0\n"; break;
+      case 2: k += "  one: write x[" + std::to_string(pick(2)) + "]\n"; break;
+      default: k += "  all: read x[" + std::to_string(pick(2)) + "]\n"; break;
+    }
+  }
+  return k;
+}
+
 }  // namespace pc::testgen

@@ -127,6 +127,24 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   }
   ir::Lanes lanes = ir::Lanes::all;
   bool lanes_given = false;
+  // `warp K:`: warp K of the agent executes it (then `one:` or `all:` of that warp).
+  int warp = -1;
+  ir::Loc warp_loc;
+  if (is("warp") && peek(1).kind == Tok::number && is(":", 2)) {
+    warp_loc = peek().loc;
+    const Token& k = peek(1);
+    const int warps = ir::role_warps(*role_);
+    const std::int64_t v = k.value;
+    if (warps == 1) fail(warp_loc, "role '" + role_->name + "' has one warp: 'warp K:' picks a warp of a role of several; drop it");
+    if (v < 0 || v >= warps)
+      fail(k.loc, "warp " + k.text + " of role '" + role_->name + "', which has " + std::to_string(warps) + " warps (0.." +
+                      std::to_string(warps - 1) + ")");
+    warp = static_cast<int>(v);
+    next();
+    next();
+    next();
+    if (is("each") && is(":", 1)) fail(peek().loc, "'warp K: each:': 'each:' is every warp's elected lane; write 'warp K: one:'");
+  }
   if ((is("one") || is("all") || is("each")) && is(":", 1)) {
     lanes = is("one") ? ir::Lanes::one : is("each") ? ir::Lanes::each : ir::Lanes::all;
     lanes_given = true;
@@ -144,6 +162,14 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     fail(optk.loc, "unknown operation '" + optk.text + "'" + suggest(optk.text, known));
   }
   next();
+  if (warp >= 0) {
+    const std::string kw(ir::op_keyword(*code));
+    if (lane0_ > 0) fail(warp_loc, "'warp K:' under 'if lane == 0:': write 'warp K: one:' outside the block");
+    if (!warp_op(*code))
+      fail(warp_loc, "'" + kw + "' cannot be one warp's of a multi-warp agent: 'warp K:' takes a read, write or consume, an mbarrier "
+                     "operation or fence, tma_load, or tcgen05 alloc/dealloc/relinquish (the agent's async units and its "
+                     "whole-agent operations are shared by its warps); run the warp as a role of its own, or under 'if warp == K:'");
+  }
   if (lane0_ > 0) {
     const std::string kw(ir::op_keyword(*code));
     if (lanes_given) fail(s.loc, "'if lane == 0:' already says which lanes execute '" + kw + "': remove the prefix");
@@ -165,6 +191,8 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   s.loc = tk.loc;  // where the statement starts: `r =` or `one:` if present
   s.op = op(*code, optk.loc, lanes, lanes_given, dest);
   s.op.lane0 = lane0_ > 0;
+  s.op.warp = static_cast<std::int8_t>(warp);
+  if (warp >= 0) s.loc = warp_loc;
   end_of_statement();
   out.push_back(std::move(s));
 }

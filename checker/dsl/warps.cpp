@@ -140,9 +140,14 @@ class Place {
     // "one warp from the CTA must perform the allocation and de-allocation"
     // (PTX ISA tcgen05.alloc).
     const bool one_warp = ir::op_footprint(o.code) == ir::Footprint::tmem_alloc || ir::op_footprint(o.code) == ir::Footprint::tmem_relinquish;
-    if (one_warp && warps != 1 && !(r_.per_warp && region))
+    // `warp K:` in a role split per warp: each agent is one warp already.
+    if (o.warp >= 0 && r_.per_warp)
+      return error_(s.loc, "'warp " + std::to_string(o.warp) + ":' in role '" + r_.name +
+                               "', which reads 'warp' and so runs each warp as its own agent: write it under 'if warp == " +
+                               std::to_string(o.warp) + ":'");
+    if (one_warp && warps != 1 && !(r_.per_warp && region) && o.warp < 0)
       return error_(s.loc, "'" + kw + "' is performed by one warp, and role '" + r_.name + "' has " + std::to_string(warps) +
-                               " warps: give the allocating warp a role of its own, or write it under 'if warp == K:'");
+                               " warps: write 'warp K: " + kw + "', give the allocating warp a role of its own, or write it under 'if warp == K:'");
     // A leader's operation under `if lane == 0:` is issued by lane 0 of
     // every warp that reaches it: one issue needs one warp.
     if (o.lane0 && ir::op_lanes(o.code) == ir::LanePolicy::leader && warps > 1 && !(r_.per_warp && region))

@@ -142,6 +142,9 @@ Step Unroller::op(const ir::Op& op, int index) {
   s.lanes = threads(l.threads);
   s.text = check::lanes_prefix(op) + std::string(ir::op_keyword(op.code));
   if (ir::op_has(op.code, ir::opf::no_bmc)) refuse(op, std::string("operation '") + std::string(ir::op_keyword(op.code)) + "'");
+  // `warp K:` (a warp of a multi-warp agent): its issuer is that warp's
+  // elected lane, which the encoding's one-lane operations do not take.
+  if (op.warp >= 0) refuse(op, "an operation of one warp of a multi-warp role ('warp K:')");
   if ((op.dest_var >= 0 && op.code != OpCode::clc_query) || op.token_var >= 0)
     refuse(op, "an operation whose result is kept in a variable");
   switch (op.code) {

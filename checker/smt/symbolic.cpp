@@ -400,6 +400,8 @@ std::vector<int> Sym::ctas_of(int r) const {
 
 int Sym::lanes(const Occ& o) const {
   const int t = threads(o.role);
+  if (o.op->warp >= 0)  // `warp K:` (check::lanes_of): its elected lane or its lanes
+    return ir::op_lanes(o.op->code) == ir::LanePolicy::leader || o.op->lanes == ir::Lanes::one ? 1 : static_cast<int>(ir::warp_size(k_));
   switch (ir::op_lanes(o.op->code)) {
     case ir::LanePolicy::leader: return 1;
     case ir::LanePolicy::aligned: return t;

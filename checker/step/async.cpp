@@ -8,7 +8,7 @@ void Exec::retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to) {
 }
 
 Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   const ir::Ref& dst = op.bufs.at(0);
   const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
   const std::int64_t bytes = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
@@ -40,7 +40,7 @@ Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   // proxy) in the current bulk async-group (cp.reduce.async.bulk: ".bulk_group
   // ... Bulk async-group based" completion).
 Exec::Pc Exec::on_tma_store(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   const std::uint16_t group = spec::async_group::issue(ag_.bulk);
   for (const ir::Ref& r : op.bufs) {
     const int buf = buf_at(r, me_.cta);
@@ -59,7 +59,7 @@ Exec::Pc Exec::on_bulk_commit_group([[maybe_unused]] const ir::Op& op, [[maybe_u
 }
 
 Exec::Pc Exec::on_bulk_wait_group(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   // The copies complete on their own: waiting never blocks for ever; what
   // it adds is order from the retired groups' reads to this thread.
   // Only the waiting thread is ordered after the retired groups' reads
@@ -103,6 +103,7 @@ Exec::Pc Exec::on_cp_async_commit(const ir::Op& op, [[maybe_unused]] const Lanes
 Exec::Pc Exec::on_cp_async_wait(const ir::Op& op, const Lanes& l) {
   const std::int64_t n = op.code == OpCode::cp_async_wait ? ev(op.n, 0) : 0;
   if (op.code == OpCode::cp_async_wait_all) spec::async_group::commit(ag_.cp);
+  if (me_.warps > 1) hb::mark_warp_local(s_.mem, me_.hb.unit(hb::Unit::cp_async), l.threads);
   retire(ag_.cp, n, hb::Unit::cp_async, l.threads);
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + (op.code == OpCode::cp_async_wait ? " " + std::to_string(n) : ""));
   return Pc::next;

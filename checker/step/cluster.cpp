@@ -4,7 +4,7 @@
 namespace pc::check::exec {
 
 Exec::Pc Exec::on_clc_try_cancel(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   // clusterlaunchcontrol.try_cancel (spec/clc.hpp): the response is an
   // async-proxy write of the agent's TMA unit into each destination
   // CTA's buffer, completing 16 bytes of tx on its barrier when it lands.

@@ -111,6 +111,13 @@ class Exec {
   do {                                    \
     if (describe_) info_.text = __VA_ARGS__; \
   } while (0)
+  // The thread that issues a one-lane operation executed by the lanes `l`:
+  // the elected lane of warp 0, or of warp K (`warp K:`), the lowest of
+  // them (spec::hb::AgentThreads numbers each warp's elected lane first).
+  [[nodiscard]] static std::uint8_t issuer(const Lanes& l) {
+    const auto low = static_cast<std::uint64_t>(l.threads);
+    return static_cast<std::uint8_t>(low != 0 ? __builtin_ctzll(low) : 64 + __builtin_ctzll(static_cast<std::uint64_t>(l.threads >> 64)));
+  }
   [[noreturn]] void stop(Violation v, const std::string& msg) { throw Stop{v, msg}; }
 
   // Its own CTA (always in the cluster) where the operand names none.
@@ -285,10 +292,10 @@ class Exec {
   // A tensor-memory access (docs/spec.md, "Tensor memory").
   void tmem_access(const ir::Ref& r, int cta, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
                    const std::string& what, spec::tmem::Async op);
-  void tmem_alloc(const ir::Op& op, bool alloc);
-  void tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads known, bool alloc);
+  void tmem_alloc(const ir::Op& op, const Lanes& l, bool alloc);
+  void tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads lanes, hb::Threads known, bool alloc);
   [[nodiscard]] std::string pair_name(spec::tmem::PairOp k, int which) const;
-  void tmem_pair(const ir::Op& op, spec::tmem::PairOp kind);
+  void tmem_pair(const ir::Op& op, const Lanes& l, spec::tmem::PairOp kind);
   // A tcgen05 operation issued after a thread synchronization with no
   // tcgen05.fence::after_thread_sync between: the `tcgen05_unfenced` warning.
   // A thread synchronization of this agent (spec::agent::synced_after_thread_sync).
@@ -304,6 +311,8 @@ class Exec {
   bool mbar_arrive(const ir::Op& op, const Lanes& l);
   void mbar_wait(const ir::Op& op, const Lanes& l, bool blocking);
   Pc named(const ir::Op& op, int id, std::int64_t count, bool wait);
+  spec::named::ArriveArgs named_operands(const ir::Op& op, int id, std::int64_t count, int threads);
+  [[noreturn]] void named_mismatch(Violation v, int id, std::int64_t count, const spec::named::State& st);
   Pc named_warps(const ir::Op& op, int id, std::int64_t count, bool wait);
   Pc amd_barrier(const ir::Op& op, bool signal, bool wait);
   Pc cluster_barrier(const ir::Op& op, const Lanes& l, bool arrive, bool wait);

@@ -33,8 +33,17 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   if (remote) require_started(cta, l.threads, "a remote mbarrier arrive");
   st = r.next;
   const bool last = r.arrived == left;
-  if (last) {
+  if (last && (me_.warps == 1 || leaders == me_.leader_lanes)) {
     so::mbar_arrive(s_.mem, l.threads, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
+  } else if (last) {
+    // Some of a multi-warp agent's warps (`one:`, `warp K:`): what they know,
+    // but not the accesses of the agent's units that are each warp's own
+    // (tcgen05.ld/st, cp.async: hb::Quorum::per_warp_units), which a wait by
+    // every warp orders before every lane while the warps left out may not
+    // have issued theirs yet.
+    hb::Quorum some{leaders, l.threads & ~leaders, 0, 0};
+    some.per_warp_units = me_.hb.per_warp_units();
+    so::mbar_arrive(s_.mem, some, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
   } else {
     // Any r.arrived of the instruction's units arrive on this phase (and,
     // where the part stopped short, the next one too): what each such part
@@ -129,7 +138,7 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
 }
 
 Exec::Pc Exec::on_mbar_init(const ir::Op& op, const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   // Each executing thread initialises the barrier (PTX ISA mbarrier.init
   // is per thread): with `all:` or `each:` the second one re-initialises
   // a live barrier.
@@ -194,7 +203,7 @@ Exec::Pc Exec::on_mbar_pending_count(const ir::Op& op, [[maybe_unused]] const La
 }
 
 Exec::Pc Exec::on_mbar_inval(const ir::Op& op, const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   // Per thread too: a second thread's inval finds the barrier invalid.
   const int mbar = mbar_at(op.bar, me_.cta);
   mb::State& st = s_.mbars[static_cast<std::size_t>(mbar)];

@@ -3,6 +3,29 @@
 
 namespace pc::check::exec {
 
+// The operands of a named barrier's arrive by `threads` of the agent's
+// threads, checked (spec::named::check_operands).
+spec::named::ArriveArgs Exec::named_operands(const ir::Op& op, int id, std::int64_t count, int threads) {
+  spec::named::ArriveArgs args;
+  args.id = id;
+  args.count = count;
+  args.threads = threads;
+  args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
+  args.live_threads = live_threads(me_.cta);
+  args.red = op.red;
+  args.predicate = ev(op.n, 0) != 0;
+  args.id0_whole_cta = p_.id0_whole_cta;
+  if (Violation v = spec::named::check_operands(args); v != Violation::none)
+    stop(v, "named barrier " + std::to_string(id) + " with thread count " + std::to_string(count) + ": " + std::string(spec::violation_doc(v)));
+  return args;
+}
+
+// An arrive whose thread count differs from the instance's in progress.
+void Exec::named_mismatch(Violation v, int id, std::int64_t count, const spec::named::State& st) {
+  stop(v, "named barrier " + std::to_string(id) + ": " + me_.name + " arrives with count " + std::to_string(count) + " while " +
+              std::to_string(st.arrived) + " of " + std::to_string(st.count) + " threads have arrived");
+}
+
 // A named barrier's arrive (spec/named_barrier.hpp, arrive: the operands'
 // rules, then the count) releases the agent's lanes into the barrier's sync
 // object; its wait passes once the instance the agent joined completes, and
@@ -16,24 +39,10 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     return s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
   };
   auto arrive = [&] {
-    nb::ArriveArgs args;
-    args.id = id;
-    args.count = count;
-    args.threads = me_.threads;
-    args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
-    args.live_threads = live_threads(me_.cta);
-    args.red = red;
-    args.predicate = ev(op.n, 0) != 0;
-    args.id0_whole_cta = p_.id0_whole_cta;
-    if (Violation v = nb::check_operands(args); v != Violation::none)
-      stop(v, "named barrier " + std::to_string(id) + " with thread count " + std::to_string(count) + ": " +
-                  std::string(spec::violation_doc(v)));
+    const nb::ArriveArgs args = named_operands(op, id, count, me_.threads);
     nb::State& st = state();
     const nb::Result r = nb::arrive(st, args);
-    if (r.out.violation != Violation::none)
-      stop(r.out.violation, "named barrier " + std::to_string(id) + ": " + me_.name + " arrives with count " +
-                                std::to_string(count) + " while " + std::to_string(st.arrived) + " of " +
-                                std::to_string(st.count) + " threads have arrived");
+    if (r.out.violation != Violation::none) named_mismatch(r.out.violation, id, count, st);
     // The threads arrived at the instance with this arrive (a completed
     // instance is reset: its count is what arrived).
     const int arrived = st.arrived + me_.threads;
@@ -48,7 +57,7 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
   auto pass = [&](bool) {
     const spec::Outcome o = nb::wait(state(), ag_.ticket, red, me_.threads);
     if (!o.enabled) return false;
-    so::barrier_pass(s_.mem, me_.hb.lanes(), sync());
+    so::barrier_pass_warps(s_.mem, me_.hb.lanes(), sync(), false, me_.hb.per_warp_units());
     thread_synchronized();
     if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = o.observed;
     if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
@@ -66,10 +75,9 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
 // what any that many of the agent's warps surely know (which warps arrive
 // first is the hardware's choice), and the agent stays at the instruction
 // (AgentState::arrived: the warps arrived so far) until every warp has
-// arrived. It then waits for the last instance it joined and acquires
-// nothing: its warps passed different instances, and no instance holds all
-// of them, so no lane is surely ordered after another agent's arrival
-// (AgentState::arrived = warps until it passes, marking the split).
+// arrived. It then waits for the last instance it joined; after a split
+// (AgentState::arrived = warps until it passes) the pass acquires nothing
+// (spec::sync_order::barrier_pass_warps).
 Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wait) {
   namespace nb = spec::named;
   const int n = me_.warps;
@@ -79,21 +87,9 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
   if (ag_.stage == 0) {
     arrived_now = true;
     const int before = ag_.arrived, left = n - before;
-    nb::ArriveArgs args;
-    args.id = id;
-    args.count = count;
-    args.threads = left * (me_.threads / n);
-    args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
-    args.live_threads = live_threads(me_.cta);
-    args.id0_whole_cta = p_.id0_whole_cta;
-    if (Violation v = nb::check_operands(args); v != Violation::none)
-      stop(v, "named barrier " + std::to_string(id) + " with thread count " + std::to_string(count) + ": " +
-                  std::string(spec::violation_doc(v)));
+    const nb::ArriveArgs args = named_operands(op, id, count, left * (me_.threads / n));
     const nb::WarpsResult r = nb::arrive_warps(st, args, left);
-    if (r.out.violation != Violation::none)
-      stop(r.out.violation, "named barrier " + std::to_string(id) + ": " + me_.name + " arrives with count " +
-                                std::to_string(count) + " while " + std::to_string(st.arrived) + " of " +
-                                std::to_string(st.count) + " threads have arrived");
+    if (r.out.violation != Violation::none) named_mismatch(r.out.violation, id, count, st);
     const bool last = r.warps == left;
     const int arrived = st.arrived + r.warps * (me_.threads / n);
     st = r.next;
@@ -127,7 +123,7 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
     info_.enabled = arrived_now;
     return Pc::stay;
   }
-  if (ag_.arrived == 0) so::barrier_pass(s_.mem, me_.hb.lanes(), sync());
+  so::barrier_pass_warps(s_.mem, me_.hb.lanes(), sync(), ag_.arrived != 0, me_.hb.per_warp_units());
   ag_.arrived = 0;
   thread_synchronized();
   if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");

@@ -35,7 +35,7 @@ void Exec::tmem_access(const ir::Ref& r, int cta, hb::Kind k, hb::Threads issuer
 // its barrier: hb::overwrite by the warp's leader, which the warp's other
 // lanes wait for, .sync.aligned); the dealloc must come after every access
 // of it: a write of the warp's lanes whose conflicts are `tmem_dealloc_in_use`.
-void Exec::tmem_alloc(const ir::Op& op, bool alloc) {
+void Exec::tmem_alloc(const ir::Op& op, const Lanes& l, bool alloc) {
   const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(op.tmem.object));
   const int slot = p_.tmem_slot[static_cast<std::size_t>(op.tmem.object)];
   const std::int64_t cols = d.cols * d.size;
@@ -54,9 +54,9 @@ void Exec::tmem_alloc(const ir::Op& op, bool alloc) {
     info_.enabled = false;  // blocks until enough columns are free
     return;
   }
-  tmem_alloc_memory(op.tmem.object, me_.cta, me_, 0, alloc);
+  tmem_alloc_memory(op.tmem.object, me_.cta, me_, l.threads, 0, alloc);
   t = r.next;
-  SAY(std::string(alloc ? "tcgen05_alloc " : "tcgen05_dealloc ") + d.name + " (" + std::to_string(cols) + " columns; " +
+  SAY(lanes_prefix(op) + (alloc ? "tcgen05_alloc " : "tcgen05_dealloc ") + d.name + " (" + std::to_string(cols) + " columns; " +
       std::to_string(t.used) + " of " + std::to_string(spec::tmem::columns) + " in use)");
 }
 
@@ -66,7 +66,7 @@ void Exec::tmem_alloc(const ir::Op& op, bool alloc) {
 // the other warp of a pair collective, which knows it too); the dealloc is a
 // write of the warp's lanes, and an access ordered before neither `by` nor
 // `known` is `tmem_dealloc_in_use`.
-void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads known, bool alloc) {
+void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads lanes, hb::Threads known, bool alloc) {
   const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(object));
   const int first = cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(object)];
   for (int e = 0; e < d.size; ++e) {
@@ -74,7 +74,7 @@ void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threa
       hb::Access acc;
       acc.buf = first + e;
       acc.kind = hb::Kind::write;
-      acc.issuers = by.hb.lanes();
+      acc.issuers = lanes;
       hb::Check c = hb::check_only(s_.mem, acc);
       if ((c.violation != Violation::none || c.warning != Violation::none) && known != 0) {
         acc.issuers = known;  // ordered before the other warp of the collective is enough
@@ -91,8 +91,8 @@ void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threa
       }
       if (c.warning != Violation::none) race(c, "tcgen05.dealloc of", first + e);  // an overwrite ordered only across scopes: scope_war
     }
-    hb::overwrite(s_.mem, first + e, by.hb.leader(), known);
-    hb::order(s_.mem, by.hb.leader(), by.hb.lanes());
+    hb::overwrite(s_.mem, first + e, issuer(Lanes{lanes}), known);
+    hb::order(s_.mem, issuer(Lanes{lanes}), lanes);
   }
 }
 
@@ -102,7 +102,7 @@ void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threa
 // CTAs (an alloc's or dealloc's write of both CTAs' memory parts, a dealloc
 // checking every access of them first) and goes on; the second joins it,
 // ordered after that write.
-void Exec::tmem_pair(const ir::Op& op, spec::tmem::PairOp kind) {
+void Exec::tmem_pair(const ir::Op& op, const Lanes& l, spec::tmem::PairOp kind) {
   namespace tm = spec::tmem;
   const bool relinquish = kind == tm::PairOp::relinquish;
   const int object = op.tmem.object;
@@ -141,15 +141,15 @@ void Exec::tmem_pair(const ir::Op& op, spec::tmem::PairOp kind) {
   peer = r.peer;
   const int base = p_.buffer_base[static_cast<std::size_t>(std::max(object, 0))];
   if (!relinquish && r.first) {
-    tmem_alloc_memory(object, me_.cta, me_, 0, kind == tm::PairOp::alloc);
-    tmem_alloc_memory(object, peer_cta, me_, 0, kind == tm::PairOp::alloc);
+    tmem_alloc_memory(object, me_.cta, me_, l.threads, 0, kind == tm::PairOp::alloc);
+    tmem_alloc_memory(object, peer_cta, me_, l.threads, 0, kind == tm::PairOp::alloc);
   } else if (!relinquish) {
     // Joined: this warp is ordered after the first warp's write of each part.
     hb::Threads writers = 0;
     for (const AgentInfo& o : p_.agents)
       if (o.cta == peer_cta) writers |= o.hb.lanes();
     for (const int c : {me_.cta, peer_cta})
-      for (int e = 0; e < d->size; ++e) hb::learn_write(s_.mem, c * p_.buffers_per_cta + base + e, writers, me_.hb.lanes());
+      for (int e = 0; e < d->size; ++e) hb::learn_write(s_.mem, c * p_.buffers_per_cta + base + e, writers, l.threads);
   }
   ++ag_.pc;
   if (!describe_) return;
@@ -296,7 +296,7 @@ Exec::Pc Exec::on_wgmma_wait(const ir::Op& op, [[maybe_unused]] const Lanes& l) 
 }
 
 Exec::Pc Exec::on_tcgen05_mma(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   tcgen05_issue("tcgen05.mma");
   // The group a later tcgen05.commit closes; no wait_group retires it.
   const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
@@ -338,7 +338,7 @@ Exec::Pc Exec::on_tcgen05_mma(const ir::Op& op, [[maybe_unused]] const Lanes& l)
 }
 
 Exec::Pc Exec::on_tcgen05_cp(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   // tcgen05.cp: shared memory to tensor memory, asynchronous, tracked by
   // the next tcgen05.commit as an MMA is (PTX ISA tcgen05.cp,
   // tcgen05.commit): the MMA unit's read of the source (async proxy) and
@@ -358,9 +358,9 @@ Exec::Pc Exec::on_tcgen05_cp(const ir::Op& op, [[maybe_unused]] const Lanes& l) 
 // (reads and rewrites them: a write), asynchronously, in the group the next
 // tcgen05.commit closes; with cta_group 2 in both CTAs of the pair (PTX ISA
 // tcgen05.shift; spec/tmem.hpp, after_own_unit).
-Exec::Pc Exec::on_tcgen05_shift(const ir::Op& op, const Lanes&) {
+Exec::Pc Exec::on_tcgen05_shift(const ir::Op& op, const Lanes& l) {
   tcgen05_issue("tcgen05.shift");
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   const auto group = static_cast<std::uint16_t>(ag_.mma.committed + 1);
   const int pair_cta = spec::tmem::peer(me_.cta);
   if (op.cta_pair) require_peer(pair_cta, hb::bit(leader), "a cta_group 2 tcgen05.shift");
@@ -392,6 +392,7 @@ Exec::Pc Exec::on_tcgen05_st(const ir::Op& op, const Lanes& l) { return on_tcgen
 
 Exec::Pc Exec::on_tcgen05_wait_ld(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const bool ld = op.code == OpCode::tcgen05_wait_ld;
+  if (me_.warps > 1) hb::mark_warp_local(s_.mem, me_.hb.unit(hb::Unit::tmem), me_.hb.lanes());
   hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes());
   SAY(ld ? "tcgen05.wait::ld" : "tcgen05.wait::st");
   return Pc::next;
@@ -400,17 +401,17 @@ Exec::Pc Exec::on_tcgen05_wait_st(const ir::Op& op, const Lanes& l) { return on_
 
 Exec::Pc Exec::on_tcgen05_alloc(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   if (op.cta_pair) {  // tmem_pair moves the agent on itself
-    tmem_pair(op, op.code == OpCode::tcgen05_alloc ? spec::tmem::PairOp::alloc : spec::tmem::PairOp::dealloc);
+    tmem_pair(op, l, op.code == OpCode::tcgen05_alloc ? spec::tmem::PairOp::alloc : spec::tmem::PairOp::dealloc);
     return Pc::stay;
   }
-  tmem_alloc(op, op.code == OpCode::tcgen05_alloc);
+  tmem_alloc(op, l, op.code == OpCode::tcgen05_alloc);
   return Pc::next;
 }
 Exec::Pc Exec::on_tcgen05_dealloc(const ir::Op& op, const Lanes& l) { return on_tcgen05_alloc(op, l); }
 
 Exec::Pc Exec::on_tcgen05_relinquish(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   if (op.cta_pair && !s_.tmem.empty()) {
-    tmem_pair(op, spec::tmem::PairOp::relinquish);
+    tmem_pair(op, l, spec::tmem::PairOp::relinquish);
     return Pc::stay;
   }
   // (A kernel with no `tmem` declaration has no allocation to give up.)
@@ -421,7 +422,7 @@ Exec::Pc Exec::on_tcgen05_relinquish(const ir::Op& op, [[maybe_unused]] const La
 }
 
 Exec::Pc Exec::on_tcgen05_commit(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
-  const std::uint8_t leader = me_.hb.leader();
+  const std::uint8_t leader = issuer(l);
   const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
   const std::uint16_t group = spec::async_group::commit(ag_.mma);
   std::string where;
@@ -459,6 +460,7 @@ Exec::Pc Exec::on_tcgen05_fence_before(const ir::Op& op, const Lanes& l) {
   // arrives and barriers carry, .relaxed ones included
   // (spec::sync_order::tcgen05_fence_before).
   // The unit of tcgen05.ld (its reads) and tcgen05.st (its writes).
+  if (me_.warps > 1) hb::mark_warp_local(s_.mem, me_.hb.unit(hb::Unit::tmem), l.threads);
   for (const auto& [kind, async] : {std::pair{hb::Kind::read, spec::tmem::Async::ld}, std::pair{hb::Kind::write, spec::tmem::Async::st}})
     if (spec::tmem::before_thread_sync_orders(async)) hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), kind, l.threads);
   so::tcgen05_fence_before(s_.mem, l.threads, me_.hb.unit(hb::Unit::mma), p_.tmem_buffers());
