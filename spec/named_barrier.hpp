@@ -74,7 +74,11 @@ struct ArriveArgs {
 // completes the instance arrive (`warps` of the result); the others arrive
 // on the next instance, in a later step (docs/spec.md, "Per-warp named
 // barrier arrivals"). bar.red is one arrive of the agent's threads (its
-// result is the instance's, one per agent): not split.
+// result is the instance's, one per agent): not split. Hardware test
+// named_warp_instances (harnesses/conformance, docs/conformance/
+// h200-2026-12-03-named-warps.md): four warps on bar.sync 1, 64, two of them
+// late, form two instances on the H200; the early pair passes first in
+// every block.
 struct WarpsResult {
   State next;
   Outcome out;
