@@ -539,6 +539,103 @@ __global__ void named_warp_instances(long long delay, unsigned long long* early,
   }
 }
 
+// A remote arrive and the issuer's exit (docs/conformance/h200-2026-12-03-remote-arrive-exit.md).
+// A cluster of two CTAs of 128 threads. CTA 0's thread 0 inits `bar` with
+// count 32 * `warps` and fences the init; a full cluster barrier (arrive
+// .release, wait .acquire) follows. Then `warps` warps of CTA 1, after a
+// per-cluster pseudo-random pause of 0..`max_delay` cycles and `burst`
+// remote stores each into CTA 0's `traffic` (st.shared::cluster, traffic
+// ahead of the arrive), arrive once per thread on CTA 0's barrier through its
+// shared::cluster address (mapa), at .release.cluster (`Relaxed`:
+// .relaxed.cluster). Then CTA 1 (`End`) 0: exits at once; 1: runs
+// barrier.cluster.arrive.relaxed + wait and exits (the relaxed arrive orders
+// nothing); 2 (the control): barrier.cluster.arrive (.release) + wait and
+// exits, the release ordering the arrives before CTA 0's acquire. CTA 0 runs
+// barrier.cluster.arrive (.release) and barrier.cluster.wait (.acquire),
+// which waits for the non-exited threads of the cluster only (PTX ISA,
+// barrier.cluster), so with End 0 it can pass as soon as CTA 1 has exited;
+// then thread 0 runs one non-blocking test_wait.parity on phase 0 (true iff
+// all the arrivals have landed). The issuer's exit orders nothing, so an
+// arrival may still be in flight there. out[0]: clusters done; out[1]: phase
+// 0 not complete at the test_wait (an arrive in flight); out[2]: of those,
+// completed later (a bounded try_wait); out[3]: never within it. `drain`:
+// then CTA 0's threads wait (bounded) until CTA 1's remote stores are all
+// visible before CTA 0 exits; out[4]: clusters where some never were. With a
+// relaxed arrive nothing orders those stores before the barrier's phase, and
+// without the drain CTA 0 can exit while they are in flight (the run of
+// docs/conformance/h200-2026-12-03-remote-arrive-exit.md: a launch failure).
+// mbarrier.arrive.release.cluster.shared::cluster.b64 _, [addr];          PTX 8.0, sm_90
+// mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [addr];          PTX 8.6, sm_90
+template <bool Relaxed>
+__device__ inline void remote_arrive(std::uint32_t addr) {
+  if (Relaxed) asm volatile("mbarrier.arrive.relaxed.cluster.shared::cluster.b64 _, [%0];" ::"r"(addr) : "memory");
+  else asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(addr) : "memory");
+}
+// st.shared::cluster.u32 [addr], v;                                       PTX 7.8, sm_90
+__device__ inline void st_cluster_u32(std::uint32_t addr, std::uint32_t v) {
+  asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+}
+constexpr int remote_arrive_max_burst = 8;
+template <bool Relaxed, int End>
+__global__ void __cluster_dims__(2, 1, 1) remote_arrive_exit(int warps, long long max_delay, int burst, bool drain,
+                                                             std::uint32_t seed0, unsigned long long* out) {
+  __shared__ prim::hw_mbarrier bar;
+  __shared__ std::uint32_t traffic[128 * remote_arrive_max_burst];
+  cg::cluster_group cluster = cg::this_cluster();
+  const unsigned rank = cluster.block_rank();
+  const std::uint32_t tag = 16u * (blockIdx.x / 2);  // CTA 1's k-th store writes tag + k + 1 (never 0)
+  if (rank == 0)
+    for (int k = 0; k < remote_arrive_max_burst; ++k) traffic[threadIdx.x + 128 * k] = 0;
+  if (rank == 0 && threadIdx.x == 0) {
+    prim::mbarrier_init(&bar, 32u * static_cast<std::uint32_t>(warps));
+    prim::fence_mbarrier_init();
+  }
+  prim::cluster_arrive();
+  prim::cluster_wait();
+  if (rank == 1) {
+    if (static_cast<int>(threadIdx.x / 32) < warps) {
+      std::uint32_t s = (seed0 ^ ((blockIdx.x / 2) * 2654435761u)) | 1u;
+      xorshift(s);
+      const long long pause = max_delay > 0 ? static_cast<long long>(xorshift(s) % static_cast<std::uint32_t>(max_delay + 1)) : 0;
+      const long long until = clock64() + pause;
+      while (clock64() < until) {
+      }
+      for (int k = 0; k < burst; ++k)
+        st_cluster_u32(prim::mapa_shared(&traffic[threadIdx.x + 128 * k], 0), tag + static_cast<std::uint32_t>(k) + 1u);
+      remote_arrive<Relaxed>(prim::mapa_shared(&bar, 0));
+    }
+    if (End == 1) {
+      prim::cluster_arrive(prim::relaxed);
+      prim::cluster_wait();
+    } else if (End == 2) {
+      prim::cluster_arrive();
+      prim::cluster_wait();
+    }
+    return;  // CTA 1 exits
+  }
+  prim::cluster_arrive();
+  prim::cluster_wait();  // passes once CTA 1 has exited (End 0) or arrived
+  if (threadIdx.x == 0) {
+    const bool complete = prim::mbarrier_test_wait_parity(&bar, 0);
+    atomicAdd(&out[0], 1ull);
+    if (!complete) {
+      atomicAdd(&out[1], 1ull);
+      atomicAdd(wait_parity(&bar, 0, 1ll << 22) ? &out[2] : &out[3], 1ull);
+    }
+  }
+  if (drain && static_cast<int>(threadIdx.x / 32) < warps) {
+    const long long deadline = clock64() + (1ll << 22);
+    bool landed = true;
+    for (int k = 0; k < burst && landed; ++k)
+      while (*reinterpret_cast<volatile std::uint32_t*>(&traffic[threadIdx.x + 128 * k]) != tag + static_cast<std::uint32_t>(k) + 1u)
+        if (clock64() > deadline) {
+          landed = false;
+          break;
+        }
+    if (!landed) atomicAdd(&out[4], 1ull);  // once per thread whose stores did not all land
+  }
+}
+
 // Liveness: count 2 and one (`Full`: two) arrivals; the waiter's watchdog says
 // hung or finished. `Sw`: the same on the software mbarrier.
 template <bool Full, bool Sw = false>
@@ -1875,6 +1972,100 @@ int main(int argc, char** argv) {
       std::fclose(f);
     }
     return 0;
+  }
+
+  // --open remote_arrive_exit: CTA 1's remote arrives on CTA 0's barrier,
+  // then CTA 1's exit; CTA 0 passes its cluster barrier and tests the phase
+  // once (the kernel above). --instances clusters per case (rounded up to
+  // whole launches of 8 clusters per SM). CTA 0 drains CTA 1's remote stores
+  // before it exits; remote_arrive_exit/nodrain runs one case without the
+  // drain (relaxed arrives after 8 stores each, then a relaxed cluster
+  // arrive), whose stores can land in CTA 0 after its exit.
+  if (open_only == "remote_arrive_exit" || open_only == "remote_arrive_exit/nodrain") {
+    const bool drain = open_only == "remote_arrive_exit";
+    struct Case {
+      bool relaxed;
+      int end;  // CTA 1 after its arrives: 0 exit; 1 cluster arrive.relaxed + wait; 2 cluster arrive (.release) + wait
+      int warps;
+      long long delay;
+      int burst;
+    };
+    std::vector<Case> cases = {
+        {false, 0, 1, 0, 0}, {false, 0, 1, 2000, 0}, {false, 0, 1, 20000, 0}, {false, 0, 4, 0, 0}, {false, 0, 4, 2000, 0},
+        {false, 0, 1, 0, 8}, {false, 0, 1, 2000, 8}, {false, 0, 4, 0, 8},
+        {true, 0, 1, 0, 0},  {true, 0, 1, 2000, 0},  {true, 0, 1, 20000, 0},  {true, 0, 4, 0, 0},  {true, 0, 4, 2000, 0},
+        {true, 0, 1, 0, 8},  {true, 0, 4, 0, 8},
+        {false, 1, 4, 0, 0}, {false, 1, 4, 0, 8}, {true, 1, 4, 0, 0}, {true, 1, 4, 0, 8},
+        {false, 2, 1, 0, 0}, {false, 2, 1, 2000, 0}, {false, 2, 4, 0, 0}, {false, 2, 4, 0, 8}, {true, 2, 4, 0, 0}};
+    if (!drain) cases = {{true, 1, 4, 0, 8}};
+    const int cblocks = sms * 2 * 8;
+    const unsigned long long per = static_cast<unsigned long long>(cblocks / 2);
+    unsigned long long* d = nullptr;
+    CUDA_CHECK(cudaMalloc(&d, 5 * sizeof(unsigned long long)));
+    std::string md =
+        "| arrive (CTA 1 -> CTA 0's barrier) | arriving threads (count) | remote stores before each arrive | CTA 1 after its arrives "
+        "| pause of CTA 1 (cycles, 0..D) | clusters | done | phase not complete at CTA 0's test_wait (arrive in flight) "
+        "| of those, completed later | never (2^22 cycles) | threads whose stores never landed | model |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    bool all_agree = true;
+    unsigned long long in_flight[3] = {0, 0, 0}, clusters[3] = {0, 0, 0};
+    for (const Case& c : cases) {
+      unsigned long long h[5] = {0, 0, 0, 0, 0}, launched = 0;
+      std::uint32_t s = seed;
+      for (; launched < target; launched += per) {
+        CUDA_CHECK(cudaMemset(d, 0, 5 * sizeof(unsigned long long)));
+        const std::uint32_t sd = s++;
+        if (c.relaxed) {
+          if (c.end == 0) remote_arrive_exit<true, 0><<<cblocks, 128>>>(c.warps, c.delay, c.burst, drain, sd, d);
+          else if (c.end == 1) remote_arrive_exit<true, 1><<<cblocks, 128>>>(c.warps, c.delay, c.burst, drain, sd, d);
+          else remote_arrive_exit<true, 2><<<cblocks, 128>>>(c.warps, c.delay, c.burst, drain, sd, d);
+        } else {
+          if (c.end == 0) remote_arrive_exit<false, 0><<<cblocks, 128>>>(c.warps, c.delay, c.burst, drain, sd, d);
+          else if (c.end == 1) remote_arrive_exit<false, 1><<<cblocks, 128>>>(c.warps, c.delay, c.burst, drain, sd, d);
+          else remote_arrive_exit<false, 2><<<cblocks, 128>>>(c.warps, c.delay, c.burst, drain, sd, d);
+        }
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
+        unsigned long long g[5];
+        CUDA_CHECK(cudaMemcpy(g, d, sizeof g, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < 5; ++k) h[k] += g[k];
+      }
+      // The model: unless CTA 1 releases its arrives to CTA 0's acquire (end
+      // 2), nothing orders them before CTA 0's exit (the issuer's exit orders
+      // nothing; CTA 0's cluster wait waits for non-exited threads only; a
+      // relaxed cluster arrive releases nothing): exit_with_pending, a
+      // possibility whatever the count. With end 2 none may be in flight.
+      const bool agree = h[0] == launched && (c.end != 2 || h[1] == 0) && h[3] == 0 && h[4] == 0;
+      all_agree = all_agree && agree;
+      in_flight[c.end] += h[1];
+      clusters[c.end] += h[0];
+      static const char* const ends[3] = {"exits at once", "barrier.cluster.arrive.relaxed + wait, exits",
+                                          "barrier.cluster.arrive (.release) + wait (.acquire), exits"};
+      char row[768];
+      std::snprintf(row, sizeof row, "| %s | %d (%d) | %d | %s | 0..%lld | %llu | %llu | %llu | %llu | %llu | %llu | %s |\n",
+                    c.relaxed ? "mbarrier.arrive.relaxed.cluster.shared::cluster" : "mbarrier.arrive.release.cluster.shared::cluster",
+                    32 * c.warps, 32 * c.warps, c.burst, ends[c.end], c.delay, launched, h[0], h[1], h[2], h[3], h[4],
+                    c.end == 2 ? (agree ? "ordered by the cluster barrier: none in flight (agree)" : "ordered: none in flight (**disagree**)")
+                               : (agree ? "not ordered before CTA 0's exit: exit_with_pending (agree)"
+                                        : "not ordered before CTA 0's exit: exit_with_pending (**disagree**: not every cluster done, or lost)"));
+      std::printf("%s", row);
+      std::fflush(stdout);
+      md += row;
+    }
+    CUDA_CHECK(cudaFree(d));
+    char tail[768];
+    std::snprintf(tail, sizeof tail,
+                  "\nArrives in flight at CTA 0's test_wait: CTA 1 exiting at once, %llu of %llu clusters; after a relaxed cluster "
+                  "arrive, %llu of %llu; after a releasing cluster arrive (the control), %llu of %llu. Every row %s.\n",
+                  in_flight[0], clusters[0], in_flight[1], clusters[1], in_flight[2], clusters[2],
+                  all_agree ? "agrees" : "does **not** agree");
+    std::printf("%s", tail);
+    if (FILE* f = std::fopen(report.c_str(), "w")) {
+      std::fprintf(f, "# remote_arrive_exit: %s, %d SMs; driver %d, runtime %d; nvcc %d.%d for sm_90a; seed %u; %llu clusters per case\n\n%s%s",
+                   prop.name, sms, driver, runtime, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, seed, target, md.c_str(), tail);
+      std::fclose(f);
+    }
+    return all_agree ? 0 : 1;
   }
 
   // --open tma_multicast_cta_wait: CTA 0's multicast TMA load read in CTA 1
