@@ -261,6 +261,7 @@ void alias_table(Program& p) {
 }  // namespace
 
 std::string Program::mem_name(int mem_buf) const {
+  if (mem_buf >= num_buffers() + num_mbars() + ctas) return "the end of CTA " + std::to_string(mem_buf - num_buffers() - num_mbars() - ctas);
   if (mem_buf >= num_buffers() + num_mbars()) return "the start of CTA " + std::to_string(mem_buf - num_buffers() - num_mbars());
   const bool mbar = mem_buf >= num_buffers();
   const std::string name = mbar ? mbar_name(mem_buf - num_buffers()) : buffer_name(mem_buf);

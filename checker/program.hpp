@@ -160,10 +160,13 @@ struct Program {
   [[nodiscard]] int num_mbars() const { return mbars_per_cta * ctas; }
   // hb::Memory holds the data buffers, then one pseudo-buffer per mbarrier
   // instance standing for its initialisation, then in a cluster of two or
-  // more CTAs one per CTA standing for its start (spec::sync_order::cta_starts).
-  [[nodiscard]] int mem_buffers() const { return num_buffers() + num_mbars() + (ctas > 1 ? ctas : 0); }
+  // more CTAs one per CTA standing for its start (spec::sync_order::cta_starts)
+  // and one per CTA holding the other CTAs' operations on it, which its end
+  // must follow (spec::sync_order::remote_operation).
+  [[nodiscard]] int mem_buffers() const { return num_buffers() + num_mbars() + (ctas > 1 ? 2 * ctas : 0); }
   [[nodiscard]] int mbar_pseudo_buffer(int mbar) const { return num_buffers() + mbar; }
   [[nodiscard]] int start_buffer(int cta) const { return num_buffers() + num_mbars() + cta; }
+  [[nodiscard]] int end_buffer(int cta) const { return num_buffers() + num_mbars() + ctas + cta; }
   [[nodiscard]] int mbar_sync(int mbar) const { return mbar; }
   // Per hb::Memory buffer, the others of its CTA that share bytes with it
   // (checker/layout.hpp); empty when no declaration aliases another.

@@ -50,7 +50,8 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   const Threads me = bit(issuer);
   // lanes of one all-lane access each on its part (of one buffer)
   const bool same_part = a.spread != 0 && a.spread == prior.spread && prior.buf == a.buf;
-  if (prior.thread != issuer && !same_part && !(prior.after & me)) {
+  const bool known = (prior.after & me) && !(prior.spread == warp_local && (a.partial_units & bit(prior.thread)));
+  if (prior.thread != issuer && !same_part && !known) {
     // Only a scope kept them apart: a read of the earlier write is an error
     // (stale data), an overwrite the stance of docs/spec.md ("Stances")
     // makes a warning.
@@ -273,6 +274,10 @@ void release_write(Memory& m, int buf, std::uint8_t thread, int sync) {
   }
 }
 
+void release_writes(Memory& m, int buf, Threads writers, int sync) {
+  each_thread(writers, [&](std::uint8_t t) { release_write(m, buf, t, sync); });
+}
+
 void complete(Memory& m, int sync) {
   const Syncs s = Syncs{1} << sync;
   for (Event& e : m.events) {
@@ -302,9 +307,10 @@ void acquire(Memory& m, Threads to, Syncs strong, Syncs weak) {
   }
 }
 
-bool acquire_orders(const Memory& m, Threads to, Syncs syncs) {
+bool acquire_orders(const Memory& m, Threads to, Syncs syncs, int below) {
   for (const Event& e : m.events)
-    if (((e.visible & syncs) && (e.after & to) != to) || ((e.visible_async & syncs) && (e.after_async & to) != to)) return true;
+    if (below >= 0 && e.buf >= below) break;  // sorted by buffer
+    else if (((e.visible & syncs) && (e.after & to) != to) || ((e.visible_async & syncs) && (e.after_async & to) != to)) return true;
   return false;
 }
 

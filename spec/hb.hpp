@@ -182,6 +182,13 @@ struct Access {
   // before it) are retired with `buf`'s own, as a later access of the alias
   // conflicts with this write first (PTX ISA 8.2.1, "Overlap").
   std::span<const std::uint16_t> covered;
+  // The issuing agent's units in AgentThreads::per_warp_units when the
+  // issuers are some of its warps only (`one:`, `warp K:`): a `warp_local`
+  // access of such a unit is not known to them, though its `after` holds
+  // them, since each warp knows only the part its own lanes made and the
+  // unit does not say which (a dealloc by warp 0 after every warp's
+  // tcgen05.ld and tcgen05.wait::ld needs a barrier of the warps between).
+  Threads partial_units = 0;
 };
 
 // The conflict rules (docs/spec.md, "Happens-before and proxies"), checked for
@@ -292,6 +299,8 @@ void move(Memory& m, int from_sync, int to_sync);
 // The write of async unit `thread` to `buf` is released into `sync`: the
 // complete-tx of a TMA load releases that copy's data and nothing else.
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync);
+// The same for the writes of each of the threads `writers`.
+void release_writes(Memory& m, int buf, Threads writers, int sync);
 // The sync object completed a phase: what was released into it becomes visible.
 void complete(Memory& m, int sync);
 // Each object of `syncs` completed (one barrier phase completes all its objects).
@@ -304,7 +313,8 @@ void complete_all(Memory& m, Syncs syncs);
 void acquire(Memory& m, Threads to, Syncs strong, Syncs weak = 0);
 // Whether acquiring `syncs` would order some access before one of `to` that
 // is not ordered before all of them yet (the acquire matters).
-[[nodiscard]] bool acquire_orders(const Memory& m, Threads to, Syncs syncs);
+// `below`: only the events of buffers below it count (-1: every buffer).
+[[nodiscard]] bool acquire_orders(const Memory& m, Threads to, Syncs syncs, int below = -1);
 // An acquire that is not yet one: a relaxed wait observed the latest
 // completion of the objects in `from`; what is visible through them now is
 // recorded in sync object `to` (marked visible there), for a later acquire

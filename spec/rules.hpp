@@ -104,17 +104,22 @@ inline constexpr std::int64_t smem_limit_sm90 = 227 * 1024;
 // memory of a CTA is ... deallocated when it exits"; cp.async.bulk.wait_group
 // .read for the TMA store's reads, wgmma.wait_group for wgmma's reads): a TMA
 // store or wgmma not waited for, a committed cp.async-group not waited for
-// (its writes into the CTA's shared memory may still land), or any async
-// operation or arrival that still targets the CTA's barriers or buffers, is
-// `exit_with_pending`.
+// (its writes into the CTA's shared memory may still land), any async
+// operation or arrival that still targets the CTA's barriers or buffers, or
+// an operation of another CTA on them (a remote arrive, expect_tx or
+// complete_tx, a distributed shared memory access) that nothing orders
+// before the exit (sync_order::cta_end_ordered: the CUDA C++ Programming
+// Guide, "Distributed Shared Memory", asks that a block's distributed shared
+// memory operations complete before it exits), is `exit_with_pending`.
 struct CtaExit {
   bool store_reads_in_flight = false;  // a TMA store group not retired
   bool mma_reads_in_flight = false;    // a wgmma / tcgen05 group not retired
   bool copy_writes_in_flight = false;  // a committed cp.async-group not waited for (cp.async.wait_group)
   bool async_targets = false;          // a pending completion targets the CTA
+  bool remote_unordered = false;       // another CTA's operation on it not ordered before the exit
 };
 [[nodiscard]] constexpr Violation cta_exit(const CtaExit& e) {
-  return e.store_reads_in_flight || e.mma_reads_in_flight || e.copy_writes_in_flight || e.async_targets
+  return e.store_reads_in_flight || e.mma_reads_in_flight || e.copy_writes_in_flight || e.async_targets || e.remote_unordered
              ? Violation::exit_with_pending
              : Violation::none;
 }

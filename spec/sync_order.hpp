@@ -291,8 +291,11 @@ struct MbarAcquire {
 // The stance scope_cta_acquire (docs/spec.md, "Stances"): a warning where the
 // wait's lanes are ordered after something only through the channels it
 // acquires by the stance; none where acquiring them orders nothing new.
-[[nodiscard]] inline Violation mbar_wait_stance(const hb::Memory& m, hb::Threads lanes, const MbarAcquire& a) {
-  return a.trusted != 0 && hb::acquire_orders(m, lanes, a.trusted) ? Violation::scope_cta_acquire : Violation::none;
+// `ends`: the first CTA-end pseudo-buffer (remote_operation; -1: none),
+// from which on nothing counts: that the wait saw another CTA's arrive
+// land is no matter of scope.
+[[nodiscard]] inline Violation mbar_wait_stance(const hb::Memory& m, hb::Threads lanes, const MbarAcquire& a, int ends = -1) {
+  return a.trusted != 0 && hb::acquire_orders(m, lanes, a.trusted, ends) ? Violation::scope_cta_acquire : Violation::none;
 }
 
 // The wait's effect (mbar_wait): the acquire, or, for a .relaxed wait of a
@@ -439,6 +442,49 @@ inline void cta_starts(hb::Memory& m, int buf, std::uint8_t first, hb::Threads t
 [[nodiscard]] inline bool cta_start_known(const hb::Memory& m, int buf, hb::Threads by) {
   for (const hb::Event& e : m.events)
     if (e.buf == buf && e.write) return ((e.after | e.after_async | e.after_weak | hb::bit(e.thread)) & by) == by;
+  return true;
+}
+
+// --- CTA end ------------------------------------------------------------------------
+
+// The mirror of the start: a CTA's shared memory goes when its last thread
+// exits, so an operation of another CTA on it must be done by then (CUDA C++
+// Programming Guide, "Distributed Shared Memory": its example ends with a
+// cluster.sync() so that no block exits while another still accesses its
+// shared memory; CUTLASS's PipelineTmaAsync::producer_tail, "Prevents early
+// exit of producer blocks in Cluster", waits for every consumer's release,
+// remote ones included). PTX ISA barrier.cluster waits only for
+// "non-exited threads", and an exit orders nothing, so a CTA may pass its
+// cluster barrier while a remote arrive of an exited peer is still in
+// flight (harness test remote_arrive_exit). The model writes each synchronous
+// operation of threads `by` on another CTA (a remote mbarrier arrive,
+// expect_tx or complete_tx, a distributed shared memory read or write) as
+// their atomic write of that CTA's end pseudo-buffer `buf` (Program::
+// end_buffer; atomic: two of them never conflict). An mbarrier operation's
+// own landing is seen by a wait that observes the phase it counted in, so
+// it is also released into `sync` (the channel of its scope; -1 for an
+// access), whatever its semantics. The async operations (TMA, st.async,
+// commits, multicast) are pending events until they land, and a CTA that
+// exits while one targets it is reported as such (rules::CtaExit).
+inline void remote_operation(hb::Memory& m, int buf, hb::Threads by, int sync) {
+  hb::Access a;
+  a.buf = buf;
+  a.kind = hb::Kind::write;
+  a.atomic = true;
+  a.issuers = by;
+  (void)hb::access(m, a);  // only atomics of the pseudo-buffer: never a conflict
+  if (sync >= 0) hb::release_writes(m, buf, by, sync);
+}
+
+// Whether each operation of another CTA recorded in the end pseudo-buffer
+// `buf` is ordered before some thread of the CTA (`cta_threads`): through a
+// release the thread acquired, or an acquire that observed it, at any scope
+// (`after_weak`: a release too narrow for the data still shows the
+// operation was performed). Execution ordering alone (a `.relaxed` cluster
+// arrive, the tcgen05 ordering) does not: it orders no memory operation.
+[[nodiscard]] inline bool cta_end_ordered(const hb::Memory& m, int buf, hb::Threads cta_threads) {
+  for (const hb::Event& e : m.events)
+    if (e.buf == buf && ((e.after | e.after_weak) & cta_threads) == 0) return false;
   return true;
 }
 

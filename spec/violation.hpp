@@ -43,7 +43,7 @@ namespace pc::spec {
   X(named_id0_clash, "named_id0_clash", error, "barrier id 0 (__syncthreads) used with a partial thread count") \
   X(remote_wait, "remote_wait", error, "a wait or test on an mbarrier of another CTA")               \
   X(exit_with_pending, "exit_with_pending", error,                                                 \
-    "a CTA exits while async operations or remote arrivals still target its shared memory") \
+    "a CTA exits while async operations or remote arrivals still target its shared memory, or before another CTA's operation on it is ordered before the exit") \
   X(parity_alias, "parity_alias", error,                                                           \
     "reserved: no longer reported (lapping is judged by the deadlock or race it causes)") \
   X(cluster_barrier_misuse, "cluster_barrier_misuse", error,                                       \

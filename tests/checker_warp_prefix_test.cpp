@@ -64,6 +64,12 @@ TEST_CASE("warp K: one warp of a warp group allocates and another frees tensor m
   CHECK(outcome(with(with(epilogue, "SYNC1", "# "), "SYNC1", "# ")) == "tmem_unallocated");
   // Warp 3 frees it while the warps' loads are not waited for.
   CHECK(outcome(with(ok, "  tcgen05_wait_ld\n  tcgen05_fence_before_thread_sync\n  bar_sync 2, 128\n", "")) == "tmem_dealloc_in_use");
+  // Each warp's wait covers its own loads only: without the barrier of the
+  // warps, the other warps' loads are not ordered before warp 3's dealloc
+  // (was verified: the wait of the role ordered them before every lane;
+  // the role split per warp gives tmem_dealloc_in_use; triton-lang/triton#7994
+  // added the bar.sync before the dealloc).
+  CHECK(outcome(with(ok, "  bar_sync 2, 128\n", "")) == "tmem_dealloc_in_use");
   // Traces and messages name the warp.
   const dsl::Parsed p = dsl::parse(ok, "warp.bk");
   REQUIRE(p.ok());

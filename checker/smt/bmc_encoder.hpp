@@ -215,6 +215,8 @@ class Encoder {
   // declines kernels where the tcgen05 ordering can order something).
   void require_started(const State& s, int remote, const std::vector<int>& issuers, std::vector<Raise>& raises);
   void release_start(State& s, const std::vector<int>& from, int sync);
+  void remote_operation(State& n, const Step& st, Case& c);
+  void end_ordered(const State& s, int cta, const z3::expr& last, Case& c);
   void acquire_start(State& s, const std::vector<int>& to, int sync);
 
   z3::expr exited(const State& s, int a);

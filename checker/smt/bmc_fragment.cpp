@@ -319,6 +319,15 @@ Fragment unroll(const ir::Kernel& k) {
       f.covers.emplace_back();
       f.buffer_cta.push_back(c);
     }
+  f.first_end = static_cast<int>(f.buffers.size());
+  if (p.ctas > 1)
+    for (int c = 0; c < p.ctas; ++c) {
+      f.buffers.push_back(p.mem_name(p.end_buffer(c)));
+      f.buffer_slot.push_back(-1);
+      f.aliases.emplace_back();
+      f.covers.emplace_back();
+      f.buffer_cta.push_back(c);
+    }
   if (p.ctas > 1) f.cluster_sync = f.extra_syncs++;
   if (const std::string why = tcgen05_ordering_used(k, p); !why.empty()) {
     Fragment out;

@@ -118,6 +118,10 @@ struct Step {
   // arrive, expect_tx, st_async: the CTA it targets when another (it must
   // not have exited: rules::target_alive), else -1
   int remote = -1;
+  // arrive, expect_tx on another CTA: the operation's events, one per lane
+  // class, in that CTA's end pseudo-buffer (first_end; spec::sync_order::
+  // remote_operation), and (arrive) the channel it is seen through
+  std::vector<int> end_events;
   // arrive: the sync object it releases into (an extra index, own_sync or
   // no_sync: ordering::release_channel); and where the agent's
   // fence_mbarrier_init release goes with it (step.cpp, fence_forward)
@@ -229,6 +233,9 @@ struct Fragment {
   // no agent) and known at the outset to its threads (thread_cta).
   int first_start = 0;
   std::vector<int> start_event;
+  // buffers[first_end + c]: the other CTAs' operations on CTA c, which its
+  // last exit must follow (Program::end_buffer, in a cluster of two or more)
+  int first_end = 0;
   std::vector<int> thread_cta;           // per local thread, its CTA
   int extra_syncs = 0;
   int cluster_sync = -1;                 // the cluster barrier's extra sync object (-1: one CTA)

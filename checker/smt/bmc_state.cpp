@@ -153,6 +153,44 @@ void Encoder::require_started(const State& s, int remote, const std::vector<int>
   }
 }
 
+// spec::sync_order::remote_operation: the step's atomic writes of the
+// target CTA's end pseudo-buffer (each replaces its thread's older one,
+// hb.cpp, put), released into the channel its landing is seen through.
+void Encoder::remote_operation(State& n, const Step& st, Case& c) {
+  for (const int e : st.end_events) {
+    const bmc::Event& mine = f_.events[static_cast<std::size_t>(e)];
+    for (int x = 0; x < E_; ++x) {
+      const bmc::Event& old = f_.events[static_cast<std::size_t>(x)];
+      if (x != e && old.buf == mine.buf && old.thread == mine.thread) n.alive[static_cast<std::size_t>(x)] = c_.bool_val(false);
+    }
+    n.alive[static_cast<std::size_t>(e)] = c_.bool_val(true);
+    K(n, mine.thread, e, false) = c_.bool_val(true);
+    if (st.into != no_sync) {
+      const int sync = sync_of(st.into, st.mbar);
+      R(n, sync, e, false) = c_.bool_val(true);
+      R(n, sync, e, true) = c_.bool_val(true);
+    }
+    c.writes.push_back(object(Obj::buf, mine.buf));
+  }
+}
+
+// spec::sync_order::cta_end_ordered, at the last exit of CTA `cta`: each
+// live event of its end pseudo-buffer known to one of its threads.
+void Encoder::end_ordered(const State& s, int cta, const z3::expr& last, Case& c) {
+  if (f_.ctas < 2) return;
+  const int buf = f_.first_end + cta;
+  c.reads.push_back(object(Obj::buf, buf));
+  for (int e = 0; e < E_; ++e) {
+    if (f_.events[static_cast<std::size_t>(e)].buf != buf) continue;
+    z3::expr known = c_.bool_val(false);
+    for (int t = 0; t < static_cast<int>(f_.threads.size()); ++t)
+      if (f_.thread_cta[static_cast<std::size_t>(t)] == cta) known = or2(known, or2(K(s, t, e, false), KW(s, t, e)));
+    spec::rules::CtaExit x;
+    x.remote_unordered = true;
+    c.raises.push_back({spec::rules::cta_exit(x), and2(and2(last, s.alive[static_cast<std::size_t>(e)]), not1(known))});
+  }
+}
+
 void Encoder::release_start(State& s, const std::vector<int>& from, int sync) {
   for (const int e : f_.start_event) {
     if (e < 0) continue;

@@ -164,6 +164,7 @@ void Encoder::arrive_step(const State& s, int a, int i, Case& c) {
   require_started(s, st.remote, st.lanes, c.raises);  // after the barrier's own rules (step.cpp, mbar_arrive)
   c.writes.push_back(object(Obj::mbar, st.mbar));
   n.pending[m] = s.pending[m] - num(static_cast<std::int64_t>(st.count));
+  remote_operation(n, st, c);
   // Into the channel of its scope (step.cpp, channel_sync); what the
   // agent's fence_mbarrier_init released goes with it (fence_forward).
   if (st.sync && st.into != no_sync) release(n, st.lanes, sync_of(st.into, st.mbar), c_.bool_val(true));
@@ -179,6 +180,7 @@ void Encoder::expect_tx_step(const State& s, int a, int i, Case& c) {
   // spec/mbarrier.cpp, expect_tx and complete_tx (a negative tx).
   add_tx(s, n, st.mbar, st.tx, c.raises);
   require_started(s, st.remote, st.lanes, c.raises);
+  remote_operation(n, st, c);
   c.writes.push_back(object(Obj::mbar, st.mbar));
   settle(n, st.mbar);
   advance(n, a, i);

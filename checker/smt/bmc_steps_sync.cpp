@@ -391,6 +391,7 @@ void Encoder::exit_step(const State& s, int a, int i, Case& c) {
     in_flight = or2(in_flight, and2(issued(s, static_cast<int>(j)), !s.landed[j]));
   }
   c.raises.push_back({Violation::exit_with_pending, and2(last, in_flight)});
+  end_ordered(s, ag.cta, last, c);
   // spec::tmem::cta_exit: columns still allocated.
   if (f_.tmem_slots > 0) {
     z3::expr held = c_.bool_val(false);

@@ -164,6 +164,12 @@ class Unroller {
     f_.events.push_back(Event{b, write, thread, spread, async});
     return static_cast<int>(f_.events.size()) - 1;
   }
+  // A remote mbarrier operation's events in its CTA's end pseudo-buffer
+  // (Step::end_events).
+  void end_events(Step& s) {
+    if (s.remote < 0) return;
+    for (const int t : s.lanes) s.end_events.push_back(event(f_.first_end + s.remote, true, t, 0, false));
+  }
 
   // The async unit s.unit's access of each buffer of `op` in `group`
   // (step.cpp, unit_access: one event per buffer). `others`: operands of

@@ -37,6 +37,7 @@ void Unroller::op_arrive(Step& s, const ir::Op& op, const check::Lanes& l) {
   const int c = cta(op.bar);
   s.remote = remote(c);
   s.mbar = mbar(op.bar, c);
+  end_events(s);
   s.count = spec::rules::per_thread_total(ev(op.count, 1), l.count);
   s.units = check::arrive_units(*p_.kernel, l, agent_info());
   s.sync = spec::ordering::arrive_releases(op.sem);
@@ -98,6 +99,8 @@ void Unroller::op_expect_tx(Step& s, const ir::Op& op, const check::Lanes& l) {
   const int c = cta(op.bar);
   s.remote = remote(c);
   s.mbar = mbar(op.bar, c);
+  end_events(s);
+  s.into = channel(s.mbar, op.scope);  // where its own landing is seen (step.cpp, on_mbar_expect_tx)
   const std::int64_t bytes = ev(op.bytes, 0);
   if (!mb::tx_operand_in_range(bytes)) s.raises = Violation::tx_out_of_range;
   s.tx = spec::rules::per_thread_total(bytes, l.count) * (op.code == OpCode::mbar_complete_tx ? -1 : 1);

@@ -46,6 +46,7 @@ void Exec::exit_agent() {
                   (e.store_reads_in_flight ? "TMA store may still read" : e.mma_reads_in_flight ? "MMA may still read" : "cp.async may still write") +
                   " its shared memory (no wait for its group)");
   }
+  if (p_.ctas > 1) remote_operations_done();
   if (!s_.tmem.empty())
     if (const Violation v = spec::tmem::cta_exit(s_.tmem[static_cast<std::size_t>(me_.cta)]); v != Violation::none)
       stop(v, "CTA " + std::to_string(me_.cta) + " exits with tensor memory still allocated (no tcgen05.dealloc)");
@@ -64,6 +65,31 @@ void Exec::exit_agent() {
                                              p_.agents[pe.agent].name + " still targets " + p_.mbar_name(pe.mbar) +
                                              (pe.buf >= 0 ? " / " + p_.buffer_name(pe.buf) : ""));
   }
+}
+
+// The CTA's last thread exits: every operation of another CTA on its shared
+// memory must be ordered before some thread of it (spec::sync_order::
+// cta_end_ordered).
+void Exec::remote_operations_done() {
+  const int buf = p_.end_buffer(me_.cta);
+  hb::Threads mine = 0;
+  for (const AgentInfo& a : p_.agents)
+    if (a.cta == me_.cta)
+      for (int t = 0; t < a.hb.count(); ++t) mine |= hb::bit(static_cast<std::uint8_t>(a.hb.base + t));
+  rules::CtaExit e;
+  e.remote_unordered = !so::cta_end_ordered(s_.mem, buf, mine);
+  const Violation v = rules::cta_exit(e);
+  if (v == Violation::none) return;
+  std::string who;
+  for (const hb::Event& x : s_.mem.events)
+    if (x.buf == buf && ((x.after | x.after_weak) & mine) == 0) {
+      who = p_.thread_name(x.thread);
+      break;
+    }
+  stop(v, "CTA " + std::to_string(me_.cta) + " exits while an operation of " + who +
+              " on its shared memory (a remote arrive, expect_tx, complete_tx or access) may still be in flight: nothing "
+              "orders it before any of CTA " + std::to_string(me_.cta) + "'s threads (an exit or a .relaxed arrive orders no "
+              "memory operation). Wait for the phase it counts in (CUTLASS's producer_tail), or end both CTAs with a cluster_sync");
 }
 
 Exec::Pc Exec::on_exit([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {

@@ -173,6 +173,11 @@ class Exec {
              "Programming Guide, Distributed Shared Memory: \"Accessing data in distributed shared memory requires all the " +
              "thread blocks to exist\"); a cluster_sync in both CTAs before it, or a wait for an arrive that " + c + " made, orders it");
   }
+  // A synchronous operation of the threads `by` on CTA `cta`, another one:
+  // that CTA's end must follow it (spec::sync_order::remote_operation);
+  // `sync`: the channel a wait that sees the operation acquires (-1: none).
+  void remote_operations_done();
+  void remote_operation(int cta, hb::Threads by, int sync) { so::remote_operation(s_.mem, p_.end_buffer(cta), by, sync); }
   // Both: an operation on another CTA of the cluster.
   void require_peer(int cta, hb::Threads by, const std::string& what) {
     require_alive(cta, what);
@@ -245,8 +250,14 @@ class Exec {
     acc.spread = every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
     acc.unit = me_.hb.unit(u);
     acc.group = group;
+    acc.partial_units = partial_units(me_, issuers);
     if (describe_) info_.accesses.push_back({hb::bit(me_.hb.unit(u)), buf, k == hb::Kind::write, proxy});
     return hb::access(s_.mem, acc);
+  }
+  // hb::Access::partial_units: agent `a`'s per-warp units where `lanes`
+  // leave out some of its warps.
+  static hb::Threads partial_units(const AgentInfo& a, hb::Threads lanes) {
+    return (lanes & a.leader_lanes) != a.leader_lanes ? a.hb.per_warp_units() : hb::Threads{0};
   }
   // The sync objects of this agent's fences (spec::sync_order::Fences).
   const so::Fences& fences() const { return p_.fences[static_cast<std::size_t>(a_)]; }

@@ -30,7 +30,10 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
   // The barrier's own rules first: an init not ordered before the use, or not
   // made yet, is the finding (an init known implies the start known).
-  if (remote) require_started(cta, l.threads, "a remote mbarrier arrive");
+  if (remote) {
+    require_started(cta, l.threads, "a remote mbarrier arrive");
+    remote_operation(cta, l.threads, so::mbar_release_sync(mbar_channels(p_, mbar), op.scope, true));
+  }
   st = r.next;
   const bool last = r.arrived == left;
   if (last && (me_.warps == 1 || leaders == me_.leader_lanes)) {
@@ -124,7 +127,7 @@ void Exec::mbar_wait(const ir::Op& op, const Lanes& l, bool blocking) {
     thread_synchronized();
     const so::MbarAcquire acq = so::mbar_wait(mbar_channels(p_, mbar), op.sem, op.scope);
     if (describe_ && acq.acquires) info_.acquired = p_.mbar_name(mbar);
-    if (const Violation v = so::mbar_wait_stance(s_.mem, l.threads, acq); v != Violation::none)
+    if (const Violation v = so::mbar_wait_stance(s_.mem, l.threads, acq, p_.ctas > 1 ? p_.end_buffer(0) : -1); v != Violation::none)
       warn(v, me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " on " + p_.mbar_name(mbar) +
                   " at .cta scope acquires what another CTA released at .cluster scope (a remote arrive, st.async, "
                   "red.async or a TMA load's complete-tx), which the ISA does not make synchronize (the H100 orders it; docs/spec.md \"Stances\"): "
@@ -171,7 +174,10 @@ Exec::Pc Exec::on_mbar_expect_tx(const ir::Op& op, const Lanes& l) {
   const std::int64_t bytes = rules::per_thread_total(ev(op.bytes, 0), l.count);
   const mb::Result r = op.code == OpCode::mbar_expect_tx ? mb::expect_tx(st, bytes) : mb::complete_tx(st, bytes);
   if (r.out.violation != Violation::none) mbar_fail(mbar, r.out.violation);
-  if (cta != me_.cta) require_started(cta, l.threads, "a remote mbarrier operation");
+  if (cta != me_.cta) {
+    require_started(cta, l.threads, "a remote mbarrier operation");
+    remote_operation(cta, l.threads, so::mbar_release_sync(mbar_channels(p_, mbar), op.scope, true));
+  }
   st = r.next;
   if (r.out.phase_completed) phase_done(mbar);
   SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + p_.mbar_name(mbar) + " bytes " + std::to_string(bytes) +

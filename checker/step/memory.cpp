@@ -56,9 +56,11 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   acc.covered = p_.covered_by(buf);
   acc.kind = k;
   acc.issuers = l.threads;
+  acc.partial_units = partial_units(me_, l.threads);
   acc.spread = l.every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
   if (describe_) info_.accesses.push_back({l.threads, buf, k == hb::Kind::write, hb::Proxy::generic});
   race(hb::access(s_.mem, acc), k == hb::Kind::write ? "write of" : "read of", buf, l.every);
+  if (cta != me_.cta) remote_operation(cta, l.threads, -1);
   if (p_.kernel->target == ir::Target::amd) ag_.wave = spec::amd::lds_issue(ag_.wave);
 }
 

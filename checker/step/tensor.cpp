@@ -75,6 +75,7 @@ void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threa
       acc.buf = first + e;
       acc.kind = hb::Kind::write;
       acc.issuers = lanes;
+      acc.partial_units = partial_units(by, lanes);
       hb::Check c = hb::check_only(s_.mem, acc);
       if ((c.violation != Violation::none || c.warning != Violation::none) && known != 0) {
         acc.issuers = known;  // ordered before the other warp of the collective is enough
@@ -87,7 +88,11 @@ void Exec::tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threa
         info_.race_other_write = c.other_was_write;
         stop(Violation::tmem_dealloc_in_use, by.name + " deallocates " + p_.buffer_name(first + e) + " while the " +
                                                  (c.other_was_write ? "write" : "read") + " by " + p_.thread_name(c.other_thread) +
-                                                 " is not ordered before it");
+                                                 " is not ordered before it" +
+                                                 ((acc.partial_units & hb::bit(c.other_thread))
+                                                      ? " (each warp's wait orders only its own warp's loads and stores: "
+                                                        "a barrier of the warps before the dealloc orders the others')"
+                                                      : ""));
       }
       if (c.warning != Violation::none) race(c, "tcgen05.dealloc of", first + e);  // an overwrite ordered only across scopes: scope_war
     }
