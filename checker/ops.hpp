@@ -323,10 +323,13 @@ inline constexpr int op_count = static_cast<int>(sizeof op_table / sizeof op_tab
 // The operations one warp of a multi-warp agent may execute on its own
 // (`warp K:`, docs/dsl.md "Lanes"): those that take their lanes from the
 // statement (check::lanes_of) and leave no completion in one of the agent's
-// async units that a whole-agent operation later retires (a bulk or
-// cp.async group, the MMA unit a commit tracks, the tensor-memory unit a
+// async units that a whole-agent operation later retires (a cp.async
+// group, the MMA unit a commit tracks, the tensor-memory unit a
 // tcgen05.wait orders), where one warp's work could not be told apart from
-// another's.
+// another's. The bulk async-group operations (TMA store and reduce, their
+// commit and wait) are one thread's anyway: a role gives them all to one
+// warp's elected lane (Parser::check_bulk_thread), whose groups the agent's
+// bulk unit then tracks.
 [[nodiscard]] constexpr bool warp_op(OpCode c) {
   switch (c) {
     case OpCode::read:
@@ -344,6 +347,11 @@ inline constexpr int op_count = static_cast<int>(sizeof op_table / sizeof op_tab
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
     case OpCode::tma_load:
+    case OpCode::tma_store:
+    case OpCode::tma_reduce:
+    case OpCode::bulk_commit_group:
+    case OpCode::bulk_wait_group:
+    case OpCode::bulk_wait_group_read:
     case OpCode::tcgen05_alloc:
     case OpCode::tcgen05_dealloc:
     case OpCode::tcgen05_relinquish: return true;

@@ -1282,16 +1282,24 @@ inline std::string warp_prefix_kernel(std::mt19937& rng, bool split) {
   std::string k = "kernel warp_prefix\nsmem x[2] bytes 256\nmbarrier m[2] count " + counts[pick(5)] + "\n";
   const int syncs = pick(3) == 0 ? 1 : 0;
   const std::string bar = "bar_sync 1, " + std::to_string(32 * warps + 32) + "\n";
+  // The role's bulk async-group operations are one warp's (docs/dsl.md).
+  const int store_warp = pick(warps);
+  auto in_warp = [&](std::string& out, int w, const std::string& op) {
+    out += split ? "  if warp == " + std::to_string(w) + ":\n    " + op + "\n" : "  warp " + std::to_string(w) + ": " + op + "\n";
+  };
   auto warp_op = [&](std::string& out) {
     const int w = pick(warps);
     const std::string one = pick(2) ? "one: " : "";
-    std::string op;
-    switch (pick(3)) {
-      case 0: op = one + "write x[" + std::to_string(pick(2)) + "]"; break;
-      case 1: op = one + "read x[" + std::to_string(pick(2)) + "]"; break;
-      default: op = one + "arrive m[" + std::to_string(pick(2)) + "]"; break;
+    switch (pick(4)) {
+      case 0: in_warp(out, w, one + "write x[" + std::to_string(pick(2)) + "]"); break;
+      case 1: in_warp(out, w, one + "read x[" + std::to_string(pick(2)) + "]"); break;
+      case 2: in_warp(out, w, one + "arrive m[" + std::to_string(pick(2)) + "]"); break;
+      default:  // a TMA store of its elected lane, committed, maybe waited for
+        in_warp(out, store_warp, "one: tma_store x[" + std::to_string(pick(2)) + "]");
+        in_warp(out, store_warp, "one: commit_group");
+        if (pick(2)) in_warp(out, store_warp, "one: wait_group_read 0");
+        break;
     }
-    out += split ? "  if warp == " + std::to_string(w) + ":\n    " + op + "\n" : "  warp " + std::to_string(w) + ": " + op + "\n";
   };
   k += "role g warps " + std::to_string(warps) + ":\n";
   std::string body;
@@ -1313,6 +1321,7 @@ inline std::string warp_prefix_kernel(std::mt19937& rng, bool split) {
     }
   }
   for (; synced < syncs; ++synced) body += "  " + bar;
+  if (body.find("tma_store") != std::string::npos && pick(2)) in_warp(body, store_warp, "one: wait_group_read 0");
   k += body + "role o warp:\n";
   for (int i = 1 + pick(3), s = 0; i > 0 || s < syncs; --i) {
     if (i <= 0 || (s < syncs && pick(3) == 0)) {

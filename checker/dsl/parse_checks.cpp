@@ -163,6 +163,38 @@ void Parser::check_cp_async_lanes(const std::vector<ir::Stmt>& body) {
     }
 }
 
+// The bulk async-groups are per thread (PTX ISA cp.async.bulk.commit_group:
+// "creates a new per-thread bulk async-group"; cp.async.bulk.wait_group:
+// "cause the executing thread to wait"), and an agent's bulk unit tracks one
+// thread's: in a multi-warp role, every TMA store or reduce, commit_group
+// and wait_group is the elected lane of one warp (warp 0's without a
+// `warp K:` prefix).
+void Parser::check_bulk_thread(const std::vector<ir::Stmt>& body) {
+  const ir::Op* first = nullptr;
+  auto warp_of = [](const ir::Op& o) { return o.warp < 0 ? 0 : static_cast<int>(o.warp); };
+  auto walk = [&](auto& self, const std::vector<ir::Stmt>& b) -> void {
+    for (const ir::Stmt& s : b) {
+      const OpCode c = s.op.code;
+      if (s.kind == ir::StmtKind::op && (c == OpCode::tma_store || c == OpCode::tma_reduce || c == OpCode::bulk_commit_group ||
+                                          c == OpCode::bulk_wait_group || c == OpCode::bulk_wait_group_read)) {
+        if (first == nullptr) {
+          first = &s.op;
+        } else if (warp_of(s.op) != warp_of(*first)) {
+          target_error(s.loc, "bulk async-groups are per thread and the role's are warp " + std::to_string(warp_of(*first)) +
+                                  "'s (its '" + std::string(ir::op_keyword(first->code)) + "' at line " +
+                                  std::to_string(first->loc.line) + "): '" + std::string(ir::op_keyword(s.op.code)) +
+                                  "' here is warp " + std::to_string(warp_of(s.op)) +
+                                  "'s; give every TMA store, commit_group and wait_group of the role the same 'warp K:'");
+          return;
+        }
+      }
+      self(self, s.body);
+      self(self, s.else_body);
+    }
+  };
+  walk(walk, body);
+}
+
 void Parser::check_target(const std::vector<ir::Stmt>& body) {
   for (const ir::Stmt& s : body) {
     if (s.kind == ir::StmtKind::op) check_target_op(s.op);

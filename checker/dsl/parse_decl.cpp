@@ -127,6 +127,7 @@ void Parser::role() {
       },
       [&](ir::Loc at, const std::string& msg) { target_error(at, msg); });
   check_cp_async_lanes(role_->body);
+  check_bulk_thread(role_->body);
   role_ = nullptr;
 }
 

@@ -167,7 +167,8 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     if (lane0_ > 0) fail(warp_loc, "'warp K:' under 'if lane == 0:': write 'warp K: one:' outside the block");
     if (!warp_op(*code))
       fail(warp_loc, "'" + kw + "' cannot be one warp's of a multi-warp agent: 'warp K:' takes a read, write or consume, an mbarrier "
-                     "operation or fence, tma_load, or tcgen05 alloc/dealloc/relinquish (the agent's async units and its "
+                     "operation or fence, tma_load, a TMA store and its bulk group's commit and wait, or tcgen05 "
+                     "alloc/dealloc/relinquish (the agent's other async units and its "
                      "whole-agent operations are shared by its warps); run the warp as a role of its own, or under 'if warp == K:'");
   }
   if (lane0_ > 0) {

@@ -258,6 +258,7 @@ class Parser {
   void check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc);
   void check_target(const std::vector<ir::Stmt>& body);
   void check_cp_async_lanes(const std::vector<ir::Stmt>& body);
+  void check_bulk_thread(const std::vector<ir::Stmt>& body);
   void check_target_op(const ir::Op& op);
   void target_error(ir::Loc loc, std::string msg) {
     if (static_cast<int>(errors_.size()) < max_errors) errors_.push_back({file_, loc, std::move(msg)});
