@@ -98,6 +98,24 @@ void Causes::observe(std::size_t step, int agent, ir::Loc loc, const State& afte
   if (op == nullptr) return;
   Issued& is = issued_[static_cast<std::size_t>(agent)];
   const Mark here{step, loc, 0};
+  // A remote operation: the CTA-end pseudo-buffer of its target holds a
+  // write by this agent that no thread of that CTA knows yet, made now
+  // (a newer operation of the same thread replaces the older one's).
+  bool remote = op->bar.cta != ir::no_expr;
+  for (const ir::Ref& r : op->bufs) remote |= r.cta != ir::no_expr;
+  if (p_.ctas > 1 && remote) {
+    const AgentInfo& me = p_.agents[static_cast<std::size_t>(agent)];
+    for (int c = 0; c < p_.ctas; ++c) {
+      if (c == me.cta) continue;
+      const int buf = p_.end_buffer(c);
+      for (const spec::hb::Event& e : after.mem.events)
+        if (e.buf == buf && me.hb.owns(e.thread) && e.after == spec::hb::bit(e.thread)) {
+          if (is.remote.size() < static_cast<std::size_t>(p_.ctas)) is.remote.resize(static_cast<std::size_t>(p_.ctas));
+          is.remote[static_cast<std::size_t>(c)] = here;
+          break;
+        }
+    }
+  }
   switch (op->code) {
     case OpCode::tma_store:
     case OpCode::tma_reduce: is.bulk = here; break;
@@ -133,6 +151,26 @@ void Causes::exit_pending(const State& before, int agent, Result& r) const {
     if (m == nullptr || m->step == 0) continue;
     cause = m->loc;
     step = m->step;
+  }
+  if (step == 0 && p_.ctas > 1) {
+    // The CTA-end rule (step.cpp, remote_operations_done): the agent of the
+    // first operation on this CTA that none of its threads knows.
+    spec::hb::Threads mine = 0;
+    for (const AgentInfo& a : p_.agents)
+      if (a.cta == me.cta)
+        for (int t = 0; t < a.hb.count(); ++t) mine |= spec::hb::bit(static_cast<std::uint8_t>(a.hb.base + t));
+    for (const spec::hb::Event& e : before.mem.events) {
+      if (e.buf != p_.end_buffer(me.cta) || ((e.after | e.after_weak) & mine) != 0) continue;
+      for (std::size_t i = 0; i < p_.agents.size() && step == 0; ++i) {
+        const std::vector<Mark>& rm = issued_[i].remote;
+        if (!p_.agents[i].hb.owns(e.thread) || rm.size() <= static_cast<std::size_t>(me.cta)) continue;
+        const Mark& m = rm[static_cast<std::size_t>(me.cta)];
+        if (m.step == 0) continue;
+        cause = m.loc;
+        step = m.step;
+      }
+      break;
+    }
   }
   if (step == 0) {
     for (const Pending& pe : before.pending) {

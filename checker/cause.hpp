@@ -48,6 +48,10 @@ class Causes {
   struct Issued {
     Mark bulk, mma, cp;
     Mark cp_committed;  // the last cp.async before the agent's last cp.async commit
+    // Per CTA, the agent's last synchronous operation on it from another
+    // CTA (a remote arrive, expect_tx, complete_tx or access: the CTA-end
+    // rule, spec::sync_order::remote_operation); empty until one.
+    std::vector<Mark> remote;
   };
   void explain(const State& s, int m, Result& r, std::string& why) const;
   const Program& p_;

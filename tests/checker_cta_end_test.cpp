@@ -97,6 +97,10 @@ TEST_CASE("CTA end: a remote arrive and the issuer's exit, then the target passe
   const check::Result r = testing::agreed_check(make("release cluster", ""));
   CHECK_MESSAGE(r.message.find("CTA 0 exits while an operation of b@cta1") != std::string::npos, r.message);
   CHECK_MESSAGE(r.message.find("producer_tail") != std::string::npos, r.message);
+  // Located at the remote arrive (docs/cli.md, "Findings at their cause"), the exit a note.
+  CHECK(r.loc.line == 9);
+  REQUIRE(r.related.size() == 1);
+  CHECK_MESSAGE(r.related[0].message.find("CTA 0 exits here") != std::string::npos, r.related[0].message);
 }
 
 TEST_CASE("CTA end: a remote expect_tx and complete_tx, and a distributed shared memory write") {
