@@ -155,10 +155,7 @@ void Causes::exit_pending(const State& before, int agent, Result& r) const {
   if (step == 0 && p_.ctas > 1) {
     // The CTA-end rule (step.cpp, remote_operations_done): the agent of the
     // first operation on this CTA that none of its threads knows.
-    spec::hb::Threads mine = 0;
-    for (const AgentInfo& a : p_.agents)
-      if (a.cta == me.cta)
-        for (int t = 0; t < a.hb.count(); ++t) mine |= spec::hb::bit(static_cast<std::uint8_t>(a.hb.base + t));
+    const spec::hb::Threads mine = p_.cta_hb_threads(me.cta);
     for (const spec::hb::Event& e : before.mem.events) {
       if (e.buf != p_.end_buffer(me.cta) || ((e.after | e.after_weak) & mine) != 0) continue;
       for (std::size_t i = 0; i < p_.agents.size() && step == 0; ++i) {

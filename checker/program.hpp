@@ -167,6 +167,14 @@ struct Program {
   [[nodiscard]] int mbar_pseudo_buffer(int mbar) const { return num_buffers() + mbar; }
   [[nodiscard]] int start_buffer(int cta) const { return num_buffers() + num_mbars() + cta; }
   [[nodiscard]] int end_buffer(int cta) const { return num_buffers() + num_mbars() + ctas + cta; }
+  // Every hb thread (lane classes and async units) of the agents of CTA `cta`.
+  [[nodiscard]] spec::hb::Threads cta_hb_threads(int cta) const {
+    spec::hb::Threads t = 0;
+    for (const AgentInfo& a : agents)
+      if (a.cta == cta)
+        for (int i = 0; i < a.hb.count(); ++i) t |= spec::hb::bit(static_cast<std::uint8_t>(a.hb.base + i));
+    return t;
+  }
   [[nodiscard]] int mbar_sync(int mbar) const { return mbar; }
   // Per hb::Memory buffer, the others of its CTA that share bytes with it
   // (checker/layout.hpp); empty when no declaration aliases another.

@@ -47,14 +47,11 @@ State Stepper::initial() const {
   s.mem.buffers = p_.mem_buffers();
   if (p_.ctas > 1)
     for (int c = 0; c < p_.ctas; ++c) {
-      hb::Threads threads = 0;
       int first = -1;
-      for (std::size_t a = 0; a < p_.agents.size(); ++a) {
-        if (p_.agents[a].cta != c) continue;
-        if (first < 0) first = static_cast<int>(a);
-        for (int t = 0; t < p_.agents[a].hb.count(); ++t) threads |= hb::bit(static_cast<std::uint8_t>(p_.agents[a].hb.base + t));
-      }
-      if (first >= 0) so::cta_starts(s.mem, p_.start_buffer(c), p_.agents[static_cast<std::size_t>(first)].hb.leader(), threads);
+      for (std::size_t a = 0; a < p_.agents.size() && first < 0; ++a)
+        if (p_.agents[a].cta == c) first = static_cast<int>(a);
+      if (first >= 0)
+        so::cta_starts(s.mem, p_.start_buffer(c), p_.agents[static_cast<std::size_t>(first)].hb.leader(), p_.cta_hb_threads(c));
     }
   return s;
 }

@@ -310,19 +310,12 @@ Fragment unroll(const ir::Kernel& k) {
     f.mbar_cluster_sync.push_back(p.mbar_cluster_sync[mi] >= 0 ? f.extra_syncs++ : -1);
     f.mbar_weak_sync.push_back(p.mbar_weak_sync[mi] >= 0 ? f.extra_syncs++ : -1);
   }
+  // Per CTA of a cluster, its start and then its end pseudo-buffers (Program's order).
   f.first_start = static_cast<int>(f.buffers.size());
-  if (p.ctas > 1)
-    for (int c = 0; c < p.ctas; ++c) {
-      f.buffers.push_back(p.mem_name(p.start_buffer(c)));
-      f.buffer_slot.push_back(-1);
-      f.aliases.emplace_back();
-      f.covers.emplace_back();
-      f.buffer_cta.push_back(c);
-    }
-  f.first_end = static_cast<int>(f.buffers.size());
-  if (p.ctas > 1)
-    for (int c = 0; c < p.ctas; ++c) {
-      f.buffers.push_back(p.mem_name(p.end_buffer(c)));
+  f.first_end = f.first_start + (p.ctas > 1 ? p.ctas : 0);
+  for (const bool end : {false, true})
+    for (int c = 0; c < (p.ctas > 1 ? p.ctas : 0); ++c) {
+      f.buffers.push_back(p.mem_name(end ? p.end_buffer(c) : p.start_buffer(c)));
       f.buffer_slot.push_back(-1);
       f.aliases.emplace_back();
       f.covers.emplace_back();

@@ -72,10 +72,7 @@ void Exec::exit_agent() {
 // cta_end_ordered).
 void Exec::remote_operations_done() {
   const int buf = p_.end_buffer(me_.cta);
-  hb::Threads mine = 0;
-  for (const AgentInfo& a : p_.agents)
-    if (a.cta == me_.cta)
-      for (int t = 0; t < a.hb.count(); ++t) mine |= hb::bit(static_cast<std::uint8_t>(a.hb.base + t));
+  const hb::Threads mine = p_.cta_hb_threads(me_.cta);
   rules::CtaExit e;
   e.remote_unordered = !so::cta_end_ordered(s_.mem, buf, mine);
   const Violation v = rules::cta_exit(e);
