@@ -88,7 +88,7 @@ struct Sample {
 }
 [[nodiscard]] inline std::uint64_t small_states() {
   if (!ci()) return ~std::uint64_t{0};
-  return sanitized ? 5'000 : 60'000;
+  return sanitized ? 5'000 : 40'000;
 }
 
 }  // namespace pc::tier
