@@ -125,11 +125,14 @@ enum class PhaseTerm : std::uint8_t { none, arrive, arrive_expect_tx, expect_tx,
 //   commit          BAR[i] [multicast MASK] [cta_group 2]
 //   pair            [cta_group 2]
 //   scope           cta|cluster
-//   proxy_space     [global|shared_cta|shared_cluster]
+//   scope_restrict  cta|cluster, and the .sync_restrict state space of a
+//                   one-way fence (shared_cta for fence_release,
+//                   shared_cluster for fence_acquire)
+//   proxy_space     [global|shared_cta|shared_cluster|release|acquire]
 //   sem             [release|relaxed]
 enum class Operands : std::uint8_t {
   none, buffers, buffer, tmem_buffers, init, arrive, tx, wait, token, barrier, named, named_red, waitcnt, tma_load, count,
-  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, sem, proxy_space
+  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, scope_restrict, sem, proxy_space
 };
 
 // Flags (the `flags` column, or-ed).
@@ -269,8 +272,10 @@ inline constexpr std::string_view aligned_rule =
     "RESP[i] -> BAR[j] [multicast MASK]")                                                                              \
   X(clc_query, "clc_query", clc, any, nvidia, 100, access, read, none, buffer, opf::returns | opf::result_required, "R = clc_query RESP[i]")                   \
   /* fences */                                                                                                        \
-  X(fence_proxy_async, "fence_proxy_async", fence, any, nvidia, 90, own, none, none, proxy_space, opf::none, "[global|shared_cta|shared_cluster]") \
+  X(fence_proxy_async, "fence_proxy_async", fence, any, nvidia, 90, own, none, none, proxy_space, opf::none, "[global|shared_cta|shared_cluster|release|acquire]") \
   X(fence_acq_rel, "fence_acq_rel", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                       \
+  X(fence_release, "fence_release", fence, any, nvidia, 90, own, none, none, scope_restrict, opf::no_bmc, "cta|cluster [shared_cta]") \
+  X(fence_acquire, "fence_acquire", fence, any, nvidia, 90, own, none, none, scope_restrict, opf::no_bmc, "cta|cluster [shared_cluster]") \
   X(fence_sc, "fence_sc", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                                 \
   /* cluster barrier */                                                                                               \
   X(cluster_arrive, "cluster_arrive", cluster, aligned, nvidia, 90, cluster, none, none, sem, opf::none, "[release|relaxed]")     \

@@ -423,10 +423,11 @@ void allocate_syncs(Program& p, const ir::Kernel& k) {
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
     bool cluster = false, cta = false, acquire = false;
     scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
-      const bool acq_rel = ir::op_family(op.code) == ir::OpFamily::fence && ir::op_operands(op.code) == ir::Operands::scope;
-      cluster |= op.code == OpCode::fence_mbarrier_init || (acq_rel && op.scope == ir::Scope::cluster);
-      cta |= acq_rel && op.scope != ir::Scope::cluster;
-      acquire |= acq_rel;
+      const bool acq_rel = op.code == OpCode::fence_acq_rel || op.code == OpCode::fence_sc;
+      const bool releases = acq_rel || op.code == OpCode::fence_release;
+      cluster |= op.code == OpCode::fence_mbarrier_init || (releases && op.scope == ir::Scope::cluster);
+      cta |= releases && op.scope != ir::Scope::cluster;
+      acquire |= acq_rel || op.code == OpCode::fence_acquire;
     });
     Program::Fences& f = p.fences[a];
     if (cluster) f.release_cluster = p.sync_count++;

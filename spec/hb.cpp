@@ -213,10 +213,10 @@ void release(Memory& m, const Quorum& q, int sync) {
   }
 }
 
-void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf) {
+void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf, std::span<const std::uint8_t> skip) {
   const Syncs s = Syncs{1} << sync;
   for (Event& e : m.events) {
-    if (e.buf < first_buf || e.buf >= end_buf) continue;
+    if (e.buf < first_buf || e.buf >= end_buf || (e.buf < skip.size() && skip[e.buf] != 0)) continue;
     if (e.after & from) e.released |= s;
     if (e.after_async & from) e.released_async |= s;
     if (e.after_weak & from) e.released_weak |= s;
@@ -302,6 +302,17 @@ void acquire(Memory& m, Threads to, Syncs strong, Syncs weak) {
     if (e.visible & strong) e.after |= to;
     if (e.visible_async & strong) e.after_async |= to;
     if ((e.visible & weak) || (e.visible_weak & (strong | weak))) e.after_weak |= to;
+    settle_weak(e);
+    mirror(e);
+  }
+}
+
+void acquire_except(Memory& m, Threads to, Syncs strong, std::span<const std::uint8_t> skip) {
+  for (Event& e : m.events) {
+    if (e.buf < skip.size() && skip[e.buf] != 0) continue;
+    if (e.visible & strong) e.after |= to;
+    if (e.visible_async & strong) e.after_async |= to;
+    if (e.visible_weak & strong) e.after_weak |= to;
     settle_weak(e);
     mirror(e);
   }

@@ -275,8 +275,10 @@ void mark_warp_local(Memory& m, std::uint8_t unit, Threads to);
 // accesses of its `units` that its lanes know are known to each of them.
 void share_warp_local(Memory& m, Threads units, Threads lanes);
 // Only what the threads `from` know of buffers first_buf..end_buf-1 (a
-// fence.mbarrier_init releases the thread's prior inits and nothing else).
-void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf);
+// fence.mbarrier_init releases the thread's prior inits and nothing else;
+// fence.release.sync_restrict::shared::cta the CTA's shared memory), less the
+// buffers marked in `skip` (tensor memory, which no .sync_restrict reaches).
+void release_range(Memory& m, Threads from, int sync, int first_buf, int end_buf, std::span<const std::uint8_t> skip = {});
 // What was released into `from_sync` is released into `to_sync` too: a
 // release fence (into a sync object of its own) and a later relaxed arrive
 // form a release pattern (PTX ISA, Memory Consistency Model).
@@ -311,6 +313,10 @@ void complete_all(Memory& m, Syncs syncs);
 // What reached an object through a chain with a too-narrow edge in it
 // (`visible_weak`) is `after_weak` for `to` whichever object it is.
 void acquire(Memory& m, Threads to, Syncs strong, Syncs weak = 0);
+// The same for the events of the buffers not marked in `skip` only: an
+// acquire fence restricted to shared memory
+// (fence.acquire.sync_restrict::shared::cluster; `skip`: tensor memory).
+void acquire_except(Memory& m, Threads to, Syncs strong, std::span<const std::uint8_t> skip);
 // Whether acquiring `syncs` would order some access before one of `to` that
 // is not ordered before all of them yet (the acquire matters).
 // `below`: only the events of buffers below it count (-1: every buffer).

@@ -121,6 +121,37 @@ inline void proxy_fence(hb::Memory& m, hb::Threads lanes, ordering::ProxySpace s
   }
 }
 
+// fence.release.scope and fence.acquire.scope (PTX ISA membar/fence, PTX ISA
+// 8.6, sm_90): each half of fence.acq_rel alone. The .sync_restrict forms
+// (`restricted`): "When .sync_restrict is .sync_restrict::shared::cta, .sem
+// must be .release, and the effect of the fence only applies to operations
+// performed on objects in .shared::cta state space. Likewise, when
+// .sync_restrict is .sync_restrict::shared::cluster, .sem must be .acquire,
+// and the effect of the fence only applies to operations performed on
+// objects in .shared::cluster state space. When either ... is present, the
+// .scope must be specified as .cluster." A restricted release releases what
+// the lanes know of their own CTA's shared memory (`own`: its data buffers
+// and mbarriers), a restricted acquire orders the shared memory of every CTA
+// of the cluster; neither reaches tensor memory (`tmem`, whose marks also
+// cover the CTAs' start pseudo-buffers: a restricted acquire does not learn
+// that a peer CTA started, on the side of a report).
+inline void fence_release(hb::Memory& m, hb::Threads lanes, ordering::Scope scope, const Fences& f, const CtaMemory* restricted,
+                          std::span<const std::uint8_t> tmem) {
+  const int sync = scope == ordering::Scope::cluster ? f.release_cluster : f.release_cta;
+  if (restricted == nullptr) {
+    hb::release(m, lanes, sync);
+    return;
+  }
+  hb::release_range(m, lanes, sync, restricted->first_buf, restricted->end_buf, tmem);
+  hb::release_range(m, lanes, sync, restricted->first_mbar, restricted->end_mbar);
+}
+inline void fence_acquire(hb::Memory& m, hb::Threads lanes, ordering::Scope scope, const Fences& f, bool restricted,
+                          std::span<const std::uint8_t> tmem) {
+  const hb::Syncs seen = hb::Syncs{1} << (scope == ordering::Scope::cluster ? f.seen_cluster : f.seen_cta);
+  if (restricted) hb::acquire_except(m, lanes, seen, tmem);
+  else hb::acquire(m, lanes, seen);
+}
+
 // fence.mbarrier_init.release.cluster: "a light-weight fence ... with .release
 // semantics at .cluster scope" for the thread's prior mbarrier.init
 // operations (PTX ISA membar/fence): the inits (the barriers'

@@ -194,6 +194,82 @@ TEST_CASE("a proxy fence restricted to a state space orders only that space's ac
   pair(with(dsm, "SPACE", "global"), "proxy_race", with(dsm, "SPACE", ""));
 }
 
+// The one-way generic-to-async proxy fences (PTX ISA membar/fence,
+// "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;
+// fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster"):
+// "A uni-directional proxy ordering from the from-proxykind to the
+// to-proxykind establishes ordering between a prior memory access performed
+// via the from-proxykind and a subsequent memory access performed via the
+// to-proxykind", each restricted to its state space. Before issue 62 `.bk`
+// could not write them.
+TEST_CASE("the one-way proxy fences order generic accesses before async ones, each in its state space") {
+  const std::string k = "kernel own\nsmem out[1] bytes 4096\nrole epilogue warp:\n  one: write out[0]\n";
+  const std::string store = "  one: tma_store out[0]\n  commit_group\n  wait_group_read 0\n";
+  pair(k + store, "proxy_race", k + "  one: fence_proxy_async release\n" + store);
+  pair(k + store, "proxy_race", k + "  one: fence_proxy_async acquire\n" + store);
+  // The release form reaches only the CTA's own shared memory (.shared::cta).
+  const std::string dsm = started("kernel dsm\ncluster 2\nsmem out[1] bytes 4096\nrole w warp:\n"
+                          "  if cta == 0:\n    one: write out[0] @ 1\n    one: fence_proxy_async SEM\n"
+                          "  cluster_sync\n  if cta == 1:\n    one: tma_store out[0]\n    commit_group\n    wait_group_read 0\n"
+                          "  cluster_sync\n");
+  pair(with(dsm, "SEM", "release"), "proxy_race", with(dsm, "SEM", "acquire"));
+  // The PTX ISA's own pattern ("Acquire remote barrier state via async
+  // proxy"): another thread's generic write, acquired through the cluster
+  // barrier, then the acquire proxy fence, then the async-proxy read.
+  const std::string remote = started("kernel acq\ncluster 2\nsmem out[1] bytes 4096\n"
+                             "role w warp on cta 0:\n  one: write out[0] @ 1\n  cluster_sync\n  cluster_sync\n"
+                             "role r warp on cta 1:\n  cluster_sync\nFENCE  one: tma_store out[0]\n  commit_group\n"
+                             "  wait_group_read 0\n  cluster_sync\n");
+  pair(with(remote, "FENCE", ""), "proxy_race",
+       with(remote, "FENCE", "  one: fence_proxy_async acquire\n"));
+}
+
+// fence.release and fence.acquire (PTX ISA membar/fence, PTX ISA 8.6): each
+// half of fence.acq_rel alone, with the release and acquire patterns of the
+// Memory Consistency Model; the .sync_restrict forms ("the effect of the
+// fence only applies to operations performed on objects in .shared::cta
+// [.shared::cluster] state space"). Before issue 62 `.bk` could not write them.
+TEST_CASE("fence.release and fence.acquire form the release and the acquire pattern, each alone") {
+  const std::string release = "kernel rel\nsmem d[1] bytes 64\nmbarrier m[1] count 1\nrole p warp:\n  one: write d[0]\n"
+                              "FENCE  one: arrive m[0] relaxed\nrole c warp:\n  wait m[0] parity 0\n  one: read d[0]\n";
+  pair(with(release, "FENCE", "  one: fence_acquire cta\n"), "data_race", with(release, "FENCE", "  one: fence_release cta\n"));
+  pair(with(release, "FENCE", ""), "data_race", with(release, "FENCE", "  one: fence_release cluster shared_cta\n"));
+  const std::string acquire = "kernel acq\nsmem d[1] bytes 64\nmbarrier m[1] count 1\nrole p warp:\n  one: write d[0]\n"
+                              "  one: arrive m[0]\nrole c warp:\n  wait m[0] parity 0 relaxed\nFENCE  one: read d[0]\n";
+  pair(with(acquire, "FENCE", "  fence_release cta\n"), "data_race", with(acquire, "FENCE", "  fence_acquire cta\n"));
+  pair(with(acquire, "FENCE", ""), "data_race", with(acquire, "FENCE", "  fence_acquire cluster shared_cluster\n"));
+  // The PTX ISA's pattern "Release local shared memory via generic proxy":
+  // fence.release.sync_restrict::shared::cta.cluster, then a relaxed remote
+  // arrive. It releases the CTA's own shared memory only: a write into the
+  // peer's memory is not released by it, but is by the unrestricted fence.
+  const std::string remote = started("kernel rr\ncluster 2\nsmem d[1] bytes 64\nmbarrier m[1] count 1\n"
+                             "role p warp on cta 0:\n  one: write d[0] @ WHERE\n  one: fence_release cluster FENCE\n"
+                             "  one: arrive m[0] @ 1 relaxed cluster\n  cluster_sync\n"
+                             "role c warp on cta 1:\n  wait m[0] parity 0 acquire cluster\n  one: read d[0] @ READ\n  cluster_sync\n");
+  auto at = [&](const char* cta, const char* fence) { return with(with(with(remote, "WHERE", cta), "READ", cta), "FENCE", fence); };
+  CHECK(check::outcome_name(run(at("0", "shared_cta"), true)) == "verified");
+  pair(at("1", "shared_cta"), "data_race", at("1", ""));
+}
+
+TEST_CASE("fence_release and fence_acquire take the .sync_restrict forms PTX has, at .cluster scope only") {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"fence_release", "needs a scope"},
+      {"fence_acquire shared_cluster", "needs the scope cluster"},
+      {"fence_release cta shared_cta", "needs the scope cluster"},
+      {"fence_release cluster shared_cluster", "cannot be restricted to shared_cluster"},
+      {"fence_acquire cluster shared_cta", "cannot be restricted to shared_cta"},
+      {"fence_acquire cluster release", "unexpected 'release'"},
+  };
+  for (const auto& [stmt, message] : bad) {
+    CAPTURE(stmt);
+    const dsl::Parsed p = dsl::parse("kernel f\nrole r warp:\n  " + stmt + "\n", "f.bk");
+    REQUIRE_FALSE(p.ok());
+    CHECK(p.errors[0].message.find(message) != std::string::npos);
+    CHECK(p.errors[0].loc.line == 3);
+  }
+  CHECK(dsl::parse("kernel f\nrole r warp:\n  fence_release shared_cta cluster\n  fence_acquire cluster shared_cluster\n", "f.bk").ok());
+}
+
 TEST_CASE("a CTA must not exit while its own TMA store or wgmma may still read its shared memory") {
   const std::string st = "kernel ex\nsmem out[1] bytes 4096\nrole epilogue warp:\n  one: write out[0]\n"
                          "  one: fence_proxy_async\n  one: tma_store out[0]\n  commit_group\n";

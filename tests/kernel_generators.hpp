@@ -454,7 +454,13 @@ inline std::string async_kernel(std::mt19937& rng) {
           k += ind + (g == 0 ? "one: cp_async_commit\n" : g == 1 ? "one: cp_async_wait " + std::to_string(pick(2)) + "\n" : "one: cp_async_wait_all\n");
           break;
         }
-        case 16: k += ind + (pick(2) ? "fence_acq_rel cta\n" : "one: fence_sc cluster\n"); break;
+        case 16: {
+          static const char* const fences[] = {"fence_acq_rel cta\n", "one: fence_sc cluster\n", "fence_release cta\n",
+                                               "one: fence_release cluster shared_cta\n", "fence_acquire cluster\n",
+                                               "one: fence_acquire cluster shared_cluster\n"};
+          k += ind + fences[pick(6)];
+          break;
+        }
         case 17: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + " relaxed" + (two && pick(2) ? " cluster" : "") + "\n"; break;
         case 0: k += ind + "one: tma_load " + buf + " -> " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;
         case 1: k += ind + "one: arrive_expect_tx " + bar + " bytes 256\n"; break;

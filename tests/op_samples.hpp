@@ -76,6 +76,8 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::fence_proxy_async: return "fence_proxy_async";
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cta";
+    case OpCode::fence_release: return "fence_release cta";
+    case OpCode::fence_acquire: return "fence_acquire cta";
     case OpCode::cluster_arrive: return "cluster_arrive";
     case OpCode::cluster_wait: return "cluster_wait";
     case OpCode::cluster_sync: return "cluster_sync";
@@ -152,6 +154,8 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::fence_proxy_async: return "fence_proxy_async shared_cluster";
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cluster";
+    case OpCode::fence_release: return "fence_release cluster shared_cta";
+    case OpCode::fence_acquire: return "fence_acquire cluster shared_cluster";
     case OpCode::cluster_arrive: return "cluster_arrive relaxed";
     case OpCode::cluster_wait: return "cluster_wait";
     case OpCode::cluster_sync: return "cluster_sync";

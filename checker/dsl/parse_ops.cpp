@@ -211,14 +211,58 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
       // PTX ISA membar/fence: fence{.sem}.scope, the scope is not optional.
       if (op.scope == ir::Scope::standard) fail(op.loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
       return;
+    case ir::Operands::scope_restrict: fence_restrict(op); return;
     case ir::Operands::sem: options(op, {.sem = true}); return;
-    // fence.proxy.async{.global|.shared::cta|.shared::cluster} (PTX ISA membar/fence).
+    // fence.proxy.async{.global|.shared::cta|.shared::cluster} (PTX ISA
+    // membar/fence), and the one-way generic-to-async proxy fences, which
+    // PTX has only with these restrictions:
+    // fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster
+    // and fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster.
     case ir::Operands::proxy_space:
       if (accept("global")) op.space = ir::ProxySpace::global;
       else if (accept("shared_cta")) op.space = ir::ProxySpace::shared_cta;
       else if (accept("shared_cluster")) op.space = ir::ProxySpace::shared_cluster;
+      else if (accept("release")) op.sem = ir::Sem::release, op.space = ir::ProxySpace::shared_cta;
+      else if (accept("acquire")) op.sem = ir::Sem::acquire, op.space = ir::ProxySpace::shared_cluster;
       return;
   }
+}
+
+// fence.release / fence.acquire: the scope, and the .sync_restrict state
+// space each may take (PTX ISA membar/fence: "When .sync_restrict is
+// .sync_restrict::shared::cta, .sem must be .release ... when .sync_restrict
+// is .sync_restrict::shared::cluster, .sem must be .acquire ... When either
+// ... is present, the .scope must be specified as .cluster").
+void Parser::fence_restrict(ir::Op& op) {
+  const bool release = op.code == OpCode::fence_release;
+  const std::string kw(ir::op_keyword(op.code));
+  const char* own = release ? "shared_cta" : "shared_cluster";
+  const char* other = release ? "shared_cluster" : "shared_cta";
+  ir::Loc at = op.loc;
+  bool restricted = false;
+  while (peek().kind == Tok::name) {
+    const Token& tk = peek();
+    if (tk.text == other)
+      fail(tk.loc, "'" + kw + "' cannot be restricted to " + other + ": PTX has " +
+                       (release ? "fence.release.sync_restrict::shared::cta and fence.acquire.sync_restrict::shared::cluster"
+                                : "fence.acquire.sync_restrict::shared::cluster and fence.release.sync_restrict::shared::cta") +
+                       " only (PTX ISA membar/fence: \"When .sync_restrict is .sync_restrict::shared::cta, .sem must be "
+                       ".release\"; \"when .sync_restrict is .sync_restrict::shared::cluster, .sem must be .acquire\")");
+    if (tk.text == own && !restricted) {
+      at = next().loc;
+      restricted = true;
+    } else if ((tk.text == "cta" || tk.text == "cluster") && op.scope == ir::Scope::standard) {
+      op.scope = next().text == "cta" ? ir::Scope::cta : ir::Scope::cluster;
+    } else {
+      fail(tk.loc, "unexpected '" + tk.text + "' after " + kw + ": it takes " + std::string(ir::op_operands_doc(op.code)));
+    }
+  }
+  if (op.scope == ir::Scope::standard && !restricted)
+    fail(op.loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
+  if (restricted && op.scope != ir::Scope::cluster)
+    fail(at, "'" + kw + " " + own + "' needs the scope cluster (PTX ISA membar/fence: \"When either .sync_restrict::shared::cta "
+                 "or .sync_restrict::shared::cluster is present, the .scope must be specified as .cluster\")");
+  if (restricted) op.space = release ? ir::ProxySpace::shared_cta : ir::ProxySpace::shared_cluster;
 }
 
 // BUF[i] {, BUF[j]}, each with `@ CTA` where the form allows it.

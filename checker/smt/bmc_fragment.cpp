@@ -212,6 +212,8 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::tcgen05_shift:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
+    case OpCode::fence_release:
+    case OpCode::fence_acquire:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_regs:
     case OpCode::wgmma_commit:

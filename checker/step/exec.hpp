@@ -261,6 +261,8 @@ class Exec {
   }
   // The sync objects of this agent's fences (spec::sync_order::Fences).
   const so::Fences& fences() const { return p_.fences[static_cast<std::size_t>(a_)]; }
+  // The agent's own CTA's shared memory: its data buffers and mbarriers.
+  so::CtaMemory own_memory() const;
   // A data access to bytes that hold a live mbarrier object (a buffer laid
   // over an mbarrier with `aliases`): `barrier_memory_reuse` (spec/mbarrier.hpp,
   // data_use). Its conflicts with the barrier's init and inval are races.

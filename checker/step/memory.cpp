@@ -109,13 +109,41 @@ Exec::Pc Exec::on_fence_acq_rel(const ir::Op& op, const Lanes& l) {
 }
 Exec::Pc Exec::on_fence_sc(const ir::Op& op, const Lanes& l) { return on_fence_acq_rel(op, l); }
 
-Exec::Pc Exec::on_fence_proxy_async(const ir::Op& op, const Lanes& l) {
+// fence.release / fence.acquire (PTX ISA 8.6): one half of fence.acq_rel
+// each, the .sync_restrict forms restricted to shared memory
+// (spec::sync_order::fence_release, fence_acquire).
+Exec::Pc Exec::on_fence_release(const ir::Op& op, const Lanes& l) {
+  const so::CtaMemory own = own_memory();
+  so::fence_release(s_.mem, l.threads, op.scope, fences(), op.space == ir::ProxySpace::shared_cta ? &own : nullptr,
+                    p_.tmem_buffers());
+  SAY(lanes_prefix(op) + "fence.release" + (op.space == ir::ProxySpace::shared_cta ? ".sync_restrict::shared::cta" : "") +
+      (op.scope == ir::Scope::cluster ? ".cluster" : ".cta"));
+  return Pc::next;
+}
+Exec::Pc Exec::on_fence_acquire(const ir::Op& op, const Lanes& l) {
+  const bool restricted = op.space == ir::ProxySpace::shared_cluster;
+  so::fence_acquire(s_.mem, l.threads, op.scope, fences(), restricted, p_.tmem_buffers());
+  SAY(lanes_prefix(op) + "fence.acquire" + (restricted ? ".sync_restrict::shared::cluster" : "") +
+      (op.scope == ir::Scope::cluster ? ".cluster" : ".cta"));
+  return Pc::next;
+}
+
+so::CtaMemory Exec::own_memory() const {
   const int c = me_.cta;
-  so::proxy_fence(s_.mem, l.threads, op.space,
-                  {c * p_.buffers_per_cta, (c + 1) * p_.buffers_per_cta, p_.mbar_pseudo_buffer(c * p_.mbars_per_cta),
-                   p_.mbar_pseudo_buffer((c + 1) * p_.mbars_per_cta)});
+  return {c * p_.buffers_per_cta, (c + 1) * p_.buffers_per_cta, p_.mbar_pseudo_buffer(c * p_.mbars_per_cta),
+          p_.mbar_pseudo_buffer((c + 1) * p_.mbars_per_cta)};
+}
+
+// fence.proxy.async{.space}, and the one-way generic-to-async forms, which
+// the model orders as the two-way fence restricted to their state space
+// (spec::sync_order::proxy_fence; docs/spec.md, "Happens-before and proxies").
+Exec::Pc Exec::on_fence_proxy_async(const ir::Op& op, const Lanes& l) {
+  so::proxy_fence(s_.mem, l.threads, op.space, own_memory());
   static const char* const spaces[] = {"", ".global", ".shared::cta", ".shared::cluster"};
-  SAY(lanes_prefix(op) + "fence.proxy.async" + spaces[static_cast<int>(op.space)]);
+  if (op.sem == ir::Sem::release) SAY(lanes_prefix(op) + "fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster");
+  else if (op.sem == ir::Sem::acquire)
+    SAY(lanes_prefix(op) + "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster");
+  else SAY(lanes_prefix(op) + "fence.proxy.async" + spaces[static_cast<int>(op.space)]);
   return Pc::next;
 }
 
