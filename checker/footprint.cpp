@@ -151,8 +151,9 @@ template <class F>
 void Footprints::ctas_of(ir::ExprId cta_expr, int own, const std::int64_t* vars, F&& f) const {
   if (cta_expr == ir::no_expr) return f(own);
   std::int64_t c = 0;
-  if (known(cta_expr, vars, c) && c >= 0 && c < p_.ctas) return f(static_cast<int>(c));
-  for (int x = 0; x < p_.ctas; ++x) f(x);
+  const int first = p_.grid_first(own);
+  if (known(cta_expr, vars, c) && c >= 0 && c < p_.cluster_ctas) return f(first + static_cast<int>(c));
+  for (int x = first; x < first + p_.cluster_ctas; ++x) f(x);
 }
 
 void Footprints::exit_footprint(int cta, Set set) const {
@@ -207,6 +208,11 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   };
   auto buf_in = [&](const ir::Ref& r, int c, bool write, bool alive) {
     const int d = r.object;
+    // Global memory: one instance (Program::buffer_at), alive with the kernel.
+    if (p_.global_decl(d)) {
+      element(r, p_.kernel->buffers[static_cast<std::size_t>(d)].size, buf_base_ + p_.buffer_at(0, d, 0), write);
+      return;
+    }
     element(r, p_.kernel->buffers[static_cast<std::size_t>(d)].size,
             buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)], write);
     if (alive || c != cta) reads(set, alive_base_ + c);
@@ -227,8 +233,9 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   auto multicast = [&](bool with_bufs, How landing) {
     std::int64_t mask = 0;
     if (!known(op.multicast, vars, mask)) mask = -1;
-    for (int c = 0; c < p_.ctas; ++c) {
-      if (!(mask & (std::int64_t{1} << c))) continue;
+    const int first = p_.grid_first(cta);
+    for (int c = first; c < first + p_.cluster_ctas; ++c) {
+      if (!(mask & (std::int64_t{1} << (c - first)))) continue;
       if (op.bar.object < 0) return all(set);
       mbar_in(op.bar, c, issue(landing), events);
       if (with_bufs)
@@ -260,6 +267,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
         }
       }
       buffers(write, false);
+      if (op.global.object >= 0) buf_in(op.global, cta, true, false);  // a TMA store's global destination
       // A tensor-memory access reads the CTA's allocations (spec::tmem::use);
       // a cta_group 2 MMA's those of both CTAs of the pair, and their tensor
       // memory (the A operand and the accumulator are split between them).
@@ -324,6 +332,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     // flight); the event, when it lands, writes both, and the CTA it
     // targets must not exit before it (alive).
     case ir::Footprint::tma_load:
+      if (op.global.object >= 0) buf_in(op.global, cta, false, false);  // its global source, read at the issue
       if (op.multicast != ir::no_expr) return multicast(true, How::count);
       buffers(true, events);
       mbar(op.bar, issue(How::count), events);
@@ -354,6 +363,12 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       if (op.code != OpCode::cluster_arrive) reads(set, cluster_);
       return;
     case ir::Footprint::exit: exit_footprint(cta, set); return;
+    // griddepcontrol.wait in the dependent grid: the exits of the primary's
+    // CTAs enable it (in the primary it returns at once).
+    case ir::Footprint::grid_wait:
+      if (p_.grid_of(cta) > 0)
+        for (int c = 0; c < p_.cluster_ctas; ++c) reads(set, alive_base_ + c);
+      return;
     case ir::Footprint::own: return;  // the agent's own threads and counters only
   }
   all(set);  // an op code outside the enum

@@ -53,9 +53,10 @@ struct Param {
   Loc loc;
 };
 
-// Where a buffer lives: shared memory (`smem`), or tensor memory (`tmem`,
-// sm_100a: columns of 128 lanes x 32 bits, allocated with tcgen05.alloc).
-enum class Space : std::uint8_t { shared, tensor };
+// Where a buffer lives: shared memory (`smem`), tensor memory (`tmem`,
+// sm_100a: columns of 128 lanes x 32 bits, allocated with tcgen05.alloc), or
+// global memory (`gmem`: one instance for every CTA of every grid).
+enum class Space : std::uint8_t { shared, tensor, global };
 
 // `aliases BASE[i] [offset O]`: a declaration that lies over memory declared
 // before it (checker/layout.hpp), element 0 at BASE[i]'s first byte plus O,
@@ -117,6 +118,7 @@ struct Op {
   ExprId multicast = no_expr; // CTA bit mask for multicast TMA loads / tcgen05.commit
   ExprId value = no_expr;     // write: the value it stores, which a `r = read` returns (State::values)
   Ref tmem;                   // tensor-memory destination (tcgen05_mma `into`, tcgen05_cp) or allocation (alloc/dealloc)
+  Ref global;                 // global memory: a TMA load's source (`from`), a TMA store's destination (`to`); object -1: none
   int token_var = -1;         // wait/test_wait/pending_count by token: the variable holding it
   int dest_var = -1;          // variable receiving what the operation observed (test_wait, tokens, bar_red)
   Sem sem = Sem::standard;
@@ -178,6 +180,11 @@ struct Kernel {
   spec::amd::Gfx gfx = spec::amd::default_gfx;  // the AMD chip (target amd only)
   std::vector<Param> params;
   int cluster_ctas = 1;
+  // `grids 2`: the kernel launched twice, the second launch a dependent of
+  // the first with programmatic dependent launch (griddepcontrol); each grid
+  // is one cluster.
+  int grids = 1;
+  Loc grids_loc;
   int cta_threads = 0;        // 0: the sum of its roles' threads
   int clc_queue = 0;          // `clc N`: clusters waiting to launch that clc_try_cancel may take (spec/clc.hpp)
   std::vector<BufferDecl> buffers;

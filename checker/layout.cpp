@@ -23,8 +23,9 @@ int base_size(const ir::Kernel& k, const ir::Alias& a) {
 std::optional<std::string> fit_error(const ir::Kernel& k, const ir::Alias& a, int before, const std::string& name, int size,
                                      std::int64_t bytes) {
   if (a.of < 0 || a.of >= before) return "'" + name + "' aliases a declaration that does not come before it";
-  if (!a.mbar && k.buffers[static_cast<std::size_t>(a.of)].space == ir::Space::tensor)
-    return "'" + name + "' aliases '" + base_name(k, a) + "': only shared memory is laid out by aliases (tensor memory is allocated whole)";
+  if (!a.mbar && k.buffers[static_cast<std::size_t>(a.of)].space != ir::Space::shared)
+    return "'" + name + "' aliases '" + base_name(k, a) + "': only shared memory is laid out by aliases (tensor memory is allocated " +
+           "whole; global memory is not laid out)";
   if (a.index < 0 || a.index >= base_size(k, a))
     return "index " + std::to_string(a.index) + " is outside " + base_name(k, a) + "[" + std::to_string(base_size(k, a)) + "]";
   if (a.offset < 0) return "the offset of '" + name + "' is negative";

@@ -37,7 +37,7 @@ enum class LanePolicy : std::uint8_t { any, single, agent, leader, aligned };
 //   fence:    memory and proxy fences
 //   cluster:  the cluster barrier
 //   amd:      AMD's workgroup barriers and LDS loads
-//   control:  exit
+//   control:  exit, and griddepcontrol (programmatic dependent launch)
 enum class OpFamily : std::uint8_t { memory, mbarrier, named, bulk, cp_async, wgmma, tcgen05, clc, fence, cluster, amd, control };
 
 // Which targets have an operation; the front end rejects it elsewhere
@@ -69,10 +69,11 @@ enum class OpTarget : std::uint8_t { both, nvidia, amd, amd_cdna, amd_gfx12 };
 //   tmem_alloc: the CTA's tensor-memory allocator and the allocation
 //   tmem_relinquish: the CTA's allocator
 //   clc_request: the launch-control state and each destination's response
+//   grid_wait:  the exits of the primary grid's CTAs (griddepcontrol.wait)
 //   exit:       what an exit lowers and checks
 enum class Footprint : std::uint8_t {
   own, access, mbarrier, mbar_wait, none, tma_load, async_arrive, async_store, barrier, cluster,
-  tmem_cp, tmem_alloc, tmem_relinquish, clc_request, exit
+  tmem_cp, tmem_alloc, tmem_relinquish, clc_request, grid_wait, exit
 };
 
 // How the op accesses the buffers it names (its BUF operands, or the TMEM
@@ -225,8 +226,8 @@ inline constexpr std::string_view aligned_rule =
   X(syncwarp, "syncwarp", named, aligned, nvidia, 70, own, none, none, none, opf::none, "")                                        \
   /* async copies and groups */                                                                                       \
   X(tma_load, "tma_load", bulk, leader, nvidia, 90, tma_load, write, copy_tx, tma_load, opf::async_proxy,                                 \
-    "BUF[i] -> BAR[j] [@ CTA] [bytes B] [multicast MASK]")                                                             \
-  X(tma_store, "tma_store", bulk, leader, nvidia, 90, access, read, none, buffer, opf::async_proxy, "BUF[i]")                        \
+    "BUF[i] -> BAR[j] [@ CTA] [bytes B] [multicast MASK] [from GMEM[k]]")                                             \
+  X(tma_store, "tma_store", bulk, leader, nvidia, 90, access, read, none, buffer, opf::async_proxy, "BUF[i] [to GMEM[k]]")          \
   X(tma_reduce, "tma_reduce", bulk, leader, nvidia, 90, access, read, none, buffer, opf::async_proxy, "BUF[i]")                      \
   X(bulk_commit_group, "commit_group", bulk, leader, nvidia, 90, own, none, none, none, opf::none, "")                             \
   X(bulk_wait_group, "wait_group", bulk, leader, nvidia, 90, own, none, none, count, opf::none, "N")                                \
@@ -271,6 +272,9 @@ inline constexpr std::string_view aligned_rule =
   X(clc_try_cancel, "clc_try_cancel", clc, leader, nvidia, 100, clc_request, write, copy_tx, clc_request, opf::async_proxy,                  \
     "RESP[i] -> BAR[j] [multicast MASK]")                                                                              \
   X(clc_query, "clc_query", clc, any, nvidia, 100, access, read, none, buffer, opf::returns | opf::result_required, "R = clc_query RESP[i]")                   \
+  /* programmatic dependent launch (`grids 2`) */                                                                      \
+  X(griddep_launch, "griddep_launch", control, any, nvidia, 90, own, none, none, none, opf::no_bmc, "")                         \
+  X(griddep_wait, "griddep_wait", control, agent, nvidia, 90, grid_wait, none, none, none, opf::may_block | opf::no_bmc, "")     \
   /* fences */                                                                                                        \
   X(fence_proxy_async, "fence_proxy_async", fence, any, nvidia, 90, own, none, none, proxy_space, opf::none, "[global|shared_cta|shared_cluster|release|acquire]") \
   X(fence_acq_rel, "fence_acq_rel", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                       \

@@ -174,7 +174,7 @@ std::string Program::buffer_name(int inst) const {
   for (std::size_t d = kernel->buffers.size(); d-- > 0;) {
     if (local >= buffer_base[d]) {
       std::string s = kernel->buffers[d].name + "[" + std::to_string(local - buffer_base[d]) + "]";
-      return ctas > 1 ? s + "@cta" + std::to_string(cta) : s;
+      return kernel->buffers[d].space != ir::Space::global ? s + cta_suffix(cta) : s;
     }
   }
   return "?";
@@ -201,7 +201,7 @@ std::string Program::mbar_name(int inst) const {
   const int local = inst % mbars_per_cta;
   std::string s = kernel->mbarriers[static_cast<std::size_t>(d)].name + "[" +
                   std::to_string(local - mbar_base[static_cast<std::size_t>(d)]) + "]";
-  return ctas > 1 ? s + "@cta" + std::to_string(mbar_cta(inst)) : s;
+  return s + cta_suffix(mbar_cta(inst));
 }
 
 namespace {
@@ -280,7 +280,12 @@ namespace {
 void instantiate_declarations(Program& p, const ir::Kernel& k) {
   if (k.cluster_ctas < 1 || k.cluster_ctas > spec::cluster::max_ctas)
     throw KernelError("cluster size must be 1.." + std::to_string(spec::cluster::max_ctas), k.loc);
-  p.ctas = k.cluster_ctas;
+  if (k.grids < 1 || k.grids > 2) throw KernelError("grids must be 1 or 2", k.grids_loc);
+  if (k.grids > 1 && k.cluster_ctas > 1)
+    throw KernelError("'grids 2' with a cluster of more than one CTA is not modelled", k.grids_loc);
+  p.cluster_ctas = k.cluster_ctas;
+  p.grids = k.grids;
+  p.ctas = k.cluster_ctas * k.grids;
 
   for (const ir::BufferDecl& b : k.buffers) {
     if (b.size < 1) throw KernelError("buffer array '" + b.name + "' must have at least one element", b.loc);
@@ -317,10 +322,10 @@ void instantiate_agents(Program& p, const ir::Kernel& k) {
   for (int cta = 0; cta < p.ctas; ++cta) {
     for (std::size_t r = 0; r < k.roles.size(); ++r) {
       const ir::Role& role = k.roles[r];
-      if (role.cta >= p.ctas) throw KernelError("role '" + role.name + "' is placed on a CTA outside the cluster", role.loc);
+      if (role.cta >= p.cluster_ctas) throw KernelError("role '" + role.name + "' is placed on a CTA outside the cluster", role.loc);
       if (role.vars.size() < static_cast<std::size_t>(ir::num_builtin_vars))
         throw InternalError("role '" + role.name + "' lacks its builtin variables (cta, instance, warp)");
-      if (!role.placed_on(cta)) continue;
+      if (!role.placed_on(cta % p.cluster_ctas)) continue;
       // A role split per warp has one agent per warp of each instance.
       const int split = role.per_warp ? ir::role_warps(role) : 1;
       for (int i = 0; i < role.count; ++i)
@@ -334,7 +339,7 @@ void instantiate_agents(Program& p, const ir::Kernel& k) {
           a.warps = ir::role_warps(role) / split;
           a.threads = a.warps * ir::warp_size(k);
           a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
-                   (role.per_warp ? ".warp" + std::to_string(w) : "") + (p.ctas > 1 ? "@cta" + std::to_string(cta) : "");
+                   (role.per_warp ? ".warp" + std::to_string(w) : "") + p.cta_suffix(cta);
           p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;
           p.agents.push_back(a);
         }
@@ -560,7 +565,7 @@ spec::hb::Syncs Program::mbar_syncs(int mbar) const {
 }
 
 [[gnu::cold, gnu::noinline]] void cta_outside(const Program& p, const ir::Ref& r, std::int64_t c) {
-  throw KernelError("CTA index " + std::to_string(c) + " is outside the cluster of " + std::to_string(p.ctas), r.loc);
+  throw KernelError("CTA index " + std::to_string(c) + " is outside the cluster of " + std::to_string(p.cluster_ctas), r.loc);
 }
 
 std::string lanes_prefix(const ir::Op& op) {

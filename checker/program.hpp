@@ -92,7 +92,18 @@ struct Program {
   std::vector<std::vector<Instr>> code;     // per role
   std::vector<AgentInfo> agents;
   std::vector<int> var_base;                // per agent: its first variable in State::vars
+  // Every CTA of every grid: CTA c is rank c % cluster_ctas of the cluster
+  // of grid c / cluster_ctas (`grids 2`: two grids of one cluster each).
   int ctas = 1;
+  int cluster_ctas = 1, grids = 1;
+  [[nodiscard]] int grid_of(int cta) const { return cta / cluster_ctas; }
+  [[nodiscard]] int grid_first(int cta) const { return cta - cta % cluster_ctas; }
+  // How messages name CTA `cta`: "" in a one-CTA kernel, "@cta1", and
+  // "@grid1" where each grid is one CTA.
+  [[nodiscard]] std::string cta_suffix(int cta) const {
+    if (ctas == 1) return "";
+    return grids > 1 && cluster_ctas == 1 ? "@grid" + std::to_string(cta) : "@cta" + std::to_string(cta);
+  }
   std::vector<int> cta_threads;             // per CTA
   bool has_tcgen05_mma = false;             // some role issues an async tcgen05 operation (mma, cp, ld, st: the tcgen05 fence rule matters)
   // Tensor memory: per buffer declaration, its allocation's bit in
@@ -222,6 +233,15 @@ struct Program {
   [[nodiscard]] int buffer_decl(int inst) const;
   [[nodiscard]] int mbar_cta(int inst) const { return inst / mbars_per_cta; }
   [[nodiscard]] int buffer_cta(int inst) const { return inst / buffers_per_cta; }
+  // Element `element` of buffer declaration `decl` as CTA `cta` names it: a
+  // global buffer (`gmem`) has one instance, CTA 0's, for every CTA.
+  [[nodiscard]] bool global_decl(int decl) const {
+    return kernel->buffers[static_cast<std::size_t>(decl)].space == ir::Space::global;
+  }
+  [[nodiscard]] int buffer_at(int cta, int decl, int element) const {
+    return (global_decl(decl) ? 0 : cta) * buffers_per_cta + buffer_base[static_cast<std::size_t>(decl)] + element;
+  }
+  [[nodiscard]] bool global_buffer(int inst) const { return inst < num_buffers() && global_decl(buffer_decl(inst)); }
 };
 
 // Throws KernelError for a kernel the explorer cannot instantiate.
@@ -295,8 +315,8 @@ inline constexpr std::int64_t value_limit = ir::value_limit;
 [[nodiscard]] inline int target_cta(const Program& p, const ir::Ref& r, const std::int64_t* vars, int own) {
   if (r.cta == ir::no_expr) return own;
   const std::int64_t c = eval(p, r.cta, vars);
-  if (c < 0 || c >= p.ctas) cta_outside(p, r, c);
-  return static_cast<int>(c);
+  if (c < 0 || c >= p.cluster_ctas) cta_outside(p, r, c);
+  return p.grid_first(own) + static_cast<int>(c);
 }
 
 // How a trace names the lanes that execute an operation (lanes_of): "one: ",

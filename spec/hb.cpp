@@ -346,9 +346,19 @@ void order(Memory& m, std::uint8_t from, Threads to) {
   }
 }
 
-void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to) {
+void order_accesses_of(Memory& m, Threads by, Threads to) {
   for (Event& e : m.events) {
-    if (e.thread != unit || e.group == 0 || e.group > group) continue;
+    if ((bit(e.thread) & by) == 0) continue;
+    e.after |= to;
+    e.after_async |= to;
+    settle_weak(e);
+    mirror(e);
+  }
+}
+
+void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to, bool reads_only) {
+  for (Event& e : m.events) {
+    if (e.thread != unit || e.group == 0 || e.group > group || (reads_only && e.write)) continue;
     e.after |= to;
     e.after_async |= to;
     settle_weak(e);

@@ -329,9 +329,14 @@ void observe(Memory& m, Syncs from, int to);
 // Direct order from one thread to others (__syncwarp): everything `from`
 // knows, `to` knows.
 void order(Memory& m, std::uint8_t from, Threads to);
+// Every access made by one of the threads `by` is ordered before the threads
+// `to`, in both proxies (griddepcontrol.wait: the prerequisite grid's memory
+// operations "are performed and made visible to the current grid").
+void order_accesses_of(Memory& m, Threads by, Threads to);
 // The groups up to `group` of async unit `unit` have completed and the
 // threads `to` waited for them (wait_group): their accesses are ordered before `to`.
-void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to);
+// `reads_only`: only the reads (cp.async.bulk.wait_group.read).
+void retire(Memory& m, std::uint8_t unit, std::uint16_t group, Threads to, bool reads_only = false);
 // Every access of `kind` by async unit `unit` has completed and the threads
 // `to` waited for it (tcgen05.wait::ld for the reads of tcgen05.ld,
 // tcgen05.wait::st for the writes of tcgen05.st). Its accesses are tensor

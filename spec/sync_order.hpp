@@ -121,6 +121,28 @@ inline void proxy_fence(hb::Memory& m, hb::Threads lanes, ordering::ProxySpace s
   }
 }
 
+// --- Programmatic dependent launch ---------------------------------------------
+
+// griddepcontrol (PTX ISA griddepcontrol). ".launch_dependents modifier
+// signals that specific dependents the runtime system designated to react to
+// this instruction can be scheduled as soon as all other CTAs in the grid
+// issue the same instruction or have completed"; "The dependent may launch
+// before the completion of the current grid. There is no guarantee that the
+// dependent will launch before the completion of the current grid." The
+// launch orders no memory (CUDA's cudaTriggerProgrammaticLaunchCompletion:
+// "It provides no memory visibility guarantee itself"), so the model lets
+// the dependent grid run from the start: a race of the dependent with the
+// primary is one of happens-before, which the launch's timing does not
+// change (docs/spec.md, "Two grids"). ".wait modifier causes the executing
+// thread to wait until all prerequisite grids in flight have completed and
+// all the memory operations from the prerequisite grids are performed and
+// made visible to the current grid": enabled once every CTA of the primary
+// grid exited (`primary_done`; in the primary itself, which has no
+// prerequisite grid, at once), then every access of the primary's threads
+// and their async units (`primary`) is ordered before the waiting lanes.
+[[nodiscard]] constexpr bool grid_wait_enabled(bool is_primary, bool primary_done) { return is_primary || primary_done; }
+inline void grid_wait(hb::Memory& m, hb::Threads primary, hb::Threads lanes) { hb::order_accesses_of(m, primary, lanes); }
+
 // fence.release.scope and fence.acquire.scope (PTX ISA membar/fence, PTX ISA
 // 8.6, sm_90): each half of fence.acq_rel alone. The .sync_restrict forms
 // (`restricted`): "When .sync_restrict is .sync_restrict::shared::cta, .sem

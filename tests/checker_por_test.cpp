@@ -189,6 +189,9 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   int layout_parsed = 0;
   for (int i = 0; i < 400; ++i) layout_parsed += agree(layout_kernel(rng), violations, verified, reduced);
   CHECK(layout_parsed > 350);
+  int grid_parsed = 0;
+  for (int i = 0; i < 300; ++i) grid_parsed += agree(grid_kernel(rng), violations, verified, reduced);
+  CHECK(grid_parsed > 250);
   // The footprints of the reduction (checker/footprint.cpp) are checked against
   // the steps' execution by --check-reduction on these kernels: every
   // operation must occur in them, so that a footprint cannot drift unseen.

@@ -275,6 +275,40 @@ inline std::string tmem_pair_kernel(std::mt19937& rng) {
   return maybe_started(k, rng);
 }
 
+// Two grids with programmatic dependent launch (`grids 2`): roles that read
+// and write global buffers (their own grid's, the other grid's, one both
+// read), store to them with TMA and wait with or without `.read`, wait for
+// the primary grid (griddep_wait) and trigger the dependent's launch, at
+// random.
+inline std::string grid_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel g\ngrids 2\ngmem x[3] bytes 4096\nsmem s[2] bytes 4096\nmbarrier full count 1\n";
+  for (int r = 0; r < 2; ++r) {
+    k += "role r" + std::to_string(r) + " warp:\n";
+    const int ops = 2 + pick(4);
+    for (int o = 0; o < ops; ++o) {
+      const std::string g = pick(2) ? "x[grid]" : "x[grid + 1]";
+      switch (pick(8)) {
+        case 0: k += pick(2) ? "  griddep_wait\n" : "  one: griddep_wait\n"; break;
+        case 1: k += "  one: read " + g + "\n"; break;
+        case 2: k += "  one: write " + g + "\n"; break;
+        case 3: k += "  one: griddep_launch\n"; break;
+        case 4:
+          k += "  one: tma_store s[" + std::to_string(r) + "] to " + g + "\n  commit_group\n  " +
+               (pick(2) ? "wait_group 0\n" : "wait_group_read 0\n");
+          break;
+        case 5: k += "  one: read x[2]\n"; break;
+        case 6:
+          k += r == 0 ? "  one: arrive_expect_tx full bytes 4096\n  one: tma_load s[0] -> full from " + g + "\n"
+                      : "  wait full parity 0\n  one: read s[0]\n";
+          break;
+        default: k += "  bar_sync 1, 64\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
 // Memory laid out with aliases: a buffer over part of a two-stage array
 // (where it lands and how long it is drawn at random, so it overlaps one
 // stage, both or only part of one), a buffer over the bytes of two

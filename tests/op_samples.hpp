@@ -77,6 +77,8 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cta";
     case OpCode::fence_release: return "fence_release cta";
+    case OpCode::griddep_launch: return "one: griddep_launch";
+    case OpCode::griddep_wait: return "griddep_wait";
     case OpCode::fence_acquire: return "fence_acquire cta";
     case OpCode::cluster_arrive: return "cluster_arrive";
     case OpCode::cluster_wait: return "cluster_wait";
@@ -155,6 +157,8 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cluster";
     case OpCode::fence_release: return "fence_release cluster shared_cta";
+    case OpCode::griddep_launch: return "griddep_launch";
+    case OpCode::griddep_wait: return "one: griddep_wait";
     case OpCode::fence_acquire: return "fence_acquire cluster shared_cluster";
     case OpCode::cluster_arrive: return "cluster_arrive relaxed";
     case OpCode::cluster_wait: return "cluster_wait";

@@ -37,6 +37,21 @@ void Parser::check_spaces(const ir::Op& op) {
   if (op.tmem.object >= 0 && !is_tmem(op.tmem))
     fail(op.tmem.loc, "'" + name_of(op.tmem) + "' is shared memory; '" + kw + "' needs a tensor-memory buffer ('tmem " +
                           name_of(op.tmem) + " cols C')");
+  // Global memory (`gmem`): the threads' loads and stores, a TMA load's
+  // source and a TMA store's destination; one instance for every CTA.
+  auto is_global = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].space == ir::Space::global; };
+  const bool thread_access = op.code == OpCode::read || op.code == OpCode::write || op.code == OpCode::consume;
+  for (const ir::Ref& r : op.bufs) {
+    if (!is_global(r)) continue;
+    if (!thread_access)
+      fail(r.loc, "'" + name_of(r) + "' is global memory: '" + kw + "' accesses shared memory here (a TMA load reads global "
+                      "memory with 'from', a TMA store writes it with 'to')");
+    if (r.cta != ir::no_expr)
+      fail(k_.exprs[static_cast<std::size_t>(r.cta)].loc, "'" + name_of(r) + "' is global memory, which has no '@ CTA' (one "
+                                                         "instance for every CTA)");
+  }
+  if (op.global.object >= 0 && !is_global(op.global))
+    fail(op.global.loc, "'" + name_of(op.global) + "' is not global memory: declare it 'gmem " + name_of(op.global) + " bytes B'");
 }
 
 // One rule, one verdict (docs/dsl.md): an operand whose range a
@@ -234,6 +249,12 @@ std::string amd_has_instead(OpCode c) {
 
 void Parser::check_target_op(const ir::Op& op) {
   const std::string kw(ir::op_keyword(op.code));
+  // `grids 2` models each grid as one CTA: the cluster barrier and cluster
+  // launch control, which need the cluster's other CTAs, are not modelled there.
+  const ir::OpFamily family = ir::op_family(op.code);
+  if (k_.grids > 1 && (family == ir::OpFamily::cluster || family == ir::OpFamily::clc))
+    errors_.push_back({file_, op.loc, "'" + kw + "' with 'grids 2' is not modelled: each grid is one CTA there (use "
+                                      "syncthreads or a named barrier for the CTA's threads)"});
   const bool amd = k_.target == ir::Target::amd;
   const std::string chip = spec::amd::gfx_name(k_.gfx);
   switch (ir::op_target(op.code)) {

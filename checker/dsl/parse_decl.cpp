@@ -179,6 +179,14 @@ void Parser::declaration() {
     k_.cluster_ctas = static_cast<int>(const_expr("the cluster size", 1, spec::cluster::max_ctas));
     cluster_declared_ = true;
     end_of_statement();
+  } else if (kw == "grids") {
+    // grids 2: the kernel launched twice, the second launch programmatic-
+    // dependent on the first (griddepcontrol; docs/dsl.md "Two grids").
+    if (k_.grids_loc.line > 0) fail(tk.loc, "'grids' is declared twice");
+    if (!k_.roles.empty()) fail(tk.loc, "declare 'grids' before the roles");
+    k_.grids_loc = tk.loc;
+    k_.grids = static_cast<int>(const_expr("the number of grids", 1, 2));
+    end_of_statement();
   } else if (kw == "clc") {
     // clc N: the clusters waiting to launch that clusterlaunchcontrol.try_cancel
     // may take (spec/clc.hpp); a request answers "not cancelled" once none is left.
@@ -192,7 +200,7 @@ void Parser::declaration() {
     expect("=");
     k_.cta_threads = static_cast<int>(const_expr("the CTA's thread count", spec::named::warp_size, spec::rules::max_cta_threads));
     end_of_statement();
-  } else if (kw == "smem" || kw == "mbarrier" || kw == "tmem") {
+  } else if (kw == "smem" || kw == "mbarrier" || kw == "tmem" || kw == "gmem") {
     const Token& nt = peek();
     const std::string n = name(kw == "mbarrier" ? "an mbarrier name" : "a buffer name");
     if (buffers_.count(n) || mbars_.count(n) || params_.count(n)) fail(nt.loc, "'" + n + "' is already declared");
@@ -202,7 +210,7 @@ void Parser::declaration() {
       size = static_cast<int>(const_expr("an array size", 1, max_array));
       expect("]");
     }
-    if (kw == "smem") {
+    if (kw == "smem" || kw == "gmem") {
       expect("bytes");
       const ir::Loc bl = peek().loc;
       ir::BufferDecl b;
@@ -213,6 +221,8 @@ void Parser::declaration() {
       auto v = const_value(b.bytes_expr);
       if (!v || *v < 1 || *v > (1 << 30)) fail(bl, "buffer bytes must be a constant in 1..2^30");
       b.bytes = *v;
+      if (kw == "gmem") b.space = ir::Space::global;
+      if (kw == "gmem" && is("aliases")) fail(peek().loc, "a 'gmem' buffer cannot alias: global memory is not laid out in the model");
       if (accept("aliases")) {
         b.alias = alias_clause(n);
         k_.buffers.push_back(b);
@@ -262,14 +272,19 @@ void Parser::declaration() {
   } else if (kw == "role") {
     role();
   } else {
-    fail(tk.loc, "expected a declaration (kernel, param, target, cluster, cta, clc, smem, tmem, mbarrier, role), found '" + kw + "'" +
-                     suggest(kw, {"kernel", "param", "target", "cluster", "cta", "clc", "smem", "tmem", "mbarrier", "role"}));
+    fail(tk.loc, "expected a declaration (kernel, param, target, cluster, grids, cta, clc, smem, gmem, tmem, mbarrier, role), found '" + kw + "'" +
+                     suggest(kw, {"kernel", "param", "target", "cluster", "grids", "cta", "clc", "smem", "gmem", "tmem", "mbarrier", "role"}));
   }
 }
 
 void Parser::finish() {
   if (k_.target == ir::Target::amd && k_.cluster_ctas > 1)
     target_error(cluster_loc_, "AMD has no thread-block clusters: 'cluster' needs 'target nvidia'; an AMD workgroup is one CTA");
+  if (k_.target == ir::Target::amd && k_.grids > 1)
+    target_error(k_.grids_loc, "'grids 2' is programmatic dependent launch (griddepcontrol, sm_90): it needs 'target nvidia'");
+  if (k_.grids > 1 && k_.cluster_ctas > 1)
+    errors_.push_back({file_, k_.grids_loc, "'grids 2' with a cluster of " + std::to_string(k_.cluster_ctas) +
+                                                " CTAs is not modelled: the two grids are one CTA each (write the pair with 'cluster 1')"});
   for (const ir::Role& r : k_.roles) check_target(r.body);
   if (errors_.empty()) check_tmem_allocated();  // a whole-kernel check, once the statements are sound
   if (!seen_kernel_) errors_.push_back({file_, {1, 1}, "the file declares no kernel: start it with 'kernel NAME'"});

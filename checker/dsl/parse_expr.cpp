@@ -119,6 +119,10 @@ ExprId Parser::primary() {
   }
   if (tk.kind == Tok::name) {
     next();
+    // With two grids of one CTA each, the agent's CTA in its cluster is 0 and
+    // the builtin variable holding the CTA's index is its grid.
+    if (role_ && k_.grids > 1 && (tk.text == "cta" || tk.text == "cta_rank") && vars_.count(tk.text) && vars_.at(tk.text) == ir::var_cta)
+      return constant(0, tk.loc, -1);
     if (role_) {
       auto v = vars_.find(tk.text);
       if (v != vars_.end())
@@ -137,6 +141,10 @@ ExprId Parser::primary() {
       fail(tk.loc, "'lane' can only be tested as 'if lane == 0:' (the elected lane of each warp): a variable is the warp's, the same in all its lanes");
     if (role_ && tk.text == "cta_rank")
       return add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, -1, ir::var_cta, ir::no_expr, ir::no_expr, tk.loc});
+    // `grid`: 0 in the primary grid, 1 in the dependent one (`grids 2`).
+    if (role_ && tk.text == "grid")
+      return k_.grids > 1 ? add({ir::ExprKind::var, ir::UnOp::neg, ir::BinOp::add, 0, -1, ir::var_cta, ir::no_expr, ir::no_expr, tk.loc})
+                          : constant(0, tk.loc, -1);
     if (broken_.count(tk.text)) silent();
     std::vector<std::string> known;
     for (const auto& [n, i] : params_) known.push_back(n);

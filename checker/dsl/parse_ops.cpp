@@ -140,7 +140,11 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
         op.value = expr();
       }
       return;
-    case ir::Operands::buffer: op.bufs.push_back(ref(buffers_, "buffer", false)); return;
+    case ir::Operands::buffer:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      // cp.async.bulk.tensor.global.shared::cta: the global destination.
+      if (code == OpCode::tma_store && accept("to")) op.global = ref(buffers_, "global buffer", false);
+      return;
     case ir::Operands::tmem_buffers: buffer_list(op, "tensor-memory buffer", false); return;
     case ir::Operands::init:
       op.bar = ref(mbars_, "mbarrier", false);
@@ -332,6 +336,7 @@ void Parser::tma_load_operands(ir::Op& op) {
   while (peek().kind == Tok::name) {
     if (accept("bytes")) op.bytes = expr();
     else if (accept("multicast")) op.multicast = expr();
+    else if (accept("from")) op.global = ref(buffers_, "global buffer", false);
     else fail(peek().loc, "unexpected '" + peek().text + "' after tma_load: it takes " + std::string(ir::op_operands_doc(op.code)));
   }
 }

@@ -214,6 +214,8 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::fence_sc:
     case OpCode::fence_release:
     case OpCode::fence_acquire:
+    case OpCode::griddep_launch:
+    case OpCode::griddep_wait:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_regs:
     case OpCode::wgmma_commit:
@@ -327,6 +329,15 @@ Fragment unroll(const ir::Kernel& k) {
   if (const std::string why = tcgen05_ordering_used(k, p); !why.empty()) {
     Fragment out;
     out.refused = why;
+    return out;
+  }
+  // Global memory and a second grid (programmatic dependent launch) are the
+  // explicit search's only.
+  bool global = k.grids > 1;
+  for (const ir::BufferDecl& b : k.buffers) global |= b.space == ir::Space::global;
+  if (global) {
+    Fragment out;
+    out.refused = "global memory ('gmem') or a second grid ('grids 2'), which the bounded engine does not encode";
     return out;
   }
   try {

@@ -82,6 +82,11 @@ void Sym::recover_declarations() {
       for (ExprId e : {s.expr, s.lo, s.hi, s.op.bar.index, s.op.bar.cta, s.op.count, s.op.bytes, s.op.parity, s.op.id,
                        s.op.n, s.op.multicast})
         mark(e);
+      mark(s.op.value);
+      for (const ir::Ref* r : {&s.op.tmem, &s.op.global}) {
+        mark(r->index);
+        mark(r->cta);
+      }
       for (const ir::Ref& r : s.op.bufs) {
         mark(r.index);
         mark(r.cta);

@@ -34,6 +34,7 @@ void op_sites(const ir::Stmt& s, std::vector<Site>& out) {
   ref(op.bar);
   for (const ir::Ref& r : op.bufs) ref(r);
   ref(op.tmem);
+  ref(op.global);
   for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast}) add(e);
 }
 

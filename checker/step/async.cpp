@@ -10,13 +10,22 @@ void Exec::retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to) {
 Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = issuer(l);
   const ir::Ref& dst = op.bufs.at(0);
-  const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+  const std::int64_t mask = ev(op.multicast, own_bit());
   const std::int64_t bytes = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
   if (const Violation v = rules::bulk_copy_size(bytes); v != Violation::none)
     stop(v, "a TMA load of " + std::to_string(bytes) + " bytes: " + std::string(spec::violation_doc(v)));
   std::string where;
-  for (int c = 0; c < p_.ctas; ++c) {
-    if (!rules::selects(mask, c)) continue;
+  // The global source (`from`): read by the agent's TMA unit in the async
+  // proxy when the copy is issued, ordered after what the issuer knows.
+  // The model does not retire this read at the copy's completion: a later
+  // write of the source is ordered after it only through griddepcontrol.wait
+  // (docs/spec.md, "Global memory").
+  if (op.global.object >= 0) {
+    const int src = buf_at(op.global, me_.cta);
+    race(unit_access(src, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false), "TMA load from", src);
+    if (describe_) where = p_.buffer_name(src) + " => ";
+  }
+  each_selected(mask, [&](int c) {
     if (c != me_.cta) require_alive(c, "a multicast TMA load");
     const int bar_cta = rules::signalled_cta(c, op.bar.cta == ir::no_expr ? -1 : target_cta(op.bar));
     const int mbar = mbar_at(op.bar, bar_cta);
@@ -28,8 +37,8 @@ Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
     Pending pe{PendingKind::tma_load, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
                static_cast<std::int32_t>(bytes), false, 0};
     s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
-    if (describe_) where += (where.empty() ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
-  }
+    if (describe_) where += (where.empty() || where.back() == ' ' ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
+  });
   SAY("tma_load " + where + " (" + std::to_string(bytes) + " bytes, in flight)");
   return Pc::next;
 }
@@ -47,7 +56,19 @@ Exec::Pc Exec::on_tma_store(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
     race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::bulk, group, false),
          op.code == OpCode::tma_reduce ? "TMA reduce from" : "TMA store from", buf);
   }
-  SAY(std::string(ir::op_keyword(op.code)) + " " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))));
+  // The global destination (`to`): written by the bulk unit in the async
+  // proxy, in the same bulk async-group; `wait_group` orders the write before
+  // the waiting thread, `wait_group.read` only the reads of the source
+  // (cp.async.bulk.wait_group: ".read ... until all the bulk async operations
+  // in the specified bulk async-group have completed reading from their
+  // source locations").
+  std::string to;
+  if (op.global.object >= 0) {
+    const int dst = buf_at(op.global, me_.cta);
+    race(unit_access(dst, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::bulk, group, false), "TMA store into", dst);
+    if (describe_) to = " to " + p_.buffer_name(dst);
+  }
+  SAY(std::string(ir::op_keyword(op.code)) + " " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))) + to);
   return Pc::next;
 }
 Exec::Pc Exec::on_tma_reduce(const ir::Op& op, const Lanes& l) { return on_tma_store(op, l); }
@@ -64,7 +85,10 @@ Exec::Pc Exec::on_bulk_wait_group(const ir::Op& op, [[maybe_unused]] const Lanes
   // it adds is order from the retired groups' reads to this thread.
   // Only the waiting thread is ordered after the retired groups' reads
   // (cp.async.bulk.wait_group: "cause the executing thread to wait").
-  retire(ag_.bulk, ev(op.n, 0), hb::Unit::bulk, hb::bit(leader));
+  // wait_group.read: the groups' reads of shared memory only; their writes
+  // of global memory (a TMA store's destination) stay in flight.
+  hb::retire(s_.mem, me_.hb.unit(hb::Unit::bulk), spec::async_group::wait(ag_.bulk, ev(op.n, 0)), hb::bit(leader),
+             op.code == OpCode::bulk_wait_group_read);
   SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
   return Pc::next;
 }

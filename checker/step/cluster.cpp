@@ -19,10 +19,9 @@ Exec::Pc Exec::on_clc_try_cancel(const ir::Op& op, [[maybe_unused]] const Lanes&
   };
   std::uint16_t req = 1;
   while (taken(req)) ++req;
-  const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+  const std::int64_t mask = ev(op.multicast, own_bit());
   std::string where;
-  for (int c = 0; c < p_.ctas; ++c) {
-    if (!rules::selects(mask, c)) continue;
+  each_selected(mask, [&](int c) {
     if (c != me_.cta) require_alive(c, "a multicast clusterlaunchcontrol.try_cancel");
     const int mbar = mbar_at(op.bar, c);
     const int buf = buf_at(op.bufs.at(0), c);
@@ -36,7 +35,7 @@ Exec::Pc Exec::on_clc_try_cancel(const ir::Op& op, [[maybe_unused]] const Lanes&
       s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
     }
     if (describe_) where += (where.empty() ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
-  }
+  });
   SAY("clc_try_cancel " + where + " (in flight)");
   return Pc::next;
 }

@@ -146,5 +146,30 @@ void Exec::run() {
   }
 }
 
+// Programmatic dependent launch (`grids 2`): griddepcontrol.launch_dependents
+// and griddepcontrol.wait (spec::sync_order::grid_wait).
+Exec::Pc Exec::on_griddep_launch(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  // Scheduling only: the model lets the dependent grid run from the start
+  // (spec::sync_order, "Programmatic dependent launch").
+  SAY(lanes_prefix(op) + "griddepcontrol.launch_dependents (scheduling only: orders no memory)");
+  return Pc::next;
+}
+
+Exec::Pc Exec::on_griddep_wait(const ir::Op& op, const Lanes& l) {
+  const bool primary = p_.grid_of(me_.cta) == 0;
+  bool done = true;
+  for (int c = 0; c < p_.cluster_ctas; ++c) done &= (s_.cta_exited >> c & 1u) != 0;
+  if (!so::grid_wait_enabled(primary, done)) {
+    info_.enabled = false;
+    return Pc::stay;
+  }
+  if (!primary) {
+    hb::Threads before = 0;
+    for (int c = 0; c < p_.cluster_ctas; ++c) before |= p_.cta_hb_threads(c);
+    so::grid_wait(s_.mem, before, l.threads);
+  }
+  SAY(lanes_prefix(op) + "griddepcontrol.wait" + (primary ? " (no prerequisite grid: returns at once)" : " (the primary grid completed)"));
+  return Pc::next;
+}
 
 }  // namespace pc::check::exec

@@ -138,8 +138,16 @@ class Exec {
   }
   int buf_at(const ir::Ref& r, int cta) {
     const ir::BufferDecl& d = p_.kernel->buffers.at(static_cast<std::size_t>(r.object));
-    return cta * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(r.object)] + element(r, d.size, d.name);
+    return p_.buffer_at(cta, r.object, element(r, d.size, d.name));
   }
+  // The CTAs of the agent's cluster a multicast mask selects (bit i: rank i).
+  template <class F>
+  void each_selected(std::int64_t mask, F&& f) {
+    const int first = p_.grid_first(me_.cta);
+    for (int c = first; c < first + p_.cluster_ctas; ++c)
+      if (rules::selects(mask, c - first)) f(c);
+  }
+  [[nodiscard]] std::int64_t own_bit() const { return std::int64_t(1) << (me_.cta - p_.grid_first(me_.cta)); }
   // A free sync object of this agent's arrival pool (Program::arrive_slot_first),
   // holding from now what the arrival being issued releases.
   std::uint8_t arrive_slot(const ir::Op& op) {

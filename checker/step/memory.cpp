@@ -40,6 +40,13 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
       break;
     default:
       msg = mine + " is not ordered after the earlier " + (c.other_was_write ? "write" : "read") + of_other + " by " + other;
+      // Two grids (`grids 2`): only griddepcontrol.wait orders the primary's
+      // accesses before the dependent's.
+      if (p_.grids > 1)
+        for (const AgentInfo& a : p_.agents)
+          if (a.hb.owns(c.other_thread) && p_.grid_of(a.cta) != p_.grid_of(me_.cta))
+            msg += " (the primary grid's accesses are ordered before the dependent grid's only by a griddep_wait of the "
+                   "dependent, directly or through happens-before: put griddep_wait before the access)";
   }
   if (c.violation != Violation::none) stop(c.violation, msg);
   warn(c.warning, msg);

@@ -428,11 +428,10 @@ Exec::Pc Exec::on_tcgen05_relinquish(const ir::Op& op, [[maybe_unused]] const La
 
 Exec::Pc Exec::on_tcgen05_commit(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = issuer(l);
-  const std::int64_t mask = ev(op.multicast, std::int64_t(1) << me_.cta);
+  const std::int64_t mask = ev(op.multicast, own_bit());
   const std::uint16_t group = spec::async_group::commit(ag_.mma);
   std::string where;
-  for (int c = 0; c < p_.ctas; ++c) {
-    if (!rules::selects(mask, c)) continue;
+  each_selected(mask, [&](int c) {
     if (c != me_.cta) require_alive(c, "a multicast tcgen05.commit");
     const int mbar = mbar_at(op.bar, c);
     require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
@@ -444,7 +443,7 @@ Exec::Pc Exec::on_tcgen05_commit(const ir::Op& op, [[maybe_unused]] const Lanes&
     so::tcgen05_commit_issue(s_.mem, me_.hb.unit(hb::Unit::mma), hb::bit(leader), group, pe.slot, p_.tmem_buffers());
     s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
     if (describe_) where += (where.empty() ? "" : ", ") + p_.mbar_name(mbar);
-  }
+  });
   SAY("tcgen05_commit -> " + where + " (arrives when the MMAs finish)");
   return Pc::next;
 }
