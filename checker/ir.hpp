@@ -117,6 +117,7 @@ struct Op {
   ExprId n = no_expr;         // wait_group N, bar_red predicate, s_waitcnt vmcnt
   ExprId multicast = no_expr; // CTA bit mask for multicast TMA loads / tcgen05.commit
   ExprId value = no_expr;     // write: the value it stores, which a `r = read` returns (State::values)
+  ExprId mask = no_expr;      // syncwarp, elect_sync: the member mask (absent: the whole warp)
   Ref tmem;                   // tensor-memory destination (tcgen05_mma `into`, tcgen05_cp) or allocation (alloc/dealloc)
   Ref global;                 // global memory: a TMA load's source (`from`), a TMA store's destination (`to`); object -1: none
   int token_var = -1;         // wait/test_wait/pending_count by token: the variable holding it

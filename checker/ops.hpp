@@ -130,10 +130,11 @@ enum class PhaseTerm : std::uint8_t { none, arrive, arrive_expect_tx, expect_tx,
 //                   one-way fence (shared_cta for fence_release,
 //                   shared_cluster for fence_acquire)
 //   proxy_space     [global|shared_cta|shared_cluster|release|acquire]
+//   warp_mask       [mask M] (a 32-bit member mask; default: the whole warp)
 //   sem             [release|relaxed]
 enum class Operands : std::uint8_t {
   none, buffers, buffer, tmem_buffers, init, arrive, tx, wait, token, barrier, named, named_red, waitcnt, tma_load, count,
-  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, scope_restrict, sem, proxy_space
+  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, scope_restrict, sem, proxy_space, warp_mask
 };
 
 // Flags (the `flags` column, or-ed).
@@ -223,7 +224,8 @@ inline constexpr std::string_view aligned_rule =
   X(bar_red, "bar_red", named, aligned, nvidia, 70, barrier, none, none, named_red, opf::returns | opf::result_required | opf::barrier_wait | opf::named_wait | opf::may_block | opf::no_bmc,                   \
     "R = bar_red popc|and|or ID, THREADS, PRED")                                                                       \
   X(syncthreads, "syncthreads", named, aligned, nvidia, 70, barrier, none, none, none, opf::barrier_wait | opf::named_wait | opf::may_block, "")       \
-  X(syncwarp, "syncwarp", named, aligned, nvidia, 70, own, none, none, none, opf::none, "")                                        \
+  X(syncwarp, "syncwarp", named, aligned, nvidia, 70, own, none, none, warp_mask, opf::none, "[mask M]")                          \
+  X(elect_sync, "elect_sync", named, any, nvidia, 90, none, none, none, warp_mask, opf::no_bmc, "[mask M]")                        \
   /* async copies and groups */                                                                                       \
   X(tma_load, "tma_load", bulk, leader, nvidia, 90, tma_load, write, copy_tx, tma_load, opf::async_proxy,                                 \
     "BUF[i] -> BAR[j] [@ CTA] [bytes B] [multicast MASK] [from GMEM[k]]")                                             \

@@ -148,7 +148,9 @@ inline const Instr* Stepper::next_local(const State& s, int a, bool private_ops)
   if (ag.pc >= code.size()) return nullptr;
   const Instr& in = code[ag.pc];
   if (is_control(in.kind)) return &in;
-  return in.kind == InstrKind::op && private_ops && ir::op_private(in.op->code) ? &in : nullptr;
+  // A member mask (syncwarp mask M) may be wrong (warp_mask_misuse): such a
+  // step can fail, so it is not run as a local one.
+  return in.kind == InstrKind::op && private_ops && ir::op_private(in.op->code) && in.op->mask == ir::no_expr ? &in : nullptr;
 }
 
 }  // namespace pc::check

@@ -194,6 +194,22 @@ inline void syncwarp(hb::Memory& m, const hb::AgentThreads& a) {
   }
 }
 
+// The member mask of bar.warp.sync (__syncwarp) and elect.sync: "The
+// behavior of bar.warp.sync is undefined if the executing thread is not in
+// the membermask", and it "will cause executing thread to wait until all
+// threads corresponding to membermask have executed a bar.warp.sync with the
+// same membermask value"; elect.sync: "The behavior is undefined if the
+// executing thread is not in membermask", and ".sync ... causes the
+// executing thread to wait until all threads in the membermask execute the
+// elect instruction" (PTX ISA bar.warp.sync, elect.sync). `executing`: the
+// lanes of one warp that execute it (bit i: lane i). A lane of a `.bk` warp
+// that does not execute this statement never executes it (the lanes of an
+// agent run one statement sequence; `one:` is lane 0 alone), so the mask
+// must be exactly the executing lanes.
+[[nodiscard]] constexpr Violation warp_mask(std::uint64_t mask, std::uint64_t executing) {
+  return mask == executing ? Violation::none : Violation::warp_mask_misuse;
+}
+
 // --- Acquire channels -------------------------------------------------------------
 
 // Which release channels of an mbarrier (ordering::release_channel) a wait of

@@ -86,7 +86,9 @@ namespace pc::spec {
   X(expected_count_zero, "expected_count_zero", error,                                             \
     "mbarrier.arrive_drop took the expected arrival count to zero (undefined in the PTX ISA)") \
   X(peer_not_started, "peer_not_started", error,                                                   \
-    "an access, arrive or async operation into another CTA of the cluster that no synchronisation shows to have started")
+    "an access, arrive or async operation into another CTA of the cluster that no synchronisation shows to have started") \
+  X(warp_mask_misuse, "warp_mask_misuse", error,                                                   \
+    "bar.warp.sync (__syncwarp) or elect.sync whose member mask is not exactly the lanes that execute it (undefined in the PTX ISA)")
 
 enum class Violation : std::uint8_t {
   none = 0,

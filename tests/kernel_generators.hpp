@@ -288,7 +288,14 @@ inline std::string grid_kernel(std::mt19937& rng) {
     const int ops = 2 + pick(4);
     for (int o = 0; o < ops; ++o) {
       const std::string g = pick(2) ? "x[grid]" : "x[grid + 1]";
-      switch (pick(8)) {
+      switch (pick(9)) {
+        case 7: {
+          // Member masks: right (0x1 for lane 0, the full mask for the warp) and wrong.
+          static const char* const masks[] = {"  one: elect_sync mask 1\n", "  elect_sync\n", "  one: elect_sync\n",
+                                              "  syncwarp mask 0xffffffff\n", "  syncwarp mask 0xffff\n"};
+          k += masks[pick(5)];
+          break;
+        }
         case 0: k += pick(2) ? "  griddep_wait\n" : "  one: griddep_wait\n"; break;
         case 1: k += "  one: read " + g + "\n"; break;
         case 2: k += "  one: write " + g + "\n"; break;

@@ -78,6 +78,7 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::fence_sc: return "fence_sc cta";
     case OpCode::fence_release: return "fence_release cta";
     case OpCode::griddep_launch: return "one: griddep_launch";
+    case OpCode::elect_sync: return "one: elect_sync mask 1";
     case OpCode::griddep_wait: return "griddep_wait";
     case OpCode::fence_acquire: return "fence_acquire cta";
     case OpCode::cluster_arrive: return "cluster_arrive";
@@ -158,6 +159,7 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::fence_sc: return "fence_sc cluster";
     case OpCode::fence_release: return "fence_release cluster shared_cta";
     case OpCode::griddep_launch: return "griddep_launch";
+    case OpCode::elect_sync: return "elect_sync mask 0xffffffff";
     case OpCode::griddep_wait: return "one: griddep_wait";
     case OpCode::fence_acquire: return "fence_acquire cluster shared_cluster";
     case OpCode::cluster_arrive: return "cluster_arrive relaxed";

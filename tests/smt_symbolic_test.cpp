@@ -286,7 +286,12 @@ TEST_CASE("symbolic: the corpus") {
       CHECK(f.status != smt::Status::unknown);
       if (f.status == smt::Status::not_checked) CHECK_FALSE(f.reason.empty());
       if (data_trips && f.status == smt::Status::not_checked) {
-        CHECK_MESSAGE(f.reason.find("a value the encoding does not follow") != std::string::npos, f.reason);
+        // Or a request issued both before the loop and in it (CCCL's
+        // for_each_canceled_block: a do-while whose first request comes
+        // before it), whose phases the encoding cannot number.
+        CHECK_MESSAGE((f.reason.find("a value the encoding does not follow") != std::string::npos ||
+                       f.reason.find("both inside and outside its loop") != std::string::npos),
+                      f.reason);
         ++data_dependent;
         continue;
       }

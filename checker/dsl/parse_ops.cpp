@@ -216,6 +216,10 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
       if (op.scope == ir::Scope::standard) fail(op.loc, "'" + kw + "' needs a scope: write '" + kw + " cta' or '" + kw + " cluster'");
       return;
     case ir::Operands::scope_restrict: fence_restrict(op); return;
+    // bar.warp.sync membermask / elect.sync membermask (PTX ISA).
+    case ir::Operands::warp_mask:
+      if (accept("mask")) op.mask = expr();
+      return;
     case ir::Operands::sem: options(op, {.sem = true}); return;
     // fence.proxy.async{.global|.shared::cta|.shared::cluster} (PTX ISA
     // membar/fence), and the one-way generic-to-async proxy fences, which

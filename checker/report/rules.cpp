@@ -142,6 +142,10 @@ const std::vector<RuleHelp>& table() {
        "Let the last participant of an mbarrier arrive (arrive, not arrive_drop), or invalidate the barrier once no "
        "thread uses it: arrive_drop may not take the expected count to zero.",
        {"correctness", "mbarrier"}},
+      {"warp_mask_misuse",
+       "Give __syncwarp / elect.sync the mask of exactly the lanes that execute it: 0x1 (or __activemask()) inside a "
+       "one-lane branch, the full mask only where every lane of the warp reaches the instruction.",
+       {"correctness", "warp", "concurrency"}},
       {"peer_not_started",
        "Synchronise with the other CTA before the first operation on its shared memory, barriers or tensor memory: a "
        "cluster barrier (barrier.cluster.arrive, .relaxed will do, then barrier.cluster.wait) in every CTA after the "

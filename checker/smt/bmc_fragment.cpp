@@ -193,7 +193,10 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::cluster_arrive:
     case OpCode::cluster_wait:
     case OpCode::cluster_sync: op_cluster_barrier(s, op); return s;
-    case OpCode::syncwarp: op_syncwarp(s); return s;
+    case OpCode::syncwarp:
+      if (op.mask != ir::no_expr) refuse(op, "a syncwarp with a member mask");
+      op_syncwarp(s);
+      return s;
     case OpCode::fence_proxy_async:
       if (op.space == ir::ProxySpace::global || op.space == ir::ProxySpace::shared_cta)
         refuse(op, "a proxy fence restricted to a state space");
@@ -216,6 +219,7 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::fence_acquire:
     case OpCode::griddep_launch:
     case OpCode::griddep_wait:
+    case OpCode::elect_sync:
     case OpCode::wgmma_fence:
     case OpCode::wgmma_regs:
     case OpCode::wgmma_commit:

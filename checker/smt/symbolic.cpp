@@ -83,6 +83,7 @@ void Sym::recover_declarations() {
                        s.op.n, s.op.multicast})
         mark(e);
       mark(s.op.value);
+      mark(s.op.mask);
       for (const ir::Ref* r : {&s.op.tmem, &s.op.global}) {
         mark(r->index);
         mark(r->cta);

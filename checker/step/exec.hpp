@@ -271,6 +271,7 @@ class Exec {
   const so::Fences& fences() const { return p_.fences[static_cast<std::size_t>(a_)]; }
   // The agent's own CTA's shared memory: its data buffers and mbarriers.
   so::CtaMemory own_memory() const;
+  void check_warp_mask(const ir::Op& op, const Lanes& l);
   // A data access to bytes that hold a live mbarrier object (a buffer laid
   // over an mbarrier with `aliases`): `barrier_memory_reuse` (spec/mbarrier.hpp,
   // data_use). Its conflicts with the barrier's init and inval are races.

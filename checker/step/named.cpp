@@ -1,4 +1,6 @@
 // Named barriers (PTX ISA bar.sync, bar.arrive, bar.red), __syncthreads and __syncwarp.
+#include <cstdio>
+
 #include "checker/step/exec.hpp"
 
 namespace pc::check::exec {
@@ -144,9 +146,41 @@ Exec::Pc Exec::on_syncthreads(const ir::Op& op, [[maybe_unused]] const Lanes& l)
   return named(op, 0, 0, true);
 }
 
-Exec::Pc Exec::on_syncwarp([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+// The member mask of bar.warp.sync and elect.sync against the lanes of each
+// warp that execute it (spec::rules::warp_mask).
+void Exec::check_warp_mask(const ir::Op& op, const Lanes& l) {
+  const std::uint64_t full = (std::uint64_t{1} << ir::warp_size(*p_.kernel)) - 1;
+  const std::int64_t mask = ev(op.mask, static_cast<std::int64_t>(full));
+  for (int w = 0; w < me_.warps; ++w) {
+    const std::uint64_t executing = (l.threads & hb::bit(me_.hb.rest(w))) != 0 ? full : (l.threads & hb::bit(me_.hb.leader(w))) != 0 ? 1 : 0;
+    if (executing == 0) continue;
+    if (const Violation v = rules::warp_mask(static_cast<std::uint64_t>(mask), executing); v != Violation::none) {
+      char text[64];
+      std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(mask));
+      const bool outside = (executing & ~static_cast<std::uint64_t>(mask)) != 0;
+      stop(v, me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " has member mask " + text + ", but " +
+                  (executing == 1 ? "only lane 0" : "every lane") + " of warp " + std::to_string(w) + " executes it: " +
+                  (outside ? "an executing lane is not in the mask (\"undefined if the executing thread is not in the membermask\")"
+                           : "a lane of the mask never executes it (it waits \"until all threads corresponding to membermask\" "
+                             "execute it)") +
+                  "; give the mask of exactly the lanes that execute it (0x1 for lane 0 alone, 0xffffffff for the warp)");
+    }
+  }
+}
+
+Exec::Pc Exec::on_syncwarp(const ir::Op& op, const Lanes& l) {
+  if (op.mask != ir::no_expr) check_warp_mask(op, l);
   rules::syncwarp(s_.mem, me_.hb);
   SAY("syncwarp");
+  return Pc::next;
+}
+
+// elect.sync: the lanes of the mask synchronise and one is elected (the
+// model's `one:` lane); it orders no memory (the ISA states no memory
+// ordering for it), so only its member mask is checked.
+Exec::Pc Exec::on_elect_sync(const ir::Op& op, const Lanes& l) {
+  check_warp_mask(op, l);
+  SAY(lanes_prefix(op) + "elect.sync");
   return Pc::next;
 }
 
