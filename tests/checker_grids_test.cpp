@@ -11,6 +11,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/smt/bmc.hpp"
+#include "checker/smt/symbolic.hpp"
 #include "tests/agreed_check.hpp"
 #include "tests/kernel_text.hpp"
 
@@ -100,6 +101,7 @@ TEST_CASE("gmem: located errors for what global memory does not take") {
       {"kernel e\ngmem g bytes 64\ngmem h bytes 64 aliases g\nrole r warp:\n  one: write g\n", "cannot alias"},
       {"kernel e\ncluster 2\ngrids 2\nrole r warp:\n  one: griddep_wait\n", "not modelled"},
       {"kernel e\ngrids 2\nrole r warp:\n  cluster_sync\n", "with 'grids 2' is not modelled"},
+      {"kernel e\ngrids 2\nsmem s bytes 64\nrole r warp:\n  one: write s @ 0\n", "names another CTA"},
       {"kernel e\ngrids 3\nrole r warp:\n  griddep_wait\n", "the number of grids"},
       {"kernel e\nrole r warp:\n  griddep_wait\ngrids 2\n", "before the roles"},
   };
@@ -124,4 +126,19 @@ TEST_CASE("the bounded engine refuses global memory and two grids with the reaso
     CHECK(b.verdict == smt::BmcResult::Verdict::not_covered);
     CHECK(b.reason.find("global memory") != std::string::npos);
   }
+}
+
+// --symbolic counts the dependent grid's CTA too: a barrier that only the
+// dependent under-arrives on is refuted (with one grid's CTAs only, the
+// claim was proven).
+TEST_CASE("symbolic: the claims cover both grids") {
+  const std::string k = "kernel s\ngrids 2\nmbarrier m count 2\nrole a warp:\n  one: arrive m\n  if grid == 0:\n    one: arrive m\n"
+                        "role b warp:\n  wait m parity 0\n";
+  const dsl::Parsed p = dsl::parse(k, "s.bk");
+  REQUIRE(p.ok());
+  bool refuted = false;
+  for (const smt::Finding& f : smt::check_symbolic(p.kernel))
+    refuted |= f.check == "arrival_count" && f.status == smt::Status::counterexample;
+  CHECK(refuted);
+  CHECK(agreed_outcome(k) == "deadlock");
 }

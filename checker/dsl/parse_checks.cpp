@@ -256,6 +256,14 @@ void Parser::check_target_op(const ir::Op& op) {
   if (k_.grids > 1 && (family == ir::OpFamily::cluster || family == ir::OpFamily::clc))
     errors_.push_back({file_, op.loc, "'" + kw + "' with 'grids 2' is not modelled: each grid is one CTA there (use "
                                       "syncthreads or a named barrier for the CTA's threads)"});
+  // Nor another CTA: each grid is one CTA, its own.
+  if (k_.grids > 1) {
+    bool other = op.multicast != ir::no_expr || op.bar.cta != ir::no_expr;
+    for (const ir::Ref& r : op.bufs) other |= r.cta != ir::no_expr;
+    if (other)
+      errors_.push_back({file_, op.loc, "'" + kw + "' names another CTA ('@ CTA' or 'multicast'), which 'grids 2' does not "
+                                        "model: each grid is one CTA"});
+  }
   const bool amd = k_.target == ir::Target::amd;
   const std::string chip = spec::amd::gfx_name(k_.gfx);
   switch (ir::op_target(op.code)) {

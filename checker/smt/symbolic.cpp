@@ -399,8 +399,9 @@ z3::expr Sym::role_count(int r) {
 std::vector<int> Sym::ctas_of(int r) const {
   const ir::Role& ro = k_.roles[static_cast<std::size_t>(r)];
   std::vector<int> v;
-  for (int a = 0; a < k_.cluster_ctas; ++a)
-    if (ro.placed_on(a)) v.push_back(a);
+  // Every CTA of every grid (`grids 2`: CTA a is grid a's one CTA, rank 0).
+  for (int a = 0; a < k_.cluster_ctas * k_.grids; ++a)
+    if (ro.placed_on(a % k_.cluster_ctas)) v.push_back(a);
   return v;
 }
 

@@ -154,7 +154,7 @@ void Sym::barrier_claims(int b, std::vector<Finding>& out) {
     }
     // The probe: element E, phase Q, CTA C.
     const z3::expr E = c_.int_const("E!"), Q = c_.int_const("Q!"), C = c_.int_const("C!");
-    z3::expr probe = Q >= 0 && C >= 0 && C < k_.cluster_ctas;
+    z3::expr probe = Q >= 0 && C >= 0 && C < k_.cluster_ctas * k_.grids;
     std::vector<Term> terms;
     for (std::size_t i = 0; i < contrib.size(); ++i) add_terms(*contrib[i], rings[i], E, Q, C, terms);
     z3::expr exists = c_.bool_val(false), A = c_.int_val(0), X = c_.int_val(0), D = c_.int_val(0),
@@ -495,7 +495,7 @@ void Sym::iteration_terms(const Occ& o, const Copy& cp, const z3::expr& bytes, c
                           : op.code == OpCode::clc_try_cancel ? c_.int_val(int64_t{spec::clc::response_bytes})
                                                                : S(bytes);
       const z3::expr arr = commit ? c_.int_val(1) : zero;
-      for (int dst = 0; dst < k_.cluster_ctas; ++dst) {
+      for (int dst = 0; dst < k_.cluster_ctas * k_.grids; ++dst) {  // (`grids 2` has no multicast and no `@`)
         const z3::expr sel = o.has_mask ? z3::mod(truncating_div(S(o.mask), c_.int_val(int64_t(1) << dst)), 2) == 1
                                         : c_.bool_val(dst == cp.cta);
         // The barrier a copy signals: the destination's, or the one named

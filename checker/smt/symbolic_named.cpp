@@ -71,7 +71,7 @@ z3::expr Sym::trips(const Occ& o, Subst& s, z3::expr_vector* vars) {
 std::vector<Sym::AgentUse> Sym::agent_uses(const std::vector<Use>& uses) {
   std::vector<AgentUse> au;
   std::map<int, z3::expr> whole;  // the threads of each CTA
-  for (int a = 0; a < k_.cluster_ctas; ++a) {
+  for (int a = 0; a < k_.cluster_ctas * k_.grids; ++a) {
     z3::expr t = c_.int_val(0);
     for (std::size_t r = 0; r < k_.roles.size(); ++r) {
       const auto cs = ctas_of(static_cast<int>(r));
