@@ -636,6 +636,192 @@ __global__ void __cluster_dims__(2, 1, 1) remote_arrive_exit(int warps, long lon
   }
 }
 
+// A .relaxed mbarrier wait, then bar.sync, as the acquire of what the wait
+// observed (docs/conformance/h200-2026-12-04-relaxed-wait-barsync.md): CCCL's
+// for_each_canceled_block has thread 0 wait on its mbarrier with
+// try_wait.parity.relaxed.cta, then __syncthreads ("this syncthreads provides
+// the .acquire.cta fence"), then every thread reads the 16-byte response that
+// the async proxy wrote with complete_tx (kernels/field/
+// probe_cccl_clc_relaxed_wait_syncthreads.bk). By the ISA's letter bar.sync
+// is no fence, so the model reports a data_race there. 128 threads per CTA,
+// `rounds` rounds on one barrier and one buffer of `words` 32-bit words (4:
+// the 16-byte response; at most 1024). Each round r: every thread writes the
+// round's sentinel over the buffer (Producer 0: then fence.proxy.async, the
+// sentinel before the copy), __syncthreads; then
+// - Producer 0 (TMA; barrier count 1): warp 0 pauses, thread 0 arms the barrier
+//   (mbarrier.arrive.expect_tx.relaxed.cta, as CCCL) and issues a 1D bulk copy
+//   of chunk c(seed, CTA, r) of `src` into the buffer, completing on it; warps
+//   1..3 pause; thread 0 waits (`Wait` 0: try_wait.parity.relaxed.cta, 1:
+//   .acquire.cta, the control, 2: not before the reads, the sensitivity check:
+//   thread 0 waits at .acquire after its own reads); __syncthreads (bar.sync 0);
+//   every thread reads.
+// - Producer 1 (generic; count 32): warp 1 first runs barrier.arrive 1, 128, so
+//   that the named barrier the others sync on orders none of its writes, then
+//   pauses, writes chunk c's values with st.shared and arrives once per lane
+//   with mbarrier.arrive.release.cta; warps 0, 2, 3 pause, thread 0 waits as
+//   above, barrier.sync 1, 128, and they read (warp 1 reads nothing).
+// Then __syncthreads (the reads before the next round's sentinel). The pauses
+// are 0..`max_delay` cycles, drawn per warp and round. Every reader reads each
+// 16-byte piece assigned to it with one ld.shared.v4 (with 4 words, all of
+// them the whole buffer). out[w]: reader instances (one thread in one round)
+// of warp w; out[4 + w]: those that read the sentinel of the round in some
+// word (stale); out[8]: stale words; out[9]: words holding the next round's
+// sentinel; out[10]: other wrong words; out[11]: CTAs whose wait timed out
+// (2^26 cycles: the CTA stops); out[12]: CTA rounds done.
+namespace rwb {
+constexpr int max_words = 1024;
+__device__ inline std::uint32_t sentinel(int r) { return 0xF0000000u | (static_cast<std::uint32_t>(r) & 0x0FFFFFFFu); }
+__device__ inline std::uint32_t chunk(std::uint32_t seed0, int r, int chunks) {
+  std::uint32_t h = seed0 ^ (blockIdx.x * 0x9E3779B1u) ^ (static_cast<std::uint32_t>(r) * 0x85EBCA6Bu);
+  h ^= h >> 16;
+  h *= 0x7FEB352Du;
+  h ^= h >> 15;
+  h *= 0x846CA68Bu;
+  h ^= h >> 16;
+  return h % static_cast<std::uint32_t>(chunks);
+}
+// mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 p, [addr], parity;     PTX 8.6, sm_90
+__device__ inline bool try_wait_relaxed(std::uint32_t a, std::uint32_t parity) {
+  std::uint32_t ok;
+  asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+               : "=r"(ok)
+               : "r"(a), "r"(parity)
+               : "memory");
+  return ok != 0;
+}
+// mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [addr], tx;        PTX 8.6, sm_90
+__device__ inline void arrive_expect_tx_relaxed(std::uint32_t a, std::uint32_t tx) {
+  asm volatile("mbarrier.arrive.expect_tx.relaxed.cta.shared::cta.b64 _, [%0], %1;" ::"r"(a), "r"(tx) : "memory");
+}
+// ld.shared.v4.u32 {a, b, c, d}, [addr];                                        PTX 1.0
+__device__ inline uint4 ld_shared_v4(std::uint32_t a) {
+  uint4 v;
+  asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "r"(a) : "memory");
+  return v;
+}
+// Thread 0's wait on phase `parity`: Relaxed (CCCL's loop) or .acquire.cta; false after 2^26 cycles.
+template <bool Relaxed>
+__device__ inline bool wait(prim::hw_mbarrier* bar, std::uint32_t parity) {
+  const long long deadline = clock64() + (1ll << 26);
+  for (;;) {
+    if (Relaxed ? try_wait_relaxed(prim::smem(bar), parity) : prim::mbarrier_try_wait_parity(bar, parity)) return true;
+    if (clock64() > deadline) return false;
+  }
+}
+__device__ inline void pause(std::uint32_t& s, long long max_delay) {
+  if (max_delay <= 0) return;
+  const long long until = clock64() + static_cast<long long>(xorshift(s) % static_cast<std::uint32_t>(max_delay + 1));
+  while (clock64() < until) {
+  }
+}
+}  // namespace rwb
+__global__ void rwb_fill(std::uint32_t* p, std::size_t n) {
+  for (std::size_t k = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; k < n; k += static_cast<std::size_t>(gridDim.x) * blockDim.x)
+    p[k] = static_cast<std::uint32_t>(k + 1);
+}
+template <int Producer, int Wait>
+__global__ void __launch_bounds__(128) relaxed_wait_barsync(int rounds, int words, const std::uint32_t* src, int chunks,
+                                                            std::uint32_t seed0, long long max_delay, unsigned long long* out) {
+  __shared__ alignas(128) std::uint32_t buf[rwb::max_words];
+  __shared__ prim::hw_mbarrier bar;
+  __shared__ int stop;
+  const int tid = static_cast<int>(threadIdx.x), warp = tid / 32, lane = tid % 32;
+  // One pseudo-random stream per warp (the same in every lane: warp-uniform pauses).
+  std::uint32_t s = (seed0 ^ (blockIdx.x * 2654435761u) ^ (static_cast<std::uint32_t>(warp) * 40503u)) | 1u;
+  if (tid == 0) {
+    prim::mbarrier_init(&bar, Producer == 0 ? 1u : 32u);
+    prim::fence_mbarrier_init();
+    stop = 0;
+  }
+  __syncthreads();
+  const bool reader = Producer == 0 || warp != 1;
+  const int nreaders = Producer == 0 ? 128 : 96;
+  const int ri = Producer == 0 ? tid : (warp == 0 ? tid : tid - 32);
+  const int pieces = words / 4;
+  std::uint32_t inst = 0, stale_inst = 0, stale_words = 0, future_words = 0, wrong_words = 0;
+  bool hung = false;
+  int r = 0;
+  for (; r < rounds; ++r) {
+    const std::uint32_t sent = rwb::sentinel(r), next = rwb::sentinel(r + 1);
+    for (int w = tid; w < words; w += 128) reinterpret_cast<volatile std::uint32_t*>(buf)[w] = sent;
+    if (Producer == 0) prim::fence_proxy_async();  // the sentinel (and the last round's reads) before the copy
+    __syncthreads();
+    const std::uint32_t c = rwb::chunk(seed0, r, chunks);
+    const std::uint32_t parity = static_cast<std::uint32_t>(r & 1);
+    if (Producer == 0) {
+      rwb::pause(s, max_delay);
+      if (tid == 0) {
+        rwb::arrive_expect_tx_relaxed(prim::smem(&bar), 4u * static_cast<std::uint32_t>(words));
+        prim::tma_load_1d(buf, src + static_cast<std::size_t>(c) * rwb::max_words, 4u * static_cast<std::uint32_t>(words), &bar);
+        if (Wait != 2 && !rwb::wait<Wait == 0>(&bar, parity)) {
+          hung = true;
+          stop = 1;
+        }
+      }
+      __syncthreads();  // bar.sync 0: CCCL's "acquire"
+    } else {
+      if (warp == 1) {
+        prim::bar_arrive(1, 128);  // counted at the readers' barrier before any write: it orders none of them
+        rwb::pause(s, max_delay);
+        for (int w = lane; w < words; w += 32)
+          reinterpret_cast<volatile std::uint32_t*>(buf)[w] = c * rwb::max_words + static_cast<std::uint32_t>(w) + 1u;
+        prim::mbarrier_arrive(&bar, 1);  // .release.cta, one per lane
+      } else {
+        rwb::pause(s, max_delay);
+        if (tid == 0 && Wait != 2 && !rwb::wait<Wait == 0>(&bar, parity)) {
+          hung = true;
+          stop = 1;
+        }
+        prim::bar_sync(1, 128);  // warps 0, 2, 3 and warp 1's arrive
+      }
+    }
+    if (reader) {
+      for (int p = ri % pieces; p < pieces; p += nreaders) {
+        const uint4 v = rwb::ld_shared_v4(prim::smem(&buf[4 * p]));
+        const std::uint32_t got[4] = {v.x, v.y, v.z, v.w};
+        bool st = false;
+        for (int k = 0; k < 4; ++k) {
+          const std::uint32_t want = c * rwb::max_words + static_cast<std::uint32_t>(4 * p + k) + 1u;
+          if (got[k] == want) continue;
+          if (got[k] == sent) {
+            ++stale_words;
+            st = true;
+          } else if (got[k] == next) ++future_words;
+          else ++wrong_words;
+        }
+        stale_inst += st ? 1u : 0u;
+        ++inst;
+      }
+    }
+    if (Wait == 2 && tid == 0 && !rwb::wait<false>(&bar, parity)) {
+      hung = true;
+      stop = 1;
+    }
+    __syncthreads();  // the reads (and, with Wait 2, thread 0's late wait) before the next round's sentinel
+    if (stop) {
+      ++r;
+      break;
+    }
+  }
+  // Counts per thread fit 32 bits (rounds * pieces); summed per warp, then once per warp into out.
+  inst = __reduce_add_sync(0xffffffffu, inst);
+  stale_inst = __reduce_add_sync(0xffffffffu, stale_inst);
+  stale_words = __reduce_add_sync(0xffffffffu, stale_words);
+  future_words = __reduce_add_sync(0xffffffffu, future_words);
+  wrong_words = __reduce_add_sync(0xffffffffu, wrong_words);
+  if (lane == 0) {
+    if (inst) atomicAdd(&out[warp], inst);
+    if (stale_inst) atomicAdd(&out[4 + warp], stale_inst);
+    if (stale_words) atomicAdd(&out[8], stale_words);
+    if (future_words) atomicAdd(&out[9], future_words);
+    if (wrong_words) atomicAdd(&out[10], wrong_words);
+  }
+  if (tid == 0) {
+    if (hung) atomicAdd(&out[11], 1ull);
+    atomicAdd(&out[12], static_cast<unsigned long long>(r));
+  }
+}
+
 // Liveness: count 2 and one (`Full`: two) arrivals; the waiter's watchdog says
 // hung or finished. `Sw`: the same on the software mbarrier.
 template <bool Full, bool Sw = false>
@@ -2062,6 +2248,109 @@ int main(int argc, char** argv) {
     std::printf("%s", tail);
     if (FILE* f = std::fopen(report.c_str(), "w")) {
       std::fprintf(f, "# remote_arrive_exit: %s, %d SMs; driver %d, runtime %d; nvcc %d.%d for sm_90a; seed %u; %llu clusters per case\n\n%s%s",
+                   prop.name, sms, driver, runtime, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, seed, target, md.c_str(), tail);
+      std::fclose(f);
+    }
+    return all_agree ? 0 : 1;
+  }
+
+  // --open relaxed_wait_barsync: thread 0's .relaxed wait on a TMA's (or a
+  // generic producer's) barrier, then bar.sync, then the other threads' reads
+  // (the kernel above); the control with an .acquire.cta wait, and the
+  // sensitivity check with no wait before the reads; the TMA's source is 16 MiB
+  // (held in L2) or 1 GiB (the copies miss L2). --instances CTA rounds
+  // per case (no-wait cases: an eighth), rounded up to whole launches of 16
+  // CTAs per SM x 256 rounds; a case also stops after 8 s of launches.
+  if (open_only == "relaxed_wait_barsync") {
+    struct Case {
+      int producer;  // 0 TMA (cp.async.bulk, complete_tx), 1 warp 1's st.shared + mbarrier.arrive.release.cta
+      int wait;      // 0 try_wait.parity.relaxed.cta, 1 .acquire.cta (control), 2 none before the reads (sensitivity)
+      int words;
+      long long delay;
+      int chunks;  // of 4 KB in the source: 4096 (16 MiB, held in L2) or 262144 (1 GiB: the copies miss L2)
+    };
+    const int l2 = 4096, hbm = 262144;
+    const std::vector<Case> cases = {
+        {0, 0, 4, 0, l2},    {0, 0, 4, 1000, l2},    {0, 0, 1024, 0, l2}, {0, 0, 1024, 1000, l2}, {0, 0, 4, 0, hbm},
+        {0, 0, 1024, 0, hbm}, {0, 1, 4, 0, l2},      {0, 1, 1024, 0, l2}, {0, 1, 4, 0, hbm},      {1, 0, 4, 0, l2},
+        {1, 0, 4, 1000, l2}, {1, 0, 1024, 0, l2},    {1, 0, 1024, 1000, l2}, {1, 1, 4, 0, l2},    {1, 1, 1024, 0, l2},
+        {0, 2, 4, 0, l2},    {0, 2, 1024, 0, l2},    {0, 2, 4, 0, hbm},   {0, 2, 1024, 0, hbm},   {1, 2, 4, 0, l2},
+        {1, 2, 1024, 0, l2}};
+    const int blocks = sms * 16, rounds = 256;
+    const double case_seconds = 8.0;
+    std::uint32_t* rsrc = nullptr;  // chunk c, word w: c * 1024 + w + 1
+    CUDA_CHECK(cudaMalloc(&rsrc, static_cast<std::size_t>(hbm) * rwb::max_words * 4));
+    rwb_fill<<<sms * 8, 256>>>(rsrc, static_cast<std::size_t>(hbm) * rwb::max_words);
+    CUDA_CHECK(cudaGetLastError());
+    CUDA_CHECK(cudaDeviceSynchronize());
+    unsigned long long* d = nullptr;
+    CUDA_CHECK(cudaMalloc(&d, 13 * sizeof(unsigned long long)));
+    const unsigned long long per = static_cast<unsigned long long>(blocks) * rounds;
+    std::string md =
+        "| producer | thread 0's wait | buffer (bytes) | source | pause (cycles, 0..D) | readers per CTA | CTAs x rounds | reader instances "
+        "(threads x rounds x CTAs) | stale instances: warp 0 | stale instances: other warps | stale words | next-round sentinel "
+        "words | other wrong words | waits timed out | model |\n"
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
+    bool all_agree = true;
+    unsigned long long sum_inst[3] = {0, 0, 0}, sum_stale[3] = {0, 0, 0};
+    for (const Case& c : cases) {
+      unsigned long long h[13] = {}, launched = 0;
+      std::uint32_t s = seed;
+      const unsigned long long goal = c.wait == 2 ? target / 8 : target;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (; launched < goal; launched += per) {
+        if (launched > 0 && std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > case_seconds) break;
+        CUDA_CHECK(cudaMemset(d, 0, 13 * sizeof(unsigned long long)));
+        const std::uint32_t sd = s++;
+        auto go = [&](auto kernel) { kernel<<<blocks, 128>>>(rounds, c.words, rsrc, c.chunks, sd, c.delay, d); };
+        if (c.producer == 0) {
+          if (c.wait == 0) go(relaxed_wait_barsync<0, 0>);
+          else if (c.wait == 1) go(relaxed_wait_barsync<0, 1>);
+          else go(relaxed_wait_barsync<0, 2>);
+        } else {
+          if (c.wait == 0) go(relaxed_wait_barsync<1, 0>);
+          else if (c.wait == 1) go(relaxed_wait_barsync<1, 1>);
+          else go(relaxed_wait_barsync<1, 2>);
+        }
+        CUDA_CHECK(cudaGetLastError());
+        CUDA_CHECK(cudaDeviceSynchronize());
+        unsigned long long g[13];
+        CUDA_CHECK(cudaMemcpy(g, d, sizeof g, cudaMemcpyDeviceToHost));
+        for (int k = 0; k < 13; ++k) h[k] += g[k];
+      }
+      const unsigned long long inst = h[0] + h[1] + h[2] + h[3], stale0 = h[4], stale_other = h[5] + h[6] + h[7];
+      // The model: a .relaxed wait then bar.sync is no acquire pattern (bar.sync
+      // is no fence): data_race, stale allowed (probe_cccl_clc_relaxed_wait_syncthreads);
+      // so with no wait before the reads. With .acquire.cta: verified, fresh only.
+      // Every row: every round done, no wait timed out, no word other than the
+      // round's data or its sentinel.
+      const bool agree = h[12] == launched && h[11] == 0 && h[9] == 0 && h[10] == 0 && (c.wait != 1 || stale0 + stale_other == 0);
+      all_agree = all_agree && agree;
+      sum_inst[c.wait] += inst;
+      sum_stale[c.wait] += stale0 + stale_other;
+      static const char* const waits[3] = {"try_wait.parity.relaxed.cta, then bar.sync", "try_wait.parity.acquire.cta (control), then bar.sync",
+                                           "none before the reads (sensitivity), bar.sync"};
+      const char* model = c.wait == 1 ? (agree ? "verified: fresh only (agree)" : "verified: fresh only (**disagree**)")
+                                      : (agree ? "data_race: stale allowed (agree)" : "data_race (**disagree**: rounds lost, a wait timed out, or wrong data)");
+      char row[1024];
+      std::snprintf(row, sizeof row, "| %s | %s | %d | %s | 0..%lld | %d | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %s |\n",
+                    c.producer == 0 ? "TMA: cp.async.bulk (complete_tx), thread 0" : "warp 1: st.shared + mbarrier.arrive.release.cta",
+                    waits[c.wait], 4 * c.words, c.chunks == l2 ? "16 MiB (L2)" : "1 GiB (misses L2)", c.delay, c.producer == 0 ? 128 : 96, h[12], inst, stale0, stale_other, h[8], h[9], h[10],
+                    h[11], model);
+      std::printf("%s", row);
+      std::fflush(stdout);
+      md += row;
+    }
+    CUDA_CHECK(cudaFree(d));
+    CUDA_CHECK(cudaFree(rsrc));
+    char tail[768];
+    std::snprintf(tail, sizeof tail,
+                  "\nStale reader instances: relaxed wait + bar.sync, %llu of %llu; acquire wait + bar.sync (control), %llu of %llu; no wait "
+                  "before the reads (sensitivity), %llu of %llu. Every row %s.\n",
+                  sum_stale[0], sum_inst[0], sum_stale[1], sum_inst[1], sum_stale[2], sum_inst[2], all_agree ? "agrees" : "does **not** agree");
+    std::printf("%s", tail);
+    if (FILE* f = std::fopen(report.c_str(), "w")) {
+      std::fprintf(f, "# relaxed_wait_barsync: %s, %d SMs; driver %d, runtime %d; nvcc %d.%d for sm_90a; seed %u; %llu CTA rounds per case\n\n%s%s",
                    prop.name, sms, driver, runtime, __CUDACC_VER_MAJOR__, __CUDACC_VER_MINOR__, seed, target, md.c_str(), tail);
       std::fclose(f);
     }
