@@ -426,14 +426,19 @@ void allocate_syncs(Program& p, const ir::Kernel& k) {
     });
   p.fences.assign(p.agents.size(), {});
   for (std::size_t a = 0; a < p.agents.size(); ++a) {
-    bool cluster = false, cta = false, acquire = false;
+    bool cluster = false, cta = false, acquire = false, relaxed_wait = false, bar_wait = false;
     scan_ops(k.roles[static_cast<std::size_t>(p.agents[a].role)].body, [&](const ir::Op& op) {
       const bool acq_rel = op.code == OpCode::fence_acq_rel || op.code == OpCode::fence_sc;
       const bool releases = acq_rel || op.code == OpCode::fence_release;
       cluster |= op.code == OpCode::fence_mbarrier_init || (releases && op.scope == ir::Scope::cluster);
       cta |= releases && op.scope != ir::Scope::cluster;
       acquire |= acq_rel || op.code == OpCode::fence_acquire;
+      relaxed_wait |= ir::op_footprint(op.code) == ir::Footprint::mbar_wait && op.sem == ir::Sem::relaxed;
+      bar_wait |= ir::op_has(op.code, ir::opf::named_wait) && ir::op_family(op.code) == ir::OpFamily::named;
     });
+    // A bar.sync after a relaxed wait acquires what the wait observed
+    // (spec::sync_order::bar_sync_acquire): the observation is kept.
+    acquire |= relaxed_wait && bar_wait;
     Program::Fences& f = p.fences[a];
     if (cluster) f.release_cluster = p.sync_count++;
     if (cta) f.release_cta = p.sync_count++;

@@ -325,6 +325,14 @@ bool acquire_orders(const Memory& m, Threads to, Syncs syncs, int below) {
   return false;
 }
 
+bool acquire_orders_write(const Memory& m, Threads to, Syncs syncs, std::span<const std::uint8_t> skip) {
+  for (const Event& e : m.events) {
+    if (!e.write || (e.buf < skip.size() && skip[e.buf] != 0)) continue;
+    if (((e.visible & syncs) && (e.after & to) == 0) || ((e.visible_async & syncs) && (e.after_async & to) == 0)) return true;
+  }
+  return false;
+}
+
 void observe(Memory& m, Syncs from, int to) {
   const Syncs t = Syncs{1} << to;
   for (Event& e : m.events) {

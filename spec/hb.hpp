@@ -321,6 +321,12 @@ void acquire_except(Memory& m, Threads to, Syncs strong, std::span<const std::ui
 // is not ordered before all of them yet (the acquire matters).
 // `below`: only the events of buffers below it count (-1: every buffer).
 [[nodiscard]] bool acquire_orders(const Memory& m, Threads to, Syncs syncs, int below = -1);
+// Whether acquiring `syncs` would order some write before the threads `to`
+// that none of them is ordered after yet (an acquire that only one of them
+// needs is carried to the others by a barrier they then pass together),
+// leaving out the buffers marked in `skip` (tensor memory, which the
+// tcgen05 ordering covers).
+[[nodiscard]] bool acquire_orders_write(const Memory& m, Threads to, Syncs syncs, std::span<const std::uint8_t> skip);
 // An acquire that is not yet one: a relaxed wait observed the latest
 // completion of the objects in `from`; what is visible through them now is
 // recorded in sync object `to` (marked visible there), for a later acquire

@@ -143,6 +143,31 @@ inline void proxy_fence(hb::Memory& m, hb::Threads lanes, ordering::ProxySpace s
 [[nodiscard]] constexpr bool grid_wait_enabled(bool is_primary, bool primary_done) { return is_primary || primary_done; }
 inline void grid_wait(hb::Memory& m, hb::Threads primary, hb::Threads lanes) { hb::order_accesses_of(m, primary, lanes); }
 
+// bar.sync / bar.red after a .relaxed mbarrier wait of the same thread, as
+// the acquire of what the wait observed (docs/spec.md, "Stances"): CCCL's
+// for_each_canceled_block relies on it ("this syncthreads provides the
+// .acquire.cta fence"), and the PTX ISA gives bar.sync a fence's two halves
+// for its participants ("prior memory accesses requested by this thread are
+// performed relative to all threads participating in the barrier"; "no new
+// memory access is requested by this thread before the barrier completes",
+// PTX ISA bar/barrier) but lists no barrier among the acquire patterns'
+// fences (Memory Consistency Model, "Release and acquire patterns"). On the
+// H200 no reader saw stale data this way (harness test relaxed_wait_barsync,
+// 0 of 1.15e12 instances behind a TMA load). `seen_cta`: what the lanes'
+// relaxed waits observed through the channels a .cta acquire reaches (the
+// agent's Fences). Returns whether the acquire orders a write that no lane
+// of the agent is ordered after yet (the bar_sync_acquire warning: a lane
+// that acquired it, by a fence, carries it to the others through the barrier
+// itself; the reads it orders, and tensor memory, which the tcgen05 fences
+// order, are left out of the warning), and performs it.
+inline bool bar_sync_acquire(hb::Memory& m, hb::Threads lanes, int seen_cta, std::span<const std::uint8_t> tmem) {
+  if (seen_cta < 0) return false;
+  const hb::Syncs seen = hb::Syncs{1} << seen_cta;
+  const bool orders = hb::acquire_orders_write(m, lanes, seen, tmem);
+  hb::acquire(m, lanes, seen);
+  return orders;
+}
+
 // fence.release.scope and fence.acquire.scope (PTX ISA membar/fence, PTX ISA
 // 8.6, sm_90): each half of fence.acq_rel alone. The .sync_restrict forms
 // (`restricted`): "When .sync_restrict is .sync_restrict::shared::cta, .sem

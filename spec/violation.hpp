@@ -88,7 +88,9 @@ namespace pc::spec {
   X(peer_not_started, "peer_not_started", error,                                                   \
     "an access, arrive or async operation into another CTA of the cluster that no synchronisation shows to have started") \
   X(warp_mask_misuse, "warp_mask_misuse", error,                                                   \
-    "bar.warp.sync (__syncwarp) or elect.sync whose member mask is not exactly the lanes that execute it (undefined in the PTX ISA)")
+    "bar.warp.sync (__syncwarp) or elect.sync whose member mask is not exactly the lanes that execute it (undefined in the PTX ISA)") \
+  X(bar_sync_acquire, "bar_sync_acquire", warning,                                                 \
+    "what a .relaxed mbarrier wait observed, ordered before the thread's later accesses only by a bar.sync after it, which the PTX ISA does not make an acquire pattern (warning)")
 
 enum class Violation : std::uint8_t {
   none = 0,

@@ -251,6 +251,39 @@ TEST_CASE("fence.release and fence.acquire form the release and the acquire patt
   pair(at("1", "shared_cta"), "data_race", at("1", ""));
 }
 
+// The bar_sync_acquire stance (docs/spec.md, "Stances"): a .relaxed
+// mbarrier wait, then bar.sync, as the acquire of what the wait observed
+// (CCCL's for_each_canceled_block; the H200, harness test
+// relaxed_wait_barsync: no stale read in 1.15e12 instances behind a TMA
+// load). Before the stance: data_race.
+TEST_CASE("bar.sync after a .relaxed wait acquires what it observed, with the bar_sync_acquire warning") {
+  const std::string k = "kernel bs\nsmem d bytes 64\nmbarrier m count 1\nrole p warp:\n  one: write d\n  one: arrive m\n"
+                        "role c warpgroup:\n  one: wait m parity 0 WAIT\nBAR  all: read d\n";
+  auto make = [&](const std::string& wait, const std::string& bar) { return with(with(k, "WAIT", wait), "BAR", bar); };
+  for (bool reduction : {true, false}) {
+    CAPTURE(reduction);
+    const check::Result r = run(make("relaxed", "  syncthreads\n"), reduction);
+    CHECK(r.verdict == check::Verdict::verified);
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(spec::violation_name(r.warnings[0].kind) == "bar_sync_acquire");
+    CHECK(check::outcome_name(run(make("relaxed", "  syncthreads\n"), reduction, true)) == "bar_sync_acquire");
+    CHECK(check::outcome_name(run(make("relaxed", "  bar_sync 1, 128\n"), reduction)) == "verified");
+    // No bar.sync: the other lanes, and the leader itself, are not ordered.
+    CHECK(check::outcome_name(run(make("relaxed", ""), reduction)) == "data_race");
+    // bar.arrive has no wait: "no new memory access ... before the barrier
+    // completes" is bar.sync's and bar.red's only.
+    CHECK(check::outcome_name(run(make("relaxed", "  bar_arrive 1, 160\n"), reduction)) == "data_race");
+    // An acquire wait (the default) needs no stance: no warning.
+    const check::Result a = run(make("", "  syncthreads\n"), reduction);
+    CHECK(a.verdict == check::Verdict::verified);
+    CHECK(a.warnings.empty());
+    // The ISA's own acquire pattern: a fence after the relaxed wait.
+    const check::Result f = run(make("relaxed\n  one: fence_acquire cta", "  syncthreads\n"), reduction);
+    CHECK(f.verdict == check::Verdict::verified);
+    CHECK(f.warnings.empty());
+  }
+}
+
 TEST_CASE("fence_release and fence_acquire take the .sync_restrict forms PTX has, at .cluster scope only") {
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"fence_release", "needs a scope"},

@@ -142,6 +142,10 @@ const std::vector<RuleHelp>& table() {
        "Let the last participant of an mbarrier arrive (arrive, not arrive_drop), or invalidate the barrier once no "
        "thread uses it: arrive_drop may not take the expected count to zero.",
        {"correctness", "mbarrier"}},
+      {"bar_sync_acquire",
+       "Wait with .acquire (the default) instead of .relaxed, or put fence_acquire cta (fence.acquire.cta) after the wait: "
+       "bar.sync after a relaxed wait is the field's acquire, not the PTX ISA's.",
+       {"memory-model", "stance"}},
       {"warp_mask_misuse",
        "Give __syncwarp / elect.sync the mask of exactly the lanes that execute it: 0x1 (or __activemask()) inside a "
        "one-lane branch, the full mask only where every lane of the warp reaches the instruction.",

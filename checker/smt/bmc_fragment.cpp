@@ -335,6 +335,21 @@ Fragment unroll(const ir::Kernel& k) {
     out.refused = why;
     return out;
   }
+  // A .relaxed mbarrier wait and bar.sync in one role: the stance's acquire
+  // (spec::sync_order::bar_sync_acquire) is the explicit search's only.
+  for (const ir::Role& role : k.roles) {
+    bool relaxed_wait = false, bar_wait = false;
+    each_op(role.body, [&](const ir::Op& op) {
+      relaxed_wait |= ir::op_footprint(op.code) == ir::Footprint::mbar_wait && op.sem == ir::Sem::relaxed;
+      bar_wait |= ir::op_has(op.code, ir::opf::named_wait) && ir::op_family(op.code) == ir::OpFamily::named;
+    });
+    if (relaxed_wait && bar_wait) {
+      Fragment out;
+      out.refused = "a .relaxed mbarrier wait and bar.sync in one role (bar.sync as the acquire of what the wait observed, "
+                    "docs/spec.md \"Stances\", is not encoded)";
+      return out;
+    }
+  }
   // Global memory and a second grid (programmatic dependent launch) are the
   // explicit search's only.
   bool global = k.grids > 1;

@@ -272,6 +272,7 @@ class Exec {
   // The agent's own CTA's shared memory: its data buffers and mbarriers.
   so::CtaMemory own_memory() const;
   void check_warp_mask(const ir::Op& op, const Lanes& l);
+  void relaxed_wait_acquire(const ir::Op& op, int id);
   // A data access to bytes that hold a live mbarrier object (a buffer laid
   // over an mbarrier with `aliases`): `barrier_memory_reuse` (spec/mbarrier.hpp,
   // data_use). Its conflicts with the barrier's init and inval are races.

@@ -41,6 +41,7 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
     return s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
   };
   auto arrive = [&] {
+    if (wait) relaxed_wait_acquire(op, id);
     const nb::ArriveArgs args = named_operands(op, id, count, me_.threads);
     nb::State& st = state();
     const nb::Result r = nb::arrive(st, args);
@@ -88,6 +89,7 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
   bool arrived_now = false;
   if (ag_.stage == 0) {
     arrived_now = true;
+    if (wait && ag_.arrived == 0) relaxed_wait_acquire(op, id);
     const int before = ag_.arrived, left = n - before;
     const nb::ArriveArgs args = named_operands(op, id, count, left * (me_.threads / n));
     const nb::WarpsResult r = nb::arrive_warps(st, args, left);
@@ -131,6 +133,19 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
   if (describe_ && info_.text.empty()) SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) + " resumes");
   ag_.stage = spec::agent::after_pass();
   return Pc::next;
+}
+
+// bar.sync / bar.red / __syncthreads after a .relaxed mbarrier wait: the
+// acquire of what the wait observed, by the stance (spec::sync_order::
+// bar_sync_acquire), with the bar_sync_acquire warning where it orders
+// something.
+void Exec::relaxed_wait_acquire(const ir::Op& op, int id) {
+  if (so::bar_sync_acquire(s_.mem, me_.hb.lanes(), fences().seen_cta, p_.tmem_buffers()))
+    warn(Violation::bar_sync_acquire,
+         me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " " + std::to_string(id) +
+             " orders what its earlier .relaxed mbarrier wait observed before its later accesses: the PTX ISA makes no "
+             "acquire pattern of a relaxed wait and bar.sync (the field relies on it, CCCL's for_each_canceled_block; the "
+             "H200 never showed stale data: docs/spec.md \"Stances\"). Wait with .acquire, or put fence_acquire cta after the wait");
 }
 
 Exec::Pc Exec::on_bar_sync(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
