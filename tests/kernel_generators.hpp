@@ -290,10 +290,15 @@ inline std::string grid_kernel(std::mt19937& rng) {
       const std::string g = pick(2) ? "x[grid]" : "x[grid + 1]";
       switch (pick(9)) {
         case 7: {
-          // Member masks: right (0x1 for lane 0, the full mask for the warp) and wrong.
-          static const char* const masks[] = {"  one: elect_sync mask 1\n", "  elect_sync\n", "  one: elect_sync\n",
-                                              "  syncwarp mask 0xffffffff\n", "  syncwarp mask 0xffff\n"};
-          k += masks[pick(5)];
+          // Member masks, right (0x1 for lane 0, the full mask for the
+          // warp) and wrong, and the one-way fences (here, so that the
+          // other generators' draws stay as they were).
+          static const char* const others[] = {"  one: elect_sync mask 1\n", "  elect_sync\n", "  one: elect_sync\n",
+                                               "  syncwarp mask 0xffffffff\n", "  syncwarp mask 0xffff\n",
+                                               "  fence_release cta\n", "  one: fence_release cluster shared_cta\n",
+                                               "  fence_acquire cta\n", "  one: fence_acquire cluster shared_cluster\n",
+                                               "  one: fence_proxy_async release\n", "  one: fence_proxy_async acquire\n"};
+          k += others[pick(11)];
           break;
         }
         case 0: k += pick(2) ? "  griddep_wait\n" : "  one: griddep_wait\n"; break;
@@ -495,13 +500,7 @@ inline std::string async_kernel(std::mt19937& rng) {
           k += ind + (g == 0 ? "one: cp_async_commit\n" : g == 1 ? "one: cp_async_wait " + std::to_string(pick(2)) + "\n" : "one: cp_async_wait_all\n");
           break;
         }
-        case 16: {
-          static const char* const fences[] = {"fence_acq_rel cta\n", "one: fence_sc cluster\n", "fence_release cta\n",
-                                               "one: fence_release cluster shared_cta\n", "fence_acquire cluster\n",
-                                               "one: fence_acquire cluster shared_cluster\n"};
-          k += ind + fences[pick(6)];
-          break;
-        }
+        case 16: k += ind + (pick(2) ? "fence_acq_rel cta\n" : "one: fence_sc cluster\n"); break;
         case 17: k += ind + "wait " + bar + " parity " + std::to_string(pick(2)) + " relaxed" + (two && pick(2) ? " cluster" : "") + "\n"; break;
         case 0: k += ind + "one: tma_load " + buf + " -> " + bar + (two && pick(2) ? " multicast 3" : "") + "\n"; break;
         case 1: k += ind + "one: arrive_expect_tx " + bar + " bytes 256\n"; break;
