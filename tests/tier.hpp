@@ -41,11 +41,14 @@ struct Sample {
   int offset = 0;
   [[nodiscard]] bool take(int i) const { return i % stride == offset; }
   // A floor of `n` on what every kernel yields, for the share compared: n
-  // over the stride where the sample is the same on every run (the full
-  // tier), half that where it rotates (the CI tier: a floor that holds for
-  // every offset, not only for today's).
+  // where every kernel is compared (the plain full tier), half of n over the
+  // stride where one in `stride` is: a kind is not spread evenly over the
+  // offsets (the sanitized full tier's offset 0 of the chains across CTAs
+  // drew one scope_race where n / stride asked for two), and where the
+  // sample rotates (the CI tier) the floor must hold for every offset, not
+  // only for today's.
   bool rotates = false;
-  [[nodiscard]] int scaled(int n) const { return rotates ? n / (2 * stride) : n / stride; }
+  [[nodiscard]] int scaled(int n) const { return stride > 1 ? n / (2 * stride) : n; }
 };
 
 [[nodiscard]] inline const Sample& sample() {
