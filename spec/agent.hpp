@@ -11,16 +11,23 @@ namespace pc::spec::agent {
 
 // --- Instructions that arrive, then wait ------------------------------------------
 
-// bar.sync and bar.red "in addition to signaling its arrival at the barrier
-// ... cause executing thread to wait for non-exited threads of all other
-// warps participating in the barrier to arrive" (PTX ISA bar/barrier); so do
-// barrier.cluster.arrive then .wait as one (cluster_sync), s_barrier (AMD
-// ISA, S_BARRIER), a warp's part of a warp-group wgmma.mma_async (PTX ISA
-// wgmma.mma_async: ".sync ... .aligned") and the first warp of a
-// .cta_group::2 tcgen05 collective (PTX ISA tcgen05, "Issue Granularity": it
-// "could block until ... the second warp in the Peer CTA also performs the
-// operation"). The agent's stage: `ready` before the arrive, `waiting` after
-// it until the wait passes.
+// bar.sync and bar.red: "In addition to signaling its arrival at the barrier,
+// the barrier{.cta}.red and barrier{.cta}.sync instructions causes executing
+// thread to wait for non-exited threads of all other warps participating in the
+// barrier to arrive." (PTX ISA, "bar, barrier"); so do barrier.cluster.arrive
+// then .wait as one (cluster_sync), s_barrier (AMD ISA, S_BARRIER: "Synchronize
+// waves within a threadgroup."), a warp's part of a warp-group wgmma.mma_async
+// (PTX ISA wgmma.mma_async: "The mandatory .sync qualifier indicates that
+// wgmma.mma_async instruction causes the executing thread to wait until all
+// threads in the warp execute the same wgmma.mma_async instruction before
+// resuming execution." and "The mandatory .aligned qualifier indicates that all
+// threads in the warpgroup must execute the same wgmma.mma_async instruction.";
+// that a warp waits for the other warps of its warp group is the model's,
+// docs/spec.md: the ISA's .sync names the warp only) and the first warp of a
+// .cta_group::2 tcgen05 collective (PTX ISA tcgen05, "Issue Granularity": "the
+// first warp to perform the operation could block until the the [sic] second
+// warp in the Peer CTA also performs the operation"). The agent's stage: `ready` before
+// the arrive, `waiting` after it until the wait passes.
 inline constexpr std::uint8_t ready = 0;
 inline constexpr std::uint8_t waiting = 1;
 
@@ -28,8 +35,11 @@ inline constexpr std::uint8_t waiting = 1;
 // agent has not arrived yet.
 [[nodiscard]] constexpr bool arrives_now(std::uint8_t stage, bool arrives) { return arrives && stage == ready; }
 // The stage after the arrive: waiting where the instruction waits too, else
-// the instruction is done (PTX ISA bar/barrier: "barrier{.cta}.arrive does
-// not cause any waiting"; barrier.cluster.arrive alone; s_barrier_signal).
+// the instruction is done (PTX ISA, "bar, barrier": "barrier{.cta}.arrive does
+// not cause executing thread to wait for threads of other participating
+// warps."; PTX ISA, barrier.cluster: "barrier.cluster.arrive instruction marks
+// warps' arrival at barrier without causing executing thread to wait for
+// threads of other participating warps."; s_barrier_signal).
 [[nodiscard]] constexpr std::uint8_t after_arrive(bool waits) { return waits ? waiting : ready; }
 // The stage once the wait passed: the instruction is done.
 [[nodiscard]] constexpr std::uint8_t after_pass() { return ready; }
@@ -40,14 +50,18 @@ inline constexpr std::uint8_t waiting = 1;
 
 // --- Tensor-core fences -----------------------------------------------------------
 
-// wgmma.fence "must be issued by all warps of the warpgroup ... Before the
-// first wgmma.mma_async operation in a warpgroup" (PTX ISA wgmma.fence): once
-// the agent executed one, its wgmmas are fenced (rules::wgmma_issue reads it).
+// PTX ISA wgmma.fence: "The wgmma.fence instruction must be issued by all warps
+// of the warpgroup at the following locations: Before the first
+// wgmma.mma_async operation in a warpgroup. ... Otherwise, the behavior is
+// undefined." Once the agent executed one, its wgmmas are fenced
+// (rules::wgmma_issue reads it).
 [[nodiscard]] constexpr bool wgmma_fenced_after_fence() { return true; }
 
 // The registers a wgmma.mma_async shares with its threads: "Only the
 // accumulator register and the input registers containing the fragments of
-// matrix A require this ordering" (PTX ISA wgmma.fence). The model names no
+// matrix A require this ordering." (PTX ISA wgmma.fence); a wgmma.fence is
+// needed "Between a register access by a thread in the warpgroup and any
+// wgmma.mma_async instruction that accesses the same registers". The model names no
 // register: `regs_acc` stands for the accumulator registers of the agent's
 // wgmmas, `regs_a` for the A fragments of those that take A from registers.
 // The agent keeps the set its threads accessed since its last wgmma.fence
@@ -76,8 +90,13 @@ inline constexpr std::uint8_t regs_a = 2;
 // completion, bar.sync / bar.red resuming, barrier.cluster.wait) orders the
 // thread's later asynchronous tcgen05 operations after it only through a
 // tcgen05.fence::after_thread_sync (PTX ISA, "Memory Consistency Model for
-// 5th generation of TensorCore operations", "Specialized inter-thread
-// synchronization"): after one the agent is `synced` until that fence, and
+// 5th generation of TensorCore operations", "Specialized Inter-thread
+// Synchronization for tcgen05 instructions": "An asynchronous tcgen05
+// operation subsequent to a tcgen05.fence::after_thread_sync is ordered after
+// all the prior tcgen05 and the execution ordering operations."; the same
+// section also says "The standard memory consistency model synchronization
+// mechanisms also apply to the tcgen05 family of instructions"): after one
+// the agent is `synced` until that fence, and
 // rules::tcgen05_issue warns for an operation issued meanwhile. Followed only
 // in a kernel with asynchronous tcgen05 operations (`tcgen05_in_kernel`):
 // elsewhere nothing reads it, and states that differ only there stay equal.

@@ -189,16 +189,24 @@ struct Result {
 // part of s_barrier on every target. The barrier does not wait for the wave's
 // LDS instructions, so any still outstanding may be unfinished when other waves
 // pass the barrier: amd_missing_waitcnt (they must be waited for with
-// s_waitcnt lgkmcnt(0) first). A second signal before the wave's wait is
-// split_barrier_misuse: the model gives one wave one arrival per instance.
+// s_waitcnt lgkmcnt(0) first). AMD CDNA4 ISA, S_BARRIER: "Barrier instructions
+// do not wait for any counters to go to zero before issuing. If the barrier is
+// being used to protect an outstanding memory operation use the appropriate
+// S_WAITCNT instruction before the barrier." The model asks it of every LDS
+// instruction outstanding at the signal, whether or not the barrier protects
+// it, and applies it to gfx12's s_barrier_signal with s_wait_dscnt.
+// A second signal before the wave's wait is split_barrier_misuse: the model
+// gives one wave one arrival per instance (no AMD ISA sentence found for it).
 [[nodiscard]] Result signal(Barrier b, Wave w);
 
 // The wait half: s_barrier_wait -1 on gfx12, the waiting part of s_barrier.
-// A wait with no signal before it is split_barrier_misuse; otherwise it is
-// enabled once the instance the wave joined has completed.
+// A wait with no signal before it is split_barrier_misuse (the model's rule: no
+// AMD ISA sentence found for it); otherwise it is enabled once the instance the
+// wave joined has completed.
 [[nodiscard]] Result wait(Barrier b, Wave w);
 
-// s_barrier: signal, then wait, as one instruction. The explorer runs it as
+// s_barrier: signal, then wait, as one instruction (CDNA3 ISA, S_BARRIER:
+// "Synchronize waves within a threadgroup."). The explorer runs it as
 // signal() followed by wait() of the same wave, which blocks in between.
 [[nodiscard]] Result s_barrier_arrive(Barrier b, Wave w);
 

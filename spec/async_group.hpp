@@ -5,11 +5,13 @@
 // wgmma.wait_group) and the groups of tcgen05 operations a tcgen05.commit
 // closes. Operations issued join the open group; commit closes it;
 // `wait_group N` waits until at most the N most recent committed groups are
-// pending ("all prior bulk async-groups ... complete"), and it does so for the
-// executing thread only (cp.async.bulk.wait_group: "cause the executing thread
-// to wait"). The operations finish on their own, so a wait never blocks for
-// ever: what it adds is order from the finished groups' accesses to the
-// waiting thread.
+// pending, and it does so for the executing thread only (PTX ISA,
+// cp.async.bulk.wait_group: "cp.async.bulk.wait_group instruction will cause the
+// executing thread to wait until only N or fewer of the most recent bulk
+// async-groups are pending and all the prior bulk async-groups committed by the
+// executing threads are complete."). The operations finish on their own, so
+// a wait never blocks for ever: what it adds is order from the finished
+// groups' accesses to the waiting thread.
 //
 // Groups are numbered from 1; an access of an async unit carries the number of
 // its group (spec/hb.hpp, Event::group), so any number of groups may be in
@@ -38,7 +40,11 @@ struct Groups {
 constexpr std::uint16_t commit(Groups& g) { return ++g.committed; }
 
 // wait_group N: every group older than the N most recent committed ones has
-// completed. Returns the highest group now known complete (0: none).
+// completed. Returns the highest group now known complete (0: none). PTX ISA,
+// cp.async.wait_group: "cp.async.wait_group instruction will cause executing
+// thread to wait till only N or fewer of the most recent cp.async-groups are
+// pending and all the prior cp.async-groups committed by the executing threads
+// are complete."; cp.async.bulk.wait_group the same of bulk async-groups (above).
 [[nodiscard]] constexpr std::uint16_t wait(Groups& g, std::int64_t n) {
   const std::int64_t upto = std::int64_t(g.committed) - (n < 0 ? 0 : n);
   if (upto > g.retired) g.retired = static_cast<std::uint16_t>(upto);
@@ -46,7 +52,8 @@ constexpr std::uint16_t commit(Groups& g) { return ++g.committed; }
 }
 
 // Whether an issued operation's group has not been waited for: its accesses
-// may still be in progress (a CTA must not exit then).
+// may still be in progress (a CTA must not exit then: rules::cta_exit,
+// `exit_with_pending`; no PTX ISA sentence about async groups says so).
 [[nodiscard]] constexpr bool in_flight(const Groups& g) { return g.issued > g.retired; }
 
 // The same for cp.async-groups, whose copies count only once committed: a

@@ -40,13 +40,19 @@ struct State {
 static_assert(sizeof(State::failed_seen) * 8 >= cluster::max_ctas);
 
 // Issuing a request from CTA `cta`: undefined once that CTA observed a
-// failure (`clc_misuse`).
+// failure (`clc_misuse`). PTX ISA, clusterlaunchcontrol.try_cancel: "If the
+// executing CTA has already observed the completion of a
+// clusterlaunchcontrol.try_cancel instruction as failed, then the behavior of
+// issuing a subsequent clusterlaunchcontrol.try_cancel instruction is
+// undefined." What counts as observing is the model's reading (query below):
+// the ISA does not define it.
 [[nodiscard]] constexpr Violation issue(const State& s, int cta) {
   return (s.failed_seen >> cta & 1u) ? Violation::clc_misuse : Violation::none;
 }
 
 // A thread of CTA `cta` queried a response (query_cancel.is_canceled): a
-// "not canceled" answer is the CTA's observation of a failure.
+// "not canceled" answer is the CTA's observation of a failure (the model's
+// reading of "observed the completion ... as failed", above).
 [[nodiscard]] constexpr State query(State s, int cta, bool canceled) {
   if (!canceled) s.failed_seen = static_cast<std::uint16_t>(s.failed_seen | 1u << cta);
   return s;

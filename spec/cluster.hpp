@@ -1,9 +1,9 @@
-// The cluster barrier: PTX ISA, barrier.cluster ("barrier.cluster.arrive ...
-// barrier.cluster.wait causes the executing thread to wait for all non-exited
-// threads of the cluster to perform barrier.cluster.arrive"; "Each thread must arrive at the
-// barrier only once before the barrier completes"; "After using barrier.cluster.wait to detect
-// completion of the barrier, a thread may immediately arrive at the barrier once again"). The
-// model asks more than the ISA's letter: a second arrive before the thread's own wait is misuse
+// The cluster barrier: PTX ISA, barrier.cluster ("barrier.cluster.wait instruction causes the
+// executing thread to wait for all non-exited threads of the cluster to perform
+// barrier.cluster.arrive."; "Each thread must arrive at the barrier only once before the barrier
+// completes."; "After using barrier.cluster.wait to detect completion of the barrier, a thread may
+// immediately arrive at the barrier once again."). The model asks more than the ISA's letter:
+// a second arrive before the thread's own wait is misuse
 // even after the instance completed, and so is a wait with no arrive (no ISA sentence for it).
 // Pure functions over one State per cluster; the per-thread part (has this agent arrived, in
 // which instance) is a Ticket the caller keeps.
@@ -38,12 +38,25 @@ struct Result {
 };
 
 // An agent of `threads` threads arrives; `expected` is the number of
-// non-exited threads of the cluster. Arriving twice without a wait is misuse.
+// non-exited threads of the cluster (PTX ISA, barrier.cluster: "When all
+// non-exited threads in the cluster have executed barrier.cluster.arrive, the
+// barrier completes and is automatically reinitialized."). Arriving twice
+// without a wait is `cluster_barrier_misuse`: "Each thread must arrive at the
+// barrier only once before the barrier completes."; the ISA allows the next
+// arrive "After using barrier.cluster.wait to detect completion of the barrier",
+// and the model asks for that wait even where the instance has completed.
 [[nodiscard]] Result arrive(State s, Ticket t, std::uint32_t threads, std::uint32_t expected);
-// Enabled once the instance the ticket joined has completed. Waiting without
-// having arrived is misuse.
+// Enabled once the instance the ticket joined has completed (PTX ISA,
+// barrier.cluster: "barrier.cluster.wait instruction causes the executing thread
+// to wait for all non-exited threads of the cluster to perform
+// barrier.cluster.arrive."). Waiting without having arrived is
+// `cluster_barrier_misuse`: no ISA sentence says so (see above).
 [[nodiscard]] Result wait(State s, Ticket t);
-// A thread exits: the instance in progress may now be complete.
+// A thread exits: the instance in progress may now be complete. PTX ISA, exit:
+// "As threads exit, barriers waiting on all threads are checked to see if the
+// exiting threads are the only threads that have not yet made it to ... a
+// barrier.cluster for all threads in the cluster. If the exiting threads are
+// holding up the barrier, the barrier is released."
 [[nodiscard]] Result on_exit(State s, std::uint32_t expected);
 
 }  // namespace pc::spec::cluster

@@ -10,7 +10,7 @@
 
 namespace pc::spec::named {
 
-inline constexpr int num_ids = 16;  // PTX ISA, bar: "Each CTA instance has sixteen barriers numbered 0..15"
+inline constexpr int num_ids = 16;  // PTX ISA, "bar, barrier": "Each CTA instance has sixteen barriers numbered 0..15."
 inline constexpr int warp_size = 32;
 
 enum class Red : std::uint8_t { none, popc, and_, or_ };
@@ -44,30 +44,47 @@ struct ArriveArgs {
   bool id0_whole_cta = true; // the kernel also uses barrier 0 for the whole CTA (__syncthreads, or an id-0 barrier with no count)
 };
 
-// Checks of the operands (PTX ISA, bar: id range, "a ... with value 0 through 15"; "When specifying
-// a thread count, the value must be a multiple of the warp size"; id 0 is the barrier of
-// __syncthreads, CUDA C++ Programming Guide, "Synchronization Functions", so a partial count on
-// it clashes with the __syncthreads of the CTA: only when the kernel has one, since PTX allows
-// any warp-multiple count on barrier 0).
+// Checks of the operands. PTX ISA, "bar, barrier":
+//  - `named_id_out_of_range`: "Source operand a specifies a logical barrier resource as an immediate
+//    constant or register with value 0 through 15."
+//  - `named_count_not_warp_multiple`: "When specifying a thread count, the value must be a multiple of
+//    the warp size." With no count (b absent, or 0 here) the check is made of the CTA's thread count,
+//    which the ISA does not ask: "If no thread count is specified, all threads in the CTA participate
+//    in the barrier." A count of 0 is taken as no count, though "a non-zero thread count is required
+//    for barrier{.cta}.arrive" (the parser refuses a bar_arrive written without one).
+//  - `named_id0_clash`: id 0 is the barrier of __syncthreads (CUDA C++ Programming Guide,
+//    "Synchronization Functions"), so a partial count on it clashes with the __syncthreads of the
+//    CTA: only when the kernel has one. No PTX ISA sentence forbids it: PTX allows any warp-multiple
+//    count on barrier 0.
 [[nodiscard]] Violation check_operands(const ArriveArgs& a);
 
 // The arrival part of bar.sync, bar.arrive and bar.red: adds the agent's threads;
-// the instance completes when `count` threads have arrived ("when a barrier
-// completes, the waiting threads are restarted without delay, and the barrier
-// is reinitialized so that it can be immediately reused").
+// the instance completes when `count` threads have arrived (PTX ISA, "bar, barrier":
+// "When a barrier completes, the waiting threads are restarted without delay, and
+// the barrier is reinitialized so that it can be immediately reused.").
 // With no count, the instance waits for the CTA's threads that have not
-// exited (PTX ISA, bar/barrier: with no b operand "all threads in the CTA
-// participate"; exited threads are not waited for, as barrier.cluster says of
-// "all non-exited threads", and the H100 does for bar.sync 0).
+// exited ("If no thread count is specified, all threads in the CTA participate in
+// the barrier."; PTX ISA, exit: "If the exiting threads are holding up the
+// barrier, the barrier is released."; the H100 does so for bar.sync 0).
+// Violations, besides check_operands():
+//  - `named_red_mixed`: "barrier{.cta}.red should not be intermixed with
+//    barrier{.cta}.sync or barrier{.cta}.arrive using the same active barrier.
+//    Execution in this case is unpredictable."
+//  - `named_count_mismatch`, an arrive whose thread count differs from the
+//    instance's in progress: no ISA sentence says so; the nearest is "Different
+//    warps may execute different forms of the barrier{.cta} instruction using the
+//    same barrier name and thread count". Also more threads than the count: "Care
+//    must be taken to keep a warp from executing more barrier{.cta} instructions
+//    than intended ... prior to the reset of the barrier."
 [[nodiscard]] Result arrive(State s, const ArriveArgs& a);
 
 // The arrival of `warps` warps of one agent (a warp group, a role of W
-// warps), `a.threads` threads in all. The barrier counts threads and each
-// warp's arrive is its own (PTX ISA bar/barrier: "the barrier{.cta}
-// instruction causes executing thread[s] to wait" and the instance
-// completes when "the number of threads specified by b" have arrived, after
-// which it "is reinitialized so that it can be immediately reused"); a
-// warp's threads arrive together (.aligned: "all threads in the warp").
+// warps), `a.threads` threads in all. The barrier counts threads ("Operand b
+// specifies the number of threads participating in the barrier.") and each
+// warp's arrive is its own, its threads arriving together (PTX ISA, "bar,
+// barrier": "barrier{.cta} instruction causes executing thread to wait for all
+// non-exited threads from its warp and marks warps' arrival at barrier."); the
+// completed instance "is reinitialized so that it can be immediately reused".
 // Where the warps fit in the instance in progress, this is one arrive of
 // their total (no warp but the last can complete it: the order of the
 // others changes nothing). Where they do not, the warps up to the one that
@@ -87,12 +104,21 @@ struct WarpsResult {
 [[nodiscard]] WarpsResult arrive_warps(State s, const ArriveArgs& a, int warps);
 
 // A thread group of the CTA exited: an instance without count in progress
-// completes when every thread still live has arrived (`live`).
+// completes when every thread still live has arrived (`live`). PTX ISA, exit:
+// "As threads exit, barriers waiting on all threads are checked to see if the
+// exiting threads are the only threads that have not yet made it to a
+// barrier{.cta} for all threads in the CTA ... If the exiting threads are
+// holding up the barrier, the barrier is released."
 [[nodiscard]] Result on_exit(State s, int live);
 
 // The waiting part of bar.sync / bar.red: enabled once the instance the thread
-// joined (`joined` = the observed value of arrive) has completed. For bar.red
-// the observed value is the reduction result, computed over the agent's threads.
+// joined (`joined` = the observed value of arrive) has completed (PTX ISA, "bar,
+// barrier": "the barrier{.cta}.red and barrier{.cta}.sync instructions causes
+// executing thread to wait for non-exited threads of all other warps participating
+// in the barrier to arrive"). For bar.red the observed value is the reduction
+// result, computed over the agent's threads ("Once the barrier count is reached,
+// the final value is written to the destination register in all threads waiting
+// at the barrier.").
 [[nodiscard]] Outcome wait(const State& s, std::uint32_t joined, Red red, int threads);
 
 }  // namespace pc::spec::named

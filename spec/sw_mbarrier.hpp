@@ -80,8 +80,10 @@ struct Fields {
   return static_cast<std::uint32_t>(word >> phase_shift & 1u);
 }
 
-// Same range as mbarrier.init and the arrive count (PTX ISA, mbarrier.init,
-// mbarrier.arrive): 1..2^20-1.
+// Same range as mbarrier.init and the arrive count: 1..2^20-1. PTX ISA,
+// mbarrier.init: "The valid range of values for the operand count is [1, ...,
+// 2^20 - 1]."; mbarrier.arrive: "The value of the operand count must be in the
+// range as specified in Contents of the mbarrier object."
 [[nodiscard]] constexpr PC_HOST_DEVICE bool valid_count(std::int64_t count) {
   return count >= 1 && count <= max_count;
 }
@@ -92,8 +94,11 @@ struct Fields {
 }
 
 // The arrive is defined (the spec reports no violation) when the count is in
-// range and does not exceed the pending arrivals; over-arrival is
-// arrival_underflow in the spec (docs/spec.md, "Open points").
+// range (valid_count above) and does not exceed the pending arrivals;
+// over-arrival is arrival_underflow in the spec (docs/spec.md, "Open points"):
+// no PTX ISA sentence names it beyond "Contents of the mbarrier object", whose
+// valid range of the pending arrival count starts at 0; the H100 faults
+// (harness tests over_arrival, over_arrival_second).
 [[nodiscard]] constexpr PC_HOST_DEVICE bool arrive_valid(std::uint64_t word, std::int64_t count) {
   return valid_count(count) && count <= pending(word);
 }

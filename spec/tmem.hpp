@@ -29,8 +29,8 @@ inline constexpr int max_cta_group = 2;
 // tensor-memory declaration of the kernel.
 inline constexpr int max_allocations = 32;
 
-// tcgen05.alloc nCols: "must be a power of 2" and "must be within the range [32, 512]"
-// (PTX ISA tcgen05.alloc).
+// tcgen05.alloc nCols. PTX ISA tcgen05.alloc: "The number of columns must be a
+// power of 2. The operand nCols must be within the range [32, 512]."
 [[nodiscard]] constexpr bool valid_alloc_columns(std::int64_t n) {
   return n >= 32 && n <= columns && (n & (n - 1)) == 0;
 }
@@ -66,12 +66,14 @@ struct Result {
 //    tcgen05.relinquish_alloc_permit": `tmem_misuse`;
 //  - a declaration that is already allocated: the model holds one live
 //    allocation per declaration (its address), and a second one would lose
-//    the first, which then cannot be deallocated: `tmem_misuse`;
+//    the first, which then cannot be deallocated: `tmem_misuse` (the model's
+//    limit; no ISA sentence forbids a second allocation);
 //  - more columns than the CTA's previous allocation (grows() below):
 //    `tmem_misuse`;
-//  - fewer free columns than asked: "tcgen05.alloc blocks if the requested
-//    amount of Tensor Memory is not available and unblocks as soon as the
-//    requested amount ... becomes available".
+//  - fewer free columns than asked: "The tcgen05.alloc blocks if the
+//    requested amount of Tensor Memory is not available and unblocks as soon
+//    as the requested amount of Tensor Memory becomes available for
+//    allocation."
 // PTX ISA tcgen05.alloc: "The number of columns allocated should not increase
 // between any two allocations in the execution order within the CTA." The
 // model reads "should not" as a requirement (docs/spec.md, tensor memory).
@@ -95,16 +97,22 @@ struct Result {
   return {c, Outcome{}};
 }
 
-// tcgen05.relinquish_alloc_permit: no later tcgen05.alloc in the CTA.
+// tcgen05.relinquish_alloc_permit: no later tcgen05.alloc in the CTA (PTX ISA
+// tcgen05.alloc: "Instruction tcgen05.relinquish_alloc_permit specifies that the
+// CTA of the executing thread is relinquishing the right to allocate Tensor
+// Memory."; alloc() above reports the later alloc).
 [[nodiscard]] constexpr Cta relinquish(Cta c) {
   c.relinquished = true;
   return c;
 }
 
-// An access of allocation `which` needs it live: "The Tensor Memory is dynamically
-// allocated" and an address is one that tcgen05.alloc returned (PTX ISA
-// "Tensor Memory", "Allocation"); an access before the allocation or after
-// its tcgen05.dealloc is `tmem_unallocated`.
+// An access of allocation `which` needs it live: PTX ISA "Tensor Memory
+// Allocation": "The Tensor Memory is dynamically allocated. The Tensor Memory
+// must be allocated by a single warp in a CTA using the Tensor Memory Allocation
+// and Management Instructions."; an address is one tcgen05.alloc wrote ("writes
+// the address of the allocated Tensor Memory into shared memory", PTX ISA
+// tcgen05.alloc). An access before the allocation or after its tcgen05.dealloc
+// is `tmem_unallocated`: no ISA sentence names such an access undefined.
 [[nodiscard]] constexpr Violation use(const Cta& c, int which) {
   return (c.allocated >> which & 1u) ? Violation::none : Violation::tmem_unallocated;
 }
@@ -120,7 +128,11 @@ struct Result {
 // sure that peer CTA is launched and its warps eventually participate in
 // collective operations"; tcgen05.mma, .cp and .commit are issued by "a
 // single thread from the CTA-Pair" and "the peer CTA should be active and
-// should not have exited". The pair's accumulator is split between the two
+// should not have exited". tcgen05.dealloc with .cta_group::2: "issuing warp and
+// peer CTA warp must synchronize Tensor Memory accesses before attempting to
+// collectively deallocate the Tensor Memory" and "tcgen05.dealloc may block to
+// collectively performs the deallocation with the other peer CTA's warp".
+// The pair's accumulator is split between the two
 // CTAs' tensor memory at the same columns, so an MMA writes both.
 //
 // The model takes no rendezvous (docs/spec.md, "The CTA pair's collectives";
@@ -141,14 +153,16 @@ struct Result {
 //    collective ahead of its peer: a next alloc or relinquish waits until
 //    the peer's warp has joined the last (the ISA's "could block"); a
 //    dealloc issued while the peer has not joined its CTA's last collective
-//    is `tmem_misuse` (a dealloc before the peer's alloc completed failed
-//    every time, NVIDIA/cutlass#3435).
+//    is `tmem_misuse` (no ISA sentence: a dealloc before the peer's alloc
+//    completed failed every time, NVIDIA/cutlass#3435).
 //  - The peer's warps must eventually participate: the first half of a
 //    collective whose peer CTA has exited, and a CTA exiting while its
 //    peer's collective waits for its half, are `tmem_misuse`.
 
 // The peer of CTA `cta`: the CTA pair is two CTAs whose %cluster_ctarank
-// differ only in bit 0 (PTX ISA, tcgen05 "CTA Pair").
+// differ only in bit 0 (PTX ISA, tcgen05 "CTA Pair": "Any 2 CTAs within the
+// cluster whose %cluster_ctarank differs by the last bit only is said to form a
+// CTA pair.").
 [[nodiscard]] constexpr int peer(int cta) { return cta ^ 1; }
 
 struct PairResult {
@@ -159,7 +173,13 @@ struct PairResult {
 
 // The issue of `op` on allocation `which` (`cols` columns) by a warp of the
 // CTA whose state is `mine`, whose peer CTA is `peer` (`peer_exited`: all of
-// its threads have exited).
+// its threads have exited). Its violations, and the sentences they rest on,
+// are listed above: a first half whose peer CTA has exited ("the issuing warp
+// must make sure that peer CTA is launched and its warps eventually
+// participate in collective operations"), halves that do not match ("one warp
+// from each of the peer CTAs must collectively perform the allocation and
+// de-allocation", PTX ISA tcgen05.alloc), a dealloc ahead of the peer (no ISA
+// sentence), and those of alloc() and dealloc().
 [[nodiscard]] constexpr PairResult pair_issue(Cta mine, Cta peer, bool peer_exited, PairOp op, int which, std::int64_t cols) {
   if (mine.pair != PairOp::none)
     return {mine, peer, op == PairOp::dealloc ? Outcome::fail(Violation::tmem_misuse) : Outcome::blocked()};
@@ -192,7 +212,9 @@ struct PairResult {
 }
 
 // The last thread of a CTA exits: its peer's warp issued a collective whose
-// half this CTA never will.
+// half this CTA never will (`tmem_misuse`; PTX ISA tcgen05.alloc: "the issuing
+// warp must make sure that peer CTA is launched and its warps eventually
+// participate in collective operations").
 [[nodiscard]] constexpr Violation pair_exit(const Cta& peer) {
   return peer.pair != PairOp::none ? Violation::tmem_misuse : Violation::none;
 }
@@ -202,8 +224,10 @@ struct PairResult {
 // tcgen05.relinquish_alloc_permit). A kernel's tcgen05 instruction with
 // `cta_group` `value` after one with `first`: `tmem_misuse` where they
 // differ. tcgen05.commit tracks only the operations of its own .cta_group
-// ("tcgen05.commit.cta_group::1 ... tracks ... .cta_group::1"), so a
-// mixed kernel is not only illegal: its commits may not track its MMAs.
+// (PTX ISA tcgen05.commit: "The instruction tcgen05.commit.cta_group::1 tracks
+// for the completion of all prior asynchronous tcgen05 operations with
+// .cta_group::1 issued by the current thread."), so a mixed kernel is not only
+// illegal: its commits may not track its MMAs.
 [[nodiscard]] constexpr Violation same_cta_group(int first, int value) {
   return first == value ? Violation::none : Violation::tmem_misuse;
 }
@@ -214,9 +238,14 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 // Whether an operation's tensor-memory accesses are ordered after the same
 // thread's earlier accesses in its async unit (the MMA unit holds a thread's
 // tcgen05.mma and tcgen05.cp). PTX ISA, tcgen05 memory consistency model,
-// "Pipelined tcgen05 instructions": the pairs tcgen05.mma -> tcgen05.mma
-// (same shape and accumulator) and tcgen05.cp -> tcgen05.mma execute in
-// issue order. So an MMA is ordered after them; a tcgen05.cp is not ordered
+// "Pipelined tcgen05 instructions": "some specific pairs of the asynchronous
+// tcgen05 instructions form tcgen05 pipelines, where in the two asynchronous
+// operations are guaranteed to execute in the same order as the instructions
+// that issued them", among them "tcgen05.mma.cta_group::N ->
+// tcgen05.mma.cta_group::N (same N and accumulator and shape)" and
+// "tcgen05.copy.cta_group::N -> tcgen05.mma.cta_group::N (same N)". So an MMA
+// is ordered after them (the model does not follow the accumulator and
+// shape); a tcgen05.cp is not ordered
 // after an earlier MMA (no such pair), nor are ld/st after anything of their own.
 // tcgen05.shift (PTX ISA tcgen05.shift: "an asynchronous instruction which
 // initiates the shifting of 32-byte elements downwards across all the rows,
@@ -230,8 +259,10 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 [[nodiscard]] constexpr bool after_own_unit(Async later) { return later == Async::mma; }
 
 // What tcgen05.fence::before_thread_sync orders before the fencing thread's
-// later synchronization (PTX ISA tcgen05.fence: "orders all the prior
-// asynchronous tcgen05 operations" before it): its tcgen05.ld and tcgen05.st,
+// later synchronization (PTX ISA tcgen05, "Specialized Inter-thread
+// Synchronization for tcgen05 instructions": "An asynchronous tcgen05 operation
+// prior to a tcgen05.fence::before_thread_sync is ordered before all subsequent
+// tcgen05 and the execution ordering operations."): its tcgen05.ld and tcgen05.st,
 // which it then releases with the thread's next arrive or bar. An MMA's and a
 // tcgen05.cp's accesses are ordered by their tcgen05.commit instead (its
 // mbarrier arrival is the only completion the ISA gives them).
@@ -241,9 +272,11 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 // lane: lanes write tensor memory only through tcgen05.alloc (tcgen05.st is
 // an access of the agent's tensor-memory unit, not of its lanes), so the
 // access is not ordered after the allocation that gave it its address:
-// `tmem_unallocated` (PTX ISA "Tensor Memory", "Allocation": an address is
-// one tcgen05.alloc wrote to shared memory; using it needs that write
-// observed). Any other conflict is the race the hb rules name.
+// `tmem_unallocated` (PTX ISA tcgen05.alloc "writes the address of the
+// allocated Tensor Memory into shared memory at the location specified by
+// address operand dst", and "The store operation in tcgen05.alloc is treated as
+// a weak memory operation in the Memory Consistency Model": using the address
+// needs that write observed). Any other conflict is the race the hb rules name.
 [[nodiscard]] constexpr Violation conflict(bool earlier_is_lane_write) {
   return earlier_is_lane_write ? Violation::tmem_unallocated : Violation::none;
 }
@@ -251,7 +284,8 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 // "All of the Tensor Memory that was allocated using tcgen05.alloc
 // instruction in a kernel, must be explicitly deallocated using
 // tcgen05.dealloc before the kernel exits" (PTX ISA tcgen05.alloc): a CTA whose
-// threads have all exited with columns allocated is `tmem_not_deallocated`.
+// threads have all exited with columns allocated is `tmem_not_deallocated`
+// (checked at the CTA's exit, not the kernel's).
 [[nodiscard]] constexpr Violation cta_exit(const Cta& c) {
   return c.allocated != 0 ? Violation::tmem_not_deallocated : Violation::none;
 }
