@@ -252,6 +252,19 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     }
     for (int slot = 0; slot < p_.named_used; ++slot) writes(set, named_base_ + cta * p_.named_used + slot);
   };
+  // The tensor maps (`tensormap`): a TMA copy's `map` is read at its issue;
+  // an acquire proxy fence reads what the release fences marked on its map,
+  // a release fence (and tensormap.cp_fenceproxy's) marks every map's
+  // accesses the thread knows (spec::sync_order, "Tensor maps").
+  if (op.code == OpCode::fence_proxy_tensormap || op.code == OpCode::tensormap_cp_fenceproxy) {
+    if (op.code == OpCode::fence_proxy_tensormap && op.tmap.object >= 0) return buf_in(op.tmap, cta, false, false);
+    for (std::size_t b = 0; b < p_.tensormap_buffer.size(); ++b)
+      if (p_.tensormap_buffer[b]) writes(set, buf_base_ + static_cast<int>(b));
+    if (op.code == OpCode::fence_proxy_tensormap) return;
+    buffers(false, false);
+    return;
+  }
+  if (op.tmap.object >= 0) buf_in(op.tmap, cta, false, false);
   switch (ir::op_footprint(op.code)) {
     case ir::Footprint::access:
       // In a role split per warp, the warp group's four warps join one

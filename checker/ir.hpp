@@ -77,6 +77,9 @@ struct BufferDecl {
   Space space = Space::shared;
   std::int64_t cols = 0;     // tensor memory: columns of one element
   Alias alias;
+  // `tensormap NAME[n]`: a tensor map (CUtensorMap, 128 bytes) in global
+  // memory, which TMA copies read through the tensormap proxy (`map`).
+  bool tensormap = false;
 };
 
 struct MbarrierDecl {
@@ -120,6 +123,8 @@ struct Op {
   ExprId mask = no_expr;      // syncwarp, elect_sync: the member mask (absent: the whole warp)
   Ref tmem;                   // tensor-memory destination (tcgen05_mma `into`, tcgen05_cp) or allocation (alloc/dealloc)
   Ref global;                 // global memory: a TMA load's source (`from`), a TMA store's destination (`to`); object -1: none
+  Ref tmap;                   // a tensor map: what a TMA copy reads through the tensormap proxy (`map`), or what
+                              // fence_proxy_tensormap acquire names; object -1: none
   int token_var = -1;         // wait/test_wait/pending_count by token: the variable holding it
   int dest_var = -1;          // variable receiving what the operation observed (test_wait, tokens, bar_red)
   Sem sem = Sem::standard;

@@ -134,7 +134,8 @@ enum class PhaseTerm : std::uint8_t { none, arrive, arrive_expect_tx, expect_tx,
 //   sem             [release|relaxed]
 enum class Operands : std::uint8_t {
   none, buffers, buffer, tmem_buffers, init, arrive, tx, wait, token, barrier, named, named_red, waitcnt, tma_load, count,
-  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, scope_restrict, sem, proxy_space, warp_mask
+  cp_async_arrive, async_store, mma, regs, tmem_alloc, tmem_cp, tmem_pair, clc_request, commit, pair, scope, scope_restrict, sem, proxy_space, warp_mask,
+  tensormap_fence, tensormap_copy
 };
 
 // Flags (the `flags` column, or-ed).
@@ -279,6 +280,10 @@ inline constexpr std::string_view aligned_rule =
   X(griddep_wait, "griddep_wait", control, agent, nvidia, 90, grid_wait, none, none, none, opf::may_block | opf::no_bmc, "")     \
   /* fences */                                                                                                        \
   X(fence_proxy_async, "fence_proxy_async", fence, any, nvidia, 90, own, none, none, proxy_space, opf::none, "[global|shared_cta|shared_cluster|release|acquire]") \
+  X(fence_proxy_tensormap, "fence_proxy_tensormap", fence, any, nvidia, 90, access, none, none, tensormap_fence, opf::no_bmc,    \
+    "release | acquire TMAP[i]")                                                                                       \
+  X(tensormap_cp_fenceproxy, "tensormap_cp_fenceproxy", fence, aligned, nvidia, 90, access, read, none, tensormap_copy,   \
+    opf::no_bmc, "BUF[i] to TMAP[j]")                                                                                  \
   X(fence_acq_rel, "fence_acq_rel", fence, any, nvidia, 70, own, none, none, scope, opf::no_bmc, "cta|cluster")                       \
   X(fence_release, "fence_release", fence, any, nvidia, 90, own, none, none, scope_restrict, opf::no_bmc, "cta|cluster [shared_cta]") \
   X(fence_acquire, "fence_acquire", fence, any, nvidia, 90, own, none, none, scope_restrict, opf::no_bmc, "cta|cluster [shared_cluster]") \
@@ -357,6 +362,8 @@ inline constexpr int op_count = static_cast<int>(sizeof op_table / sizeof op_tab
     case OpCode::fence_proxy_async:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
+    case OpCode::fence_proxy_tensormap:
+    case OpCode::tensormap_cp_fenceproxy:
     case OpCode::tma_load:
     case OpCode::tma_store:
     case OpCode::tma_reduce:

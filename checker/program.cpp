@@ -311,7 +311,12 @@ void instantiate_declarations(Program& p, const ir::Kernel& k) {
     if (p.ctas > 1)
       for (int c = 0; c < p.ctas; ++c) p.tmem_buffer[static_cast<std::size_t>(p.start_buffer(c))] = 1;
   }
-
+  p.tensormap_buffer.clear();
+  for (std::size_t d = 0; d < k.buffers.size(); ++d)
+    if (k.buffers[d].tensormap) {
+      p.tensormap_buffer.resize(static_cast<std::size_t>(p.mem_buffers()), 0);
+      for (int e = 0; e < k.buffers[d].size; ++e) p.tensormap_buffer[static_cast<std::size_t>(p.buffer_at(0, static_cast<int>(d), e))] = 1;
+    }
 }
 
 // The agents, CTA by CTA, role by role, instance by instance, and their
@@ -362,6 +367,15 @@ void instantiate_agents(Program& p, const ir::Kernel& k) {
       throw KernelError("the model holds at most " + std::to_string(spec::hb::max_threads) +
                             " threads of happens-before (two per warp and four per agent); this kernel needs more",
                         k.loc);
+  }
+  // The host's writes of the tensor maps before the launch: a thread of
+  // happens-before of their own (Stepper::initial).
+  if (std::any_of(k.buffers.begin(), k.buffers.end(), [](const ir::BufferDecl& b) { return b.tensormap; })) {
+    if (threads + 1 > spec::hb::max_threads)
+      throw KernelError("the model holds at most " + std::to_string(spec::hb::max_threads) +
+                            " threads of happens-before, one of them the host's with tensor maps; this kernel needs more",
+                        k.loc);
+    p.host_thread = threads;
   }
   if (k.cta_threads > 0)
     for (int& t : p.cta_threads) t = k.cta_threads;
@@ -539,6 +553,7 @@ std::string Program::access_name(std::uint8_t t, bool every) const {
 }
 
 std::string Program::thread_name(std::uint8_t t) const {
+  if (t == host_thread) return "the host (before the launch)";
   for (const AgentInfo& a : agents) {
     if (!a.hb.owns(t)) continue;
     const int i = t - a.hb.base;

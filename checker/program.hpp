@@ -116,6 +116,14 @@ struct Program {
   // Event: the tcgen05 ordering; spec::sync_order::cta_start_known).
   std::vector<std::uint8_t> tmem_buffer;
   [[nodiscard]] std::span<const std::uint8_t> tmem_buffers() const { return tmem_buffer; }
+  // Per hb::Memory buffer, 1 for a tensor map (`tensormap`; empty in a kernel
+  // with none): the buffers whose events' `after_async` is the tensormap
+  // proxy's ordering (spec::sync_order::tensormap_release), which
+  // fence.proxy.async does not reach. `host_thread`: the thread of
+  // happens-before, no agent's, that wrote them before the launch (-1: none).
+  std::vector<std::uint8_t> tensormap_buffer;
+  [[nodiscard]] std::span<const std::uint8_t> tensormap_buffers() const { return tensormap_buffer; }
+  int host_thread = -1;
   bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
   bool has_values = false;                  // some write stores a value, or some read returns one (State::values)
   bool id0_whole_cta = false;               // some op uses barrier 0 for the whole CTA (syncthreads, or id 0 (or an id not known) with no count)

@@ -53,6 +53,11 @@ State Stepper::initial() const {
       if (first >= 0)
         so::cta_starts(s.mem, p_.start_buffer(c), p_.agents[static_cast<std::size_t>(first)].hb.leader(), p_.cta_hb_threads(c));
     }
+  if (p_.host_thread >= 0) {
+    spec::hb::Threads lanes = 0;
+    for (const AgentInfo& a : p_.agents) lanes |= a.all_lanes;
+    so::tensormaps_at_launch(s.mem, p_.tensormap_buffers(), static_cast<std::uint8_t>(p_.host_thread), lanes);
+  }
   return s;
 }
 

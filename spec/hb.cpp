@@ -436,10 +436,27 @@ void consume(Memory& m, int buf, Threads by) {
   }
 }
 
-void proxy_fence(Memory& m, Threads by, int first_buf, int end_buf) {
+void proxy_fence(Memory& m, Threads by, int first_buf, int end_buf, std::span<const std::uint8_t> skip) {
   const int end = end_buf < 0 ? m.buffers : end_buf;
   for (Event& e : m.events)
-    if (e.buf >= first_buf && e.buf < end) e.after_async |= e.after & by;
+    if (e.buf >= first_buf && e.buf < end && !(e.buf < skip.size() && skip[e.buf])) e.after_async |= e.after & by;
+}
+
+// Only the generic writes of a tensor map matter to the tensormap proxy's
+// reads (Check: an async-proxy read conflicts with generic writes only); an
+// async-proxy event keeps `after_async` equal to `after` (mirror).
+void tensormap_release(Memory& m, Threads by, std::span<const std::uint8_t> tmaps, std::uint8_t mark) {
+  for (Event& e : m.events)
+    if (e.buf < tmaps.size() && tmaps[e.buf] && e.write && e.proxy == Proxy::generic && (e.after & by) != 0)
+      e.after_async |= bit(mark);
+}
+
+void tensormap_acquire(Memory& m, Threads by, int buf, std::uint8_t mark) {
+  const auto [lo, hi] = range(m, buf);
+  for (std::size_t i = lo; i < hi; ++i) {
+    Event& e = m.events[i];
+    if (e.write && e.proxy == Proxy::generic && (e.after_async & bit(mark))) e.after_async |= e.after & by;
+  }
 }
 
 }  // namespace pc::spec::hb

@@ -392,7 +392,22 @@ void consume(Memory& m, int buf, Threads by);
 // fence.proxy.async by the threads `by`: the generic accesses they know become
 // known to the async proxy through them (PTX ISA, membar/fence).
 // `first_buf`/`end_buf` restrict it to a range of buffers (fence.mbarrier_init
-// orders only mbarrier initialisations); by default every buffer.
-void proxy_fence(Memory& m, Threads by, int first_buf = 0, int end_buf = -1);
+// orders only mbarrier initialisations); by default every buffer, less those
+// marked in `skip` (the tensor maps, whose proxy is the tensormap proxy).
+void proxy_fence(Memory& m, Threads by, int first_buf = 0, int end_buf = -1, std::span<const std::uint8_t> skip = {});
+// The tensormap proxy (PTX ISA, "Proxies": a tensor map is read by
+// cp.async.bulk.tensor through it). For an event of a tensor map (marked in
+// `tmaps`), `after_async` holds the threads whose tensormap-proxy reads are
+// ordered after it, and the bit of thread `mark` (the host's, no agent's)
+// that a release proxy fence followed it: "A .release proxy fence can form a
+// release sequence that synchronizes with an acquire sequence that contains
+// a .acquire proxy fence" (membar/fence), so a reader needs both.
+// fence.proxy.tensormap::generic.release by the threads `by`: the accesses
+// of tensor maps they know are released to the tensormap proxy.
+void tensormap_release(Memory& m, Threads by, std::span<const std::uint8_t> tmaps, std::uint8_t mark);
+// fence.proxy.tensormap::generic.acquire [buf] by the threads `by`: the
+// released accesses of tensor map `buf` they know are ordered before their
+// later tensormap-proxy reads.
+void tensormap_acquire(Memory& m, Threads by, int buf, std::uint8_t mark);
 
 }  // namespace pc::spec::hb

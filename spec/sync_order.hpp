@@ -106,19 +106,62 @@ inline void fence_acq_rel(hb::Memory& m, hb::Threads lanes, ordering::Scope scop
 // what the lanes know of the generic proxy's accesses in the fence's state
 // space, the async proxy knows through them. `own` gives the CTA's data
 // buffers and mbarrier objects (their pseudo-buffers) as index ranges.
+// `tensormaps`: the tensor maps (per buffer, 1 for one), which no
+// fence.proxy.async reaches: theirs is the tensormap proxy, "fence.proxy.tensormap::generic"
+// (PTX ISA membar/fence; tensormap_release below).
 struct CtaMemory {
   int first_buf, end_buf, first_mbar, end_mbar;
+  std::span<const std::uint8_t> tensormaps = {};
 };
 inline void proxy_fence(hb::Memory& m, hb::Threads lanes, ordering::ProxySpace space, const CtaMemory& own) {
   switch (space) {
     case ordering::ProxySpace::all:
-    case ordering::ProxySpace::shared_cluster: hb::proxy_fence(m, lanes); return;
+    case ordering::ProxySpace::shared_cluster: hb::proxy_fence(m, lanes, 0, -1, own.tensormaps); return;
     case ordering::ProxySpace::shared_cta:
-      hb::proxy_fence(m, lanes, own.first_buf, own.end_buf);
+      hb::proxy_fence(m, lanes, own.first_buf, own.end_buf, own.tensormaps);
       hb::proxy_fence(m, lanes, own.first_mbar, own.end_mbar);
       return;
     case ordering::ProxySpace::global: return;  // no shared memory
   }
+}
+
+// --- Tensor maps: the tensormap proxy ---------------------------------------------
+
+// A tensor map in global memory (128 bytes) is read by cp.async.bulk.tensor
+// through the tensormap proxy (PTX ISA, "Proxies"). Its writes reach that
+// proxy through a release and an acquire proxy fence, the uni-directional
+// fence.proxy.tensormap::generic (membar/fence: "A .release proxy fence can
+// form a release sequence that synchronizes with an acquire sequence that
+// contains a .acquire proxy fence"); the host's, before the launch, through
+// an acquire alone: the CUDA API's synchronization takes part in
+// proxy-preserved base causality order "except for the tensormap-proxy which
+// is not acquired from generic-proxy at CUDA Kernel start and must therefore
+// be acquired explicitly using fence.proxy.tensormap::generic.acquire when
+// needed" (Memory Consistency Model, "Synchronizes-with"). The host's writes
+// are an event of thread `host` whose release has happened (Stepper::initial).
+// fence.proxy.tensormap::generic.release by `lanes`, and the fence of
+// tensormap.cp_fenceproxy after its copy (its qualifiers
+// `.tensormap::generic.release.scope`, "fence_qualifiers", are this fence:
+// PTX ISA tensormap.cp_fenceproxy): every tensor map's accesses they know are
+// released to the tensormap proxy.
+inline void tensormap_release(hb::Memory& m, hb::Threads lanes, std::span<const std::uint8_t> tensormaps, std::uint8_t host) {
+  hb::tensormap_release(m, lanes, tensormaps, host);
+}
+// The host's writes of the tensor maps before the launch: known to every
+// thread of the kernel, `lanes`, in the generic proxy (the launch
+// synchronizes with the kernel's start), released and not acquired by the
+// tensormap proxy.
+inline void tensormaps_at_launch(hb::Memory& m, std::span<const std::uint8_t> tensormaps, std::uint8_t host, hb::Threads lanes) {
+  for (std::size_t b = 0; b < tensormaps.size(); ++b)
+    if (tensormaps[b]) hb::overwrite(m, static_cast<int>(b), host, lanes);
+  hb::tensormap_release(m, hb::bit(host), tensormaps, host);
+}
+// fence.proxy.tensormap::generic.acquire [map], 128 by `lanes`: what was
+// released of tensor map `buf` and they know is ordered before their later
+// tensormap-proxy reads (of that map only: "The address operand addr and the
+// operand size together specify the memory range").
+inline void tensormap_acquire(hb::Memory& m, hb::Threads lanes, int buf, std::uint8_t host) {
+  hb::tensormap_acquire(m, lanes, buf, host);
 }
 
 // --- Programmatic dependent launch ---------------------------------------------

@@ -19,7 +19,7 @@ namespace pc::spec {
   X(deadlock, "deadlock", error, "every live agent is blocked and no async event is pending")     \
   X(data_race, "data_race", error, "two accesses to one buffer, one a write, not ordered by happens-before") \
   X(proxy_race, "proxy_race", error,                                                               \
-    "a generic-proxy write reached by an async-proxy access with no fence.proxy.async between") \
+    "a generic-proxy write reached by an async-proxy access with no fence.proxy.async between (by a TMA copy's tensor-map read with no fence.proxy.tensormap release and acquire)") \
   X(uninitialized_barrier, "uninitialized_barrier", error, "use of an mbarrier that was never initialized") \
   X(invalidated_barrier, "invalidated_barrier", error, "use of an mbarrier after mbarrier.inval")   \
   X(reinit_live_barrier, "reinit_live_barrier", error, "mbarrier.init on a barrier that is live (not invalidated)") \

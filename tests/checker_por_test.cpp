@@ -192,6 +192,13 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   int grid_parsed = 0;
   for (int i = 0; i < 300; ++i) grid_parsed += agree(grid_kernel(rng), violations, verified, reduced);
   CHECK(grid_parsed > 250);
+  int tmap_parsed = 0;
+  const int tmap_verified = verified, tmap_violations = violations;
+  for (int i = 0; i < 300; ++i) tmap_parsed += agree(tensormap_kernel(rng), violations, verified, reduced);
+  CHECK(tmap_parsed > 250);
+  MESSAGE("tensor-map kernels: " << verified - tmap_verified << " verified, " << violations - tmap_violations << " with a violation");
+  CHECK(verified - tmap_verified >= tier::sample().scaled(20));  // 37 of 300 in the full tier
+  CHECK(violations - tmap_violations >= tier::sample().scaled(150));
   // The footprints of the reduction (checker/footprint.cpp) are checked against
   // the steps' execution by --check-reduction on these kernels: every
   // operation must occur in them, so that a footprint cannot drift unseen.

@@ -99,6 +99,12 @@ std::string prelude_for(ir::OpCode c) {
     p.replace(p.find("role r warpgroup:"), 17, "role r warp:");
     return p;
   }
+  // The tensor-map operations name the tensor maps M (in the line of R).
+  if (c == ir::OpCode::fence_proxy_tensormap || c == ir::OpCode::tensormap_cp_fenceproxy) {
+    std::string p = prelude;
+    p.replace(p.find("smem R[2] bytes 16"), 18, "tensormap M[2]");
+    return p;
+  }
   switch (ir::op_target(c)) {
     case ir::OpTarget::both:
     case ir::OpTarget::nvidia: return prelude;

@@ -321,6 +321,45 @@ inline std::string grid_kernel(std::mt19937& rng) {
   return k;
 }
 
+// Tensor maps (`tensormap`): written by the threads and by
+// tensormap_cp_fenceproxy, released and acquired with the tensormap proxy
+// fences (or, wrongly, with fence_proxy_async), read by TMA loads and stores
+// through `map`, with barriers between roles placed at random; the second
+// role sometimes has two interchangeable instances (symmetry, with the
+// host's thread of happens-before in the states it renames).
+inline std::string tensormap_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel tmapgen\nsmem a bytes 4096\nsmem s bytes 128\ntensormap m[2]\nmbarrier full count 1\n";
+  bool loaded = false;
+  for (int r = 0; r < 2; ++r) {
+    k += "role r" + std::to_string(r) + " warp" + (r == 1 && pick(2) ? " x 2" : "") + ":\n";
+    const int ops = 2 + pick(5);
+    for (int o = 0; o < ops; ++o) {
+      const std::string map = "m[" + std::to_string(pick(2)) + "]";
+      switch (pick(12)) {
+        case 0: k += "  one: write s\n  syncwarp\n  tensormap_cp_fenceproxy s to " + map + "\n"; break;
+        case 1: k += "  one: write " + map + "\n"; break;
+        case 2: k += "  one: read " + map + "\n"; break;
+        case 3: k += pick(2) ? "  fence_proxy_tensormap release\n" : "  one: fence_proxy_tensormap release gpu\n"; break;
+        case 4: k += pick(2) ? "  fence_proxy_tensormap acquire " + map + "\n" : "  one: fence_proxy_tensormap acquire " + map + " sys\n"; break;
+        case 5:
+          if (r == 0 && !loaded) {
+            loaded = true;
+            k += "  one: arrive_expect_tx full bytes 4096\n  one: tma_load a -> full map " + map + "\n";
+          } else {
+            k += "  wait full parity 0\n";
+          }
+          break;
+        case 6: k += "  one: tma_store a map " + map + "\n  one: commit_group\n  one: wait_group_read 0\n"; break;
+        case 7: k += "  fence_proxy_async\n"; break;
+        case 8: k += "  syncwarp\n"; break;
+        default: k += "  syncthreads\n"; break;
+      }
+    }
+  }
+  return k;
+}
+
 // Memory laid out with aliases: a buffer over part of a two-stage array
 // (where it lands and how long it is drawn at random, so it overlaps one
 // stage, both or only part of one), a buffer over the bytes of two

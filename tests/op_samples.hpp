@@ -77,6 +77,8 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cta";
     case OpCode::fence_release: return "fence_release cta";
+    case OpCode::fence_proxy_tensormap: return "fence_proxy_tensormap acquire M";
+    case OpCode::tensormap_cp_fenceproxy: return "tensormap_cp_fenceproxy A[0] to M";
     case OpCode::griddep_launch: return "one: griddep_launch";
     case OpCode::elect_sync: return "one: elect_sync mask 1";
     case OpCode::griddep_wait: return "griddep_wait";
@@ -158,6 +160,8 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::fence_acq_rel: return "fence_acq_rel cta";
     case OpCode::fence_sc: return "fence_sc cluster";
     case OpCode::fence_release: return "fence_release cluster shared_cta";
+    case OpCode::fence_proxy_tensormap: return "fence_proxy_tensormap acquire M[1] gpu";
+    case OpCode::tensormap_cp_fenceproxy: return "tensormap_cp_fenceproxy A[0] to M[1] sys";
     case OpCode::griddep_launch: return "griddep_launch";
     case OpCode::elect_sync: return "elect_sync mask 0xffffffff";
     case OpCode::griddep_wait: return "one: griddep_wait";
@@ -183,7 +187,8 @@ inline std::string kernel_with(const std::string& target, const std::string& stm
          "smem A[2] bytes 1024\n"
          "mbarrier full[2] count 1\n"
          "tmem T[2] cols 64\n"
-         "smem R bytes 16\n"
+         // (a statement of a tensor map has M instead of the responses R)
+         + std::string(stmt.find(" M") != std::string::npos ? "tensormap M\n" : "smem R bytes 16\n") +
          // wgmma is a warp group's; tcgen05.alloc one warp's.
          "role r " + (stmt.rfind("wgmma", 0) == 0 ? "warpgroup" : "warp") + ":\n"
          "  " + stmt + "\n" +

@@ -41,8 +41,18 @@ void Parser::check_spaces(const ir::Op& op) {
   // source and a TMA store's destination; one instance for every CTA.
   auto is_global = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].space == ir::Space::global; };
   const bool thread_access = op.code == OpCode::read || op.code == OpCode::write || op.code == OpCode::consume;
+  auto is_tmap = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].tensormap; };
+  if (op.code == OpCode::tensormap_cp_fenceproxy && !op.bufs.empty() && is_global(op.bufs[0]))
+    fail(op.bufs[0].loc, "tensormap_cp_fenceproxy copies from shared memory (tensormap.cp_fenceproxy.global.shared::cta): '" +
+                             name_of(op.bufs[0]) + "' is global memory");
   for (const ir::Ref& r : op.bufs) {
     if (!is_global(r)) continue;
+    // Tensor maps (`tensormap`): the threads read and write them
+    // (tensormap.replace on global memory); TMA copies read them through
+    // `map`, tensormap_cp_fenceproxy writes them.
+    if (!thread_access && is_tmap(r))
+      fail(r.loc, "'" + name_of(r) + "' is a tensor map: '" + kw + "' cannot access it (threads read and write it; a TMA copy "
+                      "reads it with 'map'; tensormap_cp_fenceproxy copies into it)");
     if (!thread_access)
       fail(r.loc, "'" + name_of(r) + "' is global memory: '" + kw + "' accesses shared memory here (a TMA load reads global "
                       "memory with 'from', a TMA store writes it with 'to')");
@@ -52,6 +62,12 @@ void Parser::check_spaces(const ir::Op& op) {
   }
   if (op.global.object >= 0 && !is_global(op.global))
     fail(op.global.loc, "'" + name_of(op.global) + "' is not global memory: declare it 'gmem " + name_of(op.global) + " bytes B'");
+  // A TMA copy's tensor map (`map`), fence_proxy_tensormap acquire's and
+  // tensormap_cp_fenceproxy's destination: a `tensormap`, never data.
+  if (op.tmap.object >= 0 && !is_tmap(op.tmap))
+    fail(op.tmap.loc, "'" + name_of(op.tmap) + "' is not a tensor map: declare it 'tensormap " + name_of(op.tmap) + "'");
+  if (op.global.object >= 0 && is_tmap(op.global))
+    fail(op.global.loc, "'" + name_of(op.global) + "' is a tensor map, not data: a TMA copy reads it with 'map " + name_of(op.global) + "'");
 }
 
 // One rule, one verdict (docs/dsl.md): an operand whose range a

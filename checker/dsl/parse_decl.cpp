@@ -200,7 +200,7 @@ void Parser::declaration() {
     expect("=");
     k_.cta_threads = static_cast<int>(const_expr("the CTA's thread count", spec::named::warp_size, spec::rules::max_cta_threads));
     end_of_statement();
-  } else if (kw == "smem" || kw == "mbarrier" || kw == "tmem" || kw == "gmem") {
+  } else if (kw == "smem" || kw == "mbarrier" || kw == "tmem" || kw == "gmem" || kw == "tensormap") {
     const Token& nt = peek();
     const std::string n = name(kw == "mbarrier" ? "an mbarrier name" : "a buffer name");
     if (buffers_.count(n) || mbars_.count(n) || params_.count(n)) fail(nt.loc, "'" + n + "' is already declared");
@@ -210,7 +210,21 @@ void Parser::declaration() {
       size = static_cast<int>(const_expr("an array size", 1, max_array));
       expect("]");
     }
-    if (kw == "smem" || kw == "gmem") {
+    if (kw == "tensormap") {
+      // A CUtensorMap in global memory (128 bytes, "the tensor-map object":
+      // PTX ISA, Tensor Maps), written by the host before the launch or by
+      // the kernel (tensormap_cp_fenceproxy, write), read by TMA copies
+      // through the tensormap proxy (`map`).
+      ir::BufferDecl b;
+      b.name = n;
+      b.size = size;
+      b.loc = nt.loc;
+      b.bytes = 128;
+      b.space = ir::Space::global;
+      b.tensormap = true;
+      buffers_[n] = static_cast<int>(k_.buffers.size());
+      k_.buffers.push_back(b);
+    } else if (kw == "smem" || kw == "gmem") {
       expect("bytes");
       const ir::Loc bl = peek().loc;
       ir::BufferDecl b;
@@ -272,8 +286,8 @@ void Parser::declaration() {
   } else if (kw == "role") {
     role();
   } else {
-    fail(tk.loc, "expected a declaration (kernel, param, target, cluster, grids, cta, clc, smem, gmem, tmem, mbarrier, role), found '" + kw + "'" +
-                     suggest(kw, {"kernel", "param", "target", "cluster", "grids", "cta", "clc", "smem", "gmem", "tmem", "mbarrier", "role"}));
+    fail(tk.loc, "expected a declaration (kernel, param, target, cluster, grids, cta, clc, smem, gmem, tensormap, tmem, mbarrier, role), found '" + kw + "'" +
+                     suggest(kw, {"kernel", "param", "target", "cluster", "grids", "cta", "clc", "smem", "gmem", "tensormap", "tmem", "mbarrier", "role"}));
   }
 }
 

@@ -143,7 +143,11 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
     case ir::Operands::buffer:
       op.bufs.push_back(ref(buffers_, "buffer", false));
       // cp.async.bulk.tensor.global.shared::cta: the global destination.
-      if (code == OpCode::tma_store && accept("to")) op.global = ref(buffers_, "global buffer", false);
+      while (code == OpCode::tma_store && peek().kind == Tok::name) {
+        if (accept("to")) op.global = ref(buffers_, "global buffer", false);
+        else if (accept("map")) op.tmap = ref(buffers_, "tensor map", false);
+        else break;
+      }
       return;
     case ir::Operands::tmem_buffers: buffer_list(op, "tensor-memory buffer", false); return;
     case ir::Operands::init:
@@ -233,7 +237,33 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
       else if (accept("release")) op.sem = ir::Sem::release, op.space = ir::ProxySpace::shared_cta;
       else if (accept("acquire")) op.sem = ir::Sem::acquire, op.space = ir::ProxySpace::shared_cluster;
       return;
+    // fence.proxy.tensormap::generic.release.scope and
+    // fence.proxy.tensormap::generic.acquire.scope [addr], 128 (PTX ISA
+    // membar/fence: the acquire form names the tensor map it orders). The
+    // scope is taken and not modelled (docs/spec.md, "Tensor maps").
+    case ir::Operands::tensormap_fence: {
+      if (accept("release")) op.sem = ir::Sem::release;
+      else if (accept("acquire")) op.sem = ir::Sem::acquire, op.tmap = ref(buffers_, "tensor map", false);
+      else fail(peek().loc, "'" + kw + "' needs 'release' or 'acquire TMAP' (fence.proxy.tensormap::generic.release / .acquire [addr], 128)");
+      tensormap_scope();
+      return;
+    }
+    // tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release.scope.sync.aligned
+    // [dst], [src], 128: a copy of the tensor map in shared memory to global
+    // memory, then a release proxy fence (PTX ISA tensormap.cp_fenceproxy).
+    case ir::Operands::tensormap_copy:
+      op.bufs.push_back(ref(buffers_, "buffer", false));
+      expect("to");
+      op.tmap = ref(buffers_, "tensor map", false);
+      tensormap_scope();
+      return;
   }
+}
+
+// The .scope of a tensormap proxy fence (.cta, .cluster, .gpu, .sys): taken,
+// not modelled.
+void Parser::tensormap_scope() {
+  if (peek().kind == Tok::name && (peek().text == "cta" || peek().text == "cluster" || peek().text == "gpu" || peek().text == "sys")) next();
 }
 
 // fence.release / fence.acquire: the scope, and the .sync_restrict state
@@ -341,6 +371,7 @@ void Parser::tma_load_operands(ir::Op& op) {
     if (accept("bytes")) op.bytes = expr();
     else if (accept("multicast")) op.multicast = expr();
     else if (accept("from")) op.global = ref(buffers_, "global buffer", false);
+    else if (accept("map")) op.tmap = ref(buffers_, "tensor map", false);
     else fail(peek().loc, "unexpected '" + peek().text + "' after tma_load: it takes " + std::string(ir::op_operands_doc(op.code)));
   }
 }

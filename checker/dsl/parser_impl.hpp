@@ -215,6 +215,7 @@ class Parser {
   ir::Op op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest);
   void cta_group(ir::Op& op);
   void fence_restrict(ir::Op& op);
+  void tensormap_scope();
   // Where each option of an operation was written (line 0: not given), for
   // diagnostics that point at the option to change.
   struct OptionLocs {

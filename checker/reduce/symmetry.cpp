@@ -15,10 +15,12 @@ bool reads_var(const std::vector<ir::Expr>& ex, ir::ExprId e, int var) {
 }
 
 bool op_reads_var(const std::vector<ir::Expr>& ex, const ir::Op& op, int var) {
-  for (ir::ExprId e : {op.bar.index, op.bar.cta, op.count, op.bytes, op.parity, op.id, op.n, op.multicast})
+  for (ir::ExprId e : {op.bar.index, op.bar.cta, op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.value, op.mask})
     if (reads_var(ex, e, var)) return true;
   for (const ir::Ref& r : op.bufs)
     if (reads_var(ex, r.index, var) || reads_var(ex, r.cta, var)) return true;
+  for (const ir::Ref* r : {&op.tmem, &op.global, &op.tmap})
+    if (reads_var(ex, r->index, var) || reads_var(ex, r->cta, var)) return true;
   return false;
 }
 
@@ -33,7 +35,8 @@ bool code_reads_var(const Program& p, int role, int var) {
 // Agents of one role have the same threads (AgentThreads of the same size):
 // a permutation of agents moves each agent's block of thread bits.
 spec::hb::Threads permute_bits(const Program& p, spec::hb::Threads t, const std::vector<int>& to) {
-  spec::hb::Threads out = 0;
+  // A thread of no agent (the host's: Program::host_thread) stays.
+  spec::hb::Threads out = p.host_thread >= 0 ? t & spec::hb::bit(static_cast<std::uint8_t>(p.host_thread)) : 0;
   for (std::size_t a = 0; a < to.size(); ++a) {
     const spec::hb::AgentThreads& from = p.agents[a].hb;
     const spec::hb::Threads block = (spec::hb::Threads{1} << from.count()) - 1;

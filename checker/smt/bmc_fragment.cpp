@@ -217,6 +217,8 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::fence_sc:
     case OpCode::fence_release:
     case OpCode::fence_acquire:
+    case OpCode::fence_proxy_tensormap:
+    case OpCode::tensormap_cp_fenceproxy:
     case OpCode::griddep_launch:
     case OpCode::griddep_wait:
     case OpCode::elect_sync:
@@ -356,7 +358,7 @@ Fragment unroll(const ir::Kernel& k) {
   for (const ir::BufferDecl& b : k.buffers) global |= b.space == ir::Space::global;
   if (global) {
     Fragment out;
-    out.refused = "global memory ('gmem') or a second grid ('grids 2'), which the bounded engine does not encode";
+    out.refused = "global memory ('gmem', 'tensormap') or a second grid ('grids 2'), which the bounded engine does not encode";
     return out;
   }
   try {

@@ -35,6 +35,7 @@ void op_sites(const ir::Stmt& s, std::vector<Site>& out) {
   for (const ir::Ref& r : op.bufs) ref(r);
   ref(op.tmem);
   ref(op.global);
+  ref(op.tmap);
   for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.mask}) add(e);
 }
 

@@ -9,6 +9,7 @@ void Exec::retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to) {
 
 Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = issuer(l);
+  tensormap_read(op, leader);
   const ir::Ref& dst = op.bufs.at(0);
   const std::int64_t mask = ev(op.multicast, own_bit());
   const std::int64_t bytes = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
@@ -50,6 +51,7 @@ Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   // ... Bulk async-group based" completion).
 Exec::Pc Exec::on_tma_store(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = issuer(l);
+  tensormap_read(op, leader);
   const std::uint16_t group = spec::async_group::issue(ag_.bulk);
   for (const ir::Ref& r : op.bufs) {
     const int buf = buf_at(r, me_.cta);

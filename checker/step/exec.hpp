@@ -239,6 +239,9 @@ class Exec {
                         " complete";
   }
   void access(const ir::Ref& r, hb::Kind k, const Lanes& l);
+  // A TMA copy's tensor map (`map`), read by its issuing thread through the
+  // tensormap proxy when the copy is issued (docs/spec.md, "Tensor maps").
+  void tensormap_read(const ir::Op& op, std::uint8_t issuer);
   // `every`: the access was made by every lane (named by the agent alone).
   void race(const hb::Check& c, const std::string& what, int buf, bool every = false);
   // An access of an async unit of this agent (TMA, MMA, cp.async, st.async

@@ -22,6 +22,18 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
   std::string msg;
   switch (v) {
     case Violation::proxy_race:
+      if (static_cast<std::size_t>(buf) < p_.tensormap_buffer.size() && p_.tensormap_buffer[static_cast<std::size_t>(buf)]) {
+        const std::string map = p_.buffer_name(buf);
+        msg = mine + " (tensormap proxy) is not ordered after the generic write by " + other +
+              (c.other_thread == p_.host_thread
+                   ? ": the tensormap proxy is not acquired at kernel start (PTX ISA, Memory Consistency Model, "
+                     "Synchronizes-with); put 'fence_proxy_tensormap acquire " + map + "' before the copy, in its thread or "
+                     "ordered before it"
+                   : ": a tensor map written in the generic proxy reaches the tensormap proxy through a release proxy fence "
+                     "after the write (fence_proxy_tensormap release, or tensormap_cp_fenceproxy) and an acquire proxy "
+                     "fence before the copy ('fence_proxy_tensormap acquire " + map + "'), ordered by happens-before");
+        break;
+      }
       msg = mine + " (async proxy) is not ordered after the generic write" + of_other + " by " + other +
             ": no fence.proxy.async between them";
       break;
@@ -138,7 +150,50 @@ Exec::Pc Exec::on_fence_acquire(const ir::Op& op, const Lanes& l) {
 so::CtaMemory Exec::own_memory() const {
   const int c = me_.cta;
   return {c * p_.buffers_per_cta, (c + 1) * p_.buffers_per_cta, p_.mbar_pseudo_buffer(c * p_.mbars_per_cta),
-          p_.mbar_pseudo_buffer((c + 1) * p_.mbars_per_cta)};
+          p_.mbar_pseudo_buffer((c + 1) * p_.mbars_per_cta), p_.tensormap_buffers()};
+}
+
+// Tensor maps (spec::sync_order, "Tensor maps: the tensormap proxy").
+void Exec::tensormap_read(const ir::Op& op, std::uint8_t issuer) {
+  if (op.tmap.object < 0) return;
+  const int buf = buf_at(op.tmap, me_.cta);
+  hb::Access acc;
+  acc.buf = buf;
+  acc.kind = hb::Kind::read;
+  acc.proxy = hb::Proxy::async;
+  acc.issuers = hb::bit(issuer);
+  if (describe_) info_.accesses.push_back({acc.issuers, buf, false, hb::Proxy::async});
+  race(hb::access(s_.mem, acc), "tensor-map read of", buf);
+}
+
+// fence.proxy.tensormap::generic.release / .acquire [map], 128.
+Exec::Pc Exec::on_fence_proxy_tensormap(const ir::Op& op, const Lanes& l) {
+  if (op.sem == ir::Sem::release) {
+    if (p_.host_thread >= 0)
+      so::tensormap_release(s_.mem, l.threads, p_.tensormap_buffers(), static_cast<std::uint8_t>(p_.host_thread));
+    SAY(lanes_prefix(op) + "fence.proxy.tensormap::generic.release");
+    return Pc::next;
+  }
+  const int buf = buf_at(op.tmap, me_.cta);
+  so::tensormap_acquire(s_.mem, l.threads, buf, static_cast<std::uint8_t>(p_.host_thread));
+  SAY(lanes_prefix(op) + "fence.proxy.tensormap::generic.acquire [" + p_.buffer_name(buf) + "], 128");
+  return Pc::next;
+}
+
+// tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release
+// .sync.aligned, which every lane of a warp executes: one copy of the
+// 128-byte tensor map per warp, from shared memory to global memory, then the
+// release proxy fence, made by the warp's elected lane in the model (the
+// other lanes are ordered after neither: a TMA copy of another lane that
+// uses the map needs a synchronization, as one of another warp does).
+Exec::Pc Exec::on_tensormap_cp_fenceproxy(const ir::Op& op, const Lanes& l) {
+  const Lanes copier{l.threads & me_.leader_lanes, 1, false};
+  access(op.bufs.at(0), hb::Kind::read, copier);
+  access(op.tmap, hb::Kind::write, copier);
+  so::tensormap_release(s_.mem, copier.threads, p_.tensormap_buffers(), static_cast<std::uint8_t>(p_.host_thread));
+  SAY(lanes_prefix(op) + "tensormap.cp_fenceproxy " + p_.buffer_name(buf_at(op.bufs[0], me_.cta)) + " => " +
+      p_.buffer_name(buf_at(op.tmap, me_.cta)));
+  return Pc::next;
 }
 
 // fence.proxy.async{.space}, and the one-way generic-to-async forms, which
