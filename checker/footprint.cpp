@@ -264,7 +264,8 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     buffers(false, false);
     return;
   }
-  if (op.tmap.object >= 0) buf_in(op.tmap, cta, false, false);
+  // A TMA load's landing releases its read of the map (its event writes it).
+  if (op.tmap.object >= 0) buf_in(op.tmap, cta, events && op.code == OpCode::tma_load, false);
   switch (ir::op_footprint(op.code)) {
     case ir::Footprint::access:
       // In a role split per warp, the warp group's four warps join one
@@ -417,6 +418,8 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
     writes(set, buf_base_ + e.buf);
     reads(set, alive_base_ + p_.buffer_cta(e.buf));
   }
+  // A TMA load's tensor map, whose read its landing releases (Pending::group).
+  if (e.kind == PendingKind::tma_load && e.group > 0) writes(set, buf_base_ + e.group - 1);
 }
 
 std::int64_t Footprints::max_arrivals(const ir::Op& op, int agent, const std::int64_t* vars) const {

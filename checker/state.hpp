@@ -57,7 +57,8 @@ struct Pending {
   std::int32_t buf = -1;     // TMA load destination buffer instance
   std::int32_t bytes = 0;
   bool noinc = false;
-  std::uint16_t group = 0;   // tcgen05 arrive: the commit's group (the MMAs up to it); commits complete in order
+  std::uint16_t group = 0;   // tcgen05 arrive: the commit's group (the MMAs up to it); commits complete in order;
+                             // TMA load: its tensor map's buffer + 1 (0: none)
   std::uint8_t slot = 0;     // tcgen05 / cp.async arrive, st.async: the sync object holding what it releases (Program::arrive_slot_first)
   // clc_response: each request leaves one event per destination CTA and
   // answer (`group` names the request); the first to land decides the

@@ -150,9 +150,14 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     }
   } else if (pe.kind == PendingKind::tma_load) {
     r = mb::complete_tx(st, pe.bytes);
+    // Its tensor map (Pending::group: the map's buffer + 1), released where
+    // no other load of the agent reading it is still in flight.
+    int map = pe.group > 0 ? pe.group - 1 : -1;
+    for (const Pending& q : s.pending)
+      if (q.kind == PendingKind::tma_load && q.agent == pe.agent && q.group == pe.group) map = -1;
     if (r.out.violation == Violation::none)
       so::tma_load_lands(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), mbar_channels(p_, pe.mbar),
-                         p_.agents[pe.agent].cta != cta);
+                         p_.agents[pe.agent].cta != cta, map);
   } else if (pe.kind == PendingKind::clc_response) {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none)

@@ -274,6 +274,17 @@ void release_write(Memory& m, int buf, std::uint8_t thread, int sync) {
   }
 }
 
+void release_read(Memory& m, int buf, std::uint8_t thread, int sync) {
+  const auto [lo, hi] = range(m, buf);
+  for (std::size_t i = lo; i < hi; ++i) {
+    Event& e = m.events[i];
+    if (e.write || e.thread != thread) continue;
+    e.released |= Syncs{1} << sync;
+    e.released_async |= Syncs{1} << sync;
+    mirror(e);
+  }
+}
+
 void release_writes(Memory& m, int buf, Threads writers, int sync) {
   each_thread(writers, [&](std::uint8_t t) { release_write(m, buf, t, sync); });
 }

@@ -303,6 +303,10 @@ void move(Memory& m, int from_sync, int to_sync);
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync);
 // The same for the writes of each of the threads `writers`.
 void release_writes(Memory& m, int buf, Threads writers, int sync);
+// The read of async unit `thread` of `buf` is released into `sync`: a TMA
+// load's read of its tensor map, complete when the copy completes
+// (spec::sync_order::tma_load_lands).
+void release_read(Memory& m, int buf, std::uint8_t thread, int sync);
 // The sync object completed a phase: what was released into it becomes visible.
 void complete(Memory& m, int sync);
 // Each object of `syncs` completed (one barrier phase completes all its objects).

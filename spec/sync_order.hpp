@@ -521,10 +521,18 @@ inline void copy_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, int sync) 
 // its release is at .cluster scope (ordering::copy_release_scope), into the
 // channel of that scope from the issuer's CTA (`remote`: another one than
 // the barrier's).
-inline void tma_load_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, const MbarSyncs& b, bool remote) {
+// `map` (-1: none): the tensor map the copy read, whose read completes with
+// the copy and is released with its write, where no other copy of the same
+// unit that reads that map is still in flight (the unit's reads of one map
+// are one event: Memory). A copy reads its map while it is in flight, not at
+// its issue: on the H200 a rewrite of the map right after the issue reached
+// 6.6% of the copies, none after the copy's mbarrier wait (0 of 2.0e9;
+// harnesses/conformance/tensormap_reread.cu, docs/conformance).
+inline void tma_load_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, const MbarSyncs& b, bool remote, int map = -1) {
   const int sync = mbar_release_sync(b, ordering::copy_release_scope, remote);
   if (sync < 0) throw std::logic_error("sync_order: a TMA load from another CTA into a barrier without the channels of other scopes");
   copy_lands(m, buf, tma_unit, sync);
+  if (map >= 0) hb::release_read(m, map, tma_unit, sync);
 }
 
 // An mbarrier phase completed: every sync object of the barrier (its scopes'

@@ -9,7 +9,9 @@ void Exec::retire(Groups& g, std::int64_t n, hb::Unit u, hb::Threads to) {
 
 Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = issuer(l);
-  tensormap_read(op, leader);
+  // Its tensor map: read by the TMA unit while the copy is in flight, in the
+  // thread's open bulk async-group (Exec::tensormap_read).
+  const int map = tensormap_read(op, leader, hb::Unit::tma, static_cast<std::uint16_t>(ag_.bulk.committed + 1));
   const ir::Ref& dst = op.bufs.at(0);
   const std::int64_t mask = ev(op.multicast, own_bit());
   const std::int64_t bytes = ev(op.bytes, p_.kernel->buffers.at(static_cast<std::size_t>(dst.object)).bytes);
@@ -36,7 +38,7 @@ Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
     if (bar_cta != me_.cta && bar_cta != c) require_peer(bar_cta, hb::bit(leader), "a TMA load's complete-tx");
     race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false), "TMA load into", buf);
     Pending pe{PendingKind::tma_load, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
-               static_cast<std::int32_t>(bytes), false, 0};
+               static_cast<std::int32_t>(bytes), false, static_cast<std::uint16_t>(map + 1)};
     s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
     if (describe_) where += (where.empty() || where.back() == ' ' ? "" : ", ") + p_.buffer_name(buf) + " -> " + p_.mbar_name(mbar);
   });
@@ -51,8 +53,9 @@ Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   // ... Bulk async-group based" completion).
 Exec::Pc Exec::on_tma_store(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = issuer(l);
-  tensormap_read(op, leader);
   const std::uint16_t group = spec::async_group::issue(ag_.bulk);
+  // Its tensor map: read by the bulk unit in the store's group, as its source.
+  (void)tensormap_read(op, leader, hb::Unit::bulk, group);
   for (const ir::Ref& r : op.bufs) {
     const int buf = buf_at(r, me_.cta);
     race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(leader), hb::Unit::bulk, group, false),
@@ -89,8 +92,16 @@ Exec::Pc Exec::on_bulk_wait_group(const ir::Op& op, [[maybe_unused]] const Lanes
   // (cp.async.bulk.wait_group: "cause the executing thread to wait").
   // wait_group.read: the groups' reads of shared memory only; their writes
   // of global memory (a TMA store's destination) stay in flight.
-  hb::retire(s_.mem, me_.hb.unit(hb::Unit::bulk), spec::async_group::wait(ag_.bulk, ev(op.n, 0)), hb::bit(leader),
-             op.code == OpCode::bulk_wait_group_read);
+  const std::uint16_t upto = spec::async_group::wait(ag_.bulk, ev(op.n, 0));
+  hb::retire(s_.mem, me_.hb.unit(hb::Unit::bulk), upto, hb::bit(leader), op.code == OpCode::bulk_wait_group_read);
+  // The tensor-map reads of the thread's TMA loads issued before the groups
+  // waited for were committed (the TMA unit's reads with a group: only
+  // theirs): complete too. The ISA puts no TMA load with an mbarrier in a
+  // bulk async-group; on the H200 a map rewritten after commit_group and
+  // wait_group.read 0 reached none of the loads (0 of 2.0e9,
+  // tensormap_reread), which CUTLASS's grouped GEMMs rely on
+  // (docs/spec.md, "Open points").
+  hb::retire(s_.mem, me_.hb.unit(hb::Unit::tma), upto, hb::bit(leader), true);
   SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
   return Pc::next;
 }

@@ -239,9 +239,11 @@ class Exec {
                         " complete";
   }
   void access(const ir::Ref& r, hb::Kind k, const Lanes& l);
-  // A TMA copy's tensor map (`map`), read by its issuing thread through the
-  // tensormap proxy when the copy is issued (docs/spec.md, "Tensor maps").
-  void tensormap_read(const ir::Op& op, std::uint8_t issuer);
+  // A TMA copy's tensor map (`map`), read through the tensormap proxy by the
+  // copy's async unit `unit` (in bulk async-group `group`) while the copy is
+  // in flight (docs/spec.md, "Tensor maps"), ordered after what `issuer`
+  // knows at the issue: its buffer, or -1 where the copy names no map.
+  int tensormap_read(const ir::Op& op, std::uint8_t issuer, hb::Unit unit, std::uint16_t group);
   // `every`: the access was made by every lane (named by the agent alone).
   void race(const hb::Check& c, const std::string& what, int buf, bool every = false);
   // An access of an async unit of this agent (TMA, MMA, cp.async, st.async

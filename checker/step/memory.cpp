@@ -52,6 +52,11 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
       break;
     default:
       msg = mine + " is not ordered after the earlier " + (c.other_was_write ? "write" : "read") + of_other + " by " + other;
+      // A tensor map rewritten while a copy may still read it.
+      if (!c.other_was_write && static_cast<std::size_t>(c.other_buf) < p_.tensormap_buffer.size() &&
+          p_.tensormap_buffer[static_cast<std::size_t>(c.other_buf)])
+        msg += " (a TMA copy reads its tensor map while it is in flight: before rewriting the map, wait for the copy: a "
+               "load's mbarrier, or commit_group then wait_group_read in the issuing thread; a store's bulk group)";
       // Two grids (`grids 2`): only griddepcontrol.wait orders the primary's
       // accesses before the dependent's.
       if (p_.grids > 1)
@@ -154,16 +159,11 @@ so::CtaMemory Exec::own_memory() const {
 }
 
 // Tensor maps (spec::sync_order, "Tensor maps: the tensormap proxy").
-void Exec::tensormap_read(const ir::Op& op, std::uint8_t issuer) {
-  if (op.tmap.object < 0) return;
+int Exec::tensormap_read(const ir::Op& op, std::uint8_t issuer, hb::Unit unit, std::uint16_t group) {
+  if (op.tmap.object < 0) return -1;
   const int buf = buf_at(op.tmap, me_.cta);
-  hb::Access acc;
-  acc.buf = buf;
-  acc.kind = hb::Kind::read;
-  acc.proxy = hb::Proxy::async;
-  acc.issuers = hb::bit(issuer);
-  if (describe_) info_.accesses.push_back({acc.issuers, buf, false, hb::Proxy::async});
-  race(hb::access(s_.mem, acc), "tensor-map read of", buf);
+  race(unit_access(buf, hb::Kind::read, hb::Proxy::async, hb::bit(issuer), unit, group, false), "tensor-map read of", buf);
+  return buf;
 }
 
 // fence.proxy.tensormap::generic.release / .acquire [map], 128.
