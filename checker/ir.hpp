@@ -121,6 +121,7 @@ struct Op {
   ExprId multicast = no_expr; // CTA bit mask for multicast TMA loads / tcgen05.commit
   ExprId value = no_expr;     // write: the value it stores, which a `r = read` returns (State::values)
   ExprId mask = no_expr;      // syncwarp, elect_sync: the member mask (absent: the whole warp)
+  ExprId quarter = no_expr;   // tcgen05_ld / tcgen05_st `lanes Q`: the tensor-memory lane quarter addressed (absent: each warp its own)
   Ref tmem;                   // tensor-memory destination (tcgen05_mma `into`, tcgen05_cp) or allocation (alloc/dealloc)
   Ref global;                 // global memory: a TMA load's source (`from`), a TMA store's destination (`to`); object -1: none
   Ref tmap;                   // a tensor map: what a TMA copy reads through the tensormap proxy (`map`), or what
@@ -164,6 +165,7 @@ struct Role {
   int count = 1;              // instances per CTA it is placed on
   int cta = -1;               // -1: every CTA of the cluster; else the CTAs cta .. cta_end - 1
   int cta_end = -1;           // `on cta K` is K .. K+1; `on cta K..M` is K .. M (M excluded)
+  int first_warp = -1;        // `at warp W`: the rank in its CTA of the role's first warp (instance i's: W + i x its warps); -1: not given
   // The body reads `warp`: each warp of an instance is an agent of its own
   // (docs/dsl.md, "Warps of a role"); otherwise the warps run the body together.
   bool per_warp = false;

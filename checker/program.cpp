@@ -343,6 +343,10 @@ void instantiate_agents(Program& p, const ir::Kernel& k) {
           a.parts = static_cast<int>(p.agents.size()) - w;
           a.warps = ir::role_warps(role) / split;
           a.threads = a.warps * ir::warp_size(k);
+          // Its first warp's rank in the CTA: `at warp W`, or a warpgroup's
+          // alignment (only its rank modulo 4 is read: spec::tmem::lane_quarter).
+          if (role.first_warp >= 0) a.warp_rank = role.first_warp + i * ir::role_warps(role) + w * a.warps;
+          else if (role.granularity == ir::Granularity::warpgroup && role.warps == 0) a.warp_rank = i * 4 + w * a.warps;
           a.name = role.name + (role.count > 1 ? "#" + std::to_string(i) : "") +
                    (role.per_warp ? ".warp" + std::to_string(w) : "") + p.cta_suffix(cta);
           p.cta_threads[static_cast<std::size_t>(cta)] += a.threads;

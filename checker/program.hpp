@@ -53,6 +53,7 @@ struct AgentInfo {
                                // itself, or warp 0 of its instance in a role split per warp
   int threads = 32;
   int warps = 1;
+  int warp_rank = -1;          // the rank of its first warp in its CTA, where the role's placement gives it (-1: not known)
   spec::hb::AgentThreads hb;   // its threads in happens-before (lane classes per warp, async units)
   // hb's lane classes, as lanes_of returns them (set with hb by instantiate):
   // all of them, the leader's, and each warp's leader.

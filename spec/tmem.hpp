@@ -232,6 +232,20 @@ struct PairResult {
   return first == value ? Violation::none : Violation::tmem_misuse;
 }
 
+// A tcgen05.ld or tcgen05.st by the warp of rank `warp_rank` in its CTA,
+// addressing the lanes of quarter `quarter` (lanes 32 * quarter to
+// 32 * quarter + 31). PTX ISA, tcgen05, "Access restrictions": "The Tensor
+// Memory of a CTA is divided into 4 equal chunks such that each warp of a
+// warpgroup in the CTA can access a chunk of the Tensor Memory. A lane of the
+// Tensor Memory can be accessed by a single warp in the warpgroup." (warp 0
+// of a warpgroup lanes 0-31, warp 1 32-63, warp 2 64-95, warp 3 96-127); a
+// warpgroup is "a set of four contiguous warps such that the warp-rank of the
+// first warp is a multiple of 4" ("Warpgroup"). Another quarter:
+// `tmem_lane_quarter`.
+[[nodiscard]] constexpr Violation lane_quarter(int warp_rank, std::int64_t quarter) {
+  return quarter == warp_rank % 4 ? Violation::none : Violation::tmem_lane_quarter;
+}
+
 // The asynchronous tcgen05 operations of one thread, for the ordering rules below.
 enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 

@@ -76,6 +76,8 @@ namespace pc::spec {
   X(tmem_misuse, "tmem_misuse", error,                                                             \
     "tcgen05.alloc after tcgen05.relinquish_alloc_permit, of a live allocation or of more columns than the CTA's previous allocation, tcgen05.dealloc of memory not allocated, the two warps of a cta_group::2 collective issuing different operations, a cta_group::2 dealloc issued before the peer CTA's warp joined the CTA's last collective, a collective the peer CTA's warps never join, or tcgen05 instructions of one kernel giving different .cta_group values") \
   X(tmem_not_deallocated, "tmem_not_deallocated", error, "a CTA exits with tensor memory still allocated") \
+  X(tmem_lane_quarter, "tmem_lane_quarter", error,                                                 \
+    "a tcgen05.ld or tcgen05.st of a warp addresses a lane quarter of tensor memory other than its own (warp rank % 4)") \
   X(clc_misuse, "clc_misuse", error, "clusterlaunchcontrol.try_cancel issued by a CTA that observed (queried) a response reporting a failure (undefined)") \
   X(barrier_memory_reuse, "barrier_memory_reuse", error,                                           \
     "a data access (generic or async proxy) to the memory of an mbarrier object that is live: not invalidated") \

@@ -148,8 +148,8 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::tcgen05_alloc: return "tcgen05_alloc T";
     case OpCode::tcgen05_dealloc: return "tcgen05_dealloc T";
     case OpCode::tcgen05_relinquish: return "tcgen05_relinquish_alloc_permit";
-    case OpCode::tcgen05_ld: return "tcgen05_ld T[0], T[1]";
-    case OpCode::tcgen05_st: return "tcgen05_st T[1]";
+    case OpCode::tcgen05_ld: return "tcgen05_ld T[0], T[1] lanes 0";
+    case OpCode::tcgen05_st: return "tcgen05_st T[1] lanes 3";
     case OpCode::tcgen05_wait_ld: return "tcgen05_wait_ld";
     case OpCode::tcgen05_wait_st: return "tcgen05_wait_st";
     case OpCode::tcgen05_cp: return "one: tcgen05_cp A[0] -> T[1]";

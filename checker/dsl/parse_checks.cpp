@@ -83,6 +83,7 @@ void Parser::check_operands(const ir::Op& op) {
   if (op.code != OpCode::bar_red && op.code != OpCode::s_waitcnt) check_range(op.n, "the number of pending groups", 0, max_number);
   check_range(op.multicast, "the multicast CTA mask", 1, (std::int64_t{1} << k_.cluster_ctas) - 1);
   check_range(op.mask, "a member mask (32 bits, one per lane)", 0, 0xffffffffLL);
+  check_range(op.quarter, "a tensor-memory lane quarter (lanes 32Q .. 32Q + 31)", 0, 3);
   // Counts of mbarrier ops: spec::mbarrier::init and arrive, when they run.
   // A named barrier's id and warp multiple: spec::named::check_operands, when
   // they run. A count of 0 is the model's "no count" (the whole CTA), and a

@@ -99,13 +99,43 @@ void Parser::role() {
   } else if (accept("x")) {
     r.count = static_cast<int>(const_expr("the number of instances", 1, max_role_count));
   }
-  if (accept("on")) {
-    expect("cta");
-    r.cta = static_cast<int>(const_expr("the CTA of a role", 0, k_.cluster_ctas - 1));
-    r.cta_end = r.cta + 1;
-    // `on cta K..M`: the CTAs K to M-1, the upper bound excluded as in `for`.
-    if (accept("..")) r.cta_end = static_cast<int>(const_expr("the end of a role's CTA range", r.cta + 1, k_.cluster_ctas));
+  for (bool more = true; more;) {
+    more = false;
+    if (r.cta < 0 && accept("on")) {
+      expect("cta");
+      r.cta = static_cast<int>(const_expr("the CTA of a role", 0, k_.cluster_ctas - 1));
+      r.cta_end = r.cta + 1;
+      // `on cta K..M`: the CTAs K to M-1, the upper bound excluded as in `for`.
+      if (accept("..")) r.cta_end = static_cast<int>(const_expr("the end of a role's CTA range", r.cta + 1, k_.cluster_ctas));
+      more = true;
+    } else if (r.first_warp < 0 && is("at")) {
+      // `at warp W`: where the role's warps are in the CTA (the warp rank of
+      // its first), which tcgen05.ld/st's lane quarters depend on.
+      const ir::Loc at = next().loc;
+      expect("warp");
+      const int max_warps = spec::rules::max_cta_threads / spec::named::warp_size;
+      r.first_warp = static_cast<int>(const_expr("the warp rank of a role's first warp", 0, max_warps - 1));
+      const int warps = ir::role_warps(r) * r.count;
+      if (r.first_warp + warps > max_warps)
+        fail(at, "role '" + r.name + "' at warp " + std::to_string(r.first_warp) + " has " + std::to_string(warps) +
+                     " warps: a CTA has at most " + std::to_string(max_warps));
+      if (r.granularity == ir::Granularity::warpgroup && r.warps == 0 && r.first_warp % 4 != 0)
+        fail(at, "a warpgroup starts at a warp rank that is a multiple of 4 (PTX ISA, \"Warpgroup\"): role '" + r.name +
+                     "' is at warp " + std::to_string(r.first_warp));
+      more = true;
+    }
   }
+  // Two placed roles on one CTA may not share a warp.
+  if (r.first_warp >= 0)
+    for (const ir::Role& o : k_.roles) {
+      if (o.first_warp < 0) continue;
+      bool shared_cta = false;
+      for (int c = 0; c < k_.cluster_ctas; ++c) shared_cta |= o.placed_on(c) && r.placed_on(c);
+      const int o_end = o.first_warp + ir::role_warps(o) * o.count;
+      if (shared_cta && r.first_warp < o_end && o.first_warp < r.first_warp + ir::role_warps(r) * r.count)
+        fail(tk.loc, "role '" + r.name + "' at warp " + std::to_string(r.first_warp) + " shares warps with role '" + o.name +
+                         "' (warps " + std::to_string(o.first_warp) + ".." + std::to_string(o_end - 1) + ")");
+    }
   k_.roles.push_back(std::move(r));
   role_ = &k_.roles.back();
   role_->vars = {"cta", "instance", "warp"};

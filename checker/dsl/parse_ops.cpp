@@ -149,7 +149,21 @@ void Parser::operands(ir::Op& op, OptionLocs& at) {
         else break;
       }
       return;
-    case ir::Operands::tmem_buffers: buffer_list(op, "tensor-memory buffer", false); return;
+    case ir::Operands::tmem_buffers: {
+      buffer_list(op, "tensor-memory buffer", false);
+      // `lanes Q`: the lane quarter the warp addresses (its taddr's lane / 32),
+      // checked against its warp rank (spec::tmem::lane_quarter), which the
+      // role's placement gives: a warpgroup's warps are aligned, another
+      // role says where it is with `at warp W`.
+      if (is("lanes")) {
+        const ir::Loc at = next().loc;
+        if (role_ && role_->first_warp < 0 && !(role_->granularity == ir::Granularity::warpgroup && role_->warps == 0))
+          fail(at, "'lanes' needs the warp rank of the role's warps (the quarter a warp may address is its rank % 4): "
+                   "declare where the role is, 'role " + role_->name + " ... at warp W'");
+        op.quarter = expr();
+      }
+      return;
+    }
     case ir::Operands::init:
       op.bar = ref(mbars_, "mbarrier", false);
       expect("count");

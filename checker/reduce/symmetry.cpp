@@ -15,7 +15,7 @@ bool reads_var(const std::vector<ir::Expr>& ex, ir::ExprId e, int var) {
 }
 
 bool op_reads_var(const std::vector<ir::Expr>& ex, const ir::Op& op, int var) {
-  for (ir::ExprId e : {op.bar.index, op.bar.cta, op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.value, op.mask})
+  for (ir::ExprId e : {op.bar.index, op.bar.cta, op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.value, op.mask, op.quarter})
     if (reads_var(ex, e, var)) return true;
   for (const ir::Ref& r : op.bufs)
     if (reads_var(ex, r.index, var) || reads_var(ex, r.cta, var)) return true;

@@ -120,6 +120,11 @@ const std::vector<RuleHelp>& table() {
        {"correctness", "tcgen05", "tensor-memory"}},
       {"tmem_not_deallocated", "tcgen05_dealloc every allocation before the CTA's last warp exits.",
        {"correctness", "tcgen05", "tensor-memory", "resources"}},
+      {"tmem_lane_quarter",
+       "Give each warp the tensor-memory lanes of its own quarter: warp w of the CTA loads and stores lanes 32 * (w % 4) to "
+       "32 * (w % 4) + 31. Place a warp role whose warps each take one quarter at a warp rank that lines up with them "
+       "('at warp W', W a multiple of 4), or index the quarter by the warp's rank.",
+       {"correctness", "tcgen05", "tensor-memory"}},
       {"clc_misuse",
        "Stop requesting work once a response says not canceled: leave the scheduler loop on that response instead of "
        "issuing another clc_try_cancel.",

@@ -145,6 +145,7 @@ Step Unroller::op(const ir::Op& op, int index) {
   // `warp K:` (a warp of a multi-warp agent): its issuer is that warp's
   // elected lane, which the encoding's one-lane operations do not take.
   if (op.warp >= 0) refuse(op, "an operation of one warp of a multi-warp role ('warp K:')");
+  if (op.quarter != ir::no_expr) refuse(op, "a tensor-memory lane quarter ('lanes Q')");
   if ((op.dest_var >= 0 && op.code != OpCode::clc_query) || op.token_var >= 0)
     refuse(op, "an operation whose result is kept in a variable");
   switch (op.code) {

@@ -84,6 +84,7 @@ void Sym::recover_declarations() {
         mark(e);
       mark(s.op.value);
       mark(s.op.mask);
+      mark(s.op.quarter);
       for (const ir::Ref* r : {&s.op.tmem, &s.op.global, &s.op.tmap}) {
         mark(r->index);
         mark(r->cta);

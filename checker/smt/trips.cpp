@@ -36,7 +36,7 @@ void op_sites(const ir::Stmt& s, std::vector<Site>& out) {
   ref(op.tmem);
   ref(op.global);
   ref(op.tmap);
-  for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.mask}) add(e);
+  for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.mask, op.quarter}) add(e);
 }
 
 void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out) {

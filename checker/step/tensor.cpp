@@ -383,6 +383,18 @@ Exec::Pc Exec::on_tcgen05_ld(const ir::Op& op, [[maybe_unused]] const Lanes& l) 
   // orders the access before the agent's lanes (PTX ISA tcgen05.ld,
   // tcgen05.st, tcgen05.wait).
   const bool ld = op.code == OpCode::tcgen05_ld;
+  // `lanes Q`: every warp of the agent addresses quarter Q, which must be
+  // its own (spec::tmem::lane_quarter; the parser asks for the placement).
+  if (op.quarter != ir::no_expr && me_.warp_rank >= 0) {
+    const std::int64_t q = ev(op.quarter);
+    for (int w = 0; w < me_.warps; ++w)
+      if (const Violation v = spec::tmem::lane_quarter(me_.warp_rank + w, q); v != Violation::none)
+        stop(v, std::string(ld ? "tcgen05.ld" : "tcgen05.st") + " by " + me_.name + (me_.warps > 1 ? " (its warp " + std::to_string(w) + ")" : "") +
+                    ", whose warp rank % 4 is " + std::to_string((me_.warp_rank + w) % 4) + ", addresses lanes " + std::to_string(32 * q) +
+                    ".." + std::to_string(32 * q + 31) + ": a warp reaches only the lanes of its quarter, " +
+                    std::to_string(32 * ((me_.warp_rank + w) % 4)) + ".." + std::to_string(32 * ((me_.warp_rank + w) % 4) + 31) +
+                    " (PTX ISA, tcgen05 \"Access restrictions\")");
+  }
   tcgen05_issue(ld ? "tcgen05.ld" : "tcgen05.st");
   std::string names;
   for (const ir::Ref& r : op.bufs) {
