@@ -17,6 +17,7 @@
 using namespace pc;
 using testing::agreed_check;
 using testing::agreed_outcome;
+using testing::first_error;
 using testing::with;
 
 namespace {
@@ -36,14 +37,6 @@ const std::string device_map =
     "kernel dev\nsmem a bytes 4096\nsmem s bytes 128\ntensormap desc[2]\nmbarrier full count 1\n"
     "role load warp:\n  one: write s\n  syncwarp\n  tensormap_cp_fenceproxy s to desc[0] gpu\nAFTER"
     "  one: arrive_expect_tx full bytes 4096\n  one: tma_load a -> full map desc[0]\n  wait full parity 0\n";
-
-std::string first_error(const std::string& text, int* line = nullptr, int* col = nullptr) {
-  const dsl::Parsed p = dsl::parse(text, "t.bk");
-  if (p.errors.empty()) return {};
-  if (line) *line = p.errors[0].loc.line;
-  if (col) *col = p.errors[0].loc.col;
-  return p.errors[0].message;
-}
 
 }  // namespace
 

@@ -16,6 +16,7 @@
 using namespace pc;
 using testing::agreed_check;
 using testing::agreed_outcome;
+using testing::first_error;
 using testing::with;
 
 namespace {
@@ -28,14 +29,6 @@ const std::string epilogue =
     "role alloc warp at warp 0:\n  tcgen05_alloc acc\n  bar_sync 1, 160\n  wait done parity 0\n  tcgen05_dealloc acc\n"
     "role epi warp x 4 at warp AT:\n  bar_sync 1, 160\n  tcgen05_fence_after_thread_sync\n  tcgen05_ld acc lanes Q\n"
     "  tcgen05_wait_ld\n  one: arrive done\n";
-
-std::string first_error(const std::string& text, int* line = nullptr, int* col = nullptr) {
-  const dsl::Parsed p = dsl::parse(text, "t.bk");
-  if (p.errors.empty()) return {};
-  if (line) *line = p.errors[0].loc.line;
-  if (col) *col = p.errors[0].loc.col;
-  return p.errors[0].message;
-}
 
 }  // namespace
 

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "checker/dsl/parser.hpp"
+
 namespace pc::testing {
 
 inline std::string with(std::string text, const std::string& marker, const std::string& by) {
@@ -29,6 +31,15 @@ inline std::string started(const std::string& text) {
     at = end + 1;
   }
   return out;
+}
+
+// The first parse error of `text` (empty: none), and where it is.
+inline std::string first_error(const std::string& text, int* line = nullptr, int* col = nullptr) {
+  const dsl::Parsed p = dsl::parse(text, "t.bk");
+  if (p.errors.empty()) return {};
+  if (line) *line = p.errors[0].loc.line;
+  if (col) *col = p.errors[0].loc.col;
+  return p.errors[0].message;
 }
 
 }  // namespace pc::testing
