@@ -35,7 +35,8 @@ struct Result {
 
 struct ArriveArgs {
   int id = 0;
-  std::int64_t count = 0;   // the b operand; 0 means "all threads of the CTA"
+  std::int64_t count = 0;   // the b operand, where given
+  bool no_count = false;    // b absent: all threads of the CTA take part
   int threads = warp_size;  // threads of the arriving agent (32: a warp, 128: a warp group)
   int cta_threads = 0;      // threads of the CTA (for id 0 and the checks of an absent count)
   int live_threads = -1;    // threads of the CTA not exited (an absent count waits for these); -1: cta_threads
@@ -48,10 +49,12 @@ struct ArriveArgs {
 //  - `named_id_out_of_range`: "Source operand a specifies a logical barrier resource as an immediate
 //    constant or register with value 0 through 15."
 //  - `named_count_not_warp_multiple`: "When specifying a thread count, the value must be a multiple of
-//    the warp size." With no count (b absent, or 0 here) the check is made of the CTA's thread count,
-//    which the ISA does not ask: "If no thread count is specified, all threads in the CTA participate
-//    in the barrier." A count of 0 is taken as no count, though "a non-zero thread count is required
-//    for barrier{.cta}.arrive" (the parser refuses a bar_arrive written without one).
+//    the warp size." A count of 0 given (a parameter that is 0 at run time: a constant 0 is a parse
+//    error) is one too: "Note that a non-zero thread count is required for barrier{.cta}.arrive", and
+//    for bar.sync and bar.red "Operand b specifies the number of threads participating in the
+//    barrier", which the executing threads are. With no count nothing is checked: "If no thread
+//    count is specified, all threads in the CTA participate in the barrier" (a CTA of 48 threads may
+//    run bar.sync 0; until issue 62 the model checked the CTA's size there).
 //  - `named_id0_clash`: id 0 is the barrier of __syncthreads (CUDA C++ Programming Guide,
 //    "Synchronization Functions"), so a partial count on it clashes with the __syncthreads of the
 //    CTA: only when the kernel has one. No PTX ISA sentence forbids it: PTX allows any warp-multiple

@@ -258,8 +258,11 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 // that issued them", among them "tcgen05.mma.cta_group::N ->
 // tcgen05.mma.cta_group::N (same N and accumulator and shape)" and
 // "tcgen05.copy.cta_group::N -> tcgen05.mma.cta_group::N (same N)". So an MMA
-// is ordered after them (the model does not follow the accumulator and
-// shape); a tcgen05.cp is not ordered
+// is ordered after them. The model does not follow the accumulator and
+// shape: an MMA is ordered after every earlier access of its unit, so one
+// that reads as its A operand the tensor memory an earlier MMA of the thread
+// wrote as its accumulator, with no commit waited for between, is taken as
+// ordered (a miss, docs/spec.md "Beyond the sentence"); a tcgen05.cp is not ordered
 // after an earlier MMA (no such pair), nor are ld/st after anything of their own.
 // tcgen05.shift (PTX ISA tcgen05.shift: "an asynchronous instruction which
 // initiates the shifting of 32-byte elements downwards across all the rows,
@@ -276,10 +279,17 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 // later synchronization (PTX ISA tcgen05, "Specialized Inter-thread
 // Synchronization for tcgen05 instructions": "An asynchronous tcgen05 operation
 // prior to a tcgen05.fence::before_thread_sync is ordered before all subsequent
-// tcgen05 and the execution ordering operations."): its tcgen05.ld and tcgen05.st,
-// which it then releases with the thread's next arrive or bar. An MMA's and a
-// tcgen05.cp's accesses are ordered by their tcgen05.commit instead (its
-// mbarrier arrival is the only completion the ISA gives them).
+// tcgen05 and the execution ordering operations."), as accesses the fencing
+// lanes then release with their next arrive or bar: its tcgen05.ld and
+// tcgen05.st (this function). The fence orders the thread's MMAs, copies and
+// shifts too, by another path: the accesses of its MMA unit still running are
+// carried by its later arrives and barriers of any .sem and ordered before a
+// pipelined consumer of the thread that observes them (another thread's MMA:
+// "Pipelined instructions, different thread", spec::sync_order::
+// tcgen05_fence_before), not before a tcgen05.ld, which needs their completion
+// (tcgen05.commit's arrive-on: "Non-pipelined instructions"). So every prior
+// async tcgen05 operation is ordered, none stricter than the ISA; the sweep of
+// issue 62 read this function alone as stricter.
 [[nodiscard]] constexpr bool before_thread_sync_orders(Async op) { return op == Async::ld || op == Async::st; }
 
 // A tensor-memory access in conflict (spec/hb.hpp) with an earlier write by a
@@ -298,8 +308,13 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 // "All of the Tensor Memory that was allocated using tcgen05.alloc
 // instruction in a kernel, must be explicitly deallocated using
 // tcgen05.dealloc before the kernel exits" (PTX ISA tcgen05.alloc): a CTA whose
-// threads have all exited with columns allocated is `tmem_not_deallocated`
-// (checked at the CTA's exit, not the kernel's).
+// threads have all exited with columns allocated is `tmem_not_deallocated`,
+// checked at the CTA's exit rather than the kernel's, and the same verdict: once
+// a CTA's threads have exited, no thread can deallocate its columns (a
+// .cta_group::1 dealloc acts on the issuer's CTA; the .cta_group::2 one's first
+// warp frees both halves, and a CTA that exits without issuing its half of
+// the collective is `tmem_misuse`, pair_exit), so they stay allocated when the
+// kernel exits. The earlier check names the CTA and its exit in the trace.
 [[nodiscard]] constexpr Violation cta_exit(const Cta& c) {
   return c.allocated != 0 ? Violation::tmem_not_deallocated : Violation::none;
 }

@@ -38,7 +38,7 @@ namespace pc::spec {
   X(named_count_mismatch, "named_count_mismatch", error,                                           \
     "participants of one named-barrier instance gave different thread counts, or more threads arrived than counted") \
   X(named_count_not_warp_multiple, "named_count_not_warp_multiple", error,                         \
-    "a named-barrier thread count that is not a multiple of the warp size")                 \
+    "a named-barrier thread count that is 0 or not a multiple of the warp size")                 \
   X(named_id_out_of_range, "named_id_out_of_range", error, "a named-barrier id outside 0..15")       \
   X(named_id0_clash, "named_id0_clash", error, "barrier id 0 (__syncthreads) used with a partial thread count") \
   X(remote_wait, "remote_wait", error, "a wait or test on an mbarrier of another CTA")               \

@@ -114,6 +114,35 @@ TEST_CASE("named barrier: producer bar.arrive, consumer bar.sync; count mismatch
   CHECK(run(make(64, 64, 0)).verdict == Verdict::verified);
 }
 
+// PTX ISA bar/barrier: "If no thread count is specified, all threads in the
+// CTA participate in the barrier. When specifying a thread count, the value
+// must be a multiple of the warp size. Note that a non-zero thread count is
+// required for barrier{.cta}.arrive." Until issue 62 the model checked the
+// CTA's size where no count is given (a CTA of 80 threads with bar.sync 1 was
+// named_count_not_warp_multiple), and took a count of 0 for no count.
+TEST_CASE("named barrier: no count checks no warp multiple; a count of 0 is one") {
+  auto make = [](int cta_threads, std::int64_t count) {
+    KernelBuilder kb("named_counts");
+    kb.cta_threads(cta_threads);
+    const int d = kb.buffer("d", 1, 64);
+    Role& p = kb.role("producer", Granularity::warp);
+    p.body.push_back(O(OpCode::write).buf(d));
+    ir::OpBuilder arrive = O(OpCode::bar_sync).id(kb.c(1));
+    if (count >= 0) arrive.count(kb.c(count));
+    p.body.push_back(arrive);
+    Role& c = kb.role("consumer", Granularity::warp);
+    ir::OpBuilder sync = O(OpCode::bar_sync).id(kb.c(1));
+    if (count >= 0) sync.count(kb.c(count));
+    c.body.push_back(sync);
+    c.body.push_back(O(OpCode::read).buf(d));
+    return kb.build();
+  };
+  // 80 threads, not a multiple of 32: the roles' 64 and 16 that exit at once.
+  CHECK(run(make(80, -1)).verdict == Verdict::verified);
+  CHECK(run(make(80, 64)).verdict == Verdict::verified);
+  CHECK(run(make(80, 0)).violation == Violation::named_count_not_warp_multiple);
+}
+
 TEST_CASE("lapping is judged by its effects: no parity_alias without a deadlock or a race") {
   // The producer completes two phases, then meets the consumer at a named
   // barrier; the consumer then waits for the second phase by parity 1, which

@@ -99,7 +99,6 @@ TEST_CASE("each error names what was expected, at file:line:column") {
       {"arrive_expect_tx without bytes", k + mb + role("  one: arrive_expect_tx b[0]\n"), 5, 8, "arrive_expect_tx needs 'bytes B'"},
       // (counts, tx bytes, named-barrier ids and warp multiples are the checker's
       // violations, constant or not: tests/dsl_verdicts_test.cpp)
-      {"named count 0", k + role("  bar_arrive 1, 0\n"), 3, 17, "a named-barrier thread count is 0: give the threads that take part"},
       {"named count 2048", k + role("  bar_sync 1, 2048\n"), 3, 15, "a named-barrier thread count is 2048: a CTA has at most 1024 threads"},
       {"bar_red op", k + role("  r = bar_red xor 1, 32, 1\n"), 3, 15, "expected popc, and or or, found 'xor'"},
       {"negative wait_group", k + role("  wait_group -1\n"), 3, 14, "the number of pending groups is -1; it must be at least 0"},

@@ -134,7 +134,7 @@ const Form forms[] = {
   {"bar_arrive", "bar, barrier", "bar_arrive 1, 64", "barrier.arrive.aligned 1, 64;", ok, P, "", ""},
   {"bar_sync without thread count", "bar, barrier", "bar_sync 1", "barrier.sync.aligned 1;", ok, P, "", ""},
   {"bar_arrive with 0 threads", "bar, barrier",
-   "bar_arrive 1, 0", "barrier.arrive.aligned 1, 0;", no, P, "thread count is 0",
+   "bar_arrive 1, 0", "barrier.arrive.aligned 1, 0;", no, P, "named_count_not_warp_multiple",
    "requires a non-zero thread count argument"},
   {"bar_sync with 48 threads", "bar, barrier",
    "bar_sync 1, 48", "barrier.sync.aligned 1, 48;", no, P, "named_count_not_warp_multiple",

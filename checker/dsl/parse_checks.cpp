@@ -85,15 +85,11 @@ void Parser::check_operands(const ir::Op& op) {
   check_range(op.mask, "a member mask (32 bits, one per lane)", 0, 0xffffffffLL);
   check_range(op.quarter, "a tensor-memory lane quarter (lanes 32Q .. 32Q + 31)", 0, 3);
   // Counts of mbarrier ops: spec::mbarrier::init and arrive, when they run.
-  // A named barrier's id and warp multiple: spec::named::check_operands, when
-  // they run. A count of 0 is the model's "no count" (the whole CTA), and a
-  // count above the threads a CTA may have names threads that cannot be.
+  // A named barrier's id and its count's warp multiple (0 included):
+  // spec::named::check_operands, when they run. A count above the threads a
+  // CTA may have names threads that cannot be.
   if (ir::op_is_named_barrier(op.code)) {
-    if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v == 0)
-      fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
-           "a named-barrier thread count is 0: give the threads that take part (a multiple of " +
-               std::to_string(spec::named::warp_size) + "), or no count for the whole CTA ('bar_sync ID')");
-    else if (v && *v > spec::rules::max_cta_threads)
+    if (auto v = op.count == ir::no_expr ? std::nullopt : const_value(op.count); v && *v > spec::rules::max_cta_threads)
       fail(k_.exprs[static_cast<std::size_t>(op.count)].loc,
            "a named-barrier thread count is " + std::to_string(*v) + ": a CTA has at most " +
                std::to_string(spec::rules::max_cta_threads) + " threads");
