@@ -150,14 +150,15 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     }
   } else if (pe.kind == PendingKind::tma_load) {
     r = mb::complete_tx(st, pe.bytes);
-    // Its tensor map (Pending::group: the map's buffer + 1), released where
-    // no other load of the agent reading it is still in flight.
-    int map = pe.group > 0 ? pe.group - 1 : -1;
+    // Its tensor map (Pending::group: the map's buffer + 1), and whether
+    // another load of the agent reading it is still in flight.
+    const int map = pe.group > 0 ? pe.group - 1 : -1;
+    bool map_read_by_another = false;
     for (const Pending& q : s.pending)
-      if (q.kind == PendingKind::tma_load && q.agent == pe.agent && q.group == pe.group) map = -1;
+      if (q.kind == PendingKind::tma_load && q.agent == pe.agent && q.group == pe.group) map_read_by_another = true;
     if (r.out.violation == Violation::none)
       so::tma_load_lands(s.mem, pe.buf, p_.agents[pe.agent].hb.unit(hb::Unit::tma), mbar_channels(p_, pe.mbar),
-                         p_.agents[pe.agent].cta != cta, map);
+                         p_.agents[pe.agent].cta != cta, map, map_read_by_another);
   } else if (pe.kind == PendingKind::clc_response) {
     r = mb::complete_tx(st, pe.bytes);
     if (r.out.violation == Violation::none)

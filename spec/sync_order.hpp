@@ -105,23 +105,32 @@ inline void fence_acq_rel(hb::Memory& m, hb::Threads lanes, ordering::Scope scop
 // fence.proxy.async{.space} by `lanes` of CTA `cta` (ordering::ProxySpace):
 // what the lanes know of the generic proxy's accesses in the fence's state
 // space, the async proxy knows through them. `own` gives the CTA's data
-// buffers and mbarrier objects (their pseudo-buffers) as index ranges.
-// `tensormaps`: the tensor maps (per buffer, 1 for one), which no
-// fence.proxy.async reaches: theirs is the tensormap proxy, "fence.proxy.tensormap::generic"
-// (PTX ISA membar/fence; tensormap_release below).
+// buffers and mbarrier objects (their pseudo-buffers) as index ranges;
+// `globals`, the instances of global memory (per buffer, 1 for one; they
+// lie in CTA 0's range), which only .global and the unrestricted fence
+// reach; `tensormaps`, the tensor maps (global too), which no
+// fence.proxy.async reaches: theirs is the tensormap proxy,
+// "fence.proxy.tensormap::generic" (PTX ISA membar/fence; tensormap_release
+// below). Until issue 62 `.global` reached nothing and `.shared::cta` in CTA
+// 0 reached global memory.
 struct CtaMemory {
   int first_buf, end_buf, first_mbar, end_mbar;
   std::span<const std::uint8_t> tensormaps = {};
+  std::span<const std::uint8_t> globals = {};
 };
 inline void proxy_fence(hb::Memory& m, hb::Threads lanes, ordering::ProxySpace space, const CtaMemory& own) {
   switch (space) {
-    case ordering::ProxySpace::all:
-    case ordering::ProxySpace::shared_cluster: hb::proxy_fence(m, lanes, 0, -1, own.tensormaps); return;
+    case ordering::ProxySpace::all: hb::proxy_fence(m, lanes, 0, -1, own.tensormaps); return;
+    case ordering::ProxySpace::shared_cluster: hb::proxy_fence(m, lanes, 0, -1, own.globals); return;
     case ordering::ProxySpace::shared_cta:
-      hb::proxy_fence(m, lanes, own.first_buf, own.end_buf, own.tensormaps);
+      hb::proxy_fence(m, lanes, own.first_buf, own.end_buf, own.globals);
       hb::proxy_fence(m, lanes, own.first_mbar, own.end_mbar);
       return;
-    case ordering::ProxySpace::global: return;  // no shared memory
+    case ordering::ProxySpace::global:
+      for (std::size_t i = 0; i < own.globals.size(); ++i)
+        if (own.globals[i] && !(i < own.tensormaps.size() && own.tensormaps[i]))
+          hb::proxy_fence(m, lanes, static_cast<int>(i), static_cast<int>(i) + 1);
+      return;
   }
 }
 
@@ -222,23 +231,25 @@ inline bool bar_sync_acquire(hb::Memory& m, hb::Threads lanes, int seen_cta, std
 // .scope must be specified as .cluster." A restricted release releases what
 // the lanes know of their own CTA's shared memory (`own`: its data buffers
 // and mbarriers), a restricted acquire orders the shared memory of every CTA
-// of the cluster; neither reaches tensor memory (`tmem`, whose marks also
-// cover the CTAs' start pseudo-buffers: a restricted acquire does not learn
-// that a peer CTA started, on the side of a report).
+// of the cluster; neither reaches what lies outside shared memory
+// (`outside_shared`: global memory, and tensor memory, whose marks also cover
+// the CTAs' start pseudo-buffers: a restricted acquire does not learn that a
+// peer CTA started, on the side of a report). Until issue 62 they reached
+// global memory.
 inline void fence_release(hb::Memory& m, hb::Threads lanes, ordering::Scope scope, const Fences& f, const CtaMemory* restricted,
-                          std::span<const std::uint8_t> tmem) {
+                          std::span<const std::uint8_t> outside_shared) {
   const int sync = scope == ordering::Scope::cluster ? f.release_cluster : f.release_cta;
   if (restricted == nullptr) {
     hb::release(m, lanes, sync);
     return;
   }
-  hb::release_range(m, lanes, sync, restricted->first_buf, restricted->end_buf, tmem);
+  hb::release_range(m, lanes, sync, restricted->first_buf, restricted->end_buf, outside_shared);
   hb::release_range(m, lanes, sync, restricted->first_mbar, restricted->end_mbar);
 }
 inline void fence_acquire(hb::Memory& m, hb::Threads lanes, ordering::Scope scope, const Fences& f, bool restricted,
-                          std::span<const std::uint8_t> tmem) {
+                          std::span<const std::uint8_t> outside_shared) {
   const hb::Syncs seen = hb::Syncs{1} << (scope == ordering::Scope::cluster ? f.seen_cluster : f.seen_cta);
-  if (restricted) hb::acquire_except(m, lanes, seen, tmem);
+  if (restricted) hb::acquire_except(m, lanes, seen, outside_shared);
   else hb::acquire(m, lanes, seen);
 }
 
@@ -522,17 +533,37 @@ inline void copy_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, int sync) 
 // channel of that scope from the issuer's CTA (`remote`: another one than
 // the barrier's).
 // `map` (-1: none): the tensor map the copy read, whose read completes with
-// the copy and is released with its write, where no other copy of the same
-// unit that reads that map is still in flight (the unit's reads of one map
-// are one event: Memory). A copy reads its map while it is in flight, not at
-// its issue: on the H200 a rewrite of the map right after the issue reached
-// 6.6% of the copies, none after the copy's mbarrier wait (0 of 2.0e9;
+// the copy and is released with its write, unless another copy of the same
+// unit that reads that map is still in flight (`map_read_by_another`: the
+// unit's reads of one map are one event of Memory, which completes with the
+// last of them). A copy reads its map while it is in flight, not at its
+// issue: on the H200 a rewrite of the map right after the issue reached 6.6%
+// of the copies, none after the copy's mbarrier wait (0 of 2.0e9;
 // harnesses/conformance/tensormap_reread.cu, docs/conformance).
-inline void tma_load_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, const MbarSyncs& b, bool remote, int map = -1) {
+inline void tma_load_lands(hb::Memory& m, int buf, std::uint8_t tma_unit, const MbarSyncs& b, bool remote, int map = -1,
+                           bool map_read_by_another = false) {
   const int sync = mbar_release_sync(b, ordering::copy_release_scope, remote);
   if (sync < 0) throw std::logic_error("sync_order: a TMA load from another CTA into a barrier without the channels of other scopes");
   copy_lands(m, buf, tma_unit, sync);
-  if (map >= 0) hb::release_read(m, map, tma_unit, sync);
+  if (map >= 0 && !map_read_by_another) hb::release_read(m, map, tma_unit, sync);
+}
+
+// cp.async.bulk.wait_group[.read] N by `waiter` (the lanes that execute it),
+// once the issuer's bulk groups up to `upto` are retired
+// (spec::async_group::wait): the retired groups' accesses are ordered before
+// the waiter only ("cause the executing thread to wait"); with .read, only
+// their reads of shared memory (their writes of global memory, a TMA store's
+// destination, stay in flight). The tensor-map reads of the thread's TMA
+// loads issued before the groups waited for were committed (the TMA unit's
+// reads with a group: only theirs) and are complete too. The ISA puts no TMA
+// load with an mbarrier in a bulk async-group; on the H200 a map rewritten
+// after commit_group and wait_group.read 0 reached none of the loads (0 of
+// 2.0e9, harnesses/conformance/tensormap_reread.cu), which CUTLASS's grouped
+// GEMMs rely on (docs/spec.md, "Open points").
+inline void bulk_wait(hb::Memory& m, std::uint8_t bulk_unit, std::uint8_t tma_unit, std::uint16_t upto, hb::Threads waiter,
+                      bool read_only) {
+  hb::retire(m, bulk_unit, upto, waiter, read_only);
+  hb::retire(m, tma_unit, upto, waiter, true);
 }
 
 // An mbarrier phase completed: every sync object of the barrier (its scopes'

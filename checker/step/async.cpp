@@ -87,21 +87,11 @@ Exec::Pc Exec::on_bulk_commit_group([[maybe_unused]] const ir::Op& op, [[maybe_u
 Exec::Pc Exec::on_bulk_wait_group(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   const std::uint8_t leader = issuer(l);
   // The copies complete on their own: waiting never blocks for ever; what
-  // it adds is order from the retired groups' reads to this thread.
-  // Only the waiting thread is ordered after the retired groups' reads
-  // (cp.async.bulk.wait_group: "cause the executing thread to wait").
-  // wait_group.read: the groups' reads of shared memory only; their writes
-  // of global memory (a TMA store's destination) stay in flight.
+  // it adds is order from the retired groups to this thread
+  // (spec::sync_order::bulk_wait).
   const std::uint16_t upto = spec::async_group::wait(ag_.bulk, ev(op.n, 0));
-  hb::retire(s_.mem, me_.hb.unit(hb::Unit::bulk), upto, hb::bit(leader), op.code == OpCode::bulk_wait_group_read);
-  // The tensor-map reads of the thread's TMA loads issued before the groups
-  // waited for were committed (the TMA unit's reads with a group: only
-  // theirs): complete too. The ISA puts no TMA load with an mbarrier in a
-  // bulk async-group; on the H200 a map rewritten after commit_group and
-  // wait_group.read 0 reached none of the loads (0 of 2.0e9,
-  // tensormap_reread), which CUTLASS's grouped GEMMs rely on
-  // (docs/spec.md, "Open points").
-  hb::retire(s_.mem, me_.hb.unit(hb::Unit::tma), upto, hb::bit(leader), true);
+  so::bulk_wait(s_.mem, me_.hb.unit(hb::Unit::bulk), me_.hb.unit(hb::Unit::tma), upto, hb::bit(leader),
+                op.code == OpCode::bulk_wait_group_read);
   SAY(std::string(ir::op_keyword(op.code)) + " " + std::to_string(ev(op.n, 0)));
   return Pc::next;
 }
