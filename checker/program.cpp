@@ -317,6 +317,18 @@ void instantiate_declarations(Program& p, const ir::Kernel& k) {
       p.tensormap_buffer.resize(static_cast<std::size_t>(p.mem_buffers()), 0);
       for (int e = 0; e < k.buffers[d].size; ++e) p.tensormap_buffer[static_cast<std::size_t>(p.buffer_at(0, static_cast<int>(d), e))] = 1;
     }
+  p.global_buffer_flag.clear();
+  for (std::size_t d = 0; d < k.buffers.size(); ++d)
+    if (k.buffers[d].space == ir::Space::global) {
+      p.global_buffer_flag.resize(static_cast<std::size_t>(p.mem_buffers()), 0);
+      for (int e = 0; e < k.buffers[d].size; ++e) p.global_buffer_flag[static_cast<std::size_t>(p.buffer_at(0, static_cast<int>(d), e))] = 1;
+    }
+  p.outside_shared.clear();
+  if (!p.tmem_buffer.empty() || !p.global_buffer_flag.empty()) {
+    p.outside_shared.assign(static_cast<std::size_t>(p.mem_buffers()), 0);
+    for (std::size_t i = 0; i < p.outside_shared.size(); ++i)
+      p.outside_shared[i] = (i < p.tmem_buffer.size() && p.tmem_buffer[i]) || (i < p.global_buffer_flag.size() && p.global_buffer_flag[i]);
+  }
 }
 
 // The agents, CTA by CTA, role by role, instance by instance, and their

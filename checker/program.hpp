@@ -125,6 +125,14 @@ struct Program {
   std::vector<std::uint8_t> tensormap_buffer;
   [[nodiscard]] std::span<const std::uint8_t> tensormap_buffers() const { return tensormap_buffer; }
   int host_thread = -1;
+  // Per hb::Memory buffer, 1 for an instance of global memory (`gmem`,
+  // `tensormap`; empty in a kernel with none), which no fence restricted to
+  // shared memory reaches; and 1 for every buffer outside shared memory
+  // (global memory, tensor memory and the CTAs' start records, as
+  // tmem_buffer), which the .sync_restrict fences leave alone.
+  std::vector<std::uint8_t> global_buffer_flag, outside_shared;
+  [[nodiscard]] std::span<const std::uint8_t> global_buffers() const { return global_buffer_flag; }
+  [[nodiscard]] std::span<const std::uint8_t> outside_shared_buffers() const { return outside_shared; }
   bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
   bool has_values = false;                  // some write stores a value, or some read returns one (State::values)
   bool id0_whole_cta = false;               // some op uses barrier 0 for the whole CTA (syncthreads, or id 0 (or an id not known) with no count)

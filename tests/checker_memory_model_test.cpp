@@ -194,6 +194,41 @@ TEST_CASE("a proxy fence restricted to a state space orders only that space's ac
   pair(with(dsm, "SPACE", "global"), "proxy_race", with(dsm, "SPACE", ""));
 }
 
+// Global memory (`gmem`): fence.proxy.async.global orders its generic and
+// async-proxy accesses, the shared-memory forms do not (PTX ISA membar/fence:
+// ".async.global" and ".async.shared::{cta, cluster}" restrict the fence to
+// that state space). Until issue 62 `.global` ordered nothing (the model's
+// buffers were all shared when it was written: a false alarm) and
+// `.shared::cta` in CTA 0 ordered global memory (its instances lie in CTA 0's
+// range: a miss).
+TEST_CASE("fence.proxy.async.global orders global memory, and only it") {
+  const std::string k = "kernel g\ngmem g bytes 4096\nsmem s bytes 4096\nmbarrier full count 1\nrole w warp:\n"
+                        "  all: write g\n  all: fence_proxy_async SPACE\n  syncwarp\n"
+                        "  one: arrive_expect_tx full bytes 4096\n  one: tma_load s -> full from g\n"
+                        "  wait full parity 0\n  all: read s\n";
+  pair(with(k, "SPACE", "shared_cta"), "proxy_race", with(k, "SPACE", "global"));
+  pair(with(k, "SPACE", "shared_cluster"), "proxy_race", with(k, "SPACE", ""));
+  // A shared buffer is not reached by the .global form.
+  const std::string own = "kernel own\nsmem out[1] bytes 4096\ngmem g bytes 64\nrole epilogue warp:\n  one: write out[0]\n";
+  const std::string store = "  one: tma_store out[0]\n  commit_group\n  wait_group_read 0\n";
+  pair(own + "  one: fence_proxy_async global\n" + store, "proxy_race", own + "  one: fence_proxy_async shared_cta\n" + store);
+  // The message names the state space.
+  const std::string bad = with(k, "SPACE", "shared_cta");
+  const dsl::Parsed p = dsl::parse(bad, "mm.bk");
+  REQUIRE(p.ok());
+  CHECK(check::check(p.kernel, check::Options{}).message.find("reaches global memory") != std::string::npos);
+}
+
+// fence.release.sync_restrict::shared::cta "only applies to operations
+// performed on objects in .shared::cta state space": a write of global memory
+// before it is not released (until issue 62 it was, in CTA 0).
+TEST_CASE("fence.release restricted to shared::cta does not release global memory") {
+  const std::string k = "kernel r\nSPACE d bytes 64\nmbarrier ready count 1\nrole writer warp:\n  one: write d\n"
+                        "  one: fence_release cluster shared_cta\n  one: arrive ready relaxed cluster\n"
+                        "role reader warp:\n  wait ready parity 0 relaxed cluster\n  fence_acquire cluster\n  one: read d\n";
+  pair(with(k, "SPACE", "gmem"), "data_race", with(k, "SPACE", "smem"));
+}
+
 // The one-way generic-to-async proxy fences (PTX ISA membar/fence,
 // "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster;
 // fence.proxy.async::generic.release.sync_restrict::shared::cta.cluster"):

@@ -35,7 +35,10 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
         break;
       }
       msg = mine + " (async proxy) is not ordered after the generic write" + of_other + " by " + other +
-            ": no fence.proxy.async between them";
+            (static_cast<std::size_t>(buf) < p_.global_buffer_flag.size() && p_.global_buffer_flag[static_cast<std::size_t>(buf)]
+                 ? ": no fence.proxy.async that reaches global memory between them (fence_proxy_async, or "
+                   "fence_proxy_async global: the shared_cta and shared_cluster forms order shared memory only)"
+                 : ": no fence.proxy.async between them");
       break;
     case Violation::cross_proxy_war:
       msg = mine + " (async proxy) overwrites what " + other + " read" + of_other +
@@ -139,14 +142,14 @@ Exec::Pc Exec::on_fence_sc(const ir::Op& op, const Lanes& l) { return on_fence_a
 Exec::Pc Exec::on_fence_release(const ir::Op& op, const Lanes& l) {
   const so::CtaMemory own = own_memory();
   so::fence_release(s_.mem, l.threads, op.scope, fences(), op.space == ir::ProxySpace::shared_cta ? &own : nullptr,
-                    p_.tmem_buffers());
+                    p_.outside_shared_buffers());
   SAY(lanes_prefix(op) + "fence.release" + (op.space == ir::ProxySpace::shared_cta ? ".sync_restrict::shared::cta" : "") +
       (op.scope == ir::Scope::cluster ? ".cluster" : ".cta"));
   return Pc::next;
 }
 Exec::Pc Exec::on_fence_acquire(const ir::Op& op, const Lanes& l) {
   const bool restricted = op.space == ir::ProxySpace::shared_cluster;
-  so::fence_acquire(s_.mem, l.threads, op.scope, fences(), restricted, p_.tmem_buffers());
+  so::fence_acquire(s_.mem, l.threads, op.scope, fences(), restricted, p_.outside_shared_buffers());
   SAY(lanes_prefix(op) + "fence.acquire" + (restricted ? ".sync_restrict::shared::cluster" : "") +
       (op.scope == ir::Scope::cluster ? ".cluster" : ".cta"));
   return Pc::next;
@@ -155,7 +158,7 @@ Exec::Pc Exec::on_fence_acquire(const ir::Op& op, const Lanes& l) {
 so::CtaMemory Exec::own_memory() const {
   const int c = me_.cta;
   return {c * p_.buffers_per_cta, (c + 1) * p_.buffers_per_cta, p_.mbar_pseudo_buffer(c * p_.mbars_per_cta),
-          p_.mbar_pseudo_buffer((c + 1) * p_.mbars_per_cta), p_.tensormap_buffers()};
+          p_.mbar_pseudo_buffer((c + 1) * p_.mbars_per_cta), p_.tensormap_buffers(), p_.global_buffers()};
 }
 
 // Tensor maps (spec::sync_order, "Tensor maps: the tensormap proxy").
