@@ -383,18 +383,26 @@ void tally_wait(bool then_arrive, const volatile long long* h, int clusters, Res
   }
 }
 
-template <class Kernel, class... Args>
-cudaError_t launch_cluster(Kernel k, int clusters, Args... args) {
+// A launch of `clusters` clusters of two CTAs of one warp; `attr` holds the
+// cluster dimension the configuration points to.
+cudaLaunchConfig_t cluster_config(int clusters, cudaLaunchAttribute& attr) {
   cudaLaunchConfig_t cfg{};
   cfg.gridDim = dim3(static_cast<unsigned>(2 * clusters));
   cfg.blockDim = dim3(32);
-  cudaLaunchAttribute attr{};
+  attr = cudaLaunchAttribute{};
   attr.id = cudaLaunchAttributeClusterDimension;
   attr.val.clusterDim.x = 2;
   attr.val.clusterDim.y = 1;
   attr.val.clusterDim.z = 1;
   cfg.attrs = &attr;
   cfg.numAttrs = 1;
+  return cfg;
+}
+
+template <class Kernel, class... Args>
+cudaError_t launch_cluster(Kernel k, int clusters, Args... args) {
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = cluster_config(clusters, attr);
   return cudaLaunchKernelEx(&cfg, k, args...);
 }
 
@@ -517,16 +525,8 @@ Info run_info() {
   in.gt_step_ns = h[0];
   in.probe_cycles = h[1];
   in.probe_ns = h[2];
-  cudaLaunchConfig_t cfg{};
-  cfg.gridDim = dim3(2);
-  cfg.blockDim = dim3(32);
-  cudaLaunchAttribute attr{};
-  attr.id = cudaLaunchAttributeClusterDimension;
-  attr.val.clusterDim.x = 2;
-  attr.val.clusterDim.y = 1;
-  attr.val.clusterDim.z = 1;
-  cfg.attrs = &attr;
-  cfg.numAttrs = 1;
+  cudaLaunchAttribute attr;
+  const cudaLaunchConfig_t cfg = cluster_config(1, attr);
   if (cudaOccupancyMaxActiveClusters(&in.max_clusters, cluster_rearrive, &cfg) != cudaSuccess) in.max_clusters = -1;
   return in;
 }
