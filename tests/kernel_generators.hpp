@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "tests/kernel_text.hpp"
 
@@ -1313,6 +1314,66 @@ inline std::string group_arrive_balanced(std::mt19937& rng, bool split) {
   if (o0 == "role o0 warp:\n") o0 += "  syncwarp\n";
   std::string k = "kernel balanced\nsmem x[1] bytes 256\nmbarrier m[1] count " + std::to_string(count) + "\n";
   k += g + o0 + "role o1 warp:\n  wait m[0] parity 0\n" + (pick(2) ? "  one: read x[0]\n" : "  all: read x[0]\n");
+  return k;
+}
+
+// A warp group's wgmma: one step of the warp-group agent, its four warps in
+// step (docs/spec.md, "Beyond the sentence": wgmma .sync). `split`: g's
+// arrive under `if warp >= 0:`, so that each warp of g is an agent
+// throughout (a role that reads `warp` is one agent per warp) and the wgmma
+// one operation its four warps join: the per-warp reference. Role g
+// (a warp group) writes its operand a[0] (with or without the proxy fence),
+// issues wgmmas reading a[0] and a[1] (with or without wgmma_fence, commits
+// and waits in some order), and around them arrives on m (each warp's lane,
+// or all lanes) and meets p at a named barrier; role p waits on m,
+// then overwrites a[0] or a[1] and reads them.
+inline std::string wgmma_group_kernel(std::mt19937& rng, bool split) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  // (`one:` is the role's one elected lane, which the split form makes each
+  // warp's: not the same kernel.)
+  static constexpr const char* arrives[] = {"each: arrive m", "all: arrive m"};
+  // Half the kernels keep the order a correct pipeline has (the fences, the
+  // arrive after the wait, a count of the arrivals g makes); the others
+  // drop or move a piece at random.
+  const bool careful = pick(2) == 0;
+  auto keep = [&](int odds) { return careful || pick(odds) != 0; };
+  const int kind = pick(2);
+  const std::string arrive = arrives[kind];
+  std::vector<std::string> body;
+  if (pick(3) != 0) {
+    body.push_back("all: write a[0]");
+    if (keep(4)) body.push_back("all: fence_proxy_async");
+  }
+  if (pick(2) == 0) body.push_back("bar_sync 1, 160");
+  if (keep(6)) body.push_back("wgmma_fence");
+  const int mmas = 1 + pick(2);
+  const int arrive_at = careful ? mmas + 1 : pick(mmas + 2);  // before the i-th wgmma, or after the wait
+  bool committed = true;
+  for (int i = 0; i < mmas; ++i) {
+    if (arrive_at == i) body.push_back(arrive);
+    body.push_back("wgmma read a[" + std::to_string(pick(2)) + "]");
+    committed = keep(4);
+    if (committed) body.push_back("wgmma_commit");
+  }
+  if (arrive_at == mmas) body.push_back(arrive);
+  if (keep(4) || !committed) {
+    if (!committed) body.push_back("wgmma_commit");
+    body.push_back("wgmma_wait 0");
+  }
+  if (pick(2) == 0) body.push_back(std::string(pick(2) ? "one" : "all") + ": read a[" + std::to_string(pick(2)) + "]");
+  if (arrive_at == mmas + 1) body.push_back(arrive);
+  if (!careful && pick(3) == 0) body.push_back(std::string(pick(2) ? "one" : "all") + ": read a[" + std::to_string(pick(2)) + "]");
+  const bool named = std::find(body.begin(), body.end(), "bar_sync 1, 160") != body.end();
+  static constexpr int odd_counts[] = {1, 2, 129, 5};
+  const int count = careful || pick(3) != 0 ? (kind == 0 ? 4 : 128) : odd_counts[pick(4)];
+  std::string k = "kernel wgmma_group\nsmem a[2] bytes 1024\nmbarrier m count " + std::to_string(count) + "\n";
+  k += "role g warpgroup:\n";
+  for (const std::string& line : body) k += (split && line == arrive ? "  if warp >= 0:\n    " : "  ") + line + "\n";
+  k += "role p warp:\n";
+  if (named) k += "  bar_sync 1, 160\n";
+  k += "  wait m parity 0\n";
+  k += std::string("  ") + (pick(2) ? "one" : "all") + ": write a[" + std::to_string(pick(2)) + "]\n";
+  if (pick(2) == 0) k += "  one: read a[" + std::to_string(pick(2)) + "]\n";
   return k;
 }
 
