@@ -82,7 +82,8 @@ void put_event(Writer& w, const spec::hb::Event& e) {
   w.put(e.thread);
   const bool extra = e.spread != 0 || e.group != 0;
   const bool weak = (e.released_weak | e.visible_weak) != 0;
-  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (extra << 2) | (e.atomic << 3) | (weak << 4)));
+  w.put(static_cast<std::uint8_t>(e.write | (static_cast<int>(e.proxy) << 1) | (extra << 2) | (e.atomic << 3) | (weak << 4) |
+                                  (e.mma << 5)));
   if (extra) {
     w.put(e.spread);
     w.var(e.group);
@@ -161,6 +162,7 @@ void get_event(Reader& r, spec::hb::Event& e) {
   e.write = bits & 1;
   e.proxy = static_cast<spec::hb::Proxy>((bits >> 1) & 1);
   e.atomic = (bits >> 3) & 1;
+  e.mma = static_cast<std::uint8_t>((bits >> 5) & 3);
   e.spread = 0;
   e.group = 0;
   if ((bits >> 2) & 1) {

@@ -214,7 +214,7 @@ std::uint64_t shared_hash(const State& s, std::uint64_t shape) {
     const bool weak = (e.released_weak | e.visible_weak) != 0;
     lanes.block(e.buf | std::uint64_t{e.write} << 16 | std::uint64_t{e.atomic} << 17 | static_cast<std::uint64_t>(e.proxy) << 18 |
                     std::uint64_t{high} << 19 | std::uint64_t{weak} << 20 | std::uint64_t{e.thread} << 24 | std::uint64_t{e.spread} << 32 |
-                    std::uint64_t{e.group} << 40,
+                    std::uint64_t{e.group} << 40 | std::uint64_t{e.mma} << 56,
                 static_cast<std::uint64_t>(e.after), static_cast<std::uint64_t>(e.after_async),
                 static_cast<std::uint64_t>(e.after_weak));
     lanes.block(e.released, e.released_async, e.visible, e.visible_async);

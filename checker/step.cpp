@@ -64,7 +64,7 @@ State Stepper::initial() const {
 void StepInfo::clear() {
   // Every member is reset here: one added must be added here too (the size
   // of the members as they are today on a 64-bit target).
-  static_assert(sizeof(void*) != 8 || sizeof(StepInfo) == 216, "StepInfo changed: reset the new member in StepInfo::clear");
+  static_assert(sizeof(void*) != 8 || sizeof(StepInfo) == 256, "StepInfo changed: reset the new member in StepInfo::clear");
   enabled = true;
   violation = Violation::none;
   message.clear();
@@ -73,6 +73,8 @@ void StepInfo::clear() {
   acquired.clear();
   warning = Violation::none;
   warning_message.clear();
+  warning2 = Violation::none;
+  warning2_message.clear();
   loc = ir::Loc{};
   accesses.clear();
   race_buf = -1;

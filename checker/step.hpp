@@ -30,6 +30,11 @@ struct StepInfo {
   std::string acquired;       // a wait or test that passed with acquire semantics: its mbarrier (when describing)
   spec::Violation warning = spec::Violation::none;  // a warning kind the step raised (spec::is_warning)
   std::string warning_message;
+  // A second warning of another kind at the same step (a tcgen05.mma with no
+  // tcgen05.fence::after_thread_sync after a barrier that is also
+  // mma_not_pipelined), so that neither hides the other.
+  spec::Violation warning2 = spec::Violation::none;
+  std::string warning2_message;
   ir::Loc loc;
   std::vector<AccessNote> accesses;  // when describing
   // A race (or a warning of a race kind): the buffer of the earlier access (the

@@ -202,11 +202,15 @@ class Successors {
   class Expansion;
 
   void note_warning(Worker& w, const StepInfo& info, std::uint32_t id, int action) const {
-    for (const auto& kx : w.warnings)
-      if (kx.second.kind == info.warning && kx.second.loc.line == info.loc.line && kx.second.loc.col == info.loc.col) return;
-    if (w.warnings.size() > max_warnings) return;
-    w.warnings.emplace_back(key_of(id, static_cast<std::uint32_t>(action)),
-                            Warning{info.warning, info.warning_message, info.loc, action < m_.agents() ? action : -1});
+    auto note = [&](spec::Violation kind, const std::string& message) {
+      for (const auto& kx : w.warnings)
+        if (kx.second.kind == kind && kx.second.loc.line == info.loc.line && kx.second.loc.col == info.loc.col) return;
+      if (w.warnings.size() > max_warnings) return;
+      w.warnings.emplace_back(key_of(id, static_cast<std::uint32_t>(action)),
+                              Warning{kind, message, info.loc, action < m_.agents() ? action : -1});
+    };
+    note(info.warning, info.warning_message);
+    if (info.warning2 != spec::Violation::none) note(info.warning2, info.warning2_message);
   }
 
   // Agent a's part of the state being expanded, as its bytes lie in w.from.

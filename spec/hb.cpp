@@ -1,5 +1,7 @@
 #include "spec/hb.hpp"
 
+#include "spec/tmem.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -46,7 +48,16 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   c.other_proxy = prior.proxy;
   if (!prior.write && a.kind == Kind::read) return c;  // two reads never conflict
   if (prior.atomic && a.atomic) return c;               // nor two atomic read-modify-writes
-  if (a.after_own_unit && a.unit >= 0 && (prior.thread == a.unit || (prior.after_async & bit(issuer)))) return c;
+  // A later MMA after the accesses of its unit (or, through the tcgen05
+  // ordering, another thread's) that a pipelined pair covers; one that only
+  // in-order execution of the unit would order is the mma_not_pipelined
+  // warning (spec::tmem::pipelined, docs/spec.md "Stances").
+  if (a.after_own_unit && a.unit >= 0 && (prior.thread == a.unit || (prior.after_async & bit(issuer)))) {
+    if (!tmem::pipelined(static_cast<tmem::MmaPart>(prior.mma), static_cast<tmem::MmaPart>(a.mma), prior.buf == a.buf) &&
+        !(prior.after & bit(issuer)))
+      c.warning = Violation::mma_not_pipelined;
+    return c;
+  }
   const Threads me = bit(issuer);
   // lanes of one all-lane access each on its part (of one buffer)
   const bool same_part = a.spread != 0 && a.spread == prior.spread && prior.buf == a.buf;
@@ -76,6 +87,7 @@ Event fresh(const Access& a, std::uint8_t actor) {
   e.proxy = a.proxy;
   e.spread = a.unit >= 0 ? 0 : a.spread;
   e.group = a.unit >= 0 ? a.group : 0;
+  e.mma = a.unit >= 0 ? a.mma : 0;
   e.after = bit(actor);
   e.after_async = a.proxy == Proxy::async ? bit(actor) : 0;
   return e;

@@ -114,6 +114,10 @@ struct Event {
   // (the leader on the buffer as a whole). For an async unit's access:
   // `warp_local` or 0 (below).
   std::uint8_t spread = 0;
+  // An MMA unit's access of tensor memory: which part of its MMA it is
+  // (spec::tmem::MmaPart: 0 none, a tcgen05.cp or shift; 1 the accumulator;
+  // 2 an operand read), for the pipelined pairs (spec::tmem::pipelined).
+  std::uint8_t mma = 0;
   // An async unit's access: the group it was issued in (1-based; 0: none).
   std::uint16_t group = 0;
   Threads after = 0;
@@ -171,6 +175,10 @@ struct Access {
   // both sides with a synchronization between ("Pipelined instructions,
   // different thread": "no explicit waiting mechanism is needed").
   bool after_own_unit = false;
+  // The part of its MMA this access is (Event::mma; spec::tmem::MmaPart):
+  // the pipelined pairs order a later MMA after an earlier tcgen05.cp or
+  // shift, and after an earlier MMA only on the same accumulator.
+  std::uint8_t mma = 0;
   // The buffers that share bytes with `buf` (overlapping byte ranges of one
   // allocation, checker/layout.hpp): their accesses conflict with this one
   // as accesses of `buf` do, except that lanes of one all-lane access are on

@@ -258,22 +258,40 @@ enum class Async : std::uint8_t { mma, cp, shift, ld, st };
 // that issued them", among them "tcgen05.mma.cta_group::N ->
 // tcgen05.mma.cta_group::N (same N and accumulator and shape)" and
 // "tcgen05.copy.cta_group::N -> tcgen05.mma.cta_group::N (same N)". So an MMA
-// is ordered after them. The model does not follow the accumulator and
-// shape: an MMA is ordered after every earlier access of its unit, so one
-// that reads as its A operand the tensor memory an earlier MMA of the thread
-// wrote as its accumulator, with no commit waited for between, is taken as
-// ordered (a miss, docs/spec.md "Beyond the sentence"); a tcgen05.cp is not ordered
-// after an earlier MMA (no such pair), nor are ld/st after anything of their own.
+// is ordered after the earlier accesses of its MMA unit (and, through the
+// tcgen05 ordering, of another thread's: "Pipelined instructions, different
+// thread") that a pipelined pair covers (pipelined() below): a tcgen05.cp's
+// or shift's, and an earlier MMA's accumulator where it is this MMA's
+// accumulator too. An MMA that reads as its A operand the tensor memory an
+// earlier MMA wrote as its accumulator, or accumulates into tensor memory an
+// earlier MMA read as its A operand, is not ordered after it: it needs the
+// earlier MMA's completion (its commit's arrive-on, waited for). The shape
+// and N are not followed (one shape per accumulator, as kernels have it).
+// Until issue 62 an MMA was ordered after every earlier access of its unit (a
+// miss: the A operand read of the accumulator just written verified). A
+// tcgen05.cp is not ordered after an earlier MMA (no such pair), nor are
+// ld/st after anything of their own.
 // tcgen05.shift (PTX ISA tcgen05.shift: "an asynchronous instruction which
 // initiates the shifting of 32-byte elements downwards across all the rows,
 // except the last, by one row", in the MMA unit: tcgen05.commit tracks it) is
 // in the pairs tcgen05.shift -> tcgen05.mma (an MMA after it is ordered, as
 // above), tcgen05.shift -> tcgen05.cp.4x256b and tcgen05.mma -> tcgen05.shift.
-// The MMA unit's accesses do not say which instruction made them, and a
-// shift is not ordered after an earlier shift or tcgen05.cp: it is taken as
+// A shift is not ordered after an earlier shift or tcgen05.cp: it is taken as
 // ordered after none (an MMA then a shift of the same tensor memory with no
 // commit waited for between is reported: docs/spec.md, "Tensor memory").
 [[nodiscard]] constexpr bool after_own_unit(Async later) { return later == Async::mma; }
+
+// Which part of its instruction an access of the MMA unit is (hb::Event::mma).
+enum class MmaPart : std::uint8_t { none = 0, accumulator = 1, operand = 2 };
+// Whether a later MMA's access (`later`: its accumulator or an operand read)
+// is ordered after an earlier access of an MMA unit (`earlier`) that it
+// conflicts with, `same_buffer` when the two are of one buffer: a tcgen05.cp
+// or shift before it always (MmaPart::none), an MMA only as the chain of one
+// accumulator (above).
+[[nodiscard]] constexpr bool pipelined(MmaPart earlier, MmaPart later, bool same_buffer) {
+  if (earlier == MmaPart::none) return true;
+  return earlier == MmaPart::accumulator && later == MmaPart::accumulator && same_buffer;
+}
 
 // What tcgen05.fence::before_thread_sync orders before the fencing thread's
 // later synchronization (PTX ISA tcgen05, "Specialized Inter-thread

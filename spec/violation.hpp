@@ -92,7 +92,9 @@ namespace pc::spec {
   X(warp_mask_misuse, "warp_mask_misuse", error,                                                   \
     "bar.warp.sync (__syncwarp) or elect.sync whose member mask is not exactly the lanes that execute it (undefined in the PTX ISA)") \
   X(bar_sync_acquire, "bar_sync_acquire", warning,                                                 \
-    "what a .relaxed mbarrier wait observed, ordered before the thread's later accesses only by a bar.sync after it, which the PTX ISA does not make an acquire pattern (warning)")
+    "what a .relaxed mbarrier wait observed, ordered before the thread's later accesses only by a bar.sync after it, which the PTX ISA does not make an acquire pattern (warning)") \
+  X(mma_not_pipelined, "mma_not_pipelined", warning,                                               \
+    "a tcgen05.mma that uses tensor memory an earlier MMA wrote as another accumulator or read as its A operand, with no completion waited for between: the PTX ISA pipelines two MMAs only on the same accumulator (warning)")
 
 enum class Violation : std::uint8_t {
   none = 0,

@@ -279,6 +279,7 @@ TEST_CASE("state encoding: changing any one field of a state changes its fingerp
       {"event proxy", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().proxy = x.mem.events.back().proxy == spec::hb::Proxy::async ? spec::hb::Proxy::generic : spec::hb::Proxy::async; }},
       {"event spread", [](check::State& x) { if (!x.mem.events.empty()) ++x.mem.events.back().spread; }},
       {"event group", [](check::State& x) { if (!x.mem.events.empty()) ++x.mem.events.back().group; }},
+      {"event mma", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().mma ^= 1; }},
       {"event after (high half)", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after ^= spec::hb::Threads{1} << 100; }},
       {"event after_async", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_async ^= 1; }},
       {"event after_async (high half)", [](check::State& x) { if (!x.mem.events.empty()) x.mem.events.back().after_async ^= spec::hb::Threads{1} << 64; }},

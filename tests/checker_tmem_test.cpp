@@ -165,6 +165,57 @@ TEST_CASE("an accumulating chain of MMAs and a tcgen05.cp before them are ordere
   pair(with(with(k, "LATE", "  tcgen05_cp S -> ACC[1]\n"), "WAIT", "  wait done parity 0\n"), "data_race", fixed);
 }
 
+// "tcgen05.mma.cta_group::N -> tcgen05.mma.cta_group::N (same N and
+// accumulator and shape)": two MMAs of one thread on different accumulators
+// are no pipelined pair. One that reads as its A operand what the other
+// wrote as its accumulator, or accumulates into what the other read as its
+// A operand, with no completion of the first waited for between, is the
+// mma_not_pipelined warning (docs/spec.md, "Stances": FlashAttention-4's
+// forward writes S into the tensor memory of P right after the MMA that
+// reads P), an error under --strict. Until issue 62 both verified with no
+// warning (an MMA was ordered after every earlier access of its unit).
+TEST_CASE("MMAs on different accumulators are no pipelined pair: the mma_not_pipelined warning") {
+  const std::string k = "kernel t\nsmem A bytes 16384\ntmem ACC[2] cols 64\nmbarrier done[2] count 1\n"
+                        "role w warp:\n  tcgen05_alloc ACC\n  tcgen05_relinquish_alloc_permit\n  FIRST\nWAIT  SECOND\n"
+                        "  tcgen05_commit done[1]\n  wait done[1] parity 0\n  tcgen05_fence_after_thread_sync\n  tcgen05_dealloc ACC\n";
+  const std::string wait = "  tcgen05_commit done[0]\n  wait done[0] parity 0\n  tcgen05_fence_after_thread_sync\n";
+  auto kernel = [&](const std::string& first, const std::string& second, bool waited) {
+    return with(with(with(k, "FIRST", first), "SECOND", second), "WAIT", waited ? wait : "");
+  };
+  auto strict = [](const std::string& text) {
+    const dsl::Parsed p = dsl::parse(text, "tm.bk");
+    REQUIRE(p.ok());
+    check::Options o;
+    o.strict = true;
+    return check::outcome_name(check::check(p.kernel, o));
+  };
+  const std::pair<const char*, const char*> cases[] = {
+      // RAW: the second reads as A the accumulator the first writes.
+      {"tcgen05_mma read A into ACC[0]", "tcgen05_mma read ACC[0], A into ACC[1]"},
+      // WAR: the second accumulates into what the first read as A.
+      {"tcgen05_mma read ACC[1], A into ACC[0]", "tcgen05_mma read A into ACC[1]"},
+  };
+  for (const auto& [first, second] : cases) {
+    CAPTURE(first);
+    for (bool reduction : {true, false}) {
+      const check::Result r = run(kernel(first, second, false), reduction);
+      CHECK(check::outcome_name(r) == "verified");
+      REQUIRE(r.warnings.size() == 1);
+      CHECK(r.warnings[0].kind == spec::Violation::mma_not_pipelined);
+      CHECK(r.warnings[0].loc.line == 9);
+      const check::Result f = run(kernel(first, second, true), reduction);
+      CHECK(check::outcome_name(f) == "verified");
+      CHECK(f.warnings.empty());
+    }
+    CHECK(strict(kernel(first, second, false)) == "mma_not_pipelined");
+    CHECK(strict(kernel(first, second, true)) == "verified");
+  }
+  // The chain of one accumulator stays pipelined.
+  const check::Result chain = run(kernel("tcgen05_mma read A into ACC[0]", "tcgen05_mma read A into ACC[0]", false), true);
+  CHECK(check::outcome_name(chain) == "verified");
+  CHECK(chain.warnings.empty());
+}
+
 TEST_CASE("tcgen05.shift rewrites tensor memory in the MMA unit: ordered by its commit, before an MMA after it") {
   const std::string k = "kernel t\nsmem A bytes 16384\ntmem ACC[2] cols 64\nmbarrier done count 1\n"
                         "role w warp:\n  tcgen05_alloc ACC\n  tcgen05_shift ACC[1]\n"

@@ -151,6 +151,10 @@ const std::vector<RuleHelp>& table() {
        "Wait with .acquire (the default) instead of .relaxed, or put fence_acquire cta (fence.acquire.cta) after the wait: "
        "bar.sync after a relaxed wait is the field's acquire, not the PTX ISA's.",
        {"memory-model", "stance"}},
+      {"mma_not_pipelined",
+       "Commit the earlier tcgen05.mma and wait for its mbarrier before a later MMA reads its accumulator as an A operand "
+       "or accumulates into its A operand: the PTX ISA pipelines two MMAs only on the same accumulator and shape.",
+       {"memory-model", "stance", "tcgen05", "tensor-memory"}},
       {"warp_mask_misuse",
        "Give __syncwarp / elect.sync the mask of exactly the lanes that execute it: 0x1 (or __activemask()) inside a "
        "one-lane branch, the full mask only where every lane of the warp reaches the instruction.",

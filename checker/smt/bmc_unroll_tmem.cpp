@@ -41,8 +41,10 @@ void Unroller::op_tcgen05_mma(Step& s, const ir::Op& op) {
       const int c = cta(r);
       add(buf(r, c), false, false, remote(c));
     } else {
-      for (const int c : {current_.cta, pair})
-        if (c == current_.cta || op.cta_pair) add(buf(r, c), false, true, -1);
+      // The encoding orders an MMA after every earlier access of its unit;
+      // the pipelined pairs order it after an earlier MMA only on the same
+      // accumulator (spec::tmem::pipelined), which it does not follow.
+      refuse(op, "a tcgen05.mma with its A operand in tensor memory (the pipelined pairs of one accumulator are the explicit search's only)");
     }
   }
   if (op.tmem.object >= 0) {

@@ -220,9 +220,13 @@ class Exec {
   // recorded, and the step goes on; with --strict it stops the search.
   void warn(Violation v, const std::string& msg) {
     if (strict_) stop(v, msg);
-    if (info_.warning != Violation::none) return;
-    info_.warning = v;
-    info_.warning_message = msg;
+    if (info_.warning == Violation::none) {
+      info_.warning = v;
+      info_.warning_message = msg;
+    } else if (info_.warning != v && info_.warning2 == Violation::none) {
+      info_.warning2 = v;
+      info_.warning2_message = msg;
+    }
   }
   // A barrier that is used but never initialised is "uninitialized"; if the
   // kernel does initialise it somewhere, the use merely came first: the init
@@ -249,10 +253,12 @@ class Exec {
   // An access of an async unit of this agent (TMA, MMA, cp.async, st.async
   // and red.async: `atomic`), issued by `issuers`.
   hb::Check unit_access(int buf, hb::Kind k, hb::Proxy proxy, hb::Threads issuers, hb::Unit u, std::uint16_t group,
-                        bool every, bool after_own_unit = false, bool atomic = false) {
+                        bool every, bool after_own_unit = false, bool atomic = false,
+                        spec::tmem::MmaPart mma = spec::tmem::MmaPart::none) {
     require_no_live_mbarrier(buf, k, proxy == hb::Proxy::async ? "the async proxy" : "an async copy or store");
     hb::Access acc;
     acc.after_own_unit = after_own_unit;
+    acc.mma = static_cast<std::uint8_t>(mma);
     acc.atomic = atomic;
     acc.buf = buf;
     acc.aliases = p_.aliases_of(buf);
@@ -319,7 +325,7 @@ class Exec {
   }
   // A tensor-memory access (docs/spec.md, "Tensor memory").
   void tmem_access(const ir::Ref& r, int cta, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
-                   const std::string& what, spec::tmem::Async op);
+                   const std::string& what, spec::tmem::Async op, spec::tmem::MmaPart part = spec::tmem::MmaPart::none);
   void tmem_alloc(const ir::Op& op, const Lanes& l, bool alloc);
   void tmem_alloc_memory(int object, int cta, const AgentInfo& by, hb::Threads lanes, hb::Threads known, bool alloc);
   [[nodiscard]] std::string pair_name(spec::tmem::PairOp k, int which) const;

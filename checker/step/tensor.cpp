@@ -9,13 +9,13 @@ namespace pc::check::exec {
 // tensor memory has, so a conflict with a lane's write is `tmem_unallocated`.
 // Every other conflict is a race of the hb rules (spec/hb.hpp).
 void Exec::tmem_access(const ir::Ref& r, int cta, hb::Kind k, hb::Threads issuers, hb::Unit u, std::uint16_t group,
-                       const std::string& what, spec::tmem::Async op) {
+                       const std::string& what, spec::tmem::Async op, spec::tmem::MmaPart part) {
   const int buf = buf_at(r, cta);
   const int slot = p_.tmem_slot[static_cast<std::size_t>(r.object)];
   if (const Violation v = spec::tmem::use(s_.tmem[static_cast<std::size_t>(cta)], slot); v != Violation::none)
     stop(v, what + " " + p_.buffer_name(buf) + " by " + me_.name + ": the tensor memory is not allocated (no tcgen05.alloc " +
                 "of it is live)");
-  const hb::Check c = unit_access(buf, k, hb::Proxy::generic, issuers, u, group, false, spec::tmem::after_own_unit(op));
+  const hb::Check c = unit_access(buf, k, hb::Proxy::generic, issuers, u, group, false, spec::tmem::after_own_unit(op), false, part);
   if (c.violation != Violation::none) {
     for (const AgentInfo& other : p_.agents)
       if (spec::tmem::conflict(c.other_was_write && other.hb.is_lane(c.other_thread)) != Violation::none) {
@@ -314,7 +314,8 @@ Exec::Pc Exec::on_tcgen05_mma(const ir::Op& op, [[maybe_unused]] const Lanes& l)
     if (p_.tmem_slot[static_cast<std::size_t>(r.object)] >= 0) {  // A in tensor memory
       for (const int c : {me_.cta, pair_cta}) {
         if (c != me_.cta && !op.cta_pair) continue;
-        tmem_access(r, c, hb::Kind::read, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma read of", spec::tmem::Async::mma);
+        tmem_access(r, c, hb::Kind::read, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma read of", spec::tmem::Async::mma,
+                    spec::tmem::MmaPart::operand);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, c));
       }
       continue;
@@ -328,13 +329,14 @@ Exec::Pc Exec::on_tcgen05_mma(const ir::Op& op, [[maybe_unused]] const Lanes& l)
     if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
   }
   // The accumulator D = A*B+D in tensor memory: a write of the MMA unit.
-  // An MMA after the same thread's MMAs and tcgen05.cp on the same tensor
-  // memory is ordered after them ("Pipelined tcgen05 instructions").
+  // An MMA is ordered after the same thread's earlier tcgen05.cp and shifts
+  // and the MMAs of the same accumulator ("Pipelined tcgen05 instructions";
+  // spec::tmem::pipelined).
   if (op.tmem.object >= 0)
     for (const int c : {me_.cta, pair_cta})
       if (c == me_.cta || op.cta_pair)
         tmem_access(op.tmem, c, hb::Kind::write, hb::bit(leader), hb::Unit::mma, group, "tcgen05.mma write of",
-                    spec::tmem::Async::mma);
+                    spec::tmem::Async::mma, spec::tmem::MmaPart::accumulator);
   SAY("tcgen05_mma read " + names +
       (op.tmem.object >= 0 ? " into " + p_.buffer_name(buf_at(op.tmem, me_.cta)) +
                                  (op.cta_pair ? " and " + p_.buffer_name(buf_at(op.tmem, pair_cta)) : "")
