@@ -140,6 +140,10 @@ struct Op {
   std::uint8_t regs = 0;      // wgmma_regs: the registers the threads access; wgmma: regs_a where A is in registers (spec::agent)
 };
 
+// A named barrier given no thread count: all threads of the CTA take part
+// (__syncthreads, or bar.sync with no b operand; spec::named::ArriveArgs::no_count).
+[[nodiscard]] inline bool named_no_count(const Op& op) { return op.code == OpCode::syncthreads || op.count == no_expr; }
+
 enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true };
 
 struct Stmt {

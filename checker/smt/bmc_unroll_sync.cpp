@@ -19,7 +19,7 @@ void Unroller::op_named_barrier(Step& s, const ir::Op& op) {
   spec::named::ArriveArgs args;
   args.id = id;
   args.count = s.count;
-  args.no_count = op.code == OpCode::syncthreads || op.count == ir::no_expr;
+  args.no_count = ir::named_no_count(op);
   args.threads = me.threads;
   args.cta_threads = p_.cta_threads[static_cast<std::size_t>(current_.cta)];
   args.id0_whole_cta = p_.id0_whole_cta;

@@ -60,9 +60,9 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
           p_.tensormap_buffer[static_cast<std::size_t>(c.other_buf)])
         msg += " (a TMA copy reads its tensor map while it is in flight: before rewriting the map, wait for the copy: a "
                "load's mbarrier, or commit_group then wait_group_read in the issuing thread; a store's bulk group)";
-      // Two MMAs of one thread on different accumulators (spec::tmem::pipelined).
-      if (what.rfind("tcgen05.mma", 0) == 0 && c.other_thread == me_.hb.unit(hb::Unit::mma))
-        msg += " (two tcgen05.mma of one thread are a pipelined pair only on the same accumulator: commit the earlier one and "
+      // Two MMAs on different accumulators (spec::tmem::pipelined).
+      if (v == Violation::mma_not_pipelined)
+        msg += " (two tcgen05.mma are a pipelined pair only on the same accumulator: commit the earlier one and "
                "wait for its mbarrier before this one uses its tensor memory)";
       // Two grids (`grids 2`): only griddepcontrol.wait orders the primary's
       // accesses before the dependent's.

@@ -66,14 +66,7 @@
 #include <utility>
 #include <vector>
 
-#define CUDA_CHECK(x)                                                                        \
-  do {                                                                                       \
-    const cudaError_t e_ = (x);                                                              \
-    if (e_ != cudaSuccess) {                                                                 \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-      std::exit(2);                                                                          \
-    }                                                                                        \
-  } while (0)
+#include "harnesses/conformance/cuda_check.hpp"
 
 namespace {
 
