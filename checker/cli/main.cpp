@@ -17,6 +17,8 @@
 #include <vector>
 
 #include "checker/cli/place.hpp"
+#include "checker/cli/ptx_input.hpp"
+#include "checker/ptx/front.hpp"
 #include "checker/sweep.hpp"
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
@@ -32,10 +34,21 @@ namespace {
 
 constexpr const char* help = R"(usage: check-kernel FILE... [options]
 
-Verifies each abstract kernel (.bk, see docs/dsl.md): explores every
+Verifies each abstract kernel (.bk, see docs/dsl.md), or a kernel compiled
+to PTX (.ptx, see docs/ptx.md), checked for one launch: explores every
 interleaving of its agents and async operations and reports "verified", a
 violation with a trace (the shortest the search found) and a replay token,
 or "inconclusive".
+
+options for a .ptx file (each warp is an agent; see docs/ptx.md):
+  --entry NAME         the kernel (.entry) to check (default: the only one)
+  --block X[,Y,Z]      threads per CTA (default: the kernel's .reqntid/.maxntid)
+  --cluster N          CTAs in the cluster (default: .reqnctapercluster, or 1)
+  --smem-bytes B       dynamic shared memory, for %dynamic_smem_size
+  --arg NAME=VALUE     an integer kernel parameter (NAME, or its index);
+                       a 64-bit parameter not given is a pointer of its own
+  --emit-bk            print the kernel the front end built as .bk (what is
+                       checked), instead of checking it
 
 options:
   --param NAME=VALUE   set a parameter for the explicit search (repeatable)
@@ -305,6 +318,7 @@ struct Cli {
   pc::place::Request place_req;
   pc::cli::SweepOptions sweep_opt;
   std::string html_out;
+  pc::cli::PtxOptions ptx;
   // Results printed as text (neither JSON nor SARIF, nor --quiet).
   [[nodiscard]] bool text_out() const { return !want_json && !want_sarif && !quiet; }
 };
@@ -318,6 +332,10 @@ EarlyExit parse_args(int argc, char** argv, Cli& c) {
   pc::check::Options& opt = c.opt;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (const auto e = pc::cli::ptx_option(c.ptx, argc, argv, i)) {
+      if (!e->empty()) return usage(*e);
+      continue;
+    }
     auto value = [&](const char* what) -> const char* {
       if (i + 1 >= argc) return nullptr;
       (void)what;
@@ -435,6 +453,14 @@ EarlyExit check_combinations(const Cli& c) {
   if (c.want_sweep && !opt.replay.empty()) return usage("--sweep and --replay exclude each other (a token is one point)");
   if (!c.prove_param.empty() && (c.want_sweep || !opt.replay.empty()))
     return usage("--prove excludes --sweep and --replay (it covers every value of one parameter in one search)");
+  bool any_ptx = false, all_ptx = true;
+  for (const std::string& f : c.files) any_ptx |= pc::ptx::is_ptx_path(f), all_ptx &= pc::ptx::is_ptx_path(f);
+  if (c.ptx.given && !any_ptx) return usage("--entry, --block, --cluster, --smem-bytes, --arg and --emit-bk go with a .ptx file");
+  if (c.ptx.emit_bk && (!all_ptx || c.want_json || c.want_sarif || !c.opt.replay.empty() || !c.html_out.empty()))
+    return usage("--emit-bk prints .ptx files as .bk: it takes .ptx files only, and no --json, --sarif, --replay or --trace-html");
+  if (any_ptx && (c.want_sweep || !c.prove_param.empty() || c.symbolic || c.want_place || !c.params.empty()))
+    return usage("a .ptx file is checked for the one launch its options give: --sweep, --prove, --symbolic, "
+                 "--place-barriers and --param take .bk files (use --arg for a kernel parameter)");
   if (!c.want_place && (c.want_diff || !c.place_req.target.empty() || c.place_req.family != pc::place::Family::automatic))
     return usage("--diff, --target and --barrier go with --place-barriers");
   return std::nullopt;
@@ -471,10 +497,28 @@ EarlyExit take_replay_params(Cli& c) {
   return std::nullopt;
 }
 
+void print_file(const Cli& c, const pc::report::FileReport& f) {
+  if (c.text_out() || (c.quiet && f.failed())) {
+    const auto coverage = c.full_coverage ? pc::report::Coverage::full : pc::report::Coverage::summary;
+    const std::string out = c.brief ? pc::report::brief(f) : pc::report::text(f, true, coverage);
+    std::fputs(out.c_str(), f.failed() ? stderr : stdout);
+    std::fflush(stdout);
+  }
+}
+
+// A .ptx file: read for the launch, then the search.
+pc::report::FileReport check_ptx(const Cli& c, pc::report::FileReport& f) {
+  pc::ir::Kernel k;
+  if (pc::cli::load_ptx(f, c.ptx, k)) pc::check::run_guarded(f, [&] { f.result = pc::check::check(k, c.opt); });
+  print_file(c, f);
+  return f;
+}
+
 // One file checked as the options ask, its text printed where they ask.
 pc::report::FileReport check_file(const Cli& c, const std::string& path) {
   pc::report::FileReport f;
   f.file = path;
+  if (pc::ptx::is_ptx_path(path)) return check_ptx(c, f);
   pc::dsl::Parsed parsed = pc::dsl::parse_file(path, f.source, c.params);
   f.kernel = parsed.kernel.name;
   f.expect = parsed.kernel.expect;
@@ -494,12 +538,7 @@ pc::report::FileReport check_file(const Cli& c, const std::string& path) {
       }
     });
   }
-  if (c.text_out() || (c.quiet && f.failed())) {
-    const auto coverage = c.full_coverage ? pc::report::Coverage::full : pc::report::Coverage::summary;
-    const std::string out = c.brief ? pc::report::brief(f) : pc::report::text(f, true, coverage);
-    std::fputs(out.c_str(), f.failed() ? stderr : stdout);
-    std::fflush(stdout);
-  }
+  print_file(c, f);
   return f;
 }
 
@@ -551,6 +590,7 @@ int main(int argc, char** argv) {
   if (const EarlyExit e = parse_args(argc, argv, c)) return *e;
   if (const EarlyExit e = check_combinations(c)) return *e;
   if (c.want_place) return run_place_barriers(c);
+  if (c.ptx.emit_bk) return pc::cli::emit_bk(c.files, c.ptx);
   c.sweep_opt.threads = c.opt.threads;
   c.sweep_opt.progress = c.opt.progress;
   for (const std::string& path : c.files)

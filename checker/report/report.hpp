@@ -63,9 +63,18 @@ struct Sweep {
   double result_seconds = 0;
 };
 
+// A kernel read from compiled code (the PTX front end): where a line of its
+// text came from, as the compiler's `.loc` says, and that source line.
+struct SourceLine {
+  std::string where;  // "kernel.cu:19:9"; empty: none
+  std::string text;   // the source line, where the file could be read
+};
+
 struct FileReport {
   std::string file;
   std::string source;
+  std::vector<SourceLine> origin;  // per line of `source` (index = line); empty for a .bk file
+  std::string options;             // the front end's options a replay needs ("--entry k --block 128")
   std::string kernel;
   check::Failure failure = check::Failure::none;
   std::vector<Diagnostic> diagnostics;

@@ -242,7 +242,7 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
     if (r.verdict != check::Verdict::violation) continue;
     result(spec::violation_name(r.violation), "error",
            f.kernel + ": " + r.message +
-               (r.replay.empty() ? "" : " (replay: check-kernel " + f.file + " --replay " + r.replay + ")"),
+               (r.replay.empty() ? "" : " (replay: check-kernel " + f.file + (f.options.empty() ? "" : " " + f.options) + " --replay " + r.replay + ")"),
            f, r.loc, f.file);
     // A race's earlier access, then the places that explain the finding
     // (check::Result::related), each a relatedLocation.

@@ -36,8 +36,20 @@ int exit_status(const std::vector<FileReport>& files, bool check_expect) {
 
 namespace {
 
+const SourceLine* origin_of(const FileReport& f, int line) {
+  if (line <= 0 || static_cast<std::size_t>(line) >= f.origin.size() || f.origin[static_cast<std::size_t>(line)].where.empty())
+    return nullptr;
+  return &f.origin[static_cast<std::size_t>(line)];
+}
+
+// "file:line:col", and the source line a compiled kernel's line came from.
 std::string where(const FileReport& f, ir::Loc loc) {
-  return f.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col);
+  const SourceLine* o = origin_of(f, loc.line);
+  return f.file + ":" + std::to_string(loc.line) + ":" + std::to_string(loc.col) + (o ? " (" + o->where + ")" : "");
+}
+
+std::string replay_command(const FileReport& f, const std::string& token) {
+  return "check-kernel " + f.file + (f.options.empty() ? "" : " " + f.options) + " --replay " + token;
 }
 
 std::string source_line(const std::string& src, int line) {
@@ -76,6 +88,8 @@ std::string trace_text(const FileReport& f) {
     if (i + 1 == shown || t.blocked || i + 1 == r.earlier.step) {
       const std::string src = source_line(f.source, t.loc.line);
       if (!src.empty()) o << "        " << std::string(18, ' ') << "      | " << src << '\n';
+      if (const SourceLine* sl = origin_of(f, t.loc.line))
+        o << "        " << std::string(18, ' ') << "      | " << sl->where << (sl->text.empty() ? "" : ": " + sl->text) << '\n';
     }
   }
   return o.str();
@@ -284,7 +298,7 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
     if (r.message.find(doc) == std::string::npos) o << "  why: " << doc << '\n';
     if (verbose_trace) o << trace_text(f);
     if (r.snapshot.taken) o << snapshot(f);
-    if (!r.replay.empty()) o << "  replay: check-kernel " << f.file << " --replay " << r.replay << '\n';
+    if (!r.replay.empty()) o << "  replay: " << replay_command(f, r.replay) << '\n';
   }
   if (r.verdict == check::Verdict::inconclusive && r.snapshot.taken) {
     if (verbose_trace) o << trace_text(f);
@@ -345,7 +359,7 @@ std::string brief(const FileReport& f) {
   if (f.sweep.on)
     for (const SweepKind& k : f.sweep.kinds) {
       o << f.file << ": sweep: " << k.outcome << " at " << k.points << " of " << points_text(f.sweep.run) << ", first at "
-        << params_text(k.first) << (k.replay.empty() ? "" : " (replay: check-kernel " + f.file + " --replay " + k.replay + ")")
+        << params_text(k.first) << (k.replay.empty() ? "" : " (replay: " + replay_command(f, k.replay) + ")")
         << '\n';
       ++findings;
     }

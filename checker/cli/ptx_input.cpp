@@ -1,0 +1,133 @@
+#include "checker/cli/ptx_input.hpp"
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/ptx/emit_bk.hpp"
+#include "checker/ptx/front.hpp"
+
+namespace pc::cli {
+namespace {
+
+bool read_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream s;
+  s << in.rdbuf();
+  out = s.str();
+  return out.size() <= dsl::max_source_bytes;
+}
+
+std::string line_of(const std::string& text, int line) {
+  std::size_t start = 0;
+  for (int l = 1; l < line && start != std::string::npos; ++l) {
+    start = text.find('\n', start);
+    if (start != std::string::npos) ++start;
+  }
+  if (start == std::string::npos || start >= text.size()) return "";
+  const std::size_t end = text.find('\n', start);
+  std::string s = text.substr(start, (end == std::string::npos ? text.size() : end) - start);
+  const std::size_t a = s.find_first_not_of(" \t");
+  return a == std::string::npos ? "" : s.substr(a);
+}
+
+bool parse_int(const std::string& s, std::int64_t& v) {
+  const auto p = dsl::parse_override("x=" + s);
+  if (!p) return false;
+  v = p->second;
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int& i) {
+  const std::string a = argv[i];
+  if (a == "--emit-bk") {
+    o.emit_bk = o.given = true;
+    return std::string();
+  }
+  if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--smem-bytes" && a != "--arg") return std::nullopt;
+  if (i + 1 >= argc) return a + " needs a value";
+  const std::string v = argv[++i];
+  o.given = true;
+  o.text += (o.text.empty() ? "" : " ") + a + " " + v;
+  if (a == "--entry") {
+    if (v.empty()) return std::string("--entry needs a kernel's name");
+    o.launch.entry = v;
+  } else if (a == "--block") {
+    if (!ptx::parse_dims(v, o.launch.block) || o.launch.block[0] * o.launch.block[1] * o.launch.block[2] > 1024)
+      return "--block needs X[,Y[,Z]] of at most 1024 threads, not '" + v + "'";
+  } else if (a == "--cluster") {
+    std::int64_t n = 0;
+    if (!parse_int(v, n) || n < 1 || n > 16) return "--cluster needs a number of CTAs (1 to 16), not '" + v + "'";
+    o.launch.cluster = static_cast<int>(n);
+  } else if (a == "--smem-bytes") {
+    std::int64_t n = 0;
+    if (!parse_int(v, n) || n < 0 || n > (1 << 20)) return "--smem-bytes needs a number of bytes, not '" + v + "'";
+    o.launch.smem_bytes = n;
+  } else {
+    const std::size_t eq = v.find('=');
+    std::int64_t n = 0;
+    if (eq == std::string::npos || eq == 0 || !parse_int(v.substr(eq + 1), n))
+      return "--arg needs NAME=VALUE with an integer VALUE (NAME: the parameter's name or index), not '" + v + "'";
+    o.launch.args.emplace_back(v.substr(0, eq), n);
+  }
+  return std::string();
+}
+
+bool load_ptx(report::FileReport& f, const PtxOptions& o, ir::Kernel& k) {
+  f.options = o.text;
+  if (!read_file(f.file, f.source)) {
+    f.failure = check::Failure::bad_input;
+    f.diagnostics.push_back(Diagnostic{f.file, {}, "cannot read the file (or it is larger than 16 MiB)", false});
+    return false;
+  }
+  ptx::Loaded l = ptx::load(f.source, f.file, o.launch);
+  if (!l.ok()) {
+    f.failure = check::Failure::bad_input;
+    f.diagnostics = std::move(l.errors);
+    return false;
+  }
+  k = std::move(l.kernel);
+  f.kernel = k.name;
+  std::map<std::string, std::string> sources;
+  for (std::size_t i = 0; i < l.origin.size(); ++i) {
+    const ptx::Origin& g = l.origin[i];
+    if (g.file.empty()) continue;
+    if (f.origin.size() <= i) f.origin.resize(i + 1);
+    auto it = sources.find(g.file);
+    if (it == sources.end()) {
+      std::string text;
+      if (!read_file(g.file, text)) text.clear();
+      it = sources.emplace(g.file, std::move(text)).first;
+    }
+    f.origin[i].where = g.file + ":" + std::to_string(g.line) + ":" + std::to_string(g.col);
+    f.origin[i].text = line_of(it->second, g.line);
+  }
+  return true;
+}
+
+}  // namespace pc::cli
+
+namespace pc::cli {
+
+int emit_bk(const std::vector<std::string>& files, const PtxOptions& o) {
+  int status = 0;
+  for (const std::string& path : files) {
+    report::FileReport f;
+    f.file = path;
+    ir::Kernel k;
+    if (!load_ptx(f, o, k)) {
+      for (const Diagnostic& d : f.diagnostics) std::fputs(render(d, f.source).c_str(), stderr);
+      status = 2;
+      continue;
+    }
+    std::fputs(ptx::emit_bk(k, path).c_str(), stdout);
+  }
+  return status;
+}
+
+}  // namespace pc::cli

@@ -1,0 +1,113 @@
+#include "checker/ptx/exec.hpp"
+
+#include <algorithm>
+
+#include "checker/ptx/warp.hpp"
+
+namespace pc::ptx {
+namespace {
+
+void error(Execution& x, const std::string& file, Where at, const std::string& msg) {
+  x.errors.push_back(Diagnostic{file, ir::Loc{at.line, at.col}, msg, at.line > 0});
+}
+
+std::string entries(const Module& m) {
+  std::string s;
+  for (const Function& f : m.functions)
+    if (f.entry) s += (s.empty() ? "" : ", ") + f.name;
+  return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+Execution execute(const Module& m, const Launch& launch, const std::string& file, ir::KernelBuilder& kb) {
+  Execution x;
+  const Function* fn = nullptr;
+  int n_entries = 0;
+  for (const Function& f : m.functions) n_entries += f.entry;
+  if (launch.entry.empty()) {
+    if (n_entries != 1) {
+      error(x, file, {}, "the module has " + std::to_string(n_entries) + " kernels (" + entries(m) + "): choose one with --entry NAME");
+      return x;
+    }
+    for (const Function& f : m.functions)
+      if (f.entry) fn = &f;
+  } else {
+    fn = m.find(launch.entry);
+    if (!fn || !fn->entry) {
+      error(x, file, {}, "no kernel (.entry) named '" + launch.entry + "' (the module has: " + entries(m) + ")");
+      return x;
+    }
+  }
+  x.entry = fn;
+  for (int d = 0; d < 3; ++d) x.block[d] = launch.block[0] > 0 ? std::max(1, launch.block[d]) : std::max(1, fn->reqntid[d]);
+  if (launch.block[0] <= 0 && fn->reqntid[0] <= 0) {
+    error(x, file, fn->at, "the block size is not known: give --block X[,Y,Z] (the kernel has no .reqntid or .maxntid)");
+    return x;
+  }
+  if (launch.block[0] <= 0 && fn->reqntid[0] > 0)
+    x.notes.push_back("block " + std::to_string(x.block[0]) + "x" + std::to_string(x.block[1]) + "x" + std::to_string(x.block[2]) +
+                      " from the kernel's .reqntid/.maxntid (--block sets another)");
+  const int threads = x.block[0] * x.block[1] * x.block[2];
+  if (threads <= 0 || threads > 1024) {
+    error(x, file, fn->at, "a block of " + std::to_string(threads) + " threads: a CTA has 1 to 1024 (PTX ISA, \"Thread Hierarchy\")");
+    return x;
+  }
+  x.cluster = launch.cluster > 0 ? launch.cluster : std::max(1, fn->cluster[0]) * std::max(1, fn->cluster[1]) * std::max(1, fn->cluster[2]);
+  if (x.cluster > 16) {
+    error(x, file, fn->at, "a cluster of " + std::to_string(x.cluster) + " CTAs: the model checks clusters of up to 16");
+    return x;
+  }
+
+  Context ctx;
+  ctx.module = &m;
+  ctx.fn = fn;
+  ctx.launch = launch;
+  for (int d = 0; d < 3; ++d) ctx.block[d] = x.block[d];
+  ctx.threads = threads;
+  ctx.cluster = x.cluster;
+  ctx.file = file;
+  ctx.kb = &kb;
+  ctx.errors = &x.errors;
+  ctx.notes = &x.notes;
+  // Shared memory: the static variables in order, each at its alignment,
+  // then the dynamic (extern) ones, all at one offset past them.
+  std::vector<const Var*> shared;
+  for (const Var& v : m.vars)
+    if (v.space == Space::shared) shared.push_back(&v);
+  for (const Var& v : fn->vars) shared.push_back(&v);
+  std::int64_t at = 0;
+  int dyn_align = 16;
+  for (const Var* v : shared) {
+    if (v->is_extern) {
+      dyn_align = std::max(dyn_align, v->align);
+      continue;
+    }
+    at = (at + v->align - 1) / std::max(1, v->align) * std::max(1, v->align);
+    ctx.shared_addr[v->name] = at;
+    x.shared_vars.emplace_back(v->name, at);
+    at += v->bytes;
+  }
+  x.static_smem = at;
+  at = (at + dyn_align - 1) / dyn_align * dyn_align;
+  for (const Var* v : shared)
+    if (v->is_extern) {
+      ctx.shared_addr[v->name] = at;
+      x.shared_vars.emplace_back(v->name, at);
+    }
+  int base = static_cast<int>(fn->params.size());
+  for (const Var& v : m.vars)
+    if (v.space == Space::global) ctx.global_base[v.name] = base++;
+  ctx.cfg = analyse(*fn);
+
+  const int warps = (threads + 31) / 32;
+  for (int c = 0; c < x.cluster && x.ok(); ++c)
+    for (int w = 0; w < warps && x.ok(); ++w) {
+      WarpRun run;
+      Warp warp(ctx, c, w);
+      if (warp.run(run)) x.warps.push_back(std::move(run));
+    }
+  return x;
+}
+
+}  // namespace pc::ptx

@@ -1,0 +1,76 @@
+// The PTX front end's executor: each warp of each CTA runs the entry's code
+// for the launch given on the command line, its 32 lanes together (SIMT:
+// a divergent branch runs each side with its lanes, and they reconverge at
+// the branch's immediate post-dominator). Values that decide control flow,
+// addresses and the operands of synchronization are computed exactly per
+// lane; loaded data and floating-point values are unknown (sliced away).
+// What comes out is each warp's synchronization and memory operations in
+// program order, as IR operations whose memory is still byte ranges;
+// checker/ptx/lower.cpp names the objects. docs/ptx.md is the user's view.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checker/builder.hpp"
+#include "checker/diagnostic.hpp"
+#include "checker/ptx/module.hpp"
+
+namespace pc::ptx {
+
+// The launch the kernel is checked for (check-kernel's --entry, --block,
+// --cluster, --smem-bytes, --arg).
+struct Launch {
+  std::string entry;                 // empty: the module's only .entry
+  int block[3] = {0, 0, 0};          // 0 in x: not given (the entry's .reqntid, if any)
+  int cluster = 0;                   // CTAs in the cluster (0: the entry's .reqnctapercluster, else 1)
+  std::int64_t smem_bytes = -1;      // dynamic shared memory (-1: what the kernel touches)
+  std::vector<std::pair<std::string, std::int64_t>> args;  // integer parameters by name
+};
+
+// A span of bytes: in shared memory (of CTA `cta` of the cluster) or in the
+// global memory a pointer parameter points to (`param`).
+struct Bytes {
+  bool global = false;
+  int cta = 0;                       // shared: the CTA whose memory it is
+  int param = -1;                    // global: the pointer parameter
+  std::int64_t lo = 0, hi = 0;       // [lo, hi)
+  friend bool operator==(const Bytes&, const Bytes&) = default;
+};
+
+// One operation of a warp: the IR op with everything but its objects, and
+// the bytes its operands name.
+struct Event {
+  ir::Op op;
+  std::vector<Bytes> data;           // the buffer bytes it reads or writes (empty: none)
+  std::vector<Bytes> global;         // a TMA's global side (load source, store destination)
+  bool has_bar = false;
+  Bytes bar;                         // the mbarrier's 8 bytes
+  int lane = -1;                     // executed by one lane: which
+  bool makes_token = false;          // an arrive whose state token the warp keeps
+  int token = -1;                    // a wait on a token: the warp's event that made it
+};
+
+struct WarpRun {
+  int cta = 0, warp = 0;
+  std::vector<Event> events;
+};
+
+struct Execution {
+  std::vector<WarpRun> warps;
+  int block[3] = {1, 1, 1};
+  int cluster = 1;
+  std::int64_t static_smem = 0;      // bytes of the module's and entry's .shared variables
+  std::vector<std::pair<std::string, std::int64_t>> shared_vars;  // name, first byte (the extern one last)
+  const Function* entry = nullptr;
+  std::vector<Diagnostic> errors;
+  std::vector<std::string> notes;    // what the user should know of how it was read
+  [[nodiscard]] bool ok() const { return errors.empty(); }
+};
+
+// Runs every warp of the cluster. Constants go into `kb`'s expression arena.
+[[nodiscard]] Execution execute(const Module& m, const Launch& launch, const std::string& file, ir::KernelBuilder& kb);
+
+}  // namespace pc::ptx

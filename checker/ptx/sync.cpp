@@ -1,0 +1,342 @@
+// PTX's synchronization and memory instructions as IR operations (warp.hpp):
+// the instruction's qualifiers choose the op of checker/ops.hpp's table and
+// its options; its operands, computed per lane, give the bytes and the
+// numbers. The rules of each op are spec/'s: nothing here decides an outcome.
+#include <algorithm>
+
+#include "checker/ptx/warp.hpp"
+
+namespace pc::ptx {
+namespace {
+
+using ir::OpCode;
+
+std::int64_t access_width(const Instr& in) {
+  std::int64_t vec = 1, bytes = 0;
+  for (std::size_t i = 1; i < in.parts.size(); ++i) {
+    const std::string& q = in.parts[i];
+    if (q.size() == 2 && q[0] == 'v' && q[1] >= '2' && q[1] <= '8') vec = q[1] - '0';
+    Type t;
+    if (parse_type(q, t)) bytes = std::max<std::int64_t>(1, t.bits / 8) * (q.size() > 3 && q.substr(q.size() - 2) == "x2" ? 2 : 1);
+  }
+  return vec * (bytes > 0 ? bytes : 4);
+}
+
+ir::Sem sem_of(const Instr& in) {
+  if (in.has("relaxed")) return ir::Sem::relaxed;
+  if (in.has("release")) return ir::Sem::release;
+  if (in.has("acquire")) return ir::Sem::acquire;
+  return ir::Sem::standard;
+}
+
+ir::Scope scope_of(const Instr& in) {
+  if (in.has("cta")) return ir::Scope::cta;
+  if (in.has("cluster") || in.has("gpu") || in.has("sys")) return ir::Scope::cluster;
+  return ir::Scope::standard;
+}
+
+bool is_space(const std::string& q) { return q.rfind("shared", 0) == 0 || q == "global"; }
+
+}  // namespace
+
+void Warp::wait_loop(const Instr& in, std::uint32_t lanes) {
+  // mbarrier.{try,test}_wait.parity{.sem}{.scope}{.shared{::cta}}.b64 p, [addr], parity{, hint}
+  if (probing_) throw Stop{in.at, "'" + in.text + "' inside another wait's failing path"};
+  if (in.args.size() < 3 || in.args[0].kind != Operand::Kind::reg) stop(in, "'" + in.text + "' needs p, [addr], parity or state");
+  if (lanes != stack_.back().mask)
+    stop(in, "'" + in.text + "' under a guard that leaves out some of the warp's running lanes: not supported yet");
+  Event ev;
+  ev.op.code = OpCode::mbar_wait;
+  const std::vector<Bytes> bar = lane_bytes(in, lanes, in.args[1], 8);
+  if (bar.size() != 1 || bar[0].global) stop(in, "the lanes of '" + in.text + "' name different mbarriers: not supported yet");
+  ev.has_bar = true;
+  ev.bar = bar[0];
+  if (in.has("parity")) {
+    ev.op.parity = c(uniform(in, lanes, 2, "phase parity") & 1);
+  } else {
+    // The state token of an arrive of this warp, the same in every lane.
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      const Val t = get(l, in.args[2], Type{64});
+      if (t.k != Val::K::token || (ev.token >= 0 && ev.token != t.v))
+        stop(in, "the state token of '" + in.text + "' (lane " + std::to_string(l) +
+                     ") is not one this warp's mbarrier.arrive returned to every waiting lane: not supported yet");
+      ev.token = static_cast<int>(t.v);
+    }
+    const Event& made = out_->events.at(static_cast<std::size_t>(ev.token));
+    if (!(made.bar == ev.bar)) stop(in, "'" + in.text + "' waits on another mbarrier than the one its state token came from");
+  }
+  ev.op.sem = sem_of(in);
+  ev.op.scope = scope_of(in);
+  // The loop around it: the failing path must come back to this wait with
+  // nothing done and the same live values, so that the wait is blocking.
+  for (int l = 0; l < 32; ++l)
+    if ((lanes >> l) & 1) set(l, in.args[0], Val::num(0));
+  const int pc = stack_.back().pc;
+  std::vector<int> stale;
+  if (const auto why = probe(pc, lanes, stale))
+    stop(in, "'" + in.text + "' is not in a polling loop the front end recognizes (" + *why +
+                 "); it reads a try_wait or test_wait whose failure only tries again");
+  emit(in, lanes, std::move(ev));
+  for (int l = 0; l < 32; ++l)
+    if ((lanes >> l) & 1) set(l, in.args[0], Val::num(1));
+  for (int r : stale)
+    if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
+}
+
+bool Warp::sync(const Instr& in, std::uint32_t lanes) {
+  const std::string& m = in.parts[0];
+  const std::string sub = in.parts.size() > 1 ? in.parts[1] : "";
+  Event ev;
+  auto bar_at = [&](std::size_t arg) {
+    const std::vector<Bytes> b = lane_bytes(in, lanes, in.args.at(arg), 8);
+    if (b.size() != 1 || b[0].global || b[0].hi - b[0].lo != 8)
+      stop(in, "the lanes of '" + in.text + "' name different mbarriers: not supported yet");
+    ev.has_bar = true;
+    ev.bar = b[0];
+  };
+  auto need = [&](std::size_t n) {
+    if (in.args.size() < n) stop(in, "'" + in.text + "' needs " + std::to_string(n) + " operands");
+  };
+  auto not_yet = [&](const std::string& what) -> bool {
+    stop(in, "'" + in.text + "': " + what + " is not supported by the PTX front end yet (docs/ptx.md)");
+  };
+
+  // ---- st.async and red.async: a remote store that completes bytes on the
+  // target CTA's mbarrier ----
+  if ((m == "st" || m == "red") && sub == "async") {
+    // st.async{.sem}{.scope}.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.TYPE [addr], value, [mbar]
+    need(3);
+    ev.op.code = m == "st" ? OpCode::st_async : OpCode::red_async;
+    const std::int64_t width = access_width(in);
+    ev.data = lane_bytes(in, lanes, in.args[0], width);
+    bar_at(2);
+    ev.op.bytes = c(width);
+    if (ev.data.empty() || std::any_of(ev.data.begin(), ev.data.end(), [&](const Bytes& b) { return b.global || b.cta != ev.data[0].cta; }) ||
+        ev.data[0].cta != ev.bar.cta)
+      not_yet("an st.async or red.async whose lanes write to different CTAs, or to a CTA other than their mbarrier's");
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+
+  // ---- loads and stores ----
+  if (m == "ld" || m == "st" || m == "ldu") {
+    if (in.has("param") || in.has("const") || in.has("local")) {
+      if (m == "st") return true;  // the thread's own memory
+      if (in.has("param")) return false;
+      for (int l = 0; l < 32; ++l)
+        if ((lanes >> l) & 1) set(l, in.args[0], Val::unknown());
+      return true;
+    }
+    if (in.has("acquire") || in.has("release") || in.has("relaxed") || in.has("mmio")) not_yet("a load or store with memory-order semantics");
+    need(2);
+    const bool load = m != "st";
+    ev.op.code = load ? OpCode::read : OpCode::write;
+    ev.data = lane_bytes(in, lanes, in.args[load ? 1 : 0], access_width(in));
+    const bool shared = !ev.data.empty() && !ev.data[0].global;
+    emit(in, lanes, std::move(ev));
+    if (load) {
+      const int id = static_cast<int>(out_->events.size()) - 1;
+      // A shared-memory load's data: its first use consumes it.
+      if (shared) load_lanes_.back() = lanes;
+      for (int l = 0; l < 32; ++l)
+        if ((lanes >> l) & 1) loaded(l, in.args[0], shared ? id : -1);
+    }
+    return true;
+  }
+  if (m == "ldmatrix" || m == "stmatrix") not_yet("ldmatrix/stmatrix");
+  if (m == "atom" || m == "red") not_yet("an atomic");
+  if (m == "setmaxnreg" || m == "nanosleep" || m == "prefetch" || m == "prefetchu" || m == "pmevent" || m == "discard" ||
+      m == "applypriority" || m == "createpolicy")
+    return true;  // no memory or synchronization effect (createpolicy: a cache policy value)
+  if (m == "wgmma" || m == "tcgen05" || m == "griddepcontrol" || m == "clusterlaunchcontrol" || m == "tensormap" ||
+      m == "multimem")
+    not_yet("'" + m + "'");
+
+  // ---- mbarrier ----
+  if (m == "mbarrier") {
+    if (sub == "init") {
+      need(2);
+      ev.op.code = OpCode::mbar_init;
+      bar_at(0);
+      ev.op.count = c(uniform(in, lanes, 1, "count"));
+    } else if (sub == "arrive" || sub == "arrive_drop") {
+      need(2);
+      const bool tx = in.has("expect_tx");
+      ev.op.code = sub == "arrive_drop" ? OpCode::mbar_arrive_drop : tx ? OpCode::mbar_arrive_expect_tx : OpCode::mbar_arrive;
+      bar_at(1);
+      if (tx) ev.op.bytes = c(uniform(in, lanes, 2, "tx count"));
+      else if (in.args.size() > 2) ev.op.count = c(uniform(in, lanes, 2, "count"));
+      ev.op.no_complete = in.has("noComplete");
+      ev.op.sem = sem_of(in);
+      ev.op.scope = scope_of(in);
+      // The state token, in every arriving lane (a remote arrive returns none).
+      const bool token = in.args[0].kind == Operand::Kind::reg && ev.bar.cta == cta;
+      ev.makes_token = token;
+      emit(in, lanes, std::move(ev));
+      for (int l = 0; l < 32; ++l)
+        if ((lanes >> l) & 1) set(l, in.args[0], token ? Val{Val::K::token, static_cast<std::int64_t>(out_->events.size()) - 1, -1, -1} : Val::unknown());
+      return true;
+    } else if (sub == "expect_tx" || sub == "complete_tx") {
+      need(2);
+      ev.op.code = sub == "expect_tx" ? OpCode::mbar_expect_tx : OpCode::mbar_complete_tx;
+      bar_at(0);
+      ev.op.bytes = c(uniform(in, lanes, 1, "tx count"));
+      ev.op.sem = sem_of(in);
+      ev.op.scope = scope_of(in);
+    } else if (sub == "inval") {
+      need(1);
+      ev.op.code = OpCode::mbar_inval;
+      bar_at(0);
+    } else {
+      not_yet("mbarrier." + sub);
+    }
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+
+  // ---- named barriers, the warp barrier, the cluster barrier ----
+  if (m == "bar" || m == "barrier") {
+    if (sub == "warp") {  // bar.warp.sync membermask
+      need(1);
+      const std::int64_t mask = uniform(in, lanes, 0, "member mask");
+      if (lanes != 0xffffffffu || static_cast<std::uint32_t>(mask) != 0xffffffffu) not_yet("bar.warp.sync of part of the warp");
+      ev.op.code = OpCode::syncwarp;
+      emit(in, lanes, std::move(ev));
+      return true;
+    }
+    if (sub == "cluster") {
+      const std::string what = in.parts.size() > 2 ? in.parts[2] : "";
+      if (what == "arrive") {
+        ev.op.code = OpCode::cluster_arrive;
+        ev.op.sem = sem_of(in);
+      } else if (what == "wait") {
+        ev.op.code = OpCode::cluster_wait;
+      } else {
+        not_yet("barrier.cluster." + what);
+      }
+      emit(in, lanes, std::move(ev));
+      return true;
+    }
+    const std::string what = sub == "cta" ? (in.parts.size() > 2 ? in.parts[2] : "") : sub;
+    need(1);
+    if (what == "sync" || what == "arrive") {
+      ev.op.code = what == "sync" ? OpCode::bar_sync : OpCode::bar_arrive;
+      ev.op.id = c(uniform(in, lanes, 0, "barrier id"));
+      if (in.args.size() > 1) ev.op.count = c(uniform(in, lanes, 1, "thread count"));
+      else if (what == "arrive") stop(in, "bar.arrive needs a thread count (PTX ISA bar/barrier)");
+    } else {
+      not_yet(m + "." + what);
+    }
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+
+  // ---- fences ----
+  if (m == "membar") {
+    if (sub == "proxy") not_yet("membar.proxy");
+    ev.op.code = OpCode::fence_sc;
+    ev.op.scope = sub == "cta" ? ir::Scope::cta : ir::Scope::cluster;
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+  if (m == "fence") {
+    if (sub == "proxy") {
+      const std::string kind = in.parts.size() > 2 ? in.parts[2] : "";
+      if (kind != "async") not_yet("fence.proxy." + kind);
+      ev.op.code = OpCode::fence_proxy_async;
+      ev.op.space = in.has("global") ? ir::ProxySpace::global
+                    : in.has("shared::cta") ? ir::ProxySpace::shared_cta
+                    : in.has("shared::cluster") ? ir::ProxySpace::shared_cluster
+                                                : ir::ProxySpace::all;
+    } else if (sub == "mbarrier_init") {
+      ev.op.code = OpCode::fence_mbarrier_init;
+    } else if (sub == "acq_rel" || sub == "sc") {
+      ev.op.code = sub == "sc" ? OpCode::fence_sc : OpCode::fence_acq_rel;
+      ev.op.scope = scope_of(in) == ir::Scope::cta ? ir::Scope::cta : ir::Scope::cluster;
+    } else {
+      not_yet("fence." + sub);
+    }
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+
+  // ---- async copies ----
+  if (m == "cp" && sub == "async") {
+    const std::string kind = in.parts.size() > 2 ? in.parts[2] : "";
+    if (kind == "bulk") {
+      const std::string k3 = in.parts.size() > 3 ? in.parts[3] : "";
+      if (k3 == "tensor") not_yet("cp.async.bulk.tensor (its box comes from the tensor map)");
+      if (k3 == "prefetch") return true;
+      if (k3 == "commit_group") {
+        ev.op.code = OpCode::bulk_commit_group;
+      } else if (k3 == "wait_group") {
+        ev.op.code = in.has("read") ? OpCode::bulk_wait_group_read : OpCode::bulk_wait_group;
+        ev.op.n = c(uniform(in, lanes, 0, "group count"));
+      } else if (is_space(k3) && k3 != "global" && in.parts.size() > 4 && in.parts[4] == "global") {
+        // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster} [dst], [src], size, [mbar]{, mask}
+        need(4);
+        const std::int64_t size = uniform(in, lanes, 2, "size");
+        ev.op.code = OpCode::tma_load;
+        ev.data = lane_bytes(in, lanes, in.args[0], size);
+        Instr src = in;
+        src.parts = {"cp", "global"};
+        ev.global = lane_bytes(src, lanes, in.args[1], size);
+        bar_at(3);
+        ev.op.bytes = c(size);
+        if (in.has("multicast::cluster")) ev.op.multicast = c(uniform(in, lanes, 4, "CTA mask"));
+        if (ev.data.size() != 1 || ev.data[0].cta != cta) not_yet("a bulk copy into another CTA's shared memory");
+      } else if (k3 == "global" && in.parts.size() > 4 && is_space(in.parts[4])) {
+        // cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size
+        need(3);
+        const std::int64_t size = uniform(in, lanes, 2, "size");
+        ev.op.code = OpCode::tma_store;
+        Instr dst = in;
+        dst.parts = {"cp", "global"};
+        ev.global = lane_bytes(dst, lanes, in.args[0], size);
+        Instr src = in;
+        src.parts = {"cp", "shared::cta"};
+        ev.data = lane_bytes(src, lanes, in.args[1], size);
+      } else {
+        not_yet("this form of cp.async.bulk");
+      }
+      emit(in, lanes, std::move(ev));
+      return true;
+    }
+    if (kind == "ca" || kind == "cg") {  // cp.async.ca.shared{::cta}.global [dst], [src], cp-size{, src-size}
+      need(3);
+      ev.op.code = OpCode::cp_async;
+      ev.data = lane_bytes(in, lanes, in.args[0], uniform(in, lanes, 2, "copy size"));
+    } else if (kind == "commit_group") {
+      ev.op.code = OpCode::cp_async_commit;
+    } else if (kind == "wait_group") {
+      ev.op.code = OpCode::cp_async_wait;
+      ev.op.n = c(uniform(in, lanes, 0, "group count"));
+    } else if (kind == "wait_all") {
+      ev.op.code = OpCode::cp_async_wait_all;
+    } else if (kind == "mbarrier") {  // cp.async.mbarrier.arrive{.noinc}.shared{::cta}.b64 [addr]
+      ev.op.code = OpCode::cp_async_mbarrier_arrive;
+      bar_at(0);
+      ev.op.noinc = in.has("noinc");
+    } else {
+      not_yet("cp.async." + kind);
+    }
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+  if (m == "cp" && sub == "reduce") {  // cp.reduce.async.bulk.global.shared::cta.bulk_group.OP.TYPE [dst], [src], size
+    if (!in.has("bulk") || in.has("tensor") || !in.has("global")) not_yet("this form of cp.reduce.async");
+    need(3);
+    const std::int64_t size = uniform(in, lanes, 2, "size");
+    ev.op.code = OpCode::tma_reduce;
+    Instr src = in;
+    src.parts = {"cp", "shared::cta"};
+    ev.data = lane_bytes(src, lanes, in.args[1], size);
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+  if (m == "cp") not_yet("cp." + sub);
+  return false;
+}
+
+}  // namespace pc::ptx

@@ -1,0 +1,72 @@
+// What the PTX executor knows of a register of one lane: an integer, an
+// address (into a pointer parameter's global memory, into the shared window
+// of the generic space, into a CTA of the cluster), or nothing (data: a
+// loaded value, a floating-point result, a parameter not given).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace pc::ptx {
+
+struct Val {
+  // num: an integer (a state-space address of shared memory is one);
+  // gptr: param `base`'s global memory plus v; shared: a generic address of
+  // shared memory (cvta.shared) at offset v; cluster: offset v of the shared
+  // memory of CTA `base` of the cluster (mapa); unknown: data.
+  // token: the state token of the warp's arrive event v (mbarrier.arrive's result).
+  enum class K : std::uint8_t { unknown, num, gptr, shared, cluster, token };
+  K k = K::unknown;
+  std::int64_t v = 0;
+  int base = -1;
+  // Data loaded by the warp's event `load` (a shared-memory read) and not
+  // yet used: the first instruction that reads it consumes that load.
+  int load = -1;
+  [[nodiscard]] bool known() const { return k == K::num; }
+  [[nodiscard]] bool address() const { return k == K::gptr || k == K::shared || k == K::cluster; }
+  friend bool operator==(const Val&, const Val&) = default;
+  static Val num(std::int64_t x) { return Val{K::num, x, -1, -1}; }
+  static Val unknown() { return Val{}; }
+};
+
+// The integer type of an instruction's operands (PTX ISA "Fundamental
+// Types"): its width in bits and signedness; fp: a floating-point type
+// (its values are data).
+struct Type {
+  int bits = 32;
+  bool is_signed = false;
+  bool fp = false;
+  bool pred = false;
+};
+
+// v as a value of type t: truncated to t's width, sign-extended where t is signed.
+[[nodiscard]] inline std::int64_t norm(std::int64_t v, Type t) {
+  if (t.bits >= 64 || t.bits <= 0) return v;
+  const std::uint64_t mask = (std::uint64_t{1} << t.bits) - 1;
+  std::uint64_t u = static_cast<std::uint64_t>(v) & mask;
+  if (t.is_signed && ((u >> (t.bits - 1)) & 1)) u |= ~mask;
+  return static_cast<std::int64_t>(u);
+}
+
+// "u32", "s64", "b16", "f32", "pred", ...: the type, or nothing for a qualifier that is not one.
+[[nodiscard]] inline bool parse_type(const std::string& q, Type& t) {
+  if (q == "pred") {
+    t = Type{1, false, false, true};
+    return true;
+  }
+  if (q.size() < 2) return false;
+  const char c = q[0];
+  std::size_t i = 1;
+  if (q.rfind("bf16", 0) == 0 || q.rfind("tf32", 0) == 0 || q.rfind("e4m3", 0) == 0 || q.rfind("e5m2", 0) == 0) {
+    t = Type{16, false, true, false};
+    return true;
+  }
+  if (c != 'u' && c != 's' && c != 'b' && c != 'f') return false;
+  int bits = 0;
+  for (; i < q.size() && q[i] >= '0' && q[i] <= '9'; ++i) bits = bits * 10 + (q[i] - '0');
+  if (bits == 0 || (i < q.size() && q.substr(i) != "x2")) return false;
+  t = Type{bits, c == 's', c == 'f', false};
+  return true;
+}
+
+}  // namespace pc::ptx

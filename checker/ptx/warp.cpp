@@ -1,0 +1,753 @@
+// A warp's control flow and integer arithmetic (warp.hpp).
+//
+// SIMT: the warp runs the lanes of the top entry of its reconvergence stack.
+// A branch that splits them pushes both sides, each to end at the branch's
+// immediate post-dominator, where the lanes join again (the reconvergence of
+// the PTX ISA's "SIMT" execution model; Volta's independent thread
+// scheduling may interleave the two sides, which matters only where one
+// side waits for the other: docs/ptx.md, "Limits").
+#include <algorithm>
+#include <bit>
+
+#include "checker/ptx/warp.hpp"
+
+namespace pc::ptx {
+namespace {
+
+constexpr std::int64_t max_steps = 20'000'000;  // instructions per warp: past it, a loop that does not end
+constexpr int probe_steps = 100'000;
+
+struct ProbeEnd {
+  std::string why;
+};
+
+// A branch in a polling loop's failing path on a predicate some lanes do
+// not know: `taken` are the lanes known to take it.
+struct Fork {
+  std::uint32_t taken = 0, unknown = 0;
+};
+
+Type type_of(const Instr& in, int which = 0) {
+  Type t;
+  int seen = 0;
+  for (std::size_t i = 1; i < in.parts.size(); ++i) {
+    Type x;
+    if (parse_type(in.parts[i], x)) {
+      if (seen == which) return x;
+      ++seen;
+      t = x;
+    }
+  }
+  return t;
+}
+
+std::string lane_list(std::uint32_t m) {
+  std::string s;
+  for (int l = 0; l < 32; ++l)
+    if ((m >> l) & 1) s += (s.empty() ? "" : ",") + std::to_string(l);
+  return s;
+}
+
+}  // namespace
+
+Warp::Warp(Context& c, int cta_, int warp_) : ctx(c), cta(cta_), warp(warp_) {
+  nregs = static_cast<int>(c.fn->regs.size());
+  regs.assign(static_cast<std::size_t>(nregs) * 32, Val{});
+  const int first = warp * 32;
+  const int n = std::min(32, c.threads - first);
+  present = n >= 32 ? 0xffffffffu : ((1u << n) - 1);
+}
+
+void Warp::stop(const Instr& in, const std::string& msg) const { throw Stop{in.at, msg}; }
+
+Val Warp::special(int lane, const std::string& name) const {
+  const int t = warp * 32 + lane;
+  const std::size_t dot = name.find('.');
+  const std::string base = name.substr(0, dot);
+  const char d = dot == std::string::npos ? 'x' : name[dot + 1];
+  const int dim = d == 'x' ? 0 : d == 'y' ? 1 : 2;
+  const int* b = ctx.block;
+  auto pick = [&](int x, int y, int z) { return Val::num(dim == 0 ? x : dim == 1 ? y : z); };
+  if (base == "%tid") return pick(t % b[0], (t / b[0]) % b[1], t / (b[0] * b[1]));
+  if (base == "%ntid") return pick(b[0], b[1], b[2]);
+  if (base == "%laneid") return Val::num(lane);
+  if (base == "%warpid") return Val::num(warp);
+  if (base == "%nwarpid") return Val::num((ctx.threads + 31) / 32);
+  // One grid of one cluster along x: CTA `cta` of the cluster is block `cta`.
+  if (base == "%ctaid" || base == "%cluster_ctaid") return pick(cta, 0, 0);
+  if (base == "%nctaid" || base == "%cluster_nctaid") return pick(ctx.cluster, 1, 1);
+  if (base == "%cluster_ctarank") return Val::num(cta);
+  if (base == "%cluster_nctarank") return Val::num(ctx.cluster);
+  if (base == "%clusterid") return Val::num(0);
+  if (base == "%nclusterid") return pick(1, 1, 1);
+  if (base == "%is_explicit_cluster") return Val::num(ctx.cluster > 1 ? 1 : 0);
+  if (base == "%lanemask_eq") return Val::num(std::int64_t{1} << lane);
+  if (base == "%lanemask_lt") return Val::num((std::int64_t{1} << lane) - 1);
+  if (base == "%lanemask_le") return Val::num((std::int64_t{2} << lane) - 1);
+  if (base == "%lanemask_gt") return Val::num(static_cast<std::uint32_t>(~((std::uint64_t{2} << lane) - 1)));
+  if (base == "%lanemask_ge") return Val::num(static_cast<std::uint32_t>(~((std::uint64_t{1} << lane) - 1)));
+  if (base == "%dynamic_smem_size" && ctx.launch.smem_bytes >= 0) return Val::num(ctx.launch.smem_bytes);
+  return Val::unknown();  // clocks, SM ids, timers: data
+}
+
+Val Warp::param(const Instr& in, const Operand& o) const {
+  const auto& ps = ctx.fn->params;
+  for (std::size_t i = 0; i < ps.size(); ++i) {
+    if (ps[i].name != o.name) continue;
+    for (const auto& [n, v] : ctx.launch.args)
+      if (n == ps[i].name || n == std::to_string(i) || n == ps[i].name.substr(ps[i].name.rfind('_') + 1) ||
+          (ps[i].name.size() > n.size() && ps[i].name.compare(ps[i].name.size() - n.size(), n.size(), n) == 0 &&
+           ps[i].name[ps[i].name.size() - n.size() - 1] == '_'))
+        return Val::num(v);
+    // A 64-bit parameter not given is a pointer into global memory of its own.
+    if (ps[i].bytes == 8 && o.imm == 0) return Val{Val::K::gptr, 0, static_cast<int>(i)};
+    return Val::unknown();
+  }
+  stop(in, "ld.param of '" + o.name + "', which is not a parameter of " + ctx.fn->name);
+}
+
+Val Warp::get(int lane, const Operand& o, Type t) const {
+  switch (o.kind) {
+    case Operand::Kind::reg: {
+      Val v = regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)];
+      if (o.reg2 == -2) v = v.known() ? Val::num(v.v == 0) : Val::unknown();  // !%p
+      return v;
+    }
+    case Operand::Kind::imm: return Val::num(norm(o.imm, t));
+    case Operand::Kind::special: return special(lane, o.name);
+    case Operand::Kind::sym: {
+      if (const auto it = ctx.shared_addr.find(o.name); it != ctx.shared_addr.end()) return Val::num(it->second);
+      if (const auto it = ctx.global_base.find(o.name); it != ctx.global_base.end()) return Val{Val::K::gptr, 0, it->second};
+      return Val::unknown();
+    }
+    default: return Val::unknown();
+  }
+}
+
+void Warp::set(int lane, const Operand& o, Val v) {
+  if (o.kind == Operand::Kind::reg)
+    regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)] = v;
+  else if (o.kind == Operand::Kind::vec)
+    for (const Operand& e : o.elems) set(lane, e, Val::unknown());
+}
+
+Val Warp::address(int lane, const Operand& o) const {
+  Val b = Val::num(0);
+  if (o.reg >= 0) b = regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)];
+  else if (!o.name.empty()) b = get(lane, Operand{Operand::Kind::sym, -1, o.name, 0, {}, -1}, Type{64});
+  if (b.k == Val::K::unknown) return b;
+  b.v += o.imm;
+  return b;
+}
+
+std::int64_t Warp::uniform(const Instr& in, std::uint32_t lanes, std::size_t arg, const char* what) const {
+  if (arg >= in.args.size()) stop(in, std::string("missing operand: ") + what);
+  const Type t = type_of(in);
+  std::optional<std::int64_t> v;
+  for (int l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    const Val x = get(l, in.args[arg], t);
+    if (!x.known())
+      stop(in, std::string("the ") + what + " of '" + in.text +
+                   "' is a value the front end does not know (loaded from memory, or a parameter not given with --arg)");
+    if (v && *v != x.v) stop(in, std::string("the lanes give '") + in.text + "' different " + what + "s: not supported yet");
+    v = x.v;
+  }
+  return v.value_or(0);
+}
+
+Bytes Warp::bytes_at(const Instr& in, int lane, const Operand& o, std::int64_t width) const {
+  const Val a = address(lane, o);
+  const bool shared = in.has("shared") || in.has("shared::cta") || in.has("shared::cluster");
+  const bool cluster = in.has("shared::cluster");
+  const bool global = in.has("global");
+  Bytes b;
+  if (a.k == Val::K::num && shared) {
+    b.cta = cta;
+  } else if (a.k == Val::K::cluster && (cluster || (!shared && !global))) {
+    b.cta = a.base;
+  } else if (a.k == Val::K::shared && !global && !shared) {
+    b.cta = cta;
+  } else if (a.k == Val::K::gptr && !shared) {
+    b.global = true;
+    b.param = a.base;
+  } else if (a.k == Val::K::unknown) {
+    stop(in, "the address of '" + in.text + "' (lane " + std::to_string(lane) +
+                 ") is a value the front end does not know (loaded from memory, or a parameter not given with --arg)");
+  } else {
+    stop(in, "the address of '" + in.text + "' (lane " + std::to_string(lane) + ") is not in the state space it names");
+  }
+  b.lo = a.v;
+  b.hi = a.v + width;
+  if (!b.global && b.lo < 0) stop(in, "a shared-memory address below 0 (lane " + std::to_string(lane) + ")");
+  return b;
+}
+
+std::vector<Bytes> Warp::lane_bytes(const Instr& in, std::uint32_t lanes, const Operand& o, std::int64_t width) const {
+  std::vector<Bytes> v;
+  for (int l = 0; l < 32; ++l)
+    if ((lanes >> l) & 1) v.push_back(bytes_at(in, l, o, width));
+  std::sort(v.begin(), v.end(), [](const Bytes& a, const Bytes& b) {
+    return std::tie(a.global, a.cta, a.param, a.lo) < std::tie(b.global, b.cta, b.param, b.lo);
+  });
+  std::vector<Bytes> out;
+  for (const Bytes& b : v) {
+    if (!out.empty() && out.back().global == b.global && out.back().cta == b.cta && out.back().param == b.param &&
+        b.lo <= out.back().hi)
+      out.back().hi = std::max(out.back().hi, b.hi);
+    else
+      out.push_back(b);
+  }
+  return out;
+}
+
+void Warp::emit(const Instr& in, std::uint32_t lanes, Event ev) {
+  if (probing_) throw ProbeEnd{"'" + in.text + "' at line " + std::to_string(in.at.line)};
+  ev.op.loc = ir::Loc{in.at.line, in.at.col};
+  const int n = std::popcount(lanes);
+  const ir::LanePolicy policy = ir::op_lanes(ev.op.code);
+  if (lanes == 0xffffffffu) {
+    ev.op.lanes = ir::Lanes::all;
+    if (policy == ir::LanePolicy::leader)
+      stop(in, "'" + in.text + "' is issued by all 32 lanes of the warp, each its own copy: the front end reads one issuing "
+                               "lane (guard it with elect.sync or a lane test)");
+  } else if (n == 1) {
+    if (policy == ir::LanePolicy::aligned)
+      stop(in, "'" + in.text + "' is executed by lane " + lane_list(lanes) + " only: " + std::string(ir::aligned_rule));
+    const int lane = std::countr_zero(lanes);
+    if (single_lane_ >= 0 && single_lane_ != lane)
+      stop(in, "this warp's single-lane operations are made by lane " + std::to_string(single_lane_) + " and lane " +
+                   std::to_string(lane) + ": the front end gives a warp one leader lane (not yet supported)");
+    single_lane_ = lane;
+    ev.op.lanes = ir::Lanes::one;
+    ev.lane = lane;
+  } else if (ev.op.code == ir::OpCode::read || ev.op.code == ir::OpCode::write || ev.op.code == ir::OpCode::cp_async ||
+             ev.op.code == ir::OpCode::consume) {
+    // Some lanes only, each on its own bytes: taken as the whole warp's
+    // access of those bytes (the same conflicts with other warps; docs/ptx.md).
+    ev.op.lanes = ir::Lanes::all;
+  } else {
+    stop(in, "'" + in.text + "' is executed by lanes " + lane_list(lanes) +
+                 " of the warp: the front end reads an operation of one lane or of the whole warp (not yet supported)");
+  }
+  out_->events.push_back(std::move(ev));
+  load_lanes_.push_back(0);
+}
+
+void Warp::loaded(int lane, const Operand& o, int load) {
+  if (o.kind == Operand::Kind::reg) {
+    Val v;
+    v.load = load;
+    regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)] = v;
+  } else if (o.kind == Operand::Kind::vec) {
+    for (const Operand& e : o.elems) loaded(lane, e, load);
+  }
+}
+
+// A load's value used by a later instruction: the load has completed (the
+// instruction waits for its register), which the model's `consume` says
+// (spec::hb::consume: a read not known to be complete at a release may
+// still observe a later async write).
+void Warp::consume_uses(const Instr& in, std::uint32_t lanes) {
+  std::vector<int> loads;
+  for (int r : uses_of(in))
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      const int t = regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r)].load;
+      if (t >= 0 && static_cast<std::size_t>(t) < load_lanes_.size() && load_lanes_[static_cast<std::size_t>(t)] &&
+          std::find(loads.begin(), loads.end(), t) == loads.end())
+        loads.push_back(t);
+    }
+  std::sort(loads.begin(), loads.end());
+  for (int t : loads) {
+    const std::uint32_t mask = load_lanes_[static_cast<std::size_t>(t)];
+    Event ev;
+    ev.op.code = ir::OpCode::consume;
+    ev.data = out_->events[static_cast<std::size_t>(t)].data;
+    emit(in, mask, std::move(ev));
+    load_lanes_[static_cast<std::size_t>(t)] = 0;
+  }
+}
+
+void Warp::exit_lanes(std::uint32_t lanes) {
+  for (Entry& e : stack_) e.mask &= ~lanes;
+}
+
+// Integer, predicate and data instructions.
+void Warp::arith(const Instr& in, std::uint32_t lanes) {
+  const std::string& m = in.parts[0];
+  const Type t = type_of(in);
+  auto each = [&](auto&& f) {
+    for (int l = 0; l < 32; ++l)
+      if ((lanes >> l) & 1) set(l, in.args[0], f(l));
+  };
+  auto arg = [&](int l, std::size_t i, Type ty) { return i < in.args.size() ? get(l, in.args[i], ty) : Val::unknown(); };
+  if (in.args.empty()) stop(in, "'" + in.text + "' needs operands");
+
+  if (m == "mov") {
+    if (in.args.size() < 2) stop(in, "mov needs two operands");
+    if (in.args[1].kind == Operand::Kind::vec) return each([](int) { return Val::unknown(); });
+    return each([&](int l) {
+      Val v = get(l, in.args[1], t);
+      if (v.known() && !t.pred) v.v = norm(v.v, t);
+      return v;
+    });
+  }
+  if (m == "ld" && in.has("param")) {
+    const Operand& a = in.args.size() > 1 ? in.args[1] : in.args[0];
+    const Val v = param(in, a);
+    return each([&](int) { return v.known() ? Val::num(norm(v.v, t)) : v; });
+  }
+  if (m == "cvta") {
+    const bool to = in.has("to");
+    return each([&](int l) {
+      Val a = get(l, in.args[1], Type{64});
+      if (in.has("shared")) {
+        if (!to && a.known()) return Val{Val::K::shared, a.v, -1};
+        if (to && a.k == Val::K::shared) return Val::num(a.v);
+        if (to && a.known()) return a;
+        return Val::unknown();
+      }
+      if (in.has("global") && a.k == Val::K::gptr) return a;
+      return Val::unknown();
+    });
+  }
+  if (m == "mapa") {  // mapa{.shared::cluster}.u32/u64 d, a, rank
+    return each([&](int l) {
+      const Val a = get(l, in.args[1], t), r = get(l, in.args[2], Type{32});
+      if (!r.known() || r.v < 0 || r.v >= ctx.cluster) return Val::unknown();
+      if (a.known() || a.k == Val::K::shared || a.k == Val::K::cluster) return Val{Val::K::cluster, a.v, static_cast<int>(r.v)};
+      return Val::unknown();
+    });
+  }
+  if (m == "activemask") return each([&](int) { return Val::num(lanes); });
+  if (m == "elect") {  // elect.sync d|p, membermask
+    const std::int64_t mask = uniform(in, lanes, 1, "member mask");
+    const std::uint32_t members = lanes & static_cast<std::uint32_t>(mask);
+    const int leader = members ? std::countr_zero(members) : -1;
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      set(l, in.args[0], Val::num(leader));
+      if (in.args[0].reg2 >= 0)
+        regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.args[0].reg2)] =
+            Val::num(l == leader);
+    }
+    return;
+  }
+  if (m == "shfl") {  // shfl.sync.mode.b32 d[|p], a, b, c, membermask
+    const std::string mode = in.parts.size() > 2 ? in.parts[2] : "";
+    std::vector<Val> src(32);
+    for (int l = 0; l < 32; ++l)
+      if ((lanes >> l) & 1) src[static_cast<std::size_t>(l)] = get(l, in.args[1], t);
+    return each([&](int l) {
+      const Val b = get(l, in.args[2], Type{32}), c = get(l, in.args[3], Type{32});
+      if (!b.known() || !c.known()) return Val::unknown();
+      int j = -1;
+      if (mode == "idx" && c.v == 0x1f) j = static_cast<int>(b.v & 31);
+      else if (mode == "bfly" && c.v == 0x1f) j = l ^ static_cast<int>(b.v & 31);
+      else if (mode == "down" && c.v == 0x1f) j = l + static_cast<int>(b.v) > 31 ? l : l + static_cast<int>(b.v);
+      else if (mode == "up" && c.v == 0) j = l - static_cast<int>(b.v) < 0 ? l : l - static_cast<int>(b.v);
+      if (j < 0 || !((lanes >> j) & 1)) return Val::unknown();
+      return src[static_cast<std::size_t>(j)];
+    });
+  }
+  if (m == "vote") {  // vote.sync.{all,any,uni,ballot}.{pred,b32} d, a, membermask
+    const std::string mode = in.parts.size() > 2 ? in.parts[2] : "";
+    bool known = true, all = true, any = false;
+    std::uint32_t ballot = 0;
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      const Val p = get(l, in.args[1], Type{1, false, false, true});
+      if (!p.known()) known = false;
+      else if (p.v) any = true, ballot |= 1u << l;
+      else all = false;
+    }
+    return each([&](int) {
+      if (!known) return Val::unknown();
+      if (mode == "ballot") return Val::num(ballot);
+      if (mode == "all") return Val::num(all);
+      if (mode == "any") return Val::num(any);
+      if (mode == "uni") return Val::num(all || !any);
+      return Val::unknown();
+    });
+  }
+  if (m == "setp") {  // setp.CMP[.BOOL].TYPE p[|q], a, b[, c]
+    const std::string cmp = in.parts.size() > 1 ? in.parts[1] : "";
+    const std::string boolop = in.parts.size() > 3 && (in.parts[2] == "and" || in.parts[2] == "or" || in.parts[2] == "xor")
+                                   ? in.parts[2] : "";
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      const Val a = get(l, in.args[1], t), b = get(l, in.args[2], t);
+      std::optional<bool> r;
+      std::int64_t x = 0, y = 0;
+      bool have = false;
+      if (a.known() && b.known() && !t.fp) x = a.v, y = b.v, have = true;
+      else if (a.address() && b.address() && a.k == b.k && a.base == b.base) x = a.v, y = b.v, have = true;
+      if (have) {
+        const bool uns = !t.is_signed || cmp == "lo" || cmp == "ls" || cmp == "hi" || cmp == "hs";
+        const auto ux = static_cast<std::uint64_t>(norm(x, Type{t.bits, false})), uy = static_cast<std::uint64_t>(norm(y, Type{t.bits, false}));
+        const std::int64_t sx = norm(x, Type{t.bits, true}), sy = norm(y, Type{t.bits, true});
+        if (cmp == "eq") r = ux == uy;
+        else if (cmp == "ne") r = ux != uy;
+        else if (cmp == "lt" || cmp == "lo") r = uns ? ux < uy : sx < sy;
+        else if (cmp == "le" || cmp == "ls") r = uns ? ux <= uy : sx <= sy;
+        else if (cmp == "gt" || cmp == "hi") r = uns ? ux > uy : sx > sy;
+        else if (cmp == "ge" || cmp == "hs") r = uns ? ux >= uy : sx >= sy;
+      }
+      std::optional<bool> p = r, q;
+      if (r) q = !*r;
+      if (!boolop.empty()) {
+        const Val cv = in.args.size() > 3 ? get(l, in.args[3], Type{1, false, false, true}) : Val::unknown();
+        auto comb = [&](std::optional<bool> v) -> std::optional<bool> {
+          if (!v || !cv.known()) return std::nullopt;
+          const bool cb = cv.v != 0;
+          return boolop == "and" ? (*v && cb) : boolop == "or" ? (*v || cb) : (*v != cb);
+        };
+        p = comb(p);
+        q = comb(q);
+      }
+      set(l, in.args[0], p ? Val::num(*p) : Val::unknown());
+      if (in.args[0].reg2 >= 0)
+        regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.args[0].reg2)] =
+            q ? Val::num(*q) : Val::unknown();
+    }
+    return;
+  }
+  if (m == "selp") {
+    return each([&](int l) {
+      const Val c = get(l, in.args[3], Type{1, false, false, true});
+      if (!c.known()) return Val::unknown();
+      Val v = get(l, in.args[c.v ? 1 : 2], t);
+      if (v.known()) v.v = norm(v.v, t);
+      return v;
+    });
+  }
+  if (m == "cvt") {
+    const Type dt = type_of(in, 0), st = type_of(in, 1);
+    return each([&](int l) {
+      const Val a = get(l, in.args[1], st);
+      if (dt.fp || st.fp || !a.known()) return a.address() && dt.bits == 64 ? a : Val::unknown();
+      return Val::num(norm(norm(a.v, st), dt));
+    });
+  }
+  // Integer arithmetic on known values; anything floating-point is data.
+  static const char* const int_ops[] = {"add", "sub", "mul", "mad", "div", "rem", "min", "max", "abs", "neg", "and", "or",
+                                        "xor", "not", "cnot", "shl", "shr", "bfe", "bfi", "popc", "clz", "brev", "mul24",
+                                        "mad24", "sad", "prmt", "bfind", "fns", "szext"};
+  bool int_op = false;
+  for (const char* x : int_ops) int_op |= m == x;
+  if (int_op && !t.fp) {
+    const bool wide = in.has("wide"), hi = in.has("hi");
+    const Type rt = wide ? Type{t.bits * 2, t.is_signed} : t;
+    return each([&](int l) -> Val {
+      const Val a = arg(l, 1, t), b = arg(l, 2, t), cc = arg(l, 3, wide ? rt : t), dd = arg(l, 4, Type{32});
+      // Addresses: plus or minus an integer stays an address.
+      if ((m == "add" || m == "sub") && a.address() && b.known()) return Val{a.k, m == "add" ? a.v + b.v : a.v - b.v, a.base};
+      if (m == "add" && b.address() && a.known()) return Val{b.k, a.v + b.v, b.base};
+      if (m == "sub" && a.address() && b.address() && a.k == b.k && a.base == b.base) return Val::num(a.v - b.v);
+      if (t.pred) {
+        if (m == "not") return a.known() ? Val::num(!a.v) : Val::unknown();
+        if (!a.known() || !b.known()) {
+          // and/or with a known side can decide alone.
+          if (m == "and" && ((a.known() && !a.v) || (b.known() && !b.v))) return Val::num(0);
+          if (m == "or" && ((a.known() && a.v) || (b.known() && b.v))) return Val::num(1);
+          return Val::unknown();
+        }
+        if (m == "and") return Val::num(a.v && b.v);
+        if (m == "or") return Val::num(a.v || b.v);
+        if (m == "xor") return Val::num((a.v != 0) != (b.v != 0));
+        return Val::unknown();
+      }
+      const bool unary = m == "abs" || m == "neg" || m == "not" || m == "cnot" || m == "popc" || m == "clz" || m == "brev" ||
+                         m == "bfind";
+      if (!a.known() || (!unary && !b.known())) return Val::unknown();
+      const std::uint64_t ua = static_cast<std::uint64_t>(norm(a.v, Type{t.bits, false}));
+      const std::uint64_t ub = static_cast<std::uint64_t>(norm(b.v, Type{t.bits, false}));
+      const std::int64_t sa = norm(a.v, Type{t.bits, true}), sb = norm(b.v, Type{t.bits, true});
+      const bool s = t.is_signed;
+      __int128 r = 0;
+      if (m == "add") r = static_cast<__int128>(sa) + sb;
+      else if (m == "sub") r = static_cast<__int128>(sa) - sb;
+      else if (m == "mul" || m == "mul24" || m == "mad" || m == "mad24") {
+        r = s ? static_cast<__int128>(sa) * sb : static_cast<__int128>(ua) * ub;
+        if (hi) r >>= t.bits;
+        if (m == "mad" || m == "mad24") {
+          if (!cc.known()) return Val::unknown();
+          r += cc.v;
+        }
+        return Val::num(norm(static_cast<std::int64_t>(r), rt));
+      } else if (m == "div" || m == "rem") {
+        if (ub == 0) return Val::unknown();
+        if (s) r = m == "div" ? sa / sb : sa % sb;
+        else r = m == "div" ? ua / ub : ua % ub;
+      } else if (m == "min") r = s ? std::min(sa, sb) : static_cast<std::int64_t>(std::min(ua, ub));
+      else if (m == "max") r = s ? std::max(sa, sb) : static_cast<std::int64_t>(std::max(ua, ub));
+      else if (m == "abs") r = sa < 0 ? -static_cast<__int128>(sa) : sa;
+      else if (m == "neg") r = -static_cast<__int128>(sa);
+      else if (m == "and") r = static_cast<std::int64_t>(ua & ub);
+      else if (m == "or") r = static_cast<std::int64_t>(ua | ub);
+      else if (m == "xor") r = static_cast<std::int64_t>(ua ^ ub);
+      else if (m == "not") r = static_cast<std::int64_t>(~ua);
+      else if (m == "cnot") r = ua == 0;
+      else if (m == "shl") r = ub >= static_cast<std::uint64_t>(t.bits) ? 0 : static_cast<std::int64_t>(ua << ub);
+      else if (m == "shr") {
+        const std::uint64_t sh = std::min<std::uint64_t>(ub, static_cast<std::uint64_t>(t.bits));
+        r = s ? (sh >= 64 ? (sa < 0 ? -1 : 0) : sa >> sh) : (sh >= 64 ? 0 : static_cast<std::int64_t>(ua >> sh));
+      } else if (m == "popc") r = std::popcount(ua);
+      else if (m == "clz") r = ua == 0 ? t.bits : std::countl_zero(ua) - (64 - t.bits);
+      else if (m == "brev") {
+        std::uint64_t x = 0;
+        for (int i = 0; i < t.bits; ++i) x |= ((ua >> i) & 1) << (t.bits - 1 - i);
+        r = static_cast<std::int64_t>(x);
+      } else if (m == "bfe") {  // bfe d, a, pos, len
+        if (!cc.known()) return Val::unknown();
+        const std::uint64_t pos = ub & 0xff, len = static_cast<std::uint64_t>(cc.v) & 0xff;
+        if (len == 0) return Val::num(0);
+        std::uint64_t x = pos >= 64 ? 0 : ua >> pos;
+        if (len < 64) x &= (std::uint64_t{1} << len) - 1;
+        if (s && len < 64 && pos + len <= static_cast<std::uint64_t>(t.bits) && ((x >> (len - 1)) & 1)) x |= ~((std::uint64_t{1} << len) - 1);
+        r = static_cast<std::int64_t>(x);
+      } else if (m == "bfi") {  // bfi d, a, b, pos, len: a's low len bits into b at pos
+        if (!cc.known() || !dd.known()) return Val::unknown();
+        const std::uint64_t pos = static_cast<std::uint64_t>(cc.v) & 0xff, len = static_cast<std::uint64_t>(dd.v) & 0xff;
+        if (len == 0 || pos >= static_cast<std::uint64_t>(t.bits)) return Val::num(norm(static_cast<std::int64_t>(ub), t));
+        const std::uint64_t field = len >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << len) - 1;
+        const std::uint64_t mask = field << pos;
+        r = static_cast<std::int64_t>((ub & ~mask) | ((ua << pos) & mask));
+      } else if (m == "prmt" && in.parts.size() == 2) {  // prmt.b32 d, a, b, c: the default byte permute
+        if (!cc.known()) return Val::unknown();
+        const std::uint64_t bytes = (ua & 0xffffffffu) | ((ub & 0xffffffffu) << 32);
+        std::uint64_t x = 0;
+        for (int i = 0; i < 4; ++i) {
+          const std::uint64_t sel = (static_cast<std::uint64_t>(cc.v) >> (4 * i)) & 0xf;
+          std::uint64_t byte = (bytes >> (8 * (sel & 7))) & 0xff;
+          if (sel & 8) byte = (byte & 0x80) ? 0xff : 0;
+          x |= byte << (8 * i);
+        }
+        r = static_cast<std::int64_t>(x);
+      } else {
+        return Val::unknown();  // sad, bfind, fns, szext, prmt's modes: data until a kernel needs them exactly
+      }
+      return Val::num(norm(static_cast<std::int64_t>(r), t));
+    });
+  }
+  // Data: floating-point arithmetic, conversions, matrix fragments, atomics
+  // on data: their results are unknown, and they touch no memory.
+  static const char* const data_ops[] = {"add", "sub", "mul", "mad", "fma", "div", "rcp", "sqrt", "rsqrt", "ex2", "lg2",
+                                         "sin", "cos", "tanh", "min", "max", "abs", "neg", "copysign", "testp", "mma",
+                                         "movmatrix", "cvt", "set", "slct", "dp4a", "dp2a", "lop3", "shf", "copysign"};
+  for (const char* x : data_ops)
+    if (m == x) return each([](int) { return Val::unknown(); });
+  stop(in, "'" + in.text + "' is not an instruction the PTX front end reads (docs/ptx.md lists them)");
+}
+
+// A polling loop's failing path, followed from the wait (its predicate
+// false) along every path: a branch on a value the front end does not know
+// (a timer, in a backoff) is followed both ways, all unknown lanes taken or
+// none (each lane's path is one of those, and lanes meet only through shfl
+// and vote, which such paths do not use). Every path must come back to the
+// wait with the same lanes and no event on the way; the states it comes back
+// in (their live registers: a spin counter may count) are followed in turn,
+// up to 64 of them. A path that comes back to a branch in a state seen
+// before adds nothing. The registers in which those states differ from the
+// first are `stale`: the wait may end in any of them, so the code after it
+// must not read them before writing them (step() checks). Nothing: the loop
+// is a blocking wait; else why not.
+std::optional<std::string> Warp::probe(int pc, std::uint32_t lanes, std::vector<int>& stale) {
+  (void)lanes;
+  const std::vector<Val> regs0 = regs;
+  const std::vector<Entry> stack0 = stack_;
+  const int single0 = single_lane_;
+  probing_ = true;
+  std::optional<std::string> why;
+  struct Path {
+    std::vector<Val> regs;
+    std::vector<Entry> stack;
+    bool at_wait = false;  // starts just past the wait (not back at it)
+  };
+  std::vector<int> live;
+  for (int r = 0; r < nregs; ++r)
+    if (ctx.cfg.live(pc, r)) live.push_back(r);
+  auto at = [&](const std::vector<Val>& rs, int l, int r) -> const Val& {
+    return rs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r)];
+  };
+  auto same_live = [&](const std::vector<Val>& a, const std::vector<Val>& b) {
+    for (int r : live)
+      for (int l = 0; l < 32; ++l)
+        if (!(at(a, l, r) == at(b, l, r))) return false;
+    return true;
+  };
+  std::vector<std::vector<Val>> waits{regs0};  // the states the wait is tried in
+  std::vector<Path> work, seen;
+  auto start = [&](const std::vector<Val>& rs) {
+    std::vector<Entry> st = stack0;
+    st.back().pc = pc + 1;
+    work.push_back(Path{rs, std::move(st), true});
+  };
+  start(regs0);
+  int forks = 0;
+  try {
+    while (!work.empty()) {
+      regs = std::move(work.back().regs);
+      stack_ = std::move(work.back().stack);
+      const bool from_wait = work.back().at_wait;
+      work.pop_back();
+      for (int n = 0;; ++n) {
+        if (n > probe_steps) throw ProbeEnd{"its failing path runs on for more than " + std::to_string(probe_steps) + " instructions"};
+        if (!advance()) throw ProbeEnd{"its failing path ends the warp"};
+        if (stack_ == stack0 && (n > 0 || !from_wait)) {
+          bool old = false;
+          for (const auto& w : waits) old = old || same_live(w, regs);
+          if (!old) {
+            if (waits.size() >= 64) throw ProbeEnd{"its failing path comes back in more than 64 different states"};
+            waits.push_back(regs);
+            start(regs);
+          }
+          break;
+        }
+        try {
+          step();
+        } catch (const Fork& f) {
+          bool old = false;
+          for (const Path& x : seen) old = old || (x.stack == stack_ && x.regs == regs);
+          if (old) break;
+          seen.push_back(Path{regs, stack_});
+          if (++forks > 256) throw ProbeEnd{"its failing path branches more than 256 times on values the front end does not know"};
+          const Instr& in = ctx.fn->code[static_cast<std::size_t>(stack_.back().pc)];
+          for (const std::uint32_t g : {f.taken, f.taken | f.unknown}) {
+            const std::vector<Val> r = regs;
+            const std::vector<Entry> st = stack_;
+            branch(in, g);
+            work.push_back(Path{regs, stack_});
+            regs = r;
+            stack_ = st;
+          }
+          break;
+        }
+      }
+    }
+  } catch (const ProbeEnd& e) {
+    why = e.why;
+    if (why->rfind("'", 0) == 0) why = "its failing path executes " + *why + " before it tries again";
+  } catch (const Stop& s) {
+    why = "its failing path stops at line " + std::to_string(s.at.line) + ": " + s.message;
+  }
+  stale.clear();
+  for (int r : live) {
+    bool differs = false;
+    for (const auto& w : waits)
+      for (int l = 0; l < 32 && !differs; ++l) differs = !(at(w, l, r) == at(regs0, l, r));
+    if (differs) stale.push_back(r);
+  }
+  probing_ = false;
+  regs = regs0;
+  stack_ = stack0;
+  single_lane_ = single0;
+  return why;
+}
+
+void Warp::branch(const Instr& in, std::uint32_t g) {
+  Entry& e = stack_.back();
+  const int target = in.target_index;
+  if (g == e.mask) {
+    e.pc = target;
+  } else if (g == 0) {
+    ++e.pc;
+  } else {
+    const int at = e.pc;
+    const int r = ctx.cfg.ipdom[static_cast<std::size_t>(at)];
+    if (r < 0) stop(in, "a branch that splits the warp where its sides never meet again (no path to the end of the kernel)");
+    const std::uint32_t rest = e.mask & ~g;
+    e.pc = r;
+    stack_.push_back(Entry{at + 1, rest, r});
+    stack_.push_back(Entry{target, g, r});
+  }
+}
+
+void Warp::step() {
+  if (++steps_ > max_steps) {
+    const Instr& in = ctx.fn->code[static_cast<std::size_t>(std::min<int>(stack_.back().pc, static_cast<int>(ctx.fn->code.size()) - 1))];
+    stop(in, "warp " + std::to_string(warp) + " ran " + std::to_string(max_steps) +
+                 " instructions without ending: a loop the front end cannot bound (its trip count from memory?)");
+  }
+  Entry& e = stack_.back();
+  const Instr& in = ctx.fn->code[static_cast<std::size_t>(e.pc)];
+  const std::string& m = in.parts[0];
+  std::uint32_t g = e.mask, unknown = 0;
+  if (in.guard >= 0) {
+    g = 0;
+    for (int l = 0; l < 32; ++l) {
+      if (!((e.mask >> l) & 1)) continue;
+      const Val p = regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.guard)];
+      if (!p.known()) unknown |= 1u << l;
+      else if ((p.v != 0) != in.guard_neg) g |= 1u << l;
+    }
+    if (unknown && probing_ && m == "bra") throw Fork{g, unknown};
+    if (unknown)
+      stop(in, "'" + in.text + "' is guarded by a predicate the front end does not know in lane " +
+                   std::to_string(std::countr_zero(unknown)) +
+                   " (a value loaded from memory, a timer, or a parameter not given with --arg): not supported yet");
+  }
+  if (m == "bra" || m == "brx") {
+    if (m == "brx") stop(in, "brx.idx (an indirect branch) is not supported");
+    branch(in, g);
+    return;
+  }
+  if (m == "ret" || m == "exit") {
+    if (probing_ && g) throw ProbeEnd{"its failing path ends the warp"};
+    const int at = e.pc;
+    const std::size_t depth = stack_.size();
+    exit_lanes(g);
+    if (stack_.size() == depth && stack_.back().pc == at) ++stack_.back().pc;
+    return;
+  }
+  if (m == "trap") stop(in, "trap: the kernel aborts here");
+  if (m == "call") stop(in, "a call of '" + in.target + "': calls are not supported yet (nvcc inlines device functions unless told not to)");
+  if (g != 0 && !stale_.empty()) {
+    for (int r : uses_of(in))
+      if (std::find(stale_.begin(), stale_.end(), r) != stale_.end())
+        stop(in, "'" + in.text + "' reads " + ctx.fn->regs[static_cast<std::size_t>(r)].name +
+                     ", which the polling loop before it may leave with different values (a spin counter): not supported yet");
+  }
+  if (g != 0) {
+    for (int r : defs_of(in)) {
+      if (in.guard >= 0 && g != e.mask) break;
+      stale_.erase(std::remove(stale_.begin(), stale_.end(), r), stale_.end());
+    }
+    consume_uses(in, g);
+    if (m == "mbarrier" && in.parts.size() > 1 && (in.parts[1] == "try_wait" || in.parts[1] == "test_wait")) {
+      wait_loop(in, g);
+    } else if (!sync(in, g)) {
+      arith(in, g);
+    }
+  }
+  // The top entry may have changed (exit_lanes), never its pc but here.
+  ++stack_.back().pc;
+}
+
+bool Warp::advance() {
+  const int n = static_cast<int>(ctx.fn->code.size());
+  while (!stack_.empty()) {
+    const Entry& e = stack_.back();
+    if (e.mask != 0 && e.pc != e.rpc && e.pc < n) return true;
+    stack_.pop_back();
+  }
+  return false;
+}
+
+bool Warp::run(WarpRun& out) {
+  out_ = &out;
+  out.cta = cta;
+  out.warp = warp;
+  stack_.assign(1, Entry{0, present, ctx.cfg.exit_node});
+  try {
+    while (advance()) step();
+  } catch (const Stop& s) {
+    ctx.errors->push_back(Diagnostic{ctx.file, ir::Loc{s.at.line, s.at.col},
+                                     "CTA " + std::to_string(cta) + " warp " + std::to_string(warp) + ": " + s.message, true});
+    return false;
+  }
+  return true;
+}
+
+}  // namespace pc::ptx

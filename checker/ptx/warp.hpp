@@ -1,0 +1,106 @@
+// One warp of the PTX executor (exec.hpp): its lanes' registers, its SIMT
+// reconvergence stack, and what it has done so far. Internal to the front
+// end: warp.cpp runs the control flow and the integer instructions, sync.cpp
+// turns the synchronization and memory instructions into events.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checker/builder.hpp"
+#include "checker/ptx/cfg.hpp"
+#include "checker/ptx/exec.hpp"
+#include "checker/ptx/value.hpp"
+
+namespace pc::ptx {
+
+// What every warp of the launch shares.
+struct Context {
+  const Module* module = nullptr;
+  const Function* fn = nullptr;
+  Cfg cfg;
+  Launch launch;
+  int block[3] = {1, 1, 1};
+  int threads = 0;
+  int cluster = 1;
+  std::string file;
+  ir::KernelBuilder* kb = nullptr;
+  std::map<std::string, std::int64_t> shared_addr;   // .shared variable -> its first byte
+  std::map<std::string, int> global_base;            // .global variable -> its base (after the parameters)
+  std::vector<Diagnostic>* errors = nullptr;
+  std::vector<std::string>* notes = nullptr;
+};
+
+// A failure that stops the warp (and the front end): bad or unsupported input at `at`.
+struct Stop {
+  Where at;
+  std::string message;
+};
+
+class Warp {
+ public:
+  Warp(Context& c, int cta, int warp);
+  // Runs to the end; false (with an error in the context) where it stopped.
+  bool run(WarpRun& out);
+
+  // ---- for sync.cpp ----
+  Context& ctx;
+  const int cta, warp;
+  // Lanes of the warp that exist (a block whose size is no multiple of 32 has a partial last warp).
+  std::uint32_t present = 0;
+  std::vector<Val> regs;                   // lane * nregs + register
+  int nregs = 0;
+  [[nodiscard]] Val get(int lane, const Operand& o, Type t) const;
+  void set(int lane, const Operand& o, Val v);
+  // The address an [addr] operand names, for one lane.
+  [[nodiscard]] Val address(int lane, const Operand& o) const;
+  // The value of operand o, the same in every lane of `lanes`, as an integer: or a Stop.
+  [[nodiscard]] std::int64_t uniform(const Instr& in, std::uint32_t lanes, std::size_t arg, const char* what) const;
+  // The bytes [a, a + width) in the state space the instruction names, for one lane.
+  [[nodiscard]] Bytes bytes_at(const Instr& in, int lane, const Operand& o, std::int64_t width) const;
+  // The union of every lane's bytes, as sorted, merged ranges.
+  [[nodiscard]] std::vector<Bytes> lane_bytes(const Instr& in, std::uint32_t lanes, const Operand& o, std::int64_t width) const;
+  // An event by the lanes `lanes` (sets its lane class, or stops where the front end cannot express them).
+  void emit(const Instr& in, std::uint32_t lanes, Event ev);
+  [[noreturn]] void stop(const Instr& in, const std::string& msg) const;
+  ir::ExprId c(std::int64_t v) { return ctx.kb->c(v); }
+  // Runs a synchronization or memory instruction (sync.cpp); false where it is none.
+  bool sync(const Instr& in, std::uint32_t lanes);
+  // The loads whose data `in` reads in `lanes`: each is consumed (ir consume) first.
+  void consume_uses(const Instr& in, std::uint32_t lanes);
+  // The registers of `lanes` that operand `o` writes get the data of load event `load`.
+  void loaded(int lane, const Operand& o, int load);
+
+ private:
+  struct Entry {
+    int pc = 0;
+    std::uint32_t mask = 0;
+    int rpc = 0;
+    friend bool operator==(const Entry&, const Entry&) = default;
+  };
+  void step();
+  // A branch taken by the lanes `g` of the top entry: a jump, a fall-through, or a split.
+  void branch(const Instr& in, std::uint32_t g);
+  // Pops the entries whose lanes are done or reconverged; false when none is left.
+  bool advance();
+  void exit_lanes(std::uint32_t lanes);
+  void arith(const Instr& in, std::uint32_t lanes);
+  void wait_loop(const Instr& in, std::uint32_t lanes);
+  std::optional<std::string> probe(int pc, std::uint32_t lanes, std::vector<int>& stale);
+  [[nodiscard]] Val special(int lane, const std::string& name) const;
+  [[nodiscard]] Val param(const Instr& in, const Operand& o) const;
+
+  std::vector<Entry> stack_;
+  WarpRun* out_ = nullptr;
+  bool probing_ = false;
+  std::optional<std::string> probe_stop_;  // why a probe's path is no polling loop
+  std::int64_t steps_ = 0;
+  int single_lane_ = -1;                   // the lane of the warp's single-lane operations so far
+  std::vector<int> stale_;                 // registers a polling loop may leave with other values (probe)
+  std::vector<std::uint32_t> load_lanes_;  // per event: the lanes of a load whose data is not yet used (0: none, or used)
+};
+
+}  // namespace pc::ptx

@@ -1,0 +1,72 @@
+// check-kernel on .ptx files as a user runs it (docs/ptx.md): exit codes,
+// JSON, the source line of a trace step, a replay that repeats the launch
+// options, and usage errors for options that do not go with the file.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "tests/cli_support.hpp"
+#include "tests/ptx_text.hpp"
+
+using namespace cli_support;
+
+namespace {
+
+const std::string test = "cli_ptx";
+
+// The handoff of ptx_text.hpp with its .reqntid taken out (the block then
+// comes from --block) and `.loc` lines pointing into a source file.
+std::string with_lines(const std::string& ptx, const std::string& source) {
+  std::string t = pc::testing::with(ptx, ".reqntid 64, 1, 1\n", "");
+  t = pc::testing::with(t, "\tld.shared.f32", "\t.loc\t1 4 3\n\tld.shared.f32");
+  t = pc::testing::with(t, "\tst.shared.f32", "\t.loc\t1 2 3\n\tst.shared.f32");
+  return t + "\t.file\t1 \"" + source + "\"\n";
+}
+
+}  // namespace
+
+TEST_CASE("cli ptx: verdicts, source lines, replay and usage") {
+  const std::string src = temp_file(test, "handoff.cu", "// handoff\n  tile[lane] = 1.0f;  // the store\n  arrive(bar);\n  x = tile[lane];  // the load\n");
+  const std::string ok = temp_file(test, "ok.ptx", with_lines(pc::testing::handoff_ptx(pc::testing::produce, pc::testing::wait), src));
+  const std::string bad = temp_file(test, "bad.ptx", with_lines(pc::testing::handoff_ptx(pc::testing::produce, ""), src));
+
+  // No block size given and none in the kernel: bad input, naming --block.
+  const Run none = run(test, ok);
+  CHECK(none.status == 2);
+  CHECK(none.err.find("--block") != std::string::npos);
+
+  const Run fine = run(test, ok + " --block 64 --json");
+  CHECK(fine.status == 0);
+  CHECK(fine.out.find("\"verified\"") != std::string::npos);
+
+  const Run race = run(test, bad + " --block 64");
+  CHECK(race.status == 1);
+  CHECK(race.out.find("VIOLATION data_race") != std::string::npos);
+  // The location names the PTX line and the source line, and the trace shows the source's text.
+  CHECK(race.out.find("(" + src + ":4:3)") != std::string::npos);
+  CHECK(race.out.find("x = tile[lane];  // the load") != std::string::npos);
+  // The replay command carries the launch options and runs as printed.
+  const std::size_t at = race.out.find("replay: check-kernel ");
+  REQUIRE(at != std::string::npos);
+  const std::string cmd = race.out.substr(at + 21, race.out.find('\n', at) - at - 21);
+  CHECK(cmd.find("--block 64 --replay ") != std::string::npos);
+  const Run again = run(test, cmd);
+  CHECK(again.status == 1);
+  CHECK(again.out.find("VIOLATION data_race") != std::string::npos);
+
+  // Options that do not go with the file.
+  CHECK(run(test, cli_support::good + " --block 64").status == 2);
+  CHECK(run(test, ok + " --block 64 --sweep").status == 2);
+  CHECK(run(test, ok + " --block 64 --param N=1").status == 2);
+  CHECK(run(test, ok + " --block 0").status == 2);
+  CHECK(run(test, ok + " --block 64 --cluster 17").status == 2);
+  CHECK(run(test, ok + " --block 64 --arg N").status == 2);
+  CHECK(run(test, ok + " --block 64 --entry nope").status == 2);
+
+  // An instruction outside the subset: located on stderr, exit 2.
+  const std::string odd = temp_file(test, "odd.ptx", pc::testing::with(pc::testing::handoff_ptx(pc::testing::produce, pc::testing::wait), "\tret;", "\tbrkpt.foo \t%r1;\n\tret;"));
+  const Run e = run(test, odd);
+  CHECK(e.status == 2);
+  CHECK(e.err.find(odd + ":") != std::string::npos);
+  CHECK(e.err.find("brkpt.foo") != std::string::npos);
+}

@@ -1,0 +1,272 @@
+// The PTX front end (docs/ptx.md) on PTX written here: each warp an agent,
+// SIMT divergence and reconvergence, polling loops as blocking waits, bytes
+// as buffers, and located errors for what it does not read. The project's
+// own CUDA kernels, compiled by nvcc, are checked in ptx_kernels_test.cpp.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "checker/explore.hpp"
+#include "checker/ptx/front.hpp"
+#include "tests/kernel_text.hpp"
+#include "tests/ptx_text.hpp"
+
+using namespace pc;
+
+namespace {
+
+using testing::handoff_ptx;
+using testing::produce;
+using testing::wait;
+
+std::string kernel(const std::string& p, const std::string& w) { return handoff_ptx(p, w); }
+
+ptx::Loaded load(const std::string& text, ptx::Launch l = {}) { return ptx::load(text, "test.ptx", l); }
+
+std::string first_error(const ptx::Loaded& l) { return l.errors.empty() ? std::string() : l.errors[0].message; }
+
+std::string outcome(const std::string& text, ptx::Launch l = {}) {
+  const ptx::Loaded k = load(text, l);
+  const std::string err = first_error(k);
+  CAPTURE(err);
+  REQUIRE(k.ok());
+  check::Options o;
+  const std::string reduced = check::outcome_name(check::check(k.kernel, o));
+  o.reduction = false;
+  CHECK(check::outcome_name(check::check(k.kernel, o)) == reduced);
+  return reduced;
+}
+
+}  // namespace
+
+TEST_CASE("ptx: a warp's stores and arrivals, another warp's polling wait and loads") {
+  CHECK(outcome(kernel(produce, wait)) == "verified");
+  // No wait: the loads race with the stores.
+  CHECK(outcome(kernel(produce, "")) == "data_race");
+  // Waiting for parity 1 of a fresh barrier passes at once: the same race.
+  CHECK(outcome(kernel(produce, testing::with(wait, "[%r2], 0;", "[%r2], 1;"))) == "data_race");
+  // Only lane 0 arrives, with a count of 1: the phase never completes.
+  const std::string lane0 =
+      "\tst.shared.f32 \t[%r7], 0f3F800000;\n"
+      "\tsetp.eq.u32 \t%p3, %r4, 0;\n"
+      "\t@%p3 mbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
+  CHECK(outcome(kernel(lane0, wait)) == "deadlock");
+  // Lane 0 arrives for the warp (count 32) without __syncwarp: the other
+  // lanes' stores are not ordered before its release.
+  const std::string lane0_all = testing::with(lane0, "[%r2];", "[%r2], 32;");
+  CHECK(outcome(kernel(lane0_all, wait)) == "data_race");
+  // With bar.warp.sync before it: verified.
+  CHECK(outcome(kernel(testing::with(lane0_all, "\tsetp.eq", "\tbar.warp.sync \t-1;\n\tsetp.eq"), wait)) == "verified");
+}
+
+TEST_CASE("ptx: the agents, buffers and barriers the front end builds") {
+  const ptx::Loaded k = load(kernel(produce, wait));
+  REQUIRE(k.ok());
+  REQUIRE(k.kernel.roles.size() == 2);
+  CHECK(k.kernel.roles[0].name == "warp0");
+  CHECK(k.kernel.roles[1].name == "warp1");
+  REQUIRE(k.kernel.mbarriers.size() == 1);
+  CHECK(k.kernel.mbarriers[0].name == "bar");
+  // The tile's 128 bytes: one buffer, written by warp 0 and read by warp 1.
+  REQUIRE(k.kernel.buffers.size() == 1);
+  CHECK(k.kernel.buffers[0].name == "tile[0,128)");
+  CHECK(k.kernel.buffers[0].bytes == 128);
+  CHECK(k.kernel.cta_threads == 64);
+  // The polling loop is one blocking wait; warp 0's init is by lane 0.
+  const auto& body1 = k.kernel.roles[1].body;
+  int waits = 0;
+  for (const ir::Stmt& s : body1) waits += s.op.code == ir::OpCode::mbar_wait;
+  CHECK(waits == 1);
+  CHECK(k.kernel.roles[0].body.at(0).op.code == ir::OpCode::mbar_init);
+  CHECK(k.kernel.roles[0].body.at(0).op.lanes == ir::Lanes::one);
+}
+
+TEST_CASE("ptx: overlapping byte ranges alias each other") {
+  // The consumer reads only the first 64 bytes, with 16 lanes: a range
+  // inside the producer's 128, so the two buffers alias.
+  const std::string half = "\tsetp.lt.u32 \t%p1, %r4, 16;\n" + wait + "\t@%p1 ld.shared.f32 \t%f1, [%r7];\n";
+  const std::string text = testing::with(kernel(produce, half), "\tld.shared.f32 \t%f1, [%r7];\nDONE:", "DONE:");
+  const ptx::Loaded k = load(text);
+  REQUIRE(k.ok());
+  REQUIRE(k.kernel.buffers.size() == 2);
+  CHECK(k.kernel.buffers[1].alias.of == 0);
+  CHECK(outcome(text) == "verified");
+  CHECK(outcome(testing::with(text, "LOOP:\n\tmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 \t%p3, [%r2], 0;\n\t@!%p3 bra \tLOOP;\n", "")) ==
+        "data_race");
+}
+
+TEST_CASE("ptx: global memory through a pointer parameter; overlapping ranges are one buffer") {
+  // Each producer lane also stores its word at param_0 + 4 * lane; the
+  // consumer warp reads 16 bytes at param_0 with one lane: a range that
+  // overlaps four of them, so the global ranges [0,128) and [0,16) become
+  // one buffer (global memory is not laid out in the model).
+  const std::string addr = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                           "\tmul.wide.u32 \t%rd3, %r4, 4;\n\tadd.s64 \t%rd4, %rd2, %rd3;\n";
+  const std::string store = addr + "\tst.global.f32 \t[%rd4], 0f3F800000;\n" + produce;
+  const std::string read = wait + addr + "\tsetp.eq.u32 \t%p1, %r4, 0;\n\t@%p1 ld.global.v4.f32 \t{%f1, %f1, %f1, %f1}, [%rd2];\n";
+  const ptx::Loaded k = load(kernel(store, read));
+  REQUIRE(k.ok());
+  int global = 0;
+  for (const ir::BufferDecl& b : k.kernel.buffers)
+    if (b.space == ir::Space::global) {
+      ++global;
+      CHECK(b.name == "param_0[0,128)");
+      CHECK(b.alias.of < 0);
+    }
+  CHECK(global == 1);
+  CHECK(outcome(kernel(store, read)) == "verified");
+  // Without the wait the global read races with the stores.
+  CHECK(outcome(kernel(store, addr + "\tsetp.eq.u32 \t%p1, %r4, 0;\n\t@%p1 ld.global.v4.f32 \t{%f1, %f1, %f1, %f1}, [%rd2];\n")) ==
+        "data_race");
+}
+
+TEST_CASE("ptx: what the front end does not read is a located error") {
+  // An instruction outside the subset.
+  const ptx::Loaded a = load(testing::with(kernel(produce, wait), "\tret;", "\tbrkpt.foo \t%r1;\n\tret;"));
+  REQUIRE(!a.ok());
+  CHECK(first_error(a).find("brkpt.foo") != std::string::npos);
+  CHECK(a.errors[0].loc.line > 0);
+  // A try_wait whose failing path writes memory before trying again.
+  const std::string busy = "LOOP:\n"
+                           "\tmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 \t%p3, [%r2], 0;\n"
+                           "\t@%p3 bra \tOUT;\n"
+                           "\tst.shared.f32 \t[%r7], 0f00000000;\n"
+                           "\tbra.uni \tLOOP;\n"
+                           "OUT:\n";
+  const ptx::Loaded b = load(kernel(produce, busy));
+  REQUIRE(!b.ok());
+  CHECK(first_error(b).find("not in a polling loop") != std::string::npos);
+  CHECK(first_error(b).find("st.shared.f32") != std::string::npos);
+  // A branch on a loaded value.
+  const std::string loaded = "\tld.shared.u32 \t%r8, [%r7];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 bra \tDONE;\n";
+  const ptx::Loaded c = load(kernel(produce, wait + loaded));
+  REQUIRE(!c.ok());
+  CHECK(first_error(c).find("does not know") != std::string::npos);
+  // Syntax: an unknown register, located.
+  const ptx::Loaded d = load(testing::with(kernel(produce, wait), "\tret;", "\tmov.u32 \t%q1, 0;\n\tret;"));
+  REQUIRE(!d.ok());
+  CHECK(first_error(d).find("unknown register '%q1'") != std::string::npos);
+  CHECK(d.errors[0].loc.line > 0);
+  CHECK(d.errors[0].loc.col > 0);
+  // No block size: the kernel has none and none was given.
+  const ptx::Loaded e = load(testing::with(kernel(produce, wait), ".reqntid 64, 1, 1\n", ""));
+  CHECK(first_error(e).find("--block") != std::string::npos);
+  ptx::Launch l;
+  l.block[0] = 64;
+  CHECK(load(testing::with(kernel(produce, wait), ".reqntid 64, 1, 1\n", ""), l).ok());
+  // cp.async-groups committed by every lane: the model follows one thread's groups.
+  const std::string copies = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                             "\tcp.async.ca.shared.global \t[%r7], [%rd2], 4;\n\tcp.async.commit_group;\n\tcp.async.wait_group \t0;\n";
+  CHECK(first_error(load(kernel(copies + produce, wait))).find("cp.async-groups") != std::string::npos);
+  // Some lanes of a warp arriving together: not read yet, and said so.
+  const std::string some = "\tsetp.lt.u32 \t%p3, %r4, 16;\n\t@%p3 mbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
+  CHECK(first_error(load(kernel(some, wait))).find("lanes 0,1,2") != std::string::npos);
+}
+
+TEST_CASE("ptx: --arg gives an integer parameter, and a trip count follows it") {
+  // A loop over `n` (param 1) of arrivals and waits on a barrier of count
+  // 32: warp 0 arrives n times, warp 1 waits for n phases.
+  const std::string loop = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.shared .align 8 .b64 bar;
+.visible .entry loop(.param .u64 loop_param_0, .param .u32 loop_param_1)
+.reqntid 64, 1, 1
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<12>;
+	ld.param.u32 	%r9, [loop_param_1];
+	mov.u32 	%r1, %tid.x;
+	mov.u32 	%r2, bar;
+	setp.ne.u32 	%p1, %r1, 0;
+	@%p1 bra 	SKIP;
+	mbarrier.init.shared::cta.b64 	[%r2], 32;
+	fence.mbarrier_init.release.cluster;
+SKIP:
+	bar.sync 	0;
+	shr.u32 	%r3, %r1, 5;
+	mov.u32 	%r10, 0;
+	setp.ne.u32 	%p2, %r3, 0;
+	@%p2 bra 	CONSUMER;
+PROD:
+	setp.ge.s32 	%p3, %r10, %r9;
+	@%p3 bra 	DONE;
+	mbarrier.arrive.release.cta.shared::cta.b64 	_, [%r2];
+	add.s32 	%r10, %r10, 1;
+	bra.uni 	PROD;
+CONSUMER:
+	setp.ge.s32 	%p3, %r10, %r9;
+	@%p3 bra 	DONE;
+	and.b32 	%r11, %r10, 1;
+WAIT:
+	mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 	%p1, [%r2], %r11;
+	@!%p1 bra 	WAIT;
+	add.s32 	%r10, %r10, 1;
+	bra.uni 	CONSUMER;
+DONE:
+	ret;
+}
+)";
+  ptx::Launch l;
+  l.args = {{"param_1", 3}};
+  const ptx::Loaded k = load(loop, l);
+  REQUIRE(k.ok());
+  int waits = 0;
+  for (const ir::Stmt& s : k.kernel.roles[1].body) waits += s.op.code == ir::OpCode::mbar_wait;
+  CHECK(waits == 3);
+  // Warp 0 never waits, so at 3 trips it completes phases 0, 1 and 2 before
+  // warp 1's first wait, which then waits for parity 0 of phase 3: the
+  // trip count decides the verdict.
+  CHECK(outcome(loop, l) == "deadlock");
+  l.args = {{"1", 1}};  // by index
+  CHECK(outcome(loop, l) == "verified");
+  // Without the value the branch on it is not known.
+  CHECK(first_error(load(loop)).find("--arg") != std::string::npos);
+}
+
+TEST_CASE("ptx: a wait on a state token, with a spin counter and a timer backoff") {
+  // The consumer warp arrives too (count 64) and waits on its own arrive's
+  // token, as libcu++'s cuda::barrier does: a spin counter for the first 16
+  // tries, then a timer (unknown to the front end) choosing a backoff.
+  const std::string token_wait =
+      "\tmbarrier.arrive.shared::cta.b64 \t%rd1, [%r2];\n"
+      "\tmov.u32 \t%r8, 0;\n"
+      "\tmov.u64 \t%rd2, %globaltimer;\n"
+      "\tbra.uni \tTRY;\n"
+      "AGAIN:\n"
+      "\tadd.s32 \t%r8, %r8, 1;\n"
+      "TRY:\n"
+      "\tmbarrier.try_wait.shared.b64 \t%p3, [%r2], %rd1;\n"
+      "\t@%p3 bra \tWAITED;\n"
+      "\tsetp.lt.s32 \t%p1, %r8, 16;\n"
+      "\t@%p1 bra \tAGAIN;\n"
+      "\tmov.u64 \t%rd3, %globaltimer;\n"
+      "\tsub.s64 \t%rd4, %rd3, %rd2;\n"
+      "\tsetp.lt.s64 \t%p2, %rd4, 4000;\n"
+      "\t@%p2 bra \tTRY;\n"
+      "\tnanosleep.u32 \t1000;\n"
+      "\tbra.uni \tTRY;\n"
+      "WAITED:\n";
+  const std::string text = testing::with(kernel(produce, token_wait), "[%r2], 32;", "[%r2], 64;");
+  const ptx::Loaded k = load(text);
+  REQUIRE(k.ok());
+  const auto& body = k.kernel.roles[1].body;
+  int waits = 0;
+  for (const ir::Stmt& s : body)
+    if (s.op.code == ir::OpCode::mbar_wait) {
+      ++waits;
+      CHECK(s.op.token_var >= 0);
+    }
+  CHECK(waits == 1);
+  CHECK(outcome(text) == "verified");
+  // The producer's arrive missing: the phase never completes.
+  CHECK(outcome(testing::with(text, "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n", "")) == "deadlock");
+  // Reading the spin counter after the loop: it may end with any count.
+  const ptx::Loaded c = load(testing::with(text, "WAITED:\n", "WAITED:\n\tadd.s32 \t%r9, %r8, 1;\n"));
+  REQUIRE(!c.ok());
+  CHECK(first_error(c).find("spin counter") != std::string::npos);
+  // A token from another barrier's arrive is refused.
+  const ptx::Loaded d = load(testing::with(text, "%p3, [%r2], %rd1;", "%p3, [%r6], %rd1;"));
+  REQUIRE(!d.ok());
+}
