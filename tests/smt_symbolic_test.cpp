@@ -267,6 +267,11 @@ TEST_CASE("symbolic: the corpus") {
       {"kernels/bugs/named_id_shared_by_two_groups.bk", "named_id"},
       {"kernels/bugs/user_barrier_id0.bk", "named_id"},
       {"kernels/field/fa3_fwd_hdim64_3wg_bug_two_wg_scheduler.bk", "named_id"},  // WG3 arrives on QueryEmpty's id
+      // The .bk twins of the CUDA kernels of kernels/cuda (docs/ptx.md).
+      {"kernels/cuda/ws_ring_bug_empty_count.bk", "arrival_count"},
+      {"kernels/cuda/seed003_warp_bug_arrive_expect_tx.bk", "arrival_count"},
+      {"kernels/cuda/cluster_multicast_bug_expect_tx_local.bk", "tx_balance"},
+      {"kernels/cuda/pingpong_bug_turn_count.bk", "named_participants"},
   };
   int proven = 0, refuted = 0, not_checked = 0, found = 0, data_dependent = 0;
   for (const std::string& path : corpus_files()) {

@@ -1,0 +1,112 @@
+// The project's own CUDA kernels (kernels/cuda/*.cu), compiled by the build
+// with nvcc to PTX, checked through the PTX front end: each gives the
+// verdict its header expects, which is its .bk twin's (checked here too), a
+// planted bug's trace ends at a line of its CUDA source, and the kernel
+// printed by --emit-bk reads back into the same search. Each .cu says
+//   // twin: kernels/cuda/NAME.bk
+//   // check-kernel: --entry NAME --block X [--cluster N] [--arg K=V]
+//   // expect: verified | VIOLATION_KIND
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/ptx/emit_bk.hpp"
+#include "checker/ptx/front.hpp"
+#include "tests/cli_support.hpp"
+
+using namespace pc;
+
+namespace {
+
+std::string header(const std::string& text, const std::string& key) {
+  const std::string tag = "// " + key + ":";
+  const std::size_t at = text.find(tag);
+  if (at == std::string::npos) return "";
+  std::string v = text.substr(at + tag.size(), text.find('\n', at) - at - tag.size());
+  while (!v.empty() && v.front() == ' ') v.erase(0, 1);
+  while (!v.empty() && (v.back() == ' ' || v.back() == '\r')) v.pop_back();
+  return v;
+}
+
+bool launch_of(const std::string& options, ptx::Launch& l) {
+  std::istringstream in(options);
+  std::string opt, value;
+  while (in >> opt >> value) {
+    if (opt == "--entry") l.entry = value;
+    else if (opt == "--block" && ptx::parse_dims(value, l.block)) continue;
+    else if (opt == "--cluster") l.cluster = std::stoi(value);
+    else if (opt == "--arg" && value.find('=') != std::string::npos)
+      l.args.emplace_back(value.substr(0, value.find('=')), std::stoll(value.substr(value.find('=') + 1)));
+    else return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+TEST_CASE("ptx kernels: each CUDA kernel's PTX gives its .bk twin's verdict") {
+  const std::filesystem::path dir = std::filesystem::path(cli_support::src) / "kernels" / "cuda";
+  std::vector<std::filesystem::path> sources;
+  if (std::filesystem::exists(dir))
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+      if (e.path().extension() == ".cu") sources.push_back(e.path());
+  std::sort(sources.begin(), sources.end());
+  REQUIRE(!sources.empty());
+  int checked = 0, bugs = 0;
+  for (const auto& cu : sources) {
+    const std::string name = cu.stem().string();
+    CAPTURE(name);
+    const std::string text = cli_support::slurp(cu.string());
+    const std::string expect = header(text, "expect"), twin = header(text, "twin");
+    ptx::Launch l;
+    REQUIRE(!expect.empty());
+    REQUIRE(launch_of(header(text, "check-kernel"), l));
+    // The twin, as the .bk front end reads it.
+    REQUIRE(!twin.empty());
+    std::string twin_source;
+    const dsl::Parsed t = dsl::parse_file(cli_support::src + "/" + twin, twin_source);
+    REQUIRE(t.ok());
+    CHECK(check::outcome_name(check::check(t.kernel, {})) == expect);
+    // The PTX the build compiled.
+    const std::string ptx_path = std::string(PC_BINARY_DIR) + "/kernels/cuda/" + name + ".ptx";
+    if (!std::filesystem::exists(ptx_path)) {
+      // Only where the build found no nvcc (PC_CUDA_EXPECTED 0): then this half cannot run.
+      CHECK(PC_CUDA_EXPECTED == 0);
+      continue;
+    }
+    const std::string ptx_text = cli_support::slurp(ptx_path);
+    const ptx::Loaded k = ptx::load(ptx_text, ptx_path, l);
+    const std::string err = k.errors.empty() ? "" : k.errors[0].message;
+    CAPTURE(err);
+    REQUIRE(k.ok());
+    const check::Result r = check::check(k.kernel, {});
+    const std::string found = r.message + " (" + std::to_string(r.states) + " states)";
+    CAPTURE(found);
+    CHECK(check::outcome_name(r) == expect);
+    ++checked;
+    // --emit-bk: the kernel printed as .bk reads back into the same search.
+    const std::string bk = ptx::emit_bk(k.kernel, ptx_path);
+    const dsl::Parsed back = dsl::parse(bk, name + ".emitted.bk");
+    const std::string back_err = back.errors.empty() ? "" : back.errors[0].message + " at line " + std::to_string(back.errors[0].loc.line);
+    CAPTURE(back_err);
+    REQUIRE(back.ok());
+    const check::Result rb = check::check(back.kernel, {});
+    CHECK(check::outcome_name(rb) == check::outcome_name(r));
+    CHECK(rb.states == r.states);
+    if (r.verdict != check::Verdict::violation) continue;
+    ++bugs;
+    // The violation's PTX line came from a line of the CUDA source.
+    REQUIRE(r.loc.line > 0);
+    REQUIRE(static_cast<std::size_t>(r.loc.line) < k.origin.size());
+    CHECK(k.origin[static_cast<std::size_t>(r.loc.line)].file.find(name + ".cu") != std::string::npos);
+    CHECK(k.origin[static_cast<std::size_t>(r.loc.line)].line > 0);
+  }
+  MESSAGE(checked << " PTX kernels checked, " << bugs << " planted bugs caught");
+  if (PC_CUDA_EXPECTED) CHECK(checked == static_cast<int>(sources.size()));
+}
