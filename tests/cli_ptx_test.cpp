@@ -54,6 +54,11 @@ TEST_CASE("cli ptx: verdicts, source lines, replay and usage") {
   CHECK(again.status == 1);
   CHECK(again.out.find("VIOLATION data_race") != std::string::npos);
 
+  // The trace page shows the source line too.
+  const std::string page = (temp_dir(test) / "trace.html").string();
+  CHECK(run(test, bad + " --block 64 --trace-html " + page).status == 1);
+  CHECK(slurp(page).find("x = tile[lane];  // the load") != std::string::npos);
+
   // Options that do not go with the file.
   CHECK(run(test, cli_support::good + " --block 64").status == 2);
   CHECK(run(test, ok + " --block 64 --sweep").status == 2);

@@ -17,6 +17,14 @@
 namespace pc::report {
 namespace {
 
+// "kernel.cu:19:9: the source line" for a compiled kernel's line n, or "".
+std::string origin_text(const FileReport& f, int n) {
+  if (n <= 0 || static_cast<std::size_t>(n) >= f.origin.size() || f.origin[static_cast<std::size_t>(n)].where.empty()) return "";
+  const SourceLine& o = f.origin[static_cast<std::size_t>(n)];
+  return o.where + (o.text.empty() ? "" : ": " + o.text);
+}
+
+
 std::string esc(std::string_view s) {
   std::string o;
   for (char c : s) {
@@ -95,7 +103,8 @@ constexpr const char* script = R"(
   function detail(c){
     if (c.classList.contains('state')) return c.parentNode.dataset.object + ' after step ' + c.dataset.step + ': ' + c.title;
     var src = (data.source[+c.dataset.line - 1] || '').trim(), agent = c.parentNode.querySelector('th').title;
-    return c.title.replace(/^(step \d+), /, '$1 (' + agent + '), ') + (src ? '\n    | ' + src : '');
+    var org = (data.origin[+c.dataset.line - 1] || '');
+    return c.title.replace(/^(step \d+), /, '$1 (' + agent + '), ') + (src ? '\n    | ' + src : '') + (org ? '\n    | ' + org : '');
   }
   document.querySelectorAll('td.step, td.state').forEach(function(c){
     c.addEventListener('click', function(){
@@ -195,7 +204,11 @@ void embed_data(std::ostringstream& o, const FileReport& f) {
   o << "], \"source\": [";
   std::istringstream src(f.source);
   std::string line;
-  for (bool first = true; std::getline(src, line); first = false) o << (first ? "" : ",") << script_json(line);
+  int lines = 0;
+  for (bool first = true; std::getline(src, line); first = false, ++lines) o << (first ? "" : ",") << script_json(line);
+  // A compiled kernel's lines: the source line each came from ("" where none).
+  o << "], \"origin\": [";
+  for (int n = 1; n <= lines; ++n) o << (n > 1 ? "," : "") << script_json(origin_text(f, n));
   o << "], \"states\": [";
   for (std::size_t i = 0; i < r.step_states.size(); ++i) {
     const check::Snapshot& s = r.step_states[i];
@@ -314,7 +327,10 @@ std::string html(const FileReport& f) {
   o << "<h2>Source</h2>\n<pre class=\"src\">";
   std::istringstream src(f.source);
   std::string line;
-  for (int n = 1; std::getline(src, line); ++n) o << "<span id=\"L" << n << "\">" << n << "  " << esc(line) << "</span>";
+  for (int n = 1; std::getline(src, line); ++n) {
+    const std::string org = origin_text(f, n);
+    o << "<span id=\"L" << n << "\">" << n << "  " << esc(line) << (org.empty() ? "" : "    // " + esc(org)) << "</span>";
+  }
   o << "</pre>\n<script>" << script << "</script>\n</body></html>\n";
   return o.str();
 }
