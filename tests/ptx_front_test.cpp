@@ -270,3 +270,67 @@ TEST_CASE("ptx: a wait on a state token, with a spin counter and a timer backoff
   const ptx::Loaded d = load(testing::with(text, "%p3, [%r2], %rd1;", "%p3, [%r6], %rd1;"));
   REQUIRE(!d.ok());
 }
+
+TEST_CASE("ptx: a tensor TMA load, its box from --box") {
+  // Lane 0 of warp 0 arms `bar` for 128 bytes and loads a box of the tensor
+  // map parameter 0 (a __grid_constant__ CUtensorMap: its address) into
+  // `tile`; warp 1 waits and reads.
+  const std::string tma = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.shared .align 8 .b64 bar;
+.shared .align 128 .b8 tile[128];
+.visible .entry tma(.param .align 64 .b8 tma_param_0[128])
+.reqntid 64, 1, 1
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<12>;
+	.reg .b64 	%rd<4>;
+	.reg .f32 	%f<2>;
+	mov.u32 	%r1, %tid.x;
+	mov.u32 	%r2, bar;
+	mov.u32 	%r6, tile;
+	setp.ne.u32 	%p1, %r1, 0;
+	@%p1 bra 	SKIP;
+	mbarrier.init.shared::cta.b64 	[%r2], 1;
+	fence.mbarrier_init.release.cluster;
+SKIP:
+	bar.sync 	0;
+	shr.u32 	%r3, %r1, 5;
+	setp.ne.u32 	%p2, %r3, 0;
+	@%p2 bra 	CONSUMER;
+	@%p1 bra 	DONE;
+	mov.u64 	%rd1, tma_param_0;
+	mov.u32 	%r4, 0;
+	mbarrier.arrive.expect_tx.shared::cta.b64 	_, [%r2], BYTES;
+	cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes 	[%r6], [%rd1, {%r4, %r4}], [%r2];
+	bra.uni 	DONE;
+CONSUMER:
+	mbarrier.try_wait.parity.shared::cta.b64 	%p3, [%r2], 0;
+	@!%p3 bra 	CONSUMER;
+	and.b32 	%r5, %r1, 31;
+	shl.b32 	%r7, %r5, 2;
+	add.u32 	%r8, %r6, %r7;
+	ld.shared.f32 	%f1, [%r8];
+DONE:
+	ret;
+}
+)";
+  const std::string ok = testing::with(tma, "BYTES", "128");
+  ptx::Launch l;
+  l.boxes = {{"0", 128}};
+  CHECK(outcome(ok, l) == "verified");
+  // Arming 64 bytes for a 128-byte box: the tx-count ends at -64, so the
+  // phase never completes.
+  CHECK(outcome(testing::with(tma, "BYTES", "64"), l) == "deadlock");
+  // The box named by the parameter's PTX name.
+  l.boxes = {{"tma_param_0", 128}};
+  const ptx::Loaded k = load(ok, l);
+  REQUIRE(k.ok());
+  bool tma_load = false;
+  for (const ir::Stmt& s : k.kernel.roles[0].body) tma_load |= s.op.code == ir::OpCode::tma_load;
+  CHECK(tma_load);
+  // No --box: the error names it.
+  CHECK(first_error(load(ok)).find("--box 0=") != std::string::npos);
+}

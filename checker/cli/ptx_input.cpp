@@ -49,7 +49,7 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
     o.emit_bk = o.given = true;
     return std::string();
   }
-  if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--smem-bytes" && a != "--arg") return std::nullopt;
+  if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--smem-bytes" && a != "--arg" && a != "--box") return std::nullopt;
   if (i + 1 >= argc) return a + " needs a value";
   const std::string v = argv[++i];
   o.given = true;
@@ -72,8 +72,10 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
     const std::size_t eq = v.find('=');
     std::int64_t n = 0;
     if (eq == std::string::npos || eq == 0 || !parse_int(v.substr(eq + 1), n))
-      return "--arg needs NAME=VALUE with an integer VALUE (NAME: the parameter's name or index), not '" + v + "'";
-    o.launch.args.emplace_back(v.substr(0, eq), n);
+      return a + " needs NAME=VALUE with an integer VALUE (NAME: the parameter's name or index), not '" + v + "'";
+    if (a == "--box" && (n < 16 || n > (1 << 20) || n % 16 != 0))
+      return "--box needs the bytes of one box, a multiple of 16 (PTX ISA cp.async.bulk.tensor), not '" + v + "'";
+    (a == "--arg" ? o.launch.args : o.launch.boxes).emplace_back(v.substr(0, eq), n);
   }
   return std::string();
 }

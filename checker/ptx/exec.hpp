@@ -28,6 +28,9 @@ struct Launch {
   int cluster = 0;                   // CTAs in the cluster (0: the entry's .reqnctapercluster, else 1)
   std::int64_t smem_bytes = -1;      // dynamic shared memory (-1: what the kernel touches)
   std::vector<std::pair<std::string, std::int64_t>> args;  // integer parameters by name
+  // Tensor maps by parameter (name, suffix or index): the bytes of one box,
+  // which a cp.async.bulk.tensor copies (--box).
+  std::vector<std::pair<std::string, std::int64_t>> boxes;
 };
 
 // A span of bytes: in shared memory (of CTA `cta` of the cluster) or in the

@@ -23,7 +23,8 @@ struct Operand {
   // imm: an integer; fimm: a floating-point literal (data); sym: a
   // variable's or function's name; addr: `[reg+imm]`, `[sym+imm]` or `[imm]`
   // (reg -1 where it has no register, `name` the symbol where it has one);
-  // vec: `{a, b, ...}`; sink: `_`.
+  // vec: `{a, b, ...}`; sink: `_`. An addr of a tensor copy,
+  // `[map, {x, y}]`, holds the coordinates in `elems`.
   enum class Kind : std::uint8_t { reg, special, imm, fimm, sym, addr, vec, sink };
   Kind kind = Kind::imm;
   int reg = -1;

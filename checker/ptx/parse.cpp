@@ -579,6 +579,13 @@ class Parser {
       o.kind = Operand::Kind::addr;
       bool any = false;
       while (!at_end() && !is("]")) {
+        // `[tensorMap, {x, y}]`: a tensor copy's map and coordinates.
+        if (any && accept(",")) {
+          Operand coords;
+          if (!operand(coords)) return false;
+          o.elems.push_back(std::move(coords));
+          continue;
+        }
         std::int64_t sign = 1;
         if (accept("+")) sign = 1;
         else if (accept("-")) sign = -1;

@@ -84,6 +84,50 @@ void Warp::wait_loop(const Instr& in, std::uint32_t lanes) {
     if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
 }
 
+// cp.async.bulk.tensor and cp.reduce.async.bulk.tensor (PTX ISA
+// "cp.async.bulk.tensor"): a TMA copy of one box of the tensor map's, whose
+// bytes the command line gives (--box). A load into shared memory
+// completes them on its mbarrier (in each CTA of its multicast mask); a
+// store or reduction reads them from shared memory in the thread's bulk
+// async-group. The global side (the tensor's box at the coordinates) is not
+// followed.
+void Warp::tensor_copy(const Instr& in, std::uint32_t lanes) {
+  auto not_yet = [&](const std::string& what) { stop(in, "'" + in.text + "': " + what + " is not supported by the PTX front end yet (docs/ptx.md)"); };
+  if (in.has("im2col") || in.has("im2col_no_offs") || in.has("tile::gather4") || in.has("tile::scatter4")) not_yet("a tensor copy other than .tile");
+  if (in.has("cta_group::1") || in.has("cta_group::2")) not_yet("a tensor copy with .cta_group (sm_100)");
+  // The first state space after `tensor.Nd` is the destination's.
+  std::string dst;
+  for (std::size_t i = 3; i < in.parts.size() && dst.empty(); ++i)
+    if (in.parts[i].rfind("shared", 0) == 0 || in.parts[i] == "global") dst = in.parts[i];
+  Event ev;
+  const bool reduce = in.parts[1] == "reduce";
+  if (dst.rfind("shared", 0) == 0 && !reduce) {
+    // [dstMem], [tensorMap, coords], [mbar]{, ctaMask}{, cache-policy}
+    if (in.args.size() < 3) stop(in, "'" + in.text + "' needs [dst], [map, coords], [mbar]");
+    const std::int64_t bytes = box_bytes(in, in.args[1], lanes);
+    ev.op.code = ir::OpCode::tma_load;
+    ev.data = lane_bytes(in, lanes, in.args[0], bytes);
+    const std::vector<Bytes> b = lane_bytes(in, lanes, in.args[2], 8);
+    if (b.size() != 1 || b[0].global) stop(in, "the lanes of '" + in.text + "' name different mbarriers: not supported yet");
+    ev.has_bar = true;
+    ev.bar = b[0];
+    ev.op.bytes = c(bytes);
+    if (in.has("multicast::cluster")) ev.op.multicast = c(uniform(in, lanes, 3, "CTA mask"));
+    if (ev.data.size() != 1 || ev.data[0].cta != cta) not_yet("a tensor copy into another CTA's shared memory");
+  } else if (dst == "global") {
+    // [tensorMap, coords], [srcMem]
+    if (in.args.size() < 2) stop(in, "'" + in.text + "' needs [map, coords], [src]");
+    const std::int64_t bytes = box_bytes(in, in.args[0], lanes);
+    ev.op.code = reduce ? ir::OpCode::tma_reduce : ir::OpCode::tma_store;
+    Instr src = in;
+    src.parts = {"cp", "shared::cta"};
+    ev.data = lane_bytes(src, lanes, in.args[1], bytes);
+  } else {
+    not_yet("this form of tensor copy");
+  }
+  emit(in, lanes, std::move(ev));
+}
+
 bool Warp::sync(const Instr& in, std::uint32_t lanes) {
   const std::string& m = in.parts[0];
   const std::string sub = in.parts.size() > 1 ? in.parts[1] : "";
@@ -266,7 +310,10 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     const std::string kind = in.parts.size() > 2 ? in.parts[2] : "";
     if (kind == "bulk") {
       const std::string k3 = in.parts.size() > 3 ? in.parts[3] : "";
-      if (k3 == "tensor") not_yet("cp.async.bulk.tensor (its box comes from the tensor map)");
+      if (k3 == "tensor") {
+        tensor_copy(in, lanes);
+        return true;
+      }
       if (k3 == "prefetch") return true;
       if (k3 == "commit_group") {
         ev.op.code = OpCode::bulk_commit_group;
@@ -324,8 +371,12 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     emit(in, lanes, std::move(ev));
     return true;
   }
+  if (m == "cp" && sub == "reduce" && in.has("tensor")) {
+    tensor_copy(in, lanes);
+    return true;
+  }
   if (m == "cp" && sub == "reduce") {  // cp.reduce.async.bulk.global.shared::cta.bulk_group.OP.TYPE [dst], [src], size
-    if (!in.has("bulk") || in.has("tensor") || !in.has("global")) not_yet("this form of cp.reduce.async");
+    if (!in.has("bulk") || !in.has("global")) not_yet("this form of cp.reduce.async");
     need(3);
     const std::int64_t size = uniform(in, lanes, 2, "size");
     ev.op.code = OpCode::tma_reduce;

@@ -90,15 +90,40 @@ Val Warp::special(int lane, const std::string& name) const {
   return Val::unknown();  // clocks, SM ids, timers: data
 }
 
+int Warp::param_named(const std::string& n) const {
+  const auto& ps = ctx.fn->params;
+  for (std::size_t i = 0; i < ps.size(); ++i)
+    if (n == ps[i].name || n == std::to_string(i) ||
+        (ps[i].name.size() > n.size() && ps[i].name.compare(ps[i].name.size() - n.size(), n.size(), n) == 0 &&
+         ps[i].name[ps[i].name.size() - n.size() - 1] == '_'))
+      return static_cast<int>(i);
+  return -1;
+}
+
+std::int64_t Warp::box_bytes(const Instr& in, const Operand& map, std::uint32_t lanes) const {
+  int param = -1;
+  for (int l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    const Val v = address(l, map);
+    if (v.k != Val::K::gptr || v.v != 0 || v.base >= static_cast<int>(ctx.fn->params.size()) || (param >= 0 && param != v.base))
+      stop(in, "the tensor map of '" + in.text + "' is not a kernel parameter the front end can name (a __grid_constant__ "
+                                                 "CUtensorMap, or a pointer parameter to one)");
+    param = v.base;
+  }
+  const std::string& name = ctx.fn->params.at(static_cast<std::size_t>(param)).name;
+  for (const auto& [n, b] : ctx.launch.boxes)
+    if (param_named(n) == param) return b;
+  stop(in, "the box of tensor map parameter '" + name + "' (index " + std::to_string(param) +
+               ") is not known: give --box " + std::to_string(param) + "=BYTES (the product of its box dimensions times the "
+               "element size, as cuTensorMapEncode was given them)");
+}
+
 Val Warp::param(const Instr& in, const Operand& o) const {
   const auto& ps = ctx.fn->params;
   for (std::size_t i = 0; i < ps.size(); ++i) {
     if (ps[i].name != o.name) continue;
     for (const auto& [n, v] : ctx.launch.args)
-      if (n == ps[i].name || n == std::to_string(i) || n == ps[i].name.substr(ps[i].name.rfind('_') + 1) ||
-          (ps[i].name.size() > n.size() && ps[i].name.compare(ps[i].name.size() - n.size(), n.size(), n) == 0 &&
-           ps[i].name[ps[i].name.size() - n.size() - 1] == '_'))
-        return Val::num(v);
+      if (param_named(n) == static_cast<int>(i)) return Val::num(v);
     // A 64-bit parameter not given is a pointer into global memory of its own.
     if (ps[i].bytes == 8 && o.imm == 0) return Val{Val::K::gptr, 0, static_cast<int>(i)};
     return Val::unknown();
@@ -118,6 +143,9 @@ Val Warp::get(int lane, const Operand& o, Type t) const {
     case Operand::Kind::sym: {
       if (const auto it = ctx.shared_addr.find(o.name); it != ctx.shared_addr.end()) return Val::num(it->second);
       if (const auto it = ctx.global_base.find(o.name); it != ctx.global_base.end()) return Val{Val::K::gptr, 0, it->second};
+      // A parameter's own address (a __grid_constant__ tensor map's): a pointer of its own.
+      for (std::size_t i = 0; i < ctx.fn->params.size(); ++i)
+        if (ctx.fn->params[i].name == o.name) return Val{Val::K::gptr, 0, static_cast<int>(i)};
       return Val::unknown();
     }
     default: return Val::unknown();
@@ -309,6 +337,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
         return Val::unknown();
       }
       if (in.has("global") && a.k == Val::K::gptr) return a;
+      if (in.has("param")) return a;  // a parameter's address (cvta.param): as it is
       return Val::unknown();
     });
   }

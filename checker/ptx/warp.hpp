@@ -67,6 +67,8 @@ class Warp {
   void emit(const Instr& in, std::uint32_t lanes, Event ev);
   [[noreturn]] void stop(const Instr& in, const std::string& msg) const;
   ir::ExprId c(std::int64_t v) { return ctx.kb->c(v); }
+  // A cp.async.bulk.tensor or cp.reduce.async.bulk.tensor (sync.cpp).
+  void tensor_copy(const Instr& in, std::uint32_t lanes);
   // Runs a synchronization or memory instruction (sync.cpp); false where it is none.
   bool sync(const Instr& in, std::uint32_t lanes);
   // The loads whose data `in` reads in `lanes`: each is consumed (ir consume) first.
@@ -92,6 +94,14 @@ class Warp {
   std::optional<std::string> probe(int pc, std::uint32_t lanes, std::vector<int>& stale);
   [[nodiscard]] Val special(int lane, const std::string& name) const;
   [[nodiscard]] Val param(const Instr& in, const Operand& o) const;
+ public:
+  // The parameter a name given on the command line names (the PTX name, its
+  // suffix after the kernel's name, or its index), or -1.
+  [[nodiscard]] int param_named(const std::string& n) const;
+  // A tensor copy's bytes: the box of the tensor map its operand points to (--box).
+  [[nodiscard]] std::int64_t box_bytes(const Instr& in, const Operand& map, std::uint32_t lanes) const;
+
+ private:
 
   std::vector<Entry> stack_;
   WarpRun* out_ = nullptr;
