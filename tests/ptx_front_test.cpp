@@ -6,7 +6,9 @@
 
 #include <string>
 
+#include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "checker/ptx/emit_bk.hpp"
 #include "checker/ptx/front.hpp"
 #include "tests/kernel_text.hpp"
 #include "tests/ptx_text.hpp"
@@ -333,4 +335,86 @@ DONE:
   CHECK(tma_load);
   // No --box: the error names it.
   CHECK(first_error(load(ok)).find("--box 0=") != std::string::npos);
+}
+
+TEST_CASE("ptx: a warp group's wgmma: the four warps one role split per warp, the operand from its descriptor") {
+  // Warp 4 stores a tile (with or without fence.proxy.async) and arrives;
+  // warps 0-3, a warp group, wait, fence (or not), and run one wgmma whose
+  // descriptors start at the tile (bits 13-0: the address >> 4), then read
+  // the accumulator.
+  const std::string wg = R"(.version 8.0
+.target sm_90a
+.address_size 64
+.shared .align 8 .b64 bar;
+.shared .align 128 .b8 tile[128];
+.visible .entry wg(.param .u64 wg_param_0)
+.reqntid 160, 1, 1
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<12>;
+	.reg .b64 	%rd<6>;
+	.reg .f32 	%f<4>;
+	mov.u32 	%r1, %tid.x;
+	mov.u32 	%r2, bar;
+	mov.u32 	%r6, tile;
+	setp.ne.u32 	%p1, %r1, 0;
+	@%p1 bra 	SKIP;
+	mbarrier.init.shared::cta.b64 	[%r2], 32;
+	fence.mbarrier_init.release.cluster;
+SKIP:
+	bar.sync 	0;
+	shr.u32 	%r3, %r1, 5;
+	and.b32 	%r5, %r1, 31;
+	setp.ne.u32 	%p2, %r3, 4;
+	@%p2 bra 	CONSUMER;
+	shl.b32 	%r7, %r5, 2;
+	add.u32 	%r8, %r6, %r7;
+	st.shared.f32 	[%r8], 0f3F800000;
+PROXYFENCE
+	mbarrier.arrive.shared::cta.b64 	_, [%r2];
+	bra.uni 	DONE;
+CONSUMER:
+	mbarrier.try_wait.parity.shared::cta.b64 	%p3, [%r2], 0;
+	@!%p3 bra 	CONSUMER;
+	shr.u32 	%r9, %r6, 4;
+	cvt.u64.u32 	%rd5, %r9;
+	mov.f32 	%f1, 0f00000000;
+WGFENCE
+	wgmma.mma_async.sync.aligned.m64n8k16.f32.f16.f16 	{%f1, %f2}, %rd5, %rd5, 1, 1, 1, 0, 0;
+	wgmma.commit_group.sync.aligned;
+	wgmma.wait_group.sync.aligned 	0;
+	add.f32 	%f3, %f1, %f2;
+DONE:
+	ret;
+}
+)";
+  auto variant = [&](const char* proxy, const char* fence) {
+    return testing::with(testing::with(wg, "PROXYFENCE\n", proxy), "WGFENCE\n", fence);
+  };
+  const std::string ok = variant("\tfence.proxy.async.shared::cta;\n", "\twgmma.fence.sync.aligned;\n");
+  const ptx::Loaded k = load(ok);
+  REQUIRE(k.ok());
+  REQUIRE(k.kernel.roles.size() == 2);
+  CHECK(k.kernel.roles[0].name == "wg0");
+  CHECK(k.kernel.roles[0].per_warp);
+  int wgmma = 0, regs = 0;
+  for (const ir::Stmt& s : k.kernel.roles[0].body) {
+    if (s.op.code == ir::OpCode::wgmma) {
+      ++wgmma;
+      REQUIRE(!s.op.bufs.empty());
+      CHECK(k.kernel.buffers[static_cast<std::size_t>(s.op.bufs[0].object)].name == "tile[0,128)");
+    }
+    regs += s.op.code == ir::OpCode::wgmma_regs;
+  }
+  CHECK(wgmma == 1);  // once, shared by the four warps (not under `if warp == k`)
+  CHECK(regs == 1);   // the accumulator read after the wait
+  CHECK(outcome(ok) == "verified");
+  CHECK(outcome(variant("", "\twgmma.fence.sync.aligned;\n")) == "proxy_race");
+  CHECK(outcome(variant("\tfence.proxy.async.shared::cta;\n", "")) == "async_group_misuse");
+  // --emit-bk reads back into the same search.
+  const dsl::Parsed back = dsl::parse(ptx::emit_bk(k.kernel, "wg.ptx"), "wg.bk");
+  REQUIRE(back.ok());
+  CHECK(check::check(back.kernel, {}).states == check::check(k.kernel, {}).states);
+  // Warps 5 and 6 run wgmma too, their warp group (4-7) not whole: refused.
+  CHECK(first_error(load(testing::with(ok, ".reqntid 160, 1, 1", ".reqntid 224, 1, 1"))).find("is not whole") != std::string::npos);
 }

@@ -5,6 +5,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "spec/agent.hpp"
+
 namespace pc::ptx {
 namespace {
 
@@ -64,12 +66,13 @@ class Printer {
     }
     for (std::size_t i = 0; i < k_.mbarriers.size(); ++i) o << "mbarrier " << bar_[i] << "    # at " << k_.mbarriers[i].name << "\n";
     for (const ir::Role& r : k_.roles) {
-      o << "\nrole " << names_(r.name + (k_.cluster_ctas > 1 && r.cta >= 0 ? "_cta" + std::to_string(r.cta) : "")) << " warp";
+      o << "\nrole " << names_(r.name + (k_.cluster_ctas > 1 && r.cta >= 0 ? "_cta" + std::to_string(r.cta) : ""))
+        << (r.granularity == ir::Granularity::warpgroup ? " warpgroup" : " warp");
       if (r.cta >= 0 && k_.cluster_ctas > 1) o << " on cta " << r.cta;
       if (r.first_warp >= 0) o << " at warp " << r.first_warp;
       o << ":\n";
       if (r.body.empty()) o << "  exit    # no synchronization or shared-memory access\n";
-      for (const ir::Stmt& s : r.body) o << "  " << op(r, s.op) << "    # line " << s.op.loc.line << "\n";
+      for (const ir::Stmt& s : r.body) stmt(o, r, s, "  ");
     }
     return o.str();
   }
@@ -90,6 +93,21 @@ class Printer {
     for (const ir::Ref& r : op.bufs) s += (s.empty() ? "" : ", ") + ref(r, false);
     return s;
   }
+  // An operation, or a split role's `if warp == k:` chain (lower.cpp).
+  void stmt(std::ostringstream& o, const ir::Role& r, const ir::Stmt& s, const std::string& indent) const {
+    if (s.kind == ir::StmtKind::op) {
+      o << indent << op(r, s.op) << "    # line " << s.op.loc.line << "\n";
+      return;
+    }
+    if (s.kind != ir::StmtKind::if_else) throw std::logic_error("emit_bk: a statement the PTX front end does not make");
+    const ir::Expr& c = k_.exprs.at(static_cast<std::size_t>(s.expr));
+    o << indent << "if warp == " << value(c.b) << ":\n";
+    for (const ir::Stmt& x : s.body) stmt(o, r, x, indent + "  ");
+    if (s.else_body.empty()) return;
+    o << indent << "else:\n";
+    for (const ir::Stmt& x : s.else_body) stmt(o, r, x, indent + "  ");
+  }
+
   std::string op(const ir::Role& role, const ir::Op& op) const {
     std::string prefix;
     const ir::LanePolicy p = ir::op_lanes(op.code);
@@ -150,6 +168,13 @@ class Printer {
       case OpCode::red_async:  // the barrier is in the buffer's CTA (`BUF @ CTA -> BAR`)
         return prefix + kw + " " + bufs(op) + " -> " + bar_.at(static_cast<std::size_t>(op.bar.object)) + " bytes " +
                std::to_string(value(op.bytes));
+      case OpCode::wgmma_fence:
+      case OpCode::wgmma_commit: return kw;
+      case OpCode::wgmma_wait: return kw + " " + std::to_string(value(op.n));
+      case OpCode::wgmma_regs:
+        return kw + " " + std::string(op.regs & spec::agent::regs_acc ? "acc" : "") +
+               (op.regs == (spec::agent::regs_acc | spec::agent::regs_a) ? ", " : "") + (op.regs & spec::agent::regs_a ? "a" : "");
+      case OpCode::wgmma: return kw + " read " + bufs(op) + (op.regs & spec::agent::regs_a ? " regs a" : "");
       default: throw std::logic_error("emit_bk: an op the PTX front end does not make: " + kw);
     }
   }

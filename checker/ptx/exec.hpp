@@ -54,6 +54,7 @@ struct Event {
   int lane = -1;                     // executed by one lane: which
   bool makes_token = false;          // an arrive whose state token the warp keeps
   int token = -1;                    // a wait on a token: the warp's event that made it
+  std::vector<std::int64_t> desc;    // wgmma: its descriptors' shared-memory start addresses (lower.cpp finds the buffers)
 };
 
 struct WarpRun {

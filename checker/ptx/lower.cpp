@@ -150,6 +150,31 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       if (e.has_bar) mbar_addr.insert(e.bar.lo);
   for (std::int64_t a : mbar_addr) mbar[a] = kb.mbarrier(shared_name(a), 1, 0);
 
+  // A wgmma's shared operands: the largest range any other access makes that
+  // holds its descriptor's start address (a whole buffer: docs/ptx.md).
+  {
+    std::set<Span> touched;
+    for (const WarpRun& w : x.warps)
+      for (const Event& e : w.events)
+        for (const Bytes& b : e.data)
+          if (!b.global) touched.insert({b.lo, b.hi});
+    for (WarpRun& w : x.warps)
+      for (Event& e : w.events)
+        for (const std::int64_t a : e.desc) {
+          const Span* best = nullptr;
+          for (const Span& t : touched)
+            if (t.first <= a && a < t.second && (!best || t.second - t.first > best->second - best->first)) best = &t;
+          if (!best) {
+            out.errors.push_back(Diagnostic{file, e.op.loc,
+                                            "the wgmma operand at shared address " + std::to_string(a) + " (" + shared_name(a) +
+                                                ") lies in no bytes that a copy or a store of the kernel writes",
+                                            true});
+            return out;
+          }
+          e.data.push_back(Bytes{false, w.cta, -1, best->first, best->second});
+        }
+  }
+
   // Data ranges.
   std::set<Span> shared;
   std::map<int, std::set<Span>> global;
@@ -214,45 +239,188 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       }
   }
 
-  // One role per warp.
-  for (const WarpRun& w : x.warps) {
-    ir::Role& r = kb.role("warp" + std::to_string(w.warp), ir::Granularity::warp, 1, x.cluster > 1 ? w.cta : -1);
+  // Warp w's i-th event as IR operations (one, but a single-buffer op over
+  // several ranges is one per range); a token-making arrive gets a variable
+  // of the role, the same for the same event of each warp of a split role.
+  auto lowered = [&](const WarpRun& w, std::size_t i, std::map<int, int>& token_var, ir::Role& r) {
+    const Event& e = w.events[i];
+    ir::Op op = e.op;
+    if (e.makes_token && ir::op_has(op.code, ir::opf::returns)) {
+      auto it = token_var.find(static_cast<int>(i));
+      if (it == token_var.end())
+        it = token_var.emplace(static_cast<int>(i), ir::KernelBuilder::var(r, "token" + std::to_string(token_var.size()))).first;
+      op.dest_var = it->second;
+    }
+    if (e.token >= 0) op.token_var = token_var.at(e.token);
+    auto cta_of = [&](const Bytes& b) { return b.global || b.cta == w.cta ? ir::no_expr : kb.c(b.cta); };
+    auto ref = [&](const Bytes& b) {
+      const int d = b.global ? gmem[b.param].decl.at({b.lo, b.hi}) : smem.decl.at({b.lo, b.hi});
+      return ir::Ref{d, ir::no_expr, cta_of(b), op.loc};
+    };
+    if (e.has_bar) op.bar = ir::Ref{mbar.at(e.bar.lo), ir::no_expr, cta_of(e.bar), op.loc};
+    if (!e.global.empty()) op.global = ref(e.global.front());
+    std::vector<ir::Op> ops;
+    const bool one_buffer = ir::op_operands(op.code) == ir::Operands::buffer || op.code == ir::OpCode::tma_load;
+    if (one_buffer && e.data.size() > 1) {
+      for (const Bytes& b : e.data) {
+        ops.push_back(op);
+        ops.back().bufs = {ref(b)};
+      }
+      return ops;
+    }
+    for (const Bytes& b : e.data) op.bufs.push_back(ref(b));
+    ops.push_back(std::move(op));
+    return ops;
+  };
+  // The same operation with the same operands (locations aside; constants
+  // by value: each warp's are its own expressions).
+  auto same_op = [&](const ir::Op& a, const ir::Op& b) {
+    const auto& ex = kb.kernel().exprs;
+    auto eq = [&](ir::ExprId x, ir::ExprId y) {
+      if (x == ir::no_expr || y == ir::no_expr) return x == y;
+      return ex[static_cast<std::size_t>(x)].value == ex[static_cast<std::size_t>(y)].value;
+    };
+    auto ref_eq = [&](const ir::Ref& x, const ir::Ref& y) { return x.object == y.object && eq(x.index, y.index) && eq(x.cta, y.cta); };
+    if (a.code != b.code || a.lanes != b.lanes || !ref_eq(a.bar, b.bar) || a.bufs.size() != b.bufs.size() ||
+        !ref_eq(a.global, b.global) || !eq(a.count, b.count) || !eq(a.bytes, b.bytes) || !eq(a.parity, b.parity) ||
+        !eq(a.id, b.id) || !eq(a.n, b.n) || !eq(a.multicast, b.multicast) || !eq(a.mask, b.mask) || a.token_var != b.token_var ||
+        a.dest_var != b.dest_var || a.sem != b.sem || a.scope != b.scope || a.no_complete != b.no_complete ||
+        a.noinc != b.noinc || a.space != b.space || a.regs != b.regs)
+      return false;
+    for (std::size_t i = 0; i < a.bufs.size(); ++i)
+      if (!ref_eq(a.bufs[i], b.bufs[i])) return false;
+    return true;
+  };
+  auto stmt = [](ir::Op op) {
+    ir::Stmt s;
+    s.loc = op.loc;
+    s.op = std::move(op);
+    return s;
+  };
+
+  // One role per warp; the four warps of a warp group that runs wgmma are
+  // one role split per warp (each warp an agent: ir::Role::per_warp), so
+  // that a wgmma is the warp group's one operation (docs/dsl.md, "Warps of a
+  // role"): their operations in step, the same ones shared, the others each
+  // under `if warp == k`.
+  auto has_wgmma = [](const WarpRun& w) {
+    for (const Event& e : w.events)
+      if (ir::op_family(e.op.code) == ir::OpFamily::wgmma) return true;
+    return false;
+  };
+  std::vector<bool> done(x.warps.size(), false);
+  for (std::size_t wi = 0; wi < x.warps.size(); ++wi) {
+    if (done[wi]) continue;
+    const WarpRun& w = x.warps[wi];
+    std::vector<const WarpRun*> group{&w};
+    if (has_wgmma(w)) {
+      const auto fail = [&](const std::string& why) {
+        out.errors.push_back(Diagnostic{file, w.events.empty() ? ir::Loc{} : w.events.front().op.loc,
+                                        "CTA " + std::to_string(w.cta) + " warp " + std::to_string(w.warp) + " runs wgmma: " + why,
+                                        true});
+      };
+      if (w.warp % 4 != 0 || wi + 3 >= x.warps.size()) {
+        fail("its warp group (warps " + std::to_string(w.warp / 4 * 4) + " to " + std::to_string(w.warp / 4 * 4 + 3) +
+             ") is not whole in the block");
+        return out;
+      }
+      auto anchors = [](const WarpRun& g) {
+        std::vector<ir::OpCode> v;
+        for (const Event& e : g.events)
+          if (ir::op_family(e.op.code) == ir::OpFamily::wgmma) v.push_back(e.op.code);
+        return v;
+      };
+      for (std::size_t k = 1; k < 4; ++k) {
+        const WarpRun& o = x.warps[wi + k];
+        if (o.cta != w.cta || anchors(o) != anchors(w)) {
+          fail("the four warps of its warp group do not run the same wgmma operations in the same order (a wgmma is the "
+               "warp group's one operation: PTX ISA wgmma, .aligned)");
+          return out;
+        }
+        group.push_back(&o);
+        done[wi + k] = true;
+      }
+    }
+    done[wi] = true;
+    const bool wg = group.size() == 4;
+    ir::Role& r = kb.role(wg ? "wg" + std::to_string(w.warp / 4) : "warp" + std::to_string(w.warp),
+                          wg ? ir::Granularity::warpgroup : ir::Granularity::warp, 1, x.cluster > 1 ? w.cta : -1);
+    r.per_warp = wg;
     r.first_warp = w.warp;
     r.loc = ir::Loc{fn.at.line, fn.at.col};
     std::map<int, int> token_var;  // the warp's arrive event -> the role variable holding its token
-    for (std::size_t i = 0; i < w.events.size(); ++i) {
-      const Event& e = w.events[i];
-      ir::Op op = e.op;
-      if (e.makes_token && ir::op_has(op.code, ir::opf::returns)) {
-        const int v = ir::KernelBuilder::var(r, "token" + std::to_string(token_var.size()));
-        token_var[static_cast<int>(i)] = v;
-        op.dest_var = v;
-      }
-      if (e.token >= 0) op.token_var = token_var.at(e.token);
-      auto cta_of = [&](const Bytes& b) { return b.global || b.cta == w.cta ? ir::no_expr : kb.c(b.cta); };
-      auto ref = [&](const Bytes& b) {
-        const int d = b.global ? gmem[b.param].decl.at({b.lo, b.hi}) : smem.decl.at({b.lo, b.hi});
-        return ir::Ref{d, ir::no_expr, cta_of(b), op.loc};
-      };
-      if (e.has_bar) op.bar = ir::Ref{mbar.at(e.bar.lo), ir::no_expr, cta_of(e.bar), op.loc};
-      if (!e.global.empty()) op.global = ref(e.global.front());
-      const bool one_buffer = ir::op_operands(op.code) == ir::Operands::buffer || op.code == ir::OpCode::tma_load;
-      if (one_buffer && e.data.size() > 1) {
-        for (const Bytes& b : e.data) {
-          ir::Stmt part;
-          part.loc = op.loc;
-          part.op = op;
-          part.op.bufs = {ref(b)};
-          r.body.push_back(std::move(part));
+    if (!wg) {
+      for (std::size_t i = 0; i < w.events.size(); ++i)
+        for (ir::Op& op : lowered(w, i, token_var, r)) r.body.push_back(stmt(std::move(op)));
+      continue;
+    }
+    // A warp group: each warp's operations lowered, in segments between its
+    // wgmma operations (the same in all four: checked above).
+    std::vector<std::vector<std::vector<ir::Op>>> segs(4);  // warp -> segment -> ops
+    std::vector<std::vector<ir::Op>> anchors(4);
+    for (std::size_t k = 0; k < 4; ++k) {
+      std::map<int, int> tokens;  // each warp's own token variables
+      segs[k].emplace_back();
+      for (std::size_t i = 0; i < group[k]->events.size(); ++i) {
+        std::vector<ir::Op> ops = lowered(*group[k], i, k == 0 ? token_var : tokens, r);
+        if (ir::op_family(group[k]->events[i].op.code) == ir::OpFamily::wgmma) {
+          anchors[k].push_back(std::move(ops.at(0)));
+          segs[k].emplace_back();
+        } else {
+          for (ir::Op& op : ops) segs[k].back().push_back(std::move(op));
         }
-        continue;
       }
-      for (const Bytes& b : e.data) op.bufs.push_back(ref(b));
-      ir::Stmt s;
-      s.kind = ir::StmtKind::op;
-      s.loc = op.loc;
-      s.op = std::move(op);
-      r.body.push_back(std::move(s));
+    }
+    // `if warp == 0: A0 else: if warp == 1: A1 ...`
+    auto chain = [&](std::vector<std::vector<ir::Stmt>> per, ir::Loc loc) {
+      std::vector<ir::Stmt> rest = std::move(per[3]);
+      for (int k = 2; k >= 0; --k) {
+        const ir::ExprId cond = kb.bin(ir::BinOp::eq, kb.v(ir::var_warp), kb.c(k));
+        std::vector<ir::Stmt> one;
+        one.push_back(ir::KernelBuilder::if_else(cond, std::move(per[static_cast<std::size_t>(k)]), std::move(rest), loc));
+        rest = std::move(one);
+      }
+      return std::move(rest.front());
+    };
+    for (std::size_t g = 0; g < segs[0].size(); ++g) {
+      // The segment: position by position where the four are as long, an
+      // operation shared where all four are the same; else each warp's whole.
+      bool aligned = true;
+      for (std::size_t k = 1; k < 4; ++k) aligned &= segs[k][g].size() == segs[0][g].size();
+      if (aligned) {
+        for (std::size_t i = 0; i < segs[0][g].size(); ++i) {
+          bool same = true;
+          for (std::size_t k = 1; k < 4; ++k) same &= same_op(segs[k][g][i], segs[0][g][i]);
+          if (same) {
+            r.body.push_back(stmt(segs[0][g][i]));
+            continue;
+          }
+          std::vector<std::vector<ir::Stmt>> per(4);
+          for (std::size_t k = 0; k < 4; ++k) per[k].push_back(stmt(segs[k][g][i]));
+          r.body.push_back(chain(std::move(per), segs[0][g][i].loc));
+        }
+      } else {
+        std::vector<std::vector<ir::Stmt>> per(4);
+        ir::Loc loc;
+        for (std::size_t k = 0; k < 4; ++k)
+          for (const ir::Op& op : segs[k][g]) {
+            if (loc.line == 0) loc = op.loc;
+            per[k].push_back(stmt(op));
+          }
+        r.body.push_back(chain(std::move(per), loc));
+      }
+      if (g + 1 == segs[0].size()) break;
+      // The wgmma operation after the segment: the warp group's one.
+      for (std::size_t k = 1; k < 4; ++k)
+        if (!same_op(anchors[k][g], anchors[0][g])) {
+          out.errors.push_back(Diagnostic{file, anchors[0][g].loc,
+                                          "the warps of warp group " + std::to_string(w.warp / 4) +
+                                              " run this wgmma operation with different operands: it is the warp group's one "
+                                              "operation (PTX ISA wgmma: .aligned)",
+                                          true});
+          return out;
+        }
+      r.body.push_back(stmt(anchors[0][g]));
     }
   }
   ir::Kernel k = kb.build();

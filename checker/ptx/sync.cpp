@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "checker/ptx/warp.hpp"
+#include "spec/agent.hpp"
 
 namespace pc::ptx {
 namespace {
@@ -128,6 +129,46 @@ void Warp::tensor_copy(const Instr& in, std::uint32_t lanes) {
   emit(in, lanes, std::move(ev));
 }
 
+// wgmma (PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
+// .fence, .commit_group, .wait_group N, and .mma_async, whose shared-memory
+// operands are read through 64-bit matrix descriptors: the front end takes
+// each descriptor's start address (bits 13-0: the address >> 4, "Matrix
+// Descriptor Format") and reads the whole buffer that holds it (lower.cpp);
+// the shape, strides and swizzle are not decoded yet. Its accumulator and
+// register A operands are tagged, so that a later instruction touching them
+// is a wgmma_regs access.
+void Warp::wgmma(const Instr& in, std::uint32_t lanes) {
+  const std::string sub = in.parts.size() > 1 ? in.parts[1] : "";
+  Event ev;
+  if (sub == "fence") {
+    ev.op.code = ir::OpCode::wgmma_fence;
+    regs_seen_ = 0;
+  } else if (sub == "commit_group") {
+    ev.op.code = ir::OpCode::wgmma_commit;
+  } else if (sub == "wait_group") {
+    ev.op.code = ir::OpCode::wgmma_wait;
+    ev.op.n = c(uniform(in, lanes, 0, "group count"));
+  } else if (sub == "mma_async" && !in.has("sp")) {
+    if (in.args.size() < 3 || in.args[0].kind != Operand::Kind::vec)
+      stop(in, "'" + in.text + "' needs {d...}, a-desc or {a...}, b-desc, ...");
+    ev.op.code = ir::OpCode::wgmma;
+    const bool a_regs = in.args[1].kind == Operand::Kind::vec;
+    if (a_regs) ev.op.regs = spec::agent::regs_a;
+    for (std::size_t k = a_regs ? 2 : 1; k <= 2; ++k) {
+      const std::int64_t desc = uniform(in, lanes, k, "matrix descriptor");
+      ev.desc.push_back((desc & 0x3FFF) << 4);
+    }
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      tag_wgmma(l, in.args[0], spec::agent::regs_acc);
+      if (a_regs) tag_wgmma(l, in.args[1], spec::agent::regs_a);
+    }
+  } else {
+    stop(in, "'" + in.text + "' is not supported by the PTX front end yet (docs/ptx.md)");
+  }
+  emit(in, lanes, std::move(ev));
+}
+
 bool Warp::sync(const Instr& in, std::uint32_t lanes) {
   const std::string& m = in.parts[0];
   const std::string sub = in.parts.size() > 1 ? in.parts[1] : "";
@@ -193,7 +234,11 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
   if (m == "setmaxnreg" || m == "nanosleep" || m == "prefetch" || m == "prefetchu" || m == "pmevent" || m == "discard" ||
       m == "applypriority" || m == "createpolicy")
     return true;  // no memory or synchronization effect (createpolicy: a cache policy value)
-  if (m == "wgmma" || m == "tcgen05" || m == "griddepcontrol" || m == "clusterlaunchcontrol" || m == "tensormap" ||
+  if (m == "wgmma") {
+    wgmma(in, lanes);
+    return true;
+  }
+  if (m == "tcgen05" || m == "griddepcontrol" || m == "clusterlaunchcontrol" || m == "tensormap" ||
       m == "multimem")
     not_yet("'" + m + "'");
 
@@ -219,7 +264,7 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
       ev.makes_token = token;
       emit(in, lanes, std::move(ev));
       for (int l = 0; l < 32; ++l)
-        if ((lanes >> l) & 1) set(l, in.args[0], token ? Val{Val::K::token, static_cast<std::int64_t>(out_->events.size()) - 1, -1, -1} : Val::unknown());
+        if ((lanes >> l) & 1) set(l, in.args[0], token ? Val{Val::K::token, static_cast<std::int64_t>(out_->events.size()) - 1, -1, -1, 0} : Val::unknown());
       return true;
     } else if (sub == "expect_tx" || sub == "complete_tx") {
       need(2);

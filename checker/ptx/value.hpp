@@ -22,10 +22,14 @@ struct Val {
   // Data loaded by the warp's event `load` (a shared-memory read) and not
   // yet used: the first instruction that reads it consumes that load.
   int load = -1;
+  // Registers a wgmma.mma_async of the warp uses: its accumulator
+  // (spec::agent::regs_acc) or its A fragments (regs_a). An instruction that
+  // reads or writes them is the model's wgmma_regs.
+  std::uint8_t wgmma = 0;
   [[nodiscard]] bool known() const { return k == K::num; }
   [[nodiscard]] bool address() const { return k == K::gptr || k == K::shared || k == K::cluster; }
   friend bool operator==(const Val&, const Val&) = default;
-  static Val num(std::int64_t x) { return Val{K::num, x, -1, -1}; }
+  static Val num(std::int64_t x) { return Val{K::num, x, -1, -1, 0}; }
   static Val unknown() { return Val{}; }
 };
 

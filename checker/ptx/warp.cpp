@@ -297,6 +297,34 @@ void Warp::consume_uses(const Instr& in, std::uint32_t lanes) {
   }
 }
 
+void Warp::tag_wgmma(int lane, const Operand& o, std::uint8_t which) {
+  if (o.kind == Operand::Kind::reg)
+    regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)].wgmma |= which;
+  else if (o.kind == Operand::Kind::vec)
+    for (const Operand& e : o.elems) tag_wgmma(lane, e, which);
+}
+
+// An instruction other than a wgmma that reads or writes a wgmma's
+// registers: the threads access them (the model's wgmma_regs; a later wgmma
+// that uses them needs a wgmma.fence between, PTX ISA wgmma.fence). Once
+// per kind between two fences: more say nothing more.
+void Warp::wgmma_regs(const Instr& in, std::uint32_t lanes) {
+  std::uint8_t which = 0;
+  std::vector<int> rs = uses_of(in);
+  for (int r : defs_of(in)) rs.push_back(r);
+  for (int r : rs)
+    for (int l = 0; l < 32; ++l)
+      if ((lanes >> l) & 1) which |= regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r)].wgmma;
+  which &= static_cast<std::uint8_t>(~regs_seen_);
+  if (!which) return;
+  Event ev;
+  ev.op.code = ir::OpCode::wgmma_regs;
+  ev.op.regs = which;
+  (void)lanes;
+  emit(in, 0xffffffffu, std::move(ev));  // the warp's threads, whichever lanes touched them
+  regs_seen_ |= which;
+}
+
 void Warp::exit_lanes(std::uint32_t lanes) {
   for (Entry& e : stack_) e.mask &= ~lanes;
 }
@@ -744,6 +772,7 @@ void Warp::step() {
       stale_.erase(std::remove(stale_.begin(), stale_.end(), r), stale_.end());
     }
     consume_uses(in, g);
+    if (m != "wgmma") wgmma_regs(in, g);
     if (m == "mbarrier" && in.parts.size() > 1 && (in.parts[1] == "try_wait" || in.parts[1] == "test_wait")) {
       wait_loop(in, g);
     } else if (!sync(in, g)) {

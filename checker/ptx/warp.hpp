@@ -67,6 +67,12 @@ class Warp {
   void emit(const Instr& in, std::uint32_t lanes, Event ev);
   [[noreturn]] void stop(const Instr& in, const std::string& msg) const;
   ir::ExprId c(std::int64_t v) { return ctx.kb->c(v); }
+  // wgmma.fence, .commit_group, .wait_group, .mma_async (sync.cpp).
+  void wgmma(const Instr& in, std::uint32_t lanes);
+  // Marks the registers of operand o in lane `lane` as a wgmma's (Val::wgmma).
+  void tag_wgmma(int lane, const Operand& o, std::uint8_t which);
+  // The wgmma registers `in` touches in `lanes`: the model's wgmma_regs first.
+  void wgmma_regs(const Instr& in, std::uint32_t lanes);
   // A cp.async.bulk.tensor or cp.reduce.async.bulk.tensor (sync.cpp).
   void tensor_copy(const Instr& in, std::uint32_t lanes);
   // Runs a synchronization or memory instruction (sync.cpp); false where it is none.
@@ -109,6 +115,7 @@ class Warp {
   std::optional<std::string> probe_stop_;  // why a probe's path is no polling loop
   std::int64_t steps_ = 0;
   int single_lane_ = -1;                   // the lane of the warp's single-lane operations so far
+  std::uint8_t regs_seen_ = 0;             // wgmma registers accessed since the last wgmma.fence (emitted once)
   std::vector<int> stale_;                 // registers a polling loop may leave with other values (probe)
   std::vector<std::uint32_t> load_lanes_;  // per event: the lanes of a load whose data is not yet used (0: none, or used)
 };
