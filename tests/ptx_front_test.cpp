@@ -418,3 +418,52 @@ DONE:
   // Warps 5 and 6 run wgmma too, their warp group (4-7) not whole: refused.
   CHECK(first_error(load(testing::with(ok, ".reqntid 160, 1, 1", ".reqntid 224, 1, 1"))).find("is not whole") != std::string::npos);
 }
+
+TEST_CASE("ptx: a struct parameter's fields: --arg NAME+OFFSET, vector loads, and the error that asks for one") {
+  // The trip count is the second u32 of a struct passed by value, read with
+  // ld.param.v2 through the parameter's address.
+  const std::string loop = R"(
+.version 8.0
+.target sm_90a
+.address_size 64
+.shared .align 8 .b64 bar;
+.visible .entry st(.param .align 8 .b8 st_param_0[16])
+.reqntid 32, 1, 1
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<12>;
+	.reg .b64 	%rd<4>;
+	mov.u64 	%rd1, st_param_0;
+	ld.param.v2.u32 	{%r8, %r9}, [%rd1+0];
+	mov.u32 	%r2, bar;
+	mov.u32 	%r1, %tid.x;
+	setp.eq.u32 	%p2, %r1, 0;
+	@%p2 mbarrier.init.shared::cta.b64 	[%r2], 32;
+	bar.warp.sync 	-1;
+	mov.u32 	%r10, 0;
+LOOP:
+	setp.ge.s32 	%p3, %r10, %r9;
+	@%p3 bra 	DONE;
+	mbarrier.arrive.shared::cta.b64 	_, [%r2];
+	and.b32 	%r11, %r10, 1;
+WAIT:
+	mbarrier.try_wait.parity.shared::cta.b64 	%p1, [%r2], %r11;
+	@!%p1 bra 	WAIT;
+	add.s32 	%r10, %r10, 1;
+	bra.uni 	LOOP;
+DONE:
+	ret;
+}
+)";
+  const std::string err = first_error(load(loop));
+  CHECK(err.find("depends on parameter param_0 at byte 4") != std::string::npos);
+  CHECK(err.find("--arg 0+4=VALUE") != std::string::npos);
+  ptx::Launch l;
+  l.args = {{"0+4", 3}};
+  const ptx::Loaded k = load(loop, l);
+  REQUIRE(k.ok());
+  int waits = 0;
+  for (const ir::Stmt& s : k.kernel.roles[0].body) waits += s.op.code == ir::OpCode::mbar_wait;
+  CHECK(waits == 3);
+  CHECK(outcome(loop, l) == "verified");
+}

@@ -98,6 +98,8 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
   int base = static_cast<int>(fn->params.size());
   for (const Var& v : m.vars)
     if (v.space == Space::global) ctx.global_base[v.name] = base++;
+  ctx.next_base = base;
+  ctx.pointer_names = &x.pointer_names;
   ctx.cfg = analyse(*fn);
 
   const int warps = (threads + 31) / 32;

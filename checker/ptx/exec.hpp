@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -71,6 +72,7 @@ struct Execution {
   const Function* entry = nullptr;
   std::vector<Diagnostic> errors;
   std::vector<std::string> notes;    // what the user should know of how it was read
+  std::map<int, std::string> pointer_names;  // global bases past the parameters and variables: "params+640"
   [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 

@@ -204,8 +204,12 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
   for (const auto& [param, ranges] : global) {
     std::string pname = static_cast<std::size_t>(param) < fn.params.size() ? plain(fn.params[static_cast<std::size_t>(param)].name, fn.name)
                                                                            : "global" + std::to_string(param);
-    for (const Var& v : m.vars)
-      if (v.space == Space::global && param >= static_cast<int>(fn.params.size())) pname = v.name;
+    {
+      int base = static_cast<int>(fn.params.size());
+      for (const Var& v : m.vars)
+        if (v.space == Space::global && base++ == param) pname = v.name;
+      if (const auto it = x.pointer_names.find(param); it != x.pointer_names.end()) pname = plain(it->second, fn.name);
+    }
     declare(kb, ranges, ir::Space::global,
             [&](Span s) { return pname + "[" + std::to_string(s.first) + "," + std::to_string(s.second) + ")"; },
             gmem[param]);

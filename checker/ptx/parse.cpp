@@ -361,7 +361,7 @@ class Parser {
     body();
     // Branch targets.
     for (Instr& in : f.code) {
-      if (in.target.empty()) continue;
+      if (in.target.empty() || in.parts[0] == "call") continue;  // a call names a function, not a label
       const auto it = f.labels.find(in.target);
       if (it == f.labels.end()) error(in.at.line, in.at.col, "branch to an unknown label '" + in.target + "'");
       else in.target_index = it->second;

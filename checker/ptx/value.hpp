@@ -27,6 +27,12 @@ struct Val {
   // reads or writes them is the model's wgmma_regs.
   std::uint8_t wgmma = 0;
   [[nodiscard]] bool known() const { return k == K::num; }
+  // unknown: the parameter bytes it came from, where it is one not given
+  // (base: the parameter, v: the offset), for the error that asks for it.
+  [[nodiscard]] bool from_param() const { return k == K::unknown && base >= 0; }
+  static Val param_bytes(int param, std::int64_t off) { return Val{K::unknown, off, param, -1, 0}; }
+  // The first of a, b that is an unknown parameter's, else unknown.
+  static Val unknown_of(const Val& a, const Val& b) { return a.from_param() ? a : b.from_param() ? b : Val{}; }
   [[nodiscard]] bool address() const { return k == K::gptr || k == K::shared || k == K::cluster; }
   friend bool operator==(const Val&, const Val&) = default;
   static Val num(std::int64_t x) { return Val{K::num, x, -1, -1, 0}; }

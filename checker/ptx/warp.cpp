@@ -8,6 +8,7 @@
 // side waits for the other: docs/ptx.md, "Limits").
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 
 #include "checker/ptx/warp.hpp"
 
@@ -90,7 +91,16 @@ Val Warp::special(int lane, const std::string& name) const {
   return Val::unknown();  // clocks, SM ids, timers: data
 }
 
-int Warp::param_named(const std::string& n) const {
+int Warp::param_named(const std::string& given, std::int64_t* off) const {
+  std::string n = given;
+  std::int64_t at = 0;
+  if (const std::size_t plus = n.rfind('+'); plus != std::string::npos && plus > 0) {
+    char* end = nullptr;
+    at = std::strtoll(n.c_str() + plus + 1, &end, 0);
+    if (end == nullptr || *end != '\0' || at < 0) return -1;
+    n = n.substr(0, plus);
+  }
+  if (off) *off = at;
   const auto& ps = ctx.fn->params;
   for (std::size_t i = 0; i < ps.size(); ++i)
     if (n == ps[i].name || n == std::to_string(i) ||
@@ -102,33 +112,60 @@ int Warp::param_named(const std::string& n) const {
 
 std::int64_t Warp::box_bytes(const Instr& in, const Operand& map, std::uint32_t lanes) const {
   int param = -1;
+  std::int64_t off = 0;
   for (int l = 0; l < 32; ++l) {
     if (!((lanes >> l) & 1)) continue;
     const Val v = address(l, map);
-    if (v.k != Val::K::gptr || v.v != 0 || v.base >= static_cast<int>(ctx.fn->params.size()) || (param >= 0 && param != v.base))
+    if (v.k != Val::K::gptr || v.base >= static_cast<int>(ctx.fn->params.size()) || (param >= 0 && (param != v.base || off != v.v)))
       stop(in, "the tensor map of '" + in.text + "' is not a kernel parameter the front end can name (a __grid_constant__ "
-                                                 "CUtensorMap, or a pointer parameter to one)");
+                                                 "CUtensorMap, a field of a struct parameter, or a pointer parameter to one)");
     param = v.base;
+    off = v.v;
   }
   const std::string& name = ctx.fn->params.at(static_cast<std::size_t>(param)).name;
-  for (const auto& [n, b] : ctx.launch.boxes)
-    if (param_named(n) == param) return b;
-  stop(in, "the box of tensor map parameter '" + name + "' (index " + std::to_string(param) +
-               ") is not known: give --box " + std::to_string(param) + "=BYTES (the product of its box dimensions times the "
+  for (const auto& [n, b] : ctx.launch.boxes) {
+    std::int64_t at = 0;
+    if (param_named(n, &at) == param && at == off) return b;
+  }
+  const std::string which = std::to_string(param) + (off ? "+" + std::to_string(off) : "");
+  stop(in, "the box of the tensor map at parameter '" + name + "'" + (off ? " + " + std::to_string(off) : "") +
+               " is not known: give --box " + which + "=BYTES (the product of its box dimensions times the "
                "element size, as cuTensorMapEncode was given them)");
 }
 
-Val Warp::param(const Instr& in, const Operand& o) const {
+Val Warp::param(const Instr& in, const Operand& o, int lane, Type t) {
   const auto& ps = ctx.fn->params;
-  for (std::size_t i = 0; i < ps.size(); ++i) {
-    if (ps[i].name != o.name) continue;
-    for (const auto& [n, v] : ctx.launch.args)
-      if (param_named(n) == static_cast<int>(i)) return Val::num(v);
-    // A 64-bit parameter not given is a pointer into global memory of its own.
-    if (ps[i].bytes == 8 && o.imm == 0) return Val{Val::K::gptr, 0, static_cast<int>(i)};
-    return Val::unknown();
+  // Which parameter, at which offset: by name (`[k_param_0+640]`), or through
+  // its address in a register (`mov.u64 %rd, k_param_0` then `[%rd+640]`).
+  int i = -1;
+  std::int64_t off = o.imm;
+  if (!o.name.empty()) {
+    for (std::size_t k = 0; k < ps.size(); ++k)
+      if (ps[k].name == o.name) i = static_cast<int>(k);
+    if (i < 0) stop(in, "ld.param of '" + o.name + "', which is not a parameter of " + ctx.fn->name);
+  } else {
+    const Val a = address(lane, o);
+    if (a.k != Val::K::gptr || a.base >= static_cast<int>(ps.size()))
+      stop(in, "ld.param through an address the front end does not know to be a parameter's");
+    i = a.base;
+    off = a.v;
   }
-  stop(in, "ld.param of '" + o.name + "', which is not a parameter of " + ctx.fn->name);
+  for (const auto& [n, v] : ctx.launch.args) {
+    std::int64_t at = 0;
+    if (param_named(n, &at) == i && at == off) return Val::num(norm(v, t));
+  }
+  // A 64-bit parameter not given is a pointer into global memory of its own;
+  // so is a 64-bit field of a struct parameter, each field its own.
+  if (t.bits == 64 && !t.fp) {
+    if (off == 0 && ps[static_cast<std::size_t>(i)].bytes == 8) return Val{Val::K::gptr, 0, i};
+    auto it = ctx.field_pointer.find({i, off});
+    if (it == ctx.field_pointer.end()) {
+      it = ctx.field_pointer.emplace(std::make_pair(i, off), ctx.next_base++).first;
+      (*ctx.pointer_names)[it->second] = ps[static_cast<std::size_t>(i)].name + "+" + std::to_string(off);
+    }
+    return Val{Val::K::gptr, 0, it->second};
+  }
+  return Val::param_bytes(i, off);
 }
 
 Val Warp::get(int lane, const Operand& o, Type t) const {
@@ -351,8 +388,18 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
   }
   if (m == "ld" && in.has("param")) {
     const Operand& a = in.args.size() > 1 ? in.args[1] : in.args[0];
-    const Val v = param(in, a);
-    return each([&](int) { return v.known() ? Val::num(norm(v.v, t)) : v; });
+    if (in.args[0].kind != Operand::Kind::vec) return each([&](int l) { return param(in, a, l, t); });
+    // ld.param.v2/.v4: each element from its own bytes.
+    const std::int64_t size = std::max(1, t.bits / 8);
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      for (std::size_t k = 0; k < in.args[0].elems.size(); ++k) {
+        Operand at = a;
+        at.imm += static_cast<std::int64_t>(k) * size;
+        set(l, in.args[0].elems[k], param(in, at, l, t));
+      }
+    }
+    return;
   }
   if (m == "cvta") {
     const bool to = in.has("to");
@@ -463,7 +510,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
         p = comb(p);
         q = comb(q);
       }
-      set(l, in.args[0], p ? Val::num(*p) : Val::unknown());
+      set(l, in.args[0], p ? Val::num(*p) : Val::unknown_of(a, b));
       if (in.args[0].reg2 >= 0)
         regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.args[0].reg2)] =
             q ? Val::num(*q) : Val::unknown();
@@ -517,7 +564,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       }
       const bool unary = m == "abs" || m == "neg" || m == "not" || m == "cnot" || m == "popc" || m == "clz" || m == "brev" ||
                          m == "bfind";
-      if (!a.known() || (!unary && !b.known())) return Val::unknown();
+      if (!a.known() || (!unary && !b.known())) return Val::unknown_of(a, b);
       const std::uint64_t ua = static_cast<std::uint64_t>(norm(a.v, Type{t.bits, false}));
       const std::uint64_t ub = static_cast<std::uint64_t>(norm(b.v, Type{t.bits, false}));
       const std::int64_t sa = norm(a.v, Type{t.bits, true}), sb = norm(b.v, Type{t.bits, true});
@@ -740,10 +787,19 @@ void Warp::step() {
       else if ((p.v != 0) != in.guard_neg) g |= 1u << l;
     }
     if (unknown && probing_ && m == "bra") throw Fork{g, unknown};
-    if (unknown)
-      stop(in, "'" + in.text + "' is guarded by a predicate the front end does not know in lane " +
-                   std::to_string(std::countr_zero(unknown)) +
+    if (unknown) {
+      const int l = std::countr_zero(unknown);
+      const Val p = regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.guard)];
+      if (p.from_param()) {
+        const std::string at = std::to_string(p.base) + (p.v ? "+" + std::to_string(p.v) : "");
+        std::string name = ctx.fn->params.at(static_cast<std::size_t>(p.base)).name;
+        if (name.rfind(ctx.fn->name + "_", 0) == 0) name = name.substr(ctx.fn->name.size() + 1);
+        stop(in, "'" + in.text + "' depends on parameter " + name +
+                     (p.v ? " at byte " + std::to_string(p.v) : "") + ", which was not given: give --arg " + at + "=VALUE");
+      }
+      stop(in, "'" + in.text + "' is guarded by a predicate the front end does not know in lane " + std::to_string(l) +
                    " (a value loaded from memory, a timer, or a parameter not given with --arg): not supported yet");
+    }
   }
   if (m == "bra" || m == "brx") {
     if (m == "brx") stop(in, "brx.idx (an indirect branch) is not supported");

@@ -32,6 +32,12 @@ struct Context {
   std::map<std::string, int> global_base;            // .global variable -> its base (after the parameters)
   std::vector<Diagnostic>* errors = nullptr;
   std::vector<std::string>* notes = nullptr;
+  // Pointers read from a parameter at an offset (a struct passed by value):
+  // (parameter, offset) -> the base of the global memory it points to, and
+  // each such base's name (Execution::pointer_names).
+  std::map<std::pair<int, std::int64_t>, int> field_pointer;
+  std::map<int, std::string>* pointer_names = nullptr;
+  int next_base = 0;
 };
 
 // A failure that stops the warp (and the front end): bad or unsupported input at `at`.
@@ -99,11 +105,14 @@ class Warp {
   void wait_loop(const Instr& in, std::uint32_t lanes);
   std::optional<std::string> probe(int pc, std::uint32_t lanes, std::vector<int>& stale);
   [[nodiscard]] Val special(int lane, const std::string& name) const;
-  [[nodiscard]] Val param(const Instr& in, const Operand& o) const;
+  // ld.param: the value of the parameter bytes `o` names in lane `lane`.
+  [[nodiscard]] Val param(const Instr& in, const Operand& o, int lane, Type t);
  public:
   // The parameter a name given on the command line names (the PTX name, its
-  // suffix after the kernel's name, or its index), or -1.
-  [[nodiscard]] int param_named(const std::string& n) const;
+  // suffix after the kernel's name, or its index), or -1; `NAME+OFF` names
+  // the bytes at OFF of a parameter (a field of a struct passed by value),
+  // and `off` receives OFF.
+  [[nodiscard]] int param_named(const std::string& n, std::int64_t* off = nullptr) const;
   // A tensor copy's bytes: the box of the tensor map its operand points to (--box).
   [[nodiscard]] std::int64_t box_bytes(const Instr& in, const Operand& map, std::uint32_t lanes) const;
 
