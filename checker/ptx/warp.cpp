@@ -510,7 +510,14 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
         p = comb(p);
         q = comb(q);
       }
-      set(l, in.args[0], p ? Val::num(*p) : Val::unknown_of(a, b));
+      Val why = Val::unknown_of(a, b);
+      // A pointer read from a struct parameter's field compared with an
+      // integer (a null test): the field's value decides it.
+      for (const Val* x : {&a, &b})
+        if (!p && !why.from_param() && x->k == Val::K::gptr)
+          for (const auto& [field, base] : ctx.field_pointer)
+            if (base == x->base) why = Val::param_bytes(field.first, field.second);
+      set(l, in.args[0], p ? Val::num(*p) : why);
       if (in.args[0].reg2 >= 0)
         regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.args[0].reg2)] =
             q ? Val::num(*q) : Val::unknown();
