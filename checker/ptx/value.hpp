@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace pc::ptx {
 
@@ -77,6 +78,22 @@ struct Type {
   if (bits == 0 || (i < q.size() && q.substr(i) != "x2")) return false;
   t = Type{bits, c == 's', c == 'f', false};
   return true;
+}
+
+// The which-th type qualifier of an instruction (cvt has two: the
+// destination's, then the source's); the last one where fewer.
+[[nodiscard]] inline Type type_of(const std::vector<std::string>& parts, int which = 0) {
+  Type t;
+  int seen = 0;
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    Type x;
+    if (parse_type(parts[i], x)) {
+      if (seen == which) return x;
+      ++seen;
+      t = x;
+    }
+  }
+  return t;
 }
 
 }  // namespace pc::ptx
