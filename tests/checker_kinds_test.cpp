@@ -114,6 +114,19 @@ TEST_CASE("named barrier: producer bar.arrive, consumer bar.sync; count mismatch
   CHECK(run(make(64, 64, 0)).verdict == Verdict::verified);
 }
 
+// An id out of range in a role of several warps is the violation too, and
+// not a read past the barrier slots (a fuzzer input: the per-warp arrive of
+// a multi-warp agent took the barrier's state before checking the id).
+TEST_CASE("named barrier: an id out of range in a warp-group role is named_id_out_of_range") {
+  for (const std::int64_t id : {16, 20, -1}) {
+    KernelBuilder kb("named_id_warps");
+    Role& r = kb.role("group", Granularity::warpgroup);
+    r.body.push_back(O(OpCode::bar_sync).id(kb.c(id)).count(kb.c(128)));
+    CAPTURE(id);
+    CHECK(run(kb.build()).violation == Violation::named_id_out_of_range);
+  }
+}
+
 // PTX ISA bar/barrier: "If no thread count is specified, all threads in the
 // CTA participate in the barrier. When specifying a thread count, the value
 // must be a multiple of the warp size. Note that a non-zero thread count is

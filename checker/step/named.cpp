@@ -86,13 +86,17 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
   namespace nb = spec::named;
   const int n = me_.warps;
   auto sync = [&] { return p_.named_sync(me_.cta, id); };
-  nb::State& st = s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+  // The barrier's state, read once named_operands passed the id (as in Exec::named).
+  auto state = [&]() -> nb::State& {
+    return s_.named[static_cast<std::size_t>(me_.cta * p_.named_used + p_.named_slot[static_cast<std::size_t>(id)])];
+  };
   bool arrived_now = false;
   if (ag_.stage == 0) {
     arrived_now = true;
     if (wait && ag_.arrived == 0) relaxed_wait_acquire(op, id);
     const int before = ag_.arrived, left = n - before;
     const nb::ArriveArgs args = named_operands(op, id, count, left * (me_.threads / n));
+    nb::State& st = state();
     const nb::WarpsResult r = nb::arrive_warps(st, args, left);
     if (r.out.violation != Violation::none) named_mismatch(r.out.violation, id, count, st);
     const bool last = r.warps == left;
@@ -123,7 +127,7 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
     }
     ag_.stage = spec::agent::after_arrive(true);
   }
-  const spec::Outcome o = nb::wait(st, ag_.ticket, nb::Red::none, me_.threads);
+  const spec::Outcome o = nb::wait(state(), ag_.ticket, nb::Red::none, me_.threads);
   if (!o.enabled) {
     info_.enabled = arrived_now;
     return Pc::stay;
