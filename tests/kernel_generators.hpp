@@ -1485,4 +1485,56 @@ inline std::string warp_prefix_kernel(std::mt19937& rng, bool split) {
   return k;
 }
 
+
+// Runs of reads and consumes around a one-slot ring (the PTX front end's
+// coalescing, checker/ptx/coalesce.hpp): a producer fills a[0] (by TMA or
+// by stores) and b[0], releases `full`, then waits `empty` and overwrites
+// a[0] by TMA or by a store; two consumers wait `full` (and the TMA's
+// barrier), read and consume a[0], b[0] and `c` (the first 128 bytes of
+// a[0]) in runs by all lanes or by one, maybe fence the proxies, and arrive
+// on `empty`. Each ordering is left out at random, so some kernels race (a
+// cross-proxy overwrite of reads not consumed, a read before the fill) and
+// many verify; what matters is that the kernel with its runs made one step
+// agrees with the kernel as written.
+inline std::string read_runs_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  static constexpr const char* bufs[] = {"a[0]", "b[0]", "c"};
+  static constexpr const char* lanes[] = {"all: ", "one: "};
+  auto run = [&](const std::string& ind) {
+    std::string k;
+    const std::string who = lanes[pick(2)];
+    for (int n = 1 + pick(5); n > 0; --n)
+      k += ind + (pick(5) == 0 ? lanes[pick(2)] : who) + (pick(5) < 2 ? "consume " : "read ") + bufs[pick(3)] + "\n";
+    return k;
+  };
+  const bool tma = pick(2) == 0, refill_tma = pick(2) == 0;
+  std::string k =
+      "kernel runs\nsmem a[1] bytes 256\nsmem b[1] bytes 256\nsmem c bytes 128 aliases a[0] offset 0\n"
+      "mbarrier full[1] count 1\nmbarrier empty[1] count 2\nmbarrier f[2] count 1\n";
+  k += "role p warp:\n";
+  if (pick(3) == 0) k += run("  ");
+  k += tma ? "  one: arrive_expect_tx f[0] bytes 256\n  one: tma_load a[0] -> f[0]\n" : "  one: write a[0]\n";
+  k += "  one: write b[0]\n";
+  if (pick(4) == 0) k += "  fence_proxy_async\n";
+  k += "  one: arrive full[0]\n";
+  if (pick(5) != 0) k += "  wait empty[0] parity 0\n";
+  k += refill_tma ? "  one: arrive_expect_tx f[1] bytes 256\n  one: tma_load a[0] -> f[1]\n  wait f[1] parity 0\n"
+                  : "  one: write a[0]\n";
+  for (int r = 0; r < 2; ++r) {
+    k += "role q" + std::to_string(r) + " warp:\n";
+    if (pick(6) != 0) k += "  wait full[0] parity 0\n";
+    if (tma && pick(6) != 0) k += "  wait f[0] parity 0\n";
+    const bool loop = pick(4) == 0;
+    const std::string ind = loop ? "    " : "  ";
+    if (loop) k += "  for i in 0..2:\n";
+    for (int n = 1 + pick(3); n > 0; --n) {
+      k += run(ind);
+      if (pick(4) == 0) k += ind + "syncwarp\n";
+    }
+    if (pick(4) == 0) k += "  fence_proxy_async\n";
+    if (pick(8) != 0) k += "  one: arrive empty[0]\n";
+  }
+  return k;
+}
+
 }  // namespace pc::testgen

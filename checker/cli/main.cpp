@@ -73,6 +73,7 @@ options:
                        on with no failure known, docs/spec.md "Stances") are
                        violations: the search stops at them with a trace
   --no-reduction       explore without partial-order and symmetry reductions
+                       (a .ptx file: and with a warp's runs of reads apart)
   --check-reduction    test the partial-order reduction as it runs: at each
                        state it reduces, every step it keeps commutes with
                        every enabled step it leaves out (slower; a failure is
@@ -365,6 +366,10 @@ EarlyExit parse_args(int argc, char** argv, Cli& c) {
       opt.check_reduction = true;
     } else if (a == "--no-reduction") {
       opt.reduction = false;
+      // A .ptx file's runs of reads stay apart too (checker/ptx/coalesce.hpp),
+      // and a replay must build the same kernel.
+      c.ptx.launch.coalesce = false;
+      c.ptx.text += (c.ptx.text.empty() ? "" : " ") + std::string("--no-reduction");
     } else if (a == "--no-step-cache") {
       opt.step_cache = false;
     } else if (a == "--check-step-cache") {

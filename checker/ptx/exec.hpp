@@ -32,6 +32,9 @@ struct Launch {
   // Tensor maps by parameter (name, suffix or index): the bytes of one box,
   // which a cp.async.bulk.tensor copies (--box).
   std::vector<std::pair<std::string, std::int64_t>> boxes;
+  // Each run of a warp's plain reads and consumes made one step
+  // (coalesce.hpp); check-kernel's --no-reduction leaves them apart.
+  bool coalesce = true;
 };
 
 // A span of bytes: in shared memory (of CTA `cta` of the cluster) or in the

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "checker/builder.hpp"
+#include "checker/ptx/coalesce.hpp"
 #include "checker/ptx/front.hpp"
 #include "checker/ptx/parse.hpp"
 
@@ -249,7 +250,10 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
   auto lowered = [&](const WarpRun& w, std::size_t i, std::map<int, int>& token_var, ir::Role& r) {
     const Event& e = w.events[i];
     ir::Op op = e.op;
-    if (e.makes_token && ir::op_has(op.code, ir::opf::returns)) {
+    // A token no later wait of the warp uses is not kept: a variable no
+    // operation reads changes nothing but the states' identity.
+    const bool used = std::any_of(w.events.begin(), w.events.end(), [&](const Event& o) { return o.token == static_cast<int>(i); });
+    if (e.makes_token && used && ir::op_has(op.code, ir::opf::returns)) {
       auto it = token_var.find(static_cast<int>(i));
       if (it == token_var.end())
         it = token_var.emplace(static_cast<int>(i), ir::KernelBuilder::var(r, "token" + std::to_string(token_var.size()))).first;
@@ -434,6 +438,7 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
   k.target = ir::Target::nvidia;
   k.cluster_ctas = x.cluster;
   k.cta_threads = x.block[0] * x.block[1] * x.block[2];
+  if (launch.coalesce) coalesce_reads(k);
   out.kernel = std::move(k);
   return out;
 }

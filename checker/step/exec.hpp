@@ -122,6 +122,12 @@ class Exec {
 
   // Its own CTA (always in the cluster) where the operand names none.
   int target_cta(const ir::Ref& r) { return check::target_cta(p_, r, vars(), me_.cta); }
+  // The buffer operands' names, "a[0], b[1]" (for a description).
+  std::string buffer_names(const ir::Op& op) {
+    std::string s;
+    for (const ir::Ref& r : op.bufs) s += (s.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, target_cta(r)));
+    return s;
+  }
   // The error is thrown out of line, so that the lookup stays small enough
   // to inline (it runs in most steps).
   [[noreturn, gnu::cold, gnu::noinline]] static void outside(std::int64_t i, const std::string& name, int size, ir::Loc loc) {

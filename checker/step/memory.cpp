@@ -96,7 +96,19 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
 }
 
 Exec::Pc Exec::on_read(const ir::Op& op, const Lanes& l) {
-  for (const ir::Ref& r : op.bufs) access(r, op.code == OpCode::write ? hb::Kind::write : hb::Kind::read, l);
+  // An access of several buffers reports a race, or a warning, at the
+  // operand it concerns (a PTX front end's run of reads is one step whose
+  // operands keep their own lines: checker/ptx/coalesce.hpp).
+  const bool several = op.bufs.size() > 1;
+  const ir::Loc at = info_.loc;
+  ir::Loc keep = at;
+  for (const ir::Ref& r : op.bufs) {
+    if (several && r.loc.line > 0) info_.loc = r.loc;
+    const bool warned = info_.warning != Violation::none;
+    access(r, op.code == OpCode::write ? hb::Kind::write : hb::Kind::read, l);
+    if (!warned && info_.warning != Violation::none) keep = info_.loc;
+  }
+  info_.loc = keep;
   // A value stored, or read back: the read returns the last value stored in
   // the interleaving, which is the write it is ordered after, since a read
   // not ordered after a write of its bytes stopped above as a race (a
@@ -115,8 +127,7 @@ Exec::Pc Exec::on_read(const ir::Op& op, const Lanes& l) {
     }
     if (op.dest_var >= 0) vars()[static_cast<std::size_t>(op.dest_var)] = s_.values[buf];
   }
-  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " +
-      (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + buffer_names(op));
   return Pc::next;
 }
 Exec::Pc Exec::on_write(const ir::Op& op, const Lanes& l) { return on_read(op, l); }
@@ -125,7 +136,7 @@ Exec::Pc Exec::on_consume(const ir::Op& op, const Lanes& l) {
   // The lanes use what their reads of each buffer loaded: those reads are
   // complete from here on (spec::hb::consume).
   for (const ir::Ref& r : op.bufs) hb::consume(s_.mem, buf_at(r, target_cta(r)), l.threads);
-  SAY(lanes_prefix(op) + "consume " + (op.bufs.empty() ? "" : p_.buffer_name(buf_at(op.bufs[0], target_cta(op.bufs[0])))));
+  SAY(lanes_prefix(op) + "consume " + buffer_names(op));
   return Pc::next;
 }
 

@@ -1,0 +1,106 @@
+// The PTX front end's runs of reads made one step (checker/ptx/coalesce.hpp)
+// keep verdicts: on generated kernels the coalesced kernel, searched with
+// and without the reductions, gets the verdict of the kernel as written
+// searched with none, and the same warning kinds when it verifies. And the
+// runs it makes: what merges, what stops a run.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/program.hpp"
+#include "checker/ptx/coalesce.hpp"
+#include "tests/kernel_generators.hpp"
+#include "tests/tier.hpp"
+
+using namespace pc;
+
+namespace {
+
+// The body of role 0 after coalescing, one line per operation: "read a[0] b[0]".
+std::vector<std::string> runs_of(const std::string& body, int* removed = nullptr) {
+  dsl::Parsed p = dsl::parse("kernel k\nsmem a[2] bytes 64\nsmem b bytes 64\nsmem c bytes 32 aliases a[0] offset 0\nmbarrier m[1] count 32\n"
+                             "role r warp:\n" + body,
+                             "k.bk");
+  REQUIRE(p.ok());
+  const int n = ptx::coalesce_reads(p.kernel);
+  if (removed) *removed = n;
+  std::vector<std::string> out;
+  for (const ir::Stmt& s : p.kernel.roles.at(0).body) {
+    std::string line(ir::op_keyword(s.op.code));
+    if (s.op.lanes == ir::Lanes::one) line = "one " + line;
+    for (const ir::Ref& r : s.op.bufs) line += " " + p.kernel.buffers.at(static_cast<std::size_t>(r.object)).name;
+    out.push_back(line);
+  }
+  return out;
+}
+
+std::set<spec::Violation> warning_kinds(const check::Result& r) {
+  std::set<spec::Violation> out;
+  for (const check::Warning& w : r.warnings) out.insert(w.kind);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("coalesce: a run of reads and consumes is one read and one consume") {
+  int removed = 0;
+  CHECK(runs_of("  all: read a[0]\n  all: consume a[0]\n  all: read b\n  all: read c\n  all: consume b\n", &removed) ==
+        std::vector<std::string>{"read a b c", "consume a b"});
+  CHECK(removed == 3);
+  // A read of a buffer the run consumed starts a new run: that read is not
+  // consumed by the consume before it. Any element of an array the run
+  // consumed counts (the index is not compared).
+  CHECK(runs_of("  all: read a[0]\n  all: consume a[0]\n  all: read a[0]\n  all: arrive m[0]\n") ==
+        std::vector<std::string>{"read a", "consume a", "read a", "arrive"});
+  CHECK(runs_of("  all: read a[0]\n  all: consume a[0]\n  all: read a[1]\n").size() == 3);
+  // Other lanes, a value read, a store and any other operation end a run.
+  CHECK(runs_of("  all: read a[0]\n  one: read a[1]\n").size() == 2);
+  CHECK(runs_of("  all: read a[0]\n  v = read a[1]\n  all: read c\n").size() == 3);
+  CHECK(runs_of("  all: read a[0]\n  one: write a[1]\n  all: read c\n").size() == 3);
+  CHECK(runs_of("  all: read a[0]\n  syncwarp\n  all: read c\n").size() == 3);
+  // Runs inside a loop's body.
+  CHECK(runs_of("  for i in 0..2:\n    all: read a[i]\n    all: read c\n").size() == 1);
+}
+
+TEST_CASE("coalesce: generated kernels get the verdict of their runs as written") {
+  std::mt19937 rng(20261205);
+  int drawn = 0, compared = 0, verified = 0, merged = 0;
+  for (int i = 0; i < 600; ++i) {
+    const std::string text = testgen::read_runs_kernel(rng);
+    CAPTURE(text);
+    const dsl::Parsed p = dsl::parse(text, "gen.bk");
+    if (!p.ok()) continue;  // a named barrier's count the roles cannot fill
+    if (!tier::sample().take(drawn++)) continue;
+    ir::Kernel runs = p.kernel;
+    const int removed = ptx::coalesce_reads(runs);
+    if (removed == 0) continue;
+    ++merged;
+    check::Options none;
+    none.reduction = false;
+    try {
+      const check::Result plain = check::check(p.kernel, none);
+      const check::Result one = check::check(runs, none);
+      const check::Result reduced = check::check(runs, {});
+      REQUIRE(plain.verdict != check::Verdict::inconclusive);
+      CHECK(one.verdict == plain.verdict);
+      CHECK(reduced.verdict == plain.verdict);
+      if (plain.verdict == check::Verdict::verified) {
+        ++verified;
+        CHECK(warning_kinds(one) == warning_kinds(plain));
+        CHECK(warning_kinds(reduced) == warning_kinds(plain));
+        CHECK(one.states <= plain.states);
+      }
+      ++compared;
+    } catch (const check::KernelError&) {
+      // Past one of the model's capacities, as the CLI refuses it.
+    }
+  }
+  MESSAGE(compared << " generated kernels with runs compared, " << verified << " verified");
+  CHECK(compared >= tier::sample().scaled(250));
+  CHECK(verified >= tier::sample().scaled(20));
+}
