@@ -99,7 +99,9 @@ struct Ref {
   Loc loc;
 };
 
-enum class Lanes : std::uint8_t { all, one, each };  // each: the elected lane of every warp
+// each: the elected lane of every warp; rest: every lane of each warp but its
+// elected lane (a branch on the lane index that leaves the leader out).
+enum class Lanes : std::uint8_t { all, one, each, rest };
 // The memory-ordering qualifiers and bar.red's operation are spec's own
 // (spec/ordering.hpp, spec/named_barrier.hpp); `standard`: the PTX default.
 using Sem = spec::ordering::Sem;

@@ -410,8 +410,9 @@ void scan_objects(Program& p, const ir::Kernel& k) {
       p.has_clc |= op.code == OpCode::clc_try_cancel;
       p.has_values |= op.value != ir::no_expr || (op.code == OpCode::read && op.dest_var >= 0);
       if (ir::op_has(op.code, ir::opf::thread_arrive)) {
-        const std::int64_t lanes = k.target == ir::Target::nvidia && op.lanes != ir::Lanes::one && op.lanes != ir::Lanes::each
-                                       ? ir::warp_size(k) : 1;
+        const std::int64_t lanes = k.target != ir::Target::nvidia || op.lanes == ir::Lanes::one || op.lanes == ir::Lanes::each ? 1
+                                   : op.lanes == ir::Lanes::rest                                                      ? ir::warp_size(k) - 1
+                                                                                                                      : ir::warp_size(k);
         const std::int64_t count = op.count == ir::no_expr ? 1 : is_constant(p.exprs, op.count) ? eval(p, op.count, nullptr) : -1;
         p.max_unit_arrival = count < 0 ? std::numeric_limits<std::int64_t>::max() : std::max(p.max_unit_arrival, count * lanes);
       }
@@ -612,7 +613,7 @@ std::string lanes_prefix(const ir::Op& op) {
   if (p == ir::LanePolicy::single && op.lanes == ir::Lanes::one) return "";
   if (p == ir::LanePolicy::agent && op.lanes == ir::Lanes::all) return "";
   if (p != ir::LanePolicy::any && p != ir::LanePolicy::single && p != ir::LanePolicy::agent) return "";
-  return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : "all: ";
+  return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : op.lanes == ir::Lanes::rest ? "rest: " : "all: ";
 }
 
 spec::amd::Waitcnt waitcnt_operands(const Program& p, const ir::Op& op, const std::int64_t* vars) {
@@ -643,13 +644,16 @@ Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   }
   if (op.lanes == ir::Lanes::one) return {a.leader_lane, 1, false};
   if (op.lanes == ir::Lanes::each) return {a.leader_lanes, a.warps, false};
+  if (op.lanes == ir::Lanes::rest) return {a.all_lanes & ~a.leader_lanes, a.threads - a.warps, false};
   return all;
 }
 
 int arrive_units(const ir::Kernel& k, const Lanes& l, const AgentInfo& a) {
   if (!spec::mbarrier::warp_arrives_as_one(k.target == ir::Target::amd)) return l.count;
-  const spec::hb::Threads leaders = l.threads & a.leader_lanes;
-  const int warps = __builtin_popcountll(static_cast<std::uint64_t>(leaders)) + __builtin_popcountll(static_cast<std::uint64_t>(leaders >> 64));
+  // The warps with executing lanes: their elected lane or their other lanes.
+  int warps = 0;
+  for (int w = 0; w < a.warps; ++w)
+    warps += (l.threads & (spec::hb::bit(a.hb.leader(w)) | spec::hb::bit(a.hb.rest(w)))) != 0;
   return warps > 0 ? warps : 1;
 }
 

@@ -184,11 +184,16 @@ inline constexpr int max_cta_threads = 1024;
 
 // --- Warps ---------------------------------------------------------------------
 
-// __syncwarp orders the lanes of each warp among themselves, never two warps
-// (PTX ISA bar.warp.sync: "the executing thread waits until all threads in
-// membermask", a mask of one warp's lanes).
-inline void syncwarp(hb::Memory& m, const hb::AgentThreads& a) {
+// __syncwarp orders the lanes of each warp that execute it among themselves,
+// never two warps (PTX ISA bar.warp.sync: "the executing thread waits until
+// all threads in membermask", a mask of one warp's lanes, which must be the
+// executing lanes: warp_mask). `executing`: the lane classes that execute it;
+// a warp's elected lane alone (`one:`, mask 0x1) or its other lanes alone
+// (`rest:`, mask 0xfffffffe) wait for no lane of the other class, so they
+// order nothing between the classes.
+inline void syncwarp(hb::Memory& m, const hb::AgentThreads& a, hb::Threads executing) {
   for (int w = 0; w < a.warps; ++w) {
+    if ((executing & hb::bit(a.leader(w))) == 0 || (executing & hb::bit(a.rest(w))) == 0) continue;
     hb::order(m, a.leader(w), hb::bit(a.rest(w)));
     hb::order(m, a.rest(w), hb::bit(a.leader(w)));
   }

@@ -71,10 +71,16 @@ TEST_CASE("rules: __syncwarp orders the lanes of each warp, never two warps") {
   w.kind = hb::Kind::write;
   w.issuers = hb::bit(a.rest(0));
   REQUIRE(hb::access(m, w).violation == Violation::none);
-  rules::syncwarp(m, a);
   hb::Access r;
   r.buf = 0;
   r.issuers = hb::bit(a.leader(0));
+  // Executed by warp 0's elected lane alone, or its other lanes alone: the
+  // two classes do not wait for each other.
+  rules::syncwarp(m, a, hb::bit(a.leader(0)));
+  CHECK(hb::check_only(m, r).violation == Violation::data_race);
+  rules::syncwarp(m, a, hb::bit(a.rest(0)));
+  CHECK(hb::check_only(m, r).violation == Violation::data_race);
+  rules::syncwarp(m, a, a.lanes());
   CHECK(hb::check_only(m, r).violation == Violation::none);
   r.issuers = hb::bit(a.leader(1));
   CHECK(hb::check_only(m, r).violation == Violation::data_race);

@@ -96,7 +96,8 @@ void Parser::check_lane_prefix(ir::Op& op, bool lanes_given) {
   const ir::LanePolicy policy = ir::op_lanes(op.code);
   if (lanes_given && policy == ir::LanePolicy::aligned && op.lanes != ir::Lanes::all)
     fail(op.loc, "'" + kw + "' is executed by the whole warp or warp group together: remove '" +
-                     (op.lanes == ir::Lanes::one ? "one:" : "each:") + "' (" + std::string(ir::aligned_rule) + ")");
+                     (op.lanes == ir::Lanes::one ? "one:" : op.lanes == ir::Lanes::rest ? "rest:" : "each:") + "' (" +
+                     std::string(ir::aligned_rule) + ")");
   if (lanes_given && policy == ir::LanePolicy::leader && op.lanes != ir::Lanes::one)
     fail(op.loc, "'" + kw + "' is issued by one elected lane: write 'one:' or no prefix");
   // Without a prefix an mbarrier.init / inval is one thread's (the kernel

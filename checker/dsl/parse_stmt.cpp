@@ -104,7 +104,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     out.push_back(std::move(s));
     return;
   }
-  // [dest =] [one:|each:|all:] op ...   or   var = expr
+  // [dest =] [one:|each:|all:|rest:] op ...   or   var = expr
   int dest = -1;
   std::string dest_name;
   if (is("=", 1) && !ir::op_from_keyword(tk.text)) {
@@ -113,7 +113,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
       fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
     next();
     next();
-    const bool lane_prefix = (is("one") || is("all") || is("each")) && is(":", 1);
+    const bool lane_prefix = (is("one") || is("all") || is("each") || is("rest")) && is(":", 1);
     if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
       if (lane0_ > 0)
         fail(tk.loc, "an assignment under 'if lane == 0:': a variable is the warp's, the same in all its lanes; assign it outside the block");
@@ -144,9 +144,12 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     next();
     next();
     if (is("each") && is(":", 1)) fail(peek().loc, "'warp K: each:': 'each:' is every warp's elected lane; write 'warp K: one:'");
+    if (is("rest") && is(":", 1))
+      fail(peek().loc, "'warp K: rest:': one warp's lanes but its elected lane are not supported; run the warp as a role of "
+                       "its own, or under 'if warp == K:'");
   }
-  if ((is("one") || is("all") || is("each")) && is(":", 1)) {
-    lanes = is("one") ? ir::Lanes::one : is("each") ? ir::Lanes::each : ir::Lanes::all;
+  if ((is("one") || is("all") || is("each") || is("rest")) && is(":", 1)) {
+    lanes = is("one") ? ir::Lanes::one : is("each") ? ir::Lanes::each : is("rest") ? ir::Lanes::rest : ir::Lanes::all;
     lanes_given = true;
     next();
     next();

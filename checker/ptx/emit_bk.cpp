@@ -111,7 +111,7 @@ class Printer {
   std::string op(const ir::Role& role, const ir::Op& op) const {
     std::string prefix;
     const ir::LanePolicy p = ir::op_lanes(op.code);
-    if (p != ir::LanePolicy::aligned && p != ir::LanePolicy::leader) prefix = op.lanes == ir::Lanes::one ? "one: " : "all: ";
+    if (p != ir::LanePolicy::aligned && p != ir::LanePolicy::leader) prefix = op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::rest ? "rest: " : "all: ";
     const std::string kw(ir::op_keyword(op.code));
     const std::string bar = op.bar.object >= 0 ? ref(op.bar, true) : "";
     std::string sem = sem_word(op.sem), scope = scope_word(op.scope);

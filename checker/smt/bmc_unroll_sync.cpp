@@ -3,6 +3,8 @@
 // and global_load_lds.
 #include "checker/smt/bmc_unroll.hpp"
 
+#include <algorithm>
+
 #include "spec/amd.hpp"
 #include "spec/cluster.hpp"
 #include "spec/named_barrier.hpp"
@@ -116,7 +118,11 @@ void Unroller::op_cluster_barrier(Step& s, const ir::Op& op) {
 void Unroller::op_syncwarp(Step& s) {
   const check::AgentInfo& me = agent_info();
   s.kind = StepKind::syncwarp;
-  for (int w = 0; w < me.warps; ++w) s.warps.emplace_back(thread(me.hb.leader(w)), thread(me.hb.rest(w)));
+  // The warps whose elected lane and other lanes both execute it
+  // (spec::rules::syncwarp).
+  auto in = [&](int t) { return std::find(s.lanes.begin(), s.lanes.end(), t) != s.lanes.end(); };
+  for (int w = 0; w < me.warps; ++w)
+    if (in(thread(me.hb.leader(w))) && in(thread(me.hb.rest(w)))) s.warps.emplace_back(thread(me.hb.leader(w)), thread(me.hb.rest(w)));
 }
 
 // step.cpp, on_consume: the buffers whose reads by the lanes are used (no

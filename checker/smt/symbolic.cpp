@@ -419,6 +419,7 @@ int Sym::lanes(const Occ& o) const {
   }
   if (o.op->lanes == ir::Lanes::one) return 1;
   if (o.op->lanes == ir::Lanes::each) return t / ir::warp_size(k_);
+  if (o.op->lanes == ir::Lanes::rest) return t - t / ir::warp_size(k_);
   return t;
 }
 

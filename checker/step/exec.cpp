@@ -98,7 +98,7 @@ void Exec::op(const ir::Op& op) {
   const Lanes l = lanes_of(op, me_);
   // A wave's lanes run in lockstep (spec/amd.hpp): they are ordered among
   // themselves before every op, as __syncwarp orders a warp's.
-  if (p_.kernel->target == ir::Target::amd && spec::amd::wave_lanes_in_lockstep) rules::syncwarp(s_.mem, me_.hb);
+  if (p_.kernel->target == ir::Target::amd && spec::amd::wave_lanes_in_lockstep) rules::syncwarp(s_.mem, me_.hb, me_.hb.lanes());
   Pc next = Pc::stay;
   switch (op.code) {
 #define PC_X(e, ...)           \

@@ -172,14 +172,15 @@ void Exec::check_warp_mask(const ir::Op& op, const Lanes& l) {
   const std::uint64_t full = (std::uint64_t{1} << ir::warp_size(*p_.kernel)) - 1;
   const std::int64_t mask = ev(op.mask, static_cast<std::int64_t>(full));
   for (int w = 0; w < me_.warps; ++w) {
-    const std::uint64_t executing = (l.threads & hb::bit(me_.hb.rest(w))) != 0 ? full : (l.threads & hb::bit(me_.hb.leader(w))) != 0 ? 1 : 0;
+    const std::uint64_t executing = ((l.threads & hb::bit(me_.hb.rest(w))) != 0 ? full & ~std::uint64_t{1} : 0) |
+                                    ((l.threads & hb::bit(me_.hb.leader(w))) != 0 ? 1 : 0);
     if (executing == 0) continue;
     if (const Violation v = rules::warp_mask(static_cast<std::uint64_t>(mask), executing); v != Violation::none) {
       char text[64];
       std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(mask));
       const bool outside = (executing & ~static_cast<std::uint64_t>(mask)) != 0;
       stop(v, me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " has member mask " + text + ", but " +
-                  (executing == 1 ? "only lane 0" : "every lane") + " of warp " + std::to_string(w) + " executes it: " +
+                  (executing == 1 ? "only lane 0" : executing == full ? "every lane" : "every lane but lane 0") + " of warp " + std::to_string(w) + " executes it: " +
                   (outside ? "an executing lane is not in the mask (\"undefined if the executing thread is not in the membermask\")"
                            : "a lane of the mask never executes it (it waits \"until all threads corresponding to membermask\" "
                              "execute it)") +
@@ -190,8 +191,8 @@ void Exec::check_warp_mask(const ir::Op& op, const Lanes& l) {
 
 Exec::Pc Exec::on_syncwarp(const ir::Op& op, const Lanes& l) {
   if (op.mask != ir::no_expr) check_warp_mask(op, l);
-  rules::syncwarp(s_.mem, me_.hb);
-  SAY("syncwarp");
+  rules::syncwarp(s_.mem, me_.hb, l.threads);
+  SAY(lanes_prefix(op) + "syncwarp");
   return Pc::next;
 }
 
