@@ -53,6 +53,16 @@ TEST_CASE("cli ptx: verdicts, source lines, replay and usage") {
   const Run again = run(test, cmd);
   CHECK(again.status == 1);
   CHECK(again.out.find("VIOLATION data_race") != std::string::npos);
+  // With --no-reduction (a warp's runs of reads apart) and --grid, the
+  // replay carries them too.
+  const Run plain = run(test, bad + " --block 64 --grid 4 --no-reduction");
+  CHECK(plain.status == 1);
+  const std::size_t pat = plain.out.find("replay: check-kernel ");
+  REQUIRE(pat != std::string::npos);
+  const std::string pcmd = plain.out.substr(pat + 21, plain.out.find('\n', pat) - pat - 21);
+  CHECK(pcmd.find("--grid 4") != std::string::npos);
+  CHECK(pcmd.find("--no-reduction") != std::string::npos);
+  CHECK(run(test, pcmd).status == 1);
 
   // The trace page shows the source line too.
   const std::string page = (temp_dir(test) / "trace.html").string();
@@ -65,6 +75,9 @@ TEST_CASE("cli ptx: verdicts, source lines, replay and usage") {
   CHECK(run(test, ok + " --block 64 --param N=1").status == 2);
   CHECK(run(test, ok + " --block 0").status == 2);
   CHECK(run(test, ok + " --block 64 --cluster 17").status == 2);
+  CHECK(run(test, ok + " --block 64 --grid 0").status == 2);
+  CHECK(run(test, ok + " --block 64 --cluster 2 --grid 3").status == 2);
+  CHECK(run(test, cli_support::good + " --grid 2").status == 2);
   CHECK(run(test, ok + " --block 64 --arg N").status == 2);
   CHECK(run(test, ok + " --block 64 --entry nope").status == 2);
 

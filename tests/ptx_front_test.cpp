@@ -160,7 +160,8 @@ TEST_CASE("ptx: what the front end does not read is a located error") {
   const std::string copies = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
                              "\tcp.async.ca.shared.global \t[%r7], [%rd2], 4;\n\tcp.async.commit_group;\n\tcp.async.wait_group \t0;\n";
   CHECK(first_error(load(kernel(copies + produce, wait))).find("cp.async-groups") != std::string::npos);
-  // Some lanes of a warp arriving together: not read yet, and said so.
+  // Some lanes of a warp arriving together (not lane 0 alone, not lanes
+  // 1-31: the `rest:` lanes): not read yet, and said so.
   const std::string some = "\tsetp.lt.u32 \t%p3, %r4, 16;\n\t@%p3 mbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
   CHECK(first_error(load(kernel(some, wait))).find("lanes 0,1,2") != std::string::npos);
 }
@@ -466,4 +467,122 @@ DONE:
   for (const ir::Stmt& s : k.kernel.roles[0].body) waits += s.op.code == ir::OpCode::mbar_wait;
   CHECK(waits == 3);
   CHECK(outcome(loop, l) == "verified");
+}
+
+TEST_CASE("ptx: lanes 1-31 of a warp are its `rest:` lanes") {
+  // Lane 0 stores and arrives on one side of a lane test, lanes 1-31 on the
+  // other (two arrive instructions, as a compiler may give each side its
+  // own tail): 1 + 31 arrivals complete the phase of count 32.
+  const std::string apart =
+      "\tst.shared.f32 \t[%r7], 0f3F800000;\n"
+      "\tsetp.ne.u32 \t%p3, %r4, 0;\n"
+      "\t@%p3 bra \tREST;\n"
+      "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n"
+      "\tbra.uni \tJOIN;\n"
+      "REST:\n"
+      "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n"
+      "JOIN:\n";
+  CHECK(outcome(kernel(apart, wait)) == "verified");
+  const ptx::Loaded k = load(kernel(apart, wait));
+  REQUIRE(k.ok());
+  const std::string bk = ptx::emit_bk(k.kernel, "test.ptx");
+  CHECK(bk.find("rest: arrive bar") != std::string::npos);
+  CHECK(bk.find("one: arrive bar") != std::string::npos);
+  // Only lanes 1-31 arrive: one arrival stays pending.
+  const std::string rest_only = testing::with(apart, "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n\tbra.uni", "\tbra.uni");
+  CHECK(outcome(kernel(rest_only, wait)) == "deadlock");
+}
+
+TEST_CASE("ptx: a label belongs to its block, as inline asm's LAB_WAIT does") {
+  // Two inline-asm polling loops that each name LAB_WAIT and DONE in their
+  // own { } block (CUTLASS's ClusterBarrier::wait): each branch goes to its
+  // own block's label.
+  const std::string loop =
+      "\t{\n\t.reg .pred P1;\n\tLAB_WAIT:\n"
+      "\tmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 P1, [%r2], 0;\n"
+      "\t@P1 bra DONE;\n\tbra LAB_WAIT;\n\tDONE:\n\t}\n";
+  CHECK(outcome(kernel(produce, loop + loop)) == "verified");
+  // A branch to a label only another block has is an unknown label.
+  const std::string stray = "\t{\n\tINNER:\n\t}\n\tbra.uni \tINNER;\n";
+  CHECK(first_error(load(kernel(produce, wait + stray))).find("unknown label 'INNER'") != std::string::npos);
+}
+
+TEST_CASE("ptx: a try_wait whose failure goes on to a polling loop of the same phase is one wait") {
+  // CUTLASS's consumer_try_wait, then consumer_wait's loop where it failed:
+  // the failing path reaches another wait of the same mbarrier and parity,
+  // a polling loop of its own, after which the warp goes on as after the
+  // first one's success.
+  const std::string tried =
+      "\tmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 \t%p3, [%r2], 0;\n"
+      "\tselp.b32 \t%r9, 1, 0, %p3;\n"
+      "\tsetp.ne.s32 \t%p0, %r9, 0;\n"
+      "\t@%p0 bra \tTRIED;\n"
+      "\t{\n\t.reg .pred P1;\n\tLAB_WAIT:\n"
+      "\tmbarrier.try_wait.parity.acquire.cta.shared::cta.b64 P1, [%r2], 0;\n"
+      "\t@P1 bra DONE;\n\tbra LAB_WAIT;\n\tDONE:\n\t}\n"
+      "TRIED:\n";
+  CHECK(outcome(kernel(produce, tried)) == "verified");
+  const ptx::Loaded k = load(kernel(produce, tried));
+  REQUIRE(k.ok());
+  CHECK(ptx::emit_bk(k.kernel, "test.ptx").find("wait bar parity 0") != std::string::npos);
+  // The second wait is for another phase: no polling loop.
+  const ptx::Loaded other = load(kernel(produce, testing::with(tried, "P1, [%r2], 0;", "P1, [%r2], 1;")));
+  CHECK(first_error(other).find("not in a polling loop") != std::string::npos);
+  // The failing path stores before it waits again.
+  const ptx::Loaded busy = load(kernel(produce, testing::with(tried, "\t{\n", "\tst.shared.f32 \t[%r7], 0f00000000;\n\t{\n")));
+  CHECK(first_error(busy).find("not in a polling loop") != std::string::npos);
+  // After the second wait the warp does more than after the first's success
+  // (a store only the failing side makes).
+  const ptx::Loaded elsewhere =
+      load(kernel(produce, testing::with(tried, "\t}\nTRIED:\n", "\t}\n\tst.shared.f32 \t[%r7], 0f00000000;\nTRIED:\n")));
+  CHECK(first_error(elsewhere).find("does not go on as after") != std::string::npos);
+}
+
+TEST_CASE("ptx: mov packs and unpacks vectors of integers exactly") {
+  // The barrier's address split into the halves of a 64-bit value and put
+  // back together (as CUTLASS builds a wgmma descriptor).
+  const std::string split =
+      "\tcvt.u64.u32 \t%rd3, %r2;\n"
+      "\tor.b64 \t%rd3, %rd3, 4294967296;\n"
+      "\tmov.b64 \t{%r8, %r9}, %rd3;\n"
+      "\tmov.b64 \t%rd4, {%r8, %r9};\n"
+      "\tcvt.u32.u64 \t%r8, %rd4;\n"
+      "\tst.shared.f32 \t[%r7], 0f3F800000;\n"
+      "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r8];\n";
+  CHECK(outcome(kernel(split, wait)) == "verified");
+  // The high half is 1: the producer arrives at shared address 1, not on
+  // the consumer's barrier.
+  CHECK(outcome(kernel(testing::with(split, "[%r8];", "[%r9];"), wait)) != "verified");
+}
+
+TEST_CASE("ptx: --grid gives %nctaid, and the grid's first cluster is checked") {
+  // A persistent producer: tiles ctaid.x, ctaid.x + nctaid.x, ... below 2,
+  // each a store and an arrive (count 32). Alone in its grid the CTA makes
+  // both, and the second store races with the consumer's loads after the
+  // first phase; in a grid of 2 it makes one.
+  const std::string tiles =
+      "\tmov.u32 \t%r9, %ctaid.x;\n"
+      "TILE:\n"
+      "\tsetp.ge.u32 \t%p0, %r9, 2;\n"
+      "\t@%p0 bra \tTILES_DONE;\n"
+      "\tst.shared.f32 \t[%r7], 0f3F800000;\n"
+      "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n"
+      "\tmov.u32 \t%r8, %nctaid.x;\n"
+      "\tadd.u32 \t%r9, %r9, %r8;\n"
+      "\tbra.uni \tTILE;\n"
+      "TILES_DONE:\n";
+  CHECK(outcome(kernel(tiles, wait)) == "data_race");
+  ptx::Launch two;
+  two.grid[0] = 2;
+  CHECK(outcome(kernel(tiles, wait), two) == "verified");
+  const ptx::Loaded k = load(kernel(tiles, wait), two);
+  REQUIRE(k.ok());
+  bool said = false;
+  for (const std::string& n : k.notes) said = said || n.find("grid 2x1x1") != std::string::npos;
+  CHECK(said);
+  // A grid that is no whole number of clusters.
+  ptx::Launch odd;
+  odd.cluster = 2;
+  odd.grid[0] = 3;
+  CHECK(first_error(load(kernel(tiles, wait), odd)).find("no whole number of clusters") != std::string::npos);
 }

@@ -44,6 +44,8 @@ options for a .ptx file (each warp is an agent; see docs/ptx.md):
   --entry NAME         the kernel (.entry) to check (default: the only one)
   --block X[,Y,Z]      threads per CTA (default: the kernel's .reqntid/.maxntid)
   --cluster N          CTAs in the cluster (default: .reqnctapercluster, or 1)
+  --grid X[,Y,Z]       CTAs in the grid, for %nctaid and %nclusterid (default:
+                       one cluster); the grid's first cluster is checked
   --smem-bytes B       dynamic shared memory, for %dynamic_smem_size
   --arg NAME=VALUE     an integer kernel parameter (NAME, or its index);
                        a 64-bit parameter not given is a pointer of its own
@@ -462,7 +464,7 @@ EarlyExit check_combinations(const Cli& c) {
     return usage("--prove excludes --sweep and --replay (it covers every value of one parameter in one search)");
   bool any_ptx = false, all_ptx = true;
   for (const std::string& f : c.files) any_ptx |= pc::ptx::is_ptx_path(f), all_ptx &= pc::ptx::is_ptx_path(f);
-  if (c.ptx.given && !any_ptx) return usage("--entry, --block, --cluster, --smem-bytes, --arg, --box and --emit-bk go with a .ptx file");
+  if (c.ptx.given && !any_ptx) return usage("--entry, --block, --cluster, --grid, --smem-bytes, --arg, --box and --emit-bk go with a .ptx file");
   if (c.ptx.emit_bk && (!all_ptx || c.want_json || c.want_sarif || !c.opt.replay.empty() || !c.html_out.empty()))
     return usage("--emit-bk prints .ptx files as .bk: it takes .ptx files only, and no --json, --sarif, --replay or --trace-html");
   if (any_ptx && (c.want_sweep || !c.prove_param.empty() || c.symbolic || c.want_place || !c.params.empty()))

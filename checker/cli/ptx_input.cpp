@@ -49,7 +49,8 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
     o.emit_bk = o.given = true;
     return std::string();
   }
-  if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--smem-bytes" && a != "--arg" && a != "--box") return std::nullopt;
+  if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--grid" && a != "--smem-bytes" && a != "--arg" && a != "--box")
+    return std::nullopt;
   if (i + 1 >= argc) return a + " needs a value";
   const std::string v = argv[++i];
   o.given = true;
@@ -60,6 +61,9 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
   } else if (a == "--block") {
     if (!ptx::parse_dims(v, o.launch.block) || o.launch.block[0] * o.launch.block[1] * o.launch.block[2] > 1024)
       return "--block needs X[,Y[,Z]] of at most 1024 threads, not '" + v + "'";
+  } else if (a == "--grid") {
+    if (!ptx::parse_dims(v, o.launch.grid) || std::int64_t{o.launch.grid[0]} * o.launch.grid[1] * o.launch.grid[2] > (std::int64_t{1} << 31))
+      return "--grid needs X[,Y[,Z]] CTAs, not '" + v + "'";
   } else if (a == "--cluster") {
     std::int64_t n = 0;
     if (!parse_int(v, n) || n < 1 || n > 16) return "--cluster needs a number of CTAs (1 to 16), not '" + v + "'";

@@ -23,7 +23,38 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
 
   if (m == "mov") {
     if (in.args.size() < 2) stop(in, "mov needs two operands");
-    if (in.args[1].kind == Operand::Kind::vec) return each([](int) { return Val::unknown(); });
+    // mov.bN d, {a, b, ...} packs the elements (the first in the low bits);
+    // mov.bN {a, b, ...}, d unpacks them (PTX ISA mov: "pack/unpack"), as
+    // CUTLASS splits a wgmma descriptor into its halves and adds to the low one.
+    const Operand& src = in.args[1];
+    const Operand& dst = in.args[0];
+    if (src.kind == Operand::Kind::vec || dst.kind == Operand::Kind::vec) {
+      const std::size_t n = (src.kind == Operand::Kind::vec ? src : dst).elems.size();
+      const int w = n > 0 ? t.bits / static_cast<int>(n) : 0;
+      if (n == 0 || w <= 0 || w * static_cast<int>(n) != t.bits || t.bits > 64 || (src.kind == Operand::Kind::vec) == (dst.kind == Operand::Kind::vec))
+        return each([](int) { return Val::unknown(); });
+      const std::uint64_t mask = w == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << w) - 1;
+      for (int l = 0; l < 32; ++l) {
+        if (!((lanes >> l) & 1)) continue;
+        if (src.kind == Operand::Kind::vec) {
+          std::uint64_t packed = 0;
+          bool known = true;
+          for (std::size_t k = 0; k < n; ++k) {
+            const Val e = get(l, src.elems[k], Type{w});
+            known = known && e.known();
+            if (known) packed |= (static_cast<std::uint64_t>(e.v) & mask) << (static_cast<int>(k) * w);
+          }
+          set(l, dst, known ? Val::num(norm(static_cast<std::int64_t>(packed), t)) : Val::unknown());
+        } else {
+          const Val d = get(l, src, t);
+          for (std::size_t k = 0; k < n; ++k)
+            set(l, dst.elems[k],
+                d.known() ? Val::num(norm(static_cast<std::int64_t>((static_cast<std::uint64_t>(d.v) >> (static_cast<int>(k) * w)) & mask), Type{w}))
+                          : Val::unknown());
+        }
+      }
+      return;
+    }
     return each([&](int l) {
       Val v = get(l, in.args[1], t);
       if (v.known() && !t.pred) v.v = norm(v.v, t);

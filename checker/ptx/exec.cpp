@@ -58,6 +58,17 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
     error(x, file, fn->at, "a cluster of " + std::to_string(x.cluster) + " CTAs: the model checks clusters of up to 16");
     return x;
   }
+  // The grid: the cluster along x, or --grid, whose x is a whole number of
+  // clusters; the cluster checked is its first (blocks 0 .. cluster - 1).
+  for (int d = 0; d < 3; ++d) x.grid[d] = launch.grid[0] > 0 ? std::max(1, launch.grid[d]) : d == 0 ? x.cluster : 1;
+  if (x.grid[0] % x.cluster != 0) {
+    error(x, file, fn->at, "a grid of " + std::to_string(x.grid[0]) + " CTAs along x is no whole number of clusters of " +
+                               std::to_string(x.cluster) + " (PTX ISA, \"Cluster of Cooperative Thread Arrays\")");
+    return x;
+  }
+  if (launch.grid[0] > 0 && x.grid[0] * x.grid[1] * x.grid[2] > x.cluster)
+    x.notes.push_back("grid " + std::to_string(x.grid[0]) + "x" + std::to_string(x.grid[1]) + "x" + std::to_string(x.grid[2]) +
+                      ": the cluster of blocks 0 to " + std::to_string(x.cluster - 1) + " is checked, the others' CTAs are not modelled");
 
   Context ctx;
   ctx.module = &m;
@@ -66,6 +77,7 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
   for (int d = 0; d < 3; ++d) ctx.block[d] = x.block[d];
   ctx.threads = threads;
   ctx.cluster = x.cluster;
+  for (int d = 0; d < 3; ++d) ctx.grid[d] = x.grid[d];
   ctx.file = file;
   ctx.kb = &kb;
   ctx.errors = &x.errors;

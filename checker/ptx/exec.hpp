@@ -27,6 +27,7 @@ struct Launch {
   std::string entry;                 // empty: the module's only .entry
   int block[3] = {0, 0, 0};          // 0 in x: not given (the entry's .reqntid, if any)
   int cluster = 0;                   // CTAs in the cluster (0: the entry's .reqnctapercluster, else 1)
+  int grid[3] = {0, 0, 0};           // CTAs in the grid (0 in x: one cluster); the first cluster is checked
   std::int64_t smem_bytes = -1;      // dynamic shared memory (-1: what the kernel touches)
   std::vector<std::pair<std::string, std::int64_t>> args;  // integer parameters by name
   // Tensor maps by parameter (name, suffix or index): the bytes of one box,
@@ -70,6 +71,7 @@ struct Execution {
   std::vector<WarpRun> warps;
   int block[3] = {1, 1, 1};
   int cluster = 1;
+  int grid[3] = {1, 1, 1};           // the launch's grid in CTAs (the cluster, where --grid gives none)
   std::int64_t static_smem = 0;      // bytes of the module's and entry's .shared variables
   std::vector<std::pair<std::string, std::int64_t>> shared_vars;  // name, first byte (the extern one last)
   const Function* entry = nullptr;

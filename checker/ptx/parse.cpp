@@ -358,13 +358,21 @@ class Parser {
     if (accept(";")) return;  // a prototype
     fn_ = &f;
     scopes_.assign(1, {});
+    scope_labels_.clear();
+    branch_scopes_.clear();
+    next_scope_ = 0;
     body();
-    // Branch targets.
-    for (Instr& in : f.code) {
+    // Branch targets: a label is its block's (PTX ISA, "Statements": the
+    // `{ }` of inline asm, which may name its own LAB_WAIT each time), so a
+    // branch goes to the label of the innermost block around it that has one.
+    for (std::size_t i = 0; i < f.code.size(); ++i) {
+      Instr& in = f.code[i];
       if (in.target.empty() || in.parts[0] == "call") continue;  // a call names a function, not a label
-      const auto it = f.labels.find(in.target);
-      if (it == f.labels.end()) error(in.at.line, in.at.col, "branch to an unknown label '" + in.target + "'");
-      else in.target_index = it->second;
+      const auto chain = branch_scopes_.find(static_cast<int>(i));
+      if (chain != branch_scopes_.end())
+        for (auto s = chain->second.rbegin(); s != chain->second.rend() && in.target_index < 0; ++s)
+          if (const auto it = scope_labels_.find({*s, in.target}); it != scope_labels_.end()) in.target_index = it->second;
+      if (in.target_index < 0) error(in.at.line, in.at.col, "branch to an unknown label '" + in.target + "'");
     }
     fn_ = nullptr;
     out_.module.functions.push_back(std::move(f));
@@ -374,6 +382,7 @@ class Parser {
   struct Scope {
     std::map<std::string, int> names;
     std::vector<std::pair<std::string, std::pair<int, int>>> ranges;  // prefix, (count, first register)
+    int id = 0;  // for its labels
   };
   int add_reg(const std::string& name, const std::string& type) {
     fn_->regs.push_back(Reg{name, type});
@@ -460,6 +469,7 @@ class Parser {
       }
       if (accept("{")) {
         scopes_.emplace_back();
+        scopes_.back().id = ++next_scope_;
         continue;
       }
       const Token t = peek();
@@ -475,7 +485,8 @@ class Parser {
       if (t.kind == Token::Kind::ident && is(":", 1)) {  // a label
         next();
         next();
-        fn_->labels[t.text] = static_cast<int>(fn_->code.size());
+        if (scopes_.size() == 1) fn_->labels[t.text] = static_cast<int>(fn_->code.size());
+        scope_labels_[{scopes_.back().id, t.text}] = static_cast<int>(fn_->code.size());
         continue;
       }
       if (out_.errors.size() >= 20) return;
@@ -518,6 +529,8 @@ class Parser {
       const Token l = next();
       in.target = l.text;
       expect(";");
+      std::vector<int>& chain = branch_scopes_[static_cast<int>(fn_->code.size())];
+      for (const Scope& s : scopes_) chain.push_back(s.id);
       fn_->code.push_back(std::move(in));
       return;
     }
@@ -676,6 +689,9 @@ class Parser {
   ParsedModule out_;
   Function* fn_ = nullptr;
   std::vector<Scope> scopes_;
+  std::map<std::pair<int, std::string>, int> scope_labels_;  // (block, label) -> index into code
+  std::map<int, std::vector<int>> branch_scopes_;           // a branch's index -> the blocks around it, outermost first
+  int next_scope_ = 0;
   std::map<std::string, bool> local_names_;
   Where loc_;
 };

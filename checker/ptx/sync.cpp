@@ -40,9 +40,8 @@ bool is_space(const std::string& q) { return q.rfind("shared", 0) == 0 || q == "
 
 }  // namespace
 
-void Warp::wait_loop(const Instr& in, std::uint32_t lanes) {
+Event Warp::wait_event(const Instr& in, std::uint32_t lanes) {
   // mbarrier.{try,test}_wait.parity{.sem}{.scope}{.shared{::cta}}.b64 p, [addr], parity{, hint}
-  if (probing_) throw Stop{in.at, "'" + in.text + "' inside another wait's failing path"};
   if (in.args.size() < 3 || in.args[0].kind != Operand::Kind::reg) stop(in, "'" + in.text + "' needs p, [addr], parity or state");
   if (lanes != stack_.back().mask)
     stop(in, "'" + in.text + "' under a guard that leaves out some of the warp's running lanes: not supported yet");
@@ -69,13 +68,40 @@ void Warp::wait_loop(const Instr& in, std::uint32_t lanes) {
   }
   ev.op.sem = sem_of(in);
   ev.op.scope = scope_of(in);
+  return ev;
+}
+
+void Warp::wait_loop(const Instr& in, std::uint32_t lanes) {
+  if (probing_) {
+    // In a failing path: a wait of the same phase tries it again (checked
+    // after the probe: check_retries); any other wait ends the path.
+    std::optional<Event> other;
+    try {
+      other = wait_event(in, lanes);
+    } catch (const Stop&) {
+    }
+    auto parity = [&](const Event& e) {
+      return e.op.parity == ir::no_expr ? std::int64_t{-1} : ctx.kb->kernel().exprs[static_cast<std::size_t>(e.op.parity)].value;
+    };
+    if (same_wait_ && other && other->bar == same_wait_->bar && parity(*other) == parity(*same_wait_) &&
+        other->token == same_wait_->token && other->op.sem == same_wait_->op.sem && other->op.scope == same_wait_->op.scope)
+      throw SameWait{};
+    throw Stop{in.at, "'" + in.text + "' inside another wait's failing path"};
+  }
+  Event ev = wait_event(in, lanes);
   // The loop around it: the failing path must come back to this wait with
   // nothing done and the same live values, so that the wait is blocking.
   for (int l = 0; l < 32; ++l)
     if ((lanes >> l) & 1) set(l, in.args[0], Val::num(0));
   const int pc = stack_.back().pc;
   std::vector<int> stale;
-  if (const auto why = probe(pc, lanes, stale))
+  same_wait_ = &ev;
+  retries_.clear();
+  std::optional<std::string> why = probe(pc, lanes, stale);
+  same_wait_ = nullptr;
+  if (!why && !retries_.empty()) why = check_retries(lanes, in.args[0], std::vector<Retry>(std::move(retries_)));
+  retries_.clear();
+  if (why)
     stop(in, "'" + in.text + "' is not in a polling loop the front end recognizes (" + *why +
                  "); it reads a try_wait or test_wait whose failure only tries again");
   emit(in, lanes, std::move(ev));

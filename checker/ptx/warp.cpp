@@ -61,13 +61,16 @@ Val Warp::special(int lane, const std::string& name) const {
   if (base == "%laneid") return Val::num(lane);
   if (base == "%warpid") return Val::num(warp);
   if (base == "%nwarpid") return Val::num((ctx.threads + 31) / 32);
-  // One grid of one cluster along x: CTA `cta` of the cluster is block `cta`.
+  // The grid's first cluster, along x: CTA `cta` of the cluster is block
+  // `cta`; the grid is --grid's (the cluster where none is given).
+  const int* g = ctx.grid;
   if (base == "%ctaid" || base == "%cluster_ctaid") return pick(cta, 0, 0);
-  if (base == "%nctaid" || base == "%cluster_nctaid") return pick(ctx.cluster, 1, 1);
+  if (base == "%nctaid") return pick(g[0], g[1], g[2]);
+  if (base == "%cluster_nctaid") return pick(ctx.cluster, 1, 1);
   if (base == "%cluster_ctarank") return Val::num(cta);
   if (base == "%cluster_nctarank") return Val::num(ctx.cluster);
   if (base == "%clusterid") return Val::num(0);
-  if (base == "%nclusterid") return pick(1, 1, 1);
+  if (base == "%nclusterid") return pick(g[0] / ctx.cluster, g[1], g[2]);
   if (base == "%is_explicit_cluster") return Val::num(ctx.cluster > 1 ? 1 : 0);
   if (base == "%lanemask_eq") return Val::num(std::int64_t{1} << lane);
   if (base == "%lanemask_lt") return Val::num((std::int64_t{1} << lane) - 1);
@@ -273,6 +276,12 @@ void Warp::emit(const Instr& in, std::uint32_t lanes, Event ev) {
     single_lane_ = lane;
     ev.op.lanes = ir::Lanes::one;
     ev.lane = lane;
+  } else if (const int leader = single_lane_ >= 0 ? single_lane_ : 0;
+             lanes == (0xffffffffu & ~(1u << leader)) && policy != ir::LanePolicy::aligned && policy != ir::LanePolicy::leader) {
+    // Every lane but the warp's leader (the other side of a lane test, or a
+    // tail the compiler gave each side of one): the `rest:` lanes.
+    single_lane_ = leader;
+    ev.op.lanes = ir::Lanes::rest;
   } else if (ev.op.code == ir::OpCode::read || ev.op.code == ir::OpCode::write || ev.op.code == ir::OpCode::cp_async ||
              ev.op.code == ir::OpCode::consume) {
     // Some lanes only, each on its own bytes: taken as the whole warp's
@@ -419,6 +428,11 @@ std::optional<std::string> Warp::probe(int pc, std::uint32_t lanes, std::vector<
         }
         try {
           step();
+        } catch (const SameWait&) {
+          // A wait of the same phase: the path tries again there
+          // (check_retries decides whether that is this wait's loop).
+          retries_.push_back(Retry{regs, stack_});
+          break;
         } catch (const Fork& f) {
           bool old = false;
           for (const Path& x : seen) old = old || (x.stack == stack_ && x.regs == regs);
@@ -455,6 +469,95 @@ std::optional<std::string> Warp::probe(int pc, std::uint32_t lanes, std::vector<
   regs = regs0;
   stack_ = stack0;
   single_lane_ = single0;
+  return why;
+}
+
+std::optional<Warp::Retry> Warp::run_to_event() {
+  const bool was = probing_;
+  const Event* same = same_wait_;
+  probing_ = true;
+  same_wait_ = nullptr;
+  std::optional<Retry> out;
+  for (int n = 0; n <= probe_steps; ++n) {
+    if (!advance()) {
+      out = Retry{regs, {}};
+      break;
+    }
+    const Retry before{regs, stack_};
+    try {
+      step();
+    } catch (const ProbeEnd&) {
+      out = before;
+      break;
+    } catch (const Stop&) {
+      out = before;
+      break;
+    } catch (const Fork&) {
+      break;
+    }
+  }
+  probing_ = was;
+  same_wait_ = same;
+  return out;
+}
+
+std::optional<std::string> Warp::check_retries(std::uint32_t lanes, const Operand& pred, const std::vector<Retry>& retries) {
+  const std::vector<Val> regs0 = regs;
+  const std::vector<Entry> stack0 = stack_;
+  auto set_all = [&](const Operand& p, std::int64_t v) {
+    for (int l = 0; l < 32; ++l)
+      if ((lanes >> l) & 1) set(l, p, Val::num(v));
+  };
+  // The state after a wait that succeeded, at the next event.
+  auto after_success = [&](const std::vector<Val>& rs, const std::vector<Entry>& st, const Operand& p) {
+    regs = rs;
+    stack_ = st;
+    set_all(p, 1);
+    ++stack_.back().pc;
+    return run_to_event();
+  };
+  auto same_state = [&](const Retry& a, const Retry& b) {
+    if (!(a.stack == b.stack)) return false;
+    if (a.stack.empty()) return true;
+    const int at = a.stack.back().pc;
+    for (int r = 0; r < nregs; ++r) {
+      if (!ctx.cfg.live(at, r)) continue;
+      for (int l = 0; l < 32; ++l) {
+        const std::size_t i = static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r);
+        if (!(a.regs[i] == b.regs[i])) return false;
+      }
+    }
+    return true;
+  };
+  std::optional<std::string> why;
+  const std::optional<Retry> mine = after_success(regs0, stack0, pred);
+  if (!mine) why = "after its success the warp branches on a value the front end does not know before its next operation";
+  for (const Retry& r : retries) {
+    if (why) break;
+    const int pc2 = r.stack.back().pc;
+    const Instr& w2 = ctx.fn->code[static_cast<std::size_t>(pc2)];
+    const std::string there = "the wait of the same phase at line " + std::to_string(w2.at.line) + " it tries again with";
+    // That wait is a polling loop of its own.
+    regs = r.regs;
+    stack_ = r.stack;
+    set_all(w2.args[0], 0);
+    std::vector<int> stale2;
+    retries_.clear();
+    if (const auto w = probe(pc2, lanes, stale2)) {
+      why = there + " is no polling loop: " + *w;
+      break;
+    }
+    if (!retries_.empty() || !stale2.empty()) {
+      why = there + " tries again through yet another wait, or leaves registers it reads with other values";
+      break;
+    }
+    const std::optional<Retry> theirs = after_success(r.regs, r.stack, w2.args[0]);
+    if (!theirs || !same_state(*mine, *theirs))
+      why = "after " + there + ", the warp does not go on as after this wait's success (another next operation or other live values)";
+  }
+  retries_.clear();
+  regs = regs0;
+  stack_ = stack0;
   return why;
 }
 

@@ -26,6 +26,7 @@ struct Context {
   int block[3] = {1, 1, 1};
   int threads = 0;
   int cluster = 1;
+  int grid[3] = {1, 1, 1};
   std::string file;
   ir::KernelBuilder* kb = nullptr;
   std::map<std::string, std::int64_t> shared_addr;   // .shared variable -> its first byte
@@ -45,6 +46,11 @@ struct Stop {
   Where at;
   std::string message;
 };
+
+// A polling loop's failing path that reaches a wait of the same phase (the
+// same mbarrier, parity or token, semantics and scope): CUTLASS's
+// consumer_try_wait, then consumer_wait's loop when it failed.
+struct SameWait {};
 
 class Warp {
  public:
@@ -103,7 +109,25 @@ class Warp {
   void exit_lanes(std::uint32_t lanes);
   void arith(const Instr& in, std::uint32_t lanes);
   void wait_loop(const Instr& in, std::uint32_t lanes);
+  // The wait an mbarrier.try_wait/test_wait instruction makes (sync.cpp).
+  Event wait_event(const Instr& in, std::uint32_t lanes);
   std::optional<std::string> probe(int pc, std::uint32_t lanes, std::vector<int>& stale);
+  // Where a polling loop's failing path reached a wait of the same phase
+  // (probe, SameWait): the state there, at that wait.
+  struct Retry {
+    std::vector<Val> regs;
+    std::vector<Entry> stack;
+  };
+  // The wait just probed, in `lanes`, whose failing paths reached the waits of
+  // `retries`: each of those is a polling loop, and after it the warp goes
+  // on as after this wait's success (the same instruction next, the same
+  // live registers); else why not. `pred`: the wait's result operand.
+  std::optional<std::string> check_retries(std::uint32_t lanes, const Operand& pred, const std::vector<Retry>& retries);
+  // From the current state, in probing mode: the state before the first
+  // instruction that makes an event or waits (an empty stack: the warp
+  // ends), or nothing (a branch on a value the front end does not know, a
+  // path too long).
+  std::optional<Retry> run_to_event();
   [[nodiscard]] Val special(int lane, const std::string& name) const;
   // ld.param: the value of the parameter bytes `o` names in lane `lane`.
   [[nodiscard]] Val param(const Instr& in, const Operand& o, int lane, Type t);
@@ -126,6 +150,8 @@ class Warp {
   int single_lane_ = -1;                   // the lane of the warp's single-lane operations so far
   std::uint8_t regs_seen_ = 0;             // wgmma registers accessed since the last wgmma.fence (emitted once)
   std::vector<int> stale_;                 // registers a polling loop may leave with other values (probe)
+  const Event* same_wait_ = nullptr;       // the wait being probed: a failing path may retry it through another instruction
+  std::vector<Retry> retries_;             // where the failing paths did (probe)
   std::vector<std::uint32_t> load_lanes_;  // per event: the lanes of a load whose data is not yet used (0: none, or used)
 };
 
