@@ -44,13 +44,18 @@ Footprints::Footprints(const Program& p) : p_(p) {
     cluster_arrive_.push_back(arrives_alone);
   }
   // The named-barrier slots an exit may complete (spec::named::on_exit: an
-  // instance given no thread count waits for the CTA's non-exited threads;
-  // AMD's workgroup barrier counts the waves that have not exited).
+  // instance given no thread count, or a bar.sync's count of 0
+  // (spec::named::whole_cta), waits for the CTA's non-exited threads; AMD's
+  // workgroup barrier counts the waves that have not exited).
   whole_slot_.assign(static_cast<std::size_t>(p.named_used), p.kernel->target == ir::Target::amd);
   for (const AgentInfo& a : p.agents) {
     cta_of_.push_back(a.cta);
     for (const Instr& in : p.code[static_cast<std::size_t>(a.role)]) {
-      if (in.kind != InstrKind::op || !ir::op_uses_named_barrier(in.op->code) || in.op->count != ir::no_expr) continue;
+      if (in.kind != InstrKind::op || !ir::op_uses_named_barrier(in.op->code)) continue;
+      std::int64_t count = 0;
+      const bool counted = in.op->count != ir::no_expr &&
+                           (in.op->code != OpCode::bar_sync || (known(in.op->count, nullptr, count) && count != 0));
+      if (counted) continue;
       std::int64_t id = 0;
       if (in.op->id == ir::no_expr || (known(in.op->id, nullptr, id) && id >= 0 && id < spec::named::num_ids)) {
         const int slot = p.named_slot[static_cast<std::size_t>(id)];

@@ -5,6 +5,9 @@
 // immediately arrive at the barrier once again."). The model asks more than the ISA's letter:
 // a second arrive before the thread's own wait is misuse
 // even after the instance completed, and so is a wait with no arrive (no ISA sentence for it).
+// Both are stances stricter than the H200, which lets a re-arrive after completion join the
+// next instance and a lone wait return at once, ordering nothing (harness test barrier_letter
+// Q4, Q5: docs/conformance/h200-2026-12-05-barrier-letter.md; docs/spec.md).
 // Pure functions over one State per cluster; the per-thread part (has this agent arrived, in
 // which instance) is a Ticket the caller keeps.
 #pragma once

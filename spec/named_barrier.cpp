@@ -2,9 +2,11 @@
 
 namespace pc::spec::named {
 
+bool whole_cta(const ArriveArgs& a) { return a.no_count || (a.sync && a.count == 0); }
+
 Violation check_operands(const ArriveArgs& a) {
   if (a.id < 0 || a.id >= num_ids) return Violation::named_id_out_of_range;
-  if (a.no_count) return Violation::none;
+  if (whole_cta(a)) return Violation::none;
   if (a.count <= 0 || a.count % warp_size != 0) return Violation::named_count_not_warp_multiple;
   if (a.id == 0 && a.id0_whole_cta && a.cta_threads > 0 && a.count != a.cta_threads) return Violation::named_id0_clash;
   return Violation::none;
@@ -32,7 +34,7 @@ Result settle(State s, Outcome o) {
 
 Result arrive(State s, const ArriveArgs& a) {
   if (Violation v = check_operands(a); v != Violation::none) return {s, Outcome::fail(v)};
-  const bool whole = a.no_count;
+  const bool whole = whole_cta(a);
   const std::int64_t count = whole ? (a.live_threads >= 0 ? a.live_threads : a.cta_threads) : a.count;
   // One thread count per instance. The ISA has no sentence that says so: PTX ISA bar/barrier only says
   // "Different warps may execute different forms of the barrier{.cta} instruction using the same barrier
@@ -66,7 +68,7 @@ WarpsResult arrive_warps(State s, const ArriveArgs& a, int warps) {
     return WarpsResult{r.next, r.out, r.out.violation == Violation::none ? n : 0};
   };
   if (warps <= 1 || a.red != Red::none || check_operands(a) != Violation::none) return whole(a, warps);
-  const std::int64_t count = a.no_count ? (a.live_threads >= 0 ? a.live_threads : a.cta_threads) : a.count;
+  const std::int64_t count = whole_cta(a) ? (a.live_threads >= 0 ? a.live_threads : a.cta_threads) : a.count;
   if (s.arrived + a.threads <= count) return whole(a, warps);
   const int per_warp = a.threads / warps;
   const std::int64_t fit = (count - s.arrived) / per_warp;

@@ -37,6 +37,7 @@ struct ArriveArgs {
   int id = 0;
   std::int64_t count = 0;   // the b operand, where given
   bool no_count = false;    // b absent: all threads of the CTA take part
+  bool sync = false;        // bar.sync (barrier.sync): a b of 0 is the whole CTA too (whole_cta)
   int threads = warp_size;  // threads of the arriving agent (32: a warp, 128: a warp group)
   int cta_threads = 0;      // threads of the CTA (for id 0 and the checks of an absent count)
   int live_threads = -1;    // threads of the CTA not exited (an absent count waits for these); -1: cta_threads
@@ -49,17 +50,23 @@ struct ArriveArgs {
 //  - `named_id_out_of_range`: "Source operand a specifies a logical barrier resource as an immediate
 //    constant or register with value 0 through 15."
 //  - `named_count_not_warp_multiple`: "When specifying a thread count, the value must be a multiple of
-//    the warp size." A count of 0 given (a parameter that is 0 at run time: a constant 0 is a parse
-//    error) is one too: "Note that a non-zero thread count is required for barrier{.cta}.arrive", and
-//    for bar.sync and bar.red "Operand b specifies the number of threads participating in the
-//    barrier", which the executing threads are. With no count nothing is checked: "If no thread
-//    count is specified, all threads in the CTA participate in the barrier" (a CTA of 48 threads may
-//    run bar.sync 0; until issue 62 the model checked the CTA's size there).
+//    the warp size." A count of 0 given to bar.arrive is one too: "Note that a non-zero thread count
+//    is required for barrier{.cta}.arrive" (the H200 faults: harness test barrier_letter Q2,
+//    docs/conformance/h200-2026-12-05-barrier-letter.md), and to bar.red ("Operand b specifies the
+//    number of threads participating in the barrier", which the executing threads are; not tested).
+//    To bar.sync a count of 0 is the whole CTA (whole_cta): the ISA's letter allows it (0 is a
+//    multiple of the warp size) and gives it no meaning, and on the H200 `bar.sync 1, r` with r = 0
+//    at run time waits for every warp of the block (Q2: in 16,896 blocks no warp passed before the
+//    late one arrived). With no count nothing is checked: "If no thread count is specified, all
+//    threads in the CTA participate in the barrier" (a CTA of 48 threads may run bar.sync 0: Q3;
+//    until issue 62 the model checked the CTA's size there).
 //  - `named_id0_clash`: id 0 is the barrier of __syncthreads (CUDA C++ Programming Guide,
 //    "Synchronization Functions"), so a partial count on it clashes with the __syncthreads of the
 //    CTA: only when the kernel has one. No PTX ISA sentence forbids it: PTX allows any warp-multiple
 //    count on barrier 0.
 [[nodiscard]] Violation check_operands(const ArriveArgs& a);
+// Whether the arrive is for every thread of the CTA: no count, or bar.sync's 0.
+[[nodiscard]] bool whole_cta(const ArriveArgs& a);
 
 // The arrival part of bar.sync, bar.arrive and bar.red: adds the agent's threads;
 // the instance completes when `count` threads have arrived (PTX ISA, "bar, barrier":
@@ -76,7 +83,9 @@ struct ArriveArgs {
 //  - `named_count_mismatch`, an arrive whose thread count differs from the
 //    instance's in progress: no ISA sentence says so; the nearest is "Different
 //    warps may execute different forms of the barrier{.cta} instruction using the
-//    same barrier name and thread count". Also more threads than the count: "Care
+//    same barrier name and thread count". The H200 faults (illegal instruction) in
+//    every launch whose warps give bar.sync 1 different counts (harness test
+//    barrier_letter Q1: 64/96/96, 96/64/64, 96/64/64/64). Also more threads than the count: "Care
 //    must be taken to keep a warp from executing more barrier{.cta} instructions
 //    than intended ... prior to the reset of the barrier."
 [[nodiscard]] Result arrive(State s, const ArriveArgs& a);

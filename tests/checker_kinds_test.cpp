@@ -132,15 +132,19 @@ TEST_CASE("named barrier: an id out of range in a warp-group role is named_id_ou
 // must be a multiple of the warp size. Note that a non-zero thread count is
 // required for barrier{.cta}.arrive." Until issue 62 the model checked the
 // CTA's size where no count is given (a CTA of 80 threads with bar.sync 1 was
-// named_count_not_warp_multiple), and took a count of 0 for no count.
-TEST_CASE("named barrier: no count checks no warp multiple; a count of 0 is one") {
-  auto make = [](int cta_threads, std::int64_t count) {
+// named_count_not_warp_multiple), and took a count of 0 for no count. Then a
+// given 0 was named_count_not_warp_multiple for every form; since the H200
+// run of barrier_letter (Q2: bar.sync 1, 0 waits for every warp of the block,
+// bar.arrive 1, 0 faults) a bar.sync's 0 is the whole CTA and a bar.arrive's
+// stays the violation.
+TEST_CASE("named barrier: no count checks no warp multiple; a count of 0 is the whole CTA for bar.sync, a violation for bar.arrive") {
+  auto make = [](int cta_threads, std::int64_t count, OpCode first = OpCode::bar_sync) {
     KernelBuilder kb("named_counts");
     kb.cta_threads(cta_threads);
     const int d = kb.buffer("d", 1, 64);
     Role& p = kb.role("producer", Granularity::warp);
     p.body.push_back(O(OpCode::write).buf(d));
-    ir::OpBuilder arrive = O(OpCode::bar_sync).id(kb.c(1));
+    ir::OpBuilder arrive = O(first).id(kb.c(1));
     if (count >= 0) arrive.count(kb.c(count));
     p.body.push_back(arrive);
     Role& c = kb.role("consumer", Granularity::warp);
@@ -153,7 +157,9 @@ TEST_CASE("named barrier: no count checks no warp multiple; a count of 0 is one"
   // 80 threads, not a multiple of 32: the roles' 64 and 16 that exit at once.
   CHECK(run(make(80, -1)).verdict == Verdict::verified);
   CHECK(run(make(80, 64)).verdict == Verdict::verified);
-  CHECK(run(make(80, 0)).violation == Violation::named_count_not_warp_multiple);
+  CHECK(run(make(80, 0)).verdict == Verdict::verified);
+  CHECK(run(make(80, 0, OpCode::bar_arrive)).violation == Violation::named_count_not_warp_multiple);
+  CHECK(run(make(80, 64, OpCode::bar_arrive)).verdict == Verdict::verified);
 }
 
 TEST_CASE("lapping is judged by its effects: no parity_alias without a deadlock or a race") {

@@ -22,6 +22,7 @@ void Unroller::op_named_barrier(Step& s, const ir::Op& op) {
   args.id = id;
   args.count = s.count;
   args.no_count = ir::named_no_count(op);
+  args.sync = op.code == OpCode::bar_sync;  // a count of 0 is the whole CTA, as s.count 0 is here
   args.threads = me.threads;
   args.cta_threads = p_.cta_threads[static_cast<std::size_t>(current_.cta)];
   args.id0_whole_cta = p_.id0_whole_cta;

@@ -12,6 +12,7 @@ spec::named::ArriveArgs Exec::named_operands(const ir::Op& op, int id, std::int6
   args.id = id;
   args.count = count;
   args.no_count = ir::named_no_count(op);
+  args.sync = op.code == OpCode::bar_sync;
   args.threads = threads;
   args.cta_threads = p_.cta_threads[static_cast<std::size_t>(me_.cta)];
   args.live_threads = live_threads(me_.cta);
