@@ -6,6 +6,8 @@
 
 #include "checker/builder.hpp"
 #include "checker/explore.hpp"
+#include "tests/agreed_check.hpp"
+#include "tests/kernel_text.hpp"
 
 using namespace pc;
 using namespace pc::ir;
@@ -160,6 +162,14 @@ TEST_CASE("named barrier: no count checks no warp multiple; a count of 0 is the 
   CHECK(run(make(80, 0)).verdict == Verdict::verified);
   CHECK(run(make(80, 0, OpCode::bar_arrive)).violation == Violation::named_count_not_warp_multiple);
   CHECK(run(make(80, 64, OpCode::bar_arrive)).verdict == Verdict::verified);
+  // A count of 0 held in a variable, with a warp that exits before the
+  // barrier (it no longer holds up the whole-CTA instance): the same with and
+  // without the reductions, whose footprints let an exit complete it.
+  const std::string zero = "kernel z\nsmem d bytes 64\nrole p warp:\n  t = 0\n  one: write d\n  bar_sync 1, t\n"
+                           "role q warp:\n  exit\nrole c warp:\n  bar_sync 1, 0\n  all: read d\n";
+  CHECK(pc::testing::agreed_outcome(zero) == "verified");
+  CHECK(pc::testing::agreed_outcome(pc::testing::with(zero, "  bar_sync 1, t\n", "  bar_arrive 1, t\n")) ==
+        "named_count_not_warp_multiple");
 }
 
 TEST_CASE("lapping is judged by its effects: no parity_alias without a deadlock or a race") {
