@@ -8,6 +8,7 @@
 #include <tuple>
 #include <vector>
 
+#include "checker/ir_rules.hpp"
 #include "spec/amd.hpp"
 #include "spec/clc.hpp"
 #include "spec/named_barrier.hpp"
@@ -155,41 +156,12 @@ void Parser::check_isa_form(const ir::Op& op, const OptionLocs& at, ir::Loc loc)
               "out, for the whole CTA); write 'bar_arrive ID, THREADS'");
 }
 
-// The operations of each target (ir::op_target; docs/dsl.md, "Targets"),
-// checked once the whole file is read, since `target` may come after the roles.
-// cp.async-groups are per thread (PTX ISA cp.async.commit_group: "creates a
-// new cp.async-group per thread"; cp.async.wait_group makes the writes
-// visible "to the executing thread"). The model follows the groups of one
-// thread per agent, so in a role with cp_async_commit / cp_async_wait every
-// cp.async operation is `one:`: the lane that issues the copies commits and
-// waits them, and a barrier or syncwarp orders the other lanes after it. (An
-// agent-wide group would order every lane after every lane's copies, hiding
-// a missing __syncthreads.)
+// cp.async-groups are one thread's (ir::cp_async_lanes, which the PTX
+// front end applies too): the .bk fix is a `one:` prefix.
 void Parser::check_cp_async_lanes(const std::vector<ir::Stmt>& body) {
-  std::vector<const ir::Op*> ops;
-  bool groups = false;
-  auto walk = [&](auto& self, const std::vector<ir::Stmt>& b) -> void {
-    for (const ir::Stmt& s : b) {
-      // cp.async and its groups (not cp.async.mbarrier.arrive, whose lanes are free).
-      if (s.kind == ir::StmtKind::op && ir::op_family(s.op.code) == ir::OpFamily::cp_async &&
-          s.op.code != OpCode::cp_async_mbarrier_arrive) {
-        ops.push_back(&s.op);
-        groups |= s.op.code != OpCode::cp_async;
-      }
-      self(self, s.body);
-      self(self, s.else_body);
-    }
-  };
-  walk(walk, body);
-  if (!groups) return;
-  for (const ir::Op* o : ops)
-    if (o->lanes != ir::Lanes::one) {
-      target_error(o->loc, "cp.async-groups are per thread and the model follows one thread's: write 'one: " +
-                               std::string(ir::op_keyword(o->code)) +
-                               "' (the lane that issues the copies commits and waits them; a barrier then orders the other lanes), "
-                               "or track the copies with cp_async_arrive");
-      return;
-    }
+  if (const auto e = ir::cp_async_lanes(body))
+    target_error(e->loc, e->message + ": write 'one: " + std::string(ir::op_keyword(e->code)) +
+                             "', or track the copies with cp_async_arrive");
 }
 
 // The bulk async-groups are per thread (PTX ISA cp.async.bulk.commit_group:
@@ -224,6 +196,8 @@ void Parser::check_bulk_thread(const std::vector<ir::Stmt>& body) {
   walk(walk, body);
 }
 
+// The operations of each target (ir::op_target; docs/dsl.md, "Targets"),
+// checked once the whole file is read, since `target` may come after the roles.
 void Parser::check_target(const std::vector<ir::Stmt>& body) {
   for (const ir::Stmt& s : body) {
     if (s.kind == ir::StmtKind::op) check_target_op(s.op);

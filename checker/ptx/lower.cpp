@@ -12,6 +12,7 @@
 #include <set>
 
 #include "checker/builder.hpp"
+#include "checker/ir_rules.hpp"
 #include "checker/ptx/coalesce.hpp"
 #include "checker/ptx/front.hpp"
 #include "checker/ptx/parse.hpp"
@@ -216,34 +217,6 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
             gmem[param]);
   }
 
-  // cp.async-groups are per thread (PTX ISA cp.async.commit_group: "creates
-  // a new cp.async-group per thread"; cp.async.wait_group makes the writes
-  // visible "to the executing thread"), and the model follows one thread's
-  // groups per agent: a warp with groups makes its cp.async operations with
-  // one lane (as the .bk front end asks, docs/dsl.md "cp.async-groups"). An
-  // agent-wide group would order every lane after every lane's copies,
-  // hiding a missing __syncthreads.
-  for (const WarpRun& w : x.warps) {
-    bool groups = false;
-    for (const Event& e : w.events)
-      groups |= e.op.code == ir::OpCode::cp_async_commit || e.op.code == ir::OpCode::cp_async_wait ||
-                e.op.code == ir::OpCode::cp_async_wait_all;
-    if (!groups) continue;
-    for (const Event& e : w.events)
-      if (ir::op_family(e.op.code) == ir::OpFamily::cp_async && e.op.code != ir::OpCode::cp_async_mbarrier_arrive &&
-          e.op.lanes != ir::Lanes::one) {
-        out.errors.push_back(Diagnostic{file, e.op.loc,
-                                        "CTA " + std::to_string(w.cta) + " warp " + std::to_string(w.warp) + ": '" +
-                                            std::string(ir::op_keyword(e.op.code)) +
-                                            "' by several lanes of a warp that commits or waits cp.async-groups: the groups "
-                                            "are per thread and the model follows one thread's, so the front end reads a "
-                                            "warp's cp.async copies, commits and waits made by one lane (not yet supported "
-                                            "for several)",
-                                        true});
-        return out;
-      }
-  }
-
   // Warp w's i-th event as IR operations (one, but a single-buffer op over
   // several ranges is one per range); a token-making arrive gets a variable
   // of the role, the same for the same event of each warp of a split role.
@@ -431,6 +404,13 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       r.body.push_back(stmt(anchors[0][g]));
     }
   }
+  // cp.async-groups are one thread's (ir::cp_async_lanes): a warp with
+  // groups makes its cp.async operations with one lane.
+  for (const ir::Role& r : kb.kernel().roles)
+    if (const auto e = ir::cp_async_lanes(r.body)) {
+      out.errors.push_back(Diagnostic{file, e->loc, r.name + ": " + e->message + " (not yet supported for several lanes)", true});
+      return out;
+    }
   ir::Kernel k = kb.build();
   k.name = fn.name;
   k.file = file;
