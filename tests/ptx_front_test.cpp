@@ -586,3 +586,25 @@ TEST_CASE("ptx: --grid gives %nctaid, and the grid's first cluster is checked") 
   odd.grid[0] = 3;
   CHECK(first_error(load(kernel(tiles, wait), odd)).find("no whole number of clusters") != std::string::npos);
 }
+
+TEST_CASE("ptx: a 64-bit parameter not given, used as an integer, asks for its --arg") {
+  // Read as a pointer of its own; multiplied (a divisor's magic number) and
+  // compared, it decides a branch: the error names the --arg, through the
+  // multiply, the conversion and the select.
+  const std::string uses =
+      "\tld.param.u64 \t%rd1, [handoff_param_0];\n"
+      "\tmul.hi.u64 \t%rd2, %rd1, 3;\n"
+      "\tcvt.u32.u64 \t%r8, %rd2;\n"
+      "\tsetp.eq.u32 \t%p3, %r8, 0;\n"
+      "\tselp.b32 \t%r9, 1, 2, %p3;\n"
+      "\tsetp.eq.u32 \t%p0, %r9, 1;\n"
+      "\t@%p0 bra \tDONE;\n";
+  const ptx::Loaded k = load(kernel(uses + produce, wait));
+  CHECK(first_error(k).find("give --arg 0=VALUE") != std::string::npos);
+  ptx::Launch given;
+  given.args.emplace_back("0", 0);
+  CHECK(outcome(kernel(uses + produce, wait), given) == "deadlock");  // 0: the producer skips its arrive
+  ptx::Launch other;
+  other.args.emplace_back("0", static_cast<std::int64_t>(1ull << 63));  // 3 x 2^63: a high half of 1
+  CHECK(outcome(kernel(uses + produce, wait), other) == "verified");
+}

@@ -10,6 +10,18 @@
 
 namespace pc::ptx {
 
+// A 64-bit parameter or struct field not given with --arg is read as a
+// pointer of its own; used as an integer (a divisor's multiplier, a count)
+// it is that parameter's bytes, not given, so that what depends on it names
+// the --arg it needs.
+Val Warp::as_param(const Val& v) const {
+  if (v.k != Val::K::gptr || v.v != 0) return v;
+  if (v.base >= 0 && static_cast<std::size_t>(v.base) < ctx.fn->params.size()) return Val::param_bytes(v.base, 0);
+  for (const auto& [at, base] : ctx.field_pointer)
+    if (base == v.base) return Val::param_bytes(at.first, at.second);
+  return v;
+}
+
 // Integer, predicate and data instructions.
 void Warp::arith(const Instr& in, std::uint32_t lanes) {
   const std::string& m = in.parts[0];
@@ -185,13 +197,9 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
         p = comb(p);
         q = comb(q);
       }
-      Val why = Val::unknown_of(a, b);
       // A pointer read from a struct parameter's field compared with an
-      // integer (a null test): the field's value decides it.
-      for (const Val* x : {&a, &b})
-        if (!p && !why.from_param() && x->k == Val::K::gptr)
-          for (const auto& [field, base] : ctx.field_pointer)
-            if (base == x->base) why = Val::param_bytes(field.first, field.second);
+      // integer (a null test): the field's value decides it (as_param).
+      const Val why = Val::unknown_of(as_param(a), as_param(b));
       set(l, in.args[0], p ? Val::num(*p) : why);
       if (in.args[0].reg2 >= 0)
         regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.args[0].reg2)] =
@@ -202,7 +210,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
   if (m == "selp") {
     return each([&](int l) {
       const Val c = get(l, in.args[3], Type{1, false, false, true});
-      if (!c.known()) return Val::unknown();
+      if (!c.known()) return Val::unknown_of(c, Val::unknown_of(get(l, in.args[1], t), get(l, in.args[2], t)));
       Val v = get(l, in.args[c.v ? 1 : 2], t);
       if (v.known()) v.v = norm(v.v, t);
       return v;
@@ -212,7 +220,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
     const Type dt = type_of(in.parts, 0), st = type_of(in.parts, 1);
     return each([&](int l) {
       const Val a = get(l, in.args[1], st);
-      if (dt.fp || st.fp || !a.known()) return a.address() && dt.bits == 64 ? a : Val::unknown();
+      if (dt.fp || st.fp || !a.known()) return a.address() && dt.bits == 64 ? a : Val::unknown_of(as_param(a), Val::unknown());
       return Val::num(norm(norm(a.v, st), dt));
     });
   }
@@ -232,12 +240,12 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       if (m == "add" && b.address() && a.known()) return Val{b.k, a.v + b.v, b.base};
       if (m == "sub" && a.address() && b.address() && a.k == b.k && a.base == b.base) return Val::num(a.v - b.v);
       if (t.pred) {
-        if (m == "not") return a.known() ? Val::num(!a.v) : Val::unknown();
+        if (m == "not") return a.known() ? Val::num(!a.v) : Val::unknown_of(a, Val::unknown());
         if (!a.known() || !b.known()) {
           // and/or with a known side can decide alone.
           if (m == "and" && ((a.known() && !a.v) || (b.known() && !b.v))) return Val::num(0);
           if (m == "or" && ((a.known() && a.v) || (b.known() && b.v))) return Val::num(1);
-          return Val::unknown();
+          return Val::unknown_of(a, b);
         }
         if (m == "and") return Val::num(a.v && b.v);
         if (m == "or") return Val::num(a.v || b.v);
@@ -246,7 +254,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       }
       const bool unary = m == "abs" || m == "neg" || m == "not" || m == "cnot" || m == "popc" || m == "clz" || m == "brev" ||
                          m == "bfind";
-      if (!a.known() || (!unary && !b.known())) return Val::unknown_of(a, b);
+      if (!a.known() || (!unary && !b.known())) return Val::unknown_of(as_param(a), as_param(b));
       const std::uint64_t ua = static_cast<std::uint64_t>(norm(a.v, Type{t.bits, false}));
       const std::uint64_t ub = static_cast<std::uint64_t>(norm(b.v, Type{t.bits, false}));
       const std::int64_t sa = norm(a.v, Type{t.bits, true}), sb = norm(b.v, Type{t.bits, true});

@@ -91,6 +91,9 @@ class Warp {
   bool sync(const Instr& in, std::uint32_t lanes);
   // The loads whose data `in` reads in `lanes`: each is consumed (ir consume) first.
   void consume_uses(const Instr& in, std::uint32_t lanes);
+  // A pointer parameter's (or field's) value used as an integer: the
+  // parameter's bytes, not given (Val::param_bytes); any other value as it is.
+  [[nodiscard]] Val as_param(const Val& v) const;
   // The registers of `lanes` that operand `o` writes get the data of load event `load`.
   void loaded(int lane, const Operand& o, int load);
 
