@@ -157,6 +157,16 @@ __device__ inline void tma_load_1d(void* dst, const void* src, std::uint32_t byt
                "l"(src), "r"(bytes), "r"(smem(bar))
                : "memory");
 }
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [dst], [src], size, [bar], mask;
+//                                                                      PTX 8.0, sm_90
+// The copy lands at dst's offset in each CTA of `mask` (bit i: CTA rank i of
+// the cluster) and completes `bytes` on the mbarrier at bar's offset there.
+__device__ inline void tma_load_1d_multicast(void* dst, const void* src, std::uint32_t bytes, mbarrier_t* bar, std::uint16_t mask) {
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;" ::"r"(
+                   smem(dst)),
+               "l"(src), "r"(bytes), "r"(smem(bar)), "h"(mask)
+               : "memory");
+}
 // cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size;      PTX 8.0, sm_90
 __device__ inline void tma_store_1d(void* dst, const void* src, std::uint32_t bytes) {
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(smem(src)), "r"(bytes) : "memory");
@@ -190,6 +200,14 @@ __device__ inline std::uint32_t mapa_shared(const void* p, std::uint32_t cta) {
   std::uint32_t d;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(d) : "r"(smem(p)), "r"(cta));
   return d;
+}
+// mbarrier.arrive.release.cluster.shared::cluster.b64 _, [bar];       PTX 8.0, sm_90
+// bar: the shared::cluster address (mapa_shared) of an mbarrier of any CTA of
+// the cluster: one arrive-on of it, which returns no state ("_"); the
+// release at cluster scope orders the thread's accesses before the phase
+// for a waiter in that CTA that acquires at cluster scope.
+__device__ inline void mbarrier_arrive_cluster(std::uint32_t bar) {
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
 }
 // st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [dst], v, [bar];   PTX 8.1, sm_90
 // dst and bar: shared::cluster addresses (mapa_shared) of one CTA of the cluster.
@@ -326,6 +344,8 @@ inline std::uint32_t mbarrier_pending_count(ModelToken t) {
   return static_cast<std::uint32_t>(spec::mbarrier::pending_count(t.token));
 }
 inline void mbarrier_inval(Mbarrier* b) { detail::apply(b, spec::mbarrier::inval(b->state)); }
+// An arrive-on of a barrier of any CTA of the cluster, with no state returned.
+inline void mbarrier_arrive_cluster(Mbarrier* b) { detail::apply(b, spec::mbarrier::arrive(b->state, {1, false, false, 0})); }
 // st.async of 4 bytes as the model sees it once the store lands: the value
 // is in place and its bytes are completed on the barrier of its CTA.
 inline void st_async_b32(std::uint32_t* dst, std::uint32_t v, Mbarrier* bar) {

@@ -119,3 +119,18 @@ TEST_CASE("primitives on the host: cp.async copies land when a wait_group retire
   CHECK(dst[2] == 33);
   CHECK(t.in_flight.empty());
 }
+
+TEST_CASE("primitives on the host: an arrive on another CTA's barrier is one arrive-on of it") {
+  prim::Mbarrier empty;
+  prim::mbarrier_init(&empty, 2);
+  prim::mbarrier_arrive_cluster(&empty);  // the peer CTA's consumer
+  CHECK_FALSE(prim::mbarrier_test_wait_parity(&empty, 0));
+  prim::mbarrier_arrive(&empty, 1);  // this CTA's
+  CHECK(prim::mbarrier_test_wait_parity(&empty, 0));
+  CHECK(empty.violation == pc::spec::Violation::none);
+  prim::Mbarrier one;
+  prim::mbarrier_init(&one, 1);
+  prim::mbarrier_arrive(&one, 1, prim::relaxed);
+  prim::mbarrier_arrive_cluster(&one);  // the next phase's
+  CHECK(prim::mbarrier_test_wait_parity(&one, 1));
+}
