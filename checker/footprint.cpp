@@ -53,9 +53,7 @@ Footprints::Footprints(const Program& p) : p_(p) {
     for (const Instr& in : p.code[static_cast<std::size_t>(a.role)]) {
       if (in.kind != InstrKind::op || !ir::op_uses_named_barrier(in.op->code)) continue;
       std::int64_t count = 0;
-      const bool counted = in.op->count != ir::no_expr &&
-                           (in.op->code != OpCode::bar_sync || (known(in.op->count, nullptr, count) && count != 0));
-      if (counted) continue;
+      if (!ir::named_may_be_whole(*in.op, in.op->count != ir::no_expr && known(in.op->count, nullptr, count) && count != 0)) continue;
       std::int64_t id = 0;
       if (in.op->id == ir::no_expr || (known(in.op->id, nullptr, id) && id >= 0 && id < spec::named::num_ids)) {
         const int slot = p.named_slot[static_cast<std::size_t>(id)];

@@ -145,6 +145,12 @@ struct Op {
 // A named barrier given no thread count: all threads of the CTA take part
 // (__syncthreads, or bar.sync with no b operand; spec::named::ArriveArgs::no_count).
 [[nodiscard]] inline bool named_no_count(const Op& op) { return op.code == OpCode::syncthreads || op.count == no_expr; }
+// Whether a named-barrier op may be one for every thread of the CTA
+// (spec::named::whole_cta): no count, or a bar.sync's count that may be 0.
+// `nonzero`: the count is known not to be 0.
+[[nodiscard]] inline bool named_may_be_whole(const Op& op, bool nonzero) {
+  return named_no_count(op) || (op.code == OpCode::bar_sync && !nonzero);
+}
 
 enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true };
 

@@ -419,9 +419,8 @@ void scan_objects(Program& p, const ir::Kernel& k) {
       // The tcgen05 operations that read or write data (mma, cp, ld, st).
       p.has_tcgen05_mma |= ir::op_family(op.code) == ir::OpFamily::tcgen05 && ir::op_access(op.code) != ir::Access::none;
       if (!ir::op_uses_named_barrier(op.code)) return;
-      // No count, or a bar.sync's count that may be 0 (spec::named::whole_cta).
-      const bool may_be_whole = op.count == ir::no_expr || (op.code == OpCode::bar_sync &&
-                                                             !(is_constant(p.exprs, op.count) && eval(p, op.count, nullptr) != 0));
+      const bool may_be_whole = ir::named_may_be_whole(
+          op, op.count != ir::no_expr && is_constant(p.exprs, op.count) && eval(p, op.count, nullptr) != 0);
       if (op.id == ir::no_expr) {
         used[0] = true;
         p.id0_whole_cta |= op.code == OpCode::syncthreads;

@@ -217,6 +217,11 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
             gmem[param]);
   }
 
+  // The arrive events whose tokens a wait of the warp uses.
+  std::map<const WarpRun*, std::set<int>> waited;
+  for (const WarpRun& w : x.warps)
+    for (const Event& e : w.events)
+      if (e.token >= 0) waited[&w].insert(e.token);
   // Warp w's i-th event as IR operations (one, but a single-buffer op over
   // several ranges is one per range); a token-making arrive gets a variable
   // of the role, the same for the same event of each warp of a split role.
@@ -225,7 +230,8 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
     ir::Op op = e.op;
     // A token no later wait of the warp uses is not kept: a variable no
     // operation reads changes nothing but the states' identity.
-    const bool used = std::any_of(w.events.begin(), w.events.end(), [&](const Event& o) { return o.token == static_cast<int>(i); });
+    const auto uses = waited.find(&w);
+    const bool used = uses != waited.end() && uses->second.count(static_cast<int>(i)) != 0;
     if (e.makes_token && used && ir::op_has(op.code, ir::opf::returns)) {
       auto it = token_var.find(static_cast<int>(i));
       if (it == token_var.end())
