@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <optional>
 
 #include "checker/step.hpp"
 
@@ -14,7 +15,7 @@ constexpr int max_words = 8;  // 512 resources
 
 }  // namespace
 
-Footprints::Footprints(const Program& p) : p_(p) {
+Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   const int ctas = p.ctas;
   mbar_base_ = 0;
   buf_base_ = mbar_base_ + p.num_mbars();
@@ -23,8 +24,13 @@ Footprints::Footprints(const Program& p) : p_(p) {
   cluster_ = alive_base_ + ctas;
   pool_base_ = cluster_ + 1;
   tmem_base_ = pool_base_ + static_cast<int>(p.agents.size());  // per CTA: its tensor-memory allocator
-  clc_ = tmem_base_ + ctas;  // cluster launch control: the clusters left, the failures each CTA observed
-  count_ = clc_ + 1;
+  // per CTA: its allocator's permit and the pair's collective in flight
+  // (spec::tmem::Cta's `relinquished`, `pair`), which the uses of the
+  // allocations do not read
+  tmem_pair_base_ = tmem_base_ + ctas;
+  clc_ = tmem_pair_base_ + ctas;  // cluster launch control: the clusters left, the requests
+  clc_seen_ = clc_ + 1;           // the failures each CTA observed (spec::clc::State::failed_seen)
+  count_ = clc_seen_ + 1;
   const int words = (count_ + 63) / 64;
   if (words > max_words) return;  // unusable: words_ stays 0
   words_ = words;
@@ -162,13 +168,18 @@ void Footprints::ctas_of(ir::ExprId cta_expr, int own, const std::int64_t* vars,
 void Footprints::exit_footprint(int cta, Set set) const {
   // An exit lowers the cluster barrier's expected threads and completes the
   // CTA's barriers that wait for its non-exited threads; the last one of a
-  // CTA reads its tensor-memory allocations (and, persistent(), what
-  // targets the CTA).
+  // CTA reads its tensor-memory allocations and what targets the CTA
+  // (persistent(), `last_exit`).
   counts(set, cluster_);
   for (int slot = 0; slot < p_.named_used; ++slot)
     if (whole_slot_[static_cast<std::size_t>(slot)]) writes(set, named_base_ + cta * p_.named_used + slot);
-  reads(set, tmem_base_ + cta);
-  if (spec::tmem::peer(cta) < p_.ctas) reads(set, tmem_base_ + spec::tmem::peer(cta));  // spec::tmem::pair_exit
+}
+
+bool Footprints::last_exit_reads(int cta, const std::uint64_t* set) const {
+  // spec::tmem::cta_exit, spec::tmem::pair_exit
+  auto written = [&](int r) { return (set[write_part * words_ + r / 64] >> (r % 64) & 1) != 0; };
+  return written(tmem_base_ + cta) || written(tmem_pair_base_ + cta) ||
+         (spec::tmem::peer(cta) < p_.ctas && written(tmem_pair_base_ + spec::tmem::peer(cta)));
 }
 
 void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* vars, bool events, Set set) const {
@@ -291,8 +302,9 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       if (ir::op_has(op.code, ir::opf::tmem)) reads(set, tmem_base_ + cta);
       if (op.tmem.object >= 0) buf_in(op.tmem, cta, true, false);  // an MMA's accumulator
       // A query of a launch-control response records a failure the CTA
-      // observed (spec::clc::query).
-      if (op.code == OpCode::clc_query) writes(set, clc_);
+      // observed (spec::clc::query): it sets a bit, which commutes with
+      // another query's; only a request reads it (spec::clc::issue).
+      if (op.code == OpCode::clc_query) counts(set, clc_seen_);
       if (op.cta_pair) {
         const int peer = spec::tmem::peer(cta);
         reads(set, tmem_base_ + peer);
@@ -319,13 +331,15 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
         const int first = buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
         for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) writes(set, first + x);
         writes(set, tmem_base_ + c);
+        writes(set, tmem_pair_base_ + c);
       }
       return;
     }
+    // The permit only: no use of an allocation reads it.
     case ir::Footprint::tmem_relinquish:
-      writes(set, tmem_base_ + cta);
+      writes(set, tmem_pair_base_ + cta);
       if (op.cta_pair) {
-        writes(set, tmem_base_ + spec::tmem::peer(cta));
+        writes(set, tmem_pair_base_ + spec::tmem::peer(cta));
         reads(set, alive_base_ + spec::tmem::peer(cta));
       }
       return;
@@ -333,6 +347,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     // landing like a TMA load; the request itself reads the CLC state.
     case ir::Footprint::clc_request:
       writes(set, clc_);
+      reads(set, clc_seen_);
       if (op.multicast != ir::no_expr) return multicast(true, How::count);
       buffers(true, events);
       mbar(op.bar, issue(How::count), events);
@@ -431,6 +446,24 @@ std::int64_t Footprints::max_arrivals(const ir::Op& op, int agent, const std::in
   return count * lanes_of(op, p_.agents[static_cast<std::size_t>(agent)]).count;
 }
 
+// The footprint of each step of an agent's run (checker/phase_bound.hpp):
+// evaluated with the run's variables where it knows them all, with what
+// the events it leaves do when they land.
+class Footprints::FutureVisitor final : public PhaseBounds::Visitor {
+ public:
+  explicit FutureVisitor(const Footprints& f) : f_(f) {}
+  void visit(std::uint64_t* future, int agent, int /*pc*/, const ir::Op* op, const std::int64_t* vars) const override {
+    std::uint64_t one[parts * max_words] = {};
+    if (op == nullptr) f_.exit_footprint(f_.cta_of_[static_cast<std::size_t>(agent)], one);
+    else f_.op_footprint(*op, agent, vars, true, one);
+    f_.close_aliases(one);
+    for (int w = 0; w < parts * f_.words_; ++w) future[w] |= one[w];
+  }
+
+ private:
+  const Footprints& f_;
+};
+
 std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const {
   const int agents = static_cast<int>(s.agents.size());
   const int procs = agents + static_cast<int>(s.pending.size());
@@ -522,8 +555,36 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
         p < agents && bit(step + p * width, count_part, words_, cluster_) ? p_.agents[static_cast<std::size_t>(p)].threads : 0;
     return expected - static_cast<std::int64_t>(s.cluster.arrived) > own + outside;
   };
+  // The agents that may arrive on, init or inval an mbarrier from where
+  // they are: those whose runs bound the arrivals from outside the set.
+  auto movers = [&] {
+    std::uint64_t mask = 0;
+    for (int a = 0; a < agents; ++a) {
+      if (!(live_agents >> a & 1)) continue;
+      const std::uint64_t* f = future + a * width;
+      for (int m = 0; m < p_.num_mbars(); ++m)
+        if (bit(f, arrive_part, words_, mbar_base_ + m) || bit(f, write_part, words_, mbar_base_ + m)) {
+          mask |= std::uint64_t{1} << a;
+          break;
+        }
+    }
+    return mask;
+  };
+  // The futures meets() reads: the static ones, or the runs' (below).
+  const std::uint64_t* fut = future;
+  const FutureVisitor visitor(*this);
+  std::optional<PhaseBounds::Query> phases;  // built where first needed
   auto quiet = [&](int p, int r, std::uint64_t set) {
     if (r == cluster_) return quiet_cluster(p, set);
+    // The queries of launch-control responses set the failures observed,
+    // which commute; a request reads them: quiet where p's step is no
+    // request and no process outside the set may make one.
+    if (r == clc_seen_) {
+      if (bit(step + p * width, read_part, words_, r)) return false;
+      for (int x = 0; x < procs; ++x)
+        if ((live >> x & 1) && !(set >> x & 1) && bit(fut + x * width, read_part, words_, r)) return false;
+      return true;
+    }
     // A resource counted on that is no mbarrier (a buffer an mbarrier is
     // laid over, which its counting reaches through the alias): never quiet.
     const int m = r - mbar_base_;
@@ -532,8 +593,16 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     if (st.status != spec::mbarrier::Status::live) return false;
     const std::int64_t own = bit(step + p * width, arrive_part, words_, r) ? arrivals[p] : 0;
     if (own < 0) return false;
+    bool outside_arrives = false;
     for (int x = 0; x < procs; ++x)
-      if ((live >> x & 1) && !(set >> x & 1) && bit(future + x * width, arrive_part, words_, r)) return false;
+      outside_arrives |= (live >> x & 1) && !(set >> x & 1) && bit(fut + x * width, arrive_part, words_, r);
+    // Processes outside the set may arrive too: quiet where their arrivals
+    // and p's cannot complete the phase (checker/phase_bound.hpp).
+    if (outside_arrives) {
+      if (st.pending <= own) return false;
+      if (!phases) phases.emplace(phases_, s, movers(), width, visitor);
+      return phases->quiet(m, own, live & ~set);
+    }
     if (st.pending > own) return true;
     if (own > 0 || st.pending != 0) return false;
     std::int64_t landing[12];
@@ -541,7 +610,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     bool readers = false;
     for (int x = 0; x < procs; ++x) {
       if (!(live >> x & 1) || (set >> x & 1)) continue;
-      const std::uint64_t* fx = future + x * width;
+      const std::uint64_t* fx = fut + x * width;
       if (bit(fx, read_part, words_, r) &&
           !(x < agents && !(seeds >> x & 1) && bit(step + x * width, read_part, words_, r)))
         readers = true;  // x may read it, unless x waits on it now, surely blocked
@@ -579,7 +648,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   // quiet); nothing q does can disable it further.
   auto meets = [&](int p, int q, std::uint64_t set) {
     const std::uint64_t* sp = step + p * width;
-    const std::uint64_t* fq = future + q * width;
+    const std::uint64_t* fq = fut + q * width;
     const bool enabled = seeds >> p & 1;
     for (int w = 0; w < words_; ++w) {
       const std::uint64_t rp = sp[w], wp = sp[words_ + w], cp = sp[2 * words_ + w];
@@ -593,8 +662,16 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
         if (!quiet(p, r, set)) return true;
       }
     }
-    if (q < agents && touches(sp, alive_base_ + cta_of_[static_cast<std::size_t>(q)]) && may_be_last(q, set)) return true;
-    if ((at_exit >> p & 1) && touches(fq, alive_base_ + cta_of_[static_cast<std::size_t>(p)]) && may_be_last(p, set)) return true;
+    // The last exit of a CTA: it reads the CTA's liveness (what targets the
+    // CTA touches it) and its tensor memory's allocator.
+    if (q < agents && may_be_last(q, set)) {
+      const int c = cta_of_[static_cast<std::size_t>(q)];
+      if (touches(sp, alive_base_ + c) || last_exit_reads(c, sp)) return true;
+    }
+    if ((at_exit >> p & 1) && may_be_last(p, set)) {
+      const int c = cta_of_[static_cast<std::size_t>(p)];
+      if (touches(fq, alive_base_ + c) || last_exit_reads(c, fq)) return true;
+    }
     return false;
   };
   // From each seed, close under "q may interfere with the next step of a
@@ -602,10 +679,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   // member's next step, so the members' enabled next steps are a persistent
   // set (Godefroid, LNCS 1032, the conflict-based construction of ch. 4,
   // with a surely disabled member needing only what may enable it).
-  std::uint64_t best = 0;
-  int best_size = 65;
-  for (int seed = 0; seed < procs; ++seed) {
-    if (!((seeds & live) >> seed & 1)) continue;
+  auto close = [&](int seed) {
     std::uint64_t set = std::uint64_t{1} << seed, todo = set;
     while (todo != 0 && set != live) {
       const int p = std::countr_zero(todo);
@@ -618,12 +692,37 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
         }
       }
     }
-    // The smallest by the steps it keeps (a disabled member keeps none).
+    return set;
+  };
+  // The smallest by the steps it keeps (a disabled member keeps none).
+  std::uint64_t best = 0;
+  int best_size = 65;
+  auto consider = [&](std::uint64_t set) {
     const int size = std::popcount(set & seeds);
     if (set != live && size < best_size) {
       best = set;
       best_size = size;
-      if (size == 1) break;
+    }
+  };
+  for (int seed = 0; seed < procs && best_size > 1; ++seed)
+    if ((seeds & live) >> seed & 1) consider(close(seed));
+  // Where that keeps more than one step: again, with each outside agent's
+  // future the footprint of its runs from where it is, with the seed
+  // alone in the set (checker/phase_bound.hpp), which stays valid as the
+  // set grows.
+  if (best_size > 1 && phases_.usable()) {
+    std::uint64_t runs[64 * parts * max_words];
+    if (!phases) phases.emplace(phases_, s, movers(), width, visitor);
+    for (int seed = 0; seed < procs && best_size > 1; ++seed) {
+      if (!((seeds & live) >> seed & 1)) continue;
+      const std::uint64_t frozen = phases->frozen(live & ~(std::uint64_t{1} << seed));
+      for (int x = 0; x < procs; ++x) {
+        const std::uint64_t* f = x < agents && x != seed && (live >> x & 1) ? phases->future(frozen, x) : nullptr;
+        std::copy_n(f != nullptr ? f : future + x * width, width, runs + x * width);
+      }
+      fut = runs;
+      consider(close(seed));
+      fut = future;
     }
   }
   return best;

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "checker/phase_bound.hpp"
 #include "checker/program.hpp"
 #include "checker/state.hpp"
 
@@ -42,15 +43,17 @@ class Footprints {
   [[nodiscard]] std::uint64_t persistent(const State& s, std::uint64_t seeds) const;
 
  private:
+  class FutureVisitor;
   const Program& p_;
   int words_ = 0;      // 64-bit words per set of resources; 0 when unusable
-  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, clc_ = 0, count_ = 0;
+  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, count_ = 0;
   std::vector<int> code_base_;          // per agent: its first row in step_ and future_
   std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
   std::vector<std::uint64_t> future_;   // the union over every pc reachable from this one, with the async events each issues
   std::vector<int> cta_of_;             // per agent: its CTA
   std::vector<bool> cluster_arrive_;    // per agent: its code has a cluster_arrive (an arrive with no wait)
-  std::vector<bool> whole_slot_;        // per named slot: an exit may complete it (used with no thread count, or AMD's)
+  std::vector<bool> whole_slot_;
+  PhaseBounds phases_;                  // arrivals from outside the set (`quiet`)        // per named slot: an exit may complete it (used with no thread count, or AMD's)
 
   // A footprint: four parts of words_ words each, of resources read,
   // written (a write also reads), counted on and arrived on. The last two
@@ -82,9 +85,13 @@ class Footprints {
   // At most how many arrivals an arrive op makes (its count times the lanes
   // that execute it); -1 when that is not known.
   [[nodiscard]] std::int64_t max_arrivals(const ir::Op& op, int agent, const std::int64_t* vars) const;
-  // An exit's, but the liveness of its CTA, which only the last one of the
-  // CTA's agents to exit changes (persistent() adds it where that may be).
+  // An exit's, but the liveness of its CTA and the reads of its tensor
+  // memory's allocator, which only the last one of the CTA's agents to exit
+  // makes (persistent() adds them where that may be).
   void exit_footprint(int cta, Set set) const;
+  // Whether footprint `set` writes what the last exit of CTA `cta` reads
+  // (its tensor-memory allocator, and its peer's collective in flight).
+  [[nodiscard]] bool last_exit_reads(int cta, const std::uint64_t* set) const;
   void pending_footprint(const Pending& e, Set set) const;
   // Buffers and mbarriers that share bytes (Program::aliases) touch each
   // other: the resources of the aliases of every member join the set.

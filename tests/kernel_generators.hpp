@@ -1537,4 +1537,49 @@ inline std::string read_runs_kernel(std::mt19937& rng) {
   return k;
 }
 
+// Arrivals that processes outside a persistent set may make
+// (checker/phase_bound.hpp): a producer hands out work through `full`
+// (count 1, in each CTA) only once every consumer has arrived on CTA 0's
+// `empty` (`one:` or `all:`; in a cluster of two, the consumers of CTA 1
+// arrive remotely and read nothing), and each consumer arrives once per trip
+// between waits on `full`, as a tile scheduler's consumers do. They may also
+// count on `done`, which the producer waits on before it exits. Mostly
+// correct; the bugs arrive twice in a trip, expect one arrival too few,
+// release before the read, or skip a wait.
+inline std::string gated_arrivals_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool two = pick(2);
+  const int consumers = 1 + pick(two ? 2 : 3), iters = 1 + pick(2), per = pick(2) ? 32 : 1;
+  const int bug = pick(10);  // 0..4: a bug; otherwise none
+  const bool done = pick(2);
+  const int all = consumers * (two ? 2 : 1);
+  const std::string lanes = per == 32 ? "all: " : "one: ", at0 = two ? " @ 0" : "";
+  std::string k = "kernel gated\n";
+  if (two) k += "cluster 2\n";
+  k += "smem buf[1] bytes 256\nmbarrier full[1] count 1\n";
+  k += "mbarrier empty[1] count " + std::to_string(all * per - (bug == 1 && all * per > 1 ? 1 : 0)) + "\n";
+  if (done) k += "mbarrier done[1] count " + std::to_string(all) + "\n";
+  k += std::string("role producer warp") + (two ? " on cta 0" : "") + ":\n";
+  if (two) k += "  cluster_sync\n";
+  k += "  for i in 0.." + std::to_string(iters) + ":\n";
+  k += std::string("    ") + (bug == 3 ? "if i == 0:\n      " : "") + "wait empty[0] parity (i + 1) % 2\n";
+  k += "    one: write buf[0]\n";
+  k += "    one: arrive full[0]" + at0 + "\n";
+  if (two) k += "    one: arrive full[0] @ 1\n";
+  if (done) k += "  wait done[0] parity 0\n";
+  if (two) k += "  cluster_sync\n";
+  k += "role consumer warp x" + std::to_string(consumers) + ":\n";
+  if (two) k += "  cluster_sync\n";
+  k += "  for i in 0.." + std::to_string(iters) + ":\n";
+  k += std::string("    ") + (bug == 4 ? "if instance != 0:\n      " : "") + "wait full[0] parity i % 2\n";
+  const std::string read = two ? "    if cta == 0:\n      " + lanes + "read buf[0]\n" : "    " + lanes + "read buf[0]\n";
+  if (bug != 2) k += read;
+  k += "    " + lanes + "arrive empty[0]" + at0 + "\n";
+  if (bug == 0) k += "    if i == 0:\n      " + lanes + "arrive empty[0]" + at0 + "\n";
+  if (bug == 2) k += read;
+  if (done) k += "  one: arrive done[0]" + at0 + "\n";
+  if (two) k += "  cluster_sync\n";
+  return k;
+}
+
 }  // namespace pc::testgen

@@ -34,9 +34,10 @@ std::string short_name(const corpus::Kernel& k) { return k.file.substr(k.file.fi
 // over those of the search with every reduction: both must finish, with one
 // outcome.
 template <class Off>
-double ratio(const corpus::Kernel& k, Off&& off) {
+double ratio(const corpus::Kernel& k, Off&& off, bool partial_order = true) {
   check::Options all;
   all.threads = 1;
+  all.partial_order = partial_order;
   check::Options without = all;
   off(without);
   const check::Result &a = corpus::search(k, all), &b = corpus::search(k, without);
@@ -54,29 +55,36 @@ void no_private_steps(check::Options& o) { o.private_steps = false; }
 
 }  // namespace
 
-// Measured on 2026-12-03: 5.47x, 21.5x, 1.72x, 58.8x, 6.68x.
+// Measured on 2026-12-05 (arrivals from outside the set bounded by the
+// runs, checker/phase_bound.hpp): 20.2x, 31.0x, 77.3x, 198x, 26.5x
+// (on 2026-12-03: 5.47x, 21.5x, 1.72x, 58.8x, 6.68x).
 TEST_CASE("corpus: each reduction reduces: partial order") {
-  CHECK(ratio(named("field/cutlass_sm100_mixed_tma_cpasync.bk"), no_por) >= 3.2);
-  CHECK(ratio(named("field/cutlass_sm90_tma_ws_multicast.bk"), no_por) >= 11.2);
-  CHECK(ratio(named("per_warp_mbarrier_tma.bk"), no_por) >= 1.36);
-  CHECK(ratio(named("field/deepgemm_sm100_bf16_2cta.bk"), no_por) >= 29.9);
-  CHECK(ratio(named("field/cutlass_sm100_2sm_umma.bk"), no_por) >= 3.8);
+  CHECK(ratio(named("field/cutlass_sm100_mixed_tma_cpasync.bk"), no_por) >= 10.6);
+  CHECK(ratio(named("field/cutlass_sm90_tma_ws_multicast.bk"), no_por) >= 16.0);
+  CHECK(ratio(named("per_warp_mbarrier_tma.bk"), no_por) >= 39.1);
+  CHECK(ratio(named("field/deepgemm_sm100_bf16_2cta.bk"), no_por) >= 99.4);
+  CHECK(ratio(named("field/cutlass_sm100_2sm_umma.bk"), no_por) >= 13.7);
 }
 
+// Symmetry is measured with the partial-order reduction off, so that a
+// stronger one does not hide it (the arrivals of interchangeable consumers
+// commute since 2026-12-05: with it on, symmetry removed 1.5x on the first
+// kernel below). Measured on 2026-12-05: 10.7x, 1.54x.
 TEST_CASE("corpus: each reduction reduces: symmetry") {
   const std::string text = testgen::four_consumers(4);
   const dsl::Parsed p = dsl::parse(text, "sym.bk");
   REQUIRE(p.ok());
   check::Options all, without;
   all.threads = without.threads = 1;
+  all.partial_order = without.partial_order = false;
   without.symmetry = false;
   const check::Result a = check::check(p.kernel, all), b = check::check(p.kernel, without);
   CHECK(a.verdict == check::Verdict::verified);
   CHECK(b.verdict == check::Verdict::verified);
   const double r = static_cast<double>(b.states) / static_cast<double>(a.states);
   MESSAGE("four interchangeable consumers: " << b.states << " states without symmetry, " << a.states << " with it (" << r << "x)");
-  CHECK(r >= 5.0);
-  CHECK(ratio(named("bugs/arrive_count_depends_on_consumers.bk"), no_symmetry) >= 1.2);
+  CHECK(r >= 5.8);
+  CHECK(ratio(named("bugs/arrive_count_depends_on_consumers.bk"), no_symmetry, false) >= 1.2);
 }
 
 // Measured: 1.76x, 1.83x, 1.98x.
@@ -86,9 +94,10 @@ TEST_CASE("corpus: each reduction reduces: local steps") {
   CHECK(ratio(named("amd_lds_gather_pipeline.bk"), no_private_steps) >= 1.49);
 }
 
-// Measured on 2026-12-03: 0.132, 0.225, 0.200 of the steps.
+// Measured on 2026-12-03: 0.132, 0.225, 0.200 of the steps; on 2026-12-05
+// 0.039 on the first (the partial-order reduction takes fewer steps there).
 TEST_CASE("corpus: each reduction reduces: the step cache") {
-  const std::pair<const char*, double> floors[] = {{"tlx_ws_gemm_hopper.bk", 0.066},
+  const std::pair<const char*, double> floors[] = {{"tlx_ws_gemm_hopper.bk", 0.019},
                                                    {"block_mbarrier_tma.bk", 0.11},
                                                    {"field/cutlass_sm100_mixed_tma_cpasync.bk", 0.10}};
   for (const auto& [name, floor] : floors) {

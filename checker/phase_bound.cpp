@@ -1,0 +1,318 @@
+#include "checker/phase_bound.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "spec/mbarrier.hpp"
+
+namespace pc::check {
+namespace {
+
+using ir::OpCode;
+
+constexpr int budget = 512;    // instructions run per agent, over all its paths
+constexpr int max_paths = 64;  // paths waiting to be run at once
+
+}  // namespace
+
+namespace {
+
+// Each PhaseBounds's runs in the memo below carry its number, never reused.
+std::atomic<std::uint64_t> next_owner{1};
+
+// The runs already made by this thread, by agent and everything a run reads
+// of the state: its pc and variables, F, and the phase parity of each
+// barrier of F (what a wait by parity on it observes). Cleared when full.
+struct Memo {
+  struct Entry {
+    bool ok = false;
+    std::vector<std::int64_t> most;
+    std::vector<std::uint64_t> future;
+  };
+  std::unordered_map<std::string, Entry> runs;
+};
+constexpr std::size_t memo_limit = 1 << 14;
+thread_local Memo memo;
+
+}  // namespace
+
+PhaseBounds::PhaseBounds(const Program& p) : p_(p), usable_(p.num_mbars() <= 64), owner_(next_owner++) {}
+
+namespace {
+
+// One path of an agent's run: where it is, its variables (with which are
+// not known), and the arrivals it has made on each barrier.
+struct Path {
+  int pc = 0;
+  std::vector<std::int64_t> vars;
+  std::vector<std::uint8_t> unknown;
+  int unknowns = 0;  // how many of them
+  std::vector<std::int64_t> arrived;
+  bool operator==(const Path&) const = default;
+};
+
+}  // namespace
+
+bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t* most, const Visitor& v, std::uint64_t* future) const {
+  const int mbars = p_.num_mbars();
+  std::fill_n(most, mbars, 0);
+  const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  if (ag.exited) return true;
+  const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+  const int n = static_cast<int>(code.size());
+  const std::size_t base = static_cast<std::size_t>(p_.var_base[static_cast<std::size_t>(a)]);
+  const std::size_t end = static_cast<std::size_t>(a) + 1 < p_.var_base.size()
+                              ? static_cast<std::size_t>(p_.var_base[static_cast<std::size_t>(a) + 1])
+                              : s.vars.size();
+  auto unbound = [&] {
+    std::fill_n(most, mbars, unbounded);
+    return false;
+  };
+
+  Path first;
+  first.pc = ag.pc;
+  first.vars.assign(s.vars.begin() + static_cast<std::ptrdiff_t>(base), s.vars.begin() + static_cast<std::ptrdiff_t>(end));
+  first.unknown.assign(first.vars.size(), 0);
+  first.arrived.assign(static_cast<std::size_t>(mbars), 0);
+  std::vector<Path> todo{std::move(first)};
+  std::vector<Path> heads;  // paths seen at the target of a backward jump: a second visit adds nothing
+  int steps = 0;
+
+  while (!todo.empty()) {
+    Path path = std::move(todo.back());
+    todo.pop_back();
+    auto value = [&](ir::ExprId e) -> std::optional<std::int64_t> {
+      if (e == ir::no_expr) return std::nullopt;
+      if (path.unknowns == 0) {
+        try {
+          return eval(p_, e, path.vars.data());
+        } catch (const KernelError&) {
+          return std::nullopt;
+        }
+      }
+      return ir::fold(p_.exprs, e, [&](int v) -> std::optional<std::int64_t> {
+        if (v < 0 || static_cast<std::size_t>(v) >= path.vars.size() || path.unknown[static_cast<std::size_t>(v)]) return std::nullopt;
+        return path.vars[static_cast<std::size_t>(v)];
+      }).value;
+    };
+    auto set_var = [&](int v, std::optional<std::int64_t> x) {
+      if (v < 0 || static_cast<std::size_t>(v) >= path.vars.size()) return;
+      path.unknowns += (x ? 0 : 1) - path.unknown[static_cast<std::size_t>(v)];
+      path.unknown[static_cast<std::size_t>(v)] = !x;
+      path.vars[static_cast<std::size_t>(v)] = x.value_or(0);
+    };
+    // The CTAs a reference names: its own, the one its expression gives, or
+    // every CTA of the cluster.
+    auto ctas = [&](ir::ExprId cta_expr, auto&& f) {
+      if (cta_expr == ir::no_expr) return f(info.cta);
+      const int first_cta = p_.grid_first(info.cta);
+      const std::optional<std::int64_t> c = value(cta_expr);
+      if (c && *c >= 0 && *c < p_.cluster_ctas) return f(first_cta + static_cast<int>(*c));
+      for (int x = first_cta; x < first_cta + p_.cluster_ctas; ++x) f(x);
+    };
+    // The instances of a barrier reference in CTA c.
+    auto instances = [&](const ir::Ref& r, int c, auto&& f) {
+      const int size = p_.kernel->mbarriers[static_cast<std::size_t>(r.object)].size;
+      const int first_m = c * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(r.object)];
+      const std::optional<std::int64_t> i = r.index == ir::no_expr ? std::optional<std::int64_t>(0) : value(r.index);
+      if (i && *i >= 0 && *i < size) return f(first_m + static_cast<int>(*i));
+      for (int x = 0; x < size; ++x) f(first_m + x);
+    };
+    auto arrive = [&](const ir::Ref& r, ir::ExprId multicast, std::int64_t count) {
+      if (multicast == ir::no_expr) return ctas(r.cta, [&](int c) { instances(r, c, [&](int m) { path.arrived[static_cast<std::size_t>(m)] += count; }); });
+      const std::optional<std::int64_t> mask = value(multicast);
+      const int first_cta = p_.grid_first(info.cta);
+      for (int c = first_cta; c < first_cta + p_.cluster_ctas; ++c)
+        if (!mask || (*mask >> (c - first_cta) & 1)) instances(r, c, [&](int m) { path.arrived[static_cast<std::size_t>(m)] += count; });
+    };
+    auto visit = [&](const ir::Op& op) {
+      v.visit(future, a, path.pc, &op, path.unknowns == 0 ? path.vars.data() : nullptr);
+      ++path.pc;
+    };
+    bool ended = false;
+    while (!ended) {
+      if (++steps > budget || static_cast<int>(todo.size()) > max_paths) return unbound();
+      if (path.pc >= n) {  // the exit
+        v.visit(future, a, n, nullptr, nullptr);
+        break;
+      }
+      const Instr& in = code[static_cast<std::size_t>(path.pc)];
+      switch (in.kind) {
+        case InstrKind::assign:
+          set_var(in.var, value(in.expr));
+          ++path.pc;
+          continue;
+        case InstrKind::assert_true: ++path.pc; continue;
+        case InstrKind::jump:
+        case InstrKind::branch_false: {
+          int next[2] = {in.kind == InstrKind::jump ? in.target : path.pc + 1, -1};
+          if (in.kind == InstrKind::branch_false) {
+            const std::optional<std::int64_t> c = value(in.expr);
+            if (c) next[0] = *c != 0 ? path.pc + 1 : in.target;
+            else next[1] = in.target;
+          }
+          if (next[1] >= 0) {
+            Path other = path;
+            other.pc = next[1];
+            todo.push_back(std::move(other));
+          }
+          const bool back = next[0] <= path.pc;
+          path.pc = next[0];
+          // A path repeats only where it loops on something it does not
+          // know (a poll), or changes nothing (the budget ends that).
+          if (back && path.unknowns > 0) {
+            if (std::find(heads.begin(), heads.end(), path) != heads.end()) ended = true;
+            else heads.push_back(path);
+          }
+          continue;
+        }
+        case InstrKind::op: break;
+      }
+      const ir::Op& op = *in.op;
+      const ir::Footprint fp = ir::op_footprint(op.code);
+      // A wait by parity on a barrier of F whose phase it must see complete
+      // blocks for good; a test or try of one returns what it returns now.
+      if (fp == ir::Footprint::mbar_wait) {
+        std::optional<std::int64_t> observed;
+        if (op.token_var < 0 && op.bar.object >= 0 && op.bar.cta == ir::no_expr) {
+          const std::optional<std::int64_t> parity = op.parity == ir::no_expr ? std::optional<std::int64_t>(0) : value(op.parity);
+          const int size = p_.kernel->mbarriers[static_cast<std::size_t>(op.bar.object)].size;
+          const std::optional<std::int64_t> i = op.bar.index == ir::no_expr ? std::optional<std::int64_t>(0) : value(op.bar.index);
+          if (parity && i && *i >= 0 && *i < size) {
+            const int m = info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(*i);
+            if (frozen >> m & 1) {
+              const spec::Outcome o = spec::mbarrier::test_wait_parity(s.mbars[static_cast<std::size_t>(m)], static_cast<std::uint32_t>(*parity));
+              if (o.violation == spec::Violation::none) observed = o.observed;
+            }
+          }
+        }
+        if (op.code == OpCode::mbar_wait && observed && *observed == 0) {
+          ended = true;
+          continue;
+        }
+        visit(op);
+        if (op.dest_var >= 0) set_var(op.dest_var, observed);
+        continue;
+      }
+      visit(op);
+      if (fp == ir::Footprint::exit) break;
+      if (op.dest_var >= 0) set_var(op.dest_var, std::nullopt);  // a token, a value read, a query's answer
+      if (op.bar.object < 0) continue;
+      if (op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval) {
+        arrive(op.bar, ir::no_expr, unbounded);  // its phase may start again
+        continue;
+      }
+      if (ir::op_has(op.code, ir::opf::thread_arrive)) {
+        const std::optional<std::int64_t> count = op.count == ir::no_expr ? std::optional<std::int64_t>(1) : value(op.count);
+        if (!count || *count < 0) return unbound();
+        arrive(op.bar, ir::no_expr, *count * lanes_of(op, info).count);
+      } else if (ir::op_has(op.code, ir::opf::async_arrive)) {
+        // A tcgen05.commit arrives once on each barrier it names; a
+        // cp.async.mbarrier.arrive once per lane.
+        arrive(op.bar, op.multicast, op.code == OpCode::tcgen05_commit ? 1 : lanes_of(op, info).count);
+      }
+    }
+    for (int m = 0; m < mbars; ++m) most[m] = std::max(most[m], std::min(path.arrived[static_cast<std::size_t>(m)], unbounded));
+  }
+  return true;
+}
+
+PhaseBounds::Query::Query(const PhaseBounds& b, const State& s, std::uint64_t movers, int width, const Visitor& v)
+    : b_(b), s_(s), mbars_(b.p_.num_mbars()), width_(width), visitor_(v), movers_(movers) {
+  for (int m = 0; m < mbars_ && m < 64; ++m) {
+    const spec::mbarrier::State& st = s.mbars[static_cast<std::size_t>(m)];
+    if (st.status == spec::mbarrier::Status::live && st.pending > 0) initial_ |= std::uint64_t{1} << m;
+  }
+  bound_.resize(static_cast<std::size_t>(mbars_));
+}
+
+PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int agent) {
+  const std::size_t agents = s_.agents.size();
+  auto it = std::find_if(runs_.begin(), runs_.end(), [&](const Runs& r) { return r.frozen == frozen; });
+  if (it == runs_.end()) {
+    Runs r;
+    r.frozen = frozen;
+    r.done.assign(agents, 0);
+    r.most.assign(agents * static_cast<std::size_t>(mbars_), 0);
+    r.future.assign(agents * static_cast<std::size_t>(width_), 0);
+    runs_.push_back(std::move(r));
+    it = runs_.end() - 1;
+  }
+  const std::size_t a = static_cast<std::size_t>(agent);
+  if (it->done[a]) return *it;
+  std::int64_t* most = it->most.data() + a * static_cast<std::size_t>(mbars_);
+  std::uint64_t* future = it->future.data() + a * static_cast<std::size_t>(width_);
+  // The memo's key: what the run reads of the state.
+  const AgentState& ag = s_.agents[a];
+  std::uint64_t parities = 0;
+  for (int m = 0; m < mbars_; ++m)
+    if (frozen >> m & 1) parities |= std::uint64_t{s_.mbars[static_cast<std::size_t>(m)].phase & 1u} << m;
+  const std::size_t base = static_cast<std::size_t>(b_.p_.var_base[a]);
+  const std::size_t end = a + 1 < b_.p_.var_base.size() ? static_cast<std::size_t>(b_.p_.var_base[a + 1]) : s_.vars.size();
+  const std::uint64_t head[] = {b_.owner_, a, ag.pc, ag.exited, frozen, parities};
+  std::string key(reinterpret_cast<const char*>(head), sizeof head);
+  key.append(reinterpret_cast<const char*>(s_.vars.data() + base), (end - base) * sizeof(std::int64_t));
+  if (const auto hit = memo.runs.find(key); hit != memo.runs.end()) {
+    std::copy(hit->second.most.begin(), hit->second.most.end(), most);
+    std::copy(hit->second.future.begin(), hit->second.future.end(), future);
+    it->done[a] = hit->second.ok ? 2 : 1;
+    return *it;
+  }
+  const bool ok = b_.run(s_, agent, frozen, most, visitor_, future);
+  it->done[a] = ok ? 2 : 1;
+  if (memo.runs.size() >= memo_limit) memo.runs.clear();
+  memo.runs.emplace(std::move(key), Memo::Entry{ok, std::vector<std::int64_t>(most, most + mbars_), std::vector<std::uint64_t>(future, future + width_)});
+  return *it;
+}
+
+void PhaseBounds::Query::bounds(std::uint64_t frozen, std::uint64_t outside) {
+  const int agents = static_cast<int>(s_.agents.size());
+  const int procs = agents + static_cast<int>(s_.pending.size());
+  std::fill(bound_.begin(), bound_.end(), 0);
+  for (int x = 0; x < procs && x < 64; ++x) {
+    if (!(outside >> x & 1)) continue;
+    if (x < agents) {
+      if (!(movers_ >> x & 1)) continue;
+      const std::int64_t* row = runs(frozen, x).most.data() + static_cast<std::size_t>(x) * static_cast<std::size_t>(mbars_);
+      for (int k = 0; k < mbars_; ++k) bound_[static_cast<std::size_t>(k)] = std::min(bound_[static_cast<std::size_t>(k)] + row[k], unbounded);
+      continue;
+    }
+    const Pending& pe = s_.pending[static_cast<std::size_t>(x - agents)];
+    if (pe.kind == PendingKind::tcgen05_arrive) bound_[pe.mbar] += 1;
+    if (pe.kind == PendingKind::cp_async_arrive) bound_[pe.mbar] += pe.bytes;
+  }
+}
+
+std::uint64_t PhaseBounds::Query::frozen(std::uint64_t outside) {
+  if (!b_.usable_) return 0;
+  std::uint64_t frozen = initial_;
+  while (frozen != 0) {
+    bounds(frozen, outside);
+    std::uint64_t next = 0;
+    for (int k = 0; k < mbars_; ++k)
+      if ((frozen >> k & 1) && bound_[static_cast<std::size_t>(k)] < s_.mbars[static_cast<std::size_t>(k)].pending) next |= std::uint64_t{1} << k;
+    if (next == frozen) break;
+    frozen = next;
+  }
+  return frozen;
+}
+
+bool PhaseBounds::Query::quiet(int m, std::int64_t own, std::uint64_t outside) {
+  if (!b_.usable_ || !(initial_ >> m & 1)) return false;
+  const std::uint64_t f = frozen(outside);
+  if (!(f >> m & 1)) return false;
+  bounds(f, outside);
+  return bound_[static_cast<std::size_t>(m)] + own < s_.mbars[static_cast<std::size_t>(m)].pending;
+}
+
+const std::uint64_t* PhaseBounds::Query::future(std::uint64_t frozen, int agent) {
+  Runs& r = runs(frozen, agent);
+  if (r.done[static_cast<std::size_t>(agent)] != 2) return nullptr;
+  return r.future.data() + static_cast<std::size_t>(agent) * static_cast<std::size_t>(width_);
+}
+
+}  // namespace pc::check

@@ -1,0 +1,106 @@
+// What the processes outside a persistent set can still do, run ahead from
+// the state, for the partial-order reduction (checker/footprint.cpp;
+// docs/checker.md, "Runs of the processes outside the set").
+//
+// Each outside agent is run ahead from where it is, alone, on its own
+// variables: along every path of its code (a value it cannot know, from a
+// query, a read or a token, takes both branches) it counts the arrivals of
+// each step on each mbarrier (an arrive's count times its lanes; a
+// tcgen05.commit's or a cp.async.mbarrier.arrive's arrival at its issue) and
+// visits each step's footprint. A path ends at its exit, or where it waits by
+// parity on a barrier of the frozen set F whose phase it must see complete;
+// everything else (other blocking operations, barriers outside F) is taken
+// to pass, which only adds paths.
+//
+// F is valid for a set of outside processes when, for each of its barriers,
+// their runs' arrivals and the pending arrivals in flight among them stay
+// below its pending count. Then no run of their steps completes a phase of F:
+// the first step that did would lie on paths the runs took (every barrier of
+// F still in its phase before it), so the arrivals before it and its own are
+// at most the bound, below the pending count. So the steps of such a run are
+// on the runs' paths: their footprints are the processes' futures, and an
+// mbarrier of F is not completed by them, with what a member adds where that
+// keeps below its pending count. The greatest valid F is found from every
+// live barrier with arrivals pending, dropping each whose bound reaches its
+// pending count until none does. A valid F stays valid for fewer outside
+// processes. An init or inval of a barrier on some path bounds nothing on
+// it; a count not known, or more paths than the budget, bounds nothing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "checker/program.hpp"
+#include "checker/state.hpp"
+
+namespace pc::check {
+
+// Larger than any pending count: no bound.
+inline constexpr std::int64_t unbounded = std::int64_t{1} << 40;
+
+class PhaseBounds {
+ public:
+  explicit PhaseBounds(const Program& p);
+
+  // False where the kernel has more mbarrier instances than a mask holds.
+  [[nodiscard]] bool usable() const { return usable_; }
+
+  // What a run visits, into a future's footprint: each step it takes (vars:
+  // the path's variables, nullptr where one is not known), and each exit
+  // (op nullptr).
+  struct Visitor {
+    virtual void visit(std::uint64_t* future, int agent, int pc, const ir::Op* op, const std::int64_t* vars) const = 0;
+
+   protected:
+    ~Visitor() = default;
+  };
+
+  // One state's runs, for any set of outside processes (agents 0..n-1, then
+  // the pending events). The runs depend only on F and are kept across sets.
+  class Query {
+   public:
+    // `movers`: the agents that may arrive on, init or inval an mbarrier
+    // from where they are (the others add nothing to a bound). `width`:
+    // the words of a future, which `v` fills.
+    Query(const PhaseBounds& b, const State& s, std::uint64_t movers, int width, const Visitor& v);
+    // The greatest F valid for the processes `outside`.
+    [[nodiscard]] std::uint64_t frozen(std::uint64_t outside);
+    // Whether the phase of mbarrier instance m cannot complete by the steps
+    // of the processes `outside` alone, with `own` more arrivals added at
+    // any point.
+    [[nodiscard]] bool quiet(int m, std::int64_t own, std::uint64_t outside);
+    // Everything agent a may do in runs of outside steps where F is `frozen`
+    // (valid for them): nullptr where its run bounds nothing.
+    [[nodiscard]] const std::uint64_t* future(std::uint64_t frozen, int agent);
+
+   private:
+    const PhaseBounds& b_;
+    const State& s_;
+    int mbars_ = 0, width_ = 0;
+    const Visitor& visitor_;
+    std::uint64_t movers_ = 0;
+    std::uint64_t initial_ = 0;  // F's start: the live barriers with arrivals pending
+    struct Runs {
+      std::uint64_t frozen = 0;
+      std::vector<std::uint8_t> done;    // per agent: 1 run, 2 run and bounded
+      std::vector<std::int64_t> most;    // per agent and barrier: the most arrivals along any path
+      std::vector<std::uint64_t> future; // per agent: the union of its paths' footprints
+    };
+    std::vector<Runs> runs_;  // per F tried in this state
+    Runs& runs(std::uint64_t frozen, int agent);
+    // The bounds for `outside` under `frozen`, into bound_.
+    void bounds(std::uint64_t frozen, std::uint64_t outside);
+    std::vector<std::int64_t> bound_;
+  };
+
+ private:
+  const Program& p_;
+  bool usable_ = false;
+  std::uint64_t owner_ = 0;  // names its runs in the thread's memo (phase_bound.cpp)
+  // Runs agent a ahead from where it is in s, F as `frozen`: the most
+  // arrivals on each barrier along any path into most[0..num_mbars), each
+  // step's footprint through v into future. False where it bounds nothing.
+  bool run(const State& s, int a, std::uint64_t frozen, std::int64_t* most, const Visitor& v, std::uint64_t* future) const;
+};
+
+}  // namespace pc::check
