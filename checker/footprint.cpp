@@ -30,7 +30,8 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   tmem_pair_base_ = tmem_base_ + ctas;
   clc_ = tmem_pair_base_ + ctas;  // cluster launch control: the clusters left, the requests
   clc_seen_ = clc_ + 1;           // the failures each CTA observed (spec::clc::State::failed_seen)
-  count_ = clc_seen_ + 1;
+  cluster_join_ = clc_seen_ + 1;  // read by an arrive on the cluster barrier, written by none (`quiet_cluster`)
+  count_ = cluster_join_ + 1;
   const int words = (count_ + 63) / 64;
   if (words > max_words) return;  // unusable: words_ stays 0
   words_ = words;
@@ -95,7 +96,6 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
         op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, builtins_.data(), false, row(step_, agent, pc));
         close_aliases(row(step_, agent, pc));
         op_footprint(*code[static_cast<std::size_t>(pc)].op, agent, builtins_.data(), true, row(future_, agent, pc));
-        close_aliases(row(future_, agent, pc));
       }
     exit_footprint(cta, row(step_, agent, n));
     exit_footprint(cta, row(future_, agent, n));
@@ -391,7 +391,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     // cluster_sync does both (persistent() takes its wait alone once it
     // has arrived).
     case ir::Footprint::cluster:
-      if (op.code != OpCode::cluster_wait) counts(set, cluster_);
+      if (op.code != OpCode::cluster_wait) counts(set, cluster_), reads(set, cluster_join_);
       if (op.code != OpCode::cluster_arrive) reads(set, cluster_);
       return;
     case ir::Footprint::exit: exit_footprint(cta, set); return;
@@ -406,6 +406,12 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   all(set);  // an op code outside the enum
 }
 
+// Only the side of the member's step is closed (its next step, a pending
+// event's step), never a future: two accesses meet exactly where their
+// buffers share bytes, that is, where one's buffer is the other's or among
+// its aliases, which one closed side finds. Closing both would make two
+// writes of disjoint parts of a buffer meet through the buffer they both
+// lie in.
 void Footprints::close_aliases(Set set) const {
   if (alias_res_.empty()) return;
   // The aliases of the set as it was: one hop, as Program::aliases is per
@@ -425,9 +431,12 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
   else
     counts(set, mbar_base_ + e.mbar);
   // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
-  // one may enable another, so they share a resource, the agent's pool.
-  if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive || e.kind == PendingKind::st_async)
-    writes(set, pool_base_ + e.agent);
+  // one may enable another, so they share a resource, the agent's pool. An
+  // st.async's landing frees its own slot of the pool, which commutes with
+  // another landing's (persistent(), `quiet`); an issue takes the lowest
+  // free slot, and writes the pool.
+  if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive) writes(set, pool_base_ + e.agent);
+  if (e.kind == PendingKind::st_async) counts(set, pool_base_ + e.agent);
   // A response's answer reads and changes the CLC state, and its landing
   // removes its twins (step.cpp): all of a request's responses share it.
   if (e.kind == PendingKind::clc_response) writes(set, clc_);
@@ -456,7 +465,6 @@ class Footprints::FutureVisitor final : public PhaseBounds::Visitor {
     std::uint64_t one[parts * max_words] = {};
     if (op == nullptr) f_.exit_footprint(f_.cta_of_[static_cast<std::size_t>(agent)], one);
     else f_.op_footprint(*op, agent, vars, true, one);
-    f_.close_aliases(one);
     for (int w = 0; w < parts * f_.words_; ++w) future[w] |= one[w];
   }
 
@@ -505,8 +513,8 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     std::uint64_t* st = step + e * width;
     const Pending& pe = s.pending[static_cast<std::size_t>(e - agents)];
     pending_footprint(pe, st);
-    close_aliases(st);
     for (int w = 0; w < width; ++w) future[e * width + w] = st[w];
+    close_aliases(st);
     arrivals[e] = pe.kind == PendingKind::tcgen05_arrive ? 1 : pe.kind == PendingKind::cp_async_arrive ? pe.bytes : 0;
   }
   // The live agents of each CTA, as a mask.
@@ -539,7 +547,18 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   // agent outside the set may still count (once each, twice for an agent
   // that may arrive with cluster_arrive and then exit; none for one that
   // has arrived and is blocked in its wait).
+  // The futures meets() reads: the static ones, or the runs' (below).
+  const std::uint64_t* fut = future;
   auto quiet_cluster = [&](int p, std::uint64_t set) {
+    // No thread has arrived on the current instance and none outside the
+    // set, nor p's step, may arrive: exits change nothing
+    // (spec::cluster::on_exit completes an instance only with arrivals).
+    if (s.cluster.arrived == 0 && !bit(step + p * width, read_part, words_, cluster_join_)) {
+      bool joins = false;
+      for (int x = 0; x < agents && !joins; ++x)
+        joins = (live_agents >> x & 1) && !(set >> x & 1) && bit(fut + x * width, read_part, words_, cluster_join_);
+      if (!joins) return true;
+    }
     std::int64_t expected = 0, outside = 0;
     for (int x = 0; x < agents; ++x) {
       if (!(live_agents >> x & 1)) continue;
@@ -555,27 +574,29 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
         p < agents && bit(step + p * width, count_part, words_, cluster_) ? p_.agents[static_cast<std::size_t>(p)].threads : 0;
     return expected - static_cast<std::int64_t>(s.cluster.arrived) > own + outside;
   };
-  // The agents that may arrive on, init or inval an mbarrier from where
-  // they are: those whose runs bound the arrivals from outside the set.
+  // The agents that may count on (arrive, complete bytes), init or inval an
+  // mbarrier from where they are: those whose runs bound what completes a
+  // phase from outside the set.
   auto movers = [&] {
     std::uint64_t mask = 0;
     for (int a = 0; a < agents; ++a) {
       if (!(live_agents >> a & 1)) continue;
       const std::uint64_t* f = future + a * width;
       for (int m = 0; m < p_.num_mbars(); ++m)
-        if (bit(f, arrive_part, words_, mbar_base_ + m) || bit(f, write_part, words_, mbar_base_ + m)) {
+        if (bit(f, count_part, words_, mbar_base_ + m) || bit(f, write_part, words_, mbar_base_ + m)) {
           mask |= std::uint64_t{1} << a;
           break;
         }
     }
     return mask;
   };
-  // The futures meets() reads: the static ones, or the runs' (below).
-  const std::uint64_t* fut = future;
   const FutureVisitor visitor(*this);
   std::optional<PhaseBounds::Query> phases;  // built where first needed
   auto quiet = [&](int p, int r, std::uint64_t set) {
     if (r == cluster_) return quiet_cluster(p, set);
+    // An agent's pool is counted on only by its st.async landings, each
+    // freeing its own slot (pending_footprint): they commute.
+    if (r >= pool_base_ && r < pool_base_ + agents) return true;
     // The queries of launch-control responses set the failures observed,
     // which commute; a request reads them: quiet where p's step is no
     // request and no process outside the set may make one.
@@ -605,6 +626,18 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     }
     if (st.pending > own) return true;
     if (own > 0 || st.pending != 0) return false;
+    // No arrival pending: quiet where the bytes that processes outside the
+    // set may still complete, with p's landing, stay below the tx-count
+    // (checker/phase_bound.hpp).
+    if (st.tx > 0 && bit(step + p * width, count_part, words_, r) == (p >= agents)) {
+      std::int64_t mine = 0;
+      if (p >= agents) {
+        const Pending& pe = s.pending[static_cast<std::size_t>(p - agents)];
+        mine = pe.kind == PendingKind::tma_load || pe.kind == PendingKind::st_async || pe.kind == PendingKind::clc_response ? pe.bytes : unbounded;
+      }
+      if (!phases) phases.emplace(phases_, s, movers(), width, visitor);
+      if (mine < unbounded && phases->quiet_bytes(m, mine, live & ~set)) return true;
+    }
     std::int64_t landing[12];
     int n = 0;
     bool readers = false;

@@ -46,7 +46,7 @@ class Footprints {
   class FutureVisitor;
   const Program& p_;
   int words_ = 0;      // 64-bit words per set of resources; 0 when unusable
-  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, count_ = 0;
+  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, cluster_join_ = 0, count_ = 0;
   std::vector<int> code_base_;          // per agent: its first row in step_ and future_
   std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
   std::vector<std::uint64_t> future_;   // the union over every pc reachable from this one, with the async events each issues

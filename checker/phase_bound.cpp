@@ -50,7 +50,7 @@ struct Path {
   std::vector<std::int64_t> vars;
   std::vector<std::uint8_t> unknown;
   int unknowns = 0;  // how many of them
-  std::vector<std::int64_t> arrived;
+  std::vector<std::int64_t> arrived;  // per barrier, its arrivals; then its bytes completed
   bool operator==(const Path&) const = default;
 };
 
@@ -58,7 +58,7 @@ struct Path {
 
 bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t* most, const Visitor& v, std::uint64_t* future) const {
   const int mbars = p_.num_mbars();
-  std::fill_n(most, mbars, 0);
+  std::fill_n(most, 2 * mbars, 0);
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
   if (ag.exited) return true;
   const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
@@ -69,7 +69,7 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t*
                               ? static_cast<std::size_t>(p_.var_base[static_cast<std::size_t>(a) + 1])
                               : s.vars.size();
   auto unbound = [&] {
-    std::fill_n(most, mbars, unbounded);
+    std::fill_n(most, 2 * mbars, unbounded);
     return false;
   };
 
@@ -77,7 +77,7 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t*
   first.pc = ag.pc;
   first.vars.assign(s.vars.begin() + static_cast<std::ptrdiff_t>(base), s.vars.begin() + static_cast<std::ptrdiff_t>(end));
   first.unknown.assign(first.vars.size(), 0);
-  first.arrived.assign(static_cast<std::size_t>(mbars), 0);
+  first.arrived.assign(2 * static_cast<std::size_t>(mbars), 0);
   std::vector<Path> todo{std::move(first)};
   std::vector<Path> heads;  // paths seen at the target of a backward jump: a second visit adds nothing
   int steps = 0;
@@ -122,12 +122,19 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t*
       if (i && *i >= 0 && *i < size) return f(first_m + static_cast<int>(*i));
       for (int x = 0; x < size; ++x) f(first_m + x);
     };
-    auto arrive = [&](const ir::Ref& r, ir::ExprId multicast, std::int64_t count) {
-      if (multicast == ir::no_expr) return ctas(r.cta, [&](int c) { instances(r, c, [&](int m) { path.arrived[static_cast<std::size_t>(m)] += count; }); });
+    // `count` arrivals (or, `bytes`, bytes completed) on the barriers r
+    // names in the CTAs of the multicast mask, or of r.
+    auto arrive = [&](const ir::Ref& r, ir::ExprId multicast, std::int64_t count, bool bytes = false) {
+      const std::size_t at = bytes ? static_cast<std::size_t>(mbars) : 0;
+      auto add = [&](int m) {
+        std::int64_t& x = path.arrived[at + static_cast<std::size_t>(m)];
+        x = std::min(x + count, unbounded);
+      };
+      if (multicast == ir::no_expr) return ctas(r.cta, [&](int c) { instances(r, c, add); });
       const std::optional<std::int64_t> mask = value(multicast);
       const int first_cta = p_.grid_first(info.cta);
       for (int c = first_cta; c < first_cta + p_.cluster_ctas; ++c)
-        if (!mask || (*mask >> (c - first_cta) & 1)) instances(r, c, [&](int m) { path.arrived[static_cast<std::size_t>(m)] += count; });
+        if (!mask || (*mask >> (c - first_cta) & 1)) instances(r, c, add);
     };
     auto visit = [&](const ir::Op& op) {
       v.visit(future, a, path.pc, &op, path.unknowns == 0 ? path.vars.data() : nullptr);
@@ -204,7 +211,16 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t*
       if (op.bar.object < 0) continue;
       if (op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval) {
         arrive(op.bar, ir::no_expr, unbounded);  // its phase may start again
+        arrive(op.bar, ir::no_expr, unbounded, true);
         continue;
+      }
+      // Bytes completed on the barrier: an st.async's or complete-tx's
+      // count; a TMA load's or a launch-control response's, not bounded.
+      if (fp == ir::Footprint::async_store || op.code == OpCode::mbar_complete_tx) {
+        const std::optional<std::int64_t> bytes = value(op.bytes);
+        arrive(op.bar, ir::no_expr, bytes && *bytes >= 0 ? *bytes * lanes_of(op, info).count : unbounded, true);
+      } else if (fp == ir::Footprint::tma_load || fp == ir::Footprint::clc_request) {
+        arrive(op.bar, op.multicast, unbounded, true);
       }
       if (ir::op_has(op.code, ir::opf::thread_arrive)) {
         const std::optional<std::int64_t> count = op.count == ir::no_expr ? std::optional<std::int64_t>(1) : value(op.count);
@@ -216,7 +232,7 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t*
         arrive(op.bar, op.multicast, op.code == OpCode::tcgen05_commit ? 1 : lanes_of(op, info).count);
       }
     }
-    for (int m = 0; m < mbars; ++m) most[m] = std::max(most[m], std::min(path.arrived[static_cast<std::size_t>(m)], unbounded));
+    for (int m = 0; m < 2 * mbars; ++m) most[m] = std::max(most[m], path.arrived[static_cast<std::size_t>(m)]);
   }
   return true;
 }
@@ -225,9 +241,9 @@ PhaseBounds::Query::Query(const PhaseBounds& b, const State& s, std::uint64_t mo
     : b_(b), s_(s), mbars_(b.p_.num_mbars()), width_(width), visitor_(v), movers_(movers) {
   for (int m = 0; m < mbars_ && m < 64; ++m) {
     const spec::mbarrier::State& st = s.mbars[static_cast<std::size_t>(m)];
-    if (st.status == spec::mbarrier::Status::live && st.pending > 0) initial_ |= std::uint64_t{1} << m;
+    if (st.status == spec::mbarrier::Status::live && (st.pending > 0 || st.tx > 0)) initial_ |= std::uint64_t{1} << m;
   }
-  bound_.resize(static_cast<std::size_t>(mbars_));
+  bound_.resize(2 * static_cast<std::size_t>(mbars_));
 }
 
 PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int agent) {
@@ -237,14 +253,14 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int age
     Runs r;
     r.frozen = frozen;
     r.done.assign(agents, 0);
-    r.most.assign(agents * static_cast<std::size_t>(mbars_), 0);
+    r.most.assign(agents * 2 * static_cast<std::size_t>(mbars_), 0);
     r.future.assign(agents * static_cast<std::size_t>(width_), 0);
     runs_.push_back(std::move(r));
     it = runs_.end() - 1;
   }
   const std::size_t a = static_cast<std::size_t>(agent);
   if (it->done[a]) return *it;
-  std::int64_t* most = it->most.data() + a * static_cast<std::size_t>(mbars_);
+  std::int64_t* most = it->most.data() + a * 2 * static_cast<std::size_t>(mbars_);
   std::uint64_t* future = it->future.data() + a * static_cast<std::size_t>(width_);
   // The memo's key: what the run reads of the state.
   const AgentState& ag = s_.agents[a];
@@ -265,7 +281,7 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int age
   const bool ok = b_.run(s_, agent, frozen, most, visitor_, future);
   it->done[a] = ok ? 2 : 1;
   if (memo.runs.size() >= memo_limit) memo.runs.clear();
-  memo.runs.emplace(std::move(key), Memo::Entry{ok, std::vector<std::int64_t>(most, most + mbars_), std::vector<std::uint64_t>(future, future + width_)});
+  memo.runs.emplace(std::move(key), Memo::Entry{ok, std::vector<std::int64_t>(most, most + 2 * mbars_), std::vector<std::uint64_t>(future, future + width_)});
   return *it;
 }
 
@@ -277,13 +293,14 @@ void PhaseBounds::Query::bounds(std::uint64_t frozen, std::uint64_t outside) {
     if (!(outside >> x & 1)) continue;
     if (x < agents) {
       if (!(movers_ >> x & 1)) continue;
-      const std::int64_t* row = runs(frozen, x).most.data() + static_cast<std::size_t>(x) * static_cast<std::size_t>(mbars_);
-      for (int k = 0; k < mbars_; ++k) bound_[static_cast<std::size_t>(k)] = std::min(bound_[static_cast<std::size_t>(k)] + row[k], unbounded);
+      const std::int64_t* row = runs(frozen, x).most.data() + static_cast<std::size_t>(x) * 2 * static_cast<std::size_t>(mbars_);
+      for (int k = 0; k < 2 * mbars_; ++k) bound_[static_cast<std::size_t>(k)] = std::min(bound_[static_cast<std::size_t>(k)] + row[k], unbounded);
       continue;
     }
     const Pending& pe = s_.pending[static_cast<std::size_t>(x - agents)];
     if (pe.kind == PendingKind::tcgen05_arrive) bound_[pe.mbar] += 1;
-    if (pe.kind == PendingKind::cp_async_arrive) bound_[pe.mbar] += pe.bytes;
+    else if (pe.kind == PendingKind::cp_async_arrive) bound_[pe.mbar] += pe.bytes;
+    else bound_[static_cast<std::size_t>(mbars_) + pe.mbar] += pe.bytes;  // a landing's bytes
   }
 }
 
@@ -292,9 +309,16 @@ std::uint64_t PhaseBounds::Query::frozen(std::uint64_t outside) {
   std::uint64_t frozen = initial_;
   while (frozen != 0) {
     bounds(frozen, outside);
+    // A phase completes with no arrival and no byte pending: it cannot
+    // while the arrivals are fewer than those pending, or the bytes that
+    // may complete fewer than the tx-count (an expect-tx only raises it).
     std::uint64_t next = 0;
-    for (int k = 0; k < mbars_; ++k)
-      if ((frozen >> k & 1) && bound_[static_cast<std::size_t>(k)] < s_.mbars[static_cast<std::size_t>(k)].pending) next |= std::uint64_t{1} << k;
+    for (int k = 0; k < mbars_; ++k) {
+      const spec::mbarrier::State& st = s_.mbars[static_cast<std::size_t>(k)];
+      if ((frozen >> k & 1) && (bound_[static_cast<std::size_t>(k)] < st.pending ||
+                                (st.tx > 0 && bound_[static_cast<std::size_t>(mbars_ + k)] < st.tx)))
+        next |= std::uint64_t{1} << k;
+    }
     if (next == frozen) break;
     frozen = next;
   }
@@ -307,6 +331,14 @@ bool PhaseBounds::Query::quiet(int m, std::int64_t own, std::uint64_t outside) {
   if (!(f >> m & 1)) return false;
   bounds(f, outside);
   return bound_[static_cast<std::size_t>(m)] + own < s_.mbars[static_cast<std::size_t>(m)].pending;
+}
+
+bool PhaseBounds::Query::quiet_bytes(int m, std::int64_t own, std::uint64_t outside) {
+  if (!b_.usable_ || !(initial_ >> m & 1)) return false;
+  const std::uint64_t f = frozen(outside);
+  if (!(f >> m & 1)) return false;
+  bounds(f, outside);
+  return bound_[static_cast<std::size_t>(mbars_ + m)] + own < s_.mbars[static_cast<std::size_t>(m)].tx;
 }
 
 const std::uint64_t* PhaseBounds::Query::future(std::uint64_t frozen, int agent) {

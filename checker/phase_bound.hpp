@@ -7,22 +7,26 @@
 // query, a read or a token, takes both branches) it counts the arrivals of
 // each step on each mbarrier (an arrive's count times its lanes; a
 // tcgen05.commit's or a cp.async.mbarrier.arrive's arrival at its issue) and
-// visits each step's footprint. A path ends at its exit, or where it waits by
+// the bytes it completes on it (an st.async's or complete-tx's; a TMA load's
+// or a launch-control request's, not bounded), and visits each step's
+// footprint. A path ends at its exit, or where it waits by
 // parity on a barrier of the frozen set F whose phase it must see complete;
 // everything else (other blocking operations, barriers outside F) is taken
 // to pass, which only adds paths.
 //
 // F is valid for a set of outside processes when, for each of its barriers,
-// their runs' arrivals and the pending arrivals in flight among them stay
-// below its pending count. Then no run of their steps completes a phase of F:
-// the first step that did would lie on paths the runs took (every barrier of
-// F still in its phase before it), so the arrivals before it and its own are
-// at most the bound, below the pending count. So the steps of such a run are
+// their runs' arrivals and the arrivals in flight among them stay below its
+// pending count, or their bytes and those of the landings in flight among
+// them stay below its tx-count. Then no run of their steps completes a phase
+// of F: the first step that did would lie on paths the runs took (every
+// barrier of F still in its phase before it), so the arrivals or bytes before
+// it and its own are at most the bound, below what is pending (an expect-tx
+// only raises the tx-count). So the steps of such a run are
 // on the runs' paths: their footprints are the processes' futures, and an
 // mbarrier of F is not completed by them, with what a member adds where that
 // keeps below its pending count. The greatest valid F is found from every
-// live barrier with arrivals pending, dropping each whose bound reaches its
-// pending count until none does. A valid F stays valid for fewer outside
+// live barrier with arrivals or bytes pending, dropping each whose bounds
+// reach what is pending until none does. A valid F stays valid for fewer outside
 // processes. An init or inval of a barrier on some path bounds nothing on
 // it; a count not known, or more paths than the budget, bounds nothing.
 #pragma once
@@ -59,8 +63,9 @@ class PhaseBounds {
   // the pending events). The runs depend only on F and are kept across sets.
   class Query {
    public:
-    // `movers`: the agents that may arrive on, init or inval an mbarrier
-    // from where they are (the others add nothing to a bound). `width`:
+    // `movers`: the agents that may count on (arrive, complete bytes), init
+    // or inval an mbarrier from where they are (the others add nothing to a
+    // bound). `width`:
     // the words of a future, which `v` fills.
     Query(const PhaseBounds& b, const State& s, std::uint64_t movers, int width, const Visitor& v);
     // The greatest F valid for the processes `outside`.
@@ -69,6 +74,10 @@ class PhaseBounds {
     // of the processes `outside` alone, with `own` more arrivals added at
     // any point.
     [[nodiscard]] bool quiet(int m, std::int64_t own, std::uint64_t outside);
+    // Whether the tx-count of mbarrier instance m stays above 0 by the steps
+    // of the processes `outside` alone, with `own` more bytes completed at
+    // any point.
+    [[nodiscard]] bool quiet_bytes(int m, std::int64_t own, std::uint64_t outside);
     // Everything agent a may do in runs of outside steps where F is `frozen`
     // (valid for them): nullptr where its run bounds nothing.
     [[nodiscard]] const std::uint64_t* future(std::uint64_t frozen, int agent);

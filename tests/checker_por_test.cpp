@@ -381,3 +381,20 @@ TEST_CASE("partial-order reduction: arrivals from outside the set, bounded by th
     CHECK(y.verdict == check::Verdict::violation);
   }
 }
+
+// An agent outside the set that has still to issue a TMA load completes
+// bytes on its barrier: its run bounds them (unbounded), so the landing it
+// will leave is not taken to keep the tx-count above 0. Counting only the
+// agents that may arrive let the consumer's wait with the wrong parity,
+// which passes before the load lands and blocks after, be taken alone
+// (--check-reduction on the corpus found it: kernels/bugs/wrong_initial_parity.bk).
+TEST_CASE("partial-order reduction: bytes an outside agent has still to issue keep a wait from being taken alone") {
+  const dsl::Parsed p = dsl::parse(
+      "kernel wp\nsmem tile[1] bytes 4096\nmbarrier full[1] count 1\n"
+      "role producer warp:\n  one: arrive_expect_tx full[0] bytes 4096\n  one: tma_load tile[0] -> full[0]\n"
+      "role consumer warp:\n  wait full[0] parity 1\n  all: read tile[0]\n",
+      "wp.bk");
+  REQUIRE(p.ok());
+  CHECK(outcome_name(run(p.kernel, true)) == "data_race");  // with --check-reduction
+  CHECK(outcome_name(run(p.kernel, false)) == "data_race");
+}
