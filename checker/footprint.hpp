@@ -4,8 +4,10 @@
 // an mbarrier instance, a buffer instance, a named-barrier slot of one CTA,
 // the liveness of one CTA (what exits and what targets a CTA from outside or
 // through async operations), the cluster barrier, an agent's pool of
-// async-arrival sync objects, a CTA's tensor-memory allocator, cluster
-// launch control. Two steps of different agents that write nothing the other
+// async-arrival sync objects, a CTA's tensor-memory allocations and, apart,
+// its allocation permit and pair collective, cluster launch control and,
+// apart, the failures each CTA observed, and a marker that an arrive on the
+// cluster barrier reads. Two steps of different agents that write nothing the other
 // reads or writes commute and cannot change each other's enabledness or
 // outcome: every other part of the state they touch is their own (variables,
 // control state, their own threads' columns of happens-before; see
@@ -13,8 +15,10 @@
 //
 // The footprint of the step an agent is about to take is exact (its indices
 // are evaluated); what other agents may do later is static and coarse (an
-// index or CTA that depends on a variable stands for every one): larger than
-// the truth is safe, it only reduces less.
+// index or CTA that depends on a variable stands for every one), or, where
+// that keeps more than one step, the union over the runs of each agent from
+// where it is (checker/phase_bound.hpp): larger than the truth is safe, it
+// only reduces less.
 #pragma once
 
 #include <cstdint>
