@@ -73,8 +73,8 @@ class Search {
 
   int agents() const { return model_.agents(); }
   // --prove: the trip count of a violation's schedule (decided by the
-  // oracle, or else one past the highest trip entered: every larger one runs
-  // the same schedule).
+  // oracle, or else the least the schedule allows, trip_least: every larger
+  // one runs the same schedule).
   std::int64_t trip_value_at(const std::vector<Action>& path) const {
     State s = next_.initial(nullptr);
     for (const Action a : path) {
@@ -82,13 +82,7 @@ class Search {
       if (!model_.apply(s, a, info) || info.violation != spec::Violation::none) break;
       next_.local_steps(s);
     }
-    const Program& p = model_.program();
-    const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
-    if (n != trip_undecided) return n;
-    std::int64_t m = model_.trips().shift.least - 1;
-    for (std::size_t a = 0; a < p.agents.size(); ++a)
-      if (model_.trips().counter[a] >= 0) m = std::max(m, s.vars[static_cast<std::size_t>(model_.trips().counter[a])]);
-    return m + 1;
+    return trip_least(model_.trips(), model_.program(), s);
   }
   // One search by the back end Options::threads picks; with `links`, parent links are kept.
   Searched search(std::uint64_t max_depth, Coverage* coverage, Links* links) const {
@@ -255,6 +249,15 @@ Result check(const ir::Kernel& k, const Options& opt) {
       r.verdict = Verdict::inconclusive;
       r.inconclusive_reason = "not-proved";
       r.not_proved = e.what();
+      return r;
+    } catch (const KernelError& e) {
+      // With N undecided the error may be of no trip count (a loop of no
+      // operation that N alone ends runs on): the explicit search at N's
+      // value says whether it is the kernel's.
+      Result r;
+      r.verdict = Verdict::inconclusive;
+      r.inconclusive_reason = "not-proved";
+      r.not_proved = "line " + std::to_string(e.loc.line) + ": with the trip count undecided, " + e.what();
       return r;
     }
   }

@@ -32,7 +32,7 @@ class Model {
   // Instantiates the kernel (program.cpp); `strict` makes warning kinds violations.
   // `trips` (--prove): k is trip_kernel's, and N is decided by the trip oracle.
   Model(const ir::Kernel& k, bool strict, const std::shared_ptr<const TripShift>& trips = nullptr)
-      : prog_(instantiate(k)), step_(prog_, false, strict), deps_(prog_), plan_(make_trip_plan(prog_, trips)) {}
+      : prog_(instantiate(k)), plan_(make_trip_plan(prog_, trips)), step_(prog_, false, strict, &plan_), deps_(prog_) {}
   [[nodiscard]] const TripPlan& trips() const { return plan_; }
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
@@ -43,7 +43,8 @@ class Model {
   [[nodiscard]] const Footprints& dependencies() const { return deps_; }
 
   [[nodiscard]] int agents() const { return static_cast<int>(prog_.agents.size()); }
-  [[nodiscard]] int processes(const State& s) const { return agents() + static_cast<int>(s.pending.size()) + (plan_.active ? 1 : 0); }
+  // With --prove, the trip oracle's two processes come last: decide, raise.
+  [[nodiscard]] int processes(const State& s) const { return agents() + static_cast<int>(s.pending.size()) + (plan_.active ? 2 : 0); }
   [[nodiscard]] State initial() const { return initial(step_); }
   // The initial state in the shape of `st`'s states (a describing stepper
   // keeps the phases seen: Stepper::initial).
@@ -62,12 +63,15 @@ class Model {
       st.agent_step(s, a, info);
     } else {
       const int i = a - agents();
-      if (plan_.active && i == static_cast<int>(s.pending.size())) {
+      if (plan_.active && i >= static_cast<int>(s.pending.size())) {
+        const bool decide = i == static_cast<int>(s.pending.size());
         info = StepInfo{};
-        info.enabled = trip_decide(plan_, prog_, s);
-        if (info.enabled && &st != &step_)  // describing a trace
-          info.text = prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name + " decided: " +
-                      std::to_string(s.vars[static_cast<std::size_t>(prog_.var_base[0] + trip_var)]);
+        info.enabled = decide ? trip_decide(plan_, prog_, s) : trip_raise(plan_, prog_, s);
+        if (info.enabled && &st != &step_) {  // describing a trace
+          const std::string& name = prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name;
+          const std::int64_t n = trip_least(plan_, prog_, s);
+          info.text = decide ? name + " decided: " + std::to_string(n) : name + " is at least " + std::to_string(n);
+        }
         return info.enabled;
       }
       if (i >= static_cast<int>(s.pending.size())) return false;
@@ -92,7 +96,8 @@ class Model {
       return prog_.agents[static_cast<std::size_t>(a)].name + " at line " + std::to_string(l.line);
     }
     if (a - agents() >= static_cast<int>(s.pending.size()))
-      return "the trip oracle (" + prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name + " decided)";
+      return "the trip oracle (" + prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name +
+             (a - agents() == static_cast<int>(s.pending.size()) ? " decided)" : " raised)");
     const Pending& pe = s.pending[static_cast<std::size_t>(a - agents())];
     const ir::Loc l = prog_.code[static_cast<std::size_t>(prog_.agents[pe.agent].role)][pe.pc].loc;
     return "the async event of " + prog_.agents[pe.agent].name + " from line " + std::to_string(l.line);
@@ -100,9 +105,9 @@ class Model {
 
  private:
   Program prog_;
+  TripPlan plan_;  // before step_, which reads it
   Stepper step_;
   Footprints deps_;
-  TripPlan plan_;
 };
 
 }  // namespace pc::check

@@ -86,6 +86,10 @@ void StepInfo::clear() {
 
 void Stepper::agent_step(State& s, int a, StepInfo& info) const {
   info.clear();
+  if (gated(s, a)) {
+    info.enabled = false;
+    return;
+  }
   Exec e(p_, describe_, strict_, s, a, info);
   try {
     e.run();
@@ -212,7 +216,8 @@ StepInfo Stepper::pending_step(State& s, int i) const {
   return info;
 }
 
-Stepper::Stepper(const Program& p, bool describe, bool strict) : p_(p), describe_(describe), strict_(strict) {
+Stepper::Stepper(const Program& p, bool describe, bool strict, const TripPlan* trips)
+    : p_(p), describe_(describe), strict_(strict), trips_(trips != nullptr && trips->active ? trips : nullptr) {
   block_tests_.resize(p.code.size());
   for (std::size_t r = 0; r < p.code.size(); ++r)
     for (const Instr& in : p.code[r]) {
@@ -244,7 +249,7 @@ Stepper::Stepper(const Program& p, bool describe, bool strict) : p_(p), describe
 
 bool Stepper::surely_blocked(const State& s, int a) const {
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
-  if (ag.exited) return true;
+  if (ag.exited || gated(s, a)) return true;
   const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
   const std::vector<BlockTest>& tests = block_tests_[static_cast<std::size_t>(info.role)];
   if (ag.pc >= tests.size()) return false;
@@ -326,6 +331,9 @@ std::string Stepper::describe_blocked(const State& s, int a) const {
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
   const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
   const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(info.role)];
+  if (gated(s, a))
+    return info.name + " waits for the trip oracle to decide " + p_.kernel->params[static_cast<std::size_t>(trips_->shift.param)].name +
+           " or raise its lower bound (line " + std::to_string(code[ag.pc].loc.line) + ")";
   if (ag.pc >= code.size() || code[ag.pc].kind != InstrKind::op) return info.name + " is blocked";
   const ir::Op& op = *code[ag.pc].op;
   std::string what = std::string(ir::op_keyword(op.code));

@@ -7,6 +7,7 @@
 
 #include "checker/program.hpp"
 #include "checker/state.hpp"
+#include "checker/trips.hpp"
 #include "spec/violation.hpp"
 
 namespace pc::check {
@@ -55,7 +56,9 @@ struct StepInfo {
 class Stepper {
  public:
   // `strict`: a warning kind stops the step as a violation (--strict).
-  Stepper(const Program& p, bool describe, bool strict = false);
+  // `trips` (--prove): an agent at a gate that N's lower bound does not open
+  // does not move (trip_gate_open).
+  Stepper(const Program& p, bool describe, bool strict = false, const TripPlan* trips = nullptr);
 
   // The initial state. The phases each agent last observed per mbarrier
   // (State::last_seen) say only where a trace's wait passed a lapped phase:
@@ -111,9 +114,12 @@ class Stepper {
   [[nodiscard]] bool surely_blocked_op(const State& s, int a, const ir::Op& op) const;
   // Whether agent a's wait by parity `op` on mbarrier instance m surely blocks.
   [[nodiscard]] bool wait_blocked(const State& s, int a, const ir::Op& op, int m) const;
+  // Whether agent a waits at a closed gate of --prove.
+  [[nodiscard]] bool gated(const State& s, int a) const { return trips_ != nullptr && !trip_gate_open(*trips_, p_, s, a); }
   const Program& p_;
   bool describe_;
   bool strict_;
+  const TripPlan* trips_ = nullptr;  // active plans only
   std::vector<std::vector<BlockTest>> block_tests_;  // per role, per instruction
 };
 
@@ -152,7 +158,7 @@ inline const Instr* Stepper::next_local(const State& s, int a, bool private_ops)
   const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
   if (ag.pc >= code.size()) return nullptr;
   const Instr& in = code[ag.pc];
-  if (is_control(in.kind)) return &in;
+  if (is_control(in.kind)) return gated(s, a) ? nullptr : &in;
   // A member mask (syncwarp mask M) may be wrong (warp_mask_misuse): such a
   // step can fail, so it is not run as a local one.
   return in.kind == InstrKind::op && private_ops && ir::op_private(in.op->code) && in.op->mask == ir::no_expr ? &in : nullptr;

@@ -481,11 +481,12 @@ class Successors::Expansion {
   // (with `to_cache`), then held for its store call.
   void hold(State& t, int a, const StepInfo& info, bool to_cache) {
     // Only the agent that moved can have reached local steps; a pending
-    // event moves no agent.
+    // event moves no agent; the trip oracle may open any agent's gate.
     bool others = info.reads_others;
-    if (a < agents_) {
+    if (a < agents_ || (oracle_ >= 0 && a >= oracle_)) {
       try {
-        others |= x_.local_steps_reading(t, a, w_.coverage);
+        if (a < agents_) others |= x_.local_steps_reading(t, a, w_.coverage);
+        else x_.local_steps(t, -1, w_.coverage);
       } catch (...) {
         store_held();
         throw;
@@ -501,7 +502,7 @@ class Successors::Expansion {
 
   // Makes t, after a step of action a, s again.
   void put_back(State& t, int a) {
-    if (a == oracle_) t = s_;
+    if (oracle_ >= 0 && a >= oracle_) t = s_;  // the trip oracle writes every agent's N
     else restore(t, s_, x_.owners_, a < agents_ ? a : -1);
   }
 
@@ -544,7 +545,7 @@ class Successors::Expansion {
   Prefetch& prefetch_;
   const std::uint32_t id_;
   const int agents_;
-  const int oracle_;     // the trip oracle's action (-1: none)
+  const int oracle_;     // the trip oracle's first action (-1: none); its second follows
   const bool cached_;    // the step cache answers for this state's agents
   bool t_is_s_ = false, t2_is_s_ = false, m_is_s_ = false;  // w.t, w.t2, w.m are s
   bool any_enabled_ = false;

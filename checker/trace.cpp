@@ -38,7 +38,7 @@ EarlierAccess earlier_access(const Program& prog, const std::vector<std::pair<st
 
 void describe(const Model& m, const Options& opt, const std::vector<Action>& path, bool deadlock, Result& r,
               long long snap_at) {
-  const Stepper st(m.program(), true, opt.strict);
+  const Stepper st(m.program(), true, opt.strict, &m.trips());
   const int agents = m.agents();
   const State* current = nullptr;
   auto snap = [&](const State& x) {

@@ -1,6 +1,8 @@
 #include "checker/trips.hpp"
 
 #include <algorithm>
+#include <cstdlib>
+#include <optional>
 
 namespace pc::check {
 namespace {
@@ -15,7 +17,85 @@ void shift_vars(std::vector<ir::Stmt>& body) {
   }
 }
 
+bool is_comparison(ir::BinOp b) {
+  return b == ir::BinOp::lt || b == ir::BinOp::le || b == ir::BinOp::gt || b == ir::BinOp::ge || b == ir::BinOp::eq ||
+         b == ir::BinOp::ne;
+}
+
+// The coefficient of N in e if e is a * N + R with R reading no N (a may be
+// 0 or negative); none otherwise.
+std::optional<std::int64_t> n_coef(const std::vector<ir::Expr>& ex, ir::ExprId e) {
+  if (!trip_reads(ex, e)) return 0;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) return 1;  // N: it reads N
+  if (x.kind == ir::ExprKind::unary && x.un == ir::UnOp::neg) {
+    const auto a = n_coef(ex, x.a);
+    return a ? std::optional<std::int64_t>(-*a) : std::nullopt;
+  }
+  if (x.kind != ir::ExprKind::binary) return std::nullopt;
+  const auto a = n_coef(ex, x.a), b = n_coef(ex, x.b);
+  if (!a || !b) return std::nullopt;
+  if (x.bin == ir::BinOp::add) return *a + *b;
+  if (x.bin == ir::BinOp::sub) return *a - *b;
+  if (x.bin == ir::BinOp::mul) {
+    const ir::Expr& xa = ex[static_cast<std::size_t>(x.a)];
+    const ir::Expr& xb = ex[static_cast<std::size_t>(x.b)];
+    if (xa.kind == ir::ExprKind::constant && std::llabs(xa.value) <= 1024) return xa.value * *b;
+    if (xb.kind == ir::ExprKind::constant && std::llabs(xb.value) <= 1024) return xb.value * *a;
+  }
+  return std::nullopt;
+}
+
+std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+// One more than the trip agent a has entered, in N's units (floor(k / scale)
+// + 1), if it is inside its trip loop's body; else none.
+bool entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& bound) {
+  if (plan.counter[a] < 0 || s.agents[a].exited) return false;
+  const int pc = s.agents[a].pc;
+  // Local steps run the loop's branch at once, so no agent rests on it.
+  if (pc <= plan.loop[a].first || pc >= plan.loop[a].second) return false;
+  bound = floor_div(s.vars[static_cast<std::size_t>(plan.counter[a])], plan.scale[a]) + 1;
+  return true;
+}
+
+std::int64_t& n_of(const Program& p, State& s, std::size_t a) { return s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)]; }
+
+// Some agent waits at a gate that its lower bound does not open.
+bool any_gate_closed(const TripPlan& plan, const Program& p, const State& s) {
+  for (std::size_t a = 0; a < s.agents.size(); ++a)
+    if (!trip_gate_open(plan, p, s, static_cast<int>(a))) return true;
+  return false;
+}
+
+void set_n(const Program& p, State& s, std::int64_t v) {
+  for (std::size_t a = 0; a < s.agents.size(); ++a) n_of(p, s, a) = v;
+}
+
 }  // namespace
+
+bool trip_reads(const std::vector<ir::Expr>& ex, ir::ExprId e) {
+  if (e == ir::no_expr) return false;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) return x.var == trip_var;
+  return trip_reads(ex, x.a) || trip_reads(ex, x.b);
+}
+
+bool trip_thresholds(const std::vector<ir::Expr>& ex, ir::ExprId e, std::vector<TripThreshold>& out) {
+  if (!trip_reads(ex, e)) return true;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::binary && is_comparison(x.bin)) {
+    const bool ra = trip_reads(ex, x.a), rb = trip_reads(ex, x.b);
+    if (ra && rb) return false;
+    const ir::ExprId side = ra ? x.a : x.b, other = ra ? x.b : x.a;
+    const auto a = n_coef(ex, side);
+    if (!a || *a < 1) return false;
+    out.push_back(TripThreshold{other, side, *a});
+    return true;
+  }
+  if (x.kind == ir::ExprKind::var) return false;  // N itself, outside a comparison
+  return trip_thresholds(ex, x.a, out) && trip_thresholds(ex, x.b, out);
+}
 
 ir::Kernel trip_kernel(const ir::Kernel& k, int param) {
   ir::Kernel t = k;
@@ -40,48 +120,116 @@ TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>
   plan.shift = *shift;
   const std::size_t n = p.agents.size();
   plan.counter.assign(n, -1);
+  plan.scale.assign(n, 1);
   plan.shifted.assign(n, {});
   plan.loop.assign(n, {0, 0});
+  plan.gates.resize(p.code.size());
+  // Per role: the trip loop's branch, the branch_false on `counter < bound`
+  // with a bound that reads N that closes a loop (program.cpp), and the gates.
+  std::vector<std::pair<int, int>> loops(p.code.size(), {-1, -1});
+  for (std::size_t r = 0; r < p.code.size(); ++r) {
+    const std::vector<Instr>& code = p.code[r];
+    const int counter = r < shift->counter.size() ? shift->counter[r] : -1;
+    plan.gates[r].resize(code.size());
+    for (std::size_t pc = 0; pc < code.size(); ++pc) {
+      const Instr& in = code[pc];
+      if (counter >= 0 && in.kind == InstrKind::branch_false) {
+        const ir::Expr& cond = p.exprs[static_cast<std::size_t>(in.expr)];
+        if (cond.kind == ir::ExprKind::binary && cond.bin == ir::BinOp::lt) {
+          const ir::Expr& lhs = p.exprs[static_cast<std::size_t>(cond.a)];
+          // A loop's branch: the instruction before its target jumps back to it
+          // (an `if k < N` is not one).
+          const bool back = in.target > 0 && code[static_cast<std::size_t>(in.target - 1)].kind == InstrKind::jump &&
+                            code[static_cast<std::size_t>(in.target - 1)].target == static_cast<int>(pc);
+          if (back && lhs.kind == ir::ExprKind::var && lhs.var == counter && trip_reads(p.exprs, cond.b)) {
+            loops[r] = {static_cast<int>(pc), in.target};
+            continue;
+          }
+        }
+      }
+      if (in.kind == InstrKind::op || in.expr == ir::no_expr || !trip_reads(p.exprs, in.expr)) continue;
+      std::vector<TripThreshold>& g = plan.gates[r][pc];
+      // Not of the form: no lower bound settles it (checker/smt/trips.cpp
+      // lets none be reached while N is undecided).
+      if (!trip_thresholds(p.exprs, in.expr, g)) g.assign(1, TripThreshold{});
+    }
+  }
   for (std::size_t a = 0; a < n; ++a) {
     const auto role = static_cast<std::size_t>(p.agents[a].role);
     const int counter = shift->counter[role];
-    if (counter < 0) continue;
+    if (counter < 0 || loops[role].first < 0) continue;
+    // An agent whose CTA, instance or warp fails a guard does not run the loop.
+    std::vector<std::int64_t> vars(p.kernel->roles[role].vars.size(), 0);
+    vars[ir::var_cta] = p.agents[a].cta;
+    vars[ir::var_instance] = p.agents[a].instance;
+    vars[ir::var_warp] = p.agents[a].warp;
+    bool runs = true;
+    for (const auto& [cond, taken] : shift->guards[role]) runs = runs && ((eval(p, cond, vars.data()) != 0) == taken);
+    if (!runs) continue;
     const int base = p.var_base[a];
     plan.counter[a] = base + counter;
+    plan.scale[a] = shift->scale[role];
     for (const auto& [v, c] : shift->shifted[role]) plan.shifted[a].emplace_back(base + v, c);
-    // The trip loop's branch: the branch_false on `counter < N` (program.cpp).
-    const std::vector<Instr>& code = p.code[role];
-    for (std::size_t pc = 0; pc < code.size(); ++pc) {
-      const Instr& in = code[pc];
-      if (in.kind != InstrKind::branch_false) continue;
-      const ir::Expr& cond = p.exprs[static_cast<std::size_t>(in.expr)];
-      if (cond.kind != ir::ExprKind::binary || cond.bin != ir::BinOp::lt) continue;
-      const ir::Expr& lhs = p.exprs[static_cast<std::size_t>(cond.a)];
-      const ir::Expr& rhs = p.exprs[static_cast<std::size_t>(cond.b)];
-      if (lhs.kind == ir::ExprKind::var && lhs.var == counter && rhs.kind == ir::ExprKind::var && rhs.var == trip_var)
-        plan.loop[a] = {static_cast<int>(pc), in.target};
-    }
+    plan.loop[a] = loops[role];
   }
   return plan;
 }
 
 void trip_start(const TripPlan& plan, const Program& p, State& s) {
-  if (!plan.active) return;
-  for (std::size_t a = 0; a < p.agents.size(); ++a) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] = trip_undecided;
+  if (plan.active) set_n(p, s, trip_undecided + plan.shift.least);
+}
+
+bool trip_gate_open(const TripPlan& plan, const Program& p, const State& s, int a) {
+  if (!plan.active) return true;
+  const auto ai = static_cast<std::size_t>(a);
+  const AgentState& ag = s.agents[ai];
+  const auto role = static_cast<std::size_t>(p.agents[ai].role);
+  const std::vector<std::vector<TripThreshold>>& g = plan.gates[role];
+  if (ag.exited || ag.pc >= g.size() || g[ag.pc].empty()) return true;
+  const std::int64_t* vars = s.vars.data() + p.var_base[ai];
+  if (!trip_is_undecided(vars[trip_var])) return true;
+  std::int64_t low = vars[trip_var] - trip_undecided, own = 0;
+  if (entered(plan, s, ai, own)) low = std::max(low, own);
+  std::vector<std::int64_t> at_zero(vars, vars + p.kernel->roles[role].vars.size());
+  at_zero[trip_var] = 0;
+  for (const TripThreshold& t : g[ag.pc]) {
+    if (t.other == ir::no_expr)
+      throw NotProved("line " + std::to_string(p.code[role][ag.pc].loc.line) + ": the trip count is read, undecided, other than by a comparison");
+    std::int64_t threshold = 0;
+    try {
+      threshold = floor_div(eval(p, t.other, vars) - eval(p, t.side, at_zero.data()), t.scale) + 1;
+    } catch (const KernelError&) {
+      return true;  // for the step to report
+    }
+    if (low < threshold) return false;
+  }
+  return true;
+}
+
+std::int64_t trip_least(const TripPlan& plan, const Program& p, const State& s) {
+  const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+  if (!trip_is_undecided(n)) return n;
+  std::int64_t low = n - trip_undecided;
+  for (std::size_t a = 0; a < plan.counter.size(); ++a)
+    if (std::int64_t b = 0; entered(plan, s, a, b)) low = std::max(low, b);
+  return low;
 }
 
 bool trip_decide(const TripPlan& plan, const Program& p, State& s) {
-  std::int64_t m = -1;
-  for (std::size_t a = 0; a < plan.counter.size(); ++a) {
-    if (s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] != trip_undecided) return false;
-    if (plan.counter[a] < 0) continue;
-    const int pc = s.agents[a].pc;
-    // Inside its loop's body: it has entered trip `counter` (local steps run
-    // the branch at once, so no agent rests on it).
-    if (pc > plan.loop[a].first && pc < plan.loop[a].second) m = std::max(m, s.vars[static_cast<std::size_t>(plan.counter[a])]);
-  }
-  if (m + 1 < plan.shift.least) return false;
-  for (std::size_t a = 0; a < plan.counter.size(); ++a) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] = m + 1;
+  if (!trip_is_undecided(s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)])) return false;
+  // Deciding waits until it matters: an agent has entered the least N's last
+  // trip (it may leave the loop next), or one waits at a gate.
+  std::int64_t highest = plan.shift.least - 1;
+  for (std::size_t a = 0; a < plan.counter.size(); ++a)
+    if (std::int64_t b = 0; entered(plan, s, a, b)) highest = std::max(highest, b);
+  if (highest < plan.shift.least && !any_gate_closed(plan, p, s)) return false;
+  set_n(p, s, trip_least(plan, p, s));
+  return true;
+}
+
+bool trip_raise(const TripPlan& plan, const Program& p, State& s) {
+  if (!trip_is_undecided(s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)]) || !any_gate_closed(plan, p, s)) return false;
+  set_n(p, s, trip_undecided + trip_least(plan, p, s) + 1);
   return true;
 }
 

@@ -1,10 +1,13 @@
 // --prove (docs/checker.md, "Every trip count"), its part of the language
 // module: one search for every value of a trip-count parameter N. N becomes
 // a variable of every role, undecided at the start (every check `k < N`
-// passes); the trip oracle, a process of the model, decides it at one more
-// than the highest trip an agent has entered. The key that lets the search
-// close is a reduction (checker/reduce/trips.hpp); checker/smt/trips.cpp
-// proves what it needs.
+// passes) with a lower bound L; the trip oracle, two processes of the model,
+// decides it at the least value the runs so far allow, or raises L by one.
+// An agent that would read N through a comparison (`if k + 1 < N`) while N
+// is undecided and L does not settle the comparison waits at that gate until
+// the oracle decides or raises. The key that lets the search close is a
+// reduction (checker/reduce/trips.hpp); checker/smt/trips.cpp proves what it
+// needs.
 #pragma once
 
 #include <cstdint>
@@ -20,8 +23,10 @@
 
 namespace pc::check {
 
-// N, undecided: every trip check passes.
+// N, undecided with lower bound L, is trip_undecided + L: every trip check
+// passes, and a comparison that L settles has N's value for every N >= L.
 inline constexpr std::int64_t trip_undecided = std::int64_t{1} << 50;
+[[nodiscard]] inline bool trip_is_undecided(std::int64_t n) { return n >= trip_undecided / 2; }
 // The variable standing for N in every role of the kernel trip_kernel makes.
 inline constexpr int trip_var = ir::num_builtin_vars;
 
@@ -32,9 +37,16 @@ struct TripShift {
   std::int64_t threshold = 0;      // T: the least counter a shifted key keeps
   std::int64_t least = 1;          // the smallest N (the parameter's declared lower bound)
   // Per role: its trip loop's counter (a variable of trip_kernel's roles; -1:
-  // none), and the variables shifted with their coefficients (the counter 1).
+  // none), and the variables shifted with their coefficients (the counter's
+  // is its scale).
   std::vector<int> counter;
   std::vector<std::vector<std::pair<int, std::int64_t>>> shifted;
+  // Per role: the trip loop's bound is scale * N (`for i in 0 .. TILES * N`).
+  std::vector<std::int64_t> scale;
+  // Per role: the `if`s around its trip loop (condition, branch taken: true
+  // for the body), which read only an agent's CTA, instance and warp: an
+  // agent whose values fail one does not run the loop.
+  std::vector<std::vector<std::pair<ir::ExprId, bool>>> guards;
 };
 
 // The search met a state the proof does not cover (a shifted variable below
@@ -47,19 +59,50 @@ struct NotProved : std::runtime_error {
 // after it move up by one), read wherever N was.
 [[nodiscard]] ir::Kernel trip_kernel(const ir::Kernel& k, int param);
 
+// A comparison `other REL side` that reads N, where side is a * N + R
+// (a >= 1; R and other do not read N): its value is the same for every
+// N >= floor((other - R) / a) + 1, its threshold.
+struct TripThreshold {
+  ir::ExprId other = ir::no_expr;
+  ir::ExprId side = ir::no_expr;
+  std::int64_t scale = 1;  // a
+};
+
+// Whether e reads N (trip_var).
+[[nodiscard]] bool trip_reads(const std::vector<ir::Expr>& ex, ir::ExprId e);
+// The comparisons through which e reads N, appended to out; false if e reads
+// N other than through a comparison `other REL a * N + R` (a >= 1).
+[[nodiscard]] bool trip_thresholds(const std::vector<ir::Expr>& ex, ir::ExprId e, std::vector<TripThreshold>& out);
+
 // The shift's data per agent of a program of trip_kernel's kernel.
 struct TripPlan {
   bool active = false;
   TripShift shift;
-  std::vector<int> counter;                                        // per agent: index into State::vars, -1
+  std::vector<int> counter;                                        // per agent: index into State::vars, -1 (none, or it does not run it)
+  std::vector<std::int64_t> scale;                                 // per agent: its trip loop's scale
   std::vector<std::vector<std::pair<int, std::int64_t>>> shifted;  // per agent: (index into State::vars, coefficient)
   std::vector<std::pair<int, int>> loop;                           // per agent: its trip loop's code, [branch, end)
+  // Per role, per instruction: the comparisons through which an assignment
+  // or a branch reads N (none: not a gate). The trip loop's own branch is none.
+  std::vector<std::vector<std::vector<TripThreshold>>> gates;
 };
 [[nodiscard]] TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>& shift);
 
-// The initial state's N: undecided.
+// The initial state's N: undecided, at least the least N.
 void trip_start(const TripPlan& plan, const Program& p, State& s);
-// The trip oracle: N := M + 1, M the highest trip any agent has entered;
-// false if N is decided already or M + 1 is below the least N.
+// Whether agent a may take its next instruction: false only where it is a
+// gate, N is undecided, and the lower bound the agent knows (L, and one more
+// than its trip) is below a comparison's threshold.
+[[nodiscard]] bool trip_gate_open(const TripPlan& plan, const Program& p, const State& s, int a);
+// The trip oracle's first process: N := the least value the state allows
+// (L, and one more than the highest trip entered); false if N is decided
+// already, or no agent has entered the least N's last trip and none waits at
+// a gate.
 bool trip_decide(const TripPlan& plan, const Program& p, State& s);
+// Its second: L := that least value plus one (N is larger); false if N is
+// decided or no agent waits at a gate.
+bool trip_raise(const TripPlan& plan, const Program& p, State& s);
+// N's lower bound in an undecided state (L, and one more than the highest
+// trip entered), or N where it is decided.
+[[nodiscard]] std::int64_t trip_least(const TripPlan& plan, const Program& p, const State& s);
 }  // namespace pc::check

@@ -6,19 +6,28 @@
 namespace pc::check {
 
 void trip_key(const TripPlan& plan, const Program& p, State& s) {
-  // Trip counters: shifted once every agent with a trip loop is in it or past it.
-  std::int64_t least = LLONG_MAX;
+  // Trip counters: shifted once every agent that runs a trip loop is in it
+  // or past it, by d * scale with d a multiple of P that keeps each counter
+  // at or above T and N at or above its least value (a counter k of scale c
+  // bounds N by floor(k / c) + 1, or is c * N past the loop: k >= c * least
+  // keeps it).
+  const std::int64_t P = plan.shift.period;
+  std::int64_t d = LLONG_MAX;
+  bool inside = true;  // every agent that runs a trip loop is inside its body
   for (std::size_t a = 0; a < plan.counter.size(); ++a) {
     if (plan.counter[a] < 0) continue;
     if (s.agents[a].pc < plan.loop[a].first && !s.agents[a].exited) {
-      least = -1;
+      d = -1;
       break;
     }
-    least = std::min(least, s.vars[static_cast<std::size_t>(plan.counter[a])]);
+    inside = inside && !s.agents[a].exited && s.agents[a].pc > plan.loop[a].first && s.agents[a].pc < plan.loop[a].second;
+    const std::int64_t c = plan.scale[a];
+    const std::int64_t floor_k = std::max(plan.shift.threshold, c * plan.shift.least);
+    const std::int64_t k = s.vars[static_cast<std::size_t>(plan.counter[a])];
+    d = std::min(d, k < floor_k ? 0 : (k - floor_k) / (c * P) * P);
   }
-  const std::int64_t P = plan.shift.period, T = plan.shift.threshold;
-  if (least != LLONG_MAX && least >= T + P) {
-    const std::int64_t d = (least - T) / P * P;
+  if (d == LLONG_MAX) d = -1;
+  if (d > 0) {
     for (std::size_t a = 0; a < plan.shifted.size(); ++a) {
       for (const auto& [v, c] : plan.shifted[a]) {
         std::int64_t& x = s.vars[static_cast<std::size_t>(v)];
@@ -27,9 +36,24 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
         // (checker/smt/trips.cpp); the key state's are no larger than the state's.
         if (x < 0) throw NotProved("a variable that moves with the trip counter is negative in a shifted state");
       }
-      std::int64_t& n = s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)];
-      if (n != trip_undecided) n -= d;
+      // N, or its lower bound L while undecided.
+      s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] -= d;
     }
+  }
+  // While N is undecided and every agent that runs a trip loop is inside it,
+  // a lower bound L at or below the least of their bounds (floor(k / c) + 1)
+  // is read by nothing (trip_gate_open and the oracle take the larger): it
+  // becomes that least bound.
+  const std::int64_t n0 = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+  if (d >= 0 && inside && trip_is_undecided(n0)) {
+    std::int64_t least = LLONG_MAX;
+    for (std::size_t a = 0; a < plan.counter.size(); ++a) {
+      if (plan.counter[a] < 0) continue;
+      const std::int64_t k = s.vars[static_cast<std::size_t>(plan.counter[a])], c = plan.scale[a];
+      least = std::min(least, (k >= 0 ? k / c : -((-k + c - 1) / c)) + 1);
+    }
+    if (least != LLONG_MAX && n0 - trip_undecided < least)
+      for (std::size_t a = 0; a < s.agents.size(); ++a) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] = trip_undecided + least;
   }
   // mbarrier phases by parity: spec/mbarrier.cpp reads a phase only as
   // `phase & 1` (test_wait_parity, and tokens by parity); last_seen is written

@@ -20,12 +20,13 @@ struct Site {
   ExprId e = ir::no_expr;
   int target = -1;
   ir::Loc loc;
+  bool op = false;  // an operation's operand
 };
 
 void op_sites(const ir::Stmt& s, std::vector<Site>& out) {
   const ir::Op& op = s.op;
   auto add = [&](ExprId e) {
-    if (e != ir::no_expr) out.push_back(Site{e, -1, s.loc});
+    if (e != ir::no_expr) out.push_back(Site{e, -1, s.loc, true});
   };
   auto ref = [&](const ir::Ref& r) {
     add(r.index);
@@ -121,46 +122,137 @@ std::optional<std::int64_t> linear(const std::vector<ir::Expr>& ex, ExprId e, co
 
 struct RolePlan {
   int counter = -1;
-  std::map<int, std::int64_t> coef;  // shifted variables (the counter and N included)
-  std::vector<Site> checked;         // the sites in and after the trip loop
+  std::int64_t scale = 1;                            // the loop's bound is scale * N
+  std::vector<std::pair<ExprId, bool>> guards;       // the ifs around the loop, and the branch taken
+  std::map<int, std::int64_t> coef;                  // shifted variables (the counter and N included)
+  std::vector<Site> checked;                         // the sites in and after the trip loop
+  std::vector<check::TripThreshold> thresholds;      // the comparisons that read N inside the loop
 };
 
 std::string at(const ir::Loc& l) { return "line " + std::to_string(l.line); }
+
+bool reads_only_builtins(const std::vector<ir::Expr>& ex, ExprId e) {
+  if (e == ir::no_expr) return true;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) return x.var < ir::num_builtin_vars;
+  return reads_only_builtins(ex, x.a) && reads_only_builtins(ex, x.b);
+}
+
+// Where a role's trip loop sits: the statements around it, outermost first.
+struct Place {
+  const ir::Stmt* loop = nullptr;
+  std::vector<const ir::Stmt*> around;  // the ifs and loops that hold it
+  std::vector<bool> in_body;            // per `around`: in its body (else its else-body)
+};
+
+void find_trip_loops(const ir::Kernel& t, const std::vector<ir::Stmt>& body, Place& at_now, std::vector<Place>& out) {
+  for (const ir::Stmt& s : body) {
+    if (s.kind == ir::StmtKind::for_loop && reads_var(t.exprs, s.hi, trip_var)) {
+      Place p = at_now;
+      p.loop = &s;
+      out.push_back(p);
+    }
+    if (s.kind != ir::StmtKind::for_loop && s.kind != ir::StmtKind::if_else) continue;
+    at_now.around.push_back(&s);
+    at_now.in_body.push_back(true);
+    find_trip_loops(t, s.body, at_now, out);
+    at_now.in_body.back() = false;
+    find_trip_loops(t, s.else_body, at_now, out);
+    at_now.around.pop_back();
+    at_now.in_body.pop_back();
+  }
+}
+
+// The sites of the statements of `block` before and after element `i`.
+void split_sites(const std::vector<ir::Stmt>& block, std::size_t i, std::vector<Site>& before, std::vector<Site>& after) {
+  for (std::size_t j = 0; j < block.size(); ++j)
+    if (j != i) sites({block[j]}, j < i ? before : after);
+}
+
+std::size_t index_in(const std::vector<ir::Stmt>& block, const ir::Stmt* s) {
+  return static_cast<std::size_t>(s - block.data());
+}
 
 // Plans one role: its trip loop, the sites to check, the coefficients.
 // Returns the reason it cannot be covered, or "".
 std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
   const std::vector<ir::Expr>& ex = t.exprs;
-  std::vector<std::size_t> loops;
-  for (std::size_t i = 0; i < r.body.size(); ++i) {
-    const ir::Stmt& s = r.body[i];
-    if (s.kind != ir::StmtKind::for_loop) continue;
-    const ir::Expr& hi = ex[static_cast<std::size_t>(s.hi)];
-    if (hi.kind == ir::ExprKind::var && hi.var == trip_var) loops.push_back(i);
-  }
+  std::vector<Place> loops;
+  Place top;
+  find_trip_loops(t, r.body, top, loops);
   if (loops.size() > 1)
-    return "role " + r.name + " has two loops over the trip count (" + at(r.body[loops[0]].loc) + ", " +
-           at(r.body[loops[1]].loc) + ")";
-  std::vector<Site> before, body;
-  const std::size_t split = loops.empty() ? r.body.size() : loops[0];
-  sites(std::vector<ir::Stmt>(r.body.begin(), r.body.begin() + static_cast<std::ptrdiff_t>(split)), before);
-  for (const Site& s : before)
-    if (reads_var(ex, s.e, trip_var))
-      return at(s.loc) + ": role " + r.name + " reads the trip count " +
-             (loops.empty() ? "and runs no loop over it" : "before its loop over it, where it is not yet decided");
-  if (loops.empty()) return "";
-  const ir::Stmt& loop = r.body[loops[0]];
+    return "role " + r.name + " has two loops over the trip count (" + at(loops[0].loop->loc) + ", " + at(loops[1].loop->loc) + ")";
+  if (loops.empty()) {
+    std::vector<Site> all;
+    sites(r.body, all);
+    for (const Site& s : all)
+      if (reads_var(ex, s.e, trip_var)) return at(s.loc) + ": role " + r.name + " reads the trip count and runs no loop over it";
+    return "";
+  }
+  const Place& pl = loops[0];
+  const ir::Stmt& loop = *pl.loop;
+  for (const ir::Stmt* s : pl.around)
+    if (s->kind == ir::StmtKind::for_loop)
+      return at(loop.loc) + ": the loop over the trip count is inside the loop at " + at(s->loc) +
+             " (nested loops: every trip of the outer loop runs the trip count's trips, which no shift of the counters follows)";
+  // The bound: N, or a constant times N (a loop flattened over TILES * N).
+  const ir::Expr& hi = ex[static_cast<std::size_t>(loop.hi)];
+  if (hi.kind == ir::ExprKind::binary && hi.bin == ir::BinOp::mul) {
+    const ir::Expr& a = ex[static_cast<std::size_t>(hi.a)];
+    const ir::Expr& b = ex[static_cast<std::size_t>(hi.b)];
+    const ir::Expr* c = a.kind == ir::ExprKind::constant ? &a : b.kind == ir::ExprKind::constant ? &b : nullptr;
+    const ir::Expr* v = c == &a ? &b : &a;
+    if (c && v->kind == ir::ExprKind::var && v->var == trip_var && c->value >= 1 && c->value <= 1024) rp.scale = c->value;
+    else return at(loop.loc) + ": the loop's bound is neither the trip count nor a constant (1 to 1024) times it";
+  } else if (hi.kind != ir::ExprKind::var || hi.var != trip_var) {
+    return at(loop.loc) + ": the loop's bound is neither the trip count nor a constant (1 to 1024) times it";
+  }
+  // The ifs around it decide, per agent, whether it runs the loop.
+  std::vector<Site> before, skipped, shared, body, after;
+  const std::vector<ir::Stmt>* block = &r.body;
+  for (std::size_t i = 0; i < pl.around.size(); ++i) {
+    const ir::Stmt& s = *pl.around[i];
+    if (!reads_only_builtins(ex, s.expr))
+      return at(loop.loc) + ": the loop over the trip count is inside the `if` at " + at(s.loc) +
+             ", whose condition reads variables other than cta, instance and warp";
+    rp.guards.emplace_back(s.expr, pl.in_body[i]);
+    split_sites(*block, index_in(*block, &s), before, shared);
+    sites(pl.in_body[i] ? s.else_body : s.body, skipped);
+    before.push_back(Site{s.expr, -1, s.loc});
+    block = pl.in_body[i] ? &s.body : &s.else_body;
+  }
+  split_sites(*block, index_in(*block, &loop), before, after);
   rp.counter = loop.var;
   if (reads_var(ex, loop.lo, trip_var)) return at(loop.loc) + ": the trip loop's first value reads the trip count";
+  // Before the loop, N is read only by comparisons (a gate: the search
+  // decides N, or raises its lower bound, until the comparison is settled),
+  // and only where every agent of the role runs the loop (an agent that does
+  // not may still read it after the key has shifted N).
+  for (const Site& s : before) {
+    if (!reads_var(ex, s.e, trip_var)) continue;
+    std::vector<check::TripThreshold> th;
+    if (!pl.around.empty() || s.op || !check::trip_thresholds(ex, s.e, th))
+      return at(s.loc) + ": role " + r.name + " reads the trip count before its loop over it, where it is not yet decided" +
+             (pl.around.empty() ? " (other than by a comparison in an `if` or an assignment)" : " (and not every agent of the role runs the loop)");
+  }
+  for (const std::vector<Site>* list : {&skipped, &shared})
+    for (const Site& s : *list)
+      if (reads_var(ex, s.e, trip_var))
+        return at(s.loc) + ": role " + r.name + " reads the trip count where an agent that does not run its loop (" + at(loop.loc) +
+               ") may be, before it is decided";
   sites(loop.body, body);
-  for (const Site& s : body)
-    if (reads_var(ex, s.e, trip_var))
-      return at(s.loc) + ": the trip count is read inside its loop (role " + r.name + "), before it is decided";
+  for (const Site& s : body) {
+    if (!reads_var(ex, s.e, trip_var)) continue;
+    if (s.op || !check::trip_thresholds(ex, s.e, rp.thresholds))
+      return at(s.loc) + ": the trip count is read inside its loop (role " + r.name +
+             "), before it is decided, other than by a comparison `x < a * N + c` (a >= 1; or <=, >, >=, ==, !=) in an `if` or an assignment";
+  }
   rp.checked = body;
-  sites(std::vector<ir::Stmt>(r.body.begin() + static_cast<std::ptrdiff_t>(split) + 1, r.body.end()), rp.checked);
+  rp.checked.insert(rp.checked.end(), after.begin(), after.end());
+  rp.checked.insert(rp.checked.end(), shared.begin(), shared.end());
   // Coefficients, to a fixpoint: a variable assigned an affine expression of
   // shifted ones moves with them.
-  rp.coef = {{rp.counter, 1}, {trip_var, 1}};
+  rp.coef = {{rp.counter, rp.scale}, {trip_var, 1}};
   // Inside the loop the counter must count the trips entered (the oracle
   // reads it); after it, a new value that moves with N is checked as any
   // assignment (CUTLASS's producer tail: `k = K_TILES + c`).
@@ -196,13 +288,26 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
     }
     return "";
   };
+  // The statements a runner takes after the loop: in its block, then in
+  // each block around it.
+  std::vector<ir::Stmt> later;
+  {
+    const std::vector<ir::Stmt>* b = &r.body;
+    std::vector<const std::vector<ir::Stmt>*> blocks{b};
+    for (std::size_t i = 0; i < pl.around.size(); ++i) {
+      b = pl.in_body[i] ? &pl.around[i]->body : &pl.around[i]->else_body;
+      blocks.push_back(b);
+    }
+    std::vector<const ir::Stmt*> path(pl.around.begin(), pl.around.end());
+    path.push_back(&loop);
+    for (std::size_t i = 0; i < blocks.size(); ++i)
+      for (std::size_t j = index_in(*blocks[i], path[i]) + 1; j < blocks[i]->size(); ++j) later.push_back((*blocks[i])[j]);
+  }
   if (std::string why = inner(loop.body); !why.empty()) return why;
-  if (std::string why = inner(std::vector<ir::Stmt>(r.body.begin() + static_cast<std::ptrdiff_t>(split) + 1, r.body.end()));
-      !why.empty())
-    return why;
+  if (std::string why = inner(later); !why.empty()) return why;
   std::vector<std::pair<int, ir::Loc>> written;
   written_by_ops(loop.body, written);
-  for (std::size_t i = split + 1; i < r.body.size(); ++i) written_by_ops({r.body[i]}, written);
+  written_by_ops(later, written);
   for (const auto& [v, loc] : written)
     if (rp.coef.count(v) && rp.coef.at(v) != 0)
       return at(loc) + ": an operation writes variable " + r.vars[static_cast<std::size_t>(v)] + ", which moves with the trip counter";
@@ -234,6 +339,19 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, const R
       return env.at(static_cast<std::size_t>(n.var));
     });
   };
+  // A gate's threshold moves with N (by d), so that a shifted state's gates
+  // open where the state's do: other - (side at N = 0) moves by a * d.
+  std::vector<z3::expr> x0 = x, xs0 = xs;
+  x0[trip_var] = c.int_val(0);
+  xs0[trip_var] = c.int_val(0);
+  for (const check::TripThreshold& th : rp.thresholds) {
+    const z3::expr moved = term(th.other, xs) - term(th.side, xs0), here = term(th.other, x) - term(th.side, x0);
+    s.push();
+    s.add(moved != here + c.int_val(static_cast<int64_t>(th.scale)) * d);
+    const z3::check_result res = s.check();
+    s.pop();
+    if (res != z3::unsat) return Site{th.other, -1, t.exprs[static_cast<std::size_t>(th.other)].loc};
+  }
   for (const Site& site : rp.checked) {
     z3::expr moved = term(site.e, xs), here = term(site.e, x);
     if (site.target >= 0) {
@@ -315,7 +433,7 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
     any |= plans[r].counter >= 0;
   }
   if (!any) {
-    out.reason = "no role has a loop `for ... in lo .. " + name + "` at the top of its body";
+    out.reason = "no role has a loop `for ... in lo .. " + name + "`";
     return out;
   }
   std::optional<Site> failed;
@@ -332,6 +450,8 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
       sh->least = least;
       for (const RolePlan& rp : plans) {
         sh->counter.push_back(rp.counter);
+        sh->scale.push_back(rp.scale);
+        sh->guards.push_back(rp.guards);
         std::vector<std::pair<int, std::int64_t>> moved;
         for (const auto& [v, c] : rp.coef)
           if (c != 0 && v != trip_var) moved.emplace_back(v, c);
