@@ -120,8 +120,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       if (!((lanes >> l) & 1)) continue;
       set(l, in.args[0], Val::num(leader));
       if (in.args[0].reg2 >= 0)
-        regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.args[0].reg2)] =
-            Val::num(l == leader);
+        slot(l, in.args[0].reg2) = Val::num(l == leader);
     }
     return;
   }
@@ -202,8 +201,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       const Val why = Val::unknown_of(as_param(a), as_param(b));
       set(l, in.args[0], p ? Val::num(*p) : why);
       if (in.args[0].reg2 >= 0)
-        regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.args[0].reg2)] =
-            q ? Val::num(*q) : Val::unknown();
+        slot(l, in.args[0].reg2) = q ? Val::num(*q) : Val::unknown();
     }
     return;
   }

@@ -181,7 +181,7 @@ Val Warp::get(int lane, const Operand& o, Type t) const {
 
 void Warp::set(int lane, const Operand& o, Val v) {
   if (o.kind == Operand::Kind::reg)
-    regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)] = v;
+    slot(lane, o.reg) = v;
   else if (o.kind == Operand::Kind::vec)
     for (const Operand& e : o.elems) set(lane, e, Val::unknown());
 }
@@ -299,7 +299,7 @@ void Warp::loaded(int lane, const Operand& o, int load) {
   if (o.kind == Operand::Kind::reg) {
     Val v;
     v.load = load;
-    regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)] = v;
+    slot(lane, o.reg) = v;
   } else if (o.kind == Operand::Kind::vec) {
     for (const Operand& e : o.elems) loaded(lane, e, load);
   }
@@ -332,7 +332,7 @@ void Warp::consume_uses(const Instr& in, std::uint32_t lanes) {
 
 void Warp::tag_wgmma(int lane, const Operand& o, std::uint8_t which) {
   if (o.kind == Operand::Kind::reg)
-    regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)].wgmma |= which;
+    slot(lane, o.reg).wgmma |= which;
   else if (o.kind == Operand::Kind::vec)
     for (const Operand& e : o.elems) tag_wgmma(lane, e, which);
 }
@@ -374,42 +374,70 @@ void Warp::exit_lanes(std::uint32_t lanes) {
 // first are `stale`: the wait may end in any of them, so the code after it
 // must not read them before writing them (step() checks). Nothing: the loop
 // is a blocking wait; else why not.
+Warp::Delta Warp::delta() const {
+  Delta d;
+  for (const auto& [i, v] : journal_)
+    if (!(regs[i] == v)) d.emplace_back(i, regs[i]);
+  std::sort(d.begin(), d.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  return d;
+}
+
+void Warp::load_delta(const Delta& d) {
+  for (const auto& [i, v] : journal_) regs[i] = v;
+  for (const auto& [i, v] : d) regs[i] = v;
+}
+
+const Val& Warp::value_in(const Delta& d, std::size_t i) const {
+  const auto it = std::lower_bound(d.begin(), d.end(), i, [](const auto& e, std::size_t k) { return e.first < k; });
+  if (it != d.end() && it->first == i) return it->second;
+  for (const auto& [j, v] : journal_)
+    if (j == i) return v;
+  return regs[i];  // never written in the probe: its value at the start
+}
+
+// The states of the probe are kept as the register slots that differ from
+// the state at its start (Delta), with a journal of the slots written and
+// their first values: a polling loop writes a few registers, and the
+// register file of an unrolled kernel is large.
 std::optional<std::string> Warp::probe(int pc, std::uint32_t lanes, std::vector<int>& stale) {
   (void)lanes;
-  const std::vector<Val> regs0 = regs;
   const std::vector<Entry> stack0 = stack_;
   const int single0 = single_lane_;
   probing_ = true;
+  journaling_ = true;
+  journal_.clear();
+  if (journaled_.size() != regs.size()) journaled_.assign(regs.size(), 0);
   std::optional<std::string> why;
   struct Path {
-    std::vector<Val> regs;
+    Delta regs;
     std::vector<Entry> stack;
     bool at_wait = false;  // starts just past the wait (not back at it)
   };
   std::vector<int> live;
   for (int r = 0; r < nregs; ++r)
     if (ctx.cfg.live(pc, r)) live.push_back(r);
-  auto at = [&](const std::vector<Val>& rs, int l, int r) -> const Val& {
-    return rs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r)];
-  };
-  auto same_live = [&](const std::vector<Val>& a, const std::vector<Val>& b) {
-    for (int r : live)
-      for (int l = 0; l < 32; ++l)
-        if (!(at(a, l, r) == at(b, l, r))) return false;
+  std::vector<char> is_live(static_cast<std::size_t>(nregs), 0);
+  for (int r : live) is_live[static_cast<std::size_t>(r)] = 1;
+  // Two states agree on the live registers: they agree outside the slots
+  // either differs from the start in.
+  auto same_live = [&](const Delta& a, const Delta& b) {
+    for (const Delta* x : {&a, &b})
+      for (const auto& [i, v] : *x)
+        if (is_live[i % static_cast<std::size_t>(nregs)] && !(value_in(a, i) == value_in(b, i))) return false;
     return true;
   };
-  std::vector<std::vector<Val>> waits{regs0};  // the states the wait is tried in
+  std::vector<Delta> waits{Delta{}};  // the states the wait is tried in
   std::vector<Path> work, seen;
-  auto start = [&](const std::vector<Val>& rs) {
+  auto start = [&](const Delta& rs) {
     std::vector<Entry> st = stack0;
     st.back().pc = pc + 1;
     work.push_back(Path{rs, std::move(st), true});
   };
-  start(regs0);
+  start(Delta{});
   int forks = 0;
   try {
     while (!work.empty()) {
-      regs = std::move(work.back().regs);
+      load_delta(work.back().regs);
       stack_ = std::move(work.back().stack);
       const bool from_wait = work.back().at_wait;
       work.pop_back();
@@ -417,12 +445,13 @@ std::optional<std::string> Warp::probe(int pc, std::uint32_t lanes, std::vector<
         if (n > probe_steps) throw ProbeEnd{"its failing path runs on for more than " + std::to_string(probe_steps) + " instructions"};
         if (!advance()) throw ProbeEnd{"its failing path ends the warp"};
         if (stack_ == stack0 && (n > 0 || !from_wait)) {
+          const Delta now = delta();
           bool old = false;
-          for (const auto& w : waits) old = old || same_live(w, regs);
+          for (const auto& w : waits) old = old || same_live(w, now);
           if (!old) {
             if (waits.size() >= 64) throw ProbeEnd{"its failing path comes back in more than 64 different states"};
-            waits.push_back(regs);
-            start(regs);
+            waits.push_back(now);
+            start(now);
           }
           break;
         }
@@ -434,19 +463,19 @@ std::optional<std::string> Warp::probe(int pc, std::uint32_t lanes, std::vector<
           retries_.push_back(Retry{regs, stack_});
           break;
         } catch (const Fork& f) {
+          const Delta now = delta();
           bool old = false;
-          for (const Path& x : seen) old = old || (x.stack == stack_ && x.regs == regs);
+          for (const Path& x : seen) old = old || (x.stack == stack_ && x.regs == now);
           if (old) break;
-          seen.push_back(Path{regs, stack_});
+          seen.push_back(Path{now, stack_});
           if (++forks > 256) throw ProbeEnd{"its failing path branches more than 256 times on values the front end does not know"};
           const Instr& in = ctx.fn->code[static_cast<std::size_t>(stack_.back().pc)];
+          const std::vector<Entry> st = stack_;
           for (const std::uint32_t g : {f.taken, f.taken | f.unknown}) {
-            const std::vector<Val> r = regs;
-            const std::vector<Entry> st = stack_;
-            branch(in, g);
-            work.push_back(Path{regs, stack_});
-            regs = r;
+            load_delta(now);
             stack_ = st;
+            branch(in, g);
+            work.push_back(Path{delta(), stack_});
           }
           break;
         }
@@ -458,15 +487,19 @@ std::optional<std::string> Warp::probe(int pc, std::uint32_t lanes, std::vector<
   } catch (const Stop& s) {
     why = "its failing path stops at line " + std::to_string(s.at.line) + ": " + s.message;
   }
+  // A live register some state the wait is tried in holds with another value.
   stale.clear();
-  for (int r : live) {
-    bool differs = false;
-    for (const auto& w : waits)
-      for (int l = 0; l < 32 && !differs; ++l) differs = !(at(w, l, r) == at(regs0, l, r));
-    if (differs) stale.push_back(r);
-  }
+  for (const auto& w : waits)
+    for (const auto& [i, v] : w) {
+      const int r = static_cast<int>(i % static_cast<std::size_t>(nregs));
+      if (is_live[static_cast<std::size_t>(r)] && std::find(stale.begin(), stale.end(), r) == stale.end()) stale.push_back(r);
+    }
+  std::sort(stale.begin(), stale.end());
+  load_delta(Delta{});
+  journaling_ = false;
+  for (const auto& [i, v] : journal_) journaled_[i] = 0;
+  journal_.clear();
   probing_ = false;
-  regs = regs0;
   stack_ = stack0;
   single_lane_ = single0;
   return why;

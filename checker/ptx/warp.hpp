@@ -65,6 +65,16 @@ class Warp {
   std::uint32_t present = 0;
   std::vector<Val> regs;                   // lane * nregs + register
   int nregs = 0;
+  // Register `reg` of `lane`, to be written: within a probe, its value at the
+  // probe's start is journaled first (probe keeps its states as differences).
+  Val& slot(int lane, int reg) {
+    const std::size_t i = static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(reg);
+    if (journaling_ && !journaled_[i]) {
+      journaled_[i] = 1;
+      journal_.emplace_back(i, regs[i]);
+    }
+    return regs[i];
+  }
   [[nodiscard]] Val get(int lane, const Operand& o, Type t) const;
   void set(int lane, const Operand& o, Val v);
   // The address an [addr] operand names, for one lane.
@@ -155,6 +165,16 @@ class Warp {
   std::vector<int> stale_;                 // registers a polling loop may leave with other values (probe)
   const Event* same_wait_ = nullptr;       // the wait being probed: a failing path may retry it through another instruction
   std::vector<Retry> retries_;             // where the failing paths did (probe)
+  // A probe's register states, as the slots that differ from the state at
+  // its start (sorted by slot): the journal gives that state's values.
+  using Delta = std::vector<std::pair<std::size_t, Val>>;
+  [[nodiscard]] Delta delta() const;
+  void load_delta(const Delta& d);
+  // Slot i's value in the state d.
+  [[nodiscard]] const Val& value_in(const Delta& d, std::size_t i) const;
+  bool journaling_ = false;
+  std::vector<std::pair<std::size_t, Val>> journal_;  // slot, its value at the probe's start
+  std::vector<char> journaled_;                       // per slot
   std::vector<std::uint32_t> load_lanes_;  // per event: the lanes of a load whose data is not yet used (0: none, or used)
 };
 
