@@ -73,6 +73,19 @@ const std::string shapes =
     "role consumer warp:\n  for i in 0 .. 2 * N:\n    wait full[i % 2] parity (i / 2) % 2\n    one: read buf[i % 2]\n"
     "    if i + 2 < 2 * N:\n      one: arrive empty[i % 2]\n";
 
+// A ring indexed by k * 2 + i, i an inner loop's variable from 0: the
+// proof takes i >= 0 (a loop variable set only by loops from constants at
+// or above 0), without which `(k * 2 + i) % 2` is not periodic (a negative
+// remainder).
+const std::string inner =
+    "kernel inner\nparam N = 3 in 1..64\nsmem buf[2] bytes 64\nmbarrier full[2] count 1\nmbarrier empty[2] count 1\n"
+    "role producer warp:\n  for k in 0 .. N:\n    for i in 0 .. 2:\n"
+    "      wait empty[(k * 2 + i) % 2] parity ((k * 2 + i) / 2 + 1) % 2\n"
+    "      one: write buf[(k * 2 + i) % 2]\n      one: arrive full[(k * 2 + i) % 2]\n"
+    "role consumer warp:\n  for k in 0 .. N:\n    for i in 0 .. 2:\n"
+    "      wait full[(k * 2 + i) % 2] parity ((k * 2 + i) / 2) % 2\n"
+    "      one: read buf[(k * 2 + i) % 2]\n      one: arrive empty[(k * 2 + i) % 2]\n";
+
 }  // namespace
 
 TEST_CASE("prove: the corpus pipelines are verified for every trip count") {
@@ -129,6 +142,13 @@ TEST_CASE("prove: 2-CTA GEMMs whose tile loop only CTA 0's MMA warp runs, for ev
     REQUIRE(p.r.verdict == check::Verdict::violation);
     CHECK(outcome_at(text, "TILES", p.r.trip_value) != "verified");
   }
+}
+
+TEST_CASE("prove: an inner loop's variable from a constant is at least that constant") {
+  const Proved ok = prove(parsed(inner).kernel, "N");
+  CAPTURE(ok.reason);
+  REQUIRE(ok.reason.empty());
+  CHECK(ok.r.verdict == check::Verdict::verified);
 }
 
 TEST_CASE("prove: a bug that needs several trips is caught at its trip count") {
@@ -196,6 +216,7 @@ TEST_CASE("prove: every barrier mutant gets what the explicit search gets at tri
       {source("kernels/field/triton_tma_matmul_barrier_reuse.bk"), "K_TILES"},
       {source("kernels/field/probe_parity_alias_named_barrier.bk"), "ROUNDS"},
       {shapes, "N"},
+      {inner, "N"},
   };
   int compared = 0, caught = 0, proved = 0;
   for (const auto& [text, param] : kernels) {

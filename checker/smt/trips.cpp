@@ -2,6 +2,7 @@
 
 #include <z3++.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -21,12 +22,16 @@ struct Site {
   int target = -1;
   ir::Loc loc;
   bool op = false;  // an operation's operand
+  // The `for` loops around it whose first value is a constant: (variable, it).
+  std::vector<std::pair<int, std::int64_t>> within;
 };
 
-void op_sites(const ir::Stmt& s, std::vector<Site>& out) {
+using Within = std::vector<std::pair<int, std::int64_t>>;
+
+void op_sites(const ir::Stmt& s, std::vector<Site>& out, const Within& within) {
   const ir::Op& op = s.op;
   auto add = [&](ExprId e) {
-    if (e != ir::no_expr) out.push_back(Site{e, -1, s.loc, true});
+    if (e != ir::no_expr) out.push_back(Site{e, -1, s.loc, true, within});
   };
   auto ref = [&](const ir::Ref& r) {
     add(r.index);
@@ -40,22 +45,29 @@ void op_sites(const ir::Stmt& s, std::vector<Site>& out) {
   for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.mask, op.quarter}) add(e);
 }
 
-void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out) {
+// The sites of `body`; `exprs` (with `within`, the loops around body) to
+// note the loops whose first value is a constant.
+void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const std::vector<ir::Expr>* exprs = nullptr,
+           const Within& within = {}) {
   for (const ir::Stmt& s : body) {
     switch (s.kind) {
-      case ir::StmtKind::op: op_sites(s, out); break;
-      case ir::StmtKind::assign: out.push_back(Site{s.expr, s.var, s.loc}); break;
-      case ir::StmtKind::for_loop:
-        out.push_back(Site{s.lo, s.var, s.loc});
-        out.push_back(Site{s.hi, -1, s.loc});
-        sites(s.body, out);
+      case ir::StmtKind::op: op_sites(s, out, within); break;
+      case ir::StmtKind::assign: out.push_back(Site{s.expr, s.var, s.loc, false, within}); break;
+      case ir::StmtKind::for_loop: {
+        out.push_back(Site{s.lo, s.var, s.loc, false, within});
+        out.push_back(Site{s.hi, -1, s.loc, false, within});
+        Within in = within;
+        if (exprs && (*exprs)[static_cast<std::size_t>(s.lo)].kind == ir::ExprKind::constant)
+          in.emplace_back(s.var, (*exprs)[static_cast<std::size_t>(s.lo)].value);
+        sites(s.body, out, exprs, in);
         break;
+      }
       case ir::StmtKind::if_else:
-        out.push_back(Site{s.expr, -1, s.loc});
-        sites(s.body, out);
-        sites(s.else_body, out);
+        out.push_back(Site{s.expr, -1, s.loc, false, within});
+        sites(s.body, out, exprs, within);
+        sites(s.else_body, out, exprs, within);
         break;
-      case ir::StmtKind::assert_true: out.push_back(Site{s.expr, -1, s.loc}); break;
+      case ir::StmtKind::assert_true: out.push_back(Site{s.expr, -1, s.loc, false, within}); break;
     }
   }
 }
@@ -127,7 +139,35 @@ struct RolePlan {
   std::map<int, std::int64_t> coef;                  // shifted variables (the counter and N included)
   std::vector<Site> checked;                         // the sites in and after the trip loop
   std::vector<check::TripThreshold> thresholds;      // the comparisons that read N inside the loop
+  std::vector<int> nonneg;                           // variables never negative: loop variables from a constant >= 0
 };
+
+// The variables of a role that are never negative: set only by `for`
+// loops from a constant at or above 0 (each step adds 1; every variable
+// starts at 0), assigned nowhere else and written by no operation.
+std::vector<int> nonneg_vars(const ir::Kernel& t, const ir::Role& r) {
+  std::vector<char> loop(r.vars.size(), 0), other(r.vars.size(), 0);
+  std::function<void(const std::vector<ir::Stmt>&)> walk = [&](const std::vector<ir::Stmt>& b) {
+    for (const ir::Stmt& s : b) {
+      if (s.kind == ir::StmtKind::for_loop) {
+        const ir::Expr& lo = t.exprs[static_cast<std::size_t>(s.lo)];
+        (lo.kind == ir::ExprKind::constant && lo.value >= 0 ? loop : other)[static_cast<std::size_t>(s.var)] = 1;
+      } else if (s.kind == ir::StmtKind::assign) {
+        other[static_cast<std::size_t>(s.var)] = 1;
+      } else if (s.kind == ir::StmtKind::op) {
+        if (s.op.dest_var >= 0) other[static_cast<std::size_t>(s.op.dest_var)] = 1;
+        if (s.op.token_var >= 0) other[static_cast<std::size_t>(s.op.token_var)] = 1;
+      }
+      walk(s.body);
+      walk(s.else_body);
+    }
+  };
+  walk(r.body);
+  std::vector<int> out;
+  for (std::size_t v = ir::num_builtin_vars; v < r.vars.size(); ++v)
+    if (loop[v] && !other[v]) out.push_back(static_cast<int>(v));
+  return out;
+}
 
 std::string at(const ir::Loc& l) { return "line " + std::to_string(l.line); }
 
@@ -218,7 +258,7 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
     rp.guards.emplace_back(s.expr, pl.in_body[i]);
     split_sites(*block, index_in(*block, &s), before, shared);
     sites(pl.in_body[i] ? s.else_body : s.body, skipped);
-    before.push_back(Site{s.expr, -1, s.loc});
+    before.push_back(Site{s.expr, -1, s.loc, false, {}});
     block = pl.in_body[i] ? &s.body : &s.else_body;
   }
   split_sites(*block, index_in(*block, &loop), before, after);
@@ -240,13 +280,16 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
       if (reads_var(ex, s.e, trip_var))
         return at(s.loc) + ": role " + r.name + " reads the trip count where an agent that does not run its loop (" + at(loop.loc) +
                ") may be, before it is decided";
-  sites(loop.body, body);
+  Within in_loop;
+  if (ex[static_cast<std::size_t>(loop.lo)].kind == ir::ExprKind::constant) in_loop.emplace_back(loop.var, ex[static_cast<std::size_t>(loop.lo)].value);
+  sites(loop.body, body, &ex, in_loop);
   for (const Site& s : body) {
     if (!reads_var(ex, s.e, trip_var)) continue;
     if (s.op || !check::trip_thresholds(ex, s.e, rp.thresholds))
       return at(s.loc) + ": the trip count is read inside its loop (role " + r.name +
              "), before it is decided, other than by a comparison `x < a * N + c` (a >= 1; or <=, >, >=, ==, !=) in an `if` or an assignment";
   }
+  rp.nonneg = nonneg_vars(t, r);
   rp.checked = body;
   rp.checked.insert(rp.checked.end(), after.begin(), after.end());
   rp.checked.insert(rp.checked.end(), shared.begin(), shared.end());
@@ -332,6 +375,7 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, const R
     if (k > 0) s.add(x.back() >= 0);
   }
   s.add(x[static_cast<std::size_t>(rp.counter)] >= c.int_val(static_cast<int64_t>(T)));
+  for (const int v : rp.nonneg) s.add(x[static_cast<std::size_t>(v)] >= 0);
   s.add(x[trip_var] >= c.int_val(static_cast<int64_t>(least)));
   auto term = [&](ExprId e, const std::vector<z3::expr>& env) {
     return encode(c, t.exprs, e, [&](const ir::Expr& n) -> z3::expr {
@@ -350,7 +394,7 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, const R
     s.add(moved != here + c.int_val(static_cast<int64_t>(th.scale)) * d);
     const z3::check_result res = s.check();
     s.pop();
-    if (res != z3::unsat) return Site{th.other, -1, t.exprs[static_cast<std::size_t>(th.other)].loc};
+    if (res != z3::unsat) return Site{th.other, -1, t.exprs[static_cast<std::size_t>(th.other)].loc, false, {}};
   }
   for (const Site& site : rp.checked) {
     z3::expr moved = term(site.e, xs), here = term(site.e, x);
@@ -359,6 +403,11 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, const R
       if (it != rp.coef.end()) here = here + c.int_val(static_cast<int64_t>(it->second)) * d;
     }
     s.push();
+    // Inside a loop over a variable set only by loops from constants at or
+    // above 0 (never negative), it is at least that loop's first value.
+    for (const auto& [v, lo] : site.within)
+      if (std::find(rp.nonneg.begin(), rp.nonneg.end(), v) != rp.nonneg.end())
+        s.add(x[static_cast<std::size_t>(v)] >= c.int_val(static_cast<int64_t>(lo)));
     s.add(moved != here);
     const z3::check_result res = s.check();
     s.pop();
