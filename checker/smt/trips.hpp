@@ -5,7 +5,9 @@
 // evaluate in or after their trip loop gives the same value (an assignment to
 // a shifted variable: its value moved by the same shift) when the counters,
 // those variables and N move up by any multiple of P, from counters >= T and
-// shifted variables >= 0, for every value of every other variable. Proved
+// shifted variables >= 0, for every value of every other variable (but a
+// variable set only by `for` loops from constants >= 0: >= 0, and inside
+// such a loop >= its first value). Proved
 // with Z3, one query per expression; the search's key (checker/reduce/
 // trips.hpp) may then merge a state with its shift.
 #pragma once
