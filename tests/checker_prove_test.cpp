@@ -335,6 +335,8 @@ TEST_CASE("prove: what the proof cannot cover is named, with its line") {
        "declaration"},
       {head + "role w warp:\n  x = N * 2\n  for k in 0 .. N:\n    one: read buf[1]\n", "before its loop"},
       {head + "role w warp:\n  for t in 0 .. 2:\n    for k in 0 .. N:\n      one: read buf[1]\n", "nested loops"},
+      // The value a write stores is an expression it evaluates too.
+      {head + "role w warp:\n  for k in 0 .. N:\n    one: write buf[1] value k\n", "not periodic"},
       {head + "role w warp:\n  for k in 0 .. N + 1:\n    one: read buf[1]\n", "bound"},
       {head + "role w warp x2:\n  if instance == 0:\n    for k in 0 .. N:\n      one: read buf[1]\n  if N > 3:\n    one: read buf[0]\n",
        "does not run its loop"},

@@ -42,7 +42,7 @@ void op_sites(const ir::Stmt& s, std::vector<Site>& out, const Within& within) {
   ref(op.tmem);
   ref(op.global);
   ref(op.tmap);
-  for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.mask, op.quarter}) add(e);
+  for (ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.mask, op.quarter, op.value}) add(e);
 }
 
 // The sites of `body`; `exprs` (with `within`, the loops around body) to
