@@ -72,7 +72,82 @@ void set_n(const Program& p, State& s, std::int64_t v) {
   for (std::size_t a = 0; a < s.agents.size(); ++a) n_of(p, s, a) = v;
 }
 
+// The variables e reads, into bits.
+void expr_vars(const std::vector<ir::Expr>& ex, ir::ExprId e, std::vector<std::uint64_t>& bits) {
+  if (e == ir::no_expr) return;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) bits[static_cast<std::size_t>(x.var) / 64] |= std::uint64_t{1} << (x.var % 64);
+  expr_vars(ex, x.a, bits);
+  expr_vars(ex, x.b, bits);
+}
+
+// Per instruction of a role's code (and one past its end): the variables
+// that may be read before they are assigned from there. An operation reads
+// every variable its operands name, and its result and token variables
+// too (an over-approximation: liveness may only be too large); only an
+// assignment kills.
+std::vector<std::vector<std::uint64_t>> liveness(const Program& p, const std::vector<Instr>& code, int nvars) {
+  const std::size_t words = static_cast<std::size_t>(nvars + 63) / 64;
+  std::vector<std::vector<std::uint64_t>> live(code.size() + 1, std::vector<std::uint64_t>(words, 0));
+  std::vector<std::vector<std::uint64_t>> uses(code.size(), std::vector<std::uint64_t>(words, 0));
+  auto mark = [&](std::vector<std::uint64_t>& bits, int v) {
+    if (v >= 0) bits[static_cast<std::size_t>(v) / 64] |= std::uint64_t{1} << (v % 64);
+  };
+  for (std::size_t pc = 0; pc < code.size(); ++pc) {
+    const Instr& in = code[pc];
+    expr_vars(p.exprs, in.expr, uses[pc]);
+    if (in.kind != InstrKind::op) continue;
+    const ir::Op& op = *in.op;
+    for (const ir::Ref* r : {&op.bar, &op.tmem, &op.global, &op.tmap}) {
+      expr_vars(p.exprs, r->index, uses[pc]);
+      expr_vars(p.exprs, r->cta, uses[pc]);
+    }
+    for (const ir::Ref& r : op.bufs) {
+      expr_vars(p.exprs, r.index, uses[pc]);
+      expr_vars(p.exprs, r.cta, uses[pc]);
+    }
+    for (const ir::ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.value, op.mask, op.quarter})
+      expr_vars(p.exprs, e, uses[pc]);
+    mark(uses[pc], op.token_var);
+    mark(uses[pc], op.dest_var);
+  }
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t i = code.size(); i-- > 0;) {
+      const Instr& in = code[i];
+      std::vector<std::uint64_t> out(words, 0);
+      auto join = [&](std::size_t to) {
+        for (std::size_t w = 0; w < words; ++w) out[w] |= live[std::min(to, code.size())][w];
+      };
+      if (in.kind == InstrKind::jump) {
+        join(static_cast<std::size_t>(in.target));
+      } else {
+        join(i + 1);
+        if (in.kind == InstrKind::branch_false) join(static_cast<std::size_t>(in.target));
+      }
+      if (in.kind == InstrKind::assign) out[static_cast<std::size_t>(in.var) / 64] &= ~(std::uint64_t{1} << (in.var % 64));
+      for (std::size_t w = 0; w < words; ++w) out[w] |= uses[i][w];
+      if (out != live[i]) {
+        live[i] = std::move(out);
+        changed = true;
+      }
+    }
+  }
+  return live;
+}
+
 }  // namespace
+
+bool trip_live(const TripPlan& plan, const Program& p, const State& s, std::size_t a, int v) {
+  const auto role = static_cast<std::size_t>(p.agents[a].role);
+  if (s.agents[a].exited) return false;
+  const std::vector<std::vector<std::uint64_t>>& live = plan.live[role];
+  const std::size_t pc = std::min<std::size_t>(s.agents[a].pc, live.size() - 1);
+  // An agent in the middle of a multi-stage operation (an arrive done, its
+  // wait to come) reads that operation's operands again: they are live at
+  // its pc.
+  return (live[pc][static_cast<std::size_t>(v) / 64] >> (v % 64) & 1) != 0;
+}
 
 bool trip_reads(const std::vector<ir::Expr>& ex, ir::ExprId e) {
   if (e == ir::no_expr) return false;
@@ -124,6 +199,9 @@ TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>
   plan.shifted.assign(n, {});
   plan.loop.assign(n, {0, 0});
   plan.gates.resize(p.code.size());
+  plan.live.resize(p.code.size());
+  for (std::size_t r = 0; r < p.code.size(); ++r)
+    plan.live[r] = liveness(p, p.code[r], static_cast<int>(p.kernel->roles[r].vars.size()));
   // Per role: the trip loop's branch, the branch_false on `counter < bound`
   // with a bound that reads N that closes a loop (program.cpp), and the gates.
   std::vector<std::pair<int, int>> loops(p.code.size(), {-1, -1});

@@ -85,7 +85,14 @@ struct TripPlan {
   // Per role, per instruction: the comparisons through which an assignment
   // or a branch reads N (none: not a gate). The trip loop's own branch is none.
   std::vector<std::vector<std::vector<TripThreshold>>> gates;
+  // Per role, per instruction (and one past the end): the variables that may
+  // be read before they are assigned from there (a bit per variable, as
+  // words); the key does not shift a dead variable, it sets it to 0.
+  std::vector<std::vector<std::vector<std::uint64_t>>> live;
 };
+// Whether variable v (of its role) of agent a may be read before it is
+// assigned from where a is.
+[[nodiscard]] bool trip_live(const TripPlan& plan, const Program& p, const State& s, std::size_t a, int v);
 [[nodiscard]] TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>& shift);
 
 // The initial state's N: undecided, at least the least N.

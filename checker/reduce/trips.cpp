@@ -14,31 +14,59 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
   const std::int64_t P = plan.shift.period;
   std::int64_t d = LLONG_MAX;
   bool inside = true;  // every agent that runs a trip loop is inside its body
+  bool runners = false, live_counters = false;
   for (std::size_t a = 0; a < plan.counter.size(); ++a) {
     if (plan.counter[a] < 0) continue;
+    runners = true;
     if (s.agents[a].pc < plan.loop[a].first && !s.agents[a].exited) {
       d = -1;
       break;
     }
     inside = inside && !s.agents[a].exited && s.agents[a].pc > plan.loop[a].first && s.agents[a].pc < plan.loop[a].second;
+    // A counter read by nothing any more (past the loop) bounds nothing: the
+    // key sets it to 0 below.
+    if (!trip_live(plan, p, s, a, plan.counter[a] - p.var_base[a])) continue;
+    live_counters = true;
     const std::int64_t c = plan.scale[a];
     const std::int64_t floor_k = std::max(plan.shift.threshold, c * plan.shift.least);
     const std::int64_t k = s.vars[static_cast<std::size_t>(plan.counter[a])];
     d = std::min(d, k < floor_k ? 0 : (k - floor_k) / (c * P) * P);
   }
+  // N, decided, stays at or above its least value (a counter reassigned
+  // past the loop, `k = K_TILES + c`, does not keep it, and a counter read by
+  // nothing bounds nothing). Where every agent that runs a trip loop is past
+  // it, its counter read by nothing, the live shifted variables bound the
+  // shift too, each at or above 0.
+  const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+  if (d >= 0 && runners && !trip_is_undecided(n)) {
+    d = std::min(d, n < plan.shift.least ? 0 : (n - plan.shift.least) / P * P);
+    if (!live_counters)
+      for (std::size_t a = 0; a < plan.shifted.size(); ++a)
+        for (const auto& [v, c] : plan.shifted[a])
+          if (c > 0 && trip_live(plan, p, s, a, v - p.var_base[a])) {
+            const std::int64_t x = s.vars[static_cast<std::size_t>(v)];
+            d = std::min(d, x < 0 ? 0 : x / (c * P) * P);
+          }
+  }
   if (d == LLONG_MAX) d = -1;
-  if (d > 0) {
-    for (std::size_t a = 0; a < plan.shifted.size(); ++a) {
-      for (const auto& [v, c] : plan.shifted[a]) {
-        std::int64_t& x = s.vars[static_cast<std::size_t>(v)];
-        x -= c * d;
-        // The proof covers shifted variables that are not negative
-        // (checker/smt/trips.cpp); the key state's are no larger than the state's.
-        if (x < 0) throw NotProved("a variable that moves with the trip counter is negative in a shifted state");
+  for (std::size_t a = 0; a < plan.shifted.size(); ++a) {
+    for (const auto& [v, c] : plan.shifted[a]) {
+      std::int64_t& x = s.vars[static_cast<std::size_t>(v)];
+      // A variable not read before it is assigned again (a producer tail's
+      // `t = N + j` while the agent is still in its loop): its value is read
+      // by nothing; 0.
+      if (!trip_live(plan, p, s, a, v - p.var_base[a])) {
+        x = 0;
+        continue;
       }
-      // N, or its lower bound L while undecided.
-      s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] -= d;
+      if (d <= 0) continue;
+      x -= c * d;
+      // The proof covers shifted variables that are not negative
+      // (checker/smt/trips.cpp); the key state's are no larger than the state's.
+      if (x < 0) throw NotProved("a variable that moves with the trip counter is negative in a shifted state");
     }
+    // N, or its lower bound L while undecided.
+    if (d > 0) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] -= d;
   }
   // While N is undecided and every agent that runs a trip loop is inside it,
   // a lower bound L at or below the least of their bounds (floor(k / c) + 1)
