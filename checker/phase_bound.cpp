@@ -16,10 +16,6 @@ using ir::OpCode;
 constexpr int budget = 512;    // instructions run per agent, over all its paths
 constexpr int max_paths = 64;  // paths waiting to be run at once
 
-}  // namespace
-
-namespace {
-
 // Each PhaseBounds's runs in the memo below carry its number, never reused.
 std::atomic<std::uint64_t> next_owner{1};
 
