@@ -48,9 +48,9 @@ std::optional<std::int64_t> n_coef(const std::vector<ir::Expr>& ex, ir::ExprId e
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
-// One more than the trip agent a has entered, in N's units (floor(k / scale)
-// + 1), if it is inside its trip loop's body; else none.
-bool entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& bound) {
+}  // namespace
+
+bool trip_entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& bound) {
   if (plan.counter[a] < 0 || s.agents[a].exited) return false;
   const int pc = s.agents[a].pc;
   // Local steps run the loop's branch at once, so no agent rests on it.
@@ -58,6 +58,8 @@ bool entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& 
   bound = floor_div(s.vars[static_cast<std::size_t>(plan.counter[a])], plan.scale[a]) + 1;
   return true;
 }
+
+namespace {
 
 std::int64_t& n_of(const Program& p, State& s, std::size_t a) { return s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)]; }
 
@@ -267,7 +269,7 @@ bool trip_gate_open(const TripPlan& plan, const Program& p, const State& s, int 
   const std::int64_t* vars = s.vars.data() + p.var_base[ai];
   if (!trip_is_undecided(vars[trip_var])) return true;
   std::int64_t low = vars[trip_var] - trip_undecided, own = 0;
-  if (entered(plan, s, ai, own)) low = std::max(low, own);
+  if (trip_entered(plan, s, ai, own)) low = std::max(low, own);
   std::vector<std::int64_t> at_zero(vars, vars + p.kernel->roles[role].vars.size());
   at_zero[trip_var] = 0;
   for (const TripThreshold& t : g[ag.pc]) {
@@ -289,7 +291,7 @@ std::int64_t trip_least(const TripPlan& plan, const Program& p, const State& s) 
   if (!trip_is_undecided(n)) return n;
   std::int64_t low = n - trip_undecided;
   for (std::size_t a = 0; a < plan.counter.size(); ++a)
-    if (std::int64_t b = 0; entered(plan, s, a, b)) low = std::max(low, b);
+    if (std::int64_t b = 0; trip_entered(plan, s, a, b)) low = std::max(low, b);
   return low;
 }
 
@@ -299,7 +301,7 @@ bool trip_decide(const TripPlan& plan, const Program& p, State& s) {
   // trip (it may leave the loop next), or one waits at a gate.
   std::int64_t highest = plan.shift.least - 1;
   for (std::size_t a = 0; a < plan.counter.size(); ++a)
-    if (std::int64_t b = 0; entered(plan, s, a, b)) highest = std::max(highest, b);
+    if (std::int64_t b = 0; trip_entered(plan, s, a, b)) highest = std::max(highest, b);
   if (highest < plan.shift.least && !any_gate_closed(plan, p, s)) return false;
   set_n(p, s, trip_least(plan, p, s));
   return true;

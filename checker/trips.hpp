@@ -109,6 +109,9 @@ bool trip_decide(const TripPlan& plan, const Program& p, State& s);
 // Its second: L := that least value plus one (N is larger); false if N is
 // decided or no agent waits at a gate.
 bool trip_raise(const TripPlan& plan, const Program& p, State& s);
+// One more than the trip agent a has entered, in N's units (floor(k /
+// scale) + 1), into bound, where a is inside its trip loop's body; else false.
+bool trip_entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& bound);
 // N's lower bound in an undecided state (L, and one more than the highest
 // trip entered), or N where it is decided.
 [[nodiscard]] std::int64_t trip_least(const TripPlan& plan, const Program& p, const State& s);

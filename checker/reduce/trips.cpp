@@ -75,11 +75,8 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
   const std::int64_t n0 = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
   if (d >= 0 && inside && trip_is_undecided(n0)) {
     std::int64_t least = LLONG_MAX;
-    for (std::size_t a = 0; a < plan.counter.size(); ++a) {
-      if (plan.counter[a] < 0) continue;
-      const std::int64_t k = s.vars[static_cast<std::size_t>(plan.counter[a])], c = plan.scale[a];
-      least = std::min(least, (k >= 0 ? k / c : -((-k + c - 1) / c)) + 1);
-    }
+    for (std::size_t a = 0; a < plan.counter.size(); ++a)
+      if (std::int64_t b = 0; trip_entered(plan, s, a, b)) least = std::min(least, b);
     if (least != LLONG_MAX && n0 - trip_undecided < least)
       for (std::size_t a = 0; a < s.agents.size(); ++a) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] = trip_undecided + least;
   }
