@@ -22,6 +22,9 @@ class Coverage {
   void merge(const Coverage& o) {
     for (std::size_t i = 0; i < hit_.size(); ++i) hit_[i] |= o.hit_[i];
   }
+  // The marks themselves, one byte per instruction, for a search that merges
+  // them across processes (the distributed search: a bitwise or).
+  [[nodiscard]] std::vector<std::uint8_t>& marks() { return hit_; }
   // The source statements of which no instruction ran, in source order.
   [[nodiscard]] std::vector<Unreached> unreached() const;
 

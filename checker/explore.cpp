@@ -88,6 +88,10 @@ class Search {
   Searched search(std::uint64_t max_depth, Coverage* coverage, Links* links) const {
     // The profile is the first search's: the one with links stops where it did.
     const SearchRun run{next_, opt_, coverage, links, max_depth, opt_.profile_states && links == nullptr};
+    if (opt_.distributed) {
+      if (!distributed_breadth_first) throw InternalError("--distributed: MPI was not started (MpiSession)");
+      return distributed_breadth_first(run);
+    }
     if (const unsigned threads = thread_count(opt_); threads > 1) return parallel_breadth_first(run, threads);
     return breadth_first(run);
   }

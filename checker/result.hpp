@@ -287,6 +287,9 @@ struct Options {
   // Threads of the search (--threads): 0, all cores (std::thread::hardware_concurrency);
   // 1, the one-thread search. Any number gives the result of one thread (docs/checker.md).
   unsigned threads = 0;
+  // The search over the ranks of an MPI job (--distributed, under mpirun;
+  // checker/search/distributed.cpp), one thread per rank.
+  bool distributed = false;
   // With threads: a breadth-first level of fewer states is expanded by one
   // thread (the same code, without waking the others). Tests set 1.
   std::uint32_t parallel_min_level = 64;

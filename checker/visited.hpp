@@ -117,6 +117,14 @@ class FingerprintSet {
     add(fp, i);
     return true;
   }
+  // Whether fp is in the set (the probe of insert, adding nothing).
+  [[nodiscard]] bool contains(std::uint64_t fp) const {
+    fp += fp == 0;
+    const std::uint64_t* t = &table_[0];
+    std::size_t i = slot(fp, n_);
+    while (t[i] - 1 < fp - 1) ++i;
+    return t[i] == fp;
+  }
   // Asks the cache for fp's first slot: an insert of fp soon after finds it
   // there (the table is far larger than the cache; most inserts miss).
   void prefetch(std::uint64_t fp) const { prefetch_line(&table_[slot(fp == 0 ? 1 : fp, n_)]); }

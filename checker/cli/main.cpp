@@ -23,6 +23,7 @@
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
 #include "checker/guard.hpp"
+#include "checker/search/mpi/distributed.hpp"
 #include "checker/search/interrupt.hpp"
 #include "checker/program.hpp"
 #include "checker/report/report.hpp"
@@ -94,6 +95,11 @@ options:
   --timeout S          stop after S seconds (inconclusive)
   --threads N          search with N threads (default: every core); any N
                        gives the verdict, trace and counts of one thread
+  --distributed        run under mpirun (mpirun -np N check-kernel --distributed
+                       FILE): each rank stores and expands its part of the
+                       states, one thread each; the verdict, counts and trace
+                       of one process, memory summed over the ranks
+                       (docs/checker.md, "Distributed search")
   --sweep              run the explicit search at every combination of the
                        declared parameter values ('param N = v in lo..hi' or
                        'in {a, b}'; --param fixes one), on every core; the
@@ -149,12 +155,15 @@ files the worst of them (internal > bad input > inconclusive > violation).
 // so that a second one kills the process.
 void on_sigint(int) { pc::check::interrupt_requested.store(true); }
 
-void catch_sigint() {
+// Under mpirun (--distributed), Ctrl-C reaches mpirun alone, which ends the
+// ranks with SIGTERM: there SIGTERM stops the search as SIGINT does.
+void catch_sigint(bool sigterm_too) {
   struct sigaction sa {};
   sa.sa_handler = on_sigint;
   sigemptyset(&sa.sa_mask);
   sa.sa_flags = SA_RESETHAND;
   sigaction(SIGINT, &sa, nullptr);
+  if (sigterm_too) sigaction(SIGTERM, &sa, nullptr);
 }
 
 int usage(const std::string& msg) {
@@ -417,6 +426,8 @@ EarlyExit parse_args(int argc, char** argv, Cli& c) {
       std::uint64_t n = 0;
       if (!parse_u64(value("--threads"), n) || n == 0 || n > 1024) return usage("--threads needs a number of threads (1 to 1024)");
       opt.threads = static_cast<unsigned>(n);
+    } else if (a == "--distributed") {
+      opt.distributed = true;
     } else if (a == "--sweep") {
       c.want_sweep = true;
     } else if (a == "--sweep-max") {
@@ -470,6 +481,11 @@ EarlyExit check_combinations(const Cli& c) {
   if (any_ptx && (c.want_sweep || !c.prove_param.empty() || c.symbolic || c.want_place || !c.params.empty()))
     return usage("a .ptx file is checked for the one launch its options give: --sweep, --prove, --symbolic, "
                  "--place-barriers and --param take .bk files (use --arg for a kernel parameter)");
+  if (opt.distributed && (c.want_sweep || c.want_place || c.symbolic || !opt.replay.empty() || opt.profile_states || c.ptx.emit_bk))
+    return usage("--distributed is one search over the ranks: --sweep, --place-barriers, --symbolic, --replay, "
+                 "--profile-states and --emit-bk run on one process");
+  if (opt.distributed && opt.threads > 1)
+    return usage("--distributed runs one thread per rank: start one rank per core (mpirun -np N) instead of --threads");
   if (!c.want_place && (c.want_diff || !c.place_req.target.empty() || c.place_req.family != pc::place::Family::automatic))
     return usage("--diff, --target and --barrier go with --place-barriers");
   return std::nullopt;
@@ -609,8 +625,19 @@ int main(int argc, char** argv) {
     if (const EarlyExit e = take_replay_params(c)) return *e;
   c.opt.params = c.params;
   c.opt.record_states = !c.html_out.empty();
+  // --distributed: every rank checks every file, in step; rank 0 alone
+  // prints and writes.
+  std::optional<pc::check::MpiSession> mpi;
+  if (c.opt.distributed) {
+    mpi.emplace(&argc, &argv);
+    if (mpi->rank() != 0) {
+      if (!std::freopen("/dev/null", "w", stdout) || !std::freopen("/dev/null", "w", stderr)) return 4;
+      c.opt.progress = false;
+      if (!c.html_out.empty()) c.html_out = "/dev/null";
+    }
+  }
 
-  catch_sigint();
+  catch_sigint(c.opt.distributed);
   std::vector<pc::report::FileReport> reports;
   for (const std::string& path : c.files) {
     reports.push_back(check_file(c, path));

@@ -12,6 +12,8 @@
 
 namespace pc::check {
 
+Searched (*distributed_breadth_first)(const SearchRun& run) = nullptr;
+
 Searched breadth_first(const SearchRun& run) {
   const Successors& next_of = run.next;
   Limits limits(run.opt);

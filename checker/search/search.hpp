@@ -1,5 +1,6 @@
 // The search back ends: breadth-first over what successors.hpp gives, on one
-// thread (breadth_first.cpp) or level by level on several (parallel.cpp). Both
+// thread (breadth_first.cpp), level by level on several (parallel.cpp), or
+// over the ranks of an MPI job (mpi/distributed.cpp). All
 // number the states in the order one thread finds them, so the ids, the
 // parent links and the first violation are the same (docs/checker.md,
 // "Parallel search"). Visited states are 64-bit fingerprints (visited.hpp);
@@ -39,5 +40,9 @@ inline constexpr std::uint64_t raw_share = 4;
 
 [[nodiscard]] Searched breadth_first(const SearchRun& run);
 [[nodiscard]] Searched parallel_breadth_first(const SearchRun& run, unsigned threads);
+// Over the ranks of an MPI job (mpi/distributed.cpp), one thread each: every
+// rank calls it and gets the same result, that of one thread. Set when MPI
+// starts (MpiSession, in a library of its own); null without it.
+extern Searched (*distributed_breadth_first)(const SearchRun& run);
 
 }  // namespace pc::check
