@@ -65,6 +65,7 @@ class Search {
 
   Result run();
   Result replay();
+  Result hunt();
 
  private:
   Model model_;
@@ -155,6 +156,33 @@ Result Search::run() {
     t.memory_bytes = r.memory_bytes;
     t.profile = std::move(r.profile);
     r = std::move(t);
+  }
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+// --swarm: a violation with its schedule, or inconclusive ("swarm"): the
+// searches skip states, so finding none proves nothing.
+Result Search::hunt() {
+  const auto t0 = Clock::now();
+  reset_peak_resident();
+  const SearchRun run{next_, opt_, nullptr, nullptr, opt_.swarm_depth, false};
+  Swarmed s = swarm(run, opt_.swarm, thread_count(opt_));
+  Result r = std::move(s.s.r);
+  fill_agents(r);
+  if (s.s.found.any) {
+    r.verdict = Verdict::violation;
+    r.violation = s.s.found.violation;
+    describe(model_, opt_, s.path, s.s.found.deadlock, r);
+    r.replay = make_token(model_, opt_.merges_private(), s.path, opt_.params);
+  } else {
+    r.verdict = Verdict::inconclusive;
+    r.inconclusive_reason = s.s.stop_reason.empty() ? "swarm" : s.s.stop_reason;
+    r.stop_detail = s.s.stop_reason.empty()
+                        ? std::to_string(opt_.swarm) + " randomized depth-first searches with bitstate hashing found no violation" +
+                              (s.truncated ? " (" + std::to_string(s.truncated) + " steps past the depth of " + std::to_string(opt_.swarm_depth) + " not taken)" : "") +
+                              ": a bug hunt, not a proof; the search without --swarm verifies"
+                        : stop_detail(s.s.stop_reason, opt_, r.states);
   }
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
@@ -266,7 +294,8 @@ Result check(const ir::Kernel& k, const Options& opt) {
     }
   }
   Search s(k, opt);
-  return opt.replay.empty() ? s.run() : s.replay();
+  if (!opt.replay.empty()) return s.replay();
+  return opt.swarm > 0 ? s.hunt() : s.run();
 }
 
 }  // namespace pc::check

@@ -290,6 +290,11 @@ struct Options {
   // The search over the ranks of an MPI job (--distributed, under mpirun;
   // checker/search/distributed.cpp), one thread per rank.
   bool distributed = false;
+  // --swarm N: N randomized depth-first searches with bitstate hashing, a
+  // bug hunt (checker/search/swarm.cpp); 0: the exhaustive search.
+  unsigned swarm = 0;
+  // With swarm: the deepest schedule a search follows (--max-depth).
+  std::uint64_t swarm_depth = 10000;
   // With threads: a breadth-first level of fewer states is expanded by one
   // thread (the same code, without waking the others). Tests set 1.
   std::uint32_t parallel_min_level = 64;

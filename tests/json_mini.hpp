@@ -147,6 +147,29 @@ class Reader {
   }
 };
 
+// A value as compact text (null pointer: "-"), for comparing two documents
+// field by field.
+inline std::string text(const Value* v) {
+  if (!v) return "-";
+  switch (v->t) {
+    case Value::T::null: return "null";
+    case Value::T::boolean: return v->b ? "true" : "false";
+    case Value::T::number: return std::to_string(static_cast<long long>(v->n));
+    case Value::T::string: return v->s;
+    case Value::T::array: {
+      std::string s = "[";
+      for (const auto& x : v->a) s += text(&x) + ",";
+      return s + "]";
+    }
+    case Value::T::object: {
+      std::string s = "{";
+      for (const auto& [k, x] : v->o) s += k + ":" + text(&x) + ",";
+      return s + "}";
+    }
+  }
+  return "?";
+}
+
 // Returns "" when `v` satisfies `schema`, else the path and reason of the first failure.
 inline std::string validate(const Value& v, const Value& schema, const Value& root, const std::string& path = "$") {
   if (const Value* ref = schema.get("$ref")) {

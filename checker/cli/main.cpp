@@ -100,6 +100,12 @@ options:
                        states, one thread each; the verdict, counts and trace
                        of one process, memory summed over the ranks
                        (docs/checker.md, "Distributed search")
+  --swarm N            hunt for bugs where the exhaustive search is out of
+                       reach: N randomized depth-first searches with bitstate
+                       hashing, on --threads threads, each storing at most
+                       --max-states / N states; a violation has a replayable
+                       trace, finding none is "inconclusive" (not a proof)
+  --swarm-depth D      with --swarm: the deepest schedule followed (10000)
   --sweep              run the explicit search at every combination of the
                        declared parameter values ('param N = v in lo..hi' or
                        'in {a, b}'; --param fixes one), on every core; the
@@ -426,6 +432,13 @@ EarlyExit parse_args(int argc, char** argv, Cli& c) {
       std::uint64_t n = 0;
       if (!parse_u64(value("--threads"), n) || n == 0 || n > 1024) return usage("--threads needs a number of threads (1 to 1024)");
       opt.threads = static_cast<unsigned>(n);
+    } else if (a == "--swarm") {
+      std::uint64_t n = 0;
+      if (!parse_u64(value("--swarm"), n) || n == 0 || n > 65536) return usage("--swarm needs a number of searches (1 to 65536)");
+      opt.swarm = static_cast<unsigned>(n);
+    } else if (a == "--swarm-depth") {
+      if (!parse_u64(value("--swarm-depth"), opt.swarm_depth) || opt.swarm_depth == 0 || opt.swarm_depth > 10000000)
+        return usage("--swarm-depth needs a depth (1 to 10000000)");
     } else if (a == "--distributed") {
       opt.distributed = true;
     } else if (a == "--sweep") {
@@ -484,6 +497,11 @@ EarlyExit check_combinations(const Cli& c) {
   if (opt.distributed && (c.want_sweep || c.want_place || c.symbolic || !opt.replay.empty() || opt.profile_states || c.ptx.emit_bk))
     return usage("--distributed is one search over the ranks: --sweep, --place-barriers, --symbolic, --replay, "
                  "--profile-states and --emit-bk run on one process");
+  if (opt.swarm > 0 && (opt.distributed || c.want_sweep || c.want_place || c.symbolic || !opt.replay.empty() || opt.profile_states ||
+                        !c.prove_param.empty() || c.full_coverage))
+    return usage("--swarm is a bug hunt of one kernel at one point: it excludes --distributed, --sweep, --place-barriers, "
+                 "--symbolic, --replay, --profile-states, --prove and --coverage");
+  if (opt.swarm == 0 && opt.swarm_depth != pc::check::Options{}.swarm_depth) return usage("--swarm-depth goes with --swarm");
   if (opt.distributed && opt.threads > 1)
     return usage("--distributed runs one thread per rank: start one rank per core (mpirun -np N) instead of --threads");
   if (!c.want_place && (c.want_diff || !c.place_req.target.empty() || c.place_req.family != pc::place::Family::automatic))

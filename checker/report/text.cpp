@@ -273,6 +273,8 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
     case check::Verdict::inconclusive:
       if (!r.not_proved.empty())
         o << "INCONCLUSIVE: " << r.not_proved << " (" << stats << ")";
+      else if (r.inconclusive_reason == "swarm")
+        o << "INCONCLUSIVE: the swarm found no violation (" << stats << "); not a proof";
       else
         o << "INCONCLUSIVE: " << r.inconclusive_reason << (r.inconclusive_reason == "interrupted" ? " (" : " reached (") << stats
           << "); nothing was proven";

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "checker/coverage.hpp"
 #include "checker/result.hpp"
@@ -40,6 +41,15 @@ inline constexpr std::uint64_t raw_share = 4;
 
 [[nodiscard]] Searched breadth_first(const SearchRun& run);
 [[nodiscard]] Searched parallel_breadth_first(const SearchRun& run, unsigned threads);
+// --swarm: `searches` randomized depth-first searches with bitstate hashing
+// (swarm.cpp), on `threads` threads; with a violation, its schedule.
+struct Swarmed {
+  Searched s;                  // states stored over the searches, transitions, the deepest depth; found; a limit
+  std::vector<Action> path;    // with s.found: the schedule from the initial state (the violating action last)
+  std::uint64_t truncated = 0; // successors not taken for being past max_depth
+};
+[[nodiscard]] Swarmed swarm(const SearchRun& run, unsigned searches, unsigned threads);
+
 // Over the ranks of an MPI job (mpi/distributed.cpp), one thread each: every
 // rank calls it and gets the same result, that of one thread. Set when MPI
 // starts (MpiSession, in a library of its own); null without it.
