@@ -101,16 +101,19 @@ std::vector<std::string> bk_files(const std::string& folder) {
 }  // namespace
 
 TEST_CASE("distributed: the corpus gets the result of one process at 2 and 4 ranks") {
+  // The sanitized build (memory errors, not verdicts: tests/tier.hpp) leaves
+  // out field/, whose largest kernels take minutes under the sanitizers.
   std::vector<std::string> files = bk_files("kernels");
-  for (const char* folder : {"kernels/bugs", "kernels/field"})
-    for (const std::string& f : bk_files(folder)) files.push_back(f);
+  for (const std::string& f : bk_files("kernels/bugs")) files.push_back(f);
+  if (!pc::tier::sanitized)
+    for (const std::string& f : bk_files("kernels/field")) files.push_back(f);
   Tally t = compare(files, 2);
   MESSAGE(t.kernels << " corpus kernels alike at 2 ranks, " << t.violations << " with a violation");
-  CHECK(t.kernels > 80);
-  CHECK(t.violations > 40);
+  CHECK(t.kernels > (pc::tier::sanitized ? 30 : 80));
+  CHECK(t.violations > (pc::tier::sanitized ? 15 : 40));
   // 4 ranks on the field kernels (the largest of the corpus's, up to 75,000 states).
-  t = compare(bk_files("kernels/field"), 4);
-  CHECK(t.kernels > 40);
+  t = compare(bk_files(pc::tier::sanitized ? "kernels/bugs" : "kernels/field"), 4);
+  CHECK(t.kernels > 20);
   if (!pc::tier::ci() && !pc::tier::sanitized) {
     // Without reductions (the top folder and bugs/: field/'s largest reach
     // millions of states so), warnings as violations, and the scale suite's

@@ -179,9 +179,12 @@ const char* stop_name(std::uint64_t s) {
 }
 
 // The successors a round sends: at most this many states expanded, or this
-// many bytes queued, whichever comes first.
-constexpr std::size_t batch_states = 2048;
-constexpr std::size_t batch_bytes = std::size_t{32} << 20;
+// many bytes queued, whichever comes first. A round's buffers (queued, sent
+// and received) are a rank's memory beside its visited set and levels:
+// 2 MiB keeps them small beside the states (a 2-CTA kernel's state is
+// about 1 KiB, its successors ten), at a round every 20 to 50 ms.
+constexpr std::size_t batch_states = 256;
+constexpr std::size_t batch_bytes = std::size_t{2} << 20;
 
 class DistributedSearch {
  public:

@@ -9,7 +9,8 @@
 #   harnesses/bench/scale/distributed.sh [CHECK_KERNEL]
 # MPIRUN (default: mpirun; a bundle's run.sh from mpi_bundle.sh where the
 # machine has no Open MPI), TIMEOUT (seconds, default 1800), MAX_MEMORY (MiB
-# per process or rank, default 16384), SUITE (default suite.txt).
+# per process or rank, default 16384), SUITE (default suite.txt), ONE=0 to
+# leave out the one-thread run (then no speed-up column).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 bin=${1:-build/check-kernel}
@@ -24,7 +25,9 @@ echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 while read -r file args; do
   [[ -z "$file" || "$file" == \#* ]] && continue
   one=""
-  for run in "1 thread" "$threads threads" "$ranks ranks"; do
+  runs=("$threads threads" "$ranks ranks")
+  [[ ${ONE:-1} == 0 ]] || runs=("1 thread" "${runs[@]}")
+  for run in "${runs[@]}"; do
     limits=(--json --timeout "$timeout" --max-memory "$memory")
     # shellcheck disable=SC2086
     case $run in
