@@ -75,6 +75,19 @@ TEST_CASE("swarm: the corpus's bugs are found, its correct kernels are not prove
   CHECK(unproven > (pc::tier::sanitized ? 1 : 30));
 }
 
+TEST_CASE("swarm: a bug the exhaustive search does not reach in minutes") {
+  // The scale suite's 2-CTA Blackwell GEMM with a planted bug: inconclusive
+  // after 240 s of the breadth-first search, found at once by the swarm.
+  const std::string bug = src + "/harnesses/bench/scale/blackwell_2cta_clc_gemm_bug_release_before_wait_ld.bk";
+  const Run r = run("swarm", bug + " --json --swarm 2 --threads 1 --timeout 120");
+  CHECK(r.status == 1);
+  const jsonmini::Value v = parse_json(r.out);
+  const jsonmini::Value& k = v.get("kernels")->a.at(0);
+  CHECK(jsonmini::text(k.get("outcome")) == "tmem_dealloc_in_use");
+  const Run again = run("swarm", bug + " --json --replay " + jsonmini::text(k.get("violation")->get("replay")));
+  CHECK(again.status == 1);
+}
+
 TEST_CASE("swarm: its text says it is not a proof, and what it excludes") {
   const Run r = run("swarm", good + " --swarm 2");
   CHECK(r.status == 3);
