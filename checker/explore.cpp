@@ -91,7 +91,8 @@ class Search {
     const SearchRun run{next_, opt_, coverage, links, max_depth, opt_.profile_states && links == nullptr};
     if (opt_.distributed) {
       if (!distributed_breadth_first) throw InternalError("--distributed: MPI was not started (MpiSession)");
-      return distributed_breadth_first(run);
+      // One thread a rank unless --threads says otherwise (a rank a core).
+      return distributed_breadth_first(run, opt_.threads > 0 ? opt_.threads : 1);
     }
     if (const unsigned threads = thread_count(opt_); threads > 1) return parallel_breadth_first(run, threads);
     return breadth_first(run);

@@ -288,7 +288,7 @@ struct Options {
   // 1, the one-thread search. Any number gives the result of one thread (docs/checker.md).
   unsigned threads = 0;
   // The search over the ranks of an MPI job (--distributed, under mpirun;
-  // checker/search/distributed.cpp), one thread per rank.
+  // checker/search/mpi/distributed.cpp), `threads` threads a rank (0: one).
   bool distributed = false;
   // --swarm N: N randomized depth-first searches with bitstate hashing, a
   // bug hunt (checker/search/swarm.cpp); 0: the exhaustive search.

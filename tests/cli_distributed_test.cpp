@@ -3,7 +3,8 @@
 // warnings and coverage, over corpus kernels and generated kernels, at 2
 // ranks and at 4 (oversubscribed on a machine of fewer cores); a limit on
 // any rank stops every rank (exit 3), memory is summed over the ranks, and
-// the options it excludes are usage errors. The CI tier compares the
+// the options it excludes are usage errors. Ranks of several threads
+// (--threads) give the same result too. The CI tier compares the
 // corpus's kernels of the top folder, bugs/ and field/ and a sample of the
 // generated kernels; the full tier adds every generated kernel, the search
 // without reductions (at 3 ranks), with --strict, and a scale-suite kernel.
@@ -114,6 +115,9 @@ TEST_CASE("distributed: the corpus gets the result of one process at 2 and 4 ran
   // 4 ranks on the field kernels (the largest of the corpus's, up to 75,000 states).
   t = compare(bk_files(pc::tier::sanitized ? "kernels/bugs" : "kernels/field"), 4);
   CHECK(t.kernels > 20);
+  // Threads inside the ranks: 2 ranks of 2 threads.
+  t = compare(bk_files(pc::tier::sanitized ? "kernels/bugs" : "kernels/field"), 2, "--threads 2");
+  CHECK(t.kernels > 20);
   if (!pc::tier::ci() && !pc::tier::sanitized) {
     // Without reductions (the top folder and bugs/: field/'s largest reach
     // millions of states so), warnings as violations, and the scale suite's
@@ -149,7 +153,9 @@ TEST_CASE("distributed: generated kernels get the result of one process") {
   const Tally two = compare(files, 2);
   const Tally four = compare(files, 4);
   CHECK(two.kernels == four.kernels);
-  MESSAGE(two.kernels << " generated kernels alike with one process and 2 and 4 ranks, " << two.violations
+  const Tally threads = compare(files, 2, "--threads 3");
+  CHECK(two.kernels == threads.kernels);
+  MESSAGE(two.kernels << " generated kernels alike with one process, 2 and 4 ranks and 2 ranks of 3 threads, " << two.violations
                       << " with a violation; " << pc::tier::sample_text());
   CHECK(two.kernels > pc::tier::sample().scaled(400));
   CHECK(two.violations > pc::tier::sample().scaled(100));
@@ -190,7 +196,7 @@ TEST_CASE("distributed: limits stop every rank, memory is summed") {
 }
 
 TEST_CASE("distributed: what it excludes, and bad input, as one process says it") {
-  for (const char* opt : {"--sweep", "--symbolic", "--profile-states", "--threads 2"}) {
+  for (const char* opt : {"--sweep", "--symbolic", "--profile-states", "--replay v2.R.0.0"}) {
     CAPTURE(opt);
     const Run r = run("distributed", std::string("--distributed ") + opt + " " + good);
     CHECK(r.status == 2);

@@ -97,7 +97,8 @@ options:
                        gives the verdict, trace and counts of one thread
   --distributed        run under mpirun (mpirun -np N check-kernel --distributed
                        FILE): each rank stores and expands its part of the
-                       states, one thread each; the verdict, counts and trace
+                       states, with --threads threads (default 1: a rank a
+                       core); the verdict, counts and trace
                        of one process, memory summed over the ranks
                        (docs/checker.md, "Distributed search")
   --swarm N            hunt for bugs where the exhaustive search is out of
@@ -502,8 +503,6 @@ EarlyExit check_combinations(const Cli& c) {
     return usage("--swarm is a bug hunt of one kernel at one point: it excludes --distributed, --sweep, --place-barriers, "
                  "--symbolic, --replay, --profile-states, --prove and --coverage");
   if (opt.swarm == 0 && opt.swarm_depth != pc::check::Options{}.swarm_depth) return usage("--swarm-depth goes with --swarm");
-  if (opt.distributed && opt.threads > 1)
-    return usage("--distributed runs one thread per rank: start one rank per core (mpirun -np N) instead of --threads");
   if (!c.want_place && (c.want_diff || !c.place_req.target.empty() || c.place_req.family != pc::place::Family::automatic))
     return usage("--diff, --target and --barrier go with --place-barriers");
   return std::nullopt;

@@ -12,7 +12,7 @@
 
 namespace pc::check {
 
-Searched (*distributed_breadth_first)(const SearchRun& run) = nullptr;
+Searched (*distributed_breadth_first)(const SearchRun& run, unsigned threads) = nullptr;
 
 Searched breadth_first(const SearchRun& run) {
   const Successors& next_of = run.next;

@@ -50,9 +50,9 @@ struct Swarmed {
 };
 [[nodiscard]] Swarmed swarm(const SearchRun& run, unsigned searches, unsigned threads);
 
-// Over the ranks of an MPI job (mpi/distributed.cpp), one thread each: every
-// rank calls it and gets the same result, that of one thread. Set when MPI
-// starts (MpiSession, in a library of its own); null without it.
-extern Searched (*distributed_breadth_first)(const SearchRun& run);
+// Over the ranks of an MPI job (mpi/distributed.cpp), `threads` threads in
+// each: every rank calls it and gets the same result, that of one thread.
+// Set when MPI starts (MpiSession, in a library of its own); null without it.
+extern Searched (*distributed_breadth_first)(const SearchRun& run, unsigned threads);
 
 }  // namespace pc::check

@@ -1,9 +1,10 @@
 // The distributed back end (--distributed, under mpirun; docs/checker.md,
 // "Distributed search"): breadth-first, level by level, over the ranks of
-// an MPI job, with one thread each. Each rank owns the states whose
+// an MPI job, with one or more threads each. Each rank owns the states whose
 // fingerprint falls in its part (owner_of): it alone keeps them in its
 // visited set and expands them. A level is expanded in rounds: each rank
-// expands a batch of its states in id order, sends each successor (its
+// expands a batch of its states in id order (its threads each a contiguous
+// part of the batch, with workers of their own), sends each successor (its
 // fingerprint, its key in the one-thread order, its bytes) to the
 // successor's owner, and takes in what it receives; an owner keeps, of
 // each new state, the entry with the smallest key (its earliest parent in
@@ -31,12 +32,13 @@
 #include "checker/search/interrupt.hpp"
 #include "checker/search/limits.hpp"
 #include "checker/search/search.hpp"
+#include "checker/search/team.hpp"
 #include "checker/trips.hpp"
 
 namespace pc::check {
 
 namespace {
-Searched search(const SearchRun& run);
+Searched search(const SearchRun& run, unsigned threads);
 }  // namespace
 
 MpiSession::MpiSession(int* argc, char*** argv) {
@@ -186,9 +188,21 @@ const char* stop_name(std::uint64_t s) {
 constexpr std::size_t batch_states = 256;
 constexpr std::size_t batch_bytes = std::size_t{2} << 20;
 
+// A thread of a rank: its worker, what it queued for each rank in this
+// round, and each state it expanded with the transitions that took.
+struct Lane {
+  Worker w;
+  FrameReader reader;
+  std::vector<std::string> out;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> expanded;  // id, transitions
+  std::size_t begin = 0, end = 0;  // its part of the round's batch
+  std::size_t bytes = 0;
+  Key best = no_key;               // its first violation or error
+};
+
 class DistributedSearch {
  public:
-  explicit DistributedSearch(const SearchRun& run);
+  DistributedSearch(const SearchRun& run, unsigned threads);
   Searched run();
 
  private:
@@ -214,6 +228,8 @@ class DistributedSearch {
   }
   void expand_level();
   void expand_batch(std::size_t& pos, Key best_known);
+  void expand_part(Lane& lane, Key best_known);
+  [[nodiscard]] const Worker* holder() const;
   void take_in(Frames& into);
   void take_violation();
   void number_next();
@@ -228,24 +244,26 @@ class DistributedSearch {
   Searched result_;
   FingerprintSet visited_;
   Frames frames_[2];
-  FrameReader reader_;
   int gen_ = 0;
   std::vector<Item> level_;
   std::vector<Entry> next_;
   LevelIndex index_;
-  Worker w_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::unique_ptr<Team> team_;
   std::vector<std::string> out_;
   std::string send_;
   Received in_;
-  // Per state expanded in this level: its id and this rank's transitions after it.
+  // Per state expanded in this level: its id and this rank's transitions
+  // from the level's start to after it.
   std::vector<std::pair<std::uint32_t, std::uint64_t>> after_;
-  std::uint64_t depth_ = 0, expanded_ = 0;
+  std::uint64_t level_done_ = 0;  // this rank's transitions in the level so far
+  std::size_t bytes_per_state_ = 0;  // of successors, in the last round
+  std::uint64_t depth_ = 0;
   std::uint64_t level_states_ = 1;  // the level read, over all ranks
   std::uint32_t base_ = 0;          // the first id of the level read
   std::uint64_t level_end_ = 1;     // the states stored before the level written
   std::uint64_t known_states_ = 1;  // over all ranks, at the last round
   std::uint64_t transitions_before_ = 0;  // over all ranks, before the level read
-  std::uint64_t level_transitions_ = 0;   // this rank's, before the level read
   Key local_best_ = no_key;         // this rank's first violation or error
   Key best_ = no_key;               // the first over all ranks
   std::uint64_t stop_ = none, local_stop_ = none;
@@ -253,7 +271,7 @@ class DistributedSearch {
   std::vector<LinkPart> links_;
 };
 
-DistributedSearch::DistributedSearch(const SearchRun& run) : run_(run), next_of_(run.next), limits_(run.opt) {
+DistributedSearch::DistributedSearch(const SearchRun& run, unsigned threads) : run_(run), next_of_(run.next), limits_(run.opt) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me_);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks_);
   out_.resize(static_cast<std::size_t>(ranks_));
@@ -266,60 +284,100 @@ DistributedSearch::DistributedSearch(const SearchRun& run) : run_(run), next_of_
     level_.push_back(Item{frames_[gen_].put(bytes), 0});
   }
   frames_[gen_].seal();
-  w_.coverage = run.coverage;
-  w_.s = init;
-  w_.t = init;
+  for (unsigned i = 0; i < threads; ++i) {
+    auto lane = std::make_unique<Lane>();
+    lane->w.s = init;
+    lane->w.t = init;
+    if (run.coverage) {
+      lane->w.own_coverage = std::make_unique<Coverage>(next_of_.model().program());
+      lane->w.coverage = lane->w.own_coverage.get();
+    }
+    lane->out.resize(static_cast<std::size_t>(ranks_));
+    lanes_.push_back(std::move(lane));
+  }
+  if (threads > 1) team_ = std::make_unique<Team>(threads);
   index_.clear();
 }
 
-// Expands this rank's states of the level in id order, up to a batch;
-// stops at its first violation or error, and past the first known.
-void DistributedSearch::expand_batch(std::size_t& pos, Key best_known) {
-  std::size_t n = 0, bytes = 0;
-  while (pos < level_.size() && n < batch_states && bytes < batch_bytes && local_stop_ == none) {
-    const Item it = level_[pos];
-    if (key_of(it.id, 0) > best_known || local_best_ != no_key) {
-      pos = level_.size();
-      break;
-    }
-    w_.load(reader_.get(frames_[gen_], it.at));
+// One thread's part of the batch, in id order; it stops at its first
+// violation or error, and past the first known.
+void DistributedSearch::expand_part(Lane& lane, Key best_known) {
+  Worker& w = lane.w;
+  lane.expanded.clear();
+  lane.bytes = 0;
+  for (std::size_t k = lane.begin; k < lane.end; ++k) {
+    const Item it = level_[k];
+    if (key_of(it.id, 0) > std::min(best_known, lane.best)) break;
+    w.load(lane.reader.get(frames_[gen_], it.at));
+    const std::uint64_t before = w.transitions;
     try {
       next_of_.expand(
-          w_, it.id, depth_,
+          w, it.id, depth_,
           [&](std::uint64_t fp, Action a, auto&& queued) {
             const int to = owner_of(fp);
             if (to == me_ && visited_.contains(fp)) return;
             const std::string_view b = queued();
-            std::string& o = out_[static_cast<std::size_t>(to)];
+            std::string& o = lane.out[static_cast<std::size_t>(to)];
             put(o, fp);
             put(o, key_of(it.id, a));
             put(o, static_cast<std::uint32_t>(b.size()));
             o.append(b);
-            bytes += b.size() + 20;
+            lane.bytes += b.size() + 20;
           },
           [&](std::uint64_t fp) {
             if (owner_of(fp) == me_) visited_.prefetch(fp);
           });
     } catch (...) {
-      w_.error = std::current_exception();
-      w_.error_key = key_of(it.id, w_.action);
-      local_best_ = std::min(local_best_, w_.error_key);
-      pos = level_.size();
+      w.error = std::current_exception();
+      w.error_key = key_of(it.id, w.action);
+      lane.best = std::min(lane.best, w.error_key);
       break;
     }
-    after_.emplace_back(it.id, w_.transitions);
-    ++pos;
-    ++n;
-    if (w_.found.any) {
-      local_best_ = std::min(local_best_, w_.found_key);
-      pos = level_.size();
+    lane.expanded.emplace_back(it.id, w.transitions - before);
+    if (w.found.any) {
+      lane.best = std::min(lane.best, w.found_key);
       break;
-    }
-    if ((++expanded_ & 255) == 0) {
-      std::uint64_t mem = 0;
-      local_stop_ = std::max<std::uint64_t>(local_stop_, stop_of(limits_.reached(known_states_ + next_.size(), mem)));
     }
   }
+}
+
+// Expands this rank's next states of the level, a batch split among its
+// threads in contiguous parts, each expanded whole unless a finding stops
+// it (a part after a finding has larger keys: its successors and
+// transitions are not counted before the finding). A batch is at most
+// batch_states a thread, fewer where the last states sent more than
+// batch_bytes a thread.
+void DistributedSearch::expand_batch(std::size_t& pos, Key best_known) {
+  if (local_best_ != no_key || local_stop_ != none) {
+    pos = level_.size();
+    return;
+  }
+  const std::size_t parts = lanes_.size();
+  const std::size_t each = std::clamp<std::size_t>(batch_bytes / std::max<std::size_t>(bytes_per_state_, 1), 1, batch_states);
+  const std::size_t n = std::min(each * parts, level_.size() - pos);
+  for (std::size_t t = 0; t < parts; ++t) {
+    lanes_[t]->begin = pos + n * t / parts;
+    lanes_[t]->end = pos + n * (t + 1) / parts;
+  }
+  if (team_ && n >= parts) team_->run([&](int t) { expand_part(*lanes_[static_cast<std::size_t>(t)], best_known); });
+  else
+    for (const auto& lane : lanes_) expand_part(*lane, best_known);
+  // In id order: the states expanded and their transitions, what they sent.
+  std::size_t bytes = 0, done = 0;
+  for (const auto& lane : lanes_) {
+    for (const auto& [id, t] : lane->expanded) after_.emplace_back(id, level_done_ += t);
+    for (std::size_t r = 0; r < out_.size(); ++r) {
+      out_[r] += lane->out[r];
+      lane->out[r].clear();
+    }
+    local_best_ = std::min(local_best_, lane->best);
+    bytes += lane->bytes;
+    done += lane->expanded.size();
+  }
+  if (done > 0) bytes_per_state_ = bytes / done;
+  pos = local_best_ != no_key ? level_.size() : pos + n;
+  std::uint64_t mem = 0;
+  local_stop_ = std::max<std::uint64_t>(local_stop_, stop_of(limits_.reached(known_states_ + next_.size(), mem)));
 }
 
 // The successors received: each new one kept with the smallest key that
@@ -376,23 +434,31 @@ void DistributedSearch::expand_level() {
 // The first violation or error over the ranks: its holder tells the others;
 // an error is thrown on every rank, a violation taken with the counts one
 // thread has when it meets it.
+const Worker* DistributedSearch::holder() const {
+  for (const auto& lane : lanes_)
+    if (lane->w.found_key == best_ || lane->w.error_key == best_) return &lane->w;
+  return nullptr;
+}
+
 void DistributedSearch::take_violation() {
-  int holder = (w_.found_key == best_ || w_.error_key == best_) ? me_ : -1, h = -1;
-  MPI_Allreduce(&holder, &h, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const Worker* at = holder();
+  int mine = at ? me_ : -1, h = -1;
+  MPI_Allreduce(&mine, &h, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   std::string msg;
   if (h == me_) {
-    if (w_.found_key == best_) {
+    const Worker& w = *at;
+    if (w.found_key == best_) {
       put(msg, std::uint8_t{0});
-      put(msg, static_cast<std::uint32_t>(w_.found.violation));
-      put(msg, w_.found.parent);
-      put(msg, static_cast<std::uint8_t>(w_.found.deadlock));
-      put(msg, w_.found.action);
+      put(msg, static_cast<std::uint32_t>(w.found.violation));
+      put(msg, w.found.parent);
+      put(msg, static_cast<std::uint8_t>(w.found.deadlock));
+      put(msg, w.found.action);
     } else {
       std::uint8_t kind = 3;
       std::string what;
       ir::Loc loc;
       try {
-        std::rethrow_exception(w_.error);
+        std::rethrow_exception(w.error);
       } catch (const KernelError& e) {
         kind = 1, what = e.what(), loc = e.loc;
       } catch (const NotProved& e) {
@@ -431,11 +497,11 @@ void DistributedSearch::take_violation() {
   if (stop_ != none) return;
   // The states kept before it, and the transitions of the states expanded
   // up to it (the holder's last one included).
-  std::uint64_t mine[2] = {0, 0}, all[2];
-  for (const Entry& e : next_) mine[0] += e.key < best_;
+  std::uint64_t counts[2] = {0, 0}, all[2];
+  for (const Entry& e : next_) counts[0] += e.key < best_;
   for (const auto& [id, t] : after_)
-    if (id <= found_.parent) mine[1] = t - level_transitions_;
-  MPI_Allreduce(mine, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+    if (id <= found_.parent) counts[1] = t;
+  MPI_Allreduce(counts, all, 2, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
   result_.r.states = level_end_ + all[0];
   result_.r.transitions = transitions_before_ + all[1];
 }
@@ -506,21 +572,22 @@ void DistributedSearch::number_next() {
   base_ = static_cast<std::uint32_t>(level_end_);
   level_states_ = total;
   level_end_ += total;
-  transitions_before_ += sum(w_.transitions - level_transitions_);
+  transitions_before_ += sum(level_done_);
 }
 
 // The warnings of every rank, in one list on each, as first_warnings takes them.
 void DistributedSearch::merge_warnings(Result& r) {
   std::string mine;
-  for (const auto& [k, x] : w_.warnings) {
-    put(mine, k);
-    put(mine, static_cast<std::uint32_t>(x.kind));
-    put(mine, x.loc.line);
-    put(mine, x.loc.col);
-    put(mine, x.agent);
-    put(mine, static_cast<std::uint32_t>(x.message.size()));
-    mine += x.message;
-  }
+  for (const auto& lane : lanes_)
+    for (const auto& [k, x] : lane->w.warnings) {
+      put(mine, k);
+      put(mine, static_cast<std::uint32_t>(x.kind));
+      put(mine, x.loc.line);
+      put(mine, x.loc.col);
+      put(mine, x.agent);
+      put(mine, static_cast<std::uint32_t>(x.message.size()));
+      mine += x.message;
+    }
   const int len = static_cast<int>(mine.size());
   std::vector<int> lens(static_cast<std::size_t>(ranks_)), at(static_cast<std::size_t>(ranks_));
   MPI_Allgather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, MPI_COMM_WORLD);
@@ -573,12 +640,20 @@ void DistributedSearch::finish() {
   Result& r = result_.r;
   if (!found_.any || stop_ != none) {
     r.states = sum(visited_.size() + next_.size());
-    r.transitions = sum(w_.transitions);
+    std::uint64_t t = 0;
+    for (const auto& lane : lanes_) t += lane->w.transitions;
+    r.transitions = sum(t);
   }
   r.max_depth = depth_;
   r.memory_bytes = sum(peak_resident_bytes());
-  r.step_cache_hits = sum(w_.cache.hits());
-  r.step_cache_states = sum(w_.kept_states);
+  std::uint64_t hits = 0, kept = 0;
+  for (const auto& lane : lanes_) {
+    hits += lane->w.cache.hits();
+    kept += lane->w.kept_states;
+    if (run_.coverage) run_.coverage->merge(*lane->w.own_coverage);
+  }
+  r.step_cache_hits = sum(hits);
+  r.step_cache_states = sum(kept);
   if (run_.coverage) {
     std::vector<std::uint8_t>& marks = run_.coverage->marks();
     MPI_Allreduce(MPI_IN_PLACE, marks.data(), static_cast<int>(marks.size()), MPI_UINT8_T, MPI_BOR, MPI_COMM_WORLD);
@@ -594,7 +669,7 @@ void DistributedSearch::finish() {
 
 Searched DistributedSearch::run() {
   while (level_states_ > 0 && depth_ <= run_.max_depth) {
-    level_transitions_ = w_.transitions;
+    level_done_ = 0;
     expand_level();
     if (best_ != no_key) {
       take_violation();
@@ -612,7 +687,7 @@ Searched DistributedSearch::run() {
   return std::move(result_);
 }
 
-Searched search(const SearchRun& run) { return DistributedSearch(run).run(); }
+Searched search(const SearchRun& run, unsigned threads) { return DistributedSearch(run, threads).run(); }
 
 }  // namespace
 
