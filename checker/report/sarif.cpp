@@ -186,7 +186,9 @@ std::string sarif(const std::vector<FileReport>& files, int exit_status) {
     if (!f.failed() && f.result.verdict == check::Verdict::inconclusive)
       notes.push_back("{\"level\": \"error\", \"message\": {\"text\": " +
                       q(f.kernel + ": inconclusive (" + f.result.inconclusive_reason + "): " +
-                        (f.result.not_proved.empty() ? std::string("the search did not finish") : f.result.not_proved) +
+                        (!f.result.not_proved.empty()                 ? f.result.not_proved
+                         : f.result.inconclusive_reason == "swarm" ? f.result.stop_detail
+                                                                    : std::string("the search did not finish")) +
                         (f.result.verified_at.empty()
                              ? ", so nothing was proven and no result is reported for this kernel"
                              : ", so it is proven at " + f.result.verified_at + " only and no result is reported for this kernel")) +
