@@ -21,7 +21,7 @@ memory=${MAX_MEMORY:-16384}
 threads=${THREADS:-$(nproc)}
 ranks=${RANKS:-$(nproc)}
 rank_threads=${RANK_THREADS:-1}
-field() { grep -o "\"$1\": *[0-9.e+\"a-z_-]*" <<<"$2" | head -1 | sed 's/.*: *//; s/"//g'; }
+field() { { grep -o "\"$1\": *[0-9.e+\"a-z_-]*" <<<"$2" || true; } | head -1 | sed 's/.*: *//; s/"//g'; }
 echo "| kernel | arguments | run | outcome | states | transitions | seconds | speed-up | peak MiB (per rank) |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 while read -r file args; do
