@@ -161,9 +161,14 @@ TEST_CASE("distributed: generated kernels get the result of one process") {
   const Tally two = compare(files, 2);
   const Tally four = compare(files, 4);
   CHECK(two.kernels == four.kernels);
-  const Tally threads = compare(files, 2, "--threads 3");
-  CHECK(two.kernels == threads.kernels);
-  MESSAGE(two.kernels << " generated kernels alike with one process, 2 and 4 ranks and 2 ranks of 3 threads, " << two.violations
+  // Threads inside the ranks: the full tier (the CI tier has 2 ranks of 2
+  // threads on the corpus).
+  if (!pc::tier::ci()) {
+    const Tally threads = compare(files, 2, "--threads 3");
+    CHECK(two.kernels == threads.kernels);
+  }
+  MESSAGE(two.kernels << " generated kernels alike with one process and 2 and 4 ranks"
+                      << (pc::tier::ci() ? "" : " and 2 ranks of 3 threads") << ", " << two.violations
                       << " with a violation; " << pc::tier::sample_text());
   CHECK(two.kernels > pc::tier::sample().scaled(400));
   CHECK(two.violations > pc::tier::sample().scaled(100));
