@@ -100,8 +100,10 @@ struct Ref {
 };
 
 // each: the elected lane of every warp; rest: every lane of each warp but its
-// elected lane (a branch on the lane index that leaves the leader out).
-enum class Lanes : std::uint8_t { all, one, each, rest };
+// elected lane (a branch on the lane index that leaves the leader out);
+// mask: the lanes of Op::lane_mask in each warp (`lanes M:`, a lane test
+// such as `lane % 4 == 0` or `lane < nW`).
+enum class Lanes : std::uint8_t { all, one, each, rest, mask };
 // The memory-ordering qualifiers and bar.red's operation are spec's own
 // (spec/ordering.hpp, spec/named_barrier.hpp); `standard`: the PTX default.
 using Sem = spec::ordering::Sem;
@@ -136,6 +138,8 @@ struct Op {
   bool no_complete = false;
   bool noinc = false;
   bool lane0 = false;         // written under `if lane == 0:` (the elected lane of each warp)
+  std::uint64_t lane_mask = 0;  // Lanes::mask: the executing lanes of each warp (bit i: lane i; never 0x1, the full warp
+                                // or the full warp less lane 0, which are each:, all: and rest:)
   std::int8_t warp = -1;      // `warp K:`: executed by warp K of a multi-warp agent only (-1: by the lanes `lanes` says)
   bool cta_pair = false;      // tcgen05 `cta_group 2`: the CTA pair's collective or pair-CTA operation (spec/tmem.hpp)
   ProxySpace space = ProxySpace::all;  // fence_proxy_async: the state space it is restricted to
@@ -206,6 +210,11 @@ struct Kernel {
   int grids = 1;
   Loc grids_loc;
   int cta_threads = 0;        // 0: the sum of its roles' threads
+  // Every lane of a warp its own lane class of happens-before (spec::hb::
+  // AgentThreads), where the model keeps a class per set of lanes that always
+  // execute together: the reference the tests compare the classes with
+  // (docs/spec.md, "Lane classes"). Never set by a front end.
+  bool lanes_apart = false;
   int clc_queue = 0;          // `clc N`: clusters waiting to launch that clc_try_cancel may take (spec/clc.hpp)
   std::vector<BufferDecl> buffers;
   std::vector<MbarrierDecl> mbarriers;

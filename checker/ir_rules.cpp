@@ -1,5 +1,7 @@
 #include "checker/ir_rules.hpp"
 
+#include <cstdio>
+
 namespace pc::ir {
 
 std::optional<TextError> cp_async_lanes(const std::vector<Stmt>& body) {
@@ -25,6 +27,19 @@ std::optional<TextError> cp_async_lanes(const std::vector<Stmt>& body) {
                            "copies commits and waits them; a barrier then orders the other lanes)",
                        o->code};
   return std::nullopt;
+}
+
+std::string lanes_word(const Op& op) {
+  switch (op.lanes) {
+    case Lanes::one: return "one:";
+    case Lanes::each: return "each:";
+    case Lanes::rest: return "rest:";
+    case Lanes::all: return "all:";
+    case Lanes::mask: break;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "lanes 0x%llx:", static_cast<unsigned long long>(op.lane_mask));
+  return text;
 }
 
 }  // namespace pc::ir

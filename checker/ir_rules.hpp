@@ -29,4 +29,8 @@ struct TextError {
 // __syncthreads. The first operation of several lanes, if any.
 [[nodiscard]] std::optional<TextError> cp_async_lanes(const std::vector<Stmt>& body);
 
+// The `.bk` prefix that names an operation's lanes: "one:", "each:", "rest:",
+// "all:" or "lanes 0x...:" (Lanes::mask).
+[[nodiscard]] std::string lanes_word(const Op& op);
+
 }  // namespace pc::ir

@@ -225,7 +225,7 @@ inline constexpr std::string_view aligned_rule =
   X(bar_red, "bar_red", named, aligned, nvidia, 70, barrier, none, none, named_red, opf::returns | opf::result_required | opf::barrier_wait | opf::named_wait | opf::may_block | opf::no_bmc,                   \
     "R = bar_red popc|and|or ID, THREADS, PRED")                                                                       \
   X(syncthreads, "syncthreads", named, aligned, nvidia, 70, barrier, none, none, none, opf::barrier_wait | opf::named_wait | opf::may_block, "")       \
-  X(syncwarp, "syncwarp", named, aligned, nvidia, 70, own, none, none, warp_mask, opf::none, "[mask M]")                          \
+  X(syncwarp, "syncwarp", named, agent, nvidia, 70, own, none, none, warp_mask, opf::none, "[mask M]")                          \
   X(elect_sync, "elect_sync", named, any, nvidia, 90, none, none, none, warp_mask, opf::no_bmc, "[mask M]")                        \
   /* async copies and groups */                                                                                       \
   X(tma_load, "tma_load", bulk, leader, nvidia, 90, tma_load, write, copy_tx, tma_load, opf::async_proxy,                                 \

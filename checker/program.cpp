@@ -3,8 +3,10 @@
 #include <limits>
 
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 
+#include "checker/ir_rules.hpp"
 #include "checker/layout.hpp"
 #include "spec/cluster.hpp"
 #include "spec/hb.hpp"
@@ -331,6 +333,36 @@ void instantiate_declarations(Program& p, const ir::Kernel& k) {
   }
 }
 
+// The lane classes of a role's warps (spec::hb::AgentThreads, "cells"): lane
+// 0, then the other lanes split by every lane mask its operations name
+// (`lanes M:`), so that each operation's lanes are a union of classes and
+// the lanes of a class always execute together. Cell 0 is lane 0; the others
+// are in the order of their lowest lane.
+std::vector<std::uint64_t> lane_cells(const ir::Role& role, int warp_size, bool apart) {
+  const std::uint64_t full = warp_size >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << warp_size) - 1;
+  std::vector<std::uint64_t> cells{1, full & ~std::uint64_t{1}};
+  if (apart) {  // ir::Kernel::lanes_apart: a class per lane
+    if (warp_size > spec::hb::max_cells) throw KernelError("lanes_apart: a warp of more than " + std::to_string(spec::hb::max_cells) + " lanes", role.loc);
+    cells.clear();
+    for (int i = 0; i < warp_size; ++i) cells.push_back(std::uint64_t{1} << i);
+    return cells;
+  }
+  scan_ops(role.body, [&](const ir::Op& op) {
+    if (op.lanes != ir::Lanes::mask) return;
+    std::vector<std::uint64_t> next;
+    for (const std::uint64_t c : cells)
+      for (const std::uint64_t part : {c & op.lane_mask, c & ~op.lane_mask})
+        if (part != 0) next.push_back(part);
+    cells = std::move(next);
+    if (cells.size() > static_cast<std::size_t>(spec::hb::max_cells))
+      throw KernelError("role '" + role.name + "' splits a warp into more than " + std::to_string(spec::hb::max_cells) +
+                            " lane classes with its lane masks (the model keeps at most that many per warp)",
+                        op.loc);
+  });
+  std::sort(cells.begin() + 1, cells.end(), [](std::uint64_t a, std::uint64_t b) { return (a & (~a + 1)) < (b & (~b + 1)); });
+  return cells;
+}
+
 // The agents, CTA by CTA, role by role, instance by instance, and their
 // threads of happens-before.
 void instantiate_agents(Program& p, const ir::Kernel& k) {
@@ -373,15 +405,23 @@ void instantiate_agents(Program& p, const ir::Kernel& k) {
   }
   if (p.agents.empty()) throw KernelError("the kernel has no agents (no role)", k.loc);
   int threads = 0;
+  std::vector<std::vector<std::uint64_t>> role_cells;
+  for (const ir::Role& role : k.roles) role_cells.push_back(lane_cells(role, ir::warp_size(k), k.lanes_apart));
   for (AgentInfo& a : p.agents) {
     a.hb = spec::hb::AgentThreads{static_cast<std::uint8_t>(threads), static_cast<std::uint8_t>(a.warps)};
+    const std::vector<std::uint64_t>& cells = role_cells[static_cast<std::size_t>(a.role)];
+    a.hb.cells = static_cast<std::uint8_t>(cells.size());
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      a.cell_masks[c] = cells[c];
+      a.hb.cell_lanes[c] = static_cast<std::uint8_t>(__builtin_popcountll(cells[c]));
+    }
     a.all_lanes = a.hb.lanes();
     a.leader_lane = spec::hb::bit(a.hb.leader());
     a.leader_lanes = a.hb.leaders();
     threads += a.hb.count();
     if (threads > spec::hb::max_threads)
       throw KernelError("the model holds at most " + std::to_string(spec::hb::max_threads) +
-                            " threads of happens-before (two per warp and four per agent); this kernel needs more",
+                            " threads of happens-before (two per warp, or one per lane class of a warp, and five per agent); this kernel needs more",
                         k.loc);
   }
   // The host's writes of the tensor maps before the launch: a thread of
@@ -411,8 +451,9 @@ void scan_objects(Program& p, const ir::Kernel& k) {
       p.has_values |= op.value != ir::no_expr || (op.code == OpCode::read && op.dest_var >= 0);
       if (ir::op_has(op.code, ir::opf::thread_arrive)) {
         const std::int64_t lanes = k.target != ir::Target::nvidia || op.lanes == ir::Lanes::one || op.lanes == ir::Lanes::each ? 1
-                                   : op.lanes == ir::Lanes::rest                                                      ? ir::warp_size(k) - 1
-                                                                                                                      : ir::warp_size(k);
+                                   : op.lanes == ir::Lanes::rest ? ir::warp_size(k) - 1
+                                   : op.lanes == ir::Lanes::mask ? __builtin_popcountll(op.lane_mask)
+                                                                 : ir::warp_size(k);
         const std::int64_t count = op.count == ir::no_expr ? 1 : is_constant(p.exprs, op.count) ? eval(p, op.count, nullptr) : -1;
         p.max_unit_arrival = count < 0 ? std::numeric_limits<std::int64_t>::max() : std::max(p.max_unit_arrival, count * lanes);
       }
@@ -576,11 +617,17 @@ std::string Program::thread_name(std::uint8_t t) const {
   for (const AgentInfo& a : agents) {
     if (!a.hb.owns(t)) continue;
     const int i = t - a.hb.base;
-    const std::string warp = a.warps > 1 ? " of warp " + std::to_string(i / 2) : "";
-    if (a.hb.is_lane(t)) return a.name + " (" + (i % 2 == 0 ? "leader lane" : "other lanes") + warp + ")";
+    const std::string warp = a.warps > 1 ? " of warp " + std::to_string(i / a.hb.cells) : "";
+    if (a.hb.is_lane(t)) {
+      // A lane class: the leader, the other lanes, or a class of a lane mask.
+      const int c = i % a.hb.cells;
+      char lanes[40];
+      std::snprintf(lanes, sizeof lanes, "lanes 0x%llx", static_cast<unsigned long long>(a.cell_masks[c]));
+      return a.name + " (" + (c == 0 ? "leader lane" : a.hb.cells == 2 ? "other lanes" : lanes) + warp + ")";
+    }
     static const char* units[] = {"TMA store", "async MMA", "cp.async", "TMA load", "tensor-memory load/store"};
     // On AMD the cp.async unit holds the wave's gather-to-LDS loads (step.cpp).
-    const int u = i - 2 * a.warps;
+    const int u = i - a.hb.cells * a.warps;
     if (kernel->target == ir::Target::amd && u == static_cast<int>(spec::hb::Unit::cp_async)) return a.name + " (gather-to-LDS load)";
     // The TMA unit also carries st.async and red.async (step.cpp): name what the role issues.
     if (u == static_cast<int>(spec::hb::Unit::tma)) {
@@ -611,11 +658,13 @@ std::string lanes_prefix(const ir::Op& op) {
   // The defaults of `single` (one lane) and `agent` (every lane) go unsaid.
   const ir::LanePolicy p = ir::op_lanes(op.code);
   if (op.warp >= 0)
-    return "warp " + std::to_string(op.warp) + ": " + (p != ir::LanePolicy::leader && op.lanes == ir::Lanes::one ? "one: " : "");
+    return "warp " + std::to_string(op.warp) + ": " +
+           (p != ir::LanePolicy::leader && (op.lanes == ir::Lanes::one || op.lanes == ir::Lanes::mask) ? ir::lanes_word(op) + " " : "");
+  if (p == ir::LanePolicy::leader && op.lanes == ir::Lanes::mask) return ir::lanes_word(op) + " ";
   if (p == ir::LanePolicy::single && op.lanes == ir::Lanes::one) return "";
   if (p == ir::LanePolicy::agent && op.lanes == ir::Lanes::all) return "";
   if (p != ir::LanePolicy::any && p != ir::LanePolicy::single && p != ir::LanePolicy::agent) return "";
-  return op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::each ? "each: " : op.lanes == ir::Lanes::rest ? "rest: " : "all: ";
+  return ir::lanes_word(op) + " ";
 }
 
 spec::amd::Waitcnt waitcnt_operands(const Program& p, const ir::Op& op, const std::int64_t* vars) {
@@ -632,13 +681,15 @@ spec::amd::Waitcnt waitcnt_operands(const Program& p, const ir::Op& op, const st
 
 Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   const Lanes all{a.all_lanes, a.threads, true};
-  if (op.warp >= 0) {  // `warp K:`: warp K's elected lane, or its lanes
+  if (op.warp >= 0) {  // `warp K:`: warp K's elected lane, its lanes of a mask, or its lanes
     const spec::hb::Threads leader = spec::hb::bit(a.hb.leader(op.warp));
     if (ir::op_lanes(op.code) == ir::LanePolicy::leader || op.lanes == ir::Lanes::one) return {leader, 1, false};
-    return {leader | spec::hb::bit(a.hb.rest(op.warp)), a.threads / a.warps, true};
+    if (op.lanes == ir::Lanes::mask) return {a.cells_of(op.lane_mask, op.warp), __builtin_popcountll(op.lane_mask), false};
+    return {a.hb.warp_lanes(op.warp), a.threads / a.warps, true};
   }
   switch (ir::op_lanes(op.code)) {
-    case ir::LanePolicy::leader: return {a.leader_lane, 1, false};
+    case ir::LanePolicy::leader:  // its elected lane, or the one lane of `lanes M:`
+      return {op.lanes == ir::Lanes::mask ? a.cells_of(op.lane_mask, 0) : a.leader_lane, 1, false};
     case ir::LanePolicy::aligned: return all;
     case ir::LanePolicy::any:
     case ir::LanePolicy::single:
@@ -647,15 +698,39 @@ Lanes lanes_of(const ir::Op& op, const AgentInfo& a) {
   if (op.lanes == ir::Lanes::one) return {a.leader_lane, 1, false};
   if (op.lanes == ir::Lanes::each) return {a.leader_lanes, a.warps, false};
   if (op.lanes == ir::Lanes::rest) return {a.all_lanes & ~a.leader_lanes, a.threads - a.warps, false};
+  if (op.lanes == ir::Lanes::mask) {
+    spec::hb::Threads t = 0;
+    for (int w = 0; w < a.warps; ++w) t |= a.cells_of(op.lane_mask, w);
+    return {t, __builtin_popcountll(op.lane_mask) * a.warps, false};
+  }
   return all;
+}
+
+spec::hb::Threads AgentInfo::cells_of(std::uint64_t mask, int w) const {
+  spec::hb::Threads t = 0;
+  for (int c = 0; c < hb.cells; ++c)
+    if ((cell_masks[c] & mask) != 0) t |= spec::hb::bit(hb.cell(w, c));
+  return t;
+}
+
+std::uint64_t AgentInfo::lanes_in_warp(spec::hb::Threads t, int w) const {
+  std::uint64_t lanes = 0;
+  for (int c = 0; c < hb.cells; ++c)
+    if ((t & spec::hb::bit(hb.cell(w, c))) != 0) lanes |= cell_masks[c];
+  return lanes;
+}
+
+bool AgentInfo::every_warp(spec::hb::Threads t) const {
+  for (int w = 0; w < warps; ++w)
+    if ((t & hb.warp_lanes(w)) == 0) return false;
+  return true;
 }
 
 int arrive_units(const ir::Kernel& k, const Lanes& l, const AgentInfo& a) {
   if (!spec::mbarrier::warp_arrives_as_one(k.target == ir::Target::amd)) return l.count;
   // The warps with executing lanes: their elected lane or their other lanes.
   int warps = 0;
-  for (int w = 0; w < a.warps; ++w)
-    warps += (l.threads & (spec::hb::bit(a.hb.leader(w)) | spec::hb::bit(a.hb.rest(w)))) != 0;
+  for (int w = 0; w < a.warps; ++w) warps += (l.threads & a.hb.warp_lanes(w)) != 0;
   return warps > 0 ? warps : 1;
 }
 

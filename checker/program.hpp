@@ -58,7 +58,16 @@ struct AgentInfo {
   // hb's lane classes, as lanes_of returns them (set with hb by instantiate):
   // all of them, the leader's, and each warp's leader.
   spec::hb::Threads all_lanes = 0, leader_lane = 0, leader_lanes = 0;
+  // The lanes of each of hb's lane classes (bit i: lane i), the same in each
+  // warp (instantiate: lane 0, then the other lanes split by the role's lane masks).
+  std::uint64_t cell_masks[spec::hb::max_cells] = {};
   std::string name;
+  // Warp w's lane classes that hold a lane of `mask` (the mask is a union of classes).
+  [[nodiscard]] spec::hb::Threads cells_of(std::uint64_t mask, int w) const;
+  // The lanes of warp w among the lane classes `t` (bit i: lane i).
+  [[nodiscard]] std::uint64_t lanes_in_warp(spec::hb::Threads t, int w) const;
+  // Whether the lane classes `t` hold a lane of every warp.
+  [[nodiscard]] bool every_warp(spec::hb::Threads t) const;
 };
 
 // The lanes that execute an operation, as lane classes of happens-before

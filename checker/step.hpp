@@ -159,9 +159,13 @@ inline const Instr* Stepper::next_local(const State& s, int a, bool private_ops)
   if (ag.pc >= code.size()) return nullptr;
   const Instr& in = code[ag.pc];
   if (is_control(in.kind)) return gated(s, a) ? nullptr : &in;
-  // A member mask (syncwarp mask M) may be wrong (warp_mask_misuse): such a
-  // step can fail, so it is not run as a local one.
-  return in.kind == InstrKind::op && private_ops && ir::op_private(in.op->code) && in.op->mask == ir::no_expr ? &in : nullptr;
+  // A member mask (syncwarp mask M, or the full mask by default where some
+  // lanes alone execute it) may be wrong (warp_mask_misuse): such a step can
+  // fail, so it is not run as a local one.
+  return in.kind == InstrKind::op && private_ops && ir::op_private(in.op->code) && in.op->mask == ir::no_expr &&
+                 (in.op->code != ir::OpCode::syncwarp || in.op->lanes == ir::Lanes::all)
+             ? &in
+             : nullptr;
 }
 
 }  // namespace pc::check

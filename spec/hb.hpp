@@ -7,8 +7,9 @@
 // instructions (cp.async.bulk.wait_group: "wait ... by the executing thread").
 //
 // A "thread" here is a lane class of an agent or one of its async units (see
-// AgentThreads): the elected lane of each warp, the other lanes of each warp,
-// and the agent's TMA store reads, MMA reads, cp.async writes and TMA load writes.
+// AgentThreads): the elected lane of each warp, the other lanes of each warp
+// (split by the lane masks of the agent's code), and the agent's TMA store
+// reads, MMA reads, cp.async writes and TMA load writes.
 #pragma once
 
 #include <compare>
@@ -36,18 +37,33 @@ inline constexpr int max_syncs = 64;
 enum class Unit : std::uint8_t { bulk = 0, mma = 1, cp_async = 2, tma = 3, tmem = 4 };
 inline constexpr int units = 5;
 
-// The threads of one agent of `warps` warps, numbered from `base`: per warp its
-// elected lane (`leader(w)`, the lane that runs `one:` operations in warp 0 and
-// `each:` operations in every warp) and its other lanes (`rest(w)`), then the
-// units. `__syncwarp` orders leader(w) and rest(w) of one warp, nothing more.
+// The lane classes of a warp ("cells"): every lane of a cell executes the
+// same operations, so the lanes of a cell know the same and one thread of
+// happens-before stands for them all (an exact representation, no
+// reduction: a cell's lanes have no operation of their own to order).
+// Cell 0 is the elected lane (lane 0: `one:` and `each:` operations), the
+// others split the warp's other lanes by the lane masks the agent's code
+// names (`lanes M:`; `rest:` alone leaves one other cell, lanes 1-31).
+inline constexpr int max_cells = 32;
+
+// The threads of one agent of `warps` warps, numbered from `base`: per warp
+// its `cells` lane classes (`leader(w)` the elected lane, the lane that runs
+// `one:` operations in warp 0 and `each:` operations in every warp; `others(w)`
+// its other lanes), then the units. `__syncwarp` orders the cells of one warp
+// that execute it, nothing more. `cell_lanes[c]`: how many lanes cell c has.
 struct AgentThreads {
   std::uint8_t base = 0;
   std::uint8_t warps = 1;
-  [[nodiscard]] constexpr int count() const { return 2 * warps + units; }
-  [[nodiscard]] constexpr std::uint8_t leader(int w = 0) const { return static_cast<std::uint8_t>(base + 2 * w); }
-  [[nodiscard]] constexpr std::uint8_t rest(int w = 0) const { return static_cast<std::uint8_t>(base + 2 * w + 1); }
+  std::uint8_t cells = 2;
+  std::uint8_t cell_lanes[max_cells] = {1, 31};
+  [[nodiscard]] constexpr int count() const { return cells * warps + units; }
+  [[nodiscard]] constexpr std::uint8_t cell(int w, int c) const { return static_cast<std::uint8_t>(base + cells * w + c); }
+  [[nodiscard]] constexpr std::uint8_t leader(int w = 0) const { return cell(w, 0); }
+  // Warp w's lane classes: all of them, and all but the elected lane's.
+  [[nodiscard]] constexpr Threads warp_lanes(int w) const { return ((Threads{1} << cells) - 1) << cell(w, 0); }
+  [[nodiscard]] constexpr Threads others(int w = 0) const { return warp_lanes(w) & ~bit(leader(w)); }
   [[nodiscard]] constexpr std::uint8_t unit(Unit u) const {
-    return static_cast<std::uint8_t>(base + 2 * warps + static_cast<int>(u));
+    return static_cast<std::uint8_t>(base + cells * warps + static_cast<int>(u));
   }
   [[nodiscard]] constexpr Threads leaders() const {
     Threads t = 0;
@@ -56,7 +72,7 @@ struct AgentThreads {
   }
   [[nodiscard]] constexpr Threads lanes() const {
     Threads t = 0;
-    for (int w = 0; w < warps; ++w) t |= bit(leader(w)) | bit(rest(w));
+    for (int w = 0; w < warps; ++w) t |= warp_lanes(w);
     return t;
   }
   // The units whose accesses, made for several warps, are each warp's own
@@ -66,7 +82,7 @@ struct AgentThreads {
     return warps > 1 ? bit(unit(Unit::tmem)) | bit(unit(Unit::cp_async)) : Threads{0};
   }
   [[nodiscard]] constexpr bool owns(std::uint8_t t) const { return t >= base && t < base + count(); }
-  [[nodiscard]] constexpr bool is_lane(std::uint8_t t) const { return t >= base && t < base + 2 * warps; }
+  [[nodiscard]] constexpr bool is_lane(std::uint8_t t) const { return t >= base && t < base + cells * warps; }
 };
 
 enum class Proxy : std::uint8_t { generic = 0, async = 1 };
@@ -238,14 +254,13 @@ void release(Memory& m, Threads from, int sync);
 // others (a part that completes the phase: spec::mbarrier::arrive_units):
 // any `part` of its `units` units, so what they release is what every such
 // part releases, the accesses known to more than `units - part` of them
-// (docs/spec.md, "Per-thread arrivals"). `single`: the warps' elected lanes
-// that arrive, `rest`: their other lanes (AgentThreads: rest(w) is the bit
-// after leader(w)). The units are warps where `rest_threads` is 0 (a warp
-// knows what its elected lane or its other lanes know), else threads: each
-// elected lane one, each other lanes' class `rest_threads`.
+// (docs/spec.md, "Per-thread arrivals"). `lanes`: the lane classes of
+// `agent` that arrive. The units are warps (a warp knows what any of its
+// arriving cells knows) unless `by_thread`, where each cell counts its lanes.
 struct Quorum {
-  Threads single = 0, rest = 0;
-  int rest_threads = 0;
+  Threads lanes = 0;
+  AgentThreads agent;
+  bool by_thread = false;
   int more_than = 0;
   // The agent's async units whose accesses are each warp's own, though one
   // unit thread makes them all: tcgen05.ld/st (each warp's lanes load their
@@ -257,11 +272,18 @@ struct Quorum {
   // releases them with everything).
   Threads per_warp_units = 0;
   [[nodiscard]] constexpr bool holds(Threads known) const {
-    const auto pop = [](Threads t) {
-      return __builtin_popcountll(static_cast<std::uint64_t>(t)) + __builtin_popcountll(static_cast<std::uint64_t>(t >> 64));
-    };
-    if (rest_threads == 0) return pop((known & single) | ((known & rest) >> 1)) > more_than;
-    return pop(known & single) + rest_threads * pop(known & rest) > more_than;
+    const Threads k = known & lanes;
+    if (k == 0) return false;
+    int n = 0;
+    for (int w = 0; w < agent.warps; ++w) {
+      if (!by_thread) {
+        n += (k & agent.warp_lanes(w)) != 0;
+        continue;
+      }
+      for (int c = 0; c < agent.cells; ++c)
+        if (k & bit(agent.cell(w, c))) n += agent.cell_lanes[c];
+    }
+    return n > more_than;
   }
 };
 // A release by a part of an instruction's threads (Quorum): an access enters

@@ -187,15 +187,16 @@ inline constexpr int max_cta_threads = 1024;
 // __syncwarp orders the lanes of each warp that execute it among themselves,
 // never two warps (PTX ISA bar.warp.sync: "the executing thread waits until
 // all threads in membermask", a mask of one warp's lanes, which must be the
-// executing lanes: warp_mask). `executing`: the lane classes that execute it;
-// a warp's elected lane alone (`one:`, mask 0x1) or its other lanes alone
-// (`rest:`, mask 0xfffffffe) wait for no lane of the other class, so they
-// order nothing between the classes.
+// executing lanes: warp_mask). `executing`: the lane classes (hb cells) that
+// execute it; the cells of one warp that execute it are ordered both ways,
+// so one cell alone (the elected lane under `one:`, mask 0x1, or the other
+// lanes under `rest:`, 0xfffffffe) orders nothing between the classes.
 inline void syncwarp(hb::Memory& m, const hb::AgentThreads& a, hb::Threads executing) {
   for (int w = 0; w < a.warps; ++w) {
-    if ((executing & hb::bit(a.leader(w))) == 0 || (executing & hb::bit(a.rest(w))) == 0) continue;
-    hb::order(m, a.leader(w), hb::bit(a.rest(w)));
-    hb::order(m, a.rest(w), hb::bit(a.leader(w)));
+    const hb::Threads here = executing & a.warp_lanes(w);
+    if ((here & (here - 1)) == 0) continue;  // at most one cell
+    for (int c = 0; c < a.cells; ++c)
+      if (here & hb::bit(a.cell(w, c))) hb::order(m, a.cell(w, c), here & ~hb::bit(a.cell(w, c)));
   }
 }
 

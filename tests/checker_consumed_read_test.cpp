@@ -121,7 +121,7 @@ TEST_CASE("consumed reads: spec::hb::consume marks the consuming thread's own ge
   const hb::AgentThreads me{0, 1};
   hb::Access r;
   r.buf = 0;
-  r.issuers = hb::bit(me.leader()) | hb::bit(me.rest());
+  r.issuers = hb::bit(me.leader()) | hb::bit(me.cell(0, 1));
   REQUIRE(hb::access(m, r).violation == spec::Violation::none);
   hb::Access w;
   w.buf = 1;
@@ -129,22 +129,22 @@ TEST_CASE("consumed reads: spec::hb::consume marks the consuming thread's own ge
   w.issuers = hb::bit(me.leader());
   REQUIRE(hb::access(m, w).violation == spec::Violation::none);
   const hb::Memory before = m;
-  hb::consume(m, 0, hb::bit(me.rest()) | hb::bit(me.unit(hb::Unit::tma)));  // not the leader
+  hb::consume(m, 0, hb::bit(me.cell(0, 1)) | hb::bit(me.unit(hb::Unit::tma)));  // not the leader
   hb::consume(m, 1, hb::bit(me.leader()));                                  // a write: nothing
   int consumed = 0;
   for (const hb::Event& e : m.events) {
-    const bool mine = e.buf == 0 && e.thread == me.rest();
-    CHECK(e.after_async == (mine ? hb::bit(me.rest()) : 0));
+    const bool mine = e.buf == 0 && e.thread == me.cell(0, 1);
+    CHECK(e.after_async == (mine ? hb::bit(me.cell(0, 1)) : 0));
     consumed += mine;
   }
   CHECK(consumed == 1);
   CHECK(m != before);
   // Consuming again changes nothing; a fresh read by that thread is not consumed.
   const hb::Memory once = m;
-  hb::consume(m, 0, hb::bit(me.rest()));
+  hb::consume(m, 0, hb::bit(me.cell(0, 1)));
   CHECK(m == once);
   hb::Access again = r;
-  again.issuers = hb::bit(me.rest());
+  again.issuers = hb::bit(me.cell(0, 1));
   REQUIRE(hb::access(m, again).violation == spec::Violation::none);
   for (const hb::Event& e : m.events) CHECK(e.after_async == 0);
 }

@@ -69,7 +69,8 @@ TEST_CASE("member masks: a constant outside 32 bits is a located error") {
   REQUIRE_FALSE(p.ok());
   CHECK(p.errors[0].message.find("member mask") != std::string::npos);
   CHECK(p.errors[0].loc.line == 4);
-  // syncwarp stays an operation of the whole warp: no `one:` (it is the
-  // whole warp's in the model; a one-lane __syncwarp(1) orders nothing).
-  CHECK_FALSE(dsl::parse(body("  one: syncwarp mask 1\n"), "m.bk").ok());
+  // A one-lane __syncwarp(1) (`one:`, since the lane classes; before, bad
+  // input) orders nothing: lane 0 waits for no other lane.
+  CHECK(agreed_outcome(body("  one: write s\n  one: syncwarp mask 1\n  all: read s\n")) == "data_race");
+  CHECK(agreed_outcome(body("  one: write s\n  one: syncwarp mask 1\n  one: read s\n")) == "verified");
 }

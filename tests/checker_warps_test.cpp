@@ -171,7 +171,7 @@ TEST_CASE("warps: bad input is a located error") {
       {"lane other than 0", k + "role r warp:\n  if lane == 1:\n    syncwarp\n", 6, 6, "'lane' can only be tested"},
       {"else after lane", k + "role r warp:\n  if lane == 0:\n    arrive m[0]\n  else:\n    syncwarp\n", 8, 3, "has no 'else'"},
       {"assignment under lane", k + "role r warp:\n  if lane == 0:\n    x = 1\n", 7, 5, "an assignment under 'if lane == 0:'"},
-      {"aligned under lane", k + "role r warp:\n  if lane == 0:\n    syncwarp\n", 7, 5, "cannot be under 'if lane == 0:'"},
+      {"aligned under lane", k + "role r warp:\n  if lane == 0:\n    bar_sync 1, 32\n", 7, 5, "cannot be under 'if lane == 0:'"},
       {"prefix under lane", k + "role r warp:\n  if lane == 0:\n    all: arrive m[0]\n", 7, 5, "remove the prefix"},
       {"tma under lane in 4 warps", k + "role r warpgroup:\n  if lane == 0:\n    tma_store a[0]\n", 7, 5, "issued by lane 0 of each of the 4 warps"},
       {"warp assigned", k + "role r warp:\n  warp = 1\n", 6, 3, "'warp' is a builtin"},

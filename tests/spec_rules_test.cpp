@@ -69,7 +69,7 @@ TEST_CASE("rules: __syncwarp orders the lanes of each warp, never two warps") {
   hb::Access w;
   w.buf = 0;
   w.kind = hb::Kind::write;
-  w.issuers = hb::bit(a.rest(0));
+  w.issuers = hb::bit(a.cell(0, 1));
   REQUIRE(hb::access(m, w).violation == Violation::none);
   hb::Access r;
   r.buf = 0;
@@ -78,10 +78,35 @@ TEST_CASE("rules: __syncwarp orders the lanes of each warp, never two warps") {
   // two classes do not wait for each other.
   rules::syncwarp(m, a, hb::bit(a.leader(0)));
   CHECK(hb::check_only(m, r).violation == Violation::data_race);
-  rules::syncwarp(m, a, hb::bit(a.rest(0)));
+  rules::syncwarp(m, a, hb::bit(a.cell(0, 1)));
   CHECK(hb::check_only(m, r).violation == Violation::data_race);
   rules::syncwarp(m, a, a.lanes());
   CHECK(hb::check_only(m, r).violation == Violation::none);
   r.issuers = hb::bit(a.leader(1));
   CHECK(hb::check_only(m, r).violation == Violation::data_race);
+}
+
+TEST_CASE("rules: __syncwarp orders the lane classes that execute it, and only them") {
+  // Three classes per warp (lane 0, lanes 1-3, lanes 4-31: `lanes 0xf:`).
+  hb::Memory m;
+  m.buffers = 1;
+  hb::AgentThreads a{0, 1, 3, {1, 3, 28}};
+  hb::Access w;
+  w.buf = 0;
+  w.kind = hb::Kind::write;
+  w.issuers = hb::bit(a.cell(0, 2));
+  REQUIRE(hb::access(m, w).violation == Violation::none);
+  hb::Access r;
+  r.buf = 0;
+  r.issuers = hb::bit(a.leader(0));
+  // Lanes 0-3 synchronise: the write of lanes 4-31 stays unordered.
+  rules::syncwarp(m, a, hb::bit(a.leader(0)) | hb::bit(a.cell(0, 1)));
+  CHECK(hb::check_only(m, r).violation == Violation::data_race);
+  // Lane 0 with lanes 4-31: ordered, and lanes 1-3 still not.
+  rules::syncwarp(m, a, hb::bit(a.leader(0)) | hb::bit(a.cell(0, 2)));
+  CHECK(hb::check_only(m, r).violation == Violation::none);
+  r.issuers = hb::bit(a.cell(0, 1));
+  CHECK(hb::check_only(m, r).violation == Violation::data_race);
+  CHECK(a.count() == 3 + hb::units);
+  CHECK(a.others(0) == (hb::bit(a.cell(0, 1)) | hb::bit(a.cell(0, 2))));
 }

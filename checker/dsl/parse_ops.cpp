@@ -1,6 +1,7 @@
 // An operation's operands, read per operand form of the op table
 // (ir::Operands), as docs/dsl.md lists them.
 #include "checker/dsl/parser_impl.hpp"
+#include "checker/ir_rules.hpp"
 
 #include <string>
 #include <vector>
@@ -75,11 +76,12 @@ Parser::OptionLocs Parser::options(ir::Op& op, Allowed allowed) {
 
 // An operation: its lane prefix, its operands (read per operand form below),
 // and the checks of the whole operation (parse_checks.cpp).
-ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest) {
+ir::Op Parser::op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest, std::uint64_t lane_mask) {
   ir::Op op;
   op.code = code;
   op.loc = loc;
   op.lanes = lanes;
+  if (lanes == ir::Lanes::mask) op.lane_mask = lane_mask;
   op.dest_var = dest;
   check_lane_prefix(op, lanes_given);
   OptionLocs at;
@@ -96,10 +98,16 @@ void Parser::check_lane_prefix(ir::Op& op, bool lanes_given) {
   const ir::LanePolicy policy = ir::op_lanes(op.code);
   if (lanes_given && policy == ir::LanePolicy::aligned && op.lanes != ir::Lanes::all)
     fail(op.loc, "'" + kw + "' is executed by the whole warp or warp group together: remove '" +
-                     (op.lanes == ir::Lanes::one ? "one:" : op.lanes == ir::Lanes::rest ? "rest:" : "each:") + "' (" +
+                     ir::lanes_word(op) + "' (" +
                      std::string(ir::aligned_rule) + ")");
-  if (lanes_given && policy == ir::LanePolicy::leader && op.lanes != ir::Lanes::one)
-    fail(op.loc, "'" + kw + "' is issued by one elected lane: write 'one:' or no prefix");
+  // A TMA load may be another lane's than the elected one (`lanes M:` of
+  // one lane): its copy and its complete-tx are that lane's only. The other
+  // leader operations feed the thread's async groups or units, which the
+  // model keeps for the elected lane.
+  if (lanes_given && policy == ir::LanePolicy::leader && op.lanes != ir::Lanes::one &&
+      !(op.code == OpCode::tma_load && op.lanes == ir::Lanes::mask && (op.lane_mask & (op.lane_mask - 1)) == 0))
+    fail(op.loc, "'" + kw + "' is issued by one elected lane: write 'one:' or no prefix" +
+                     (op.code == OpCode::tma_load ? " ('lanes M:' of one lane for another lane's copy, each on a line of its own)" : ""));
   // Without a prefix an mbarrier.init / inval is one thread's (the kernel
   // guards it to one thread); `all:` / `each:` are every thread's.
   if (!lanes_given && policy == ir::LanePolicy::single) op.lanes = ir::Lanes::one;

@@ -113,7 +113,7 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
       fail(tk.loc, "'" + dest_name + "' is a builtin and cannot be assigned");
     next();
     next();
-    const bool lane_prefix = (is("one") || is("all") || is("each") || is("rest")) && is(":", 1);
+    const bool lane_prefix = ((is("one") || is("all") || is("each") || is("rest")) && is(":", 1)) || lane_mask_prefix();
     if (!lane_prefix && (peek().kind != Tok::name || !ir::op_from_keyword(peek().text))) {
       if (lane0_ > 0)
         fail(tk.loc, "an assignment under 'if lane == 0:': a variable is the warp's, the same in all its lanes; assign it outside the block");
@@ -148,11 +148,15 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
       fail(peek().loc, "'warp K: rest:': one warp's lanes but its elected lane are not supported; run the warp as a role of "
                        "its own, or under 'if warp == K:'");
   }
+  std::uint64_t lane_mask = 0;
   if ((is("one") || is("all") || is("each") || is("rest")) && is(":", 1)) {
     lanes = is("one") ? ir::Lanes::one : is("each") ? ir::Lanes::each : is("rest") ? ir::Lanes::rest : ir::Lanes::all;
     lanes_given = true;
     next();
     next();
+  } else if (lane_mask_prefix()) {
+    lanes = lanes_by_mask(warp, lane_mask);
+    lanes_given = true;
   }
   const Token& optk = peek();
   if (optk.kind != Tok::name) expected("an operation");
@@ -193,12 +197,46 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
   if (!dest_name.empty()) dest = define_var(dest_name, s.loc);
   s.kind = ir::StmtKind::op;
   s.loc = tk.loc;  // where the statement starts: `r =` or `one:` if present
-  s.op = op(*code, optk.loc, lanes, lanes_given, dest);
+  s.op = op(*code, optk.loc, lanes, lanes_given, dest, lane_mask);
   s.op.lane0 = lane0_ > 0;
   s.op.warp = static_cast<std::int8_t>(warp);
   if (warp >= 0) s.loc = warp_loc;
   end_of_statement();
   out.push_back(std::move(s));
+}
+
+// `lanes M:`, then an operation: the lanes of M in each warp of the agent
+// (bit i: lane i; with `warp K:`, in warp K).
+bool Parser::lane_mask_prefix() {
+  if (!is("lanes")) return false;
+  for (int i = 1; i < 16; ++i) {
+    if (is(":", i)) return i > 1;
+    if (peek(i).kind == Tok::end || peek(i).kind == Tok::newline) return false;
+  }
+  return false;
+}
+
+// Reads `lanes M:` and gives its lane class: M of lane 0 alone is `each:`
+// (`one:` in an agent of one warp or under `warp K:`), the whole warp `all:`,
+// the whole warp but lane 0 `rest:`, any other mask Lanes::mask.
+ir::Lanes Parser::lanes_by_mask(int warp, std::uint64_t& mask) {
+  const Token& at = peek();
+  next();
+  const int ws = ir::warp_size(k_);
+  const std::int64_t hi = ws >= 63 ? (std::int64_t{1} << 62) : (std::int64_t{1} << ws) - 1;
+  mask = static_cast<std::uint64_t>(const_expr("a lane mask", 1, hi));
+  if (!is(":")) expected("':' after the lane mask");
+  next();
+  const std::uint64_t full = ws >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << ws) - 1;
+  if (mask == 1) return warp >= 0 || ir::role_warps(*role_) == 1 ? ir::Lanes::one : ir::Lanes::each;
+  if (mask == full) return ir::Lanes::all;
+  if (mask == (full & ~std::uint64_t{1})) {
+    if (warp >= 0)
+      fail(at.loc, "'warp K: lanes M:' with every lane but lane 0: one warp's lanes but its elected lane are not supported; run "
+                   "the warp as a role of its own");
+    return ir::Lanes::rest;
+  }
+  return ir::Lanes::mask;
 }
 
 }  // namespace pc::dsl::detail

@@ -212,7 +212,7 @@ class Parser {
   // ---- operations (parse_ops.cpp) ----
   ir::Alias alias_clause(const std::string& n);
   ir::Ref ref(const std::map<std::string, int>& names, const char* kind, bool allow_cta = true);
-  ir::Op op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest);
+  ir::Op op(OpCode code, ir::Loc loc, ir::Lanes lanes, bool lanes_given, int dest, std::uint64_t lane_mask = 0);
   void cta_group(ir::Op& op);
   void fence_restrict(ir::Op& op);
   void tensormap_scope();
@@ -227,6 +227,8 @@ class Parser {
   };
   OptionLocs options(ir::Op& op, Allowed allowed);
   void check_lane_prefix(ir::Op& op, bool lanes_given);
+  bool lane_mask_prefix();
+  ir::Lanes lanes_by_mask(int warp, std::uint64_t& mask);
   void check_returns(const ir::Op& op);
   int token_var();
   // The operands of each form of the op table (ir::Operands).

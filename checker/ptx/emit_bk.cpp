@@ -5,6 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "checker/ir_rules.hpp"
 #include "spec/agent.hpp"
 
 namespace pc::ptx {
@@ -111,7 +112,8 @@ class Printer {
   std::string op(const ir::Role& role, const ir::Op& op) const {
     std::string prefix;
     const ir::LanePolicy p = ir::op_lanes(op.code);
-    if (p != ir::LanePolicy::aligned && p != ir::LanePolicy::leader) prefix = op.lanes == ir::Lanes::one ? "one: " : op.lanes == ir::Lanes::rest ? "rest: " : "all: ";
+    if (p != ir::LanePolicy::aligned && p != ir::LanePolicy::leader) prefix = op.lanes == ir::Lanes::each ? "all: " : ir::lanes_word(op) + " ";
+    if (p == ir::LanePolicy::leader && op.lanes == ir::Lanes::mask) prefix = ir::lanes_word(op) + " ";
     const std::string kw(ir::op_keyword(op.code));
     const std::string bar = op.bar.object >= 0 ? ref(op.bar, true) : "";
     std::string sem = sem_word(op.sem), scope = scope_word(op.scope);
@@ -156,13 +158,13 @@ class Printer {
       case OpCode::bulk_wait_group_read:
       case OpCode::cp_async_wait: return prefix + kw + " " + std::to_string(value(op.n));
       case OpCode::tma_load: {
-        std::string s = kw + " " + bufs(op) + " -> " + bar + " bytes " + std::to_string(value(op.bytes));
+        std::string s = prefix + kw + " " + bufs(op) + " -> " + bar + " bytes " + std::to_string(value(op.bytes));
         if (op.multicast != ir::no_expr) s += " multicast " + std::to_string(value(op.multicast));
         if (op.global.object >= 0) s += " from " + ref(op.global, false);
         return s;
       }
-      case OpCode::tma_store: return kw + " " + bufs(op) + (op.global.object >= 0 ? " to " + ref(op.global, false) : "");
-      case OpCode::tma_reduce: return kw + " " + bufs(op);
+      case OpCode::tma_store: return prefix + kw + " " + bufs(op) + (op.global.object >= 0 ? " to " + ref(op.global, false) : "");
+      case OpCode::tma_reduce: return prefix + kw + " " + bufs(op);
       case OpCode::cp_async_mbarrier_arrive: return prefix + kw + " " + bar + (op.noinc ? " noinc" : "");
       case OpCode::st_async:
       case OpCode::red_async:  // the barrier is in the buffer's CTA (`BUF @ CTA -> BAR`)

@@ -39,7 +39,7 @@ void Unroller::agent(int a) {
   wgmma_fenced_ = false;
   out.lanes = threads(info.hb.lanes());
   if (f_.amd && spec::amd::wave_lanes_in_lockstep)
-    for (int w = 0; w < info.warps; ++w) out.lockstep.emplace_back(thread(info.hb.leader(w)), thread(info.hb.rest(w)));
+    for (int w = 0; w < info.warps; ++w) out.lockstep.emplace_back(thread(info.hb.leader(w)), thread(info.hb.cell(w, 1)));
   vars_[ir::var_cta] = info.cta;
   vars_[ir::var_instance] = info.instance;
   vars_[ir::var_warp] = info.warp;
@@ -196,6 +196,7 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::cluster_sync: op_cluster_barrier(s, op); return s;
     case OpCode::syncwarp:
       if (op.mask != ir::no_expr) refuse(op, "a syncwarp with a member mask");
+      if (op.lanes != ir::Lanes::all) refuse(op, "a syncwarp of some lanes (its full default mask is checked by the explicit search)");
       op_syncwarp(s);
       return s;
     case OpCode::fence_proxy_async:
@@ -333,6 +334,14 @@ Fragment unroll(const ir::Kernel& k) {
       f.buffer_cta.push_back(c);
     }
   if (p.ctas > 1) f.cluster_sync = f.extra_syncs++;
+  // Lane classes other than lane 0 and the other lanes (`lanes M:`): the
+  // encoding pairs each warp's two classes (syncwarp, AMD's lockstep).
+  for (const check::AgentInfo& a : p.agents)
+    if (a.hb.cells != 2) {
+      Fragment out;
+      out.refused = "a lane mask ('lanes M:') that splits a warp into more than two lane classes (the explicit search's only)";
+      return out;
+    }
   if (const std::string why = tcgen05_ordering_used(k, p); !why.empty()) {
     Fragment out;
     out.refused = why;

@@ -123,7 +123,7 @@ void Unroller::op_syncwarp(Step& s) {
   // (spec::rules::syncwarp).
   auto in = [&](int t) { return std::find(s.lanes.begin(), s.lanes.end(), t) != s.lanes.end(); };
   for (int w = 0; w < me.warps; ++w)
-    if (in(thread(me.hb.leader(w))) && in(thread(me.hb.rest(w)))) s.warps.emplace_back(thread(me.hb.leader(w)), thread(me.hb.rest(w)));
+    if (in(thread(me.hb.leader(w))) && in(thread(me.hb.cell(w, 1)))) s.warps.emplace_back(thread(me.hb.leader(w)), thread(me.hb.cell(w, 1)));
 }
 
 // step.cpp, on_consume: the buffers whose reads by the lanes are used (no

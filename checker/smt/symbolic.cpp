@@ -409,7 +409,9 @@ std::vector<int> Sym::ctas_of(int r) const {
 int Sym::lanes(const Occ& o) const {
   const int t = threads(o.role);
   if (o.op->warp >= 0)  // `warp K:` (check::lanes_of): its elected lane or its lanes
-    return ir::op_lanes(o.op->code) == ir::LanePolicy::leader || o.op->lanes == ir::Lanes::one ? 1 : static_cast<int>(ir::warp_size(k_));
+    return ir::op_lanes(o.op->code) == ir::LanePolicy::leader || o.op->lanes == ir::Lanes::one ? 1
+           : o.op->lanes == ir::Lanes::mask ? __builtin_popcountll(o.op->lane_mask)
+                                            : static_cast<int>(ir::warp_size(k_));
   switch (ir::op_lanes(o.op->code)) {
     case ir::LanePolicy::leader: return 1;
     case ir::LanePolicy::aligned: return t;
@@ -420,6 +422,7 @@ int Sym::lanes(const Occ& o) const {
   if (o.op->lanes == ir::Lanes::one) return 1;
   if (o.op->lanes == ir::Lanes::each) return t / ir::warp_size(k_);
   if (o.op->lanes == ir::Lanes::rest) return t - t / ir::warp_size(k_);
+  if (o.op->lanes == ir::Lanes::mask) return __builtin_popcountll(o.op->lane_mask) * (t / ir::warp_size(k_));
   return t;
 }
 

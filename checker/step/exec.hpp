@@ -282,7 +282,7 @@ class Exec {
   // hb::Access::partial_units: agent `a`'s per-warp units where `lanes`
   // leave out some of its warps.
   static hb::Threads partial_units(const AgentInfo& a, hb::Threads lanes) {
-    return (lanes & a.leader_lanes) != a.leader_lanes ? a.hb.per_warp_units() : hb::Threads{0};
+    return a.every_warp(lanes) ? hb::Threads{0} : a.hb.per_warp_units();
   }
   // The sync objects of this agent's fences (spec::sync_order::Fences).
   const so::Fences& fences() const { return p_.fences[static_cast<std::size_t>(a_)]; }

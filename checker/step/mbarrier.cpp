@@ -12,7 +12,6 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   // The units that arrive each on their own (spec::mbarrier::arrive_units):
   // on NVIDIA each warp's executing threads together, on AMD each lane.
   const bool by_lane = !mb::warp_arrives_as_one(p_.kernel->target == ir::Target::amd);
-  const hb::Threads leaders = l.threads & me_.leader_lanes;
   const int units = check::arrive_units(*p_.kernel, l, me_);
   const int per_unit = l.count / units;
   mb::ArriveArgs args;
@@ -36,7 +35,7 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   }
   st = r.next;
   const bool last = r.arrived == left;
-  if (last && (me_.warps == 1 || leaders == me_.leader_lanes)) {
+  if (last && (me_.warps == 1 || me_.every_warp(l.threads))) {
     so::mbar_arrive(s_.mem, l.threads, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
   } else if (last) {
     // Some of a multi-warp agent's warps (`one:`, `warp K:`): what they know,
@@ -44,7 +43,7 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
     // (tcgen05.ld/st, cp.async: hb::Quorum::per_warp_units), which a wait by
     // every warp orders before every lane while the warps left out may not
     // have issued theirs yet.
-    hb::Quorum some{leaders, l.threads & ~leaders, 0, 0};
+    hb::Quorum some{l.threads, me_.hb, false, 0};
     some.per_warp_units = me_.hb.per_warp_units();
     so::mbar_arrive(s_.mem, some, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
   } else {
@@ -54,8 +53,7 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
     // where the part stopped; that phase then holds one unit fewer than
     // released here, as when that unit had arrived first, which the search
     // explores too and releases for exactly.
-    hb::Quorum part{leaders, l.threads & ~leaders, by_lane ? me_.threads / me_.warps - 1 : 0,
-                    units - r.arrived - (r.stopped ? 1 : 0)};
+    hb::Quorum part{l.threads, me_.hb, by_lane, units - r.arrived - (r.stopped ? 1 : 0)};
     part.per_warp_units = me_.hb.per_warp_units();
     so::mbar_arrive(s_.mem, part, mbar_channels(p_, mbar), op.sem, op.scope, remote, fences(), p_.tmem_buffers());
   }

@@ -106,7 +106,7 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
     if (last && before == 0) {
       so::barrier_arrive(s_.mem, me_.hb.lanes(), sync(), true, r.out.phase_completed);
     } else {
-      hb::Quorum part{me_.leader_lanes, me_.all_lanes & ~me_.leader_lanes, 0, n - r.warps};
+      hb::Quorum part{me_.all_lanes, me_.hb, false, n - r.warps};
       part.per_warp_units = me_.hb.per_warp_units();
       so::barrier_arrive_part(s_.mem, part, sync(), r.out.phase_completed);
     }
@@ -173,25 +173,28 @@ void Exec::check_warp_mask(const ir::Op& op, const Lanes& l) {
   const std::uint64_t full = (std::uint64_t{1} << ir::warp_size(*p_.kernel)) - 1;
   const std::int64_t mask = ev(op.mask, static_cast<std::int64_t>(full));
   for (int w = 0; w < me_.warps; ++w) {
-    const std::uint64_t executing = ((l.threads & hb::bit(me_.hb.rest(w))) != 0 ? full & ~std::uint64_t{1} : 0) |
-                                    ((l.threads & hb::bit(me_.hb.leader(w))) != 0 ? 1 : 0);
+    const std::uint64_t executing = me_.lanes_in_warp(l.threads, w);
     if (executing == 0) continue;
     if (const Violation v = rules::warp_mask(static_cast<std::uint64_t>(mask), executing); v != Violation::none) {
       char text[64];
       std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(mask));
       const bool outside = (executing & ~static_cast<std::uint64_t>(mask)) != 0;
+      char lanes[64];
+      std::snprintf(lanes, sizeof lanes, "lanes 0x%llx", static_cast<unsigned long long>(executing));
       stop(v, me_.name + "'s " + std::string(ir::op_keyword(op.code)) + " has member mask " + text + ", but " +
-                  (executing == 1 ? "only lane 0" : executing == full ? "every lane" : "every lane but lane 0") + " of warp " + std::to_string(w) + " executes it: " +
+                  (executing == 1 ? "only lane 0" : executing == full ? "every lane" : executing == (full & ~std::uint64_t{1}) ? "every lane but lane 0" : lanes) + " of warp " + std::to_string(w) + (executing == 1 ? " executes it: " : " execute it: ") +
                   (outside ? "an executing lane is not in the mask (\"undefined if the executing thread is not in the membermask\")"
                            : "a lane of the mask never executes it (it waits \"until all threads corresponding to membermask\" "
                              "execute it)") +
-                  "; give the mask of exactly the lanes that execute it (0x1 for lane 0 alone, 0xffffffff for the warp)");
+                  "; give the mask of exactly the lanes that execute it (0x1 for lane 0 alone, 0xffffffff for the warp, M under 'lanes M:')");
     }
   }
 }
 
 Exec::Pc Exec::on_syncwarp(const ir::Op& op, const Lanes& l) {
-  if (op.mask != ir::no_expr) check_warp_mask(op, l);
+  // No mask: the full mask, which some lanes alone (`one:`, `rest:`,
+  // `lanes M:`) do not match.
+  check_warp_mask(op, l);
   rules::syncwarp(s_.mem, me_.hb, l.threads);
   SAY(lanes_prefix(op) + "syncwarp");
   return Pc::next;
