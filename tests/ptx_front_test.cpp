@@ -160,10 +160,28 @@ TEST_CASE("ptx: what the front end does not read is a located error") {
   const std::string copies = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
                              "\tcp.async.ca.shared.global \t[%r7], [%rd2], 4;\n\tcp.async.commit_group;\n\tcp.async.wait_group \t0;\n";
   CHECK(first_error(load(kernel(copies + produce, wait))).find("cp.async-groups") != std::string::npos);
-  // Some lanes of a warp arriving together (not lane 0 alone, not lanes
-  // 1-31: the `rest:` lanes): not read yet, and said so.
-  const std::string some = "\tsetp.lt.u32 \t%p3, %r4, 16;\n\t@%p3 mbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
-  CHECK(first_error(load(kernel(some, wait))).find("lanes 0,1,2") != std::string::npos);
+  // A bar.warp.sync whose member mask is not its executing lanes: not read
+  // yet, and said so (lanes 0-15 execute it with the full mask).
+  const std::string some = "\tsetp.lt.u32 \t%p3, %r4, 16;\n\t@%p3 bar.warp.sync \t-1;\n";
+  CHECK(first_error(load(kernel(some, wait))).find("member mask is not the executing lanes") != std::string::npos);
+}
+
+TEST_CASE("ptx: some lanes of a warp arriving together are its `lanes M:` lanes") {
+  // Lanes 0-15 arrive (until the lane classes: "not read yet"); 16 arrivals
+  // leave 16 of the barrier's 32 pending.
+  const std::string some = "\tst.shared.f32 \t[%r7], 0f3F800000;\n\tbar.warp.sync \t-1;\n\tsetp.lt.u32 \t%p3, %r4, 16;\n"
+                           "\t@%p3 mbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
+  const ptx::Loaded k = load(kernel(some, wait));
+  const std::string err = first_error(k);
+  CAPTURE(err);
+  REQUIRE(k.ok());
+  CHECK(ptx::emit_bk(k.kernel, "test.ptx").find("lanes 0xffff: arrive bar") != std::string::npos);
+  CHECK(outcome(kernel(some, wait)) == "deadlock");
+  // Both halves, each on its side of a lane test: 16 + 16 arrivals.
+  const std::string halves = "\tst.shared.f32 \t[%r7], 0f3F800000;\n\tbar.warp.sync \t-1;\n\tsetp.lt.u32 \t%p3, %r4, 16;\n"
+                             "\t@%p3 bra \tLOW;\n\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n\tbra.uni \tJOIN;\n"
+                             "LOW:\n\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\nJOIN:\n";
+  CHECK(outcome(kernel(halves, wait)) == "verified");
 }
 
 TEST_CASE("ptx: --arg gives an integer parameter, and a trip count follows it") {

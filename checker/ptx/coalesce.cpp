@@ -20,7 +20,7 @@ bool plain_access(const ir::Stmt& s) {
 
 // The same threads: the lanes, the warp and the lane-0 test.
 bool same_threads(const ir::Op& a, const ir::Op& b) {
-  return a.lanes == b.lanes && a.lane0 == b.lane0 && a.warp == b.warp && a.mask == b.mask;
+  return a.lanes == b.lanes && a.lane_mask == b.lane_mask && a.lane0 == b.lane0 && a.warp == b.warp && a.mask == b.mask;
 }
 
 bool same_ref(const ir::Ref& a, const ir::Ref& b) { return a.object == b.object && a.index == b.index && a.cta == b.cta; }

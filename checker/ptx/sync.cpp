@@ -2,6 +2,7 @@
 // the instruction's qualifiers choose the op of checker/ops.hpp's table and
 // its options; its operands, computed per lane, give the bytes and the
 // numbers. The rules of each op are spec/'s: nothing here decides an outcome.
+#include <bit>
 #include <algorithm>
 
 #include "checker/ptx/warp.hpp"
@@ -315,7 +316,9 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     if (sub == "warp") {  // bar.warp.sync membermask
       need(1);
       const std::int64_t mask = uniform(in, lanes, 0, "member mask");
-      if (lanes != 0xffffffffu || static_cast<std::uint32_t>(mask) != 0xffffffffu) not_yet("bar.warp.sync of part of the warp");
+      // The member mask must be the executing lanes (spec::rules::warp_mask):
+      // a mask that differs is not read yet.
+      if (static_cast<std::uint32_t>(mask) != lanes) not_yet("bar.warp.sync whose member mask is not the executing lanes");
       ev.op.code = OpCode::syncwarp;
       emit(in, lanes, std::move(ev));
       return true;
@@ -381,6 +384,16 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     const std::string kind = in.parts.size() > 2 ? in.parts[2] : "";
     if (kind == "bulk") {
       const std::string k3 = in.parts.size() > 3 ? in.parts[3] : "";
+      // A load into shared memory issued by several lanes (not the whole
+      // warp: "each its own copy" is refused at emit): each lane's copy is
+      // its own (the copy is per thread), one lane after the other.
+      const bool load = k3 == "tensor" ? (in.parts.size() > 5 && in.parts[5].rfind("shared", 0) == 0)
+                                       : (is_space(k3) && k3 != "global" && in.parts.size() > 4 && in.parts[4] == "global");
+      if (load && std::popcount(lanes) > 1 && lanes != 0xffffffffu) {
+        for (int l = 0; l < 32; ++l)
+          if ((lanes >> l) & 1u) sync(in, 1u << l);
+        return true;
+      }
       if (k3 == "tensor") {
         tensor_copy(in, lanes);
         return true;

@@ -256,6 +256,15 @@ std::vector<Bytes> Warp::lane_bytes(const Instr& in, std::uint32_t lanes, const 
   return out;
 }
 
+// The model's lane 0 is the warp's leader: its bit and bit 0 trade places.
+std::uint64_t Warp::model_lanes(std::uint32_t lanes) const {
+  const int leader = single_lane_ >= 0 ? single_lane_ : 0;
+  std::uint64_t m = lanes;
+  const std::uint64_t at0 = m & 1u, at_leader = (m >> leader) & 1u;
+  m &= ~((std::uint64_t{1} << leader) | 1u);
+  return m | (at0 << leader) | at_leader;
+}
+
 void Warp::emit(const Instr& in, std::uint32_t lanes, Event ev) {
   if (probing_) throw ProbeEnd{"'" + in.text + "' at line " + std::to_string(in.at.line)};
   ev.op.loc = ir::Loc{in.at.line, in.at.col};
@@ -270,12 +279,21 @@ void Warp::emit(const Instr& in, std::uint32_t lanes, Event ev) {
     if (policy == ir::LanePolicy::aligned)
       stop(in, "'" + in.text + "' is executed by lane " + lane_list(lanes) + " only: " + std::string(ir::aligned_rule));
     const int lane = std::countr_zero(lanes);
-    if (single_lane_ >= 0 && single_lane_ != lane)
-      stop(in, "this warp's single-lane operations are made by lane " + std::to_string(single_lane_) + " and lane " +
-                   std::to_string(lane) + ": the front end gives a warp one leader lane (not yet supported)");
-    single_lane_ = lane;
-    ev.op.lanes = ir::Lanes::one;
-    ev.lane = lane;
+    if (single_lane_ >= 0 && single_lane_ != lane) {
+      // Another lane than the warp's leader, alone: `lanes M:` of that lane
+      // (of the leader operations, a TMA load only: the others feed the
+      // thread's async groups, which the model keeps for the leader).
+      if (policy == ir::LanePolicy::leader && ev.op.code != ir::OpCode::tma_load)
+        stop(in, "this warp's single-lane operations are made by lane " + std::to_string(single_lane_) + " and lane " +
+                     std::to_string(lane) + ": '" + in.text + "' feeds the thread's async groups, which the front end reads "
+                     "from the warp's leader lane (not yet supported)");
+      ev.op.lanes = ir::Lanes::mask;
+      ev.op.lane_mask = model_lanes(lanes);
+    } else {
+      single_lane_ = lane;
+      ev.op.lanes = ir::Lanes::one;
+      ev.lane = lane;
+    }
   } else if (const int leader = single_lane_ >= 0 ? single_lane_ : 0;
              lanes == (0xffffffffu & ~(1u << leader)) && policy != ir::LanePolicy::aligned && policy != ir::LanePolicy::leader) {
     // Every lane but the warp's leader (the other side of a lane test, or a
@@ -287,6 +305,11 @@ void Warp::emit(const Instr& in, std::uint32_t lanes, Event ev) {
     // Some lanes only, each on its own bytes: taken as the whole warp's
     // access of those bytes (the same conflicts with other warps; docs/ptx.md).
     ev.op.lanes = ir::Lanes::all;
+  } else if (policy != ir::LanePolicy::aligned && policy != ir::LanePolicy::leader) {
+    // Any other lanes (`lanes M:`).
+    if (single_lane_ < 0) single_lane_ = 0;
+    ev.op.lanes = ir::Lanes::mask;
+    ev.op.lane_mask = model_lanes(lanes);
   } else {
     stop(in, "'" + in.text + "' is executed by lanes " + lane_list(lanes) +
                  " of the warp: the front end reads an operation of one lane or of the whole warp (not yet supported)");

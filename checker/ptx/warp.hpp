@@ -87,6 +87,8 @@ class Warp {
   [[nodiscard]] std::vector<Bytes> lane_bytes(const Instr& in, std::uint32_t lanes, const Operand& o, std::int64_t width) const;
   // An event by the lanes `lanes` (sets its lane class, or stops where the front end cannot express them).
   void emit(const Instr& in, std::uint32_t lanes, Event ev);
+  // Lanes of this warp as the model numbers them (its leader lane as lane 0).
+  [[nodiscard]] std::uint64_t model_lanes(std::uint32_t lanes) const;
   [[noreturn]] void stop(const Instr& in, const std::string& msg) const;
   ir::ExprId c(std::int64_t v) { return ctx.kb->c(v); }
   // wgmma.fence, .commit_group, .wait_group, .mma_async (sync.cpp).
