@@ -153,7 +153,8 @@ TEST_CASE("lane classes: bad masks and prefixes are located errors") {
         std::string::npos);
   CHECK(first_error("kernel g\nsmem a bytes 64\nrole p warpgroup:\n  warp 1: lanes 0xfffffffe: write a\n")
             .find("one warp's lanes but its elected lane") != std::string::npos);
-  CHECK(first_error(head + "  lanes 0xf write a\n") != "");
+  CHECK(first_error(head + "  lanes 0xf write a\n").find("expected ':' after the lane mask") != std::string::npos);
+  CHECK(first_error(head + "  lanes 0xf\n").find("expected ':' after the lane mask") != std::string::npos);
   // More classes than a warp holds: each of 33 masks would split further,
   // but a warp has 32 lanes; 9 single lanes and the rest fit.
   std::string many = head;

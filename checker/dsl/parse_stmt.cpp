@@ -207,14 +207,10 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
 
 // `lanes M:`, then an operation: the lanes of M in each warp of the agent
 // (bit i: lane i; with `warp K:`, in warp K).
-bool Parser::lane_mask_prefix() {
-  if (!is("lanes")) return false;
-  for (int i = 1; i < 16; ++i) {
-    if (is(":", i)) return i > 1;
-    if (peek(i).kind == Tok::end || peek(i).kind == Tok::newline) return false;
-  }
-  return false;
-}
+// `lanes` is no operation: a statement that starts with it (other than an
+// assignment to a variable of that name) is this prefix, and a malformed one
+// is an error of the prefix.
+bool Parser::lane_mask_prefix() { return is("lanes") && !is("=", 1); }
 
 // Reads `lanes M:` and gives its lane class: M of lane 0 alone is `each:`
 // (`one:` in an agent of one warp or under `warp K:`), the whole warp `all:`,
