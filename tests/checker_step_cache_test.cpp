@@ -155,8 +155,12 @@ TEST_CASE("step cache: generated kernels give the same results with it, every re
   CHECK(parsed > 1200);
   // A tenth of the steps reused over every kernel; half that share in a
   // rotating sample (tests/tier.hpp), where one large kernel can hold most
-  // of the transitions (6.7% at one of the 8 offsets on 2026-12-02).
-  CHECK(t.hits > t.transitions / (tier::sample().rotates ? 20 : 10));
+  // of the transitions (6.7% at one of the 8 offsets on 2026-12-02). The
+  // sanitized CI tier's sample (1 in 16) can be one such kernel and little
+  // else (1.5% at def790a's offset: 18,421 of 1,205,950): it looks for
+  // memory errors, and the floor is held by the plain CI tier's sample and
+  // by both full tiers.
+  if (!(tier::sanitized && tier::ci())) CHECK(t.hits > t.transitions / (tier::sample().rotates ? 20 : 10));
 }
 
 TEST_CASE("step cache: an outcome is found only for the same agent, own part and shared parts") {
