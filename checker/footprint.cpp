@@ -549,7 +549,27 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   // has arrived and is blocked in its wait).
   // The futures meets() reads: the static ones, or the runs' (below).
   const std::uint64_t* fut = future;
+  // A live agent that has not arrived on the cluster barrier's current
+  // instance: the instance does not complete without its step (it waits for
+  // every non-exited thread of the cluster: spec/cluster.hpp).
+  auto holds_cluster = [&](int a) {
+    if (a >= agents || !(live_agents >> a & 1)) return false;
+    const spec::cluster::Ticket t = s.agents[static_cast<std::size_t>(a)].cluster_ticket;
+    return t == 0 || t - 1 < s.cluster.generation;
+  };
   auto quiet_cluster = [&](int p, std::uint64_t set) {
+    // p's step counts on the current instance, which needs it: no step
+    // outside the set completes the instance or arrives on the next (a
+    // thread arrives again only after its wait saw the completion), and the
+    // counts of one instance add up in either order.
+    if (holds_cluster(p) && bit(step + p * width, count_part, words_, cluster_)) return true;
+    // p's step is a wait for an instance that has completed: it passes
+    // whatever is counted on the next one (whose releases are not visible
+    // until that one completes: spec::sync_order::cluster_arrive).
+    if (p < agents && !bit(step + p * width, count_part, words_, cluster_)) {
+      const spec::cluster::Ticket t = s.agents[static_cast<std::size_t>(p)].cluster_ticket;
+      if (t != 0 && t - 1 < s.cluster.generation) return true;
+    }
     // No thread has arrived on the current instance and none outside the
     // set, nor p's step, may arrive: exits change nothing
     // (spec::cluster::on_exit completes an instance only with arrivals).
@@ -592,6 +612,15 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   };
   const FutureVisitor visitor(*this);
   std::optional<PhaseBounds::Query> phases;  // built where first needed
+  // The seed of the set being closed (every set holds it): where it holds
+  // the cluster barrier's instance, the outside runs end at their waits for
+  // it (phase_bound.hpp).
+  int hold_seed = -1;
+  auto query = [&]() -> PhaseBounds::Query& {
+    if (!phases) phases.emplace(phases_, s, movers(), width, visitor);
+    phases->hold_cluster(hold_seed >= 0 && holds_cluster(hold_seed));
+    return *phases;
+  };
   auto quiet = [&](int p, int r, std::uint64_t set) {
     if (r == cluster_) return quiet_cluster(p, set);
     // An agent's pool is counted on only by its st.async landings, each
@@ -621,8 +650,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     // and p's cannot complete the phase (checker/phase_bound.hpp).
     if (outside_arrives) {
       if (st.pending <= own) return false;
-      if (!phases) phases.emplace(phases_, s, movers(), width, visitor);
-      return phases->quiet(m, own, live & ~set);
+      return query().quiet(m, own, live & ~set);
     }
     if (st.pending > own) return true;
     if (own > 0 || st.pending != 0) return false;
@@ -635,8 +663,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
         const Pending& pe = s.pending[static_cast<std::size_t>(p - agents)];
         mine = pe.kind == PendingKind::tma_load || pe.kind == PendingKind::st_async || pe.kind == PendingKind::clc_response ? pe.bytes : unbounded;
       }
-      if (!phases) phases.emplace(phases_, s, movers(), width, visitor);
-      if (mine < unbounded && phases->quiet_bytes(m, mine, live & ~set)) return true;
+      if (mine < unbounded && query().quiet_bytes(m, mine, live & ~set)) return true;
     }
     std::int64_t landing[12];
     int n = 0;
@@ -738,19 +765,23 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     }
   };
   for (int seed = 0; seed < procs && best_size > 1; ++seed)
-    if ((seeds & live) >> seed & 1) consider(close(seed));
+    if ((seeds & live) >> seed & 1) {
+      hold_seed = seed;
+      consider(close(seed));
+    }
   // Where that keeps more than one step: again, with each outside agent's
   // future the footprint of its runs from where it is, with the seed
   // alone in the set (checker/phase_bound.hpp), which stays valid as the
   // set grows.
   if (best_size > 1 && phases_.usable()) {
     std::uint64_t runs[64 * parts * max_words];
-    if (!phases) phases.emplace(phases_, s, movers(), width, visitor);
     for (int seed = 0; seed < procs && best_size > 1; ++seed) {
       if (!((seeds & live) >> seed & 1)) continue;
-      const std::uint64_t frozen = phases->frozen(live & ~(std::uint64_t{1} << seed));
+      hold_seed = seed;
+      PhaseBounds::Query& q = query();
+      const std::uint64_t frozen = q.frozen(live & ~(std::uint64_t{1} << seed));
       for (int x = 0; x < procs; ++x) {
-        const std::uint64_t* f = x < agents && x != seed && (live >> x & 1) ? phases->future(frozen, x) : nullptr;
+        const std::uint64_t* f = x < agents && x != seed && (live >> x & 1) ? q.future(frozen, x) : nullptr;
         std::copy_n(f != nullptr ? f : future + x * width, width, runs + x * width);
       }
       fut = runs;

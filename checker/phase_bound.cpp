@@ -6,6 +6,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "spec/agent.hpp"
 #include "spec/mbarrier.hpp"
 
 namespace pc::check {
@@ -47,12 +48,16 @@ struct Path {
   std::vector<std::uint8_t> unknown;
   int unknowns = 0;  // how many of them
   std::vector<std::int64_t> arrived;  // per barrier, its arrivals; then its bytes completed
+  // The agent on the cluster barrier: not arrived, arrived on an instance
+  // that has completed (its wait passes), or on the current one.
+  enum class Cluster : std::uint8_t { none, completed, current } cluster = Cluster::none;
   bool operator==(const Path&) const = default;
 };
 
 }  // namespace
 
-bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t* most, const Visitor& v, std::uint64_t* future) const {
+bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, bool held, std::int64_t* most, const Visitor& v,
+                      std::uint64_t* future) const {
   const int mbars = p_.num_mbars();
   std::fill_n(most, 2 * mbars, 0);
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
@@ -74,6 +79,9 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t*
   first.vars.assign(s.vars.begin() + static_cast<std::ptrdiff_t>(base), s.vars.begin() + static_cast<std::ptrdiff_t>(end));
   first.unknown.assign(first.vars.size(), 0);
   first.arrived.assign(2 * static_cast<std::size_t>(mbars), 0);
+  // spec::cluster::Ticket: g + 1 for an arrive on instance g not yet waited.
+  if (ag.cluster_ticket != 0)
+    first.cluster = ag.cluster_ticket - 1 < s.cluster.generation ? Path::Cluster::completed : Path::Cluster::current;
   std::vector<Path> todo{std::move(first)};
   std::vector<Path> heads;  // paths seen at the target of a backward jump: a second visit adds nothing
   int steps = 0;
@@ -201,6 +209,32 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, std::int64_t*
         if (op.dest_var >= 0) set_var(op.dest_var, observed);
         continue;
       }
+      // Held, the cluster barrier's current instance does not complete: a
+      // wait for it blocks for good. A wait for an instance that completed
+      // passes; a wait with no arrive, or a second arrive, is misuse, whose
+      // step ends the run too.
+      if (fp == ir::Footprint::cluster && held) {
+        // A cluster_sync the agent stands at having arrived (spec::agent
+        // stage: waiting) has its wait alone left.
+        const bool resumed = path.pc == ag.pc && ag.stage == spec::agent::waiting;
+        const bool arrives = op.code != OpCode::cluster_wait && !resumed, waits = op.code != OpCode::cluster_arrive;
+        if (arrives) {
+          visit(op);
+          // A second arrive with no wait between is misuse: its step ends the run.
+          if (path.cluster != Path::Cluster::none || waits) ended = true;  // cluster_sync: it waits for the instance it joined
+          path.cluster = Path::Cluster::current;
+          continue;
+        }
+        // A wait: for the current instance it blocks for good; with no arrive it is misuse.
+        if (path.cluster == Path::Cluster::current) {
+          ended = true;
+          continue;
+        }
+        visit(op);
+        if (path.cluster == Path::Cluster::none) ended = true;
+        path.cluster = Path::Cluster::none;
+        continue;
+      }
       visit(op);
       if (fp == ir::Footprint::exit) break;
       if (op.dest_var >= 0) set_var(op.dest_var, std::nullopt);  // a token, a value read, a query's answer
@@ -244,10 +278,11 @@ PhaseBounds::Query::Query(const PhaseBounds& b, const State& s, std::uint64_t mo
 
 PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int agent) {
   const std::size_t agents = s_.agents.size();
-  auto it = std::find_if(runs_.begin(), runs_.end(), [&](const Runs& r) { return r.frozen == frozen; });
+  auto it = std::find_if(runs_.begin(), runs_.end(), [&](const Runs& r) { return r.frozen == frozen && r.held == held_; });
   if (it == runs_.end()) {
     Runs r;
     r.frozen = frozen;
+    r.held = held_;
     r.done.assign(agents, 0);
     r.most.assign(agents * 2 * static_cast<std::size_t>(mbars_), 0);
     r.future.assign(agents * static_cast<std::size_t>(width_), 0);
@@ -265,7 +300,10 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int age
     if (frozen >> m & 1) parities |= std::uint64_t{s_.mbars[static_cast<std::size_t>(m)].phase & 1u} << m;
   const std::size_t base = static_cast<std::size_t>(b_.p_.var_base[a]);
   const std::size_t end = a + 1 < b_.p_.var_base.size() ? static_cast<std::size_t>(b_.p_.var_base[a + 1]) : s_.vars.size();
-  const std::uint64_t head[] = {b_.owner_, a, ag.pc, ag.exited, frozen, parities};
+  // Held, the run reads the agent's cluster ticket: none, on a completed
+  // instance, on the current one; and its stage at a split-phase barrier.
+  const std::uint64_t ticket = ag.cluster_ticket == 0 ? 0 : ag.cluster_ticket - 1 < s_.cluster.generation ? 1 : 2;
+  const std::uint64_t head[] = {b_.owner_, a, ag.pc, ag.exited, frozen, parities, held_ ? 1u + ticket + 4u * ag.stage : 0u};
   std::string key(reinterpret_cast<const char*>(head), sizeof head);
   key.append(reinterpret_cast<const char*>(s_.vars.data() + base), (end - base) * sizeof(std::int64_t));
   if (const auto hit = memo.runs.find(key); hit != memo.runs.end()) {
@@ -274,7 +312,7 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int age
     it->done[a] = hit->second.ok ? 2 : 1;
     return *it;
   }
-  const bool ok = b_.run(s_, agent, frozen, most, visitor_, future);
+  const bool ok = b_.run(s_, agent, frozen, held_, most, visitor_, future);
   it->done[a] = ok ? 2 : 1;
   if (memo.runs.size() >= memo_limit) memo.runs.clear();
   memo.runs.emplace(std::move(key), Memo::Entry{ok, std::vector<std::int64_t>(most, most + 2 * mbars_), std::vector<std::uint64_t>(future, future + width_)});

@@ -14,6 +14,13 @@
 // everything else (other blocking operations, barriers outside F) is taken
 // to pass, which only adds paths.
 //
+// The cluster barrier likewise: where a member of the set is a live agent
+// that has not arrived on the barrier's current instance, no step outside the
+// set completes it (it waits for every non-exited thread of the cluster:
+// spec/cluster.hpp), so a run held there (Query::hold_cluster) ends at a wait
+// that must see the current instance complete (the wait of an arrive on it,
+// made in the run or before), and never arrives on the next one.
+//
 // F is valid for a set of outside processes when, for each of its barriers,
 // their runs' arrivals and the arrivals in flight among them stay below its
 // pending count, or their bytes and those of the landings in flight among
@@ -81,6 +88,10 @@ class PhaseBounds {
     // Everything agent a may do in runs of outside steps where F is `frozen`
     // (valid for them): nullptr where its run bounds nothing.
     [[nodiscard]] const std::uint64_t* future(std::uint64_t frozen, int agent);
+    // From now on, runs end at a wait on the cluster barrier's current
+    // instance (`on`: a member of every set asked about is a live agent that
+    // has not arrived on it), or take every cluster wait to pass.
+    void hold_cluster(bool on) { held_ = on; }
 
    private:
     const PhaseBounds& b_;
@@ -89,8 +100,10 @@ class PhaseBounds {
     const Visitor& visitor_;
     std::uint64_t movers_ = 0;
     std::uint64_t initial_ = 0;  // F's start: the live barriers with arrivals pending
+    bool held_ = false;          // hold_cluster
     struct Runs {
       std::uint64_t frozen = 0;
+      bool held = false;
       std::vector<std::uint8_t> done;    // per agent: 1 run, 2 run and bounded
       std::vector<std::int64_t> most;    // per agent and barrier: the most arrivals along any path
       std::vector<std::uint64_t> future; // per agent: the union of its paths' footprints
@@ -108,8 +121,11 @@ class PhaseBounds {
   std::uint64_t owner_ = 0;  // names its runs in the thread's memo (phase_bound.cpp)
   // Runs agent a ahead from where it is in s, F as `frozen`: the most
   // arrivals on each barrier along any path into most[0..num_mbars), each
-  // step's footprint through v into future. False where it bounds nothing.
-  bool run(const State& s, int a, std::uint64_t frozen, std::int64_t* most, const Visitor& v, std::uint64_t* future) const;
+  // step's footprint through v into future; `held`: the cluster barrier's
+  // current instance does not complete (Query::hold_cluster). False where it
+  // bounds nothing.
+  bool run(const State& s, int a, std::uint64_t frozen, bool held, std::int64_t* most, const Visitor& v,
+           std::uint64_t* future) const;
 };
 
 }  // namespace pc::check

@@ -43,7 +43,10 @@ struct Result {
 // An agent of `threads` threads arrives; `expected` is the number of
 // non-exited threads of the cluster (PTX ISA, barrier.cluster: "When all
 // non-exited threads in the cluster have executed barrier.cluster.arrive, the
-// barrier completes and is automatically reinitialized."). Arriving twice
+// barrier completes and is automatically reinitialized."), plus the exited
+// threads whose arrive the instance in progress counts (exited_counted): their
+// arrival stays in `arrived` and balances them, so that only the non-exited
+// threads' arrivals complete the instance. Arriving twice
 // without a wait is `cluster_barrier_misuse`: "Each thread must arrive at the
 // barrier only once before the barrier completes."; the ISA allows the next
 // arrive "After using barrier.cluster.wait to detect completion of the barrier",
@@ -61,5 +64,13 @@ struct Result {
 // barrier.cluster for all threads in the cluster. If the exiting threads are
 // holding up the barrier, the barrier is released."
 [[nodiscard]] Result on_exit(State s, std::uint32_t expected);
+// Whether an exited thread with ticket `t` is among the `expected` threads
+// above: it arrived on the instance in progress. Until issue 61 `expected`
+// was the non-exited threads alone, so an agent that arrived and then exited
+// with no wait (an exit orders nothing) completed the instance while a
+// non-exited thread had not arrived; the partial-order reduction's check
+// found it (the two orders of that exit and the other thread's exit reached
+// different states).
+[[nodiscard]] constexpr bool exited_counted(State s, Ticket t) { return t != 0 && t == s.generation + 1; }
 
 }  // namespace pc::spec::cluster

@@ -206,6 +206,17 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   MESSAGE("gated-arrival kernels: " << verified - gated_verified << " verified, " << violations - gated_violations << " with a violation");
   CHECK(verified - gated_verified >= tier::sample().scaled(150));
   CHECK(violations - gated_violations >= tier::sample().scaled(100));
+  // Rounds of the cluster barrier over many agents, a role split per warp
+  // among them: the reduction holds an instance that an agent of the set has
+  // not arrived on (checker/phase_bound.hpp).
+  const int rounds_verified = verified, rounds_violations = violations;
+  int rounds_parsed = 0;
+  for (int i = 0; i < 250; ++i) rounds_parsed += agree(cluster_rounds_kernel(rng), violations, verified, reduced);
+  MESSAGE("cluster-round kernels: " << rounds_parsed << " of 250 parse, " << verified - rounds_verified << " verified, "
+                                    << violations - rounds_violations << " with a violation");
+  CHECK(rounds_parsed > 240);
+  CHECK(verified - rounds_verified >= tier::sample().scaled(150));
+  CHECK(violations - rounds_violations >= tier::sample().scaled(30));
   // The footprints of the reduction (checker/footprint.cpp) are checked against
   // the steps' execution by --check-reduction on these kernels: every
   // operation must occur in them, so that a footprint cannot drift unseen

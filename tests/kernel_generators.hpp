@@ -1582,4 +1582,70 @@ inline std::string gated_arrivals_kernel(std::mt19937& rng) {
   return k;
 }
 
+// The cluster barrier among many agents (the partial-order reduction's
+// hold on its instance: checker/phase_bound.hpp): two CTAs, two or three
+// roles, one of them of two warps that may be split per warp (its body reads
+// `warp`), each running rounds of the cluster barrier (cluster_sync, or
+// cluster_arrive, a read of its own buffer, cluster_wait; some rounds in a
+// loop) that alternate writes of the role's own buffer with reads of the
+// others' in either CTA, so that each round's barrier orders them; early
+// exits. Three in four are correct by construction; the rest place the work
+// at random, relax an arrive (which orders nothing), arrive twice or skip a
+// round.
+inline std::string cluster_rounds_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool sound = pick(4) != 0;
+  const int roles = 2 + pick(2), rounds = 1 + pick(3);
+  std::string k = "kernel rounds\ncluster 2\nsmem a[" + std::to_string(roles) + "] bytes 256\n";
+  std::vector<bool> loops;  // the rounds run twice in a loop, the same in every role
+  for (int i = 0; i < rounds; ++i) loops.push_back(pick(5) == 0);
+  for (int r = 0; r < roles; ++r) {
+    const bool warps = r == 0 && pick(3) != 0, split = warps && pick(3) != 0;
+    k += "role r" + std::to_string(r) + (warps ? " warps 2" : " warp") + ":\n";
+    const std::string own = "a[" + std::to_string(r) + "]";
+    std::string body;
+    auto work = [&](int round, const std::string& in) {
+      const int kind = sound ? round % 2 : pick(3);
+      const std::string other = "a[" + std::to_string((r + 1 + pick(roles - 1)) % roles) + "]";
+      // Split per warp, each warp's leader would write: two writers.
+      if (kind == 0) body += in + (split ? "one: read " : "one: write ") + own + "\n";
+      else if (kind == 1) body += in + "one: read " + other + (pick(2) ? " @ 1 - cta" : "") + "\n";
+    };
+    for (int i = 0; i < rounds; ++i) {
+      const bool loop = loops[static_cast<std::size_t>(i)];
+      const std::string in = loop ? "    " : "  ";
+      if (loop) body += "  for t in 0 .. 2:\n";
+      work(loop ? 1 : i, in);  // a loop's rounds read (a write would meet the next trip's reads)
+      if (pick(2)) {
+        body += in + "cluster_sync\n";
+      } else {
+        body += in + "cluster_arrive" + (!sound && pick(2) ? " relaxed" : "") + "\n";
+        if (pick(2)) body += in + "one: read " + own + "\n";
+        if (sound || pick(8) != 0) body += in + "cluster_wait\n";
+      }
+      if (!sound && pick(10) == 0) body += in + "cluster_arrive\n";
+    }
+    if (pick(5) == 0) body += "  exit\n";
+    if (split) {
+      // Every line one deeper, under a test of `warp` that each warp passes
+      // (or, one time in four, that only warp 0 passes).
+      std::string deeper;
+      std::size_t at = 0;
+      while (at < body.size()) {
+        const std::size_t end = body.find('\n', at);
+        deeper += "  " + body.substr(at, end - at + 1);
+        at = end + 1;
+      }
+      body = std::string(pick(4) ? "  if warp >= 0:\n" : "  if warp == 0:\n") + deeper;
+    }
+    if (!sound && rounds > 1 && pick(4) == 0) {
+      // A round skipped: the cluster barrier's instances no longer line up.
+      const std::size_t at = body.find("cluster_sync\n");
+      if (at != std::string::npos) body.replace(at, 13, "one: read " + own + "\n");
+    }
+    k += body;
+  }
+  return maybe_started(k, rng);
+}
+
 }  // namespace pc::testgen

@@ -421,6 +421,29 @@ TEST_CASE("engines agree: a deadlock and a race, with their steps") {
   CHECK(n.reason.find("line 4") != std::string::npos);
 }
 
+TEST_CASE("cluster barrier: an agent that arrives and exits with no wait leaves the instance waiting for the others") {
+  // spec::cluster::exited_counted: a arrives and exits; b passes only once
+  // c has arrived, after its write. Until issue 61 a's exit completed the
+  // instance while c had not arrived (its arrival was counted, its threads
+  // no longer expected): b read before c's write, a data_race that the
+  // hardware cannot produce.
+  const std::string head = "kernel t\ncluster 2\nsmem d bytes 64\nrole a warp on cta 0:\n  cluster_arrive\n"
+                           "role b warp on cta 0:\n  cluster_sync\n  one: read d\nrole c warp on cta 0:\n";
+  for (const bool late : {false, true}) {
+    const dsl::Parsed p = dsl::parse(head + (late ? "  cluster_sync\n  one: write d\n" : "  one: write d\n  cluster_sync\n"), "t.bk");
+    REQUIRE(p.ok());
+    const Agreement a = compare(p.kernel);
+    CAPTURE(late);
+    CAPTURE(a.why);
+    REQUIRE(a.covered);
+    CHECK(a.agree);
+    CHECK(a.explicit_kind == (late ? spec::Violation::data_race : spec::Violation::none));
+    check::Options plain;
+    plain.reduction = false;
+    CHECK(check::check(p.kernel, plain).violation == a.explicit_kind);
+  }
+}
+
 TEST_CASE("fragment: the bounded check refuses exactly the operations the op table marks no_bmc") {
   // One statement of each op, in a kernel of its target: refused by name
   // exactly where the table's column says so (checker/ops.hpp, opf::no_bmc).

@@ -301,6 +301,7 @@ class Encoder {
   void amd_barrier_cases(const State& s, int a, int i, Case c, std::vector<Case>& out);
 
   void cluster_settle(State& n, const z3::expr& expected);
+  z3::expr cluster_expected(const State& s, int exiting);
 
   void cluster_cases(const State& s, int a, int i, Case c, std::vector<Case>& out);
 

@@ -218,6 +218,21 @@ void Encoder::amd_barrier_cases(const State& s, int a, int i, Case c, std::vecto
   out.push_back(std::move(r));
 }
 
+// The threads the cluster barrier's instance in progress waits for
+// (spec::cluster::arrive's `expected`): the non-exited ones, and the
+// exited ones whose arrive it counts (spec::cluster::exited_counted);
+// agent `exiting` counts as exited.
+z3::expr Encoder::cluster_expected(const State& s, int exiting) {
+  z3::expr n = num(0);
+  for (int b = 0; b < static_cast<int>(f_.agents.size()); ++b) {
+    const std::size_t bi = static_cast<std::size_t>(b);
+    const z3::expr gone = b == exiting ? c_.bool_val(true) : exited(s, b);
+    const z3::expr counted = s.cl_ticket[bi] != 0 && s.cl_ticket[bi] == s.cl[1] + 1;
+    n = n + z3::ite(!gone || counted, num(f_.agents[bi].threads), num(0));
+  }
+  return n;
+}
+
 // spec/cluster.cpp, settle: the instance completes once every live
 // thread of the cluster has arrived.
 void Encoder::cluster_settle(State& n, const z3::expr& expected) {
@@ -255,7 +270,7 @@ void Encoder::cluster_cases(const State& s, int a, int i, Case c, std::vector<Ca
   if (ag.fence_sync >= 0) forward(n, sync_of(ag.fence_sync, -1), sync);
   n.cl_ticket[ai] = s.cl[1] + 1;
   n.cl[0] = s.cl[0] + num(ag.threads);
-  cluster_settle(n, live_threads(s, -1, -1));
+  cluster_settle(n, cluster_expected(s, -1));
   if (!st.wait) {
     advance(n, a, i);
     out.push_back(std::move(c));
@@ -346,10 +361,10 @@ void Encoder::exit_step(const State& s, int a, int i, Case& c) {
   for (int b = 0; b < N_; ++b) c.writes.push_back(object(Obj::named, b));
   for (int j = 0; j < static_cast<int>(f_.tmas.size()); ++j) c.reads.push_back(object(Obj::landed, j));
   // spec/cluster.cpp, on_exit: the instance in progress waits for
-  // fewer threads.
+  // fewer threads (the agent's, unless its arrive is counted).
   if (f_.cluster_sync >= 0) {
     c.writes.push_back(object(Obj::cluster, 0));
-    cluster_settle(n, live_threads(s, a, -1));
+    cluster_settle(n, cluster_expected(s, a));
   }
   // spec/amd.cpp, wave_exit: the workgroup barrier waits for one wave
   // fewer, and a signal the wave did not wait for leaves with it.

@@ -60,7 +60,7 @@ Exec::Pc Exec::on_clc_query(const ir::Op& op, const Lanes& l) {
 Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, bool waits) {
   auto arrive = [&] {
     const spec::cluster::Result r =
-        spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), live_threads(-1));
+        spec::cluster::arrive(s_.cluster, ag_.cluster_ticket, static_cast<std::uint32_t>(me_.threads), cluster_expected());
     if (r.out.violation != Violation::none)
       stop(r.out.violation, me_.name + " arrives twice at the cluster barrier without waiting");
     // A release unless .relaxed, with the release patterns of the
@@ -73,6 +73,12 @@ Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, b
     SAY(std::string(ir::op_keyword(op.code)) + (op.sem == ir::Sem::relaxed ? " relaxed" : "") + " (arrive)");
   };
   auto pass = [&](bool arrived_now) {
+    // cluster_sync is barrier.cluster.arrive then barrier.cluster.wait: its
+    // wait is a step of its own, after the arrive even where the arrive
+    // completed the instance, so that the arrivals of one instance commute
+    // (the last one's wait does not pass in its arrive's step:
+    // docs/checker.md, "Reductions").
+    if (arrived_now) return false;
     const spec::cluster::Result r = spec::cluster::wait(s_.cluster, ag_.cluster_ticket);
     if (r.out.violation != Violation::none)
       stop(r.out.violation, me_.name + " waits at the cluster barrier without having arrived");
@@ -80,7 +86,7 @@ Exec::Pc Exec::cluster_barrier(const ir::Op& op, const Lanes& l, bool arrives, b
     ag_.cluster_ticket = r.ticket;
     so::cluster_pass(s_.mem, me_.hb.lanes(), p_.cluster_syncs(me_.cta));
     thread_synchronized();
-    if (describe_ && !arrived_now) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
+    if (describe_) SAY(std::string(ir::op_keyword(op.code)) + " resumes");
     return true;
   };
   return split_phase(arrives, waits, arrive, pass);

@@ -6,7 +6,7 @@ namespace pc::check::exec {
 void Exec::exit_agent() {
   ag_.exited = true;
   SAY("exit");
-  const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, live_threads(-1));
+  const spec::cluster::Result cr = spec::cluster::on_exit(s_.cluster, cluster_expected());
   s_.cluster = cr.next;
   so::cluster_exit(s_.mem, p_.cluster_syncs(me_.cta), cr.out.phase_completed);
   // A barrier without a thread count waits for the CTA's non-exited threads:

@@ -384,6 +384,17 @@ class Exec {
   [[nodiscard]] std::vector<int> warp_group_of(int a) const;
   Pc wgmma_warps(const ir::Op& op);
   void wgmma_issue(const ir::Op& op);  // the wgmma.fence rules (tensor.cpp)
+  // The threads the cluster barrier's instance in progress waits for, as
+  // spec::cluster::arrive counts them: the non-exited ones, and the exited
+  // ones whose arrive it counts (spec::cluster::exited_counted).
+  std::uint32_t cluster_expected() const {
+    std::uint32_t n = 0;
+    const Part<AgentState>& all = all_agents();
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (!all[i].exited || spec::cluster::exited_counted(s_.cluster, all[i].cluster_ticket))
+        n += static_cast<std::uint32_t>(p_.agents[i].threads);
+    return n;
+  }
   std::uint32_t live_threads(int cta) const {
     std::uint32_t live = 0;
     const Part<AgentState>& all = all_agents();
