@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "checker/step.hpp"
+#include "spec/agent.hpp"
 
 namespace pc::check {
 namespace {
@@ -258,13 +259,24 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   };
   // The named-barrier slots of the CTA an op joins: the one its id names
   // when that is known, else all of them.
+  // An arrive counts on its slot (the threads add up), a wait reads it
+  // (persistent() takes a bar.sync's arrive alone, or its wait once it has
+  // arrived); a slot an exit may complete (no count: the whole CTA) and
+  // AMD's workgroup barrier are written.
   auto named = [&] {
+    const bool waits = ir::op_has(op.code, ir::opf::named_wait);
+    auto touch_slot = [&](int slot) {
+      const int r = named_base_ + cta * p_.named_used + slot;
+      if (whole_slot_[static_cast<std::size_t>(slot)]) return writes(set, r);
+      counts(set, r);
+      if (waits) reads(set, r);
+    };
     std::int64_t id = 0;
     if (op.id == ir::no_expr || (known(op.id, vars, id) && id >= 0 && id < spec::named::num_ids)) {
       const int slot = p_.named_slot[static_cast<std::size_t>(id)];
-      if (slot >= 0 && ir::op_family(op.code) != ir::OpFamily::amd) return writes(set, named_base_ + cta * p_.named_used + slot);
+      if (slot >= 0 && ir::op_family(op.code) != ir::OpFamily::amd) return touch_slot(slot);
     }
-    for (int slot = 0; slot < p_.named_used; ++slot) writes(set, named_base_ + cta * p_.named_used + slot);
+    for (int slot = 0; slot < p_.named_used; ++slot) touch_slot(slot);
   };
   // The tensor maps (`tensormap`): a TMA copy's `map` is read at its issue;
   // an acquire proxy fence reads what the release fences marked on its map,
@@ -501,6 +513,14 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       if (ir::op_footprint(op.code) == ir::Footprint::exit) at_exit |= std::uint64_t{1} << a;
       if (ir::op_has(op.code, ir::opf::thread_arrive)) arrivals[a] = max_arrivals(op, a, vars);
       if (op.code == OpCode::cluster_sync && ag.cluster_ticket != 0) st[count_part * words_ + cluster_ / 64] &= ~(std::uint64_t{1} << (cluster_ % 64));
+      // A bar.sync or bar.red: its arrive (a count), or, once it has
+      // arrived, its wait (a read), a step of its own (step/named.cpp).
+      if (ir::op_footprint(op.code) == ir::Footprint::barrier && ir::op_has(op.code, ir::opf::named_wait))
+        for (int r = named_base_; r < named_base_ + p_.ctas * p_.named_used; ++r) {
+          if (!(st[count_part * words_ + r / 64] >> (r % 64) & 1)) continue;  // a slot written (whole CTA)
+          const int drop = ag.stage == spec::agent::waiting ? count_part : read_part;
+          st[drop * words_ + r / 64] &= ~(std::uint64_t{1} << (r % 64));
+        }
     } else {
       for (int w = 0; w < width; ++w) st[w] = row(step_, a, ag.pc)[w];
       if (ag.pc >= code.size()) at_exit |= std::uint64_t{1} << a;
@@ -634,6 +654,13 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       for (int x = 0; x < procs; ++x)
         if ((live >> x & 1) && !(set >> x & 1) && bit(fut + x * width, read_part, words_, r)) return false;
       return true;
+    }
+    // A named-barrier slot: quiet where the arrivals from outside the set
+    // and p's own all land in the instance in progress and the outside's
+    // cannot complete it (phase_bound.hpp).
+    if (r >= named_base_ && r < named_base_ + p_.ctas * p_.named_used) {
+      const std::int64_t own = p < agents && bit(step + p * width, count_part, words_, r) ? p_.agents[static_cast<std::size_t>(p)].threads : 0;
+      return query().quiet_named(r - named_base_, own, live & ~set);
     }
     // A resource counted on that is no mbarrier (a buffer an mbarrier is
     // laid over, which its counting reaches through the alias): never quiet.
@@ -779,7 +806,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       if (!((seeds & live) >> seed & 1)) continue;
       hold_seed = seed;
       PhaseBounds::Query& q = query();
-      const std::uint64_t frozen = q.frozen(live & ~(std::uint64_t{1} << seed));
+      const PhaseBounds::Query::Frozen frozen = q.frozen(live & ~(std::uint64_t{1} << seed));
       for (int x = 0; x < procs; ++x) {
         const std::uint64_t* f = x < agents && x != seed && (live >> x & 1) ? q.future(frozen, x) : nullptr;
         std::copy_n(f != nullptr ? f : future + x * width, width, runs + x * width);

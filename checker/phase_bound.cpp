@@ -8,6 +8,7 @@
 
 #include "spec/agent.hpp"
 #include "spec/mbarrier.hpp"
+#include "spec/named_barrier.hpp"
 
 namespace pc::check {
 namespace {
@@ -36,7 +37,33 @@ thread_local Memo memo;
 
 }  // namespace
 
-PhaseBounds::PhaseBounds(const Program& p) : p_(p), usable_(p.num_mbars() <= 64), owner_(next_owner++) {}
+PhaseBounds::PhaseBounds(const Program& p) : p_(p), usable_(p.num_mbars() <= 64), owner_(next_owner++) {
+  // The named-barrier slots: the one constant count every operation gives
+  // each, 0 where two give different counts (an instance's count is its
+  // first arrive's, which the order of the arrivals would decide), one may
+  // give none (the whole CTA: exits complete it), a count is not constant,
+  // or an id is not known. AMD's workgroup barrier counts waves: none held.
+  const int n = p.ctas * p.named_used;
+  if (n == 0 || n > 64 || p.kernel->target == ir::Target::amd) return;
+  std::vector<std::int64_t> per_slot(static_cast<std::size_t>(p.named_used), std::int64_t{1} << 40);
+  for (const std::vector<Instr>& code : p.code)
+    for (const Instr& in : code) {
+      if (in.kind != InstrKind::op || !ir::op_uses_named_barrier(in.op->code)) continue;
+      const ir::Op& op = *in.op;
+      std::int64_t count = 0, id = 0;
+      const bool count_known = op.count != ir::no_expr && is_constant(p, op.count) && (count = eval(p, op.count, nullptr)) > 0;
+      const bool id_known = op.id != ir::no_expr && is_constant(p, op.id) && (id = eval(p, op.id, nullptr)) >= 0 && id < spec::named::num_ids;
+      if (!id_known) return;  // any slot: none held
+      const int slot = p.named_slot[static_cast<std::size_t>(id)];
+      if (slot < 0) continue;
+      std::int64_t& m = per_slot[static_cast<std::size_t>(slot)];
+      m = !count_known || ir::named_may_be_whole(op, true) || (m != (std::int64_t{1} << 40) && m != count) ? 0 : count;
+    }
+  slots_ = n;
+  slot_min_.resize(static_cast<std::size_t>(n));
+  for (int c = 0; c < p.ctas; ++c)
+    for (int k = 0; k < p.named_used; ++k) slot_min_[static_cast<std::size_t>(c * p.named_used + k)] = per_slot[static_cast<std::size_t>(k)];
+}
 
 namespace {
 
@@ -56,10 +83,10 @@ struct Path {
 
 }  // namespace
 
-bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, bool held, std::int64_t* most, const Visitor& v,
+bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool held, std::int64_t* most, const Visitor& v,
                       std::uint64_t* future) const {
-  const int mbars = p_.num_mbars();
-  std::fill_n(most, 2 * mbars, 0);
+  const int mbars = p_.num_mbars(), width = most_width();
+  std::fill_n(most, width, 0);
   const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
   if (ag.exited) return true;
   const AgentInfo& info = p_.agents[static_cast<std::size_t>(a)];
@@ -70,7 +97,7 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, bool held, st
                               ? static_cast<std::size_t>(p_.var_base[static_cast<std::size_t>(a) + 1])
                               : s.vars.size();
   auto unbound = [&] {
-    std::fill_n(most, 2 * mbars, unbounded);
+    std::fill_n(most, width, unbounded);
     return false;
   };
 
@@ -78,7 +105,7 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, bool held, st
   first.pc = ag.pc;
   first.vars.assign(s.vars.begin() + static_cast<std::ptrdiff_t>(base), s.vars.begin() + static_cast<std::ptrdiff_t>(end));
   first.unknown.assign(first.vars.size(), 0);
-  first.arrived.assign(2 * static_cast<std::size_t>(mbars), 0);
+  first.arrived.assign(static_cast<std::size_t>(width), 0);
   // spec::cluster::Ticket: g + 1 for an arrive on instance g not yet waited.
   if (ag.cluster_ticket != 0)
     first.cluster = ag.cluster_ticket - 1 < s.cluster.generation ? Path::Cluster::completed : Path::Cluster::current;
@@ -195,7 +222,7 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, bool held, st
           const std::optional<std::int64_t> i = op.bar.index == ir::no_expr ? std::optional<std::int64_t>(0) : value(op.bar.index);
           if (parity && i && *i >= 0 && *i < size) {
             const int m = info.cta * p_.mbars_per_cta + p_.mbar_base[static_cast<std::size_t>(op.bar.object)] + static_cast<int>(*i);
-            if (frozen >> m & 1) {
+            if (frozen.mbars >> m & 1) {
               const spec::Outcome o = spec::mbarrier::test_wait_parity(s.mbars[static_cast<std::size_t>(m)], static_cast<std::uint32_t>(*parity));
               if (o.violation == spec::Violation::none) observed = o.observed;
             }
@@ -207,6 +234,35 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, bool held, st
         }
         visit(op);
         if (op.dest_var >= 0) set_var(op.dest_var, observed);
+        continue;
+      }
+      // A named barrier: the agent's threads arrive on its slot (any slot of
+      // the CTA where the id is not known); a bar.sync or bar.red on a slot
+      // of F then waits for good (its instance does not complete), as does
+      // one the agent stands at having arrived (spec::agent stage: waiting).
+      if (fp == ir::Footprint::barrier && slots_ > 0 && ir::op_family(op.code) != ir::OpFamily::amd) {
+        const bool resumed = path.pc == ag.pc && ag.stage == spec::agent::waiting;
+        const bool waits = ir::op_has(op.code, ir::opf::named_wait);
+        const std::optional<std::int64_t> id = op.id == ir::no_expr ? std::nullopt : value(op.id);
+        const int first_slot = info.cta * p_.named_used;
+        int slot = -1;
+        if (id && *id >= 0 && *id < spec::named::num_ids) slot = p_.named_slot[static_cast<std::size_t>(*id)];
+        // A wait for an instance that has completed passes.
+        if (resumed && waits && slot >= 0 && (frozen.named >> (first_slot + slot) & 1) &&
+            s.named[static_cast<std::size_t>(first_slot + slot)].generation <= ag.ticket) {
+          ended = true;
+          continue;
+        }
+        if (!resumed) {
+          const std::size_t at = 2 * static_cast<std::size_t>(mbars);
+          for (int k = 0; k < p_.named_used; ++k) {
+            if (slot >= 0 && k != slot) continue;
+            std::int64_t& x = path.arrived[at + static_cast<std::size_t>(first_slot + k)];
+            x = std::min(x + info.threads, unbounded);
+          }
+        }
+        visit(op);
+        if (!resumed && waits && slot >= 0 && (frozen.named >> (first_slot + slot) & 1)) ended = true;
         continue;
       }
       // Held, the cluster barrier's current instance does not complete: a
@@ -262,7 +318,7 @@ bool PhaseBounds::run(const State& s, int a, std::uint64_t frozen, bool held, st
         arrive(op.bar, op.multicast, op.code == OpCode::tcgen05_commit ? 1 : lanes_of(op, info).count);
       }
     }
-    for (int m = 0; m < 2 * mbars; ++m) most[m] = std::max(most[m], path.arrived[static_cast<std::size_t>(m)]);
+    for (int m = 0; m < width; ++m) most[m] = std::max(most[m], path.arrived[static_cast<std::size_t>(m)]);
   }
   return true;
 }
@@ -273,10 +329,20 @@ PhaseBounds::Query::Query(const PhaseBounds& b, const State& s, std::uint64_t mo
     const spec::mbarrier::State& st = s.mbars[static_cast<std::size_t>(m)];
     if (st.status == spec::mbarrier::Status::live && (st.pending > 0 || st.tx > 0)) initial_ |= std::uint64_t{1} << m;
   }
-  bound_.resize(2 * static_cast<std::size_t>(mbars_));
+  // A named slot's instance in progress expects its count less what has
+  // arrived; one not begun, the one count every operation gives the slot.
+  pending_named_.assign(static_cast<std::size_t>(b.slots_), 0);
+  for (int n = 0; n < b.slots_; ++n) {
+    const spec::named::State& st = s.named[static_cast<std::size_t>(n)];
+    const std::int64_t least = b.slot_min_[static_cast<std::size_t>(n)];
+    if (least == 0 || st.whole_cta) continue;
+    pending_named_[static_cast<std::size_t>(n)] = st.count > 0 ? std::int64_t{st.count} - st.arrived : least;
+    if (pending_named_[static_cast<std::size_t>(n)] > 0) initial_named_ |= std::uint64_t{1} << n;
+  }
+  bound_.resize(static_cast<std::size_t>(b.most_width()));
 }
 
-PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int agent) {
+PhaseBounds::Query::Runs& PhaseBounds::Query::runs(const Frozen& frozen, int agent) {
   const std::size_t agents = s_.agents.size();
   auto it = std::find_if(runs_.begin(), runs_.end(), [&](const Runs& r) { return r.frozen == frozen && r.held == held_; });
   if (it == runs_.end()) {
@@ -284,26 +350,32 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int age
     r.frozen = frozen;
     r.held = held_;
     r.done.assign(agents, 0);
-    r.most.assign(agents * 2 * static_cast<std::size_t>(mbars_), 0);
+    r.most.assign(agents * static_cast<std::size_t>(b_.most_width()), 0);
     r.future.assign(agents * static_cast<std::size_t>(width_), 0);
     runs_.push_back(std::move(r));
     it = runs_.end() - 1;
   }
   const std::size_t a = static_cast<std::size_t>(agent);
   if (it->done[a]) return *it;
-  std::int64_t* most = it->most.data() + a * 2 * static_cast<std::size_t>(mbars_);
+  const std::size_t wide = static_cast<std::size_t>(b_.most_width());
+  std::int64_t* most = it->most.data() + a * wide;
   std::uint64_t* future = it->future.data() + a * static_cast<std::size_t>(width_);
   // The memo's key: what the run reads of the state.
   const AgentState& ag = s_.agents[a];
   std::uint64_t parities = 0;
   for (int m = 0; m < mbars_; ++m)
-    if (frozen >> m & 1) parities |= std::uint64_t{s_.mbars[static_cast<std::size_t>(m)].phase & 1u} << m;
+    if (frozen.mbars >> m & 1) parities |= std::uint64_t{s_.mbars[static_cast<std::size_t>(m)].phase & 1u} << m;
   const std::size_t base = static_cast<std::size_t>(b_.p_.var_base[a]);
   const std::size_t end = a + 1 < b_.p_.var_base.size() ? static_cast<std::size_t>(b_.p_.var_base[a + 1]) : s_.vars.size();
   // Held, the run reads the agent's cluster ticket: none, on a completed
   // instance, on the current one; and its stage at a split-phase barrier.
   const std::uint64_t ticket = ag.cluster_ticket == 0 ? 0 : ag.cluster_ticket - 1 < s_.cluster.generation ? 1 : 2;
-  const std::uint64_t head[] = {b_.owner_, a, ag.pc, ag.exited, frozen, parities, held_ ? 1u + ticket + 4u * ag.stage : 0u};
+  // And, for a named wait it stands at, which slots of F have completed the
+  // instance it joined (its wait passes there).
+  std::uint64_t passed = 0;
+  for (int n = 0; n < b_.slots_; ++n)
+    if ((frozen.named >> n & 1) && s_.named[static_cast<std::size_t>(n)].generation > ag.ticket) passed |= std::uint64_t{1} << n;
+  const std::uint64_t head[] = {b_.owner_, a, ag.pc, ag.exited, frozen.mbars, frozen.named, parities, ag.stage, passed, held_ ? 1u + ticket : 0u};
   std::string key(reinterpret_cast<const char*>(head), sizeof head);
   key.append(reinterpret_cast<const char*>(s_.vars.data() + base), (end - base) * sizeof(std::int64_t));
   if (const auto hit = memo.runs.find(key); hit != memo.runs.end()) {
@@ -315,20 +387,24 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(std::uint64_t frozen, int age
   const bool ok = b_.run(s_, agent, frozen, held_, most, visitor_, future);
   it->done[a] = ok ? 2 : 1;
   if (memo.runs.size() >= memo_limit) memo.runs.clear();
-  memo.runs.emplace(std::move(key), Memo::Entry{ok, std::vector<std::int64_t>(most, most + 2 * mbars_), std::vector<std::uint64_t>(future, future + width_)});
+  memo.runs.emplace(std::move(key), Memo::Entry{ok, std::vector<std::int64_t>(most, most + wide), std::vector<std::uint64_t>(future, future + width_)});
   return *it;
 }
 
-void PhaseBounds::Query::bounds(std::uint64_t frozen, std::uint64_t outside) {
+void PhaseBounds::Query::bounds(const Frozen& frozen, std::uint64_t outside) {
   const int agents = static_cast<int>(s_.agents.size());
   const int procs = agents + static_cast<int>(s_.pending.size());
+  const std::size_t wide = static_cast<std::size_t>(b_.most_width());
   std::fill(bound_.begin(), bound_.end(), 0);
   for (int x = 0; x < procs && x < 64; ++x) {
     if (!(outside >> x & 1)) continue;
     if (x < agents) {
-      if (!(movers_ >> x & 1)) continue;
-      const std::int64_t* row = runs(frozen, x).most.data() + static_cast<std::size_t>(x) * 2 * static_cast<std::size_t>(mbars_);
-      for (int k = 0; k < 2 * mbars_; ++k) bound_[static_cast<std::size_t>(k)] = std::min(bound_[static_cast<std::size_t>(k)] + row[k], unbounded);
+      // An agent that counts on no mbarrier adds to the named slots' bounds only.
+      const bool mover = movers_ >> x & 1;
+      if (!mover && frozen.named == 0) continue;
+      const std::int64_t* row = runs(frozen, x).most.data() + static_cast<std::size_t>(x) * wide;
+      for (std::size_t k = mover ? 0 : 2 * static_cast<std::size_t>(mbars_); k < wide; ++k)
+        bound_[k] = std::min(bound_[k] + row[k], unbounded);
       continue;
     }
     const Pending& pe = s_.pending[static_cast<std::size_t>(x - agents)];
@@ -338,21 +414,26 @@ void PhaseBounds::Query::bounds(std::uint64_t frozen, std::uint64_t outside) {
   }
 }
 
-std::uint64_t PhaseBounds::Query::frozen(std::uint64_t outside) {
-  if (!b_.usable_) return 0;
-  std::uint64_t frozen = initial_;
-  while (frozen != 0) {
+PhaseBounds::Query::Frozen PhaseBounds::Query::frozen(std::uint64_t outside) {
+  if (!b_.usable_) return {};
+  Frozen frozen{initial_, initial_named_};
+  while (frozen.mbars != 0 || frozen.named != 0) {
     bounds(frozen, outside);
     // A phase completes with no arrival and no byte pending: it cannot
     // while the arrivals are fewer than those pending, or the bytes that
     // may complete fewer than the tx-count (an expect-tx only raises it).
-    std::uint64_t next = 0;
+    // A named slot's instance likewise, by the threads it still expects.
+    Frozen next;
     for (int k = 0; k < mbars_; ++k) {
       const spec::mbarrier::State& st = s_.mbars[static_cast<std::size_t>(k)];
-      if ((frozen >> k & 1) && (bound_[static_cast<std::size_t>(k)] < st.pending ||
-                                (st.tx > 0 && bound_[static_cast<std::size_t>(mbars_ + k)] < st.tx)))
-        next |= std::uint64_t{1} << k;
+      if ((frozen.mbars >> k & 1) && (bound_[static_cast<std::size_t>(k)] < st.pending ||
+                                      (st.tx > 0 && bound_[static_cast<std::size_t>(mbars_ + k)] < st.tx)))
+        next.mbars |= std::uint64_t{1} << k;
     }
+    for (int n = 0; n < b_.slots_; ++n)
+      if ((frozen.named >> n & 1) &&
+          bound_[2 * static_cast<std::size_t>(mbars_) + static_cast<std::size_t>(n)] < pending_named_[static_cast<std::size_t>(n)])
+        next.named |= std::uint64_t{1} << n;
     if (next == frozen) break;
     frozen = next;
   }
@@ -361,21 +442,49 @@ std::uint64_t PhaseBounds::Query::frozen(std::uint64_t outside) {
 
 bool PhaseBounds::Query::quiet(int m, std::int64_t own, std::uint64_t outside) {
   if (!b_.usable_ || !(initial_ >> m & 1)) return false;
-  const std::uint64_t f = frozen(outside);
-  if (!(f >> m & 1)) return false;
+  const Frozen f = frozen(outside);
+  if (!(f.mbars >> m & 1)) return false;
   bounds(f, outside);
   return bound_[static_cast<std::size_t>(m)] + own < s_.mbars[static_cast<std::size_t>(m)].pending;
 }
 
 bool PhaseBounds::Query::quiet_bytes(int m, std::int64_t own, std::uint64_t outside) {
   if (!b_.usable_ || !(initial_ >> m & 1)) return false;
-  const std::uint64_t f = frozen(outside);
-  if (!(f >> m & 1)) return false;
+  const Frozen f = frozen(outside);
+  if (!(f.mbars >> m & 1)) return false;
   bounds(f, outside);
   return bound_[static_cast<std::size_t>(mbars_ + m)] + own < s_.mbars[static_cast<std::size_t>(m)].tx;
 }
 
-const std::uint64_t* PhaseBounds::Query::future(std::uint64_t frozen, int agent) {
+bool PhaseBounds::Query::quiet_named(int n, std::int64_t own, std::uint64_t outside) {
+  if (!b_.usable_ || n < 0 || n >= b_.slots_ || !(initial_named_ >> n & 1)) return false;
+  const Frozen f = frozen(outside);
+  if (!(f.named >> n & 1)) return false;
+  bounds(f, outside);
+  // Every arrival, outside and own, lands in the instance in progress: it
+  // completes at the last of them, in any order, or not at all.
+  const std::int64_t total = bound_[2 * static_cast<std::size_t>(mbars_) + static_cast<std::size_t>(n)] + own;
+  const std::int64_t pending = pending_named_[static_cast<std::size_t>(n)];
+  if (total < pending) return true;
+  if (total > pending || own == 0) return false;
+  // Where own's step may complete it, no agent outside may be waiting on the
+  // slot for an instance already complete: its wait would acquire this one's
+  // releases (the slot's one sync object) and read its bar.red results
+  // after the completion, and not before.
+  const spec::named::State& st = s_.named[static_cast<std::size_t>(n)];
+  const int agents = static_cast<int>(s_.agents.size());
+  for (int x = 0; x < agents && x < 64; ++x) {
+    const AgentState& ag = s_.agents[static_cast<std::size_t>(x)];
+    if (!(outside >> x & 1) || ag.exited || ag.stage != spec::agent::waiting || st.generation <= ag.ticket) continue;
+    const AgentInfo& info = b_.p_.agents[static_cast<std::size_t>(x)];
+    if (info.cta * b_.p_.named_used > n || n >= (info.cta + 1) * b_.p_.named_used) continue;
+    const std::vector<Instr>& code = b_.p_.code[static_cast<std::size_t>(info.role)];
+    if (ag.pc < code.size() && code[ag.pc].kind == InstrKind::op && ir::op_uses_named_barrier(code[ag.pc].op->code)) return false;
+  }
+  return true;
+}
+
+const std::uint64_t* PhaseBounds::Query::future(const Frozen& frozen, int agent) {
   Runs& r = runs(frozen, agent);
   if (r.done[static_cast<std::size_t>(agent)] != 2) return nullptr;
   return r.future.data() + static_cast<std::size_t>(agent) * static_cast<std::size_t>(width_);

@@ -21,6 +21,13 @@
 // that must see the current instance complete (the wait of an arrive on it,
 // made in the run or before), and never arrives on the next one.
 //
+// Named barriers likewise (F's named part): a slot whose instance in
+// progress the outside runs' arrivals cannot complete (they stay below its
+// threads still expected, or, with none arrived yet, below the one count
+// every operation gives the slot) holds, and a run ends at a bar.sync
+// or bar.red on it (its wait for that instance). A slot some operation may
+// give no count (the whole CTA, which exits complete) is never held.
+//
 // F is valid for a set of outside processes when, for each of its barriers,
 // their runs' arrivals and the arrivals in flight among them stay below its
 // pending count, or their bytes and those of the landings in flight among
@@ -75,8 +82,15 @@ class PhaseBounds {
     // bound). `width`:
     // the words of a future, which `v` fills.
     Query(const PhaseBounds& b, const State& s, std::uint64_t movers, int width, const Visitor& v);
+    // F: the mbarrier instances (bit m), and the named-barrier slots (bit
+    // cta * named_used + slot), whose phase or instance the outside runs do
+    // not complete.
+    struct Frozen {
+      std::uint64_t mbars = 0, named = 0;
+      bool operator==(const Frozen&) const = default;
+    };
     // The greatest F valid for the processes `outside`.
-    [[nodiscard]] std::uint64_t frozen(std::uint64_t outside);
+    [[nodiscard]] Frozen frozen(std::uint64_t outside);
     // Whether the phase of mbarrier instance m cannot complete by the steps
     // of the processes `outside` alone, with `own` more arrivals added at
     // any point.
@@ -85,9 +99,14 @@ class PhaseBounds {
     // of the processes `outside` alone, with `own` more bytes completed at
     // any point.
     [[nodiscard]] bool quiet_bytes(int m, std::int64_t own, std::uint64_t outside);
+    // Whether named-barrier slot n's instance in progress takes the
+    // arrivals of the processes `outside` and `own` more threads without
+    // completing before the last of them (so that none goes on to the next
+    // instance), and cannot complete by their steps alone.
+    [[nodiscard]] bool quiet_named(int n, std::int64_t own, std::uint64_t outside);
     // Everything agent a may do in runs of outside steps where F is `frozen`
     // (valid for them): nullptr where its run bounds nothing.
-    [[nodiscard]] const std::uint64_t* future(std::uint64_t frozen, int agent);
+    [[nodiscard]] const std::uint64_t* future(const Frozen& frozen, int agent);
     // From now on, runs end at a wait on the cluster barrier's current
     // instance (`on`: a member of every set asked about is a live agent that
     // has not arrived on it), or take every cluster wait to pass.
@@ -100,31 +119,39 @@ class PhaseBounds {
     const Visitor& visitor_;
     std::uint64_t movers_ = 0;
     std::uint64_t initial_ = 0;  // F's start: the live barriers with arrivals pending
+    std::uint64_t initial_named_ = 0;  // and the named slots with a known count
+    std::vector<std::int64_t> pending_named_;  // per named slot: the threads its instance still expects
     bool held_ = false;          // hold_cluster
     struct Runs {
-      std::uint64_t frozen = 0;
+      Frozen frozen;
       bool held = false;
       std::vector<std::uint8_t> done;    // per agent: 1 run, 2 run and bounded
-      std::vector<std::int64_t> most;    // per agent and barrier: the most arrivals along any path
+      std::vector<std::int64_t> most;    // per agent and barrier: the most arrivals (bytes; named-slot threads) along any path
       std::vector<std::uint64_t> future; // per agent: the union of its paths' footprints
     };
     std::vector<Runs> runs_;  // per F tried in this state
-    Runs& runs(std::uint64_t frozen, int agent);
+    Runs& runs(const Frozen& frozen, int agent);
     // The bounds for `outside` under `frozen`, into bound_.
-    void bounds(std::uint64_t frozen, std::uint64_t outside);
+    void bounds(const Frozen& frozen, std::uint64_t outside);
     std::vector<std::int64_t> bound_;
   };
 
  private:
   const Program& p_;
   bool usable_ = false;
+  // Named-barrier slots (cta * named_used + slot), where at most 64: the
+  // constant count every operation gives each (0: two differ, one may give
+  // none, or one is not known), and how many there are (0: none held).
+  std::vector<std::int64_t> slot_min_;
+  int slots_ = 0;
+  [[nodiscard]] int most_width() const { return 2 * p_.num_mbars() + slots_; }
   std::uint64_t owner_ = 0;  // names its runs in the thread's memo (phase_bound.cpp)
   // Runs agent a ahead from where it is in s, F as `frozen`: the most
   // arrivals on each barrier along any path into most[0..num_mbars), each
   // step's footprint through v into future; `held`: the cluster barrier's
   // current instance does not complete (Query::hold_cluster). False where it
   // bounds nothing.
-  bool run(const State& s, int a, std::uint64_t frozen, bool held, std::int64_t* most, const Visitor& v,
+  bool run(const State& s, int a, const Query::Frozen& frozen, bool held, std::int64_t* most, const Visitor& v,
            std::uint64_t* future) const;
 };
 

@@ -1648,4 +1648,63 @@ inline std::string cluster_rounds_kernel(std::mt19937& rng) {
   return maybe_started(k, rng);
 }
 
+// Named barriers among many agents (the partial-order reduction's count on
+// a named slot: checker/phase_bound.hpp): one CTA, a role of two or four
+// warps that may be split per warp (its body reads `warp`) and one or two
+// one-warp roles, each running rounds of `bar_sync ID, N` (or a bar.red)
+// over all their threads, some in a loop, that alternate writes of the
+// role's own buffer with reads of the others'. Three in four are correct by
+// construction; the rest give a count that two roles fill (more arrive than
+// it takes), let a role only arrive (bar_arrive orders it after no one),
+// skip a round, or use a second id.
+inline std::string named_rounds_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const bool sound = pick(4) != 0;
+  const int roles = 2 + pick(2), rounds = 1 + pick(3), big = pick(2) ? 2 : 4;
+  const int threads = 32 * big + 32 * (roles - 1);
+  std::string k = "kernel named_rounds\nsmem a[" + std::to_string(roles) + "] bytes 256\n";
+  std::vector<bool> loops, red;  // per round, the same in every role: in a loop; a bar.red
+  for (int i = 0; i < rounds; ++i) {
+    loops.push_back(pick(5) == 0);
+    red.push_back(pick(4) == 0);
+  }
+  for (int r = 0; r < roles; ++r) {
+    const bool split = r == 0 && pick(3) != 0;
+    k += "role r" + std::to_string(r) + (r == 0 ? " warps " + std::to_string(big) : std::string(" warp")) + ":\n";
+    const std::string own = "a[" + std::to_string(r) + "]";
+    std::string body;
+    for (int i = 0; i < rounds; ++i) {
+      const bool loop = loops[static_cast<std::size_t>(i)];
+      const std::string in = loop ? "    " : "  ";
+      if (loop) body += "  for t in 0 .. 2:\n";
+      const std::string other = "a[" + std::to_string((r + 1 + pick(roles - 1)) % roles) + "]";
+      if ((loop ? 1 : i) % 2 == 0 && sound) body += in + (split ? "one: read " : "one: write ") + own + "\n";
+      else if (sound || pick(3)) body += in + "one: read " + other + "\n";
+      else body += in + (split ? "one: read " : "one: write ") + own + "\n";
+      const int id = !sound && pick(6) == 0 ? 2 : 1;
+      const int count = !sound && pick(5) == 0 ? 64 : threads;
+      const std::string operands = std::to_string(id) + ", " + std::to_string(count);
+      switch (sound ? 0 : pick(8)) {
+        case 1: body += in + "bar_arrive " + operands + "\n"; break;
+        case 2: break;  // a round skipped
+        default:
+          body += in + (red[static_cast<std::size_t>(i)] ? "p = bar_red popc " + operands + ", 1\n" : "bar_sync " + operands + "\n");
+          break;
+      }
+    }
+    if (split) {
+      std::string deeper;
+      std::size_t at = 0;
+      while (at < body.size()) {
+        const std::size_t end = body.find('\n', at);
+        deeper += "  " + body.substr(at, end - at + 1);
+        at = end + 1;
+      }
+      body = "  if warp >= 0:\n" + deeper;
+    }
+    k += body;
+  }
+  return k;
+}
+
 }  // namespace pc::testgen

@@ -59,7 +59,11 @@ Exec::Pc Exec::named(const ir::Op& op, int id, std::int64_t count, bool wait) {
                                : " (" + std::to_string(arrived) + " arrived)"));
     ag_.ticket = spec::agent::ticket_after_arrive(r.out.observed);
   };
-  auto pass = [&](bool) {
+  // The wait is a step of its own after the arrive, even where the arrive
+  // completed the instance, so that the arrivals of one instance commute
+  // (docs/checker.md, "Counting on a named barrier").
+  auto pass = [&](bool arrived_now) {
+    if (arrived_now) return false;
     const spec::Outcome o = nb::wait(state(), ag_.ticket, red, me_.threads);
     if (!o.enabled) return false;
     so::barrier_pass_warps(s_.mem, me_.hb.lanes(), sync(), false, me_.hb.per_warp_units());
@@ -128,9 +132,11 @@ Exec::Pc Exec::named_warps(const ir::Op& op, int id, std::int64_t count, bool wa
     }
     ag_.stage = spec::agent::after_arrive(true);
   }
+  // The wait: a step of its own (as in Exec::named).
+  if (arrived_now) return Pc::stay;
   const spec::Outcome o = nb::wait(state(), ag_.ticket, nb::Red::none, me_.threads);
   if (!o.enabled) {
-    info_.enabled = arrived_now;
+    info_.enabled = false;
     return Pc::stay;
   }
   so::barrier_pass_warps(s_.mem, me_.hb.lanes(), sync(), ag_.arrived != 0, me_.hb.per_warp_units());
