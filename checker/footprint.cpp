@@ -56,11 +56,23 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   // (spec::named::whole_cta), waits for the CTA's non-exited threads; AMD's
   // workgroup barrier counts the waves that have not exited).
   whole_slot_.assign(static_cast<std::size_t>(p.named_used), p.kernel->target == ir::Target::amd);
+  whole_only_.assign(static_cast<std::size_t>(p.named_used), p.kernel->target != ir::Target::amd);
   for (const AgentInfo& a : p.agents) {
     cta_of_.push_back(a.cta);
     for (const Instr& in : p.code[static_cast<std::size_t>(a.role)]) {
       if (in.kind != InstrKind::op || !ir::op_uses_named_barrier(in.op->code)) continue;
-      std::int64_t count = 0;
+      std::int64_t count = 0, slot_id = 0;
+      // Surely for the whole CTA: no count, or a bar.sync's count known to be 0.
+      const bool surely_whole = ir::named_no_count(*in.op) ||
+                                (in.op->code == OpCode::bar_sync && known(in.op->count, nullptr, count) && count == 0);
+      if (!surely_whole || ir::op_family(in.op->code) == ir::OpFamily::amd) {
+        if (in.op->id == ir::no_expr || (known(in.op->id, nullptr, slot_id) && slot_id >= 0 && slot_id < spec::named::num_ids)) {
+          const int slot = p.named_slot[static_cast<std::size_t>(slot_id)];
+          if (slot >= 0) whole_only_[static_cast<std::size_t>(slot)] = false;
+        } else {
+          whole_only_.assign(whole_only_.size(), false);
+        }
+      }
       if (!ir::named_may_be_whole(*in.op, in.op->count != ir::no_expr && known(in.op->count, nullptr, count) && count != 0)) continue;
       std::int64_t id = 0;
       if (in.op->id == ir::no_expr || (known(in.op->id, nullptr, id) && id >= 0 && id < spec::named::num_ids)) {
@@ -267,7 +279,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     const bool waits = ir::op_has(op.code, ir::opf::named_wait);
     auto touch_slot = [&](int slot) {
       const int r = named_base_ + cta * p_.named_used + slot;
-      if (whole_slot_[static_cast<std::size_t>(slot)]) return writes(set, r);
+      if (whole_slot_[static_cast<std::size_t>(slot)] && !whole_only_[static_cast<std::size_t>(slot)]) return writes(set, r);
       counts(set, r);
       if (waits) reads(set, r);
     };
@@ -515,12 +527,29 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       if (op.code == OpCode::cluster_sync && ag.cluster_ticket != 0) st[count_part * words_ + cluster_ / 64] &= ~(std::uint64_t{1} << (cluster_ % 64));
       // A bar.sync or bar.red: its arrive (a count), or, once it has
       // arrived, its wait (a read), a step of its own (step/named.cpp).
-      if (ir::op_footprint(op.code) == ir::Footprint::barrier && ir::op_has(op.code, ir::opf::named_wait))
+      if (ir::op_footprint(op.code) == ir::Footprint::barrier && ir::op_has(op.code, ir::opf::named_wait)) {
         for (int r = named_base_; r < named_base_ + p_.ctas * p_.named_used; ++r) {
           if (!(st[count_part * words_ + r / 64] >> (r % 64) & 1)) continue;  // a slot written (whole CTA)
           const int drop = ag.stage == spec::agent::waiting ? count_part : read_part;
           st[drop * words_ + r / 64] &= ~(std::uint64_t{1} << (r % 64));
         }
+        // The wait of a bar.sync for the whole CTA on an instance that has
+        // completed touches nothing another step changes: the next instance
+        // waits for this agent's threads too (every op on the slot is for
+        // the whole CTA, and the agent is live and has not arrived on it),
+        // so no step completes it, and what it releases is not visible
+        // until it completes (spec::sync_order::barrier_arrive); the
+        // generation the wait reads only grows (spec::named::wait).
+        std::int64_t id = 0;
+        if (ag.stage == spec::agent::waiting && op.red == spec::named::Red::none &&
+            (op.id == ir::no_expr || (known(op.id, vars, id) && id >= 0 && id < spec::named::num_ids))) {
+          const int slot = p_.named_slot[static_cast<std::size_t>(id)];
+          const int r = named_base_ + p_.agents[static_cast<std::size_t>(a)].cta * p_.named_used + slot;
+          if (slot >= 0 && whole_only_[static_cast<std::size_t>(slot)] &&
+              spec::named::wait(s.named[static_cast<std::size_t>(r - named_base_)], ag.ticket, spec::named::Red::none, 0).enabled)
+            st[read_part * words_ + r / 64] &= ~(std::uint64_t{1} << (r % 64));
+        }
+      }
     } else {
       for (int w = 0; w < width; ++w) st[w] = row(step_, a, ag.pc)[w];
       if (ag.pc >= code.size()) at_exit |= std::uint64_t{1} << a;
@@ -528,6 +557,32 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     for (int w = 0; w < width; ++w) future[a * width + w] = row(future_, a, ag.pc)[w];
   }
   live_agents = live;
+  // A whole-CTA slot with no thread arrived on an instance, on which no live
+  // agent of the CTA may arrive again, is done: an exit changes nothing
+  // there (spec::named::on_exit), and a wait for a completed instance reads
+  // a generation that no longer moves. Nothing touches it.
+  for (int slot = 0; slot < p_.named_used; ++slot) {
+    if (!whole_only_[static_cast<std::size_t>(slot)]) continue;
+    for (int c = 0; c < p_.ctas; ++c) {
+      const int r = named_base_ + c * p_.named_used + slot;
+      if (s.named[static_cast<std::size_t>(r - named_base_)].arrived != 0) continue;
+      bool arrives = false;
+      for (int a = 0; a < agents && !arrives; ++a) {
+        if (!(live_agents >> a & 1) || cta_of_[static_cast<std::size_t>(a)] != c) continue;
+        // Its step, and what it may do after it (an op falls through to pc + 1).
+        const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+        const std::size_t n = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)].size();
+        arrives = (step[a * width + count_part * words_ + r / 64] >> (r % 64) & 1) ||
+                  (ag.pc < n && (row(future_, a, static_cast<int>(ag.pc) + 1)[count_part * words_ + r / 64] >> (r % 64) & 1));
+      }
+      if (arrives) continue;
+      for (int x = 0; x < agents; ++x)
+        for (int part = 0; part < parts; ++part) {
+          step[x * width + part * words_ + r / 64] &= ~(std::uint64_t{1} << (r % 64));
+          future[x * width + part * words_ + r / 64] &= ~(std::uint64_t{1} << (r % 64));
+        }
+    }
+  }
   for (int e = agents; e < procs; ++e) {
     live |= std::uint64_t{1} << e;
     std::uint64_t* st = step + e * width;

@@ -56,8 +56,9 @@ class Footprints {
   std::vector<std::uint64_t> future_;   // the union over every pc reachable from this one, with the async events each issues
   std::vector<int> cta_of_;             // per agent: its CTA
   std::vector<bool> cluster_arrive_;    // per agent: its code has a cluster_arrive (an arrive with no wait)
-  std::vector<bool> whole_slot_;
-  PhaseBounds phases_;                  // arrivals from outside the set (`quiet`)        // per named slot: an exit may complete it (used with no thread count, or AMD's)
+  std::vector<bool> whole_slot_;        // per named slot: an exit may complete it (used with no thread count, or AMD's)
+  std::vector<bool> whole_only_;        // per named slot: every op on it is for the whole CTA (no count, or bar.sync's 0), none AMD's
+  PhaseBounds phases_;                  // arrivals from outside the set (`quiet`)
 
   // A footprint: four parts of words_ words each, of resources read,
   // written (a write also reads), counted on and arrived on. The last two

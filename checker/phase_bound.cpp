@@ -39,10 +39,11 @@ thread_local Memo memo;
 
 PhaseBounds::PhaseBounds(const Program& p) : p_(p), usable_(p.num_mbars() <= 64), owner_(next_owner++) {
   // The named-barrier slots: the one constant count every operation gives
-  // each, 0 where two give different counts (an instance's count is its
-  // first arrive's, which the order of the arrivals would decide), one may
-  // give none (the whole CTA: exits complete it), a count is not constant,
-  // or an id is not known. AMD's workgroup barrier counts waves: none held.
+  // each, whole_only where every one gives none (the whole CTA: the live
+  // threads), 0 where two give different counts (an instance's count is its
+  // first arrive's, which the order of the arrivals would decide), some give
+  // none and others one, a count is not constant, or an id is not known.
+  // AMD's workgroup barrier counts waves: none held.
   const int n = p.ctas * p.named_used;
   if (n == 0 || n > 64 || p.kernel->target == ir::Target::amd) return;
   std::vector<std::int64_t> per_slot(static_cast<std::size_t>(p.named_used), std::int64_t{1} << 40);
@@ -57,7 +58,12 @@ PhaseBounds::PhaseBounds(const Program& p) : p_(p), usable_(p.num_mbars() <= 64)
       const int slot = p.named_slot[static_cast<std::size_t>(id)];
       if (slot < 0) continue;
       std::int64_t& m = per_slot[static_cast<std::size_t>(slot)];
-      m = !count_known || ir::named_may_be_whole(op, true) || (m != (std::int64_t{1} << 40) && m != count) ? 0 : count;
+      const bool none_yet = m == (std::int64_t{1} << 40);
+      // Surely the whole CTA: no count, or bar.sync's count of 0 (spec::named::whole_cta).
+      const bool whole = ir::named_no_count(op) ||
+                         (op.code == OpCode::bar_sync && op.count != ir::no_expr && is_constant(p, op.count) && eval(p, op.count, nullptr) == 0);
+      if (whole) m = none_yet || m == whole_only ? whole_only : 0;
+      else m = !count_known || ir::named_may_be_whole(op, true) || m == whole_only || (!none_yet && m != count) ? 0 : count;
     }
   slots_ = n;
   slot_min_.resize(static_cast<std::size_t>(n));
@@ -78,6 +84,9 @@ struct Path {
   // The agent on the cluster barrier: not arrived, arrived on an instance
   // that has completed (its wait passes), or on the current one.
   enum class Cluster : std::uint8_t { none, completed, current } cluster = Cluster::none;
+  // Past the instruction the agent stands at: only there does the agent's
+  // stage (arrived, waiting) apply, not where a loop brings the path back.
+  bool started = false;
   bool operator==(const Path&) const = default;
 };
 
@@ -99,6 +108,19 @@ bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool h
   auto unbound = [&] {
     std::fill_n(most, width, unbounded);
     return false;
+  };
+
+  // An exit lowers the threads a whole-CTA instance of its CTA waits for:
+  // the same as its threads' arrivals there (spec::named::on_exit).
+  auto exits = [&](Path& path) {
+    if (slots_ == 0) return;
+    const std::size_t at = 2 * static_cast<std::size_t>(mbars);
+    for (int k = 0; k < p_.named_used; ++k) {
+      const int slot = info.cta * p_.named_used + k;
+      if (slot_min_[static_cast<std::size_t>(slot)] != whole_only) continue;
+      std::int64_t& x = path.arrived[at + static_cast<std::size_t>(slot)];
+      x = std::min(x + info.threads, unbounded);
+    }
   };
 
   Path first;
@@ -176,9 +198,13 @@ bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool h
       if (++steps > budget || static_cast<int>(todo.size()) > max_paths) return unbound();
       if (path.pc >= n) {  // the exit
         v.visit(future, a, n, nullptr, nullptr);
+        exits(path);
         break;
       }
       const Instr& in = code[static_cast<std::size_t>(path.pc)];
+      // The instruction the agent stands at, in the stage it is in.
+      const bool at_start = !path.started;
+      path.started = true;
       switch (in.kind) {
         case InstrKind::assign:
           set_var(in.var, value(in.expr));
@@ -241,7 +267,7 @@ bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool h
       // of F then waits for good (its instance does not complete), as does
       // one the agent stands at having arrived (spec::agent stage: waiting).
       if (fp == ir::Footprint::barrier && slots_ > 0 && ir::op_family(op.code) != ir::OpFamily::amd) {
-        const bool resumed = path.pc == ag.pc && ag.stage == spec::agent::waiting;
+        const bool resumed = at_start && ag.stage == spec::agent::waiting;
         const bool waits = ir::op_has(op.code, ir::opf::named_wait);
         const std::optional<std::int64_t> id = op.id == ir::no_expr ? std::nullopt : value(op.id);
         const int first_slot = info.cta * p_.named_used;
@@ -272,7 +298,7 @@ bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool h
       if (fp == ir::Footprint::cluster && held) {
         // A cluster_sync the agent stands at having arrived (spec::agent
         // stage: waiting) has its wait alone left.
-        const bool resumed = path.pc == ag.pc && ag.stage == spec::agent::waiting;
+        const bool resumed = at_start && ag.stage == spec::agent::waiting;
         const bool arrives = op.code != OpCode::cluster_wait && !resumed, waits = op.code != OpCode::cluster_arrive;
         if (arrives) {
           visit(op);
@@ -292,7 +318,10 @@ bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool h
         continue;
       }
       visit(op);
-      if (fp == ir::Footprint::exit) break;
+      if (fp == ir::Footprint::exit) {
+        exits(path);
+        break;
+      }
       if (op.dest_var >= 0) set_var(op.dest_var, std::nullopt);  // a token, a value read, a query's answer
       if (op.bar.object < 0) continue;
       if (op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval) {
@@ -335,6 +364,16 @@ PhaseBounds::Query::Query(const PhaseBounds& b, const State& s, std::uint64_t mo
   for (int n = 0; n < b.slots_; ++n) {
     const spec::named::State& st = s.named[static_cast<std::size_t>(n)];
     const std::int64_t least = b.slot_min_[static_cast<std::size_t>(n)];
+    if (least == whole_only) {
+      // The whole CTA: its live threads less those arrived (spec::named::arrive's count).
+      const int cta = n / b.p_.named_used;
+      std::int64_t live = 0;
+      for (std::size_t x = 0; x < s.agents.size(); ++x)
+        if (!s.agents[x].exited && b.p_.agents[x].cta == cta) live += b.p_.agents[x].threads;
+      pending_named_[static_cast<std::size_t>(n)] = live - st.arrived;
+      if (pending_named_[static_cast<std::size_t>(n)] > 0) initial_named_ |= std::uint64_t{1} << n;
+      continue;
+    }
     if (least == 0 || st.whole_cta) continue;
     pending_named_[static_cast<std::size_t>(n)] = st.count > 0 ? std::int64_t{st.count} - st.arrived : least;
     if (pending_named_[static_cast<std::size_t>(n)] > 0) initial_named_ |= std::uint64_t{1} << n;

@@ -25,8 +25,12 @@
 // progress the outside runs' arrivals cannot complete (they stay below its
 // threads still expected, or, with none arrived yet, below the one count
 // every operation gives the slot) holds, and a run ends at a bar.sync
-// or bar.red on it (its wait for that instance). A slot some operation may
-// give no count (the whole CTA, which exits complete) is never held.
+// or bar.red on it (its wait for that instance). A slot every operation
+// gives no count (the whole CTA: `__syncthreads`, `bar.sync 0`) expects the
+// CTA's live threads less those arrived, and an exit counts as its threads'
+// arrivals there (an exit lowers what the instance waits for:
+// spec::named::on_exit); a slot some operations give a count and others
+// none is never held.
 //
 // F is valid for a set of outside processes when, for each of its barriers,
 // their runs' arrivals and the arrivals in flight among them stay below its
@@ -140,8 +144,10 @@ class PhaseBounds {
   const Program& p_;
   bool usable_ = false;
   // Named-barrier slots (cta * named_used + slot), where at most 64: the
-  // constant count every operation gives each (0: two differ, one may give
-  // none, or one is not known), and how many there are (0: none held).
+  // constant count every operation gives each (whole_only: every one gives
+  // none; 0: two differ, one may give none, or one is not known), and how
+  // many there are (0: none held).
+  static constexpr std::int64_t whole_only = -1;
   std::vector<std::int64_t> slot_min_;
   int slots_ = 0;
   [[nodiscard]] int most_width() const { return 2 * p_.num_mbars() + slots_; }

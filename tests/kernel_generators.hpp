@@ -1582,6 +1582,19 @@ inline std::string gated_arrivals_kernel(std::mt19937& rng) {
   return k;
 }
 
+// A role's body (lines indented by two) one level deeper, under `test`:
+// each warp of the role that passes it is an agent of its own.
+inline std::string under(const std::string& test, const std::string& body) {
+  std::string deeper = "  " + test + "\n";
+  std::size_t at = 0;
+  while (at < body.size()) {
+    const std::size_t end = body.find('\n', at);
+    deeper += "  " + body.substr(at, end - at + 1);
+    at = end + 1;
+  }
+  return deeper;
+}
+
 // The cluster barrier among many agents (the partial-order reduction's
 // hold on its instance: checker/phase_bound.hpp): two CTAs, two or three
 // roles, one of them of two warps that may be split per warp (its body reads
@@ -1626,18 +1639,9 @@ inline std::string cluster_rounds_kernel(std::mt19937& rng) {
       if (!sound && pick(10) == 0) body += in + "cluster_arrive\n";
     }
     if (pick(5) == 0) body += "  exit\n";
-    if (split) {
-      // Every line one deeper, under a test of `warp` that each warp passes
-      // (or, one time in four, that only warp 0 passes).
-      std::string deeper;
-      std::size_t at = 0;
-      while (at < body.size()) {
-        const std::size_t end = body.find('\n', at);
-        deeper += "  " + body.substr(at, end - at + 1);
-        at = end + 1;
-      }
-      body = std::string(pick(4) ? "  if warp >= 0:\n" : "  if warp == 0:\n") + deeper;
-    }
+    // Under a test of `warp` that each warp passes (or, one time in four,
+    // that only warp 0 passes).
+    if (split) body = under(pick(4) ? "if warp >= 0:" : "if warp == 0:", body);
     if (!sound && rounds > 1 && pick(4) == 0) {
       // A round skipped: the cluster barrier's instances no longer line up.
       const std::size_t at = body.find("cluster_sync\n");
@@ -1653,10 +1657,12 @@ inline std::string cluster_rounds_kernel(std::mt19937& rng) {
 // warps that may be split per warp (its body reads `warp`) and one or two
 // one-warp roles, each running rounds of `bar_sync ID, N` (or a bar.red)
 // over all their threads, some in a loop, that alternate writes of the
-// role's own buffer with reads of the others'. Three in four are correct by
-// construction; the rest give a count that two roles fill (more arrive than
-// it takes), let a role only arrive (bar_arrive orders it after no one),
-// skip a round, or use a second id.
+// role's own buffer with reads of the others'; one time in three the
+// rounds are for the whole CTA (no count), and a role may exit after any
+// round. Three in four are correct by construction; the rest give a count
+// that two roles fill (more arrive than it takes), let a role only arrive
+// (bar_arrive orders it after no one), skip a round, use a second id, or
+// give a count on the whole CTA's id.
 inline std::string named_rounds_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const bool sound = pick(4) != 0;
@@ -1668,12 +1674,22 @@ inline std::string named_rounds_kernel(std::mt19937& rng) {
     loops.push_back(pick(5) == 0);
     red.push_back(pick(4) == 0);
   }
+  // One time in three the rounds are for the whole CTA (`syncthreads`,
+  // `bar_sync 1` with no count or a count of 0), whose instances wait for
+  // the live threads: a role may exit after any round.
+  const int whole = pick(3) == 0 ? 1 + pick(3) : 0;
+  const std::string whole_op = whole == 1 ? "syncthreads" : whole == 2 ? "bar_sync 1" : "bar_sync 1, 0";
   for (int r = 0; r < roles; ++r) {
     const bool split = r == 0 && pick(3) != 0;
+    const int stop = whole && pick(3) == 0 ? pick(rounds) : rounds;  // exits after this many rounds
     k += "role r" + std::to_string(r) + (r == 0 ? " warps " + std::to_string(big) : std::string(" warp")) + ":\n";
     const std::string own = "a[" + std::to_string(r) + "]";
     std::string body;
     for (int i = 0; i < rounds; ++i) {
+      if (i == stop) {
+        body += "  exit\n";
+        break;
+      }
       const bool loop = loops[static_cast<std::size_t>(i)];
       const std::string in = loop ? "    " : "  ";
       if (loop) body += "  for t in 0 .. 2:\n";
@@ -1687,21 +1703,19 @@ inline std::string named_rounds_kernel(std::mt19937& rng) {
       switch (sound ? 0 : pick(8)) {
         case 1: body += in + "bar_arrive " + operands + "\n"; break;
         case 2: break;  // a round skipped
+        case 3:
+          if (whole) {  // a count on the whole CTA's id: mixed
+            body += in + "bar_sync " + (whole == 1 ? "0" : "1") + ", " + std::to_string(threads) + "\n";
+            break;
+          }
+          [[fallthrough]];
         default:
-          body += in + (red[static_cast<std::size_t>(i)] ? "p = bar_red popc " + operands + ", 1\n" : "bar_sync " + operands + "\n");
+          if (whole) body += in + whole_op + "\n";
+          else body += in + (red[static_cast<std::size_t>(i)] ? "p = bar_red popc " + operands + ", 1\n" : "bar_sync " + operands + "\n");
           break;
       }
     }
-    if (split) {
-      std::string deeper;
-      std::size_t at = 0;
-      while (at < body.size()) {
-        const std::size_t end = body.find('\n', at);
-        deeper += "  " + body.substr(at, end - at + 1);
-        at = end + 1;
-      }
-      body = "  if warp >= 0:\n" + deeper;
-    }
+    if (split) body = under("if warp >= 0:", body);
     k += body;
   }
   return k;

@@ -18,10 +18,10 @@ constexpr int kStages = 2;
 constexpr int kKTiles = 4;
 constexpr int kTileBytes = 4096;
 constexpr int kTileFloats = kTileBytes / 4;
-// Warps of each of the two consumer groups. 4 would make them warp groups
-// (a block of 288); the PTX front end runs every warp as an agent of its
-// own, and 8 consumer warps are far past an exhaustive search, 2 take a few
-// thousand states.
+// Warps of each of the two consumer groups. 4 makes them warp groups (a
+// block of 288): the PTX front end runs every warp as an agent of its own,
+// and 8 consumer warps take 972 states (docs/benchmarks.md, 2026-12-06); 1
+// keeps the tests small.
 constexpr int kGroupWarps = 1;
 constexpr int kConsumers = 2 * 32 * kGroupWarps;
 constexpr int kThreads = 32 + kConsumers;
