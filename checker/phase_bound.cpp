@@ -431,6 +431,9 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(const Frozen& frozen, int age
 }
 
 void PhaseBounds::Query::bounds(const Frozen& frozen, std::uint64_t outside) {
+  const Key key{outside, frozen, held_, true};
+  if (bound_key_ == key) return;
+  bound_key_ = key;
   const int agents = static_cast<int>(s_.agents.size());
   const int procs = agents + static_cast<int>(s_.pending.size());
   const std::size_t wide = static_cast<std::size_t>(b_.most_width());
@@ -455,6 +458,8 @@ void PhaseBounds::Query::bounds(const Frozen& frozen, std::uint64_t outside) {
 
 PhaseBounds::Query::Frozen PhaseBounds::Query::frozen(std::uint64_t outside) {
   if (!b_.usable_) return {};
+  const Key key{outside, Frozen{}, held_, true};
+  if (frozen_key_ == key) return frozen_answer_;
   Frozen frozen{initial_, initial_named_};
   while (frozen.mbars != 0 || frozen.named != 0) {
     bounds(frozen, outside);
@@ -476,6 +481,8 @@ PhaseBounds::Query::Frozen PhaseBounds::Query::frozen(std::uint64_t outside) {
     if (next == frozen) break;
     frozen = next;
   }
+  frozen_key_ = key;
+  frozen_answer_ = frozen;
   return frozen;
 }
 

@@ -138,6 +138,16 @@ class PhaseBounds {
     // The bounds for `outside` under `frozen`, into bound_.
     void bounds(const Frozen& frozen, std::uint64_t outside);
     std::vector<std::int64_t> bound_;
+    // What bound_ and the last frozen() answer were computed for: a set's
+    // closure asks about the same outside processes for many barriers.
+    struct Key {
+      std::uint64_t outside = 0;
+      Frozen frozen;
+      bool held = false, valid = false;
+      bool operator==(const Key&) const = default;
+    };
+    Key bound_key_, frozen_key_;
+    Frozen frozen_answer_;
   };
 
  private:
