@@ -62,9 +62,7 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
     for (const Instr& in : p.code[static_cast<std::size_t>(a.role)]) {
       if (in.kind != InstrKind::op || !ir::op_uses_named_barrier(in.op->code)) continue;
       std::int64_t count = 0, slot_id = 0;
-      // Surely for the whole CTA: no count, or a bar.sync's count known to be 0.
-      const bool surely_whole = ir::named_no_count(*in.op) ||
-                                (in.op->code == OpCode::bar_sync && known(in.op->count, nullptr, count) && count == 0);
+      const bool surely_whole = ir::named_surely_whole(*in.op, in.op->count != ir::no_expr && known(in.op->count, nullptr, count) && count == 0);
       if (!surely_whole || ir::op_family(in.op->code) == ir::OpFamily::amd) {
         if (in.op->id == ir::no_expr || (known(in.op->id, nullptr, slot_id) && slot_id >= 0 && slot_id < spec::named::num_ids)) {
           const int slot = p.named_slot[static_cast<std::size_t>(slot_id)];

@@ -156,6 +156,12 @@ struct Op {
   return named_no_count(op) || (op.code == OpCode::bar_sync && !nonzero);
 }
 
+// Whether a named-barrier op is surely one for every thread of the CTA: no
+// count, or a bar.sync's count known to be 0 (`zero`).
+[[nodiscard]] inline bool named_surely_whole(const Op& op, bool zero) {
+  return named_no_count(op) || (op.code == OpCode::bar_sync && zero);
+}
+
 enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true };
 
 struct Stmt {

@@ -59,9 +59,8 @@ PhaseBounds::PhaseBounds(const Program& p) : p_(p), usable_(p.num_mbars() <= 64)
       if (slot < 0) continue;
       std::int64_t& m = per_slot[static_cast<std::size_t>(slot)];
       const bool none_yet = m == (std::int64_t{1} << 40);
-      // Surely the whole CTA: no count, or bar.sync's count of 0 (spec::named::whole_cta).
-      const bool whole = ir::named_no_count(op) ||
-                         (op.code == OpCode::bar_sync && op.count != ir::no_expr && is_constant(p, op.count) && eval(p, op.count, nullptr) == 0);
+      // Surely the whole CTA (spec::named::whole_cta).
+      const bool whole = ir::named_surely_whole(op, op.count != ir::no_expr && is_constant(p, op.count) && eval(p, op.count, nullptr) == 0);
       if (whole) m = none_yet || m == whole_only ? whole_only : 0;
       else m = !count_known || ir::named_may_be_whole(op, true) || m == whole_only || (!none_yet && m != count) ? 0 : count;
     }
@@ -366,10 +365,7 @@ PhaseBounds::Query::Query(const PhaseBounds& b, const State& s, std::uint64_t mo
     const std::int64_t least = b.slot_min_[static_cast<std::size_t>(n)];
     if (least == whole_only) {
       // The whole CTA: its live threads less those arrived (spec::named::arrive's count).
-      const int cta = n / b.p_.named_used;
-      std::int64_t live = 0;
-      for (std::size_t x = 0; x < s.agents.size(); ++x)
-        if (!s.agents[x].exited && b.p_.agents[x].cta == cta) live += b.p_.agents[x].threads;
+      const std::int64_t live = live_threads(b.p_, s.agents, n / b.p_.named_used);
       pending_named_[static_cast<std::size_t>(n)] = live - st.arrived;
       if (pending_named_[static_cast<std::size_t>(n)] > 0) initial_named_ |= std::uint64_t{1} << n;
       continue;

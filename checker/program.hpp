@@ -273,6 +273,16 @@ struct Program {
 // Throws KernelError for a kernel the explorer cannot instantiate.
 [[nodiscard]] Program instantiate(const ir::Kernel& k);
 
+// The threads of CTA `cta` (-1: of every CTA) whose agents have not exited,
+// in `agents` (a state's agents, or a part of them, by agent index).
+template <class Agents>
+[[nodiscard]] std::uint32_t live_threads(const Program& p, const Agents& agents, int cta) {
+  std::uint32_t live = 0;
+  for (std::size_t i = 0; i < agents.size(); ++i)
+    if (!agents[i].exited && (cta < 0 || p.agents[i].cta == cta)) live += static_cast<std::uint32_t>(p.agents[i].threads);
+  return live;
+}
+
 // A rule of spec/ that the kernel's text breaks whatever the schedule,
 // checked before any search (by both engines): the violation, where, and why.
 struct TextViolation {

@@ -395,13 +395,7 @@ class Exec {
         n += static_cast<std::uint32_t>(p_.agents[i].threads);
     return n;
   }
-  std::uint32_t live_threads(int cta) const {
-    std::uint32_t live = 0;
-    const Part<AgentState>& all = all_agents();
-    for (std::size_t i = 0; i < all.size(); ++i)
-      if (!all[i].exited && (cta < 0 || p_.agents[i].cta == cta)) live += static_cast<std::uint32_t>(p_.agents[i].threads);
-    return live;
-  }
+  std::uint32_t live_threads(int cta) const { return check::live_threads(p_, all_agents(), cta); }
   void exit_agent();
   void op(const ir::Op& op);
   [[noreturn, gnu::cold, gnu::noinline]] static void blocked_unexpectedly(const ir::Op& op);
