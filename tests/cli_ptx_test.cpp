@@ -81,6 +81,19 @@ TEST_CASE("cli ptx: verdicts, source lines, replay and usage") {
   CHECK(run(test, ok + " --block 64 --arg N").status == 2);
   CHECK(run(test, ok + " --block 64 --entry nope").status == 2);
 
+  // A branch on a loaded value: read both ways, and a note says so, under
+  // the verdict line and in the JSON's `notes`.
+  const std::string past = "\tld.shared.u32 \t%r8, [%r7];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 bra \tDONE;\n";
+  const std::string branchy = temp_file(test, "branchy.ptx", pc::testing::handoff_ptx(pc::testing::produce, pc::testing::wait + past));
+  const Run noted = run(test, branchy + " --block 64");
+  CHECK(noted.status == 0);
+  CHECK(noted.out.find("VERIFIED") < noted.out.find("\n  note: 1 branch on a value loaded from memory read both ways"));
+  CHECK(noted.out.find("line " ) != std::string::npos);
+  CHECK(noted.out.find("'@%p3 bra DONE'") != std::string::npos);
+  const Run noted_json = run(test, branchy + " --block 64 --json");
+  CHECK(noted_json.out.find("\"notes\": [\"1 branch on a value loaded from memory") != std::string::npos);
+  CHECK(fine.out.find("\"notes\": []") != std::string::npos);
+
   // An instruction outside the subset: located on stderr, exit 2.
   const std::string odd = temp_file(test, "odd.ptx", pc::testing::with(pc::testing::handoff_ptx(pc::testing::produce, pc::testing::wait), "\tret;", "\tbrkpt.foo \t%r1;\n\tret;"));
   const Run e = run(test, odd);

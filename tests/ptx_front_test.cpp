@@ -139,8 +139,8 @@ TEST_CASE("ptx: what the front end does not read is a located error") {
   REQUIRE(!b.ok());
   CHECK(first_error(b).find("not in a polling loop") != std::string::npos);
   CHECK(first_error(b).find("st.shared.f32") != std::string::npos);
-  // A branch on a loaded value.
-  const std::string loaded = "\tld.shared.u32 \t%r8, [%r7];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 bra \tDONE;\n";
+  // An exit guarded by a loaded value.
+  const std::string loaded = "\tld.shared.u32 \t%r8, [%r7];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 ret;\n";
   const ptx::Loaded c = load(kernel(produce, wait + loaded));
   REQUIRE(!c.ok());
   CHECK(first_error(c).find("does not know") != std::string::npos);
@@ -625,4 +625,110 @@ TEST_CASE("ptx: a 64-bit parameter not given, used as an integer, asks for its -
   ptx::Launch other;
   other.args.emplace_back("0", static_cast<std::int64_t>(1ull << 63));  // 3 x 2^63: a high half of 1
   CHECK(outcome(kernel(uses + produce, wait), other) == "verified");
+}
+
+// The accesses of a kernel the front end built, as "LINE:read" and
+// "LINE:write" in program order per role, each with its buffers' count.
+std::string accesses(const ptx::Loaded& l) {
+  std::string out;
+  for (const ir::Role& r : l.kernel.roles)
+    for (const ir::Stmt& st : r.body)
+      if (st.kind == ir::StmtKind::op && (st.op.code == ir::OpCode::read || st.op.code == ir::OpCode::write))
+        out += r.name + ":" + std::to_string(st.op.loc.line) + ":" + (st.op.code == ir::OpCode::read ? "read" : "write") + "x" +
+               std::to_string(st.op.bufs.size()) + " ";
+  return out;
+}
+
+// A branch on a value loaded from memory: both ways read, their accesses
+// taken together, with a note (checker/ptx/either.cpp).
+TEST_CASE("ptx: a branch on a loaded value is read both ways") {
+  const std::string flag = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n";
+  // After the wait, a branch past the load: verified, and said so.
+  const std::string past = "\tld.shared.u32 \t%r8, [%r7];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 bra \tDONE;\n";
+  const ptx::Loaded a = load(kernel(produce, wait + past));
+  CAPTURE(first_error(a));
+  REQUIRE(a.ok());
+  CHECK(a.loaded_branches == 1);
+  int noted = 0;
+  for (const std::string& n : a.notes) noted += n.rfind("1 branch on a value loaded from memory read both ways", 0) == 0;
+  CHECK(noted == 1);
+  CHECK(outcome(kernel(produce, wait + past)) == "verified");
+  // A store before the wait on either way of a branch on a global flag
+  // races with the producer's store: found whichever way makes it.
+  const std::string taken = flag + "\t@%p3 bra \tSKIPW;\n\tst.shared.f32 \t[%r7], 0f00000000;\nSKIPW:\n";
+  CHECK(outcome(kernel(produce, taken + wait)) == "data_race");
+  const std::string other = flag + "\t@!%p3 bra \tSKIPW;\n\tst.shared.f32 \t[%r7], 0f00000000;\nSKIPW:\n";
+  CHECK(outcome(kernel(produce, other + wait)) == "data_race");
+  // The store after the wait on one way: verified.
+  CHECK(outcome(kernel(produce, wait + taken)) == "verified");
+  // Nested: each way's accesses once, the taken way's first.
+  const std::string nested = flag + "\t@%p3 bra \tOUTER;\n\tst.shared.f32 \t[%r7], 0f00000000;\n"
+                             "\tld.global.u32 \t%r9, [%rd2+4];\n\tsetp.eq.u32 \t%p1, %r9, 0;\n\t@%p1 bra \tOUTER;\n"
+                             "\tst.global.u32 \t[%rd2+8], 0;\nOUTER:\n\tst.global.u32 \t[%rd2+12], 0;\n";
+  const ptx::Loaded n = load(kernel(produce, wait + nested));
+  CAPTURE(first_error(n));
+  REQUIRE(n.ok());
+  const std::string at = accesses(n);
+  CAPTURE(at);
+  const auto line_of = [&](const std::string& text) {
+    const std::string all = kernel(produce, wait + nested);
+    int line = 1;
+    for (std::size_t i = 0; i < all.find(text); ++i) line += all[i] == '\n';
+    return std::to_string(line);
+  };
+  CHECK(at.find("warp1:" + line_of("\tld.global.u32 \t%r8") + ":readx1 warp1:" + line_of("\tst.shared.f32 \t[%r7], 0f0000") +
+                ":writex1 warp1:" + line_of("\tld.global.u32 \t%r9") + ":readx1 warp1:" + line_of("\tst.global.u32 \t[%rd2+8]") +
+                ":writex1 warp1:" + line_of("\tst.global.u32 \t[%rd2+12]") + ":writex1") != std::string::npos);
+  CHECK(at.find("x0") == std::string::npos);
+  CHECK(n.loaded_branches == 2);
+  // A way that synchronizes: a located error (no choice in the model yet).
+  const std::string arrive = flag + "\t@%p3 bra \tSKIPA;\n\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\nSKIPA:\n";
+  const ptx::Loaded b = load(kernel(produce, arrive + wait));
+  REQUIRE(!b.ok());
+  CHECK(first_error(b).find("synchronizes") != std::string::npos);
+  CHECK(b.errors[0].loc.line > 0);
+  // A loop whose exit depends on a loaded value: a located error.
+  const std::string spin = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\nSPIN:\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 bra \tSPIN;\n";
+  const ptx::Loaded c = load(kernel(produce, spin + wait));
+  REQUIRE(!c.ok());
+  CHECK(first_error(c).find("a loop whose trips depend on such a value") != std::string::npos);
+  // A register the ways leave with different values is not known after
+  // them: an address computed from it is an error.
+  const std::string offset = flag + "\tmov.u32 \t%r9, 0;\n\t@%p3 bra \tSKIPM;\n\tmov.u32 \t%r9, 4;\nSKIPM:\n\tadd.u32 \t%r7, %r7, %r9;\n";
+  const ptx::Loaded d = load(kernel(produce, offset + wait));
+  REQUIRE(!d.ok());
+  CHECK(first_error(d).find("address") != std::string::npos);
+  CHECK(first_error(d).find("does not know") != std::string::npos);
+  // Where they leave it with the same value, it is known.
+  const std::string same = flag + "\tmov.u32 \t%r9, 0;\n\t@%p3 bra \tSKIPM;\n\tmov.u32 \t%r9, 0;\nSKIPM:\n\tadd.u32 \t%r7, %r7, %r9;\n";
+  CHECK(outcome(kernel(produce, same + wait)) == "verified");
+}
+
+// An instruction other than a branch guarded by a loaded value: its
+// accesses as if every such lane made them, a register it may write not
+// known after it, a synchronization a located error.
+TEST_CASE("ptx: an instruction guarded by a loaded value") {
+  const std::string flag = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n";
+  const std::string store = flag + "\t@%p3 st.shared.f32 \t[%r7], 0f00000000;\n";
+  CHECK(outcome(kernel(produce, store + wait)) == "data_race");
+  CHECK(outcome(kernel(produce, wait + store)) == "verified");
+  const ptx::Loaded a = load(kernel(produce, store + wait));
+  CHECK(a.loaded_branches == 0);
+  int noted = 0;
+  for (const std::string& n : a.notes)
+    noted += n.rfind("1 instruction guarded by a value loaded from memory", 0) == 0 && n.find("'@%p3 st.shared.f32'") != std::string::npos;
+  CHECK(noted == 1);
+  const std::string arrive = flag + "\t@%p3 mbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
+  const ptx::Loaded b = load(kernel(produce, arrive + wait));
+  REQUIRE(!b.ok());
+  CHECK(first_error(b).find("and it synchronizes") != std::string::npos);
+  const std::string offset = flag + "\tmov.u32 \t%r9, 0;\n\t@%p3 mov.u32 \t%r9, 4;\n\tadd.u32 \t%r7, %r7, %r9;\n";
+  const ptx::Loaded d = load(kernel(produce, offset + wait));
+  REQUIRE(!d.ok());
+  CHECK(first_error(d).find("does not know") != std::string::npos);
+  const std::string same = flag + "\tmov.u32 \t%r9, 0;\n\t@%p3 mov.u32 \t%r9, 0;\n\tadd.u32 \t%r7, %r7, %r9;\n";
+  CHECK(outcome(kernel(produce, same + wait)) == "verified");
 }

@@ -12,7 +12,10 @@
 // warps, each an agent),
 //   // apart: reduced
 // which checks the runs apart with the reductions (each checked against the
-// plain search on generated kernels: checker_por_test.cpp).
+// plain search on generated kernels: checker_por_test.cpp); and, where its
+// PTX branches on values loaded from memory (docs/ptx.md),
+//   // loaded branches: N
+// the number of such branches, each noted in the verdict.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -93,6 +96,9 @@ TEST_CASE("ptx kernels: each CUDA kernel's PTX gives its .bk twin's verdict") {
     const std::string err = k.errors.empty() ? "" : k.errors[0].message;
     CAPTURE(err);
     REQUIRE(k.ok());
+    // The branches on loaded values it reads both ways, each with its note.
+    const std::string branches = header(text, "loaded branches");
+    CHECK(k.loaded_branches == (branches.empty() ? 0 : std::stoi(branches)));
     const check::Result r = check::check(k.kernel, {});
     const std::string found = r.message + " (" + std::to_string(r.states) + " states)";
     CAPTURE(found);

@@ -99,6 +99,7 @@ bool load_ptx(report::FileReport& f, const PtxOptions& o, ir::Kernel& k) {
   }
   k = std::move(l.kernel);
   f.kernel = k.name;
+  f.notes = std::move(l.notes);
   std::map<std::string, std::string> sources;
   for (std::size_t i = 0; i < l.origin.size(); ++i) {
     const ptx::Origin& g = l.origin[i];

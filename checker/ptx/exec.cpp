@@ -121,6 +121,7 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
       Warp warp(ctx, c, w);
       if (warp.run(run)) x.warps.push_back(std::move(run));
     }
+  x.loaded_branches = note_either(ctx, x.notes);
   return x;
 }
 

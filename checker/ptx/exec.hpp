@@ -77,6 +77,7 @@ struct Execution {
   const Function* entry = nullptr;
   std::vector<Diagnostic> errors;
   std::vector<std::string> notes;    // what the user should know of how it was read
+  int loaded_branches = 0;           // branches on values loaded from memory, read both ways (either.cpp)
   std::map<int, std::string> pointer_names;  // global bases past the parameters and variables: "params+640"
   [[nodiscard]] bool ok() const { return errors.empty(); }
 };

@@ -26,6 +26,7 @@ struct Loaded {
   ir::Kernel kernel;
   std::vector<Diagnostic> errors;
   std::vector<std::string> notes;    // how the launch was read (the user should know)
+  int loaded_branches = 0;           // branches on values loaded from memory, read both ways (docs/ptx.md)
   std::vector<Origin> origin;        // per PTX line (index = line), where `.loc` gave one
   [[nodiscard]] bool ok() const { return errors.empty(); }
 };

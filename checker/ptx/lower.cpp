@@ -115,6 +115,7 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
   ir::KernelBuilder kb("");
   Execution x = execute(m, launch, file, kb);
   out.notes = x.notes;
+  out.loaded_branches = x.loaded_branches;
   if (!x.ok()) {
     out.errors = std::move(x.errors);
     return out;

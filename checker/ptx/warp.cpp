@@ -655,18 +655,33 @@ void Warp::step() {
     }
     if (unknown && probing_ && m == "bra") throw Fork{g, unknown};
     if (unknown) {
-      const int l = std::countr_zero(unknown);
-      const Val p = regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.guard)];
-      if (p.from_param()) {
+      for (int l = 0; l < 32; ++l) {
+        const Val p = regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.guard)];
+        if (!((unknown >> l) & 1) || !p.from_param()) continue;
         const std::string at = std::to_string(p.base) + (p.v ? "+" + std::to_string(p.v) : "");
         std::string name = ctx.fn->params.at(static_cast<std::size_t>(p.base)).name;
         if (name.rfind(ctx.fn->name + "_", 0) == 0) name = name.substr(ctx.fn->name.size() + 1);
         stop(in, "'" + in.text + "' depends on parameter " + name +
                      (p.v ? " at byte " + std::to_string(p.v) : "") + ", which was not given: give --arg " + at + "=VALUE");
       }
-      stop(in, "'" + in.text + "' is guarded by a predicate the front end does not know in lane " + std::to_string(l) +
-                   " (a value loaded from memory, a timer, or a parameter not given with --arg): not supported yet");
+      if (m == "bra") {
+        either(in, g, unknown);
+        return;
+      }
+      if (m == "ret" || m == "exit" || m == "trap" || m == "call")
+        stop(in, "'" + in.text + "' is guarded by a predicate the front end does not know in lane " +
+                     std::to_string(std::countr_zero(unknown)) +
+                     " (a value loaded from memory, or a timer): not supported yet");
     }
+  }
+  if (unknown) {
+    // Executed as if those lanes took it, then weighed (either.cpp).
+    const Maybe before = maybe_before(in, unknown);
+    g |= unknown;
+    execute(in, g, e.mask);
+    maybe_after(in, unknown, before);
+    ++stack_.back().pc;
+    return;
   }
   if (m == "bra" || m == "brx") {
     if (m == "brx") stop(in, "brx.idx (an indirect branch) is not supported");
@@ -683,6 +698,13 @@ void Warp::step() {
   }
   if (m == "trap") stop(in, "trap: the kernel aborts here");
   if (m == "call") stop(in, "a call of '" + in.target + "': calls are not supported yet (nvcc inlines device functions unless told not to)");
+  execute(in, g, e.mask);
+  // The top entry may have changed (exit_lanes), never its pc but here.
+  ++stack_.back().pc;
+}
+
+void Warp::execute(const Instr& in, std::uint32_t g, std::uint32_t mask) {
+  const std::string& m = in.parts[0];
   if (g != 0 && !stale_.empty()) {
     for (int r : uses_of(in))
       if (std::find(stale_.begin(), stale_.end(), r) != stale_.end())
@@ -691,7 +713,7 @@ void Warp::step() {
   }
   if (g != 0) {
     for (int r : defs_of(in)) {
-      if (in.guard >= 0 && g != e.mask) break;
+      if (in.guard >= 0 && g != mask) break;
       stale_.erase(std::remove(stale_.begin(), stale_.end(), r), stale_.end());
     }
     consume_uses(in, g);
@@ -702,8 +724,6 @@ void Warp::step() {
       arith(in, g);
     }
   }
-  // The top entry may have changed (exit_lanes), never its pc but here.
-  ++stack_.back().pc;
 }
 
 bool Warp::advance() {

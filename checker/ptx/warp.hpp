@@ -39,7 +39,14 @@ struct Context {
   std::map<std::pair<int, std::int64_t>, int> field_pointer;
   std::map<int, std::string>* pointer_names = nullptr;
   int next_base = 0;
+  // Branches on loaded values read both ways, and instructions guarded by
+  // one that made accesses (either.cpp): their lines and text, for the notes.
+  std::vector<std::pair<int, std::string>> either_branches, either_guards;
 };
+
+// The notes of the branches and guards on loaded values read (either.cpp);
+// the number of distinct branches.
+int note_either(const Context& ctx, std::vector<std::string>& notes);
 
 // A failure that stops the warp (and the front end): bad or unsupported input at `at`.
 struct Stop {
@@ -68,11 +75,16 @@ class Warp {
   // Register `reg` of `lane`, to be written: within a probe, its value at the
   // probe's start is journaled first (probe keeps its states as differences).
   Val& slot(int lane, int reg) {
-    const std::size_t i = static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(reg);
+    return slot_at(static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(reg));
+  }
+  // The same by its index in `regs`; within the ways of a branch on an
+  // unknown value, its value before is logged too (either.cpp, undo_).
+  Val& slot_at(std::size_t i) {
     if (journaling_ && !journaled_[i]) {
       journaled_[i] = 1;
       journal_.emplace_back(i, regs[i]);
     }
+    if (either_depth_ > 0) undo_.emplace_back(i, regs[i]);
     return regs[i];
   }
   [[nodiscard]] Val get(int lane, const Operand& o, Type t) const;
@@ -119,6 +131,20 @@ class Warp {
   void step();
   // A branch taken by the lanes `g` of the top entry: a jump, a fall-through, or a split.
   void branch(const Instr& in, std::uint32_t g);
+  // A branch the lanes `unknown` may take or not (a predicate from loaded
+  // data): both ways read, to where they meet again (either.cpp).
+  void either(const Instr& in, std::uint32_t taken, std::uint32_t unknown);
+  // Runs a non-branch instruction in the lanes `g` of the top entry, whose lanes are `mask`.
+  void execute(const Instr& in, std::uint32_t g, std::uint32_t mask);
+  // Another instruction the lanes `unknown` may execute or not: run as if
+  // they did, then weighed (either.cpp): what it wrote in those lanes before,
+  // and where the warp's events were.
+  struct Maybe {
+    std::vector<std::pair<std::size_t, Val>> old;  // register slot, its value
+    std::size_t events = 0;
+  };
+  [[nodiscard]] Maybe maybe_before(const Instr& in, std::uint32_t unknown) const;
+  void maybe_after(const Instr& in, std::uint32_t unknown, const Maybe& before);
   // Pops the entries whose lanes are done or reconverged; false when none is left.
   bool advance();
   void exit_lanes(std::uint32_t lanes);
@@ -178,6 +204,9 @@ class Warp {
   std::vector<std::pair<std::size_t, Val>> journal_;  // slot, its value at the probe's start
   std::vector<char> journaled_;                       // per slot
   std::vector<std::uint32_t> load_lanes_;  // per event: the lanes of a load whose data is not yet used (0: none, or used)
+  std::vector<int> either_at_;             // the branches on unknown values being read both ways (either), innermost last
+  int either_depth_ = 0;                   // how many such ways are being read
+  std::vector<std::pair<std::size_t, Val>> undo_;  // within them: each register slot written, its value before
 };
 
 }  // namespace pc::ptx

@@ -92,6 +92,9 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
     if (r.verdict == check::Verdict::inconclusive) o << ",\n      \"inconclusive_reason\": " << q(r.inconclusive_reason);
     if (!r.stop_detail.empty()) o << ",\n      \"inconclusive_detail\": " << q(r.stop_detail);
     if (r.profile.taken) o << ",\n      \"profile\": " << profile_json(f);
+    o << ",\n      \"notes\": [";
+    for (std::size_t n = 0; n < f.notes.size(); ++n) o << (n ? ", " : "") << q(f.notes[n]);
+    o << "]";
     if (!r.not_proved.empty()) o << ",\n      \"not_proved\": " << q(r.not_proved);
     if (!r.proved_for.empty()) o << ",\n      \"proved_for\": " << q(r.proved_for);
     if (!r.verified_at.empty()) o << ",\n      \"verified_at\": " << q(r.verified_at);

@@ -75,6 +75,7 @@ struct FileReport {
   std::string source;
   std::vector<SourceLine> origin;  // per line of `source` (index = line); empty for a .bk file
   std::string options;             // the front end's options a replay needs ("--entry k --block 128")
+  std::vector<std::string> notes;  // how the front end read the kernel, where the verdict depends on it (docs/ptx.md)
   std::string kernel;
   check::Failure failure = check::Failure::none;
   std::vector<Diagnostic> diagnostics;

@@ -1,0 +1,219 @@
+// A branch on a value the front end does not know (warp.hpp, Warp::either).
+//
+// Its predicate comes from data loaded from memory (or a timer), which the
+// front end abstracts away: the lanes that do not know it may take the
+// branch or not. Both ways are read, all of those lanes taken or none of
+// them, each from the branch to where the ways meet again (the branch's
+// immediate post-dominator, or the warp's end). A split of those lanes runs
+// each way with fewer of them, which touches fewer bytes and makes the same
+// operations; so where neither way makes an operation other than memory
+// accesses (ld and st: read, write, consume), the warp goes on with both
+// ways' accesses, the taken way's first (more conflicts, none lost), and a
+// register the ways leave with different values is a value not known from
+// there (a branch on it is read both ways again; an address or a
+// synchronization operand from it is an error). A note of the verdict says
+// so. Where a way synchronizes (an arrive, a wait, a barrier, an async
+// copy), the two ways cannot be read as one, and the model has no choice
+// between two ways yet: a located error, as a loop whose exit depends on
+// such a value is.
+#include <algorithm>
+#include <bit>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "checker/ptx/warp.hpp"
+
+namespace pc::ptx {
+namespace {
+
+// The operations of a way that are memory accesses only (docs/ptx.md, "How
+// the kernel is read": ld and st of the shared, global and generic spaces).
+bool access_only(const Event& e) {
+  return e.op.code == ir::OpCode::read || e.op.code == ir::OpCode::write || e.op.code == ir::OpCode::consume;
+}
+
+// The instruction's guard and mnemonic as written: "@!%p3 bra SKIP".
+std::string written(const Instr& in, const Function& fn) {
+  return "@" + std::string(in.guard_neg ? "!" : "") + fn.regs[static_cast<std::size_t>(in.guard)].name + " " + in.text +
+         (in.target.empty() ? "" : " " + in.target);
+}
+
+
+}  // namespace
+
+void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
+  const int at = stack_.back().pc;
+  const int lane = std::countr_zero(unknown);
+  const std::string branch_text = written(in, *ctx.fn);
+  if (std::find(either_at_.begin(), either_at_.end(), at) != either_at_.end())
+    stop(in, "'" + branch_text + "' is a loop's branch on a value the front end does not know in lane " + std::to_string(lane) +
+                 " (loaded from memory, or a timer): a loop whose trips depend on such a value is not supported yet");
+  // A way: what it left in the warp's state. Its registers are the slots
+  // it wrote (undo_ logs them, so that the next way starts from the same
+  // state without a copy of the register file) with their values there.
+  using Slots = std::vector<std::pair<std::size_t, Val>>;
+  struct Way {
+    Slots changed;                        // sorted by slot
+    std::vector<Entry> stack;
+    std::vector<Event> events;            // the way's own, after the branch
+    std::vector<std::uint32_t> load_lanes;
+    int single = -1;
+    std::uint8_t seen = 0;
+    std::vector<int> stale;
+  };
+  const std::size_t n0 = out_->events.size();
+  const std::vector<Entry> stack0 = stack_;
+  const std::vector<std::uint32_t> lanes0 = load_lanes_;
+  const int single0 = single_lane_;
+  const std::uint8_t seen0 = regs_seen_;
+  const std::vector<int> stale0 = stale_;
+  const std::size_t depth = stack_.size();
+  const int meet = ctx.cfg.ipdom[static_cast<std::size_t>(at)];
+  either_at_.push_back(at);
+  ++either_depth_;
+  const std::size_t mark = undo_.size();
+  Way ways[2];
+  for (int w = 0; w < 2; ++w) {
+    stack_ = stack0;
+    load_lanes_ = lanes0;
+    single_lane_ = single0;
+    regs_seen_ = seen0;
+    stale_ = stale0;
+    out_->events.resize(n0);
+    branch(in, w == 0 ? taken | unknown : taken);
+    // To where the ways meet: the branch's entry back at its post-dominator,
+    // or popped (the post-dominator was where that entry ends), or the end.
+    while (advance() && stack_.size() >= depth && !(stack_.size() == depth && stack_.back().pc == meet)) step();
+    Way& way = ways[w];
+    way.events.assign(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
+                      std::make_move_iterator(out_->events.end()));
+    for (const Event& e : way.events)
+      if (!access_only(e))
+        stop(in, "'" + branch_text + "' branches on a value the front end does not know in lane " + std::to_string(lane) +
+                     " (loaded from memory, or a timer), and its " + (w == 0 ? "taken" : "untaken") +
+                     " way synchronizes (line " + std::to_string(e.op.loc.line) +
+                     "): a choice between two ways of synchronizing is not supported yet");
+    for (std::size_t k = mark; k < undo_.size(); ++k) way.changed.emplace_back(undo_[k].first, regs[undo_[k].first]);
+    std::sort(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    way.changed.erase(std::unique(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+                      way.changed.end());
+    for (std::size_t k = undo_.size(); k-- > mark;) regs[undo_[k].first] = undo_[k].second;  // back to the start
+    undo_.resize(mark);
+    way.stack = std::move(stack_);
+    way.load_lanes = std::move(load_lanes_);
+    way.single = single_lane_;
+    way.seen = regs_seen_;
+    way.stale = std::move(stale_);
+  }
+  --either_depth_;
+  either_at_.pop_back();
+  Way& a = ways[0];
+  Way& b = ways[1];
+  if (a.stack != b.stack)
+    stop(in, "'" + branch_text + "' branches on a value the front end does not know in lane " + std::to_string(lane) +
+                 ", and one of its ways ends lanes the other does not: not supported yet");
+  if (a.single >= 0 && b.single >= 0 && a.single != b.single)
+    stop(in, "'" + branch_text + "' branches on a value the front end does not know, and its ways make single-lane accesses "
+                 "from different lanes: not supported yet");
+  // The events: both ways' accesses, the taken way's first. A load of the
+  // untaken way is its event index there plus the taken way's events.
+  const int shift = static_cast<int>(a.events.size());
+  for (auto& [i, v] : b.changed)
+    if (v.load >= static_cast<int>(n0)) v.load += shift;
+  out_->events.resize(n0);  // what the untaken way left there was moved into b
+  for (Event& e : a.events) out_->events.push_back(std::move(e));
+  for (Event& e : b.events) out_->events.push_back(std::move(e));
+  load_lanes_.assign(n0, 0);
+  for (std::size_t i = 0; i < n0; ++i) load_lanes_[i] = a.load_lanes[i] | b.load_lanes[i];  // a load either way left unused
+  load_lanes_.insert(load_lanes_.end(), a.load_lanes.begin() + static_cast<std::ptrdiff_t>(n0), a.load_lanes.end());
+  load_lanes_.insert(load_lanes_.end(), b.load_lanes.begin() + static_cast<std::ptrdiff_t>(n0), b.load_lanes.end());
+  // The registers either way wrote: where the ways agree, that value; else
+  // not known (regs holds the start here).
+  auto ia = a.changed.begin(), ib = b.changed.begin();
+  while (ia != a.changed.end() || ib != b.changed.end()) {
+    const std::size_t i = ib == b.changed.end() || (ia != a.changed.end() && ia->first < ib->first) ? ia->first : ib->first;
+    const Val va = ia != a.changed.end() && ia->first == i ? (ia++)->second : regs[i];
+    const Val vb = ib != b.changed.end() && ib->first == i ? (ib++)->second : regs[i];
+    Val v = va;
+    if (!(va == vb)) {
+      v = Val::unknown();
+      v.wgmma = va.wgmma | vb.wgmma;
+    }
+    if (!(v == regs[i])) slot_at(i) = v;
+  }
+  stack_ = std::move(a.stack);
+  single_lane_ = std::max(a.single, b.single);
+  regs_seen_ = a.seen | b.seen;
+  stale_ = std::move(a.stale);
+  for (int r : b.stale)
+    if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
+  ctx.either_branches.emplace_back(in.at.line, branch_text);
+}
+
+// An instruction other than a branch guarded by such a predicate: executed
+// as if the lanes that do not know it did (warp.cpp, step), which touches
+// more bytes than a part of them would. Where it makes an operation other
+// than a memory access, a located error; a register it writes in those
+// lanes keeps its value where executing it left that unchanged, else holds
+// a value not known (loaded data keeps its load, so that its first use
+// consumes it).
+Warp::Maybe Warp::maybe_before(const Instr& in, std::uint32_t unknown) const {
+  Maybe m;
+  m.events = out_->events.size();
+  for (int r : defs_of(in))
+    for (int l = 0; l < 32; ++l) {
+      if (!((unknown >> l) & 1)) continue;
+      const std::size_t i = static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r);
+      m.old.emplace_back(i, regs[i]);
+    }
+  return m;
+}
+
+void Warp::maybe_after(const Instr& in, std::uint32_t unknown, const Maybe& before) {
+  const bool accessed = out_->events.size() > before.events;
+  for (std::size_t e = before.events; e < out_->events.size(); ++e)
+    if (!access_only(out_->events[e]))
+      stop(in, "'" + written(in, *ctx.fn) + "' is guarded by a predicate the front end does not know in lane " +
+                   std::to_string(std::countr_zero(unknown)) +
+                   " (a value loaded from memory, or a timer), and it synchronizes: not supported yet");
+  for (const auto& [i, old] : before.old) {
+    Val& now = regs[i];
+    if (now == old || now.k == Val::K::unknown) continue;
+    const std::uint8_t tags = now.wgmma | old.wgmma;
+    now = Val::unknown();
+    now.wgmma = tags;
+  }
+  if (accessed) ctx.either_guards.emplace_back(in.at.line, written(in, *ctx.fn));
+}
+
+namespace {
+
+// "line 41 '@!%p3 bra SKIP', line 52 '...' and 7 more": the distinct lines, in order.
+std::string listed(std::vector<std::pair<int, std::string>> at, int& distinct) {
+  std::sort(at.begin(), at.end());
+  at.erase(std::unique(at.begin(), at.end()), at.end());
+  distinct = static_cast<int>(at.size());
+  std::string s;
+  for (std::size_t i = 0; i < at.size() && i < 3; ++i)
+    s += (i ? ", " : "") + std::string("line ") + std::to_string(at[i].first) + " '" + at[i].second + "'";
+  if (at.size() > 3) s += " and " + std::to_string(at.size() - 3) + " more";
+  return s;
+}
+
+}  // namespace
+
+int note_either(const Context& ctx, std::vector<std::string>& notes) {
+  int branches = 0, guards = 0;
+  const std::string b = listed(ctx.either_branches, branches), g = listed(ctx.either_guards, guards);
+  const std::string over = " (an over-approximation: more conflicts, none lost)";
+  if (branches > 0)
+    notes.push_back(std::to_string(branches) + (branches == 1 ? " branch" : " branches") +
+                    " on a value loaded from memory read both ways, their memory accesses taken together" + over + ": " + b);
+  if (guards > 0)
+    notes.push_back(std::to_string(guards) + (guards == 1 ? " instruction" : " instructions") +
+                    " guarded by a value loaded from memory read as executed by every such lane" + over + ": " + g);
+  return branches;
+}
+
+}  // namespace pc::ptx
