@@ -16,11 +16,103 @@ constexpr int max_words = 8;  // 512 resources
 
 }  // namespace
 
+// The buffer instances only one agent touches, and only with plain reads
+// and writes (read, write, consume: synchronous, the agent's own step): no
+// async operation (a copy, an MMA, a TMA store: its landing is another
+// process), no tensor map, and no alias (another declaration over the same
+// bytes, an mbarrier under them) that another agent or such an operation
+// touches. No other process's step touches them, so an access of one
+// commutes with every step of every other process and needs no resource: a
+// compiled kernel's epilogue stores each warp's own bytes, thousands of
+// buffers, which the resource sets could not hold (max_words). What an
+// agent may touch: the operations it may reach, a test of its builtins
+// alone going one way (`if warp == 1:`, as the future rows below), each
+// reference for every element it may name where its index is not known
+// from the builtins (and for every CTA, where it names another CTA).
+// Per instance: true where it is shared (needs a resource).
+std::vector<bool> Footprints::shared_buffers() {
+  const Program& p = p_;
+  constexpr int none = -1, shared = -2;
+  std::vector<int> owner(static_cast<std::size_t>(p.num_buffers()), none);
+  auto own = [&](int inst, int agent) {
+    int& o = owner[static_cast<std::size_t>(inst)];
+    o = o == none || o == agent ? agent : shared;
+  };
+  for (std::size_t a = 0; a < p.agents.size(); ++a) {
+    const AgentInfo& ag = p.agents[a];
+    builtins_.assign(3, 0);
+    builtins_[ir::var_cta] = ag.cta;
+    builtins_[ir::var_instance] = ag.instance;
+    builtins_[ir::var_warp] = ag.warp;
+    const std::vector<Instr>& code = p.code[static_cast<std::size_t>(ag.role)];
+    std::vector<char> reached(code.size() + 1, 0);
+    std::vector<int> work{0};
+    while (!work.empty()) {
+      const int pc = work.back();
+      work.pop_back();
+      if (pc < 0 || static_cast<std::size_t>(pc) >= code.size() || reached[static_cast<std::size_t>(pc)]) continue;
+      reached[static_cast<std::size_t>(pc)] = 1;
+      const Instr& in = code[static_cast<std::size_t>(pc)];
+      std::int64_t v = 0;
+      if (in.kind == InstrKind::jump) work.push_back(in.target);
+      else if (in.kind != InstrKind::branch_false) work.push_back(pc + 1);
+      else if (builtin_only(in.expr) && known(in.expr, builtins_.data(), v)) work.push_back(v != 0 ? pc + 1 : in.target);
+      else work.push_back(pc + 1), work.push_back(in.target);
+    }
+    for (std::size_t pc = 0; pc < code.size(); ++pc) {
+      const Instr& in = code[pc];
+      if (!reached[pc] || in.kind != InstrKind::op) continue;
+      const ir::Op& op = *in.op;
+      const bool plain = op.code == OpCode::read || op.code == OpCode::write || op.code == OpCode::consume;
+      auto ref = [&](const ir::Ref& r) {
+        if (r.object < 0) return;
+        const int size = p.kernel->buffers[static_cast<std::size_t>(r.object)].size;
+        std::int64_t i = 0, c = 0;
+        const bool one = plain && (r.index == ir::no_expr || (known(r.index, builtins_.data(), i) && i >= 0 && i < size));
+        const bool own_cta = plain && (r.cta == ir::no_expr || (known(r.cta, builtins_.data(), c) && c == ag.cta - p.grid_first(ag.cta)));
+        const int first = p.grid_first(ag.cta);
+        for (int x = first; x < first + p.cluster_ctas; ++x) {
+          if (own_cta && x != ag.cta && !p.global_decl(r.object)) continue;
+          for (int e = one ? static_cast<int>(i) : 0; e < (one ? static_cast<int>(i) + 1 : size); ++e) {
+            const int inst = p.buffer_at(x, r.object, e);
+            if (plain) own(inst, static_cast<int>(a));
+            else owner[static_cast<std::size_t>(inst)] = shared;
+          }
+        }
+      };
+      for (const ir::Ref& r : op.bufs) ref(r);
+      for (const ir::Ref* r : {&op.global, &op.tmem, &op.tmap}) ref(*r);
+    }
+  }
+  for (std::size_t b = 0; b < p.tensormap_buffer.size() && b < owner.size(); ++b)
+    if (p.tensormap_buffer[b]) owner[b] = shared;
+  // An alias: one agent's plain accesses of both, or shared, to a fixed point.
+  for (bool changed = !p.aliases.empty(); changed;) {
+    changed = false;
+    for (int b = 0; b < p.num_buffers(); ++b)
+      for (const std::uint16_t o : p.aliases_of(b)) {
+        int& x = owner[static_cast<std::size_t>(b)];
+        const int y = o < p.num_buffers() ? owner[o] : shared;  // an mbarrier's bytes
+        const int merged = x == none ? (y == shared ? shared : x) : y == none || y == x ? x : shared;
+        if (merged != x) x = merged, changed = true;
+        if (o < p.num_buffers() && merged == shared && owner[o] != shared) owner[o] = shared, changed = true;
+      }
+  }
+  std::vector<bool> out(owner.size());
+  for (std::size_t i = 0; i < owner.size(); ++i) out[i] = owner[i] == shared;
+  return out;
+}
+
 Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   const int ctas = p.ctas;
   mbar_base_ = 0;
   buf_base_ = mbar_base_ + p.num_mbars();
-  named_base_ = buf_base_ + p.num_buffers();  // per CTA: its named-barrier slots (program.hpp, named_slot)
+  buf_res_.assign(static_cast<std::size_t>(p.num_buffers()), -1);
+  int shared = 0;
+  const std::vector<bool> needs = shared_buffers();
+  for (std::size_t i = 0; i < needs.size(); ++i)
+    if (needs[i]) buf_res_[i] = buf_base_ + shared++;
+  named_base_ = buf_base_ + shared;  // per CTA: its named-barrier slots (program.hpp, named_slot)
   alive_base_ = named_base_ + ctas * p.named_used;
   cluster_ = alive_base_ + ctas;
   pool_base_ = cluster_ + 1;
@@ -37,12 +129,13 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   if (words > max_words) return;  // unusable: words_ stays 0
   words_ = words;
   auto resource = [&](int mem_buf) {
-    return mem_buf < p.num_buffers() ? buf_base_ + mem_buf : mbar_base_ + (mem_buf - p.num_buffers());
+    return mem_buf < p.num_buffers() ? buf(mem_buf) : mbar_base_ + (mem_buf - p.num_buffers());
   };
   for (int b = 0; b < static_cast<int>(p.aliases.size()); ++b) {
-    if (p.aliases[static_cast<std::size_t>(b)].empty()) continue;
+    if (p.aliases[static_cast<std::size_t>(b)].empty() || resource(b) < 0) continue;
     std::vector<int> others;
-    for (const std::uint16_t o : p.aliases[static_cast<std::size_t>(b)]) others.push_back(resource(o));
+    for (const std::uint16_t o : p.aliases[static_cast<std::size_t>(b)])
+      if (resource(o) >= 0) others.push_back(resource(o));
     alias_res_.emplace_back(resource(b), std::move(others));
   }
   for (const AgentInfo& a : p.agents) {
@@ -198,12 +291,13 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   auto touch = [&](int r, bool write) { write ? writes(set, r) : reads(set, r); };
   // The instances of an array element reference in CTA c: the one its index
   // names when that is known, else the whole array.
+  // `first`: the instance of element 0 (each element's resource, buf_res_).
   auto element = [&](const ir::Ref& r, int size, int first, bool write) {
     std::int64_t i = 0;
     if (r.index == ir::no_expr || (known(r.index, vars, i) && i >= 0 && i < size)) {
-      touch(first + static_cast<int>(i), write);
+      touch(buf(first + static_cast<int>(i)), write);
     } else {
-      for (int x = 0; x < size; ++x) touch(first + x, write);
+      for (int x = 0; x < size; ++x) touch(buf(first + x), write);
     }
   };
   // What reaches another CTA, or lands later, reads its liveness: the last
@@ -235,11 +329,11 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
     const int d = r.object;
     // Global memory: one instance (Program::buffer_at), alive with the kernel.
     if (p_.global_decl(d)) {
-      element(r, p_.kernel->buffers[static_cast<std::size_t>(d)].size, buf_base_ + p_.buffer_at(0, d, 0), write);
+      element(r, p_.kernel->buffers[static_cast<std::size_t>(d)].size, p_.buffer_at(0, d, 0), write);
       return;
     }
     element(r, p_.kernel->buffers[static_cast<std::size_t>(d)].size,
-            buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)], write);
+            c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)], write);
     if (alive || c != cta) reads(set, alive_base_ + c);
   };
   auto mbar = [&](const ir::Ref& r, How how, bool alive) {
@@ -295,7 +389,7 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   if (op.code == OpCode::fence_proxy_tensormap || op.code == OpCode::tensormap_cp_fenceproxy) {
     if (op.code == OpCode::fence_proxy_tensormap && op.tmap.object >= 0) return buf_in(op.tmap, cta, false, false);
     for (std::size_t b = 0; b < p_.tensormap_buffer.size(); ++b)
-      if (p_.tensormap_buffer[b]) writes(set, buf_base_ + static_cast<int>(b));
+      if (p_.tensormap_buffer[b]) writes(set, buf(static_cast<int>(b)));
     if (op.code == OpCode::fence_proxy_tensormap) return;
     buffers(false, false);
     return;
@@ -350,8 +444,8 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       // issue reads whether the peer has exited (spec::tmem::pair_issue).
       if (op.cta_pair) reads(set, alive_base_ + spec::tmem::peer(cta));
       for (const int c : {cta, op.cta_pair ? spec::tmem::peer(cta) : cta}) {
-        const int first = buf_base_ + c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
-        for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) writes(set, first + x);
+        const int first = c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
+        for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) writes(set, buf(first + x));
         writes(set, tmem_base_ + c);
         writes(set, tmem_pair_base_ + c);
       }
@@ -374,10 +468,13 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       buffers(true, events);
       mbar(op.bar, issue(How::count), events);
       return;
-    // An arrive whose state token is kept reads the pending count (the
-    // token holds it): a write. expect_tx and complete_tx count.
+    // An arrive whose state token holds the pending count reads it: a
+    // write. A token that holds the phase alone (Program::token_pending) is
+    // the same in either order of two arrives that complete no phase: such
+    // an arrive counts. expect_tx and complete_tx count.
     case ir::Footprint::mbarrier:
-      if (op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval || op.dest_var >= 0) return mbar(op.bar, How::write, false);
+      if (op.code == OpCode::mbar_init || op.code == OpCode::mbar_inval || (op.dest_var >= 0 && p_.token_pending))
+        return mbar(op.bar, How::write, false);
       return mbar(op.bar, ir::op_has(op.code, ir::opf::thread_arrive) ? How::arrive : How::count, false);
     case ir::Footprint::mbar_wait: mbar(op.bar, How::read, false); return;
     case ir::Footprint::none: return;  // e.g. pending_count: reads the agent's own token
@@ -464,11 +561,11 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
   if (e.kind == PendingKind::clc_response) writes(set, clc_);
   reads(set, alive_base_ + p_.mbar_cta(e.mbar));
   if (e.buf >= 0) {
-    writes(set, buf_base_ + e.buf);
+    writes(set, buf(e.buf));
     reads(set, alive_base_ + p_.buffer_cta(e.buf));
   }
   // A TMA load's tensor map, whose read its landing releases (Pending::group).
-  if (e.kind == PendingKind::tma_load && e.group > 0) writes(set, buf_base_ + e.group - 1);
+  if (e.kind == PendingKind::tma_load && e.group > 0) writes(set, buf(e.group - 1));
 }
 
 std::int64_t Footprints::max_arrivals(const ir::Op& op, int agent, const std::int64_t* vars) const {

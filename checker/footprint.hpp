@@ -51,6 +51,11 @@ class Footprints {
   const Program& p_;
   int words_ = 0;      // 64-bit words per set of resources; 0 when unusable
   int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, cluster_join_ = 0, count_ = 0;
+  // Per buffer instance, its resource; -1 where it needs none: no agent
+  // touches it, or one agent only, with plain reads and writes (no async
+  // operation, no alias another touches), which commute with every other
+  // process's step (private_buffers).
+  std::vector<int> buf_res_;
   std::vector<int> code_base_;          // per agent: its first row in step_ and future_
   std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
   std::vector<std::uint64_t> future_;   // the union over every pc reachable from this one, with the async events each issues
@@ -76,7 +81,12 @@ class Footprints {
   auto row(V& v, int agent, int pc) const {
     return v.data() + static_cast<std::size_t>(code_base_[static_cast<std::size_t>(agent)] + pc) * static_cast<std::size_t>(parts * words_);
   }
-  void mark(Set set, Part part, int resource) const { set[part * words_ + resource / 64] |= std::uint64_t{1} << (resource % 64); }
+  // A resource < 0 is none: a buffer instance only one agent touches (buf_res_).
+  void mark(Set set, Part part, int resource) const {
+    if (resource >= 0) set[part * words_ + resource / 64] |= std::uint64_t{1} << (resource % 64);
+  }
+  // The resource of buffer instance `inst`, or -1 (buf_res_).
+  [[nodiscard]] int buf(int inst) const { return buf_res_[static_cast<std::size_t>(inst)]; }
   void reads(Set set, int resource) const { mark(set, read_part, resource); }
   void writes(Set set, int resource) const { mark(set, write_part, resource); }
   void counts(Set set, int resource) const { mark(set, count_part, resource); }
@@ -105,6 +115,8 @@ class Footprints {
   [[nodiscard]] bool known(ir::ExprId e, const std::int64_t* vars, std::int64_t& value) const;
   // An expression of constants and the agent's builtins only.
   [[nodiscard]] bool builtin_only(ir::ExprId e) const;
+  // Per buffer instance, whether it needs a resource (footprint.cpp).
+  [[nodiscard]] std::vector<bool> shared_buffers();
   // While the static rows are built: the agent's builtins (the rest 0); an
   // expression with another variable is not known from them.
   std::vector<std::int64_t> builtins_;

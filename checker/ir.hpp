@@ -221,6 +221,11 @@ struct Kernel {
   // execute together: the reference the tests compare the classes with
   // (docs/spec.md, "Lane classes"). Never set by a front end.
   bool lanes_apart = false;
+  // Every state token with the pending count before its arrive, where the
+  // model keeps it only where something may read it (Program::
+  // token_pending): the reference the tests compare with. Never set by a
+  // front end.
+  bool tokens_whole = false;
   int clc_queue = 0;          // `clc N`: clusters waiting to launch that clc_try_cancel may take (spec/clc.hpp)
   std::vector<BufferDecl> buffers;
   std::vector<MbarrierDecl> mbarriers;

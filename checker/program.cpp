@@ -94,6 +94,51 @@ void scan_ops(const std::vector<ir::Stmt>& body, const std::function<void(const 
   }
 }
 
+bool reads_var(const std::vector<ir::Expr>& ex, ExprId e, const std::vector<bool>& vars) {
+  if (e == ir::no_expr) return false;
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) return x.var >= 0 && static_cast<std::size_t>(x.var) < vars.size() && vars[static_cast<std::size_t>(x.var)];
+  return reads_var(ex, x.a, vars) || reads_var(ex, x.b, vars);
+}
+
+// Whether an expression of `body` reads one of `vars` (a wait's or
+// pending_count's token operand is no expression).
+bool body_reads(const std::vector<ir::Expr>& ex, const std::vector<ir::Stmt>& body, const std::vector<bool>& vars) {
+  for (const ir::Stmt& s : body) {
+    for (const ExprId e : {s.expr, s.lo, s.hi})
+      if (reads_var(ex, e, vars)) return true;
+    if (s.kind == ir::StmtKind::op) {
+      const ir::Op& op = s.op;
+      for (const ExprId e : {op.count, op.bytes, op.parity, op.id, op.n, op.multicast, op.value, op.mask, op.quarter})
+        if (reads_var(ex, e, vars)) return true;
+      std::vector<const ir::Ref*> refs{&op.bar, &op.tmem, &op.global, &op.tmap};
+      for (const ir::Ref& r : op.bufs) refs.push_back(&r);
+      for (const ir::Ref* r : refs)
+        if (reads_var(ex, r->index, vars) || reads_var(ex, r->cta, vars)) return true;
+    }
+    if (body_reads(ex, s.body, vars) || body_reads(ex, s.else_body, vars)) return true;
+  }
+  return false;
+}
+
+// Whether the pending count a state token holds may be read: by
+// mbarrier.pending_count, or by an expression that reads a variable an
+// arrive assigns its token to (Program::token_pending).
+bool token_pending_read(const ir::Kernel& k) {
+  if (k.tokens_whole) return true;
+  for (const ir::Role& role : k.roles) {
+    std::vector<bool> tokens(role.vars.size(), false);
+    bool pending_count = false;
+    scan_ops(role.body, [&](const ir::Op& op) {
+      pending_count |= op.code == OpCode::mbar_pending_count;
+      if (op.dest_var >= 0 && ir::op_has(op.code, ir::opf::thread_arrive) && static_cast<std::size_t>(op.dest_var) < tokens.size())
+        tokens[static_cast<std::size_t>(op.dest_var)] = true;
+    });
+    if (pending_count || body_reads(k.exprs, role.body, tokens)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 namespace {
@@ -596,6 +641,7 @@ Program instantiate(const ir::Kernel& k) {
   instantiate_declarations(p, k);
   instantiate_agents(p, k);
   scan_objects(p, k);
+  p.token_pending = token_pending_read(k);
   allocate_syncs(p, k);
   flatten_roles(p, k);
   compile_exprs(p);

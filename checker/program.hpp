@@ -144,6 +144,12 @@ struct Program {
   [[nodiscard]] std::span<const std::uint8_t> outside_shared_buffers() const { return outside_shared; }
   bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
   bool has_values = false;                  // some write stores a value, or some read returns one (State::values)
+  // A state token holds the pending count before its arrive only where
+  // something may read it (mbarrier.pending_count, or an expression of the
+  // token's variable); elsewhere it holds the phase and .noComplete alone,
+  // so that two arrives that complete no phase leave the same tokens in
+  // either order (step/mbarrier.cpp; the footprints count such arrives).
+  bool token_pending = true;
   bool id0_whole_cta = false;               // some op uses barrier 0 for the whole CTA (syncthreads, or id 0 (or an id not known) with no count)
 
   // Object instances, numbered CTA-major: instance = cta * per_cta + base[decl] + index.

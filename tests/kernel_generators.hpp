@@ -1721,4 +1721,42 @@ inline std::string named_rounds_kernel(std::mt19937& rng) {
   return k;
 }
 
+// A TMA ring in the shape of libcu++'s cuda::barrier, `bar.wait(bar.arrive())`:
+// every consumer thread arrives on full[s] with a state token and waits on
+// that token (full counts the consumer threads and the producer's
+// arrive_expect_tx), and releases empty[s], which the producer's thread
+// arrives on and waits by token too (empty counts the same; the consumers
+// arrive on each empty[s] once at the start). The consumers write buffers
+// of their own (shared and global: an epilogue, each consumer its part) and,
+// in one kernel in three, a staging buffer the first writes and all read
+// after a barrier. One
+// kernel in two has a planted bug: a release before the read, a count one
+// short, a write of a neighbour's part, or a wait on the wrong phase. State
+// tokens that hold the phase alone (Program::token_pending) and buffers only
+// one agent touches (footprint.cpp, shared_buffers) are what it exercises.
+inline std::string token_ring_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const int consumers = 2 + pick(2), tiles = 1 + pick(3);
+  const int bug = pick(2) ? 0 : 1 + pick(4);
+  const bool staging = pick(3) == 0;
+  const std::string c = std::to_string(consumers);
+  const std::string count = std::to_string(32 * consumers + (bug == 2 ? 0 : 1));
+  std::string k = "kernel tokring\nsmem stage[2] bytes 256\nsmem own[" + c + "] bytes 64\ngmem out[" + c + "] bytes 128\n";
+  if (staging) k += "smem staged bytes 128\n";
+  k += "mbarrier full[2] count " + count + "\nmbarrier empty[2] count " + count + "\n";
+  k += "role producer warp:\n  for k in 0 .. " + std::to_string(tiles) + ":\n    s = k % 2\n";
+  k += "    t = one: arrive empty[s]\n    one: wait empty[s] token t\n";
+  k += "    one: arrive_expect_tx full[s] bytes 256\n    one: tma_load stage[s] -> full[s]\n";
+  if (staging) k += "  syncthreads\n";
+  k += "role consumer warp x " + c + ":\n  for s in 0 .. 2:\n    all: arrive empty[s]\n";
+  k += "  for k in 0 .. " + std::to_string(tiles) + ":\n    s = k % 2\n    t = all: arrive full[s]\n";
+  k += bug == 4 ? "    wait full[s] parity (k / 2 + 1) % 2\n" : "    wait full[s] token t\n";
+  if (bug == 1) k += "    all: arrive empty[s]\n";
+  k += "    all: read stage[s]\n    all: write own[instance]\n";
+  if (bug != 1) k += "    all: arrive empty[s]\n";
+  k += bug == 3 ? "  all: write out[(instance + 1) % " + c + "]\n" : "  all: write out[instance]\n";
+  if (staging) k += "  if instance == 0:\n    all: write staged\n  syncthreads\n  all: read staged\n";
+  return k;
+}
+
 }  // namespace pc::testgen

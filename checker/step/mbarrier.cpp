@@ -64,6 +64,7 @@ bool Exec::mbar_arrive(const ir::Op& op, const Lanes& l) {
   if (op.dest_var >= 0 && before == 0) {
     mb::Token held = tok;
     held.no_complete = args.no_complete;
+    if (!p_.token_pending) held.pending = 0;  // nothing reads it (Program::token_pending)
     vars()[static_cast<std::size_t>(op.dest_var)] = encode_token(held);
   }
   const auto units_text = [&](int n) { return std::to_string(n) + (by_lane ? " thread" : " warp") + (n == 1 ? "" : "s"); };
