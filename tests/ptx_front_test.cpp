@@ -706,6 +706,33 @@ TEST_CASE("ptx: a branch on a loaded value is read both ways") {
   CHECK(outcome(kernel(produce, same + wait)) == "verified");
 }
 
+// A failed assert aborts the kernel: reached for the launch, a located
+// error that says so; on a way of a branch on a loaded value, that way is
+// left out (the asserts are assumed to hold), with a note.
+TEST_CASE("ptx: an assert of the kernel, failed for the launch or on a way of a loaded branch") {
+  const std::string flag = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n";
+  const std::string fail = "\t{\n\t.param .b64 param0;\n\tst.param.b64 \t[param0+0], 0;\n\tcall.uni \n\t__assertfail, \n\t(\n\tparam0\n\t);\n\t}\n";
+  auto with_extern = [](const std::string& k) {
+    return testing::with(k, ".visible .entry", ".extern .func __assertfail\n(\n\t.param .b64 __assertfail_param_0\n)\n;\n.visible .entry");
+  };
+  const ptx::Loaded a = load(with_extern(kernel(produce, fail + wait)));
+  REQUIRE(!a.ok());
+  CHECK(first_error(a).find("an assert of the kernel fails for this launch") != std::string::npos);
+  // On one way of a branch on a loaded flag: that way left out, the other read.
+  const std::string guarded = flag + "\t@%p3 bra \tOKA;\n" + fail + "OKA:\n";
+  const ptx::Loaded b = load(with_extern(kernel(produce, guarded + wait)));
+  CAPTURE(first_error(b));
+  REQUIRE(b.ok());
+  int noted = 0;
+  for (const std::string& n : b.notes) noted += n.rfind("1 assert of the kernel assumed to hold", 0) == 0;
+  CHECK(noted == 1);
+  CHECK(outcome(with_extern(kernel(produce, guarded + wait))) == "verified");
+  // The way that holds goes on: a store on it before the wait still races.
+  const std::string racy = flag + "\t@%p3 bra \tOKB;\n" + fail + "OKB:\n\tst.shared.f32 \t[%r7], 0f00000000;\n";
+  CHECK(outcome(with_extern(kernel(produce, racy + wait))) == "data_race");
+}
+
 // An instruction other than a branch guarded by a loaded value: its
 // accesses as if every such lane made them, a register it may write not
 // known after it, a synchronization a located error.

@@ -18,6 +18,7 @@
 // such a value is.
 #include <algorithm>
 #include <bit>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -61,6 +62,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     int single = -1;
     std::uint8_t seen = 0;
     std::vector<int> stale;
+    std::optional<Where> aborts;          // it fails an assert there
   };
   const std::size_t n0 = out_->events.size();
   const std::vector<Entry> stack0 = stack_;
@@ -81,13 +83,32 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     regs_seen_ = seen0;
     stale_ = stale0;
     out_->events.resize(n0);
-    branch(in, w == 0 ? taken | unknown : taken);
     // To where the ways meet: the branch's entry back at its post-dominator,
     // or popped (the post-dominator was where that entry ends), or the end.
-    while (advance() && stack_.size() >= depth && !(stack_.size() == depth && stack_.back().pc == meet)) step();
+    auto run_way = [&] {
+      const std::size_t nested = either_at_.size();
+      const int nested_depth = either_depth_;
+      try {
+        branch(in, w == 0 ? taken | unknown : taken);
+        while (advance() && stack_.size() >= depth && !(stack_.size() == depth && stack_.back().pc == meet)) step();
+      } catch (const AssertFails&) {
+        either_at_.resize(nested);  // the ways inside it that were being read
+        either_depth_ = nested_depth;
+        throw;
+      }
+    };
     Way& way = ways[w];
+    // A way that fails an assert aborts the kernel: left out, where the
+    // other goes on (the kernel's asserts are assumed to hold).
+    way.aborts = std::nullopt;
+    try {
+      run_way();
+    } catch (const AssertFails& f) {
+      way.aborts = f.at;
+    }
     way.events.assign(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
                       std::make_move_iterator(out_->events.end()));
+    if (way.aborts) way.events.clear();
     for (const Event& e : way.events)
       if (!access_only(e))
         stop(in, "'" + branch_text + "' branches on a value the front end does not know in lane " + std::to_string(lane) +
@@ -110,6 +131,24 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   either_at_.pop_back();
   Way& a = ways[0];
   Way& b = ways[1];
+  if (a.aborts && b.aborts)
+    stop(in, "both ways of '" + branch_text + "' fail an assert of the kernel (__assertfail at line " +
+                 std::to_string(a.aborts->line) + "): the kernel aborts here");
+  if (a.aborts || b.aborts) {
+    // The other way alone, as it ran (regs holds the start here).
+    Way& on = a.aborts ? b : a;
+    ctx.either_asserts.emplace_back((a.aborts ? a : b).aborts->line, branch_text);
+    out_->events.resize(n0);
+    for (Event& e : on.events) out_->events.push_back(std::move(e));
+    load_lanes_ = std::move(on.load_lanes);
+    for (const auto& [i, v] : on.changed)
+      if (!(v == regs[i])) slot_at(i) = v;
+    stack_ = std::move(on.stack);
+    single_lane_ = on.single;
+    regs_seen_ = on.seen;
+    stale_ = std::move(on.stale);
+    return;
+  }
   if (a.stack != b.stack)
     stop(in, "'" + branch_text + "' branches on a value the front end does not know in lane " + std::to_string(lane) +
                  ", and one of its ways ends lanes the other does not: not supported yet");
@@ -210,6 +249,12 @@ int note_either(const Context& ctx, std::vector<std::string>& notes) {
   if (branches > 0)
     notes.push_back(std::to_string(branches) + (branches == 1 ? " branch" : " branches") +
                     " on a value loaded from memory read both ways, their memory accesses taken together" + over + ": " + b);
+  int asserts = 0;
+  const std::string x = listed(ctx.either_asserts, asserts);
+  if (asserts > 0)
+    notes.push_back(std::to_string(asserts) + (asserts == 1 ? " assert" : " asserts") +
+                    " of the kernel assumed to hold (a failed assert aborts it): the way of a branch on a loaded value "
+                    "that fails one left out: " + x);
   if (guards > 0)
     notes.push_back(std::to_string(guards) + (guards == 1 ? " instruction" : " instructions") +
                     " guarded by a value loaded from memory read as executed by every such lane" + over + ": " + g);

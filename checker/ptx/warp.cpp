@@ -697,6 +697,13 @@ void Warp::step() {
     return;
   }
   if (m == "trap") stop(in, "trap: the kernel aborts here");
+  if (m == "call" && in.target == "__assertfail") {
+    // A failed assert aborts the kernel (CUDA's assert). On a way of a
+    // branch on a loaded value, that way is left out (either.cpp).
+    if (either_depth_ > 0) throw AssertFails{in.at};
+    stop(in, "an assert of the kernel fails for this launch (a call of __assertfail): the kernel aborts here; give "
+             "--block, --arg or --grid values its asserts hold for");
+  }
   if (m == "call") stop(in, "a call of '" + in.target + "': calls are not supported yet (nvcc inlines device functions unless told not to)");
   execute(in, g, e.mask);
   // The top entry may have changed (exit_lanes), never its pc but here.

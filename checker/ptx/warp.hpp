@@ -42,6 +42,7 @@ struct Context {
   // Branches on loaded values read both ways, and instructions guarded by
   // one that made accesses (either.cpp): their lines and text, for the notes.
   std::vector<std::pair<int, std::string>> either_branches, either_guards;
+  std::vector<std::pair<int, std::string>> either_asserts;  // a way left out: the assert it fails, at its line
 };
 
 // The notes of the branches and guards on loaded values read (either.cpp);
@@ -52,6 +53,12 @@ int note_either(const Context& ctx, std::vector<std::string>& notes);
 struct Stop {
   Where at;
   std::string message;
+};
+
+// A call of __assertfail (a failed assert) on a way of a branch on a loaded
+// value (Warp::either leaves that way out).
+struct AssertFails {
+  Where at;
 };
 
 // A polling loop's failing path that reaches a wait of the same phase (the
