@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "tests/cli_support.hpp"
 #include "tests/ptx_text.hpp"
@@ -93,6 +94,37 @@ TEST_CASE("cli ptx: verdicts, source lines, replay and usage") {
   const Run noted_json = run(test, branchy + " --block 64 --json");
   CHECK(noted_json.out.find("\"notes\": [\"1 branch on a value loaded from memory") != std::string::npos);
   CHECK(fine.out.find("\"notes\": []") != std::string::npos);
+
+  // --assume: the way of a branch on a loaded flag that skips an arrive;
+  // the replay repeats it; malformed values are usage errors.
+  const std::string flag = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n"
+                           "\t@%p3 bra \tSKIPA;\n\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\nSKIPA:\n";
+  const std::string arriving = pc::testing::handoff_ptx(pc::testing::produce, flag + pc::testing::wait);
+  int line = 1;
+  for (std::size_t i = 0; i < arriving.find("\t@%p3 bra \tSKIPA"); ++i) line += arriving[i] == '\n';
+  const std::string skip = temp_file(test, "skip.ptx", arriving);
+  const std::string L = std::to_string(line);
+  const Run unassumed = run(test, skip);
+  CHECK(unassumed.status == 2);
+  CHECK(unassumed.err.find("--assume " + L + "=1 or =0") != std::string::npos);
+  const Run held = run(test, skip + " --assume " + L + "=1");
+  CHECK(held.status == 0);
+  CHECK(held.out.find("note: 1 guard on a value loaded from memory taken as --assume gives") != std::string::npos);
+  const Run arrives = run(test, skip + " --assume " + L + "=0");
+  CHECK(arrives.status == 1);
+  const std::size_t rat = arrives.out.find("replay: check-kernel ");
+  REQUIRE(rat != std::string::npos);
+  const std::string rcmd = arrives.out.substr(rat + 21, arrives.out.find('\n', rat) - rat - 21);
+  CHECK(rcmd.find("--assume " + L + "=0") != std::string::npos);
+  CHECK(run(test, rcmd).status == 1);
+  for (const std::string& bad_assume : std::vector<std::string>{"5", "x=1", "5=2", "5=1,,0", "0=1", "5=", L + "=1 --assume " + L + "=0"}) {
+    const Run u = run(test, skip + " --assume " + bad_assume);
+    CAPTURE(bad_assume);
+    CHECK(u.status == 2);
+    CHECK(u.err.find("--assume") != std::string::npos);
+  }
+  CHECK(run(test, cli_support::good + " --assume 5=1").status == 2);
 
   // An instruction outside the subset: located on stderr, exit 2.
   const std::string odd = temp_file(test, "odd.ptx", pc::testing::with(pc::testing::handoff_ptx(pc::testing::produce, pc::testing::wait), "\tret;", "\tbrkpt.foo \t%r1;\n\tret;"));

@@ -759,3 +759,72 @@ TEST_CASE("ptx: an instruction guarded by a loaded value") {
   const std::string same = flag + "\tmov.u32 \t%r9, 0;\n\t@%p3 mov.u32 \t%r9, 0;\n\tadd.u32 \t%r7, %r7, %r9;\n";
   CHECK(outcome(kernel(produce, same + wait)) == "verified");
 }
+
+// --assume LINE=WAYS: the user says which way a guard on a loaded value
+// goes, each time a warp reaches it, so ways that synchronize and loops on
+// loaded values are read as the user's runs go; a note says so.
+TEST_CASE("ptx: --assume gives the way of a guard on a loaded value") {
+  const std::string flag = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n";
+  const auto line_of = [](const std::string& all, const std::string& text) {
+    REQUIRE(all.find(text) != std::string::npos);
+    int line = 1;
+    for (std::size_t i = 0; i < all.find(text); ++i) line += all[i] == '\n';
+    return line;
+  };
+  auto assuming = [](int line, std::vector<bool> ways) {
+    ptx::Launch l;
+    l.assume[line] = std::move(ways);
+    return l;
+  };
+  // The consumer warp arrives on the producer's barrier unless the flag
+  // says not to: taken (no arrive), verified; not taken, its arrivals
+  // complete the phase before the producer's store.
+  const std::string arrive = flag + "\t@%p3 bra \tSKIPA;\n\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\nSKIPA:\n";
+  const std::string k = kernel(produce, arrive + wait);
+  const int at = line_of(k, "\t@%p3 bra \tSKIPA");
+  CHECK(outcome(k, assuming(at, {true})) == "verified");
+  CHECK(outcome(k, assuming(at, {false})) == "data_race");
+  const ptx::Loaded a = load(k, assuming(at, {true}));
+  REQUIRE(a.ok());
+  CHECK(a.loaded_branches == 0);
+  int noted = 0;
+  for (const std::string& n : a.notes)
+    noted += n.rfind("1 guard on a value loaded from memory taken as --assume gives", 0) == 0 &&
+             n.find("line " + std::to_string(at) + " '@%p3 bra SKIPA'") != std::string::npos;
+  CHECK(noted == 1);
+  // Without it, the error names the option.
+  const ptx::Loaded b = load(k);
+  REQUIRE(!b.ok());
+  CHECK(first_error(b).find("--assume " + std::to_string(at) + "=1 or =0") != std::string::npos);
+  // A guarded arrive: 1 runs it, 0 does not.
+  const std::string guarded = flag + "\t@%p3 mbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
+  const std::string g = kernel(produce, guarded + wait);
+  const int gat = line_of(g, "\t@%p3 mbarrier.arrive");
+  CHECK(outcome(g, assuming(gat, {true})) == "data_race");
+  CHECK(outcome(g, assuming(gat, {false})) == "verified");
+  // A loop on a loaded value: back twice, then out (three loads), and the
+  // store in its body before the wait races each time.
+  const std::string spin = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\nSPIN:\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 bra \tSPIN;\n";
+  const std::string s = kernel(produce, spin + wait);
+  const int sat = line_of(s, "\t@%p3 bra \tSPIN");
+  ptx::Launch apart = assuming(sat, {true, true, false});
+  apart.coalesce = false;  // each load its own step
+  const ptx::Loaded c = load(s, apart);
+  CAPTURE(first_error(c));
+  REQUIRE(c.ok());
+  const std::string acc = accesses(c);
+  CAPTURE(acc);
+  const std::string load_at = "warp1:" + std::to_string(line_of(s, "\tld.global.u32 \t%r8")) + ":read";
+  int loads = 0;
+  for (std::size_t i = acc.find(load_at); i != std::string::npos; i = acc.find(load_at, i + 1)) ++loads;
+  CHECK(loads == 3);
+  CHECK(outcome(s, assuming(sat, {true, true, false})) == "verified");
+  // An assumption no warp reaches with an unknown guard is an error, not ignored.
+  const ptx::Loaded d = load(kernel(produce, wait), assuming(sat - 1, {true}));
+  CAPTURE(first_error(d));
+  REQUIRE(!d.ok());
+  CHECK(first_error(d).find("--assume " + std::to_string(sat - 1) + ": no warp reached line") != std::string::npos);
+  CHECK(outcome(kernel(produce, wait)) == "verified");
+}

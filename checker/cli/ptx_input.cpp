@@ -1,5 +1,6 @@
 #include "checker/cli/ptx_input.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -49,7 +50,8 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
     o.emit_bk = o.given = true;
     return std::string();
   }
-  if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--grid" && a != "--smem-bytes" && a != "--arg" && a != "--box")
+  if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--grid" && a != "--smem-bytes" && a != "--arg" && a != "--box" &&
+      a != "--assume")
     return std::nullopt;
   if (i + 1 >= argc) return a + " needs a value";
   const std::string v = argv[++i];
@@ -72,6 +74,22 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
     std::int64_t n = 0;
     if (!parse_int(v, n) || n < 0 || n > (1 << 20)) return "--smem-bytes needs a number of bytes, not '" + v + "'";
     o.launch.smem_bytes = n;
+  } else if (a == "--assume") {
+    const std::size_t eq = v.find('=');
+    std::int64_t line = 0;
+    std::vector<bool> ways;
+    bool good = eq != std::string::npos && parse_int(v.substr(0, eq), line) && line > 0 && line <= (1 << 30);
+    for (std::size_t at = eq + 1; good && at <= v.size();) {
+      const std::size_t comma = std::min(v.find(',', at), v.size());
+      const std::string w = v.substr(at, comma - at);
+      good = w == "1" || w == "0";
+      ways.push_back(w == "1");
+      at = comma + 1;
+    }
+    if (!good || ways.empty())
+      return "--assume needs LINE=WAYS, a PTX line and 1 (its guard holds), 0, or a list of them (1,1,0), not '" + v + "'";
+    if (!o.launch.assume.emplace(static_cast<int>(line), std::move(ways)).second)
+      return "--assume " + std::to_string(line) + " is given twice";
   } else {
     const std::size_t eq = v.find('=');
     std::int64_t n = 0;

@@ -18,6 +18,7 @@
 // such a value is.
 #include <algorithm>
 #include <bit>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -49,7 +50,8 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   const std::string branch_text = written(in, *ctx.fn);
   if (std::find(either_at_.begin(), either_at_.end(), at) != either_at_.end())
     stop(in, "'" + branch_text + "' is a loop's branch on a value the front end does not know in lane " + std::to_string(lane) +
-                 " (loaded from memory, or a timer): a loop whose trips depend on such a value is not supported yet");
+                 " (loaded from memory, or a timer): a loop whose trips depend on such a value is not supported yet (--assume " +
+                 std::to_string(in.at.line) + "=1,1,0 says which way it goes each time: here twice one way, then the other)");
   // A way: what it left in the warp's state. Its registers are the slots
   // it wrote (undo_ logs them, so that the next way starts from the same
   // state without a copy of the register file) with their values there.
@@ -70,6 +72,8 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   const int single0 = single_lane_;
   const std::uint8_t seen0 = regs_seen_;
   const std::vector<int> stale0 = stale_;
+  const std::map<int, int> visits0 = assume_visits_;
+  std::map<int, int> visits;  // after the ways: the more visits of each line
   const std::size_t depth = stack_.size();
   const int meet = ctx.cfg.ipdom[static_cast<std::size_t>(at)];
   either_at_.push_back(at);
@@ -82,6 +86,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     single_lane_ = single0;
     regs_seen_ = seen0;
     stale_ = stale0;
+    assume_visits_ = visits0;
     out_->events.resize(n0);
     // To where the ways meet: the branch's entry back at its post-dominator,
     // or popped (the post-dominator was where that entry ends), or the end.
@@ -114,7 +119,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
         stop(in, "'" + branch_text + "' branches on a value the front end does not know in lane " + std::to_string(lane) +
                      " (loaded from memory, or a timer), and its " + (w == 0 ? "taken" : "untaken") +
                      " way synchronizes (line " + std::to_string(e.op.loc.line) +
-                     "): a choice between two ways of synchronizing is not supported yet");
+                     "): a choice between two ways of synchronizing is not supported yet (--assume " + std::to_string(in.at.line) + "=1 or =0 says which way it goes)");
     for (std::size_t k = mark; k < undo_.size(); ++k) way.changed.emplace_back(undo_[k].first, regs[undo_[k].first]);
     std::sort(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     way.changed.erase(std::unique(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
@@ -126,7 +131,9 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     way.single = single_lane_;
     way.seen = regs_seen_;
     way.stale = std::move(stale_);
+    for (const auto& [line, n] : assume_visits_) visits[line] = std::max(visits[line], n);
   }
+  assume_visits_ = std::move(visits);
   --either_depth_;
   either_at_.pop_back();
   Way& a = ways[0];
@@ -215,7 +222,7 @@ void Warp::maybe_after(const Instr& in, std::uint32_t unknown, const Maybe& befo
     if (!access_only(out_->events[e]))
       stop(in, "'" + written(in, *ctx.fn) + "' is guarded by a predicate the front end does not know in lane " +
                    std::to_string(std::countr_zero(unknown)) +
-                   " (a value loaded from memory, or a timer), and it synchronizes: not supported yet");
+                   " (a value loaded from memory, or a timer), and it synchronizes: not supported yet (--assume " + std::to_string(in.at.line) + "=1 or =0 says whether it runs)");
   for (const auto& [i, old] : before.old) {
     Val& now = regs[i];
     if (now == old || now.k == Val::K::unknown) continue;
@@ -224,6 +231,20 @@ void Warp::maybe_after(const Instr& in, std::uint32_t unknown, const Maybe& befo
     now.wgmma = tags;
   }
   if (accessed) ctx.either_guards.emplace_back(in.at.line, written(in, *ctx.fn));
+}
+
+// --assume LINE=WAYS (docs/ptx.md, "Assumptions"): the user says which way
+// the lanes that do not know the guard go, each time this warp reaches the
+// instruction (a probe of a polling loop reads it without counting).
+bool Warp::assumed(const Instr& in, std::uint32_t& g, std::uint32_t unknown) {
+  const auto it = ctx.launch.assume.find(in.at.line);
+  if (it == ctx.launch.assume.end() || it->second.empty()) return false;
+  int& n = assume_visits_[in.at.line];
+  const std::vector<bool>& ways = it->second;
+  if (ways[std::min(static_cast<std::size_t>(n), ways.size() - 1)]) g |= unknown;
+  if (!probing_) ++n;
+  ctx.assumed.emplace(in.at.line, written(in, *ctx.fn));
+  return true;
 }
 
 namespace {
@@ -255,6 +276,20 @@ int note_either(const Context& ctx, std::vector<std::string>& notes) {
     notes.push_back(std::to_string(asserts) + (asserts == 1 ? " assert" : " asserts") +
                     " of the kernel assumed to hold (a failed assert aborts it): the way of a branch on a loaded value "
                     "that fails one left out: " + x);
+  if (!ctx.assumed.empty()) {
+    std::string s;
+    int i = 0;
+    for (const auto& [line, text] : ctx.assumed) {
+      if (i == 3) {
+        s += " and " + std::to_string(ctx.assumed.size() - 3) + " more";
+        break;
+      }
+      s += (i++ ? ", " : "") + std::string("line ") + std::to_string(line) + " '" + text + "'";
+    }
+    const std::size_t n = ctx.assumed.size();
+    notes.push_back(std::to_string(n) + (n == 1 ? " guard" : " guards") +
+                    " on a value loaded from memory taken as --assume gives (the verdict holds for the runs that go those ways): " + s);
+  }
   if (guards > 0)
     notes.push_back(std::to_string(guards) + (guards == 1 ? " instruction" : " instructions") +
                     " guarded by a value loaded from memory read as executed by every such lane" + over + ": " + g);

@@ -121,6 +121,11 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
       Warp warp(ctx, c, w);
       if (warp.run(run)) x.warps.push_back(std::move(run));
     }
+  if (x.ok())
+    for (const auto& [line, ways] : launch.assume)
+      if (!ctx.assumed.count(line))
+        error(x, file, {}, "--assume " + std::to_string(line) + ": no warp reached line " + std::to_string(line) +
+                               " with a guard it does not know (a branch or guarded instruction on a value loaded from memory)");
   x.loaded_branches = note_either(ctx, x.notes);
   return x;
 }

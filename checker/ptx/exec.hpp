@@ -36,6 +36,10 @@ struct Launch {
   // Each run of a warp's plain reads and consumes made one step
   // (coalesce.hpp); check-kernel's --no-reduction leaves them apart.
   bool coalesce = true;
+  // --assume LINE=WAYS: at the branch (or guarded instruction) of PTX line
+  // LINE, whose guard some lanes do not know (a value loaded from memory),
+  // whether it holds, per time a warp reaches it (the last repeats).
+  std::map<int, std::vector<bool>> assume;
 };
 
 // A span of bytes: in shared memory (of CTA `cta` of the cluster) or in the

@@ -653,6 +653,7 @@ void Warp::step() {
       if (!p.known()) unknown |= 1u << l;
       else if ((p.v != 0) != in.guard_neg) g |= 1u << l;
     }
+    if (unknown && assumed(in, g, unknown)) unknown = 0;
     if (unknown && probing_ && m == "bra") throw Fork{g, unknown};
     if (unknown) {
       for (int l = 0; l < 32; ++l) {
@@ -671,7 +672,8 @@ void Warp::step() {
       if (m == "ret" || m == "exit" || m == "trap" || m == "call")
         stop(in, "'" + in.text + "' is guarded by a predicate the front end does not know in lane " +
                      std::to_string(std::countr_zero(unknown)) +
-                     " (a value loaded from memory, or a timer): not supported yet");
+                     " (a value loaded from memory, or a timer): not supported yet (--assume " + std::to_string(in.at.line) +
+                     "=1 or =0 says whether it runs)");
     }
   }
   if (unknown) {

@@ -43,6 +43,7 @@ struct Context {
   // one that made accesses (either.cpp): their lines and text, for the notes.
   std::vector<std::pair<int, std::string>> either_branches, either_guards;
   std::vector<std::pair<int, std::string>> either_asserts;  // a way left out: the assert it fails, at its line
+  std::map<int, std::string> assumed;      // the --assume lines reached with a guard not known: their text
 };
 
 // The notes of the branches and guards on loaded values read (either.cpp);
@@ -141,6 +142,9 @@ class Warp {
   // A branch the lanes `unknown` may take or not (a predicate from loaded
   // data): both ways read, to where they meet again (either.cpp).
   void either(const Instr& in, std::uint32_t taken, std::uint32_t unknown);
+  // Where --assume gives the guard of `in` (Launch::assume): the lanes
+  // `unknown` added to `g` where it holds this time; false where it gives none.
+  bool assumed(const Instr& in, std::uint32_t& g, std::uint32_t unknown);
   // Runs a non-branch instruction in the lanes `g` of the top entry, whose lanes are `mask`.
   void execute(const Instr& in, std::uint32_t g, std::uint32_t mask);
   // Another instruction the lanes `unknown` may execute or not: run as if
@@ -213,6 +217,7 @@ class Warp {
   std::vector<std::uint32_t> load_lanes_;  // per event: the lanes of a load whose data is not yet used (0: none, or used)
   std::vector<int> either_at_;             // the branches on unknown values being read both ways (either), innermost last
   int either_depth_ = 0;                   // how many such ways are being read
+  std::map<int, int> assume_visits_;       // --assume lines: the times this warp reached each (assumed)
   std::vector<std::pair<std::size_t, Val>> undo_;  // within them: each register slot written, its value before
 };
 
