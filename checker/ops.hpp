@@ -200,6 +200,8 @@ inline constexpr std::string_view aligned_rule =
   X(read, "read", memory, any, both, 0, access, read, none, buffers, opf::returns, "[R =] read BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")     \
   X(write, "write", memory, any, both, 0, access, write, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]} [value V]")       \
   X(consume, "consume", memory, any, both, 0, own, none, none, buffers, opf::none, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")               \
+  X(atomic, "atomic", memory, any, nvidia, 70, access, write, none, buffers, opf::no_bmc, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}")         \
+  X(atomic_load, "atomic_load", memory, any, nvidia, 70, access, read, none, buffers, opf::no_bmc, "BUF[i] [@ CTA] {, BUF[j] [@ CTA]}") \
   /* mbarrier */                                                                                                      \
   X(mbar_init, "init", mbarrier, single, both, 80, mbarrier, none, none, init, opf::none, "BAR[i] count N")                        \
   X(mbar_arrive, "arrive", mbarrier, any, both, 80, mbarrier, none, arrive, arrive, opf::returns | opf::thread_arrive,                                \
@@ -351,6 +353,8 @@ inline constexpr int op_count = static_cast<int>(sizeof op_table / sizeof op_tab
     case OpCode::read:
     case OpCode::write:
     case OpCode::consume:
+    case OpCode::atomic:
+    case OpCode::atomic_load:
     case OpCode::mbar_init:
     case OpCode::mbar_arrive:
     case OpCode::mbar_arrive_drop:

@@ -47,7 +47,11 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
   c.other_was_write = prior.write;
   c.other_proxy = prior.proxy;
   if (!prior.write && a.kind == Kind::read) return c;  // two reads never conflict
-  if (prior.atomic && a.atomic) return c;               // nor two atomic read-modify-writes
+  // nor two strong (atomic) operations of the same bytes: morally strong
+  // only where they "overlap completely" (PTX ISA, "Morally strong
+  // operations"), so an atomic of an alias (other bytes that share some)
+  // conflicts as a plain access would
+  if (prior.atomic && a.atomic && prior.buf == a.buf) return c;
   // A later MMA after the accesses of its unit (or, through the tcgen05
   // ordering, another thread's) that a pipelined pair covers; one that only
   // in-order execution of the unit would order is the mma_not_pipelined
@@ -161,12 +165,14 @@ Check access(Memory& m, const Access& a) {
     const auto last = m.events.begin() + static_cast<std::ptrdiff_t>(hi);
     m.events.erase(std::remove_if(first, last, [&](const Event& x) { return !keep(x); }), last);
     // An alias the write covers: its accesses are ordered before it too
-    // (the lanes' parts line up within one buffer only), atomics aside.
+    // (the lanes' parts line up within one buffer only), its atomic ones
+    // included (checked above: an atomic of other bytes is no morally
+    // strong partner).
     for (const std::uint16_t b : a.covered) {
       const auto [clo, chi] = range(m, b);
       const auto cfirst = m.events.begin() + static_cast<std::ptrdiff_t>(clo);
       const auto clast = m.events.begin() + static_cast<std::ptrdiff_t>(chi);
-      m.events.erase(std::remove_if(cfirst, clast, [&](const Event& x) { return !(a.atomic && x.atomic); }), clast);
+      m.events.erase(cfirst, clast);
     }
   }
   for (std::size_t i = 0; i < n_actors; ++i) put(m, fresh(a, actors[i]));

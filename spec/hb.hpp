@@ -118,9 +118,10 @@ enum class Kind : std::uint8_t { read = 0, write = 1 };
 struct Event {
   std::uint16_t buf = 0;
   bool write = false;
-  // An atomic read-modify-write (a write that is also a read): two atomic
-  // accesses never conflict (red.async: relaxed atomics at .cluster scope,
-  // morally strong with each other inside the cluster).
+  // A strong operation (an atomic read-modify-write, or a strong load or
+  // store): two of them of the same buffer never conflict (red.async and
+  // the model's atomics: at .cluster scope or wider, morally strong with
+  // each other inside the cluster where they overlap completely).
   bool atomic = false;
   std::uint8_t thread = 0;
   Proxy proxy = Proxy::generic;
@@ -180,8 +181,9 @@ struct Access {
   std::uint8_t spread = 0;
   int unit = -1;  // a thread number, or -1
   std::uint16_t group = 0;
-  // An atomic read-modify-write (kind write): it conflicts with plain
-  // accesses, never with another atomic one (Event::atomic).
+  // A strong operation (kind write: an atomic read-modify-write or a
+  // strong store; kind read: a strong load): it conflicts with plain
+  // accesses, never with another atomic one of the same buffer (Event::atomic).
   bool atomic = false;
   // The unit's own earlier accesses are ordered before this one: a tcgen05.mma
   // after the same thread's tcgen05.mma or tcgen05.cp, which the ISA executes

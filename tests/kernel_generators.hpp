@@ -364,7 +364,8 @@ inline std::string tensormap_kernel(std::mt19937& rng) {
 // Memory laid out with aliases: a buffer over part of a two-stage array
 // (where it lands and how long it is drawn at random, so it overlaps one
 // stage, both or only part of one), a buffer over the bytes of two
-// mbarriers and an mbarrier over one of them, accessed by lanes, TMA loads and MMAs, with barriers, fences,
+// mbarriers and an mbarrier over one of them, accessed by lanes (plain and
+// atomic), TMA loads and MMAs, with barriers, fences,
 // syncwarps, inits and invals placed at random.
 inline std::string layout_kernel(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
@@ -385,7 +386,9 @@ inline std::string layout_kernel(std::mt19937& rng) {
       const std::string buf = pick(3) == 0 ? "O" : pick(4) == 0 ? "F" : "A[" + std::to_string(pick(2)) + "]";
       const std::string bar = "m[" + std::to_string(pick(2)) + "]";
       const std::string z = pick(4) == 0 ? "y" : "z[" + std::to_string(pick(2)) + "]";
-      switch (pick(14)) {
+      switch (pick(16)) {
+        case 14: k += "  all: atomic " + buf + "\n"; break;
+        case 15: k += "  one: atomic_load " + buf + "\n"; break;
         case 0: k += "  one: write " + buf + "\n"; break;
         case 1: k += "  one: read " + buf + "\n"; break;
         case 2: k += "  all: write " + buf + "\n"; break;

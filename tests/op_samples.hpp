@@ -23,6 +23,8 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::read: return "all: read A[0]";
     case OpCode::write: return "one: write A[1]";
     case OpCode::consume: return "all: consume A[0]";
+    case OpCode::atomic: return "all: atomic A[0]";
+    case OpCode::atomic_load: return "one: atomic_load A[1]";
     case OpCode::mbar_init: return "one: init full[0] count 2";
     case OpCode::mbar_arrive: return "one: arrive full[1] count 1";
     case OpCode::mbar_arrive_drop: return "arrive_drop full[0]";
@@ -106,6 +108,8 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::read: return "all: read A[0] @ 1, B[1]";
     case OpCode::write: return "one: write A[1]";
     case OpCode::consume: return "one: consume A[0] @ 1, B[1]";
+    case OpCode::atomic: return "all: atomic A[0] @ 1, B[1]";
+    case OpCode::atomic_load: return "one: atomic_load A[0] @ 1, B[1]";
     case OpCode::mbar_init: return "one: init fresh count 2";
     case OpCode::mbar_arrive: return "one: arrive full[1] @ 1 count 2 release cluster";
     case OpCode::mbar_arrive_drop: return "arrive_drop full[0] @ 1 bytes 16 relaxed cta";

@@ -41,7 +41,8 @@ void Parser::check_spaces(const ir::Op& op) {
   // Global memory (`gmem`): the threads' loads and stores, a TMA load's
   // source and a TMA store's destination; one instance for every CTA.
   auto is_global = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].space == ir::Space::global; };
-  const bool thread_access = op.code == OpCode::read || op.code == OpCode::write || op.code == OpCode::consume;
+  const bool thread_access = op.code == OpCode::read || op.code == OpCode::write || op.code == OpCode::consume ||
+                             op.code == OpCode::atomic || op.code == OpCode::atomic_load;
   auto is_tmap = [&](const ir::Ref& r) { return k_.buffers[static_cast<std::size_t>(r.object)].tensormap; };
   if (op.code == OpCode::tensormap_cp_fenceproxy && !op.bufs.empty() && is_global(op.bufs[0]))
     fail(op.bufs[0].loc, "tensormap_cp_fenceproxy copies from shared memory (tensormap.cp_fenceproxy.global.shared::cta): '" +

@@ -207,6 +207,8 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::consume: op_consume(s, op); return s;
     // Refused above (the table's no_bmc column), or taken before (run: the
     // commits, fences and exit).
+    case OpCode::atomic:
+    case OpCode::atomic_load:
     case OpCode::mbar_arrive_drop:
     case OpCode::mbar_test_wait:
     case OpCode::mbar_try_wait:

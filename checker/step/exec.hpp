@@ -248,7 +248,7 @@ class Exec {
       info_.completed = p_.mbar_name(mbar) + " phase " + std::to_string(s_.mbars[static_cast<std::size_t>(mbar)].phase - 1) +
                         " complete";
   }
-  void access(const ir::Ref& r, hb::Kind k, const Lanes& l);
+  void access(const ir::Ref& r, hb::Kind k, const Lanes& l, bool atomic = false);
   // A TMA copy's tensor map (`map`), read through the tensormap proxy by the
   // copy's async unit `unit` (in bulk async-group `group`) while the copy is
   // in flight (docs/spec.md, "Tensor maps"), ordered after what `issuer`

@@ -76,7 +76,7 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
   warn(c.warning, msg);
 }
 
-void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
+void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l, bool atomic) {
   const int cta = target_cta(r);
   if (cta != me_.cta) require_peer(cta, l.threads, "a distributed shared memory access");
   const int buf = buf_at(r, cta);
@@ -86,6 +86,7 @@ void Exec::access(const ir::Ref& r, hb::Kind k, const Lanes& l) {
   acc.aliases = p_.aliases_of(buf);
   acc.covered = p_.covered_by(buf);
   acc.kind = k;
+  acc.atomic = atomic;
   acc.issuers = l.threads;
   acc.partial_units = partial_units(me_, l.threads);
   acc.spread = l.every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
@@ -131,6 +132,22 @@ Exec::Pc Exec::on_read(const ir::Op& op, const Lanes& l) {
   return Pc::next;
 }
 Exec::Pc Exec::on_write(const ir::Op& op, const Lanes& l) { return on_read(op, l); }
+
+// A strong operation (PTX ISA, Memory Consistency Model, "Strong
+// operations": atom, red, and ld/st .relaxed, .acquire, .release,
+// .volatile): morally strong with another at a scope that includes both
+// threads, which never forms a data race ("Data races": conflicting
+// operations that are not morally strong), while it conflicts with a plain
+// access as a write (atomic) or a read (atomic_load) does. The model's
+// scope is the cluster, so each is at .cluster scope or wider; its ordering
+// (.acquire, .release) is not used (docs/spec.md: fewer orderings, so more
+// conflicts, none lost).
+Exec::Pc Exec::on_atomic(const ir::Op& op, const Lanes& l) {
+  for (const ir::Ref& r : op.bufs) access(r, op.code == OpCode::atomic ? hb::Kind::write : hb::Kind::read, l, true);
+  SAY(lanes_prefix(op) + std::string(ir::op_keyword(op.code)) + " " + buffer_names(op));
+  return Pc::next;
+}
+Exec::Pc Exec::on_atomic_load(const ir::Op& op, const Lanes& l) { return on_atomic(op, l); }
 
 Exec::Pc Exec::on_consume(const ir::Op& op, const Lanes& l) {
   // The lanes use what their reads of each buffer loaded: those reads are
