@@ -828,3 +828,94 @@ TEST_CASE("ptx: --assume gives the way of a guard on a loaded value") {
   CHECK(first_error(d).find("--assume " + std::to_string(sat - 1) + ": no warp reached line") != std::string::npos);
   CHECK(outcome(kernel(produce, wait)) == "verified");
 }
+
+// ldmatrix and stmatrix: each row's 16 bytes at the address of the lane
+// that gives it (lanes 0-7 for .x1, all 32 for .x4); griddepcontrol as the
+// model's griddep operations.
+TEST_CASE("ptx: ldmatrix and stmatrix rows, griddepcontrol") {
+  // Row addresses: tile + 16 * lane (lanes 0-7 within the 128-byte tile;
+  // the others past it, which .x1 does not read).
+  const std::string rows = "\tshl.b32 \t%r9, %r4, 4;\n\tadd.u32 \t%r9, %r6, %r9;\n";
+  const std::string x1 = rows + "\tldmatrix.sync.aligned.m8n8.x1.shared.b16 \t{%r8}, [%r9];\n\tadd.u32 \t%r8, %r8, 1;\n";
+  CHECK(outcome(kernel(produce, wait + x1)) == "verified");
+  CHECK(outcome(kernel(produce, x1 + wait)) == "data_race");
+  // .x4 with every lane's row inside the tile (lane & 7), transposed.
+  const std::string wrapped = "\tand.b32 \t%r9, %r4, 7;\n\tshl.b32 \t%r9, %r9, 4;\n\tadd.u32 \t%r9, %r6, %r9;\n";
+  const std::string x4 = wrapped + "\tldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 \t{%r1, %r3, %r5, %r8}, [%r9];\n";
+  CHECK(outcome(kernel(produce, wait + x4)) == "verified");
+  CHECK(outcome(kernel(produce, x4 + wait)) == "data_race");
+  const ptx::Loaded a = load(kernel(produce, wait + x4));
+  REQUIRE(a.ok());
+  CHECK(accesses(a).find("warp1:") != std::string::npos);
+  // .x4 with lanes 8-31 past the tile: their rows are read too, so the
+  // range is 512 bytes (past the 128-byte variable).
+  const std::string past = rows + "\tldmatrix.sync.aligned.m8n8.x4.shared.b16 \t{%r1, %r3, %r5, %r8}, [%r9];\n";
+  const ptx::Loaded b = load(kernel(produce, wait + past));
+  const std::string bk_b = b.ok() ? ptx::emit_bk(b.kernel, "t.ptx") : first_error(b);
+  const ptx::Loaded c = load(kernel(produce, wait + x1));
+  REQUIRE(c.ok());
+  const std::string bk_c = ptx::emit_bk(c.kernel, "t.ptx");
+  CAPTURE(bk_b);
+  CAPTURE(bk_c);
+  CHECK(bk_b.find("tile[0,512)") != std::string::npos);
+  CHECK(bk_c.find("512") == std::string::npos);
+  // stmatrix writes the rows: after the wait the producer's stores are
+  // ordered before it; before the wait it races with them.
+  const std::string st = wrapped + "\tstmatrix.sync.aligned.m8n8.x2.shared.b16 \t[%r9], {%r1, %r3};\n";
+  CHECK(outcome(kernel(produce, wait + st)) == "verified");
+  CHECK(outcome(kernel(produce, st + wait)) == "data_race");
+  const ptx::Loaded d = load(kernel(produce, wait + "\tldmatrix.sync.aligned.m16n16.x1.trans.shared.b8 \t{%r1, %r3}, [%r7];\n"));
+  REQUIRE(!d.ok());
+  CHECK(first_error(d).find("other than .m8n8") != std::string::npos);
+  // griddepcontrol: the model's griddep_wait and griddep_launch, which a
+  // one-grid kernel passes at once.
+  const std::string pdl = "\tgriddepcontrol.wait;\n" + produce + "\tgriddepcontrol.launch_dependents;\n";
+  CHECK(outcome(kernel(pdl, wait)) == "verified");
+  const ptx::Loaded e = load(kernel(pdl, wait));
+  REQUIRE(e.ok());
+  const std::string bk_e = ptx::emit_bk(e.kernel, "t.ptx");
+  CAPTURE(bk_e);
+  CHECK(bk_e.find("griddep_wait") != std::string::npos);
+  CHECK(bk_e.find("griddep_launch") != std::string::npos);
+}
+
+// atom, red and strong loads and stores: the model's atomic and
+// atomic_load, which never race with each other and race with plain
+// accesses; their .acquire/.release ordering not used, with a note.
+TEST_CASE("ptx: atomics and strong loads and stores") {
+  const std::string red = "\tred.shared.add.u32 \t[%r7], 1;\n\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n";
+  const std::string atom = "\tatom.shared.add.u32 \t%r9, [%r7], 1;\n";
+  // Both warps update the words atomically, unordered: no race.
+  CHECK(outcome(kernel(red, atom + wait)) == "verified");
+  // An atomic against the producer's plain store: a race before the wait, none after.
+  CHECK(outcome(kernel(produce, atom + wait)) == "data_race");
+  CHECK(outcome(kernel(produce, wait + atom)) == "verified");
+  // A strong load is a read: with another read no conflict, with the plain store a race.
+  const std::string acquire = "\tld.acquire.gpu.shared.u32 \t%r9, [%r7];\n";
+  CHECK(outcome(kernel(produce, acquire + wait)) == "data_race");
+  CHECK(outcome(kernel(red, "\tld.relaxed.gpu.shared.u32 \t%r9, [%r7];\n" + wait)) == "verified");
+  CHECK(outcome(kernel(red, "\tld.volatile.shared.u32 \t%r9, [%r7];\n" + wait)) == "verified");
+  CHECK(outcome(kernel(red, "\tst.release.gpu.shared.u32 \t[%r7], %r1;\n" + wait)) == "verified");
+  const ptx::Loaded a = load(kernel(produce, acquire + wait));
+  REQUIRE(a.ok());
+  int noted = 0;
+  for (const std::string& n : a.notes)
+    noted += n.rfind("1 strong operation with .acquire or .release semantics read as relaxed", 0) == 0 &&
+             n.find("'ld.acquire.gpu.shared.u32'") != std::string::npos;
+  CHECK(noted == 1);
+  const std::string bk = ptx::emit_bk(load(kernel(red, atom + wait)).kernel, "t.ptx");
+  CAPTURE(bk);
+  CHECK(bk.find("all: atomic tile_0_128") != std::string::npos);
+  CHECK(bk.find("all: atomic_load") == std::string::npos);
+  // A .cta-scoped one in a cluster of two CTAs: a located error.
+  ptx::Launch two;
+  two.cluster = 2;
+  const ptx::Loaded b = load(kernel(produce, "\tatom.cta.shared.add.u32 \t%r9, [%r7], 1;\n" + wait), two);
+  REQUIRE(!b.ok());
+  CHECK(first_error(b).find(".cta-scoped strong operation in a cluster of 2 CTAs") != std::string::npos);
+  // On a way of a branch on a loaded value, an atomic is an access.
+  const std::string flag = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+                           "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n";
+  CHECK(outcome(kernel(red, flag + "\t@%p3 bra \tSKIPR;\n\tred.shared.add.u32 \t[%r7], 1;\nSKIPR:\n" + wait)) == "verified");
+  CHECK(outcome(kernel(produce, flag + "\t@%p3 bra \tSKIPR;\n\tred.shared.add.u32 \t[%r7], 1;\nSKIPR:\n" + wait)) == "data_race");
+}

@@ -30,9 +30,11 @@ namespace pc::ptx {
 namespace {
 
 // The operations of a way that are memory accesses only (docs/ptx.md, "How
-// the kernel is read": ld and st of the shared, global and generic spaces).
+// the kernel is read": ld and st of the shared, global and generic spaces,
+// atom and red).
 bool access_only(const Event& e) {
-  return e.op.code == ir::OpCode::read || e.op.code == ir::OpCode::write || e.op.code == ir::OpCode::consume;
+  return e.op.code == ir::OpCode::read || e.op.code == ir::OpCode::write || e.op.code == ir::OpCode::consume ||
+         e.op.code == ir::OpCode::atomic || e.op.code == ir::OpCode::atomic_load;
 }
 
 // The instruction's guard and mnemonic as written: "@!%p3 bra SKIP".
@@ -290,6 +292,11 @@ int note_either(const Context& ctx, std::vector<std::string>& notes) {
     notes.push_back(std::to_string(n) + (n == 1 ? " guard" : " guards") +
                     " on a value loaded from memory taken as --assume gives (the verdict holds for the runs that go those ways): " + s);
   }
+  int strong = 0;
+  const std::string o = listed(ctx.unordered_strong, strong);
+  if (strong > 0)
+    notes.push_back(std::to_string(strong) + (strong == 1 ? " strong operation" : " strong operations") +
+                    " with .acquire or .release semantics read as relaxed, their ordering not used" + over + ": " + o);
   if (guards > 0)
     notes.push_back(std::to_string(guards) + (guards == 1 ? " instruction" : " instructions") +
                     " guarded by a value loaded from memory read as executed by every such lane" + over + ": " + g);

@@ -122,6 +122,8 @@ class Printer {
       case OpCode::read:
       case OpCode::write:
       case OpCode::consume:
+      case OpCode::atomic:
+      case OpCode::atomic_load:
       case OpCode::cp_async: return prefix + kw + " " + bufs(op);
       case OpCode::mbar_init: return prefix + kw + " " + bar + " count " + std::to_string(value(op.count));
       case OpCode::mbar_inval: return prefix + kw + " " + bar;
@@ -152,7 +154,9 @@ class Printer {
       case OpCode::cluster_wait:
       case OpCode::bulk_commit_group:
       case OpCode::cp_async_commit:
-      case OpCode::cp_async_wait_all: return prefix + kw;
+      case OpCode::cp_async_wait_all:
+      case OpCode::griddep_launch:
+      case OpCode::griddep_wait: return prefix + kw;
       case OpCode::cluster_arrive: return kw + sem;
       case OpCode::bulk_wait_group:
       case OpCode::bulk_wait_group_read:

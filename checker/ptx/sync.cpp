@@ -196,6 +196,20 @@ void Warp::wgmma(const Instr& in, std::uint32_t lanes) {
   emit(in, lanes, std::move(ev));
 }
 
+// A strong operation (atom, red, ld/st .relaxed/.acquire/.release/.volatile):
+// morally strong with another only where each one's scope includes the
+// other's thread (PTX ISA, "Morally strong operations"). The model's strong
+// operations are of the whole cluster, so a .cta scope is one only in a
+// cluster of one CTA. Their .acquire/.release ordering is not used, which a
+// note says (docs/ptx.md).
+void Warp::strong_op(const Instr& in) {
+  if (in.has("cta") && ctx.cluster > 1)
+    stop(in, "'" + in.text + "' is a .cta-scoped strong operation in a cluster of " + std::to_string(ctx.cluster) +
+                 " CTAs, which is morally strong only with operations of its own CTA: not supported yet");
+  if (in.has("acquire") || in.has("release") || in.has("acq_rel"))
+    ctx.unordered_strong.emplace_back(in.at.line, in.text);
+}
+
 bool Warp::sync(const Instr& in, std::uint32_t lanes) {
   const std::string& m = in.parts[0];
   const std::string sub = in.parts.size() > 1 ? in.parts[1] : "";
@@ -231,7 +245,9 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     return true;
   }
 
-  // ---- loads and stores ----
+  // ---- loads and stores; strong ones (.relaxed, .acquire, .release,
+  // .volatile: PTX ISA, Memory Consistency Model, "Strong operations") are
+  // the model's atomic_load and atomic ----
   if (m == "ld" || m == "st" || m == "ldu") {
     if (in.has("param") || in.has("const") || in.has("local")) {
       if (m == "st") return true;  // the thread's own memory
@@ -240,10 +256,12 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
         if ((lanes >> l) & 1) set(l, in.args[0], Val::unknown());
       return true;
     }
-    if (in.has("acquire") || in.has("release") || in.has("relaxed") || in.has("mmio")) not_yet("a load or store with memory-order semantics");
+    if (in.has("mmio")) not_yet("an .mmio load or store");
     need(2);
     const bool load = m != "st";
-    ev.op.code = load ? OpCode::read : OpCode::write;
+    const bool strong = in.has("relaxed") || in.has("acquire") || in.has("release") || in.has("volatile");
+    if (strong) strong_op(in);
+    ev.op.code = load ? (strong ? OpCode::atomic_load : OpCode::read) : (strong ? OpCode::atomic : OpCode::write);
     ev.data = lane_bytes(in, lanes, in.args[load ? 1 : 0], access_width(in));
     const bool shared = !ev.data.empty() && !ev.data[0].global;
     emit(in, lanes, std::move(ev));
@@ -256,8 +274,57 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     }
     return true;
   }
-  if (m == "ldmatrix" || m == "stmatrix") not_yet("ldmatrix/stmatrix");
-  if (m == "atom" || m == "red") not_yet("an atomic");
+  // ---- ldmatrix and stmatrix: the warp's 8x8 matrices of 16-bit elements,
+  // each row's 16 bytes at the address one lane gives (PTX ISA ldmatrix:
+  // "threads 0-7" for .x1, "0-15" for .x2, "0-31" for .x4 hold the rows'
+  // addresses; stmatrix the same) ----
+  if (m == "ldmatrix" || m == "stmatrix") {
+    need(2);
+    if (!in.has("m8n8") || !(in.has("b16")))
+      not_yet("an " + m + " other than .m8n8 of .b16 elements");
+    const int rows = in.has("x4") ? 32 : in.has("x2") ? 16 : in.has("x1") ? 8 : 0;
+    if (rows == 0) stop(in, "'" + in.text + "' needs .x1, .x2 or .x4");
+    const bool load = m == "ldmatrix";
+    const std::uint32_t givers = lanes & (rows == 32 ? 0xffffffffu : ((1u << rows) - 1));
+    ev.op.code = load ? OpCode::read : OpCode::write;
+    ev.data = lane_bytes(in, givers, in.args[load ? 1 : 0], 16);
+    if (std::any_of(ev.data.begin(), ev.data.end(), [](const Bytes& b) { return b.global; }))
+      stop(in, "'" + in.text + "' addresses global memory: " + m + " reads and writes shared memory only (PTX ISA " + m + ")");
+    emit(in, lanes, std::move(ev));
+    if (load) {
+      const int id = static_cast<int>(out_->events.size()) - 1;
+      load_lanes_.back() = lanes;  // its data: the first use consumes it
+      for (int l = 0; l < 32; ++l)
+        if ((lanes >> l) & 1) loaded(l, in.args[0], id);
+    }
+    return true;
+  }
+  // ---- griddepcontrol: programmatic dependent launch. The launch orders no
+  // memory; the wait orders the prerequisite grid's, which a one-kernel
+  // check has none of (docs/spec.md, griddepcontrol) ----
+  if (m == "griddepcontrol") {
+    if (sub == "launch_dependents") ev.op.code = OpCode::griddep_launch;
+    else if (sub == "wait") ev.op.code = OpCode::griddep_wait;
+    else not_yet("'" + in.text + "'");
+    emit(in, lanes, std::move(ev));
+    return true;
+  }
+  // ---- atom and red (red.async is above): an atomic read-modify-write;
+  // atom's result is data the front end does not know ----
+  if (m == "atom" || m == "red") {
+    need(2);
+    strong_op(in);
+    const bool atom = m == "atom";
+    ev.op.code = OpCode::atomic;
+    std::int64_t width = access_width(in);
+    if (in.has("cas") && width > 8) width = 8;  // atom.cas.b128 names 16 bytes; its type is the width either way
+    ev.data = lane_bytes(in, lanes, in.args[atom ? 1 : 0], width);
+    emit(in, lanes, std::move(ev));
+    if (atom)
+      for (int l = 0; l < 32; ++l)
+        if ((lanes >> l) & 1) set(l, in.args[0], Val::unknown());
+    return true;
+  }
   if (m == "setmaxnreg" || m == "nanosleep" || m == "prefetch" || m == "prefetchu" || m == "pmevent" || m == "discard" ||
       m == "applypriority" || m == "createpolicy")
     return true;  // no memory or synchronization effect (createpolicy: a cache policy value)
@@ -265,7 +332,7 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     wgmma(in, lanes);
     return true;
   }
-  if (m == "tcgen05" || m == "griddepcontrol" || m == "clusterlaunchcontrol" || m == "tensormap" ||
+  if (m == "tcgen05" || m == "clusterlaunchcontrol" || m == "tensormap" ||
       m == "multimem")
     not_yet("'" + m + "'");
 

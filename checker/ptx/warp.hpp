@@ -44,6 +44,9 @@ struct Context {
   std::vector<std::pair<int, std::string>> either_branches, either_guards;
   std::vector<std::pair<int, std::string>> either_asserts;  // a way left out: the assert it fails, at its line
   std::map<int, std::string> assumed;      // the --assume lines reached with a guard not known: their text
+  // Strong operations with .acquire/.release semantics read without their
+  // ordering (sync.cpp, strong_op): their lines and text, for a note.
+  std::vector<std::pair<int, std::string>> unordered_strong;
 };
 
 // The notes of the branches and guards on loaded values read (either.cpp);
@@ -119,6 +122,9 @@ class Warp {
   void wgmma_regs(const Instr& in, std::uint32_t lanes);
   // A cp.async.bulk.tensor or cp.reduce.async.bulk.tensor (sync.cpp).
   void tensor_copy(const Instr& in, std::uint32_t lanes);
+  // A strong operation's scope and semantics (sync.cpp): a Stop where the
+  // model cannot read its scope; its ordering noted where it has one.
+  void strong_op(const Instr& in);
   // Runs a synchronization or memory instruction (sync.cpp); false where it is none.
   bool sync(const Instr& in, std::uint32_t lanes);
   // The loads whose data `in` reads in `lanes`: each is consumed (ir consume) first.
