@@ -168,7 +168,7 @@ TEST_CASE("distributed: generated kernels get the result of one process") {
     CHECK(two.kernels == threads.kernels);
   }
   MESSAGE(two.kernels << " generated kernels alike with one process and 2 and 4 ranks"
-                      << (pc::tier::ci() ? "" : " and 2 ranks of 3 threads") << ", " << two.violations
+                      << std::string(pc::tier::ci() ? "" : " and 2 ranks of 3 threads") << ", " << two.violations
                       << " with a violation; " << pc::tier::sample_text());
   CHECK(two.kernels > pc::tier::sample().scaled(400));
   CHECK(two.violations > pc::tier::sample().scaled(100));
