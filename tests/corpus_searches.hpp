@@ -107,10 +107,12 @@ inline check::Options reduced_options() {
 }
 inline const check::Result& reduced(const Kernel& k) { return search(k, reduced_options()); }
 
-// The same without any reduction.
+// The same without any reduction (stopped at tier::plain_cap() states in
+// the CI tier of the plain build).
 inline check::Options plain_options() {
   check::Options o = reduced_options();
   o.reduction = false;
+  if (tier::plain_cap() > 0) o.max_states = tier::plain_cap();
   return o;
 }
 
