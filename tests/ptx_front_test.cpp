@@ -919,3 +919,26 @@ TEST_CASE("ptx: atomics and strong loads and stores") {
   CHECK(outcome(kernel(red, flag + "\t@%p3 bra \tSKIPR;\n\tred.shared.add.u32 \t[%r7], 1;\nSKIPR:\n" + wait)) == "verified");
   CHECK(outcome(kernel(produce, flag + "\t@%p3 bra \tSKIPR;\n\tred.shared.add.u32 \t[%r7], 1;\nSKIPR:\n" + wait)) == "data_race");
 }
+
+// A commit or wait of the bulk async-groups by every lane (CUDA code that
+// calls it from every thread) is the leader's: the other lanes have no
+// groups, so their wait orders nothing for them.
+TEST_CASE("ptx: a bulk wait_group by every lane is the leader lane's") {
+  const std::string store =
+      "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\n"
+      "\tsetp.ne.u32 \t%p2, %r4, 0;\n\t@%p2 bra \tSKIPST;\n"
+      "\tcp.async.bulk.global.shared::cta.bulk_group \t[%rd2], [%r6], 128;\n\tcp.async.bulk.commit_group;\nSKIPST:\n"
+      "\tcp.async.bulk.wait_group.read 0;\n";
+  const std::string rewrite = "\tst.shared.f32 \t[%r7], 0f3F800000;\n";
+  // Lanes 1-31 rewrite the tile the leader's TMA store may still read.
+  CHECK(outcome(kernel(store + rewrite + "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n", wait)) == "data_race");
+  // A warp barrier after the leader's wait orders the store's read before the others' writes.
+  CHECK(outcome(kernel(store + "\tbar.warp.sync \t-1;\n" + rewrite + "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n",
+                       wait)) == "verified");
+  const ptx::Loaded a = load(kernel(store + rewrite + "\tmbarrier.arrive.release.cta.shared::cta.b64 \t_, [%r2];\n", wait));
+  REQUIRE(a.ok());
+  const std::string bk = ptx::emit_bk(a.kernel, "t.ptx");
+  CAPTURE(bk);
+  CHECK(bk.find("\n  wait_group_read 0") != std::string::npos);  // the leader's (a bulk group op has no lane prefix)
+  CHECK(bk.find("all: wait_group_read") == std::string::npos);
+}

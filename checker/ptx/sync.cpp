@@ -466,6 +466,18 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
         return true;
       }
       if (k3 == "prefetch") return true;
+      // A commit or wait of the bulk async-groups by several lanes (CUDA
+      // code that calls it from every thread): each thread commits or waits
+      // for its own groups (PTX ISA cp.async.bulk.commit_group, wait_group:
+      // "the executing thread"), and only the warp's leader lane has any
+      // (a bulk copy or store by another lane is refused at emit: the front
+      // end keeps the thread's groups for the leader), so the other lanes'
+      // do nothing: read as the leader's, or as nothing without it.
+      if ((k3 == "commit_group" || k3 == "wait_group") && std::popcount(lanes) > 1) {
+        const int leader = single_lane_ >= 0 ? single_lane_ : 0;
+        if (!((lanes >> leader) & 1u)) return true;
+        lanes = 1u << leader;
+      }
       if (k3 == "commit_group") {
         ev.op.code = OpCode::bulk_commit_group;
       } else if (k3 == "wait_group") {
