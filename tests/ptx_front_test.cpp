@@ -694,6 +694,14 @@ TEST_CASE("ptx: a branch on a loaded value is read both ways") {
   const ptx::Loaded c = load(kernel(produce, spin + wait));
   REQUIRE(!c.ok());
   CHECK(first_error(c).find("a loop whose trips depend on such a value") != std::string::npos);
+  // The hint names the way that stays in the loop: taken here.
+  CHECK(first_error(c).find("=1,1,0 says which way it goes") != std::string::npos);
+  // A loop left by the taken way: the hint stays with 0.
+  const std::string out = "\tld.param.u64 \t%rd1, [handoff_param_0];\n\tcvta.to.global.u64 \t%rd2, %rd1;\nSPIN:\n"
+                          "\tld.global.u32 \t%r8, [%rd2];\n\tsetp.eq.u32 \t%p3, %r8, 0;\n\t@%p3 bra \tOUT;\n\tbra.uni \tSPIN;\nOUT:\n";
+  const ptx::Loaded c2 = load(kernel(produce, out + wait));
+  REQUIRE(!c2.ok());
+  CHECK(first_error(c2).find("=0,0,1 says which way it goes") != std::string::npos);
   // A register the ways leave with different values is not known after
   // them: an address computed from it is an error.
   const std::string offset = flag + "\tmov.u32 \t%r9, 0;\n\t@%p3 bra \tSKIPM;\n\tmov.u32 \t%r9, 4;\nSKIPM:\n\tadd.u32 \t%r7, %r7, %r9;\n";

@@ -50,10 +50,16 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   const int at = stack_.back().pc;
   const int lane = std::countr_zero(unknown);
   const std::string branch_text = written(in, *ctx.fn);
-  if (std::find(either_at_.begin(), either_at_.end(), at) != either_at_.end())
+  if (const auto found = std::find(either_at_.begin(), either_at_.end(), at); found != either_at_.end()) {
+    // The way of the branch being read that came back to it stays in the
+    // loop: the hint runs the loop twice, then leaves it.
+    const int back = either_way_[static_cast<std::size_t>(found - either_at_.begin())];
+    const std::string stay = back == 0 ? "1" : "0", leave = back == 0 ? "0" : "1";
     stop(in, "'" + branch_text + "' is a loop's branch on a value the front end does not know in lane " + std::to_string(lane) +
                  " (loaded from memory, or a timer): a loop whose trips depend on such a value is not supported yet (--assume " +
-                 std::to_string(in.at.line) + "=1,1,0 says which way it goes each time: here twice one way, then the other)");
+                 std::to_string(in.at.line) + "=" + stay + "," + stay + "," + leave +
+                 " says which way it goes each time a warp reaches it: here the loop twice, then out)");
+  }
   // A way: what it left in the warp's state. Its registers are the slots
   // it wrote (undo_ logs them, so that the next way starts from the same
   // state without a copy of the register file) with their values there.
@@ -79,6 +85,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   const std::size_t depth = stack_.size();
   const int meet = ctx.cfg.ipdom[static_cast<std::size_t>(at)];
   either_at_.push_back(at);
+  either_way_.push_back(0);
   ++either_depth_;
   const std::size_t mark = undo_.size();
   Way ways[2];
@@ -92,6 +99,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     out_->events.resize(n0);
     // To where the ways meet: the branch's entry back at its post-dominator,
     // or popped (the post-dominator was where that entry ends), or the end.
+    either_way_.back() = w;
     auto run_way = [&] {
       const std::size_t nested = either_at_.size();
       const int nested_depth = either_depth_;
@@ -100,6 +108,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
         while (advance() && stack_.size() >= depth && !(stack_.size() == depth && stack_.back().pc == meet)) step();
       } catch (const AssertFails&) {
         either_at_.resize(nested);  // the ways inside it that were being read
+        either_way_.resize(nested);
         either_depth_ = nested_depth;
         throw;
       }
@@ -138,6 +147,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   assume_visits_ = std::move(visits);
   --either_depth_;
   either_at_.pop_back();
+  either_way_.pop_back();
   Way& a = ways[0];
   Way& b = ways[1];
   if (a.aborts && b.aborts)

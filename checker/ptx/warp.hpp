@@ -222,6 +222,7 @@ class Warp {
   std::vector<char> journaled_;                       // per slot
   std::vector<std::uint32_t> load_lanes_;  // per event: the lanes of a load whose data is not yet used (0: none, or used)
   std::vector<int> either_at_;             // the branches on unknown values being read both ways (either), innermost last
+  std::vector<int> either_way_;            // for each: the way being read (0 taken, 1 not)
   int either_depth_ = 0;                   // how many such ways are being read
   std::map<int, int> assume_visits_;       // --assume lines: the times this warp reached each (assumed)
   std::vector<std::pair<std::size_t, Val>> undo_;  // within them: each register slot written, its value before
