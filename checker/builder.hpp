@@ -142,6 +142,15 @@ class KernelBuilder {
     s.loc = loc;
     return s;
   }
+  // A choice of two ways (ir::StmtKind::either).
+  static Stmt either(std::vector<Stmt> first, std::vector<Stmt> second, Loc loc = {}) {
+    Stmt s;
+    s.kind = StmtKind::either;
+    s.body = std::move(first);
+    s.else_body = std::move(second);
+    s.loc = loc;
+    return s;
+  }
   static Stmt assert_true(ExprId cond, Loc loc = {}) {
     Stmt s;
     s.kind = StmtKind::assert_true;

@@ -25,6 +25,7 @@ std::string statement(const Program& p, const ir::Role& role, const Instr& in) {
                                                                           : "assignment";
     case InstrKind::jump:
     case InstrKind::branch_false: return "if/for";
+    case InstrKind::choose: return "either";
     case InstrKind::assert_true: return "assert";
   }
   return "statement";

@@ -55,6 +55,7 @@ std::vector<bool> Footprints::shared_buffers() {
       const Instr& in = code[static_cast<std::size_t>(pc)];
       std::int64_t v = 0;
       if (in.kind == InstrKind::jump) work.push_back(in.target);
+      else if (in.kind == InstrKind::choose) work.push_back(pc + 1), work.push_back(in.target);
       else if (in.kind != InstrKind::branch_false) work.push_back(pc + 1);
       else if (builtin_only(in.expr) && known(in.expr, builtins_.data(), v)) work.push_back(v != 0 ? pc + 1 : in.target);
       else work.push_back(pc + 1), work.push_back(in.target);
@@ -210,6 +211,7 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
         const Instr& in = code[static_cast<std::size_t>(pc)];
         int next[2] = {pc + 1, -1};
         if (in.kind == InstrKind::jump) next[0] = in.target;
+        if (in.kind == InstrKind::choose) next[1] = in.target;  // either way
         if (in.kind == InstrKind::branch_false) {
           // A test of the builtins alone goes one way only (`if cta == 0:`).
           std::int64_t v = 0;

@@ -162,7 +162,11 @@ struct Op {
   return named_no_count(op) || (op.code == OpCode::bar_sync && zero);
 }
 
-enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true };
+// either: a choice the kernel's code does not decide (a branch on a value
+// loaded from memory, the order of the lanes' arrives on different
+// mbarriers): the agent takes `body` or `else_body`, each a successor of its
+// own (docs/dsl.md, "either"; docs/checker.md, "Choices").
+enum class StmtKind : std::uint8_t { op, assign, for_loop, if_else, assert_true, either };
 
 struct Stmt {
   StmtKind kind = StmtKind::op;
@@ -171,8 +175,8 @@ struct Stmt {
   int var = -1;               // assign target; for-loop variable
   ExprId expr = no_expr;      // assign value; if / assert condition
   ExprId lo = no_expr, hi = no_expr;  // for v in lo .. hi (hi exclusive)
-  std::vector<Stmt> body;     // for body; if-then
-  std::vector<Stmt> else_body;
+  std::vector<Stmt> body;     // for body; if-then; either's first way
+  std::vector<Stmt> else_body;  // else; either's second way (`or:`)
 };
 
 enum class Granularity : std::uint8_t { warp, warpgroup };

@@ -43,8 +43,26 @@ class Model {
   [[nodiscard]] const Footprints& dependencies() const { return deps_; }
 
   [[nodiscard]] int agents() const { return static_cast<int>(prog_.agents.size()); }
-  // With --prove, the trip oracle's two processes come last: decide, raise.
-  [[nodiscard]] int processes(const State& s) const { return agents() + static_cast<int>(s.pending.size()) + (plan_.active ? 2 : 0); }
+  // With --prove, the trip oracle's two processes follow the pending
+  // events: decide, raise. In a kernel with an `either`, each agent's
+  // alternative comes last: agent a's second way at a choose instruction
+  // (its own process takes the first).
+  [[nodiscard]] int processes(const State& s) const {
+    return alternatives(s) + (prog_.has_choice ? agents() : 0);
+  }
+  // The first alternative's process (agent 0's second way).
+  [[nodiscard]] int alternatives(const State& s) const {
+    return agents() + static_cast<int>(s.pending.size()) + (plan_.active ? 2 : 0);
+  }
+  // The agent whose part process a's step writes: a itself, or the agent of
+  // an alternative; -1 for a pending event, -2 for the trip oracle (every
+  // agent's trip count).
+  [[nodiscard]] int mover(const State& s, int a) const {
+    if (a < agents()) return a;
+    const int alt = alternatives(s);
+    if (a >= alt) return a - alt;
+    return a - agents() < static_cast<int>(s.pending.size()) ? -1 : -2;
+  }
   [[nodiscard]] State initial() const { return initial(step_); }
   // The initial state in the shape of `st`'s states (a describing stepper
   // keeps the phases seen: Stepper::initial).
@@ -61,6 +79,8 @@ class Model {
     if (a < agents()) {
       if (s.agents[a].exited) return false;
       st.agent_step(s, a, info);
+    } else if (prog_.has_choice && a >= alternatives(s)) {
+      st.second_way(s, a - alternatives(s), info);
     } else {
       const int i = a - agents();
       if (plan_.active && i >= static_cast<int>(s.pending.size())) {
@@ -82,7 +102,11 @@ class Model {
   bool apply(State& s, Action a, StepInfo& info) const { return apply(step_, s, a, info); }
   // False only when process `a` certainly has no enabled step (it waits on a
   // phase or instance that has not completed): the search skips it without copying s.
-  [[nodiscard]] bool may_move(const State& s, int a) const { return a >= agents() || !step_.surely_blocked(s, a); }
+  [[nodiscard]] bool may_move(const State& s, int a) const {
+    if (a < agents()) return !step_.surely_blocked(s, a);
+    if (prog_.has_choice && a >= alternatives(s)) return step_.at_choice(s, a - alternatives(s));
+    return true;
+  }
   // Some agent has not exited: a state without an enabled step is then a deadlock.
   [[nodiscard]] bool live(const State& s) const {
     for (const AgentState& a : s.agents)
@@ -94,6 +118,11 @@ class Model {
     if (a < agents()) {
       const ir::Loc l = step_.loc_of(s, a);
       return prog_.agents[static_cast<std::size_t>(a)].name + " at line " + std::to_string(l.line);
+    }
+    if (prog_.has_choice && a >= alternatives(s)) {
+      const int b = a - alternatives(s);
+      return prog_.agents[static_cast<std::size_t>(b)].name + " at line " + std::to_string(step_.loc_of(s, b).line) +
+             " (its second way)";
     }
     if (a - agents() >= static_cast<int>(s.pending.size()))
       return "the trip oracle (" + prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name +

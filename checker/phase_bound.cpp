@@ -211,8 +211,10 @@ bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool h
           continue;
         case InstrKind::assert_true: ++path.pc; continue;
         case InstrKind::jump:
+        case InstrKind::choose:
         case InstrKind::branch_false: {
           int next[2] = {in.kind == InstrKind::jump ? in.target : path.pc + 1, -1};
+          if (in.kind == InstrKind::choose) next[1] = in.target;  // either way
           if (in.kind == InstrKind::branch_false) {
             const std::optional<std::int64_t> c = value(in.expr);
             if (c) next[0] = *c != 0 ? path.pc + 1 : in.target;

@@ -67,6 +67,18 @@ struct Flattener {
         }
         break;
       }
+      case ir::StmtKind::either: {
+        // choose L; first; goto end; L: second; end:
+        const std::size_t ch = out.size();
+        out.push_back(Instr{InstrKind::choose, nullptr, -1, ir::no_expr, -1, s.loc});
+        block(s.body);
+        const std::size_t jmp = out.size();
+        out.push_back(Instr{InstrKind::jump, nullptr, -1, ir::no_expr, -1, s.loc});
+        out[ch].target = static_cast<int>(out.size());
+        block(s.else_body);
+        out[jmp].target = static_cast<int>(out.size());
+        break;
+      }
       case ir::StmtKind::for_loop: {
         // v = lo; top: if !(v < hi) goto end; body; v = v + 1; goto top; end:
         out.push_back(Instr{InstrKind::assign, nullptr, s.var, s.lo, -1, s.loc});
@@ -625,6 +637,7 @@ void flatten_roles(Program& p, const ir::Kernel& k) {
     // leaves them out: agent_hash); the .bk parser already rejects an
     // assignment to one, a kernel built otherwise is rejected here.
     for (const Instr& in : p.code.back()) {
+      p.has_choice |= in.kind == InstrKind::choose;
       const int v = in.kind == InstrKind::assign ? in.var : in.kind == InstrKind::op ? in.op->dest_var : -1;
       if (v >= 0 && v < ir::num_builtin_vars)
         throw KernelError("'" + role.vars[static_cast<std::size_t>(v)] + "' is a builtin and cannot be assigned", in.loc);

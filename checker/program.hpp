@@ -30,7 +30,9 @@ struct InternalError : std::logic_error {
   using std::logic_error::logic_error;
 };
 
-enum class InstrKind : std::uint8_t { op, assign, jump, branch_false, assert_true };
+// choose: the agent's own step goes on at pc + 1 (the first way of an
+// `either`), its alternative (Model::apply) at `target` (the second).
+enum class InstrKind : std::uint8_t { op, assign, jump, branch_false, assert_true, choose };
 // An assignment or control flow: it reads and writes only the agent's own
 // variables and pc, and is always enabled.
 constexpr bool is_control(InstrKind k) { return k == InstrKind::assign || k == InstrKind::jump || k == InstrKind::branch_false; }
@@ -40,7 +42,7 @@ struct Instr {
   const ir::Op* op = nullptr;  // op
   int var = -1;                // assign target
   ir::ExprId expr = ir::no_expr;
-  int target = -1;             // jump / branch_false destination
+  int target = -1;             // jump / branch_false destination; choose: the second way
   ir::Loc loc;
 };
 
@@ -142,6 +144,7 @@ struct Program {
   std::vector<std::uint8_t> global_buffer_flag, outside_shared;
   [[nodiscard]] std::span<const std::uint8_t> global_buffers() const { return global_buffer_flag; }
   [[nodiscard]] std::span<const std::uint8_t> outside_shared_buffers() const { return outside_shared; }
+  bool has_choice = false;                  // some role has an `either` (a choose instruction: Model::apply's alternatives)
   bool has_clc = false;                     // some role issues clusterlaunchcontrol.try_cancel
   bool has_values = false;                  // some write stores a value, or some read returns one (State::values)
   // A state token holds the pending count before its arrive only where

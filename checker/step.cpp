@@ -99,6 +99,19 @@ void Stepper::agent_step(State& s, int a, StepInfo& info) const {
   }
 }
 
+void Stepper::second_way(State& s, int a, StepInfo& info) const {
+  info.clear();
+  AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+  const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
+  if (ag.exited || ag.pc >= code.size() || code[ag.pc].kind != InstrKind::choose || gated(s, a)) {
+    info.enabled = false;
+    return;
+  }
+  info.loc = code[ag.pc].loc;
+  ag.pc = static_cast<std::uint16_t>(code[ag.pc].target);
+  if (describe_) info.text = "either: takes the second way (or:)";
+}
+
 StepInfo Stepper::agent_step(State& s, int a) const {
   StepInfo info;
   agent_step(s, a, info);

@@ -73,6 +73,15 @@ class Stepper {
   [[nodiscard]] StepInfo agent_step(State& s, int a) const;
   // The same, into `info` (cleared first).
   void agent_step(State& s, int a, StepInfo& info) const;
+  // Agent `a`, at a choose instruction (an `either`), takes its second way
+  // (its agent_step takes the first); not enabled anywhere else.
+  void second_way(State& s, int a, StepInfo& info) const;
+  // Whether agent `a` is at a choose instruction (its second way may be taken).
+  [[nodiscard]] bool at_choice(const State& s, int a) const {
+    const AgentState& ag = s.agents[static_cast<std::size_t>(a)];
+    const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(a)].role)];
+    return !ag.exited && ag.pc < code.size() && code[ag.pc].kind == InstrKind::choose;
+  }
   // Pending event `i` (index into s.pending) completes.
   [[nodiscard]] StepInfo pending_step(State& s, int i) const;
   // Whether the agent's next step touches only what is its own: its
@@ -141,6 +150,7 @@ inline void run_control(const Program& p, AgentState& ag, std::int64_t* vars, co
       ag.pc = value() != 0 ? static_cast<std::uint16_t>(ag.pc + 1) : static_cast<std::uint16_t>(in.target);
       return;
     case InstrKind::assert_true:
+    case InstrKind::choose:
     case InstrKind::op: break;
   }
   not_control();

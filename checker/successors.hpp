@@ -171,9 +171,9 @@ class Successors {
   std::uint64_t successor_fingerprint(Worker& w, const State& t, int a, StepCache::Outcome* parts = nullptr) const {
     if (!incremental_) return fingerprint(t);
     std::uint64_t sum = w.agent_sum, h = 0;
-    if (a < m_.agents()) {
-      h = agent_hash(t, owners_, a);
-      sum += h - w.agent_hashes[static_cast<std::size_t>(a)];
+    if (const int b = m_.mover(w.s, a); b >= 0) {  // an agent's step, or its second way
+      h = agent_hash(t, owners_, b);
+      sum += h - w.agent_hashes[static_cast<std::size_t>(b)];
     }
     const std::uint64_t shared = shared_hash(t, shape_);
     if (parts) {
@@ -263,7 +263,8 @@ class Successors {
   // make, in the order of the actions (Successors::expand).
   template <class Store, class Prefetch>
   bool expand_kept(Worker& w, Store& store, Prefetch& prefetch) const {
-    if (w.cache.pending() != 0) return false;
+    // An agent's second way (an `either`) is no agent step the cache keeps.
+    if (w.cache.pending() != 0 || m_.program().has_choice) return false;
     const int n = m_.agents();
     w.outcomes.resize(static_cast<std::size_t>(n));
     std::uint64_t sum = 0;
@@ -336,7 +337,6 @@ class Successors::Expansion {
         prefetch_(prefetch),
         id_(id),
         agents_(x.m_.agents()),
-        oracle_(x.plan_.active ? agents_ + static_cast<int>(w.s.pending.size()) : -1),
         cached_(cached) {}
 
   // Takes every enabled action (only the persistent set's successors
@@ -350,7 +350,7 @@ class Successors::Expansion {
     }
     const std::uint64_t keep = x_.por_ ? x_.order_.keep(s_, depth, w_.coverage) : 0;  // 0: store every successor
     bool kept_any = false;
-    for (int a = 0; a < total && !w_.found.any; ++a) kept_any |= act(a, keep == 0 || (keep >> a & 1));
+    for (int a = 0; a < total && !w_.found.any; ++a) kept_any |= act(a, keep == 0 || kept(keep, a));
     // No step of the persistent set was enabled after all: store them all.
     if (keep != 0 && !kept_any)
       for (int a = 0; a < total && !w_.found.any; ++a)
@@ -363,6 +363,14 @@ class Successors::Expansion {
   }
 
  private:
+  // Whether the persistent set `keep` holds process a: an agent's second
+  // way is kept with the agent (both are its steps).
+  [[nodiscard]] bool kept(std::uint64_t keep, int a) const {
+    const int b = a >= agents_ ? x_.m_.mover(s_, a) : a;
+    const int bit = b >= 0 ? b : a;
+    return bit < 64 && (keep >> bit & 1) != 0;
+  }
+
   // How take() treats an enabled action's successor: with `keep`, it is
   // stored; with `to_cache` (agent a's own part in w.from is the cache's
   // key: looked up, not found), a clean outcome goes to the step cache.
@@ -467,9 +475,10 @@ class Successors::Expansion {
   // The control flow that follows a step not kept belongs to it: coverage
   // counts it even where the reduction does not keep the successor.
   void cover_local_steps(State& t, int a) {
-    if (!w_.coverage || a >= agents_) return;
+    const int b = x_.m_.mover(s_, a);
+    if (!w_.coverage || b < 0) return;
     try {
-      x_.local_steps(t, a, w_.coverage);
+      x_.local_steps(t, b, w_.coverage);
     } catch (...) {
       store_held();
       throw;
@@ -483,9 +492,10 @@ class Successors::Expansion {
     // Only the agent that moved can have reached local steps; a pending
     // event moves no agent; the trip oracle may open any agent's gate.
     bool others = info.reads_others;
-    if (a < agents_ || (oracle_ >= 0 && a >= oracle_)) {
+    const int b = x_.m_.mover(s_, a);
+    if (b != -1) {
       try {
-        if (a < agents_) others |= x_.local_steps_reading(t, a, w_.coverage);
+        if (b >= 0) others |= x_.local_steps_reading(t, b, w_.coverage);
         else x_.local_steps(t, -1, w_.coverage);
       } catch (...) {
         store_held();
@@ -502,8 +512,9 @@ class Successors::Expansion {
 
   // Makes t, after a step of action a, s again.
   void put_back(State& t, int a) {
-    if (oracle_ >= 0 && a >= oracle_) t = s_;  // the trip oracle writes every agent's N
-    else restore(t, s_, x_.owners_, a < agents_ ? a : -1);
+    const int b = x_.m_.mover(s_, a);
+    if (b == -2) t = s_;  // the trip oracle writes every agent's N
+    else restore(t, s_, x_.owners_, b);
   }
 
   // The successor held, if any, to its store call (its buffer put back).
@@ -545,7 +556,6 @@ class Successors::Expansion {
   Prefetch& prefetch_;
   const std::uint32_t id_;
   const int agents_;
-  const int oracle_;     // the trip oracle's first action (-1: none); its second follows
   const bool cached_;    // the step cache answers for this state's agents
   bool t_is_s_ = false, t2_is_s_ = false, m_is_s_ = false;  // w.t, w.t2, w.m are s
   bool any_enabled_ = false;

@@ -1,6 +1,7 @@
 #include "checker/trace.hpp"
 
 #include <optional>
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -89,7 +90,7 @@ void describe(const Model& m, const Options& opt, const std::vector<Action>& pat
   for (std::size_t i = 0; i < path.size(); ++i) {
     StepInfo info;
     const Action a = path[i];
-    const int agent = a < agents ? a : -1;
+    const int agent = std::max(m.mover(s, a), -1);  // an agent's step or second way; else none
     before = s;
     m.apply(st, s, a, info);
     TraceStep t;

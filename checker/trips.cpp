@@ -125,7 +125,7 @@ std::vector<std::vector<std::uint64_t>> liveness(const Program& p, const std::ve
         join(static_cast<std::size_t>(in.target));
       } else {
         join(i + 1);
-        if (in.kind == InstrKind::branch_false) join(static_cast<std::size_t>(in.target));
+        if (in.kind == InstrKind::branch_false || in.kind == InstrKind::choose) join(static_cast<std::size_t>(in.target));
       }
       if (in.kind == InstrKind::assign) out[static_cast<std::size_t>(in.var) / 64] &= ~(std::uint64_t{1} << (in.var % 64));
       for (std::size_t w = 0; w < words; ++w) out[w] |= uses[i][w];

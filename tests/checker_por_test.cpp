@@ -264,6 +264,20 @@ TEST_CASE("partial-order reduction: generated kernels, a violation found with it
   CHECK(reduced > tier::sample().scaled(100));
 }
 
+// Choices (an `either`): an agent's second way is kept with the agent, and
+// a choose step, which writes only the agent's pc, is taken alone.
+TEST_CASE("partial-order reduction: generated kernels with choices, a violation found with it exactly when without it") {
+  std::mt19937 rng(20261206);
+  int violations = 0, verified = 0, reduced = 0, parsed = 0;
+  for (int i = 0; i < 400; ++i) parsed += agree(either_kernel(rng), violations, verified, reduced);
+  MESSAGE("kernels with choices: " << parsed << " of 400 parse, " << verified << " verified, " << violations
+                                   << " with a violation, " << reduced << " reduced");
+  CHECK(parsed > 380);
+  CHECK(verified >= tier::sample().scaled(40));
+  CHECK(violations >= tier::sample().scaled(100));
+  CHECK(reduced >= tier::sample().scaled(20));
+}
+
 TEST_CASE("partial-order reduction: a step that an async event in flight can disable is not taken alone") {
   // The consumer's first wait is enabled once phase 0 completes; if the TMA
   // load lands first, phase 1 completes too and the wait for parity 0 then

@@ -152,6 +152,31 @@ TEST_CASE("prove: 2-CTA GEMMs whose tile loop only CTA 0's MMA warp runs, for ev
   }
 }
 
+// A choice inside the trip loop (an `either`, docs/dsl.md "Choices"): its
+// second way is a process after the trip oracle's two (Model::mover).
+TEST_CASE("prove: a loop with a choice in it, each way taken on every trip") {
+  const std::string ring =
+      "kernel ring_choice\nparam N = 3 in 1..8\nsmem buf[1] bytes 64\nmbarrier full[1] count 1\nmbarrier empty[1] count 1\n"
+      "role producer warp:\n  for k in 0 .. N:\n    wait empty[0] parity (k + 1) % 2\n    either:\n"
+      "      one: write buf[0]\n      one: arrive full[0]\n    or:\n      one: write buf[0]\n      syncwarp\n"
+      "      one: arrive full[0]\n"
+      "role consumer warp:\n  for k in 0 .. N:\n    wait full[0] parity k % 2\n    all: read buf[0]\n    syncwarp\n"
+      "    one: arrive empty[0]\n";
+  const Proved ok = prove(parsed(ring).kernel, "N");
+  CAPTURE(ok.reason);
+  REQUIRE(ok.reason.empty());
+  CHECK(ok.r.verdict == check::Verdict::verified);
+  // The second way arrives before its write: a race from the first trip.
+  std::string bug = ring;
+  const std::string second = "      one: write buf[0]\n      syncwarp\n      one: arrive full[0]\n";
+  bug.replace(bug.find(second), second.size(), "      one: arrive full[0]\n      one: write buf[0]\n");
+  const Proved p = prove(parsed(bug).kernel, "N");
+  REQUIRE(p.reason.empty());
+  REQUIRE(p.r.verdict == check::Verdict::violation);
+  CHECK(check::outcome_name(p.r) == "data_race");
+  CHECK(outcome_at(bug, "N", 1) == "data_race");
+}
+
 TEST_CASE("prove: an inner loop's variable from a constant is at least that constant") {
   const Proved ok = prove(parsed(inner).kernel, "N");
   CAPTURE(ok.reason);

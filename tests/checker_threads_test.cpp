@@ -80,6 +80,7 @@ TEST_CASE("threads: generated kernels get the result of one thread") {
   for (int i = 0; i < 30; ++i) agree(async_kernel(rng), no_por);
   for (int i = 0; i < 30; ++i) agree(async_pipeline(rng), checked);
   for (int i = 0; i < 30; ++i) agree(cluster_kernel(rng), strict);
+  for (int i = 0; i < 40; ++i) agree(either_kernel(rng));  // an agent's second way (Model::mover)
   MESSAGE(compared << " generated kernels alike with 1, 2 and 4 threads, " << violations << " of them with a violation; "
                    << tier::sample_text());
   CHECK(compared > tier::sample().scaled(400));

@@ -135,6 +135,8 @@ TEST_CASE("each error names what was expected, at file:line:column") {
       // statements
       {"else without if", k + role("  else:\n    syncwarp\n"), 3, 3, "'else' without a matching 'if'"},
       {"elif without if", k + role("  elif 1:\n    syncwarp\n"), 3, 3, "'elif' without a matching 'if'"},
+      {"or without either", k + role("  or:\n    syncwarp\n"), 3, 3, "'or:' without a matching 'either:'"},
+      {"either without or", k + role("  either:\n    syncwarp\n  syncwarp\n"), 5, 3, "'either:' needs an 'or:' block"},
       {"for without in", k + role("  for i 0 .. 2:\n    syncwarp\n"), 3, 9, "expected 'in', found number 0"},
       {"for without ..", k + role("  for i in 0 2:\n    syncwarp\n"), 3, 14, "expected '..', found number 2"},
       {"unclosed paren", k + role("  x = (1 + 2\n"), 3, 13, "expected ')', found end of line"},

@@ -101,6 +101,47 @@ inline std::string chained_kernel(std::mt19937& rng) {
   return k;
 }
 
+// chained_kernel's roles with choices (`either: ... or: ...`): each role's
+// arrive, its wait and read of role r-1's buffer, and its own accesses
+// placed by each way of an either on its own (one way may arrive after a
+// write the other does before it, or not arrive: a deadlock), some inside
+// a loop of two trips, some nested.
+inline std::string either_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  std::string k = "kernel choices\nsmem o[3] bytes 256\nmbarrier m[3] count " + std::to_string(pick(4) ? 1 : 2) + "\n";
+  for (int r = 0; r < 3; ++r) {
+    const std::string me = std::to_string(r), prev = std::to_string(r - 1);
+    k += "role r" + me + " warp:\n";
+    const bool loop = pick(4) == 0;
+    const std::string ind = loop ? "    " : "  ";
+    if (loop) k += "  for i in 0..2:\n";
+    // One way: the role's sequence, its arrive (and wait) placed at random.
+    auto way = [&](const std::string& in, bool nest) {
+      std::string w;
+      const int ops = 1 + pick(3), arrive_at = pick(3) ? ops : pick(ops + 2), wait_at = r > 0 && pick(2) ? pick(ops + 1) : -1;
+      for (int i = 0; i <= ops; ++i) {
+        if (i == wait_at) w += in + "wait m[" + prev + "] parity 0\n" + in + "one: read o[" + prev + "]\n";
+        if (i == arrive_at) w += in + "one: arrive m[" + me + "]\n";
+        if (i == ops) break;
+        switch (pick(nest ? 5 : 4)) {
+          case 0: w += in + "one: write o[" + me + "]\n"; break;
+          case 1: w += in + "one: read o[" + me + "]\n"; break;
+          case 2: w += in + "syncwarp\n"; break;
+          case 3: w += in + "fence_proxy_async\n"; break;
+          default:
+            w += in + "either:\n" + in + "  one: write o[" + me + "]\n" + in + "or:\n" + in + "  one: read o[" + me + "]\n";
+            break;
+        }
+      }
+      return w;
+    };
+    if (pick(4) == 0) k += ind + "one: write o[" + me + "]\n";
+    k += ind + "either:\n" + way(ind + "  ", true) + ind + "or:\n" + way(ind + "  ", true);
+    if (pick(3) == 0) k += ind + "all: read o[" + me + "]\n";
+  }
+  return k;
+}
+
 // Two CTAs of a cluster: remote arrives, multicast loads and commits, the
 // cluster barrier, cp.async arrivals, named barriers and early exits.
 inline std::string cluster_kernel(std::mt19937& rng) {

@@ -1,4 +1,4 @@
-// Statements inside a role: blocks, for, if/elif/else, if lane == 0, assert,
+// Statements inside a role: blocks, for, if/elif/else, either/or, if lane == 0, assert,
 // assignments and operations with their lane prefix.
 #include "checker/dsl/parser_impl.hpp"
 
@@ -96,6 +96,19 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     return;
   }
   if (tk.text == "else" || tk.text == "elif") fail(tk.loc, "'" + tk.text + "' without a matching 'if'");
+  // `either: ... or: ...`: the agent takes one way or the other, each
+  // explored (docs/dsl.md, "either").
+  if (tk.text == "either" && is(":", 1)) {
+    next();
+    s.kind = ir::StmtKind::either;
+    block(s.body);
+    if (!(is("or") && is(":", 1))) fail(peek().loc, "'either:' needs an 'or:' block after its own (the second way)");
+    next();
+    block(s.else_body);
+    out.push_back(std::move(s));
+    return;
+  }
+  if (tk.text == "or" && is(":", 1)) fail(tk.loc, "'or:' without a matching 'either:'");
   if (tk.text == "assert") {
     next();
     s.kind = ir::StmtKind::assert_true;

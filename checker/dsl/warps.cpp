@@ -63,6 +63,10 @@ class Taint {
           walk(s.else_body, r);
           break;
         }
+        case ir::StmtKind::either:
+          walk(s.body, region);
+          walk(s.else_body, region);
+          break;
         case ir::StmtKind::assert_true: break;
       }
   }
@@ -112,6 +116,10 @@ class Place {
           walk(s.else_body, r);
           break;
         }
+        case ir::StmtKind::either:
+          walk(s.body, region);
+          walk(s.else_body, region);
+          break;
       }
   }
 

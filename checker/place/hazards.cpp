@@ -70,6 +70,8 @@ void strip(std::vector<Stmt>& list, Analysis& a) {
       if (s.op.code != OpCode::s_waitcnt && s.op.code != OpCode::s_barrier_wait) a.removed_barriers.push_back(s.loc.line);
       continue;
     }
+    if (s.kind == StmtKind::either)
+      throw KernelError("--place-barriers: an `either` (a choice of two ways) is not read here yet", s.loc);
     const int last = last_line(s);
     strip(s.body, a);
     strip(s.else_body, a);
@@ -118,6 +120,10 @@ bool taint(const ir::Kernel& k, const std::vector<Stmt>& list, bool varying, std
         changed |= taint(k, s.else_body, v, tainted);
         break;
       }
+      case StmtKind::either:  // refused by strip, which runs first
+        changed |= taint(k, s.body, true, tainted);
+        changed |= taint(k, s.else_body, true, tainted);
+        break;
       case StmtKind::op:
         if (s.op.dest_var >= 0 && varying) mark(s.op.dest_var);
         break;
@@ -190,6 +196,7 @@ struct Run {
         case StmtKind::assign: vars[static_cast<std::size_t>(s.var)] = check::eval(p, s.expr, vars.data()); break;
         case StmtKind::assert_true: break;
         case StmtKind::if_else: block(check::eval(p, s.expr, vars.data()) ? s.body : s.else_body, cta); break;
+        case StmtKind::either: throw KernelError("--place-barriers: an `either` is not read here yet", s.loc);
         case StmtKind::for_loop:
           for (vars[static_cast<std::size_t>(s.var)] = check::eval(p, s.lo, vars.data());
                vars[static_cast<std::size_t>(s.var)] < check::eval(p, s.hi, vars.data()); ++vars[static_cast<std::size_t>(s.var)]) {

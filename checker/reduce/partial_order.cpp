@@ -10,7 +10,9 @@ namespace pc::check {
 
 std::uint64_t PartialOrder::keep(const State& s, std::uint64_t depth, Coverage* coverage) const {
   std::uint64_t seeds = 0;
-  const int total = m_.processes(s);
+  // The agents and pending events (an agent's second way goes with it: the
+  // search keeps both where it keeps the agent).
+  const int total = m_.agents() + static_cast<int>(s.pending.size());
   for (int a = 0; a < total && a < 64; ++a)
     if (m_.may_move(s, a)) seeds |= std::uint64_t{1} << a;
   const std::uint64_t keep = m_.dependencies().persistent(s, seeds);
@@ -19,16 +21,19 @@ std::uint64_t PartialOrder::keep(const State& s, std::uint64_t depth, Coverage* 
 }
 
 void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64_t depth, Coverage* coverage) const {
-  const int total = m_.processes(s);
-  // The kept processes of s: agents by index, pending events by value.
+  const int total = m_.agents() + static_cast<int>(s.pending.size());
+  // The kept processes of s: agents by index, pending events by value, and
+  // the kept agents' second ways (Model::mover).
   std::vector<int> kept_agents;
   std::vector<Pending> kept_events;
-  for (int a = 0; a < total; ++a) {
+  for (int a = 0; a < total && a < 64; ++a) {
     if (!(keep >> a & 1)) continue;
     if (a < m_.agents()) kept_agents.push_back(a);
     else kept_events.push_back(s.pending[static_cast<std::size_t>(a - m_.agents())]);
   }
+  const bool choices = m_.program().has_choice;
   auto is_kept = [&](const State& u, int x) {
+    if (x >= m_.agents() && m_.mover(u, x) >= 0) x = m_.mover(u, x);  // a second way: its agent's
     if (x < m_.agents()) return std::find(kept_agents.begin(), kept_agents.end(), x) != kept_agents.end();
     return std::find(kept_events.begin(), kept_events.end(), u.pending[static_cast<std::size_t>(x - m_.agents())]) !=
            kept_events.end();
@@ -36,8 +41,9 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
   // One step of action x, taken from t; false when not enabled.
   auto take = [&](State& t, int x, StepInfo& info) {
     if (x < 0 || !m_.may_move(t, x)) return false;
+    const int b = m_.mover(t, x);
     if (!m_.apply(t, static_cast<Action>(x), info)) return false;
-    if (x < m_.agents() && info.violation == spec::Violation::none) run_local_steps(m_.stepper(), t, true, x, coverage);
+    if (b >= 0 && info.violation == spec::Violation::none) run_local_steps(m_.stepper(), t, true, b, coverage);
     return true;
   };
   // The kept processes as actions of state u (-1: gone).
@@ -47,6 +53,8 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
       const auto it = std::find(u.pending.begin(), u.pending.end(), pe);
       xs.push_back(it == u.pending.end() ? -1 : m_.agents() + static_cast<int>(it - u.pending.begin()));
     }
+    if (choices)
+      for (const int a : kept_agents) xs.push_back(m_.alternatives(u) + a);
     return xs;
   };
   auto fail = [&](const State& u, int p, int q, const std::string& why) {
@@ -96,7 +104,7 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
           if (ip.violation != spec::Violation::none || iq.violation != spec::Violation::none) continue;
           State upq = up, uqp = uq;
           StepInfo ipq, iqp;
-          const int q_after_p = q < m_.agents() ? q : [&] {
+          const int q_after_p = q < m_.agents() ? q : m_.mover(u, q) >= 0 ? m_.alternatives(up) + m_.mover(u, q) : [&] {
             const auto it = std::find(up.pending.begin(), up.pending.end(), u.pending[static_cast<std::size_t>(q - m_.agents())]);
             return it == up.pending.end() ? -1 : m_.agents() + static_cast<int>(it - up.pending.begin());
           }();

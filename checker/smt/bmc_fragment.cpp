@@ -63,6 +63,7 @@ void Unroller::run(std::size_t pc, int n) {
       case InstrKind::assign: vars_[static_cast<std::size_t>(in.var)] = ev(in.expr); ++pc; break;
       case InstrKind::jump: pc = static_cast<std::size_t>(in.target); break;
       case InstrKind::branch_false: pc = ev(in.expr) != 0 ? pc + 1 : static_cast<std::size_t>(in.target); break;
+      case InstrKind::choose: throw Refused{out.name + " has an either (a choice of two ways), which --bmc does not read yet"};
       case InstrKind::assert_true:
         if (ev(in.expr) == 0) {
           Step s;

@@ -286,8 +286,10 @@ void Sym::walk(int r, const std::vector<ir::Stmt>& body, std::vector<std::option
         for (int t : touched) env[static_cast<std::size_t>(t)] = unknown();
         break;
       }
+      case ir::StmtKind::either:
       case ir::StmtKind::if_else: {
-        const z3::expr cond = expr(s.expr, env) != 0;
+        // An either's way is not the kernel's to decide: an unknown condition.
+        const z3::expr cond = s.kind == ir::StmtKind::either ? unknown() != 0 : expr(s.expr, env) != 0;
         std::vector<std::optional<z3::expr>> a = env, b = env;
         walk(r, s.body, a, loops, guard && cond, seq);
         walk(r, s.else_body, b, loops, guard && !cond, seq);

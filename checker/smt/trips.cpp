@@ -68,6 +68,10 @@ void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const std:
         sites(s.else_body, out, exprs, within);
         break;
       case ir::StmtKind::assert_true: out.push_back(Site{s.expr, -1, s.loc, false, within}); break;
+      case ir::StmtKind::either:
+        sites(s.body, out, exprs, within);
+        sites(s.else_body, out, exprs, within);
+        break;
     }
   }
 }

@@ -140,6 +140,11 @@ void Exec::run() {
       ++ag_.pc;
       SAY("assert holds");
       return;
+    case InstrKind::choose:
+      // The first way of an `either` (Stepper::second_way takes the other).
+      ++ag_.pc;
+      SAY("either: takes the first way");
+      return;
     case InstrKind::op:
       op(*in.op);
       return;
