@@ -73,6 +73,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     std::uint8_t seen = 0;
     std::vector<int> stale;
     std::optional<Where> aborts;          // it fails an assert there
+    int syncs = 0;                        // the line of its first operation other than an access (0: none)
   };
   const std::size_t n0 = out_->events.size();
   const std::vector<Entry> stack0 = stack_;
@@ -87,7 +88,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   either_at_.push_back(at);
   either_way_.push_back(0);
   ++either_depth_;
-  const std::size_t mark = undo_.size();
+  const std::size_t logged = undo_.size();
   Way ways[2];
   for (int w = 0; w < 2; ++w) {
     stack_ = stack0;
@@ -125,18 +126,15 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     way.events.assign(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
                       std::make_move_iterator(out_->events.end()));
     if (way.aborts) way.events.clear();
+    way.syncs = 0;
     for (const Event& e : way.events)
-      if (!access_only(e))
-        stop(in, "'" + branch_text + "' branches on a value the front end does not know in lane " + std::to_string(lane) +
-                     " (loaded from memory, or a timer), and its " + (w == 0 ? "taken" : "untaken") +
-                     " way synchronizes (line " + std::to_string(e.op.loc.line) +
-                     "): a choice between two ways of synchronizing is not supported yet (--assume " + std::to_string(in.at.line) + "=1 or =0 says which way it goes)");
-    for (std::size_t k = mark; k < undo_.size(); ++k) way.changed.emplace_back(undo_[k].first, regs[undo_[k].first]);
+      if (!access_only(e) && way.syncs == 0) way.syncs = e.op.loc.line;
+    for (std::size_t k = logged; k < undo_.size(); ++k) way.changed.emplace_back(undo_[k].first, regs[undo_[k].first]);
     std::sort(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
     way.changed.erase(std::unique(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
                       way.changed.end());
-    for (std::size_t k = undo_.size(); k-- > mark;) regs[undo_[k].first] = undo_[k].second;  // back to the start
-    undo_.resize(mark);
+    for (std::size_t k = undo_.size(); k-- > logged;) regs[undo_[k].first] = undo_[k].second;  // back to the start
+    undo_.resize(logged);
     way.stack = std::move(stack_);
     way.load_lanes = std::move(load_lanes_);
     way.single = single_lane_;
@@ -174,18 +172,34 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   if (a.single >= 0 && b.single >= 0 && a.single != b.single)
     stop(in, "'" + branch_text + "' branches on a value the front end does not know, and its ways make single-lane accesses "
                  "from different lanes: not supported yet");
-  // The events: both ways' accesses, the taken way's first. A load of the
-  // untaken way is its event index there plus the taken way's events.
-  const int shift = static_cast<int>(a.events.size());
-  for (auto& [i, v] : b.changed)
-    if (v.load >= static_cast<int>(n0)) v.load += shift;
+  // The events: where neither way synchronizes, both ways' accesses, the
+  // taken way's first; else a choice (Event::Mark): `either`, the taken
+  // way, `second`, the untaken way, `end`. An event index of a way (a load a
+  // register holds, an arrive whose token it holds or a wait names) moves
+  // with the way's events.
+  const bool choice = a.syncs != 0 || b.syncs != 0;
+  auto shift = [&](Way& w, int by) {
+    if (by == 0) return;
+    const int from = static_cast<int>(n0);
+    for (auto& [i, v] : w.changed) {
+      if (v.load >= from) v.load += by;
+      if (v.k == Val::K::token && v.v >= from) v.v += by;
+    }
+    for (Event& e : w.events)
+      if (e.token >= from) e.token += by;
+  };
+  shift(a, choice ? 1 : 0);
+  shift(b, static_cast<int>(a.events.size()) + (choice ? 2 : 0));
   out_->events.resize(n0);  // what the untaken way left there was moved into b
-  for (Event& e : a.events) out_->events.push_back(std::move(e));
-  for (Event& e : b.events) out_->events.push_back(std::move(e));
   load_lanes_.assign(n0, 0);
   for (std::size_t i = 0; i < n0; ++i) load_lanes_[i] = a.load_lanes[i] | b.load_lanes[i];  // a load either way left unused
+  if (choice) mark(in, Event::Mark::either);
+  for (Event& e : a.events) out_->events.push_back(std::move(e));
   load_lanes_.insert(load_lanes_.end(), a.load_lanes.begin() + static_cast<std::ptrdiff_t>(n0), a.load_lanes.end());
+  if (choice) mark(in, Event::Mark::second);
+  for (Event& e : b.events) out_->events.push_back(std::move(e));
   load_lanes_.insert(load_lanes_.end(), b.load_lanes.begin() + static_cast<std::ptrdiff_t>(n0), b.load_lanes.end());
+  if (choice) mark(in, Event::Mark::end);
   // The registers either way wrote: where the ways agree, that value; else
   // not known (regs holds the start here).
   auto ia = a.changed.begin(), ib = b.changed.begin();
@@ -206,7 +220,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   stale_ = std::move(a.stale);
   for (int r : b.stale)
     if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
-  ctx.either_branches.emplace_back(in.at.line, branch_text);
+  (choice ? ctx.either_choices : ctx.either_branches).emplace_back(in.at.line, branch_text);
 }
 
 // An instruction other than a branch guarded by such a predicate: executed
@@ -228,13 +242,8 @@ Warp::Maybe Warp::maybe_before(const Instr& in, std::uint32_t unknown) const {
   return m;
 }
 
-void Warp::maybe_after(const Instr& in, std::uint32_t unknown, const Maybe& before) {
+void Warp::maybe_after(const Instr& in, const Maybe& before) {
   const bool accessed = out_->events.size() > before.events;
-  for (std::size_t e = before.events; e < out_->events.size(); ++e)
-    if (!access_only(out_->events[e]))
-      stop(in, "'" + written(in, *ctx.fn) + "' is guarded by a predicate the front end does not know in lane " +
-                   std::to_string(std::countr_zero(unknown)) +
-                   " (a value loaded from memory, or a timer), and it synchronizes: not supported yet (--assume " + std::to_string(in.at.line) + "=1 or =0 says whether it runs)");
   for (const auto& [i, old] : before.old) {
     Val& now = regs[i];
     if (now == old || now.k == Val::K::unknown) continue;
@@ -243,6 +252,95 @@ void Warp::maybe_after(const Instr& in, std::uint32_t unknown, const Maybe& befo
     now.wgmma = tags;
   }
   if (accessed) ctx.either_guards.emplace_back(in.at.line, written(in, *ctx.fn));
+}
+
+// A guarded instruction that synchronizes (`@%p mbarrier.arrive`, where %p
+// comes from memory): run by g | unknown, then again from the same state by
+// g alone (nothing, where g is empty); the two runs are the ways of a
+// choice of the warp, as a branch whose ways synchronize is (Warp::either),
+// and a register the runs leave with different values is not known after it.
+void Warp::maybe(const Instr& in, std::uint32_t g, std::uint32_t unknown, std::uint32_t mask) {
+  const Maybe before = maybe_before(in, unknown);
+  const std::size_t n0 = out_->events.size();
+  using Slots = std::vector<std::pair<std::size_t, Val>>;
+  Slots start;  // the registers it writes, in every lane, before it
+  for (int r : defs_of(in))
+    for (int l = 0; l < 32; ++l) {
+      const std::size_t i = static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r);
+      start.emplace_back(i, regs[i]);
+    }
+  const std::vector<std::uint32_t> lanes0 = load_lanes_;
+  const int single0 = single_lane_;
+  const std::uint8_t seen0 = regs_seen_;
+  const std::vector<int> stale0 = stale_;
+  execute(in, g | unknown, mask);
+  bool syncs = false;
+  for (std::size_t e = n0; e < out_->events.size(); ++e) syncs |= !access_only(out_->events[e]);
+  if (!syncs) {
+    maybe_after(in, before);
+    return;
+  }
+  // The first way: as it ran.
+  std::vector<Event> first(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
+                           std::make_move_iterator(out_->events.end()));
+  const std::vector<std::uint32_t> first_lanes = load_lanes_;
+  const int single1 = single_lane_;
+  const std::uint8_t seen1 = regs_seen_;
+  const std::vector<int> stale1 = stale_;
+  Slots after1;
+  for (const auto& [i, v] : start) after1.emplace_back(i, regs[i]);
+  // The second: from the same state, by g alone.
+  out_->events.resize(n0);
+  load_lanes_ = lanes0;
+  single_lane_ = single0;
+  regs_seen_ = seen0;
+  stale_ = stale0;
+  for (const auto& [i, v] : start)
+    if (!(regs[i] == v)) slot_at(i) = v;
+  if (g != 0) execute(in, g, mask);
+  std::vector<Event> second(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
+                            std::make_move_iterator(out_->events.end()));
+  if (single1 >= 0 && single_lane_ >= 0 && single1 != single_lane_)
+    stop(in, "'" + written(in, *ctx.fn) + "' is guarded by a value the front end does not know, and its ways make single-lane "
+             "operations from different lanes: not supported yet");
+  // Each way's events after a mark: the indices of its events move.
+  const int from = static_cast<int>(n0);
+  auto moved = [&](Val v, int by) {
+    if (v.load >= from) v.load += by;
+    if (v.k == Val::K::token && v.v >= from) v.v += by;
+    return v;
+  };
+  const int by1 = 1, by2 = static_cast<int>(first.size()) + 2;
+  for (Event& e : first)
+    if (e.token >= from) e.token += by1;
+  for (Event& e : second)
+    if (e.token >= from) e.token += by2;
+  const std::vector<std::uint32_t> second_lanes = load_lanes_;
+  out_->events.resize(n0);
+  load_lanes_.assign(n0, 0);
+  for (std::size_t i = 0; i < n0; ++i) load_lanes_[i] = first_lanes[i] | second_lanes[i];
+  mark(in, Event::Mark::either);
+  for (Event& e : first) out_->events.push_back(std::move(e));
+  load_lanes_.insert(load_lanes_.end(), first_lanes.begin() + from, first_lanes.end());
+  mark(in, Event::Mark::second);
+  for (Event& e : second) out_->events.push_back(std::move(e));
+  load_lanes_.insert(load_lanes_.end(), second_lanes.begin() + from, second_lanes.end());
+  mark(in, Event::Mark::end);
+  for (std::size_t k = 0; k < start.size(); ++k) {
+    const std::size_t i = start[k].first;
+    const Val va = moved(after1[k].second, by1), vb = moved(regs[i], by2);
+    Val v = va;
+    if (!(va == vb)) {
+      v = Val::unknown();
+      v.wgmma = va.wgmma | vb.wgmma;
+    }
+    if (!(v == regs[i])) slot_at(i) = v;
+  }
+  single_lane_ = std::max(single1, single_lane_);
+  regs_seen_ |= seen1;
+  for (int r : stale1)
+    if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
+  ctx.either_choices.emplace_back(in.at.line, written(in, *ctx.fn));
 }
 
 // --assume LINE=WAYS (docs/ptx.md, "Assumptions"): the user says which way
@@ -282,6 +380,12 @@ int note_either(const Context& ctx, std::vector<std::string>& notes) {
   if (branches > 0)
     notes.push_back(std::to_string(branches) + (branches == 1 ? " branch" : " branches") +
                     " on a value loaded from memory read both ways, their memory accesses taken together" + over + ": " + b);
+  int choices = 0;
+  const std::string ch = listed(ctx.either_choices, choices);
+  if (choices > 0)
+    notes.push_back(std::to_string(choices) + (choices == 1 ? " branch or guard" : " branches or guards") +
+                    " on a value loaded from memory whose ways synchronize, each way explored as a choice of the warp (each "
+                    "warp chooses on its own, also where warps read one value: --assume gives the way): " + ch);
   int asserts = 0;
   const std::string x = listed(ctx.either_asserts, asserts);
   if (asserts > 0)

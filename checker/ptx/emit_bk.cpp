@@ -94,10 +94,17 @@ class Printer {
     for (const ir::Ref& r : op.bufs) s += (s.empty() ? "" : ", ") + ref(r, false);
     return s;
   }
-  // An operation, or a split role's `if warp == k:` chain (lower.cpp).
+  // An operation, a split role's `if warp == k:` chain (lower.cpp), or a choice.
   void stmt(std::ostringstream& o, const ir::Role& r, const ir::Stmt& s, const std::string& indent) const {
     if (s.kind == ir::StmtKind::op) {
       o << indent << op(r, s.op) << "    # line " << s.op.loc.line << "\n";
+      return;
+    }
+    if (s.kind == ir::StmtKind::either) {
+      o << indent << "either:    # line " << s.loc.line << "\n";
+      for (const ir::Stmt& x : s.body) stmt(o, r, x, indent + "  ");
+      o << indent << "or:\n";
+      for (const ir::Stmt& x : s.else_body) stmt(o, r, x, indent + "  ");
       return;
     }
     if (s.kind != ir::StmtKind::if_else) throw std::logic_error("emit_bk: a statement the PTX front end does not make");

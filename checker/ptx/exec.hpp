@@ -64,6 +64,11 @@ struct Event {
   bool makes_token = false;          // an arrive whose state token the warp keeps
   int token = -1;                    // a wait on a token: the warp's event that made it
   std::vector<std::int64_t> desc;    // wgmma: its descriptors' shared-memory start addresses (lower.cpp finds the buffers)
+  // Not an operation but the structure of a choice (ir::StmtKind::either):
+  // the events between `either` and `second` are its first way, those from
+  // there to `end` its second; choices nest.
+  enum class Mark : std::uint8_t { none, either, second, end };
+  Mark mark = Mark::none;
 };
 
 struct WarpRun {

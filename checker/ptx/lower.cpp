@@ -328,6 +328,16 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
         group.push_back(&o);
         done[wi + k] = true;
       }
+      for (const WarpRun* g : group)
+        for (const Event& e : g->events)
+          if (e.mark != Event::Mark::none) {
+            out.errors.push_back(Diagnostic{file, e.op.loc,
+                                            "CTA " + std::to_string(g->cta) + " warp " + std::to_string(g->warp) +
+                                                " runs wgmma and makes a choice here (ways the front end reads both of): not "
+                                                "supported yet in a warp group that runs wgmma",
+                                            true});
+            return out;
+          }
     }
     done[wi] = true;
     const bool wg = group.size() == 4;
@@ -338,8 +348,27 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
     r.loc = ir::Loc{fn.at.line, fn.at.col};
     std::map<int, int> token_var;  // the warp's arrive event -> the role variable holding its token
     if (!wg) {
-      for (std::size_t i = 0; i < w.events.size(); ++i)
-        for (ir::Op& op : lowered(w, i, token_var, r)) r.body.push_back(stmt(std::move(op)));
+      // A choice's marks (Event::Mark) open an either, its second way, its end.
+      std::vector<std::vector<ir::Stmt>*> into{&r.body};
+      std::vector<ir::Stmt> open;  // the eithers being built, innermost last
+      open.reserve(w.events.size());
+      for (std::size_t i = 0; i < w.events.size(); ++i) {
+        const Event& e = w.events[i];
+        switch (e.mark) {
+          case Event::Mark::either:
+            open.push_back(ir::KernelBuilder::either({}, {}, e.op.loc));
+            into.push_back(&open.back().body);
+            continue;
+          case Event::Mark::second: into.back() = &open.back().else_body; continue;
+          case Event::Mark::end:
+            into.pop_back();
+            into.back()->push_back(std::move(open.back()));
+            open.pop_back();
+            continue;
+          case Event::Mark::none: break;
+        }
+        for (ir::Op& op : lowered(w, i, token_var, r)) into.back()->push_back(stmt(std::move(op)));
+      }
       continue;
     }
     // A warp group: each warp's operations lowered, in segments between its

@@ -347,12 +347,29 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
       need(2);
       const bool tx = in.has("expect_tx");
       ev.op.code = sub == "arrive_drop" ? OpCode::mbar_arrive_drop : tx ? OpCode::mbar_arrive_expect_tx : OpCode::mbar_arrive;
-      bar_at(1);
       if (tx) ev.op.bytes = c(uniform(in, lanes, 2, "tx count"));
       else if (in.args.size() > 2) ev.op.count = c(uniform(in, lanes, 2, "count"));
       ev.op.no_complete = in.has("noComplete");
       ev.op.sem = sem_of(in);
       ev.op.scope = scope_of(in);
+      // Lanes that name different mbarriers (CUTLASS's multicast release:
+      // lane i arrives on CTA i's barrier): each its own arrive, in every order.
+      std::vector<std::pair<Bytes, std::uint32_t>> targets;
+      for (int l = 0; l < 32; ++l) {
+        if (!((lanes >> l) & 1)) continue;
+        const Bytes b = bytes_at(in, l, in.args[1], 8);
+        if (b.global) stop(in, "the lanes of '" + in.text + "' name an mbarrier outside shared memory");
+        const auto it = std::find_if(targets.begin(), targets.end(), [&](const auto& t) { return t.first == b; });
+        if (it == targets.end()) targets.emplace_back(b, 1u << l);
+        else it->second |= 1u << l;
+      }
+      if (targets.size() > 1) {
+        arrive_orders(in, targets, ev);
+        for (int l = 0; l < 32; ++l)
+          if ((lanes >> l) & 1) set(l, in.args[0], Val::unknown());  // a wait on one of these tokens is refused
+        return true;
+      }
+      bar_at(1);
       // The state token, in every arriving lane (a remote arrive returns none).
       const bool token = in.args[0].kind == Operand::Kind::reg && ev.bar.cta == cta;
       ev.makes_token = token;

@@ -677,11 +677,8 @@ void Warp::step() {
     }
   }
   if (unknown) {
-    // Executed as if those lanes took it, then weighed (either.cpp).
-    const Maybe before = maybe_before(in, unknown);
-    g |= unknown;
-    execute(in, g, e.mask);
-    maybe_after(in, unknown, before);
+    // Executed as if those lanes took it, then weighed, or a choice (either.cpp).
+    maybe(in, g, unknown, e.mask);
     ++stack_.back().pc;
     return;
   }
@@ -758,6 +755,43 @@ bool Warp::run(WarpRun& out) {
     return false;
   }
   return true;
+}
+
+void Warp::mark(const Instr& in, Event::Mark m) {
+  if (probing_) throw ProbeEnd{"'" + in.text + "' at line " + std::to_string(in.at.line)};
+  Event e;
+  e.op.loc = ir::Loc{in.at.line, in.at.col};
+  e.mark = m;
+  out_->events.push_back(std::move(e));
+  load_lanes_.push_back(0);  // parallel to the events (emit)
+}
+
+// The orders are a tree of choices: the first arrive is any target's, then
+// the rest in every order (k! leaves; docs/ptx.md, "Lanes that arrive on
+// different mbarriers").
+void Warp::arrive_orders(const Instr& in, const std::vector<std::pair<Bytes, std::uint32_t>>& targets, const Event& ev) {
+  constexpr std::size_t max_targets = 4;  // 24 orders
+  if (targets.size() > max_targets)
+    stop(in, "the lanes of '" + in.text + "' arrive on " + std::to_string(targets.size()) +
+                 " different mbarriers: the front end reads every order of at most " + std::to_string(max_targets));
+  std::vector<std::size_t> all(targets.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  auto orders = [&](auto& self, const std::vector<std::size_t>& rest) -> void {
+    for (std::size_t i = 0; i < rest.size(); ++i) {
+      if (i + 1 < rest.size()) mark(in, Event::Mark::either);
+      Event e = ev;
+      e.has_bar = true;
+      e.bar = targets[rest[i]].first;
+      e.makes_token = false;
+      emit(in, targets[rest[i]].second, std::move(e));
+      std::vector<std::size_t> others = rest;
+      others.erase(others.begin() + static_cast<std::ptrdiff_t>(i));
+      self(self, others);
+      if (i + 1 < rest.size()) mark(in, Event::Mark::second);
+    }
+    for (std::size_t i = 0; i + 1 < rest.size(); ++i) mark(in, Event::Mark::end);
+  };
+  orders(orders, all);
 }
 
 }  // namespace pc::ptx

@@ -42,6 +42,7 @@ struct Context {
   // Branches on loaded values read both ways, and instructions guarded by
   // one that made accesses (either.cpp): their lines and text, for the notes.
   std::vector<std::pair<int, std::string>> either_branches, either_guards;
+  std::vector<std::pair<int, std::string>> either_choices;  // the branches whose ways synchronize: a choice of the warp
   std::vector<std::pair<int, std::string>> either_asserts;  // a way left out: the assert it fails, at its line
   std::map<int, std::string> assumed;      // the --assume lines reached with a guard not known: their text
   // Strong operations with .acquire/.release semantics read without their
@@ -110,6 +111,12 @@ class Warp {
   [[nodiscard]] std::vector<Bytes> lane_bytes(const Instr& in, std::uint32_t lanes, const Operand& o, std::int64_t width) const;
   // An event by the lanes `lanes` (sets its lane class, or stops where the front end cannot express them).
   void emit(const Instr& in, std::uint32_t lanes, Event ev);
+  // The structure of a choice in the warp's events (Event::Mark).
+  void mark(const Instr& in, Event::Mark m);
+  // An mbarrier.arrive whose lanes name different mbarriers (`targets`: each
+  // mbarrier's bytes and its lanes): `ev` by each lane group, in every order
+  // (a choice of orders: the ISA orders no lane's arrive before another's).
+  void arrive_orders(const Instr& in, const std::vector<std::pair<Bytes, std::uint32_t>>& targets, const Event& ev);
   // Lanes of this warp as the model numbers them (its leader lane as lane 0).
   [[nodiscard]] std::uint64_t model_lanes(std::uint32_t lanes) const;
   [[noreturn]] void stop(const Instr& in, const std::string& msg) const;
@@ -161,7 +168,11 @@ class Warp {
     std::size_t events = 0;
   };
   [[nodiscard]] Maybe maybe_before(const Instr& in, std::uint32_t unknown) const;
-  void maybe_after(const Instr& in, std::uint32_t unknown, const Maybe& before);
+  void maybe_after(const Instr& in, const Maybe& before);
+  // The instruction `in` of the top entry (lanes `mask`), run by the lanes
+  // `g` and maybe by the lanes `unknown` (either.cpp): where it synchronizes,
+  // a choice of the warp between both and `g` alone; else maybe_after's.
+  void maybe(const Instr& in, std::uint32_t g, std::uint32_t unknown, std::uint32_t mask);
   // Pops the entries whose lanes are done or reconverged; false when none is left.
   bool advance();
   void exit_lanes(std::uint32_t lanes);
