@@ -301,6 +301,36 @@ TEST_CASE("statements: for, if/elif/else, assignment, assert, lanes; builtins") 
   CHECK(p.kernel.exprs.at(static_cast<std::size_t>(c.a)).var == ir::var_cta);
 }
 
+TEST_CASE("statements: either/or, nested, and pass") {
+  const dsl::Parsed p = parse(
+      "kernel choices\n"
+      "mbarrier b count 1\n"
+      "role r warp:\n"
+      "  either:\n"
+      "    one: arrive b\n"
+      "    either:\n"
+      "      syncwarp\n"
+      "    or:\n"
+      "      pass\n"
+      "  or:\n"
+      "    pass\n"
+      "  pass = 1\n");  // `pass` alone is the statement; a variable may still be named so
+  CHECK(errors_of(p) == "");
+  REQUIRE(p.ok());
+  const ir::Role& r = p.kernel.roles.at(0);
+  REQUIRE(r.body.size() == 2);
+  const ir::Stmt& e = r.body[0];
+  CHECK(e.kind == ir::StmtKind::either);
+  CHECK(e.loc.line == 4);
+  REQUIRE(e.body.size() == 2);
+  CHECK(e.body[0].op.code == ir::OpCode::mbar_arrive);
+  CHECK(e.body[1].kind == ir::StmtKind::either);
+  CHECK(e.body[1].body.size() == 1);
+  CHECK(e.body[1].else_body.empty());
+  CHECK(e.else_body.empty());
+  CHECK(r.body[1].kind == ir::StmtKind::assign);
+}
+
 TEST_CASE("expressions: C precedence, hex, unary operators, parameters as constants") {
   struct Case {
     const char* text;

@@ -436,6 +436,21 @@ DONE:
   CHECK(check::check(back.kernel, {}).states == check::check(k.kernel, {}).states);
   // Warps 5 and 6 run wgmma too, their warp group (4-7) not whole: refused.
   CHECK(first_error(load(testing::with(ok, ".reqntid 160, 1, 1", ".reqntid 224, 1, 1"))).find("is not whole") != std::string::npos);
+  // After the wgmma, an arrive guarded by a loaded value: a choice of each
+  // warp of the group (its segment is each warp's own), read back as well.
+  const std::string guarded = testing::with(ok, "\tadd.f32 \t%f3, %f1, %f2;\n",
+                                            "\tadd.f32 \t%f3, %f1, %f2;\n\tld.shared.u32 \t%r10, [%r6];\n\tsetp.eq.u32 \t%p3, %r10, 0;\n"
+                                            "\t@%p3 mbarrier.arrive.shared::cta.b64 \t_, [%r2];\n");
+  const ptx::Loaded c = load(guarded);
+  CAPTURE(first_error(c));
+  REQUIRE(c.ok());
+  const std::string cbk = ptx::emit_bk(c.kernel, "wg.ptx");
+  CAPTURE(cbk);
+  CHECK(cbk.find("either:") != std::string::npos);
+  CHECK(outcome(guarded) == "verified");
+  const dsl::Parsed cback = dsl::parse(cbk, "wg.bk");
+  REQUIRE(cback.ok());
+  CHECK(check::check(cback.kernel, {}).states == check::check(c.kernel, {}).states);
 }
 
 TEST_CASE("ptx: a struct parameter's fields: --arg NAME+OFFSET, vector loads, and the error that asks for one") {

@@ -1,4 +1,4 @@
-// Statements inside a role: blocks, for, if/elif/else, either/or, if lane == 0, assert,
+// Statements inside a role: blocks, for, if/elif/else, either/or, pass, if lane == 0, assert,
 // assignments and operations with their lane prefix.
 #include "checker/dsl/parser_impl.hpp"
 
@@ -109,6 +109,12 @@ void Parser::statement(std::vector<ir::Stmt>& out) {
     return;
   }
   if (tk.text == "or" && is(":", 1)) fail(tk.loc, "'or:' without a matching 'either:'");
+  // `pass`: nothing (a way of an either that does nothing).
+  if (tk.text == "pass" && peek(1).kind == Tok::newline) {
+    next();
+    end_of_statement();
+    return;
+  }
   if (tk.text == "assert") {
     next();
     s.kind = ir::StmtKind::assert_true;

@@ -103,8 +103,10 @@ class Printer {
     if (s.kind == ir::StmtKind::either) {
       o << indent << "either:    # line " << s.loc.line << "\n";
       for (const ir::Stmt& x : s.body) stmt(o, r, x, indent + "  ");
+      if (s.body.empty()) o << indent << "  pass\n";
       o << indent << "or:\n";
       for (const ir::Stmt& x : s.else_body) stmt(o, r, x, indent + "  ");
+      if (s.else_body.empty()) o << indent << "  pass\n";
       return;
     }
     if (s.kind != ir::StmtKind::if_else) throw std::logic_error("emit_bk: a statement the PTX front end does not make");

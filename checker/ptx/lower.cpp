@@ -285,6 +285,32 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
     s.op = std::move(op);
     return s;
   };
+  // Warp w's events `at` (indices, in order) as statements: a choice's
+  // marks (Event::Mark) open an either, its second way, its end.
+  auto statements = [&](const WarpRun& w, const std::vector<std::size_t>& at, std::map<int, int>& token_var, ir::Role& r) {
+    std::vector<ir::Stmt> body;
+    std::vector<std::vector<ir::Stmt>*> into{&body};
+    std::vector<ir::Stmt> open;  // the eithers being built, innermost last
+    open.reserve(at.size());     // no reallocation: `into` points into them
+    for (const std::size_t i : at) {
+      const Event& e = w.events[i];
+      switch (e.mark) {
+        case Event::Mark::either:
+          open.push_back(ir::KernelBuilder::either({}, {}, e.op.loc));
+          into.push_back(&open.back().body);
+          continue;
+        case Event::Mark::second: into.back() = &open.back().else_body; continue;
+        case Event::Mark::end:
+          into.pop_back();
+          into.back()->push_back(std::move(open.back()));
+          open.pop_back();
+          continue;
+        case Event::Mark::none: break;
+      }
+      for (ir::Op& op : lowered(w, i, token_var, r)) into.back()->push_back(stmt(std::move(op)));
+    }
+    return body;
+  };
 
   // One role per warp; the four warps of a warp group that runs wgmma are
   // one role split per warp (each warp an agent: ir::Role::per_warp), so
@@ -328,16 +354,6 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
         group.push_back(&o);
         done[wi + k] = true;
       }
-      for (const WarpRun* g : group)
-        for (const Event& e : g->events)
-          if (e.mark != Event::Mark::none) {
-            out.errors.push_back(Diagnostic{file, e.op.loc,
-                                            "CTA " + std::to_string(g->cta) + " warp " + std::to_string(g->warp) +
-                                                " runs wgmma and makes a choice here (ways the front end reads both of): not "
-                                                "supported yet in a warp group that runs wgmma",
-                                            true});
-            return out;
-          }
     }
     done[wi] = true;
     const bool wg = group.size() == 4;
@@ -348,45 +364,41 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
     r.loc = ir::Loc{fn.at.line, fn.at.col};
     std::map<int, int> token_var;  // the warp's arrive event -> the role variable holding its token
     if (!wg) {
-      // A choice's marks (Event::Mark) open an either, its second way, its end.
-      std::vector<std::vector<ir::Stmt>*> into{&r.body};
-      std::vector<ir::Stmt> open;  // the eithers being built, innermost last
-      open.reserve(w.events.size());
-      for (std::size_t i = 0; i < w.events.size(); ++i) {
-        const Event& e = w.events[i];
-        switch (e.mark) {
-          case Event::Mark::either:
-            open.push_back(ir::KernelBuilder::either({}, {}, e.op.loc));
-            into.push_back(&open.back().body);
-            continue;
-          case Event::Mark::second: into.back() = &open.back().else_body; continue;
-          case Event::Mark::end:
-            into.pop_back();
-            into.back()->push_back(std::move(open.back()));
-            open.pop_back();
-            continue;
-          case Event::Mark::none: break;
-        }
-        for (ir::Op& op : lowered(w, i, token_var, r)) into.back()->push_back(stmt(std::move(op)));
-      }
+      std::vector<std::size_t> all(w.events.size());
+      for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+      r.body = statements(w, all, token_var, r);
       continue;
     }
     // A warp group: each warp's operations lowered, in segments between its
-    // wgmma operations (the same in all four: checked above).
-    std::vector<std::vector<std::vector<ir::Op>>> segs(4);  // warp -> segment -> ops
+    // wgmma operations (the same in all four: checked above). A wgmma is
+    // the warp group's one operation, so none is inside a choice.
+    std::vector<std::vector<std::vector<ir::Stmt>>> segs(4);  // warp -> segment -> statements
     std::vector<std::vector<ir::Op>> anchors(4);
+    std::vector<std::map<int, int>> tokens(4);  // warps 1-3's own token variables (warp 0's are the role's)
     for (std::size_t k = 0; k < 4; ++k) {
-      std::map<int, int> tokens;  // each warp's own token variables
-      segs[k].emplace_back();
+      std::map<int, int>& mine = k == 0 ? token_var : tokens[k];
+      std::vector<std::size_t> seg;
+      int depth = 0;
       for (std::size_t i = 0; i < group[k]->events.size(); ++i) {
-        std::vector<ir::Op> ops = lowered(*group[k], i, k == 0 ? token_var : tokens, r);
-        if (ir::op_family(group[k]->events[i].op.code) == ir::OpFamily::wgmma) {
-          anchors[k].push_back(std::move(ops.at(0)));
-          segs[k].emplace_back();
+        const Event& e = group[k]->events[i];
+        depth += e.mark == Event::Mark::either ? 1 : e.mark == Event::Mark::end ? -1 : 0;
+        if (e.mark == Event::Mark::none && ir::op_family(e.op.code) == ir::OpFamily::wgmma) {
+          if (depth > 0) {
+            out.errors.push_back(Diagnostic{file, e.op.loc,
+                                            "CTA " + std::to_string(group[k]->cta) + " warp " + std::to_string(group[k]->warp) +
+                                                " runs this wgmma on one way of a choice (a branch on a loaded value): the "
+                                                "warp group's one operation on one way only is not supported yet",
+                                            true});
+            return out;
+          }
+          segs[k].push_back(statements(*group[k], seg, mine, r));
+          seg.clear();
+          anchors[k].push_back(std::move(lowered(*group[k], i, mine, r).at(0)));
         } else {
-          for (ir::Op& op : ops) segs[k].back().push_back(std::move(op));
+          seg.push_back(i);
         }
       }
+      segs[k].push_back(statements(*group[k], seg, mine, r));
     }
     // `if warp == 0: A0 else: if warp == 1: A1 ...`
     auto chain = [&](std::vector<std::vector<ir::Stmt>> per, ir::Loc loc) {
@@ -402,28 +414,31 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
     for (std::size_t g = 0; g < segs[0].size(); ++g) {
       // The segment: position by position where the four are as long, an
       // operation shared where all four are the same; else each warp's whole.
+      // A segment with a choice is each warp's whole.
       bool aligned = true;
-      for (std::size_t k = 1; k < 4; ++k) aligned &= segs[k][g].size() == segs[0][g].size();
+      for (std::size_t k = 0; k < 4; ++k) {
+        aligned &= segs[k][g].size() == segs[0][g].size();
+        for (const ir::Stmt& s : segs[k][g]) aligned &= s.kind == ir::StmtKind::op;
+      }
       if (aligned) {
         for (std::size_t i = 0; i < segs[0][g].size(); ++i) {
           bool same = true;
-          for (std::size_t k = 1; k < 4; ++k) same &= same_op(segs[k][g][i], segs[0][g][i]);
+          for (std::size_t k = 1; k < 4; ++k) same &= same_op(segs[k][g][i].op, segs[0][g][i].op);
           if (same) {
-            r.body.push_back(stmt(segs[0][g][i]));
+            r.body.push_back(segs[0][g][i]);
             continue;
           }
           std::vector<std::vector<ir::Stmt>> per(4);
-          for (std::size_t k = 0; k < 4; ++k) per[k].push_back(stmt(segs[k][g][i]));
+          for (std::size_t k = 0; k < 4; ++k) per[k].push_back(segs[k][g][i]);
           r.body.push_back(chain(std::move(per), segs[0][g][i].loc));
         }
       } else {
         std::vector<std::vector<ir::Stmt>> per(4);
         ir::Loc loc;
-        for (std::size_t k = 0; k < 4; ++k)
-          for (const ir::Op& op : segs[k][g]) {
-            if (loc.line == 0) loc = op.loc;
-            per[k].push_back(stmt(op));
-          }
+        for (std::size_t k = 0; k < 4; ++k) {
+          if (loc.line == 0 && !segs[k][g].empty()) loc = segs[k][g].front().loc;
+          per[k] = segs[k][g];
+        }
         r.body.push_back(chain(std::move(per), loc));
       }
       if (g + 1 == segs[0].size()) break;
