@@ -230,6 +230,11 @@ struct Kernel {
   // token_pending): the reference the tests compare with. Never set by a
   // front end.
   bool tokens_whole = false;
+  // Every agent only the async units its code makes accesses by (the rest
+  // one spare thread), where the model gives each all five unless the
+  // kernel needs more threads of happens-before than it holds (check::
+  // instantiate): the layout tests compare the two. Never set by a front end.
+  bool units_compact = false;
   int clc_queue = 0;          // `clc N`: clusters waiting to launch that clc_try_cancel may take (spec/clc.hpp)
   std::vector<BufferDecl> buffers;
   std::vector<MbarrierDecl> mbarriers;

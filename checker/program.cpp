@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <optional>
+#include <array>
 
 #include "checker/ir_rules.hpp"
 #include "checker/layout.hpp"
@@ -97,6 +99,29 @@ struct Flattener {
     }
   }
 };
+
+// The async unit an operation makes its accesses by (Exec::unit_access,
+// Exec::tensormap_read), if any: what a compact layout gives an agent.
+std::optional<spec::hb::Unit> access_unit(OpCode c) {
+  using spec::hb::Unit;
+  switch (c) {
+    case OpCode::tma_load:
+    case OpCode::st_async:
+    case OpCode::red_async:
+    case OpCode::clc_try_cancel: return Unit::tma;
+    case OpCode::tma_store:
+    case OpCode::tma_reduce: return Unit::bulk;
+    case OpCode::cp_async:
+    case OpCode::global_load_lds: return Unit::cp_async;
+    case OpCode::wgmma:
+    case OpCode::tcgen05_mma:
+    case OpCode::tcgen05_cp:
+    case OpCode::tcgen05_shift: return Unit::mma;
+    case OpCode::tcgen05_ld:
+    case OpCode::tcgen05_st: return Unit::tmem;
+    default: return std::nullopt;
+  }
+}
 
 void scan_ops(const std::vector<ir::Stmt>& body, const std::function<void(const ir::Op&)>& f) {
   for (const ir::Stmt& s : body) {
@@ -464,10 +489,28 @@ void instantiate_agents(Program& p, const ir::Kernel& k) {
   int threads = 0;
   std::vector<std::vector<std::uint64_t>> role_cells;
   for (const ir::Role& role : k.roles) role_cells.push_back(lane_cells(role, ir::warp_size(k), k.lanes_apart));
+  // Every agent its five async units, unless that is more threads than the
+  // model holds (or the kernel asks, units_compact): then only the units its
+  // role's code makes accesses by, the others one spare thread
+  // (spec::hb::AgentThreads::unit_at; Exec::unit_thread stops on an access by it).
+  int whole = 0;
+  for (const AgentInfo& a : p.agents)
+    whole += static_cast<int>(role_cells[static_cast<std::size_t>(a.role)].size()) * a.warps + spec::hb::units;
+  const bool compact = k.units_compact || whole > spec::hb::max_threads;
+  std::vector<std::array<bool, spec::hb::units>> role_units(k.roles.size());
+  for (std::size_t r = 0; r < k.roles.size(); ++r)
+    scan_ops(k.roles[r].body, [&](const ir::Op& op) {
+      if (const std::optional<spec::hb::Unit> u = access_unit(op.code)) role_units[r][static_cast<std::size_t>(*u)] = true;
+    });
   for (AgentInfo& a : p.agents) {
     a.hb = spec::hb::AgentThreads{static_cast<std::uint8_t>(threads), static_cast<std::uint8_t>(a.warps)};
     const std::vector<std::uint64_t>& cells = role_cells[static_cast<std::size_t>(a.role)];
     a.hb.cells = static_cast<std::uint8_t>(cells.size());
+    if (compact) {
+      a.hb.unit_count = 0;
+      for (int u = 0; u < spec::hb::units; ++u)
+        a.hb.unit_at[u] = role_units[static_cast<std::size_t>(a.role)][static_cast<std::size_t>(u)] ? a.hb.unit_count++ : spec::hb::no_unit;
+    }
     for (std::size_t c = 0; c < cells.size(); ++c) {
       a.cell_masks[c] = cells[c];
       a.hb.cell_lanes[c] = static_cast<std::uint8_t>(__builtin_popcountll(cells[c]));
@@ -476,10 +519,17 @@ void instantiate_agents(Program& p, const ir::Kernel& k) {
     a.leader_lane = spec::hb::bit(a.hb.leader());
     a.leader_lanes = a.hb.leaders();
     threads += a.hb.count();
-    if (threads > spec::hb::max_threads)
+    if (threads > spec::hb::max_threads - (compact ? 1 : 0))
       throw KernelError("the model holds at most " + std::to_string(spec::hb::max_threads) +
-                            " threads of happens-before (two per warp, or one per lane class of a warp, and five per agent); this kernel needs more",
+                            " threads of happens-before (one per lane class of a warp, at least two per warp, and one per "
+                            "async unit an agent accesses memory by: TMA loads, TMA stores, MMAs, cp.async, tensor-memory "
+                            "loads and stores); this kernel needs more",
                         k.loc);
+  }
+  // The spare thread of the units left out: after every agent's, no access its own.
+  if (compact) {
+    for (AgentInfo& a : p.agents) a.hb.spare = static_cast<std::uint8_t>(threads);
+    ++threads;
   }
   // The host's writes of the tensor maps before the launch: a thread of
   // happens-before of their own (Stepper::initial).
@@ -686,7 +736,10 @@ std::string Program::thread_name(std::uint8_t t) const {
     }
     static const char* units[] = {"TMA store", "async MMA", "cp.async", "TMA load", "tensor-memory load/store"};
     // On AMD the cp.async unit holds the wave's gather-to-LDS loads (step.cpp).
-    const int u = i - a.hb.cells * a.warps;
+    const int at = i - a.hb.cells * a.warps;
+    int u = 0;
+    while (u < spec::hb::units && a.hb.unit_at[u] != at) ++u;
+    if (u == spec::hb::units) break;
     if (kernel->target == ir::Target::amd && u == static_cast<int>(spec::hb::Unit::cp_async)) return a.name + " (gather-to-LDS load)";
     // The TMA unit also carries st.async and red.async (step.cpp): name what the role issues.
     if (u == static_cast<int>(spec::hb::Unit::tma)) {

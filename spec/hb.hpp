@@ -51,19 +51,32 @@ inline constexpr int max_cells = 32;
 // `one:` operations in warp 0 and `each:` operations in every warp; `others(w)`
 // its other lanes), then the units. `__syncwarp` orders the cells of one warp
 // that execute it, nothing more. `cell_lanes[c]`: how many lanes cell c has.
+// Every unit has a thread, unless the layout gives an agent only the units
+// its code makes accesses by (check::Program, where a kernel needs more than
+// max_threads otherwise): `unit_at[u]` is unit u's place after the lane
+// classes, or no_unit, and unit(u) is then `spare`, a thread that makes no
+// access (the step that would make one by it stops with an internal error):
+// a thread with no access of its own orders nothing and races with nothing,
+// so states that differ only in such threads' bits behave alike
+// (tests/checker_units_layout_test.cpp compares the two layouts).
+inline constexpr std::uint8_t no_unit = 0xff;
 struct AgentThreads {
   std::uint8_t base = 0;
   std::uint8_t warps = 1;
   std::uint8_t cells = 2;
   std::uint8_t cell_lanes[max_cells] = {1, 31};
-  [[nodiscard]] constexpr int count() const { return cells * warps + units; }
+  std::uint8_t unit_at[units] = {0, 1, 2, 3, 4};
+  std::uint8_t unit_count = units;
+  std::uint8_t spare = 0;
+  [[nodiscard]] constexpr int count() const { return cells * warps + unit_count; }
   [[nodiscard]] constexpr std::uint8_t cell(int w, int c) const { return static_cast<std::uint8_t>(base + cells * w + c); }
   [[nodiscard]] constexpr std::uint8_t leader(int w = 0) const { return cell(w, 0); }
   // Warp w's lane classes: all of them, and all but the elected lane's.
   [[nodiscard]] constexpr Threads warp_lanes(int w) const { return ((Threads{1} << cells) - 1) << cell(w, 0); }
   [[nodiscard]] constexpr Threads others(int w = 0) const { return warp_lanes(w) & ~bit(leader(w)); }
+  [[nodiscard]] constexpr bool has_unit(Unit u) const { return unit_at[static_cast<int>(u)] != no_unit; }
   [[nodiscard]] constexpr std::uint8_t unit(Unit u) const {
-    return static_cast<std::uint8_t>(base + cells * warps + static_cast<int>(u));
+    return has_unit(u) ? static_cast<std::uint8_t>(base + cells * warps + unit_at[static_cast<int>(u)]) : spare;
   }
   [[nodiscard]] constexpr Threads leaders() const {
     Threads t = 0;

@@ -1006,3 +1006,19 @@ TEST_CASE("ptx: lanes that arrive on different mbarriers, in every order") {
   const ptx::Loaded five = load(testing::with(text, "\tsetp.lt.u32 \t%p3, %r4, 2;\n", "\tsetp.lt.u32 \t%p3, %r4, 5;\n"));
   CHECK(first_error(five).find("arrive on 5 different mbarriers") != std::string::npos);
 }
+
+TEST_CASE("ptx: twenty warps, past 128 threads of happens-before with every async unit, are read") {
+  // One producer warp and 19 consumer warps, each an agent: 140 threads with
+  // all five async units per warp, 41 with the ones they use (the producer's
+  // none: it stores and arrives; docs/spec.md, "Lane classes").
+  const std::string wide = testing::with(kernel(produce, wait), ".reqntid 64, 1, 1", ".reqntid 640, 1, 1");
+  const ptx::Loaded k = load(wide);
+  CAPTURE(first_error(k));
+  REQUIRE(k.ok());
+  CHECK(k.kernel.roles.size() == 20);
+  // With the reductions (without them, 19 waiting warps are past the state cap).
+  CHECK(check::outcome_name(check::check(k.kernel, {})) == "verified");
+  const ptx::Loaded bug = load(testing::with(wide, "[%r2], 0;", "[%r2], 1;"));
+  REQUIRE(bug.ok());
+  CHECK(check::outcome_name(check::check(bug.kernel, {})) == "data_race");
+}

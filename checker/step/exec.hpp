@@ -273,11 +273,18 @@ class Exec {
     acc.proxy = proxy;
     acc.issuers = issuers;
     acc.spread = every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
-    acc.unit = me_.hb.unit(u);
+    acc.unit = unit_thread(u);
     acc.group = group;
     acc.partial_units = partial_units(me_, issuers);
     if (describe_) info_.accesses.push_back({hb::bit(me_.hb.unit(u)), buf, k == hb::Kind::write, proxy});
     return hb::access(s_.mem, acc);
+  }
+  // The thread of the agent's async unit u. An access by a unit the layout
+  // left out (check::instantiate, access_unit) is a defect of the checker.
+  std::uint8_t unit_thread(hb::Unit u) const {
+    if (!me_.hb.has_unit(u))
+      throw InternalError(me_.name + " makes an access by an async unit its thread layout left out (check::access_unit)");
+    return me_.hb.unit(u);
   }
   // hb::Access::partial_units: agent `a`'s per-warp units where `lanes`
   // leave out some of its warps.
