@@ -13,9 +13,9 @@
 // there (a branch on it is read both ways again; an address or a
 // synchronization operand from it is an error). A note of the verdict says
 // so. Where a way synchronizes (an arrive, a wait, a barrier, an async
-// copy), the two ways cannot be read as one, and the model has no choice
-// between two ways yet: a located error, as a loop whose exit depends on
-// such a value is.
+// copy), the two ways are a choice of the warp (Event::Mark; the model's
+// either/or), each explored by the search. A loop whose exit depends on
+// such a value is a located error whose hint gives the --assume that runs it.
 #include <algorithm>
 #include <bit>
 #include <map>
@@ -46,6 +46,74 @@ std::string written(const Instr& in, const Function& fn) {
 
 }  // namespace
 
+Warp::Way Warp::way_from(std::size_t n0) {
+  Way w;
+  w.events.assign(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
+                  std::make_move_iterator(out_->events.end()));
+  out_->events.resize(n0);
+  w.load_lanes = load_lanes_;
+  w.single = single_lane_;
+  w.seen = regs_seen_;
+  w.stale = stale_;
+  return w;
+}
+
+void Warp::restore(const Way& start, std::size_t n0) {
+  out_->events.resize(n0);
+  load_lanes_ = start.load_lanes;
+  single_lane_ = start.single;
+  regs_seen_ = start.seen;
+  stale_ = start.stale;
+}
+
+void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice) {
+  // An event index of a way (a load a register holds, an arrive whose token
+  // it holds or a wait names) moves with the way's events: after the mark
+  // that opens it, where the ways are a choice.
+  const int from = static_cast<int>(n0);
+  auto shift = [&](Way& w, int by) {
+    if (by == 0) return;
+    for (auto& [i, v] : w.changed) {
+      if (v.load >= from) v.load += by;
+      if (v.k == Val::K::token && v.v >= from) v.v += by;
+    }
+    for (Event& e : w.events)
+      if (e.token >= from) e.token += by;
+  };
+  shift(a, choice ? 1 : 0);
+  shift(b, static_cast<int>(a.events.size()) + (choice ? 2 : 0));
+  out_->events.resize(n0);
+  load_lanes_.assign(n0, 0);
+  for (std::size_t i = 0; i < n0; ++i) load_lanes_[i] = a.load_lanes[i] | b.load_lanes[i];  // a load either way left unused
+  // The events: `either`, the first way, `second`, the other, `end`.
+  if (choice) mark(in, Event::Mark::either);
+  for (Event& e : a.events) out_->events.push_back(std::move(e));
+  load_lanes_.insert(load_lanes_.end(), a.load_lanes.begin() + from, a.load_lanes.end());
+  if (choice) mark(in, Event::Mark::second);
+  for (Event& e : b.events) out_->events.push_back(std::move(e));
+  load_lanes_.insert(load_lanes_.end(), b.load_lanes.begin() + from, b.load_lanes.end());
+  if (choice) mark(in, Event::Mark::end);
+  // The registers either way wrote: where the ways agree, that value; else
+  // not known (regs holds the start here).
+  auto ia = a.changed.begin(), ib = b.changed.begin();
+  while (ia != a.changed.end() || ib != b.changed.end()) {
+    const std::size_t i = ib == b.changed.end() || (ia != a.changed.end() && ia->first < ib->first) ? ia->first : ib->first;
+    const Val va = ia != a.changed.end() && ia->first == i ? (ia++)->second : regs[i];
+    const Val vb = ib != b.changed.end() && ib->first == i ? (ib++)->second : regs[i];
+    Val v = va;
+    if (!(va == vb)) {
+      v = Val::unknown();
+      v.wgmma = va.wgmma | vb.wgmma;
+    }
+    if (!(v == regs[i])) slot_at(i) = v;
+  }
+  single_lane_ = std::max(a.single, b.single);
+  regs_seen_ = a.seen | b.seen;
+  stale_ = std::move(a.stale);
+  for (int r : b.stale)
+    if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
+}
+
 void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   const int at = stack_.back().pc;
   const int lane = std::countr_zero(unknown);
@@ -60,27 +128,18 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
                  std::to_string(in.at.line) + "=" + stay + "," + stay + "," + leave +
                  " says which way it goes each time a warp reaches it: here the loop twice, then out)");
   }
-  // A way: what it left in the warp's state. Its registers are the slots
-  // it wrote (undo_ logs them, so that the next way starts from the same
-  // state without a copy of the register file) with their values there.
-  using Slots = std::vector<std::pair<std::size_t, Val>>;
-  struct Way {
-    Slots changed;                        // sorted by slot
+  // A way, and where it ended. Its registers are the slots it wrote (undo_
+  // logs them, so that the next way starts from the same state without a
+  // copy of the register file) with their values there.
+  struct Ran {
+    Way way;
     std::vector<Entry> stack;
-    std::vector<Event> events;            // the way's own, after the branch
-    std::vector<std::uint32_t> load_lanes;
-    int single = -1;
-    std::uint8_t seen = 0;
-    std::vector<int> stale;
-    std::optional<Where> aborts;          // it fails an assert there
-    int syncs = 0;                        // the line of its first operation other than an access (0: none)
+    std::optional<Where> aborts;  // it fails an assert there
+    int syncs = 0;                // the line of its first operation other than an access (0: none)
   };
   const std::size_t n0 = out_->events.size();
   const std::vector<Entry> stack0 = stack_;
-  const std::vector<std::uint32_t> lanes0 = load_lanes_;
-  const int single0 = single_lane_;
-  const std::uint8_t seen0 = regs_seen_;
-  const std::vector<int> stale0 = stale_;
+  const Way start = way_from(n0);
   const std::map<int, int> visits0 = assume_visits_;
   std::map<int, int> visits;  // after the ways: the more visits of each line
   const std::size_t depth = stack_.size();
@@ -89,15 +148,11 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
   either_way_.push_back(0);
   ++either_depth_;
   const std::size_t logged = undo_.size();
-  Way ways[2];
+  Ran ways[2];
   for (int w = 0; w < 2; ++w) {
     stack_ = stack0;
-    load_lanes_ = lanes0;
-    single_lane_ = single0;
-    regs_seen_ = seen0;
-    stale_ = stale0;
+    restore(start, n0);
     assume_visits_ = visits0;
-    out_->events.resize(n0);
     // To where the ways meet: the branch's entry back at its post-dominator,
     // or popped (the post-dominator was where that entry ends), or the end.
     either_way_.back() = w;
@@ -114,112 +169,59 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
         throw;
       }
     };
-    Way& way = ways[w];
+    Ran& ran = ways[w];
     // A way that fails an assert aborts the kernel: left out, where the
     // other goes on (the kernel's asserts are assumed to hold).
-    way.aborts = std::nullopt;
     try {
       run_way();
     } catch (const AssertFails& f) {
-      way.aborts = f.at;
+      ran.aborts = f.at;
     }
-    way.events.assign(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
-                      std::make_move_iterator(out_->events.end()));
-    if (way.aborts) way.events.clear();
-    way.syncs = 0;
-    for (const Event& e : way.events)
-      if (!access_only(e) && way.syncs == 0) way.syncs = e.op.loc.line;
+    ran.way = way_from(n0);
+    if (ran.aborts) ran.way.events.clear();
+    for (const Event& e : ran.way.events)
+      if (!access_only(e) && ran.syncs == 0) ran.syncs = e.op.loc.line;
+    Way& way = ran.way;
     for (std::size_t k = logged; k < undo_.size(); ++k) way.changed.emplace_back(undo_[k].first, regs[undo_[k].first]);
-    std::sort(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-    way.changed.erase(std::unique(way.changed.begin(), way.changed.end(), [](const auto& a, const auto& b) { return a.first == b.first; }),
+    std::sort(way.changed.begin(), way.changed.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    way.changed.erase(std::unique(way.changed.begin(), way.changed.end(), [](const auto& x, const auto& y) { return x.first == y.first; }),
                       way.changed.end());
     for (std::size_t k = undo_.size(); k-- > logged;) regs[undo_[k].first] = undo_[k].second;  // back to the start
     undo_.resize(logged);
-    way.stack = std::move(stack_);
-    way.load_lanes = std::move(load_lanes_);
-    way.single = single_lane_;
-    way.seen = regs_seen_;
-    way.stale = std::move(stale_);
+    ran.stack = std::move(stack_);
     for (const auto& [line, n] : assume_visits_) visits[line] = std::max(visits[line], n);
   }
   assume_visits_ = std::move(visits);
   --either_depth_;
   either_at_.pop_back();
   either_way_.pop_back();
-  Way& a = ways[0];
-  Way& b = ways[1];
+  Ran& a = ways[0];
+  Ran& b = ways[1];
   if (a.aborts && b.aborts)
     stop(in, "both ways of '" + branch_text + "' fail an assert of the kernel (__assertfail at line " +
                  std::to_string(a.aborts->line) + "): the kernel aborts here");
   if (a.aborts || b.aborts) {
     // The other way alone, as it ran (regs holds the start here).
-    Way& on = a.aborts ? b : a;
+    Ran& on = a.aborts ? b : a;
     ctx.either_asserts.emplace_back((a.aborts ? a : b).aborts->line, branch_text);
-    out_->events.resize(n0);
-    for (Event& e : on.events) out_->events.push_back(std::move(e));
-    load_lanes_ = std::move(on.load_lanes);
-    for (const auto& [i, v] : on.changed)
+    restore(on.way, n0);
+    for (Event& e : on.way.events) out_->events.push_back(std::move(e));
+    for (const auto& [i, v] : on.way.changed)
       if (!(v == regs[i])) slot_at(i) = v;
     stack_ = std::move(on.stack);
-    single_lane_ = on.single;
-    regs_seen_ = on.seen;
-    stale_ = std::move(on.stale);
     return;
   }
   if (a.stack != b.stack)
     stop(in, "'" + branch_text + "' branches on a value the front end does not know in lane " + std::to_string(lane) +
                  ", and one of its ways ends lanes the other does not: not supported yet");
-  if (a.single >= 0 && b.single >= 0 && a.single != b.single)
+  if (a.way.single >= 0 && b.way.single >= 0 && a.way.single != b.way.single)
     stop(in, "'" + branch_text + "' branches on a value the front end does not know, and its ways make single-lane accesses "
                  "from different lanes: not supported yet");
-  // The events: where neither way synchronizes, both ways' accesses, the
-  // taken way's first; else a choice (Event::Mark): `either`, the taken
-  // way, `second`, the untaken way, `end`. An event index of a way (a load a
-  // register holds, an arrive whose token it holds or a wait names) moves
-  // with the way's events.
+  // Where neither way synchronizes, both ways' accesses, the taken way's
+  // first; else a choice.
   const bool choice = a.syncs != 0 || b.syncs != 0;
-  auto shift = [&](Way& w, int by) {
-    if (by == 0) return;
-    const int from = static_cast<int>(n0);
-    for (auto& [i, v] : w.changed) {
-      if (v.load >= from) v.load += by;
-      if (v.k == Val::K::token && v.v >= from) v.v += by;
-    }
-    for (Event& e : w.events)
-      if (e.token >= from) e.token += by;
-  };
-  shift(a, choice ? 1 : 0);
-  shift(b, static_cast<int>(a.events.size()) + (choice ? 2 : 0));
-  out_->events.resize(n0);  // what the untaken way left there was moved into b
-  load_lanes_.assign(n0, 0);
-  for (std::size_t i = 0; i < n0; ++i) load_lanes_[i] = a.load_lanes[i] | b.load_lanes[i];  // a load either way left unused
-  if (choice) mark(in, Event::Mark::either);
-  for (Event& e : a.events) out_->events.push_back(std::move(e));
-  load_lanes_.insert(load_lanes_.end(), a.load_lanes.begin() + static_cast<std::ptrdiff_t>(n0), a.load_lanes.end());
-  if (choice) mark(in, Event::Mark::second);
-  for (Event& e : b.events) out_->events.push_back(std::move(e));
-  load_lanes_.insert(load_lanes_.end(), b.load_lanes.begin() + static_cast<std::ptrdiff_t>(n0), b.load_lanes.end());
-  if (choice) mark(in, Event::Mark::end);
-  // The registers either way wrote: where the ways agree, that value; else
-  // not known (regs holds the start here).
-  auto ia = a.changed.begin(), ib = b.changed.begin();
-  while (ia != a.changed.end() || ib != b.changed.end()) {
-    const std::size_t i = ib == b.changed.end() || (ia != a.changed.end() && ia->first < ib->first) ? ia->first : ib->first;
-    const Val va = ia != a.changed.end() && ia->first == i ? (ia++)->second : regs[i];
-    const Val vb = ib != b.changed.end() && ib->first == i ? (ib++)->second : regs[i];
-    Val v = va;
-    if (!(va == vb)) {
-      v = Val::unknown();
-      v.wgmma = va.wgmma | vb.wgmma;
-    }
-    if (!(v == regs[i])) slot_at(i) = v;
-  }
+  join(in, a.way, b.way, n0, choice);
   stack_ = std::move(a.stack);
-  single_lane_ = std::max(a.single, b.single);
-  regs_seen_ = a.seen | b.seen;
-  stale_ = std::move(a.stale);
-  for (int r : b.stale)
-    if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
   (choice ? ctx.either_choices : ctx.either_branches).emplace_back(in.at.line, branch_text);
 }
 
@@ -262,17 +264,14 @@ void Warp::maybe_after(const Instr& in, const Maybe& before) {
 void Warp::maybe(const Instr& in, std::uint32_t g, std::uint32_t unknown, std::uint32_t mask) {
   const Maybe before = maybe_before(in, unknown);
   const std::size_t n0 = out_->events.size();
-  using Slots = std::vector<std::pair<std::size_t, Val>>;
-  Slots start;  // the registers it writes, in every lane, before it
+  std::vector<std::pair<std::size_t, Val>> defs;  // the registers it writes, in every lane, before it
   for (int r : defs_of(in))
     for (int l = 0; l < 32; ++l) {
       const std::size_t i = static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r);
-      start.emplace_back(i, regs[i]);
+      defs.emplace_back(i, regs[i]);
     }
-  const std::vector<std::uint32_t> lanes0 = load_lanes_;
-  const int single0 = single_lane_;
-  const std::uint8_t seen0 = regs_seen_;
-  const std::vector<int> stale0 = stale_;
+  std::sort(defs.begin(), defs.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+  const Way start = way_from(n0);
   execute(in, g | unknown, mask);
   bool syncs = false;
   for (std::size_t e = n0; e < out_->events.size(); ++e) syncs |= !access_only(out_->events[e]);
@@ -280,66 +279,24 @@ void Warp::maybe(const Instr& in, std::uint32_t g, std::uint32_t unknown, std::u
     maybe_after(in, before);
     return;
   }
-  // The first way: as it ran.
-  std::vector<Event> first(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
-                           std::make_move_iterator(out_->events.end()));
-  const std::vector<std::uint32_t> first_lanes = load_lanes_;
-  const int single1 = single_lane_;
-  const std::uint8_t seen1 = regs_seen_;
-  const std::vector<int> stale1 = stale_;
-  Slots after1;
-  for (const auto& [i, v] : start) after1.emplace_back(i, regs[i]);
-  // The second: from the same state, by g alone.
-  out_->events.resize(n0);
-  load_lanes_ = lanes0;
-  single_lane_ = single0;
-  regs_seen_ = seen0;
-  stale_ = stale0;
-  for (const auto& [i, v] : start)
-    if (!(regs[i] == v)) slot_at(i) = v;
+  // A run as a way: its events, and the registers it wrote, put back.
+  auto ran = [&] {
+    Way w = way_from(n0);
+    for (const auto& [i, v] : defs)
+      if (!(regs[i] == v)) {
+        w.changed.emplace_back(i, regs[i]);
+        slot_at(i) = v;
+      }
+    return w;
+  };
+  Way first = ran();  // by g | unknown
+  restore(start, n0);
   if (g != 0) execute(in, g, mask);
-  std::vector<Event> second(std::make_move_iterator(out_->events.begin() + static_cast<std::ptrdiff_t>(n0)),
-                            std::make_move_iterator(out_->events.end()));
-  if (single1 >= 0 && single_lane_ >= 0 && single1 != single_lane_)
+  Way second = ran();  // from the same state, by g alone
+  if (first.single >= 0 && second.single >= 0 && first.single != second.single)
     stop(in, "'" + written(in, *ctx.fn) + "' is guarded by a value the front end does not know, and its ways make single-lane "
              "operations from different lanes: not supported yet");
-  // Each way's events after a mark: the indices of its events move.
-  const int from = static_cast<int>(n0);
-  auto moved = [&](Val v, int by) {
-    if (v.load >= from) v.load += by;
-    if (v.k == Val::K::token && v.v >= from) v.v += by;
-    return v;
-  };
-  const int by1 = 1, by2 = static_cast<int>(first.size()) + 2;
-  for (Event& e : first)
-    if (e.token >= from) e.token += by1;
-  for (Event& e : second)
-    if (e.token >= from) e.token += by2;
-  const std::vector<std::uint32_t> second_lanes = load_lanes_;
-  out_->events.resize(n0);
-  load_lanes_.assign(n0, 0);
-  for (std::size_t i = 0; i < n0; ++i) load_lanes_[i] = first_lanes[i] | second_lanes[i];
-  mark(in, Event::Mark::either);
-  for (Event& e : first) out_->events.push_back(std::move(e));
-  load_lanes_.insert(load_lanes_.end(), first_lanes.begin() + from, first_lanes.end());
-  mark(in, Event::Mark::second);
-  for (Event& e : second) out_->events.push_back(std::move(e));
-  load_lanes_.insert(load_lanes_.end(), second_lanes.begin() + from, second_lanes.end());
-  mark(in, Event::Mark::end);
-  for (std::size_t k = 0; k < start.size(); ++k) {
-    const std::size_t i = start[k].first;
-    const Val va = moved(after1[k].second, by1), vb = moved(regs[i], by2);
-    Val v = va;
-    if (!(va == vb)) {
-      v = Val::unknown();
-      v.wgmma = va.wgmma | vb.wgmma;
-    }
-    if (!(v == regs[i])) slot_at(i) = v;
-  }
-  single_lane_ = std::max(single1, single_lane_);
-  regs_seen_ |= seen1;
-  for (int r : stale1)
-    if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);
+  join(in, first, second, n0, true);
   ctx.either_choices.emplace_back(in.at.line, written(in, *ctx.fn));
 }
 

@@ -173,6 +173,25 @@ class Warp {
   // `g` and maybe by the lanes `unknown` (either.cpp): where it synchronizes,
   // a choice of the warp between both and `g` alone; else maybe_after's.
   void maybe(const Instr& in, std::uint32_t g, std::uint32_t unknown, std::uint32_t mask);
+  // One way of such a branch or guard, as it left the warp (either.cpp):
+  // its events after the warp's first `n0`, the register slots it wrote
+  // with their values there (sorted by slot), and the rest of the state.
+  struct Way {
+    std::vector<std::pair<std::size_t, Val>> changed;
+    std::vector<Event> events;
+    std::vector<std::uint32_t> load_lanes;
+    int single = -1;
+    std::uint8_t seen = 0;
+    std::vector<int> stale;
+  };
+  // The warp's state but its registers and events: taken into a way (its
+  // events from n0 moved out), and put back to run the next way.
+  [[nodiscard]] Way way_from(std::size_t n0);
+  void restore(const Way& start, std::size_t n0);
+  // The two ways after the warp's first n0 events, `regs` holding the state
+  // before them: one after the other, or as a choice between marks; a
+  // register the ways leave different is not known after them.
+  void join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice);
   // Pops the entries whose lanes are done or reconverged; false when none is left.
   bool advance();
   void exit_lanes(std::uint32_t lanes);
