@@ -223,6 +223,68 @@ __device__ inline void red_async_add_u32(std::uint32_t dst, std::uint32_t v, std
                : "memory");
 }
 
+// ---- tcgen05 (sm_100a; PTX ISA "TensorCore 5th Generation Family
+// Instructions"), .cta_group::1: a CTA's own tensor memory and MMAs. Only a
+// kernel compiled for sm_100a may call these (ptxas refuses them elsewhere).
+// tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], cols;   PTX 8.6, sm_100a
+// The whole warp; the tensor-memory address of the columns is written to `slot`.
+__device__ inline void tcgen05_alloc(std::uint32_t* slot, std::uint32_t cols) {
+  asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], %1;" ::"r"(smem(slot)), "r"(cols) : "memory");
+}
+// tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, cols;          PTX 8.6, sm_100a
+__device__ inline void tcgen05_dealloc(std::uint32_t taddr, std::uint32_t cols) {
+  asm volatile("tcgen05.dealloc.cta_group::1.sync.aligned.b32 %0, %1;" ::"r"(taddr), "r"(cols) : "memory");
+}
+// tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;           PTX 8.6, sm_100a
+__device__ inline void tcgen05_relinquish_alloc_permit() {
+  asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
+}
+// A shared-memory matrix descriptor (PTX ISA "Shared memory descriptor"):
+// the start address >> 4 in bits 13-0, leading and stride byte offsets >> 4
+// in bits 29-16 and 45-32, the fixed 0b001 in bits 48-46, no swizzle.
+__device__ inline std::uint64_t smem_descriptor(const void* p, std::uint32_t lbo, std::uint32_t sbo) {
+  return (std::uint64_t{(smem(p) >> 4) & 0x3FFFu}) | (std::uint64_t{(lbo >> 4) & 0x3FFFu} << 16) |
+         (std::uint64_t{(sbo >> 4) & 0x3FFFu} << 32) | (std::uint64_t{1} << 46);
+}
+// The instruction descriptor of a .kind::f16 MMA with BF16 A and B, FP32 D,
+// both K-major (PTX ISA "Instruction descriptor"): D format in bits 5-4, A
+// and B formats in bits 9-7 and 12-10, N >> 3 in bits 22-17, M >> 4 in bits 28-24.
+__host__ __device__ constexpr std::uint32_t idesc_bf16_f32(std::uint32_t m, std::uint32_t n) {
+  return (1u << 4) | (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((m >> 4) << 24);
+}
+// tcgen05.mma.cta_group::1.kind::f16 [d], adesc, bdesc, idesc, accumulate;   PTX 8.6, sm_100a
+// One thread issues it; D (tensor memory) += A * B, or = where !accumulate.
+__device__ inline void tcgen05_mma_f16(std::uint32_t d, std::uint64_t adesc, std::uint64_t bdesc, std::uint32_t idesc, bool accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %4, 0;\n tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;\n}" ::"r"(d), "l"(adesc),
+      "l"(bdesc), "r"(idesc), "r"(static_cast<std::uint32_t>(accumulate))
+      : "memory");
+}
+// tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];   PTX 8.6, sm_100a
+// An arrive on bar when the thread's earlier tcgen05 MMAs have completed.
+__device__ inline void tcgen05_commit(mbarrier_t* bar) {
+  asm volatile("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%0];" ::"r"(smem(bar)) : "memory");
+}
+// tcgen05.ld.sync.aligned.32x32b.x32.b32 {r0..r31}, [taddr];           PTX 8.6, sm_100a
+// The warp's 32 lanes of tensor memory (its lane quarter) from taddr's
+// column, 32 columns; the registers are valid after tcgen05.wait::ld.
+__device__ inline void tcgen05_ld_32x32b_x32(std::uint32_t taddr, std::uint32_t (&r)[32]) {
+  asm volatile(
+      "tcgen05.ld.sync.aligned.32x32b.x32.b32 {%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "
+      "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, [%32];"
+      : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]), "=r"(r[4]), "=r"(r[5]), "=r"(r[6]), "=r"(r[7]), "=r"(r[8]), "=r"(r[9]),
+        "=r"(r[10]), "=r"(r[11]), "=r"(r[12]), "=r"(r[13]), "=r"(r[14]), "=r"(r[15]), "=r"(r[16]), "=r"(r[17]), "=r"(r[18]),
+        "=r"(r[19]), "=r"(r[20]), "=r"(r[21]), "=r"(r[22]), "=r"(r[23]), "=r"(r[24]), "=r"(r[25]), "=r"(r[26]), "=r"(r[27]),
+        "=r"(r[28]), "=r"(r[29]), "=r"(r[30]), "=r"(r[31])
+      : "r"(taddr)
+      : "memory");
+}
+// tcgen05.wait::ld.sync.aligned;                                       PTX 8.6, sm_100a
+__device__ inline void tcgen05_wait_ld() { asm volatile("tcgen05.wait::ld.sync.aligned;" ::: "memory"); }
+// tcgen05.fence::before_thread_sync; / ::after_thread_sync;            PTX 8.6, sm_100a
+__device__ inline void tcgen05_fence_before_thread_sync() { asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory"); }
+__device__ inline void tcgen05_fence_after_thread_sync() { asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory"); }
+
 #endif
 
 #if defined(__HIPCC__)

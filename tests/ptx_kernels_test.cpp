@@ -15,10 +15,16 @@
 // plain search on generated kernels: checker_por_test.cpp); and, where its
 // PTX branches on values loaded from memory (docs/ptx.md),
 //   // loaded branches: N
-// the number of such branches, each noted in the verdict.
+// the number of such branches, each noted in the verdict. A kernel for a
+// target other than the device machine's Hopper (`// arch: sm_100a`: its
+// tcgen05 cannot run there) is also assembled with ptxas for that target,
+// so that the instructions it was checked as are ones the target takes.
 #include <doctest/doctest.h>
 
+#include <sys/wait.h>
+
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -92,6 +98,14 @@ TEST_CASE("ptx kernels: each CUDA kernel's PTX gives its .bk twin's verdict") {
       continue;
     }
     const std::string ptx_text = cli_support::slurp(ptx_path);
+    if (const std::string arch = header(text, "arch"); !arch.empty() && std::string(PC_PTXAS).size() > 0) {
+      const std::string log = (cli_support::temp_dir("ptx_kernels") / (name + ".log")).string();
+      const std::string cmd = "\"" + std::string(PC_PTXAS) + "\" -arch=" + arch + " \"" + ptx_path + "\" -o /dev/null >\"" + log + "\" 2>&1";
+      const int st = std::system(cmd.c_str());
+      const std::string ptxas_log = cli_support::slurp(log);
+      CAPTURE(ptxas_log);
+      CHECK((WIFEXITED(st) && WEXITSTATUS(st) == 0));
+    }
     const ptx::Loaded k = ptx::load(ptx_text, ptx_path, l);
     const std::string err = k.errors.empty() ? "" : k.errors[0].message;
     CAPTURE(err);

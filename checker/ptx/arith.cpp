@@ -234,9 +234,9 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
     return each([&](int l) -> Val {
       const Val a = arg(l, 1, t), b = arg(l, 2, t), cc = arg(l, 3, wide ? rt : t), dd = arg(l, 4, Type{32});
       // Addresses: plus or minus an integer stays an address.
-      if ((m == "add" || m == "sub") && a.address() && b.known()) return Val{a.k, m == "add" ? a.v + b.v : a.v - b.v, a.base};
-      if (m == "add" && b.address() && a.known()) return Val{b.k, a.v + b.v, b.base};
-      if (m == "sub" && a.address() && b.address() && a.k == b.k && a.base == b.base) return Val::num(a.v - b.v);
+      if ((m == "add" || m == "sub") && a.offsettable() && b.known()) return Val{a.k, m == "add" ? a.v + b.v : a.v - b.v, a.base};
+      if (m == "add" && b.offsettable() && a.known()) return Val{b.k, a.v + b.v, b.base};
+      if (m == "sub" && a.offsettable() && b.offsettable() && a.k == b.k && a.base == b.base) return Val::num(a.v - b.v);
       if (t.pred) {
         if (m == "not") return a.known() ? Val::num(!a.v) : Val::unknown_of(a, Val::unknown());
         if (!a.known() || !b.known()) {

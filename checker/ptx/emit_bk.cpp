@@ -61,6 +61,10 @@ class Printer {
     o << "cta threads = " << k_.cta_threads << "\n";
     for (std::size_t i = 0; i < k_.buffers.size(); ++i) {
       const ir::BufferDecl& b = k_.buffers[i];
+      if (b.space == ir::Space::tensor) {
+        o << "tmem " << buf_[i] << "[" << b.size << "] cols " << b.cols << "    # " << b.name << "\n";
+        continue;
+      }
       o << (b.space == ir::Space::global ? "gmem " : "smem ") << buf_[i] << " bytes " << b.bytes;
       if (b.alias.of >= 0) o << " aliases " << buf_[static_cast<std::size_t>(b.alias.of)] << " offset " << b.alias.offset;
       o << "    # " << b.name << "\n";
@@ -86,6 +90,7 @@ class Printer {
   }
   std::string ref(const ir::Ref& r, bool mbar) const {
     std::string s = mbar ? bar_.at(static_cast<std::size_t>(r.object)) : buf_.at(static_cast<std::size_t>(r.object));
+    if (r.index != ir::no_expr) s += "[" + std::to_string(value(r.index)) + "]";
     if (r.cta != ir::no_expr) s += " @ " + std::to_string(value(r.cta));
     return s;
   }
@@ -190,6 +195,19 @@ class Printer {
         return kw + " " + std::string(op.regs & spec::agent::regs_acc ? "acc" : "") +
                (op.regs == (spec::agent::regs_acc | spec::agent::regs_a) ? ", " : "") + (op.regs & spec::agent::regs_a ? "a" : "");
       case OpCode::wgmma: return kw + " read " + bufs(op) + (op.regs & spec::agent::regs_a ? " regs a" : "");
+      case OpCode::tcgen05_alloc:
+      case OpCode::tcgen05_dealloc: return prefix + kw + " " + ref(op.tmem, false);
+      case OpCode::tcgen05_relinquish:
+      case OpCode::tcgen05_wait_ld:
+      case OpCode::tcgen05_wait_st:
+      case OpCode::tcgen05_fence_before:
+      case OpCode::tcgen05_fence_after: return prefix + kw;
+      case OpCode::tcgen05_mma: return prefix + kw + " read " + bufs(op) + " into " + ref(op.tmem, false);
+      case OpCode::tcgen05_commit:
+        return prefix + kw + " " + bar + (op.multicast != ir::no_expr ? " multicast " + std::to_string(value(op.multicast)) : "");
+      case OpCode::tcgen05_ld:
+      case OpCode::tcgen05_st:
+        return prefix + kw + " " + bufs(op) + (op.quarter != ir::no_expr ? " lanes " + std::to_string(value(op.quarter)) : "");
       default: throw std::logic_error("emit_bk: an op the PTX front end does not make: " + kw);
     }
   }

@@ -115,12 +115,52 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
   ctx.cfg = analyse(*fn);
 
   const int warps = (threads + 31) / 32;
-  for (int c = 0; c < x.cluster && x.ok(); ++c)
-    for (int w = 0; w < warps && x.ok(); ++w) {
-      WarpRun run;
-      Warp warp(ctx, c, w);
-      if (warp.run(run)) x.warps.push_back(std::move(run));
+  // A warp may read where a tcgen05.alloc writes its address before the
+  // warp that allocates has run: where the kernel allocates, the first pass
+  // runs every warp (an error of one does not stop the others), and where
+  // such a read came first, the warps run again knowing every alloc site
+  // (the second pass meets no new one: the warps run the same code).
+  const bool allocates = std::any_of(fn->code.begin(), fn->code.end(), [](const Instr& in) {
+    return in.parts.size() > 1 && in.parts[0] == "tcgen05" && in.parts[1] == "alloc";
+  });
+  const Context start = ctx;
+  const std::size_t notes = x.notes.size();
+  for (int pass = 0;; ++pass) {
+    const bool discover = allocates && pass == 0;
+    // The errors a single pass reports: the first failing warp's, or, where
+    // it stopped at a tensor-memory address no alloc gave, a later warp's
+    // (an alloc the front end refused, say) where one fails otherwise.
+    std::vector<Diagnostic> first, cause;
+    bool first_unfollowed = false;
+    for (int c = 0; c < x.cluster && (first.empty() || discover); ++c)
+      for (int w = 0; w < warps && (first.empty() || discover); ++w) {
+        WarpRun run;
+        Warp warp(ctx, c, w);
+        ctx.tmem_unfollowed = false;
+        const std::size_t before = x.errors.size();
+        if (warp.run(run)) x.warps.push_back(std::move(run));
+        if (x.errors.size() == before) continue;
+        std::vector<Diagnostic> mine(x.errors.begin() + static_cast<std::ptrdiff_t>(before), x.errors.end());
+        if (first.empty()) {
+          first = mine;
+          first_unfollowed = ctx.tmem_unfollowed;
+        } else if (cause.empty() && !ctx.tmem_unfollowed) cause = mine;
+      }
+    const bool failed = !first.empty();
+    if (discover && ctx.tmem_late) {
+      std::vector<Execution::TmemAlloc> allocs = std::move(ctx.tmem_allocs);
+      ctx = start;
+      ctx.tmem_allocs = std::move(allocs);
+      x.warps.clear();
+      x.errors.clear();
+      x.notes.resize(notes);
+      x.pointer_names.clear();
+      continue;
     }
+    if (failed) x.errors = first_unfollowed && !cause.empty() ? cause : first;
+    break;
+  }
+  x.tmem_allocs = ctx.tmem_allocs;
   if (x.ok())
     for (const auto& [line, ways] : launch.assume)
       if (!ctx.assumed.count(line))

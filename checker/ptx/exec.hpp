@@ -63,7 +63,18 @@ struct Event {
   int lane = -1;                     // executed by one lane: which
   bool makes_token = false;          // an arrive whose state token the warp keeps
   int token = -1;                    // a wait on a token: the warp's event that made it
-  std::vector<std::int64_t> desc;    // wgmma: its descriptors' shared-memory start addresses (lower.cpp finds the buffers)
+  std::vector<std::int64_t> desc;    // wgmma, tcgen05.mma: its descriptors' shared-memory start addresses (lower.cpp finds the buffers)
+  // Tensor memory: columns [lo, hi) of tcgen05.alloc number `alloc`
+  // (Context::tmem_allocs). `tmem`: an MMA's D, or the allocation an alloc
+  // or dealloc names; `tmem_data`: what a tcgen05.ld or .st accesses, an
+  // MMA's A in tensor memory.
+  struct Cols {
+    int alloc = -1;
+    std::int64_t lo = 0, hi = 0;
+    friend bool operator==(const Cols&, const Cols&) = default;
+  };
+  Cols tmem;
+  std::vector<Cols> tmem_data;
   // Not an operation but the structure of a choice (ir::StmtKind::either):
   // the events between `either` and `second` are its first way, those from
   // there to `end` its second; choices nest.
@@ -88,6 +99,13 @@ struct Execution {
   std::vector<std::string> notes;    // what the user should know of how it was read
   int loaded_branches = 0;           // branches on values loaded from memory, read both ways (either.cpp)
   std::map<int, std::string> pointer_names;  // global bases past the parameters and variables: "params+640"
+  // tcgen05.alloc sites: the shared address each writes the columns' address
+  // to, and the columns (Context::tmem_allocs).
+  struct TmemAlloc {
+    std::int64_t slot = 0;
+    std::int64_t cols = 0;
+  };
+  std::vector<TmemAlloc> tmem_allocs;
   [[nodiscard]] bool ok() const { return errors.empty(); }
 };
 

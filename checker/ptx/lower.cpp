@@ -10,12 +10,14 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "checker/builder.hpp"
 #include "checker/ir_rules.hpp"
 #include "checker/ptx/coalesce.hpp"
 #include "checker/ptx/front.hpp"
 #include "checker/ptx/parse.hpp"
+#include "spec/tmem.hpp"
 
 namespace pc::ptx {
 namespace {
@@ -153,8 +155,9 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       if (e.has_bar) mbar_addr.insert(e.bar.lo);
   for (std::int64_t a : mbar_addr) mbar[a] = kb.mbarrier(shared_name(a), 1, 0);
 
-  // A wgmma's shared operands: the largest range any other access makes that
-  // holds its descriptor's start address (a whole buffer: docs/ptx.md).
+  // A wgmma's or tcgen05.mma's shared operands: the largest range any other
+  // access makes that holds its descriptor's start address (a whole buffer:
+  // docs/ptx.md).
   {
     std::set<Span> touched;
     for (const WarpRun& w : x.warps)
@@ -169,7 +172,7 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
             if (t.first <= a && a < t.second && (!best || t.second - t.first > best->second - best->first)) best = &t;
           if (!best) {
             out.errors.push_back(Diagnostic{file, e.op.loc,
-                                            "the wgmma operand at shared address " + std::to_string(a) + " (" + shared_name(a) +
+                                            "the MMA operand at shared address " + std::to_string(a) + " (" + shared_name(a) +
                                                 ") lies in no bytes that a copy or a store of the kernel writes",
                                             true});
             return out;
@@ -218,6 +221,54 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
             gmem[param]);
   }
 
+  // Tensor memory: each tcgen05.alloc site's columns, as instances of the
+  // width of the ranges the kernel accesses where they tile the allocation
+  // (an MMA's D per accumulator stage, the loads inside one), else one
+  // instance of all its columns (more conflicts, none lost).
+  struct TmemDecl {
+    int decl = -1;
+    std::int64_t width = 0;
+  };
+  std::vector<TmemDecl> tmem(x.tmem_allocs.size());
+  for (std::size_t a = 0; a < x.tmem_allocs.size(); ++a) {
+    const std::int64_t cols = x.tmem_allocs[a].cols;
+    std::set<Span> ranges;
+    for (const WarpRun& w : x.warps)
+      for (const Event& e : w.events) {
+        if (e.tmem.alloc == static_cast<int>(a) && e.op.code == ir::OpCode::tcgen05_mma) ranges.insert({e.tmem.lo, e.tmem.hi});
+        for (const Event::Cols& cl : e.tmem_data)
+          if (cl.alloc == static_cast<int>(a)) ranges.insert({cl.lo, cl.hi});
+      }
+    for (const Span& r : ranges)
+      if (r.first < 0 || r.second > cols) {
+        out.errors.push_back(Diagnostic{file, {}, "an access of columns [" + std::to_string(r.first) + ", " + std::to_string(r.second) +
+                                                     ") of tensor memory allocated with " + std::to_string(cols) + " columns", true});
+        return out;
+      }
+    // The components of overlapping ranges: one width, each at a multiple of it?
+    std::int64_t width = 0;
+    bool tiles = true;
+    for (auto it = ranges.begin(); it != ranges.end();) {
+      std::int64_t lo = it->first, hi = it->second;
+      for (++it; it != ranges.end() && it->first < hi; ++it) hi = std::max(hi, it->second);
+      if (width == 0) width = hi - lo;
+      tiles = tiles && hi - lo == width && lo % width == 0;
+    }
+    if (!tiles || width == 0 || cols % width != 0) width = cols;
+    const std::string name = "tmem" + std::to_string(a);
+    tmem[a].decl = kb.buffer(name, static_cast<int>(cols / width), width * spec::tmem::bytes_per_column);
+    kb.kernel().buffers.back().space = ir::Space::tensor;
+    kb.kernel().buffers.back().cols = width;
+    tmem[a].width = width;
+  }
+  // The instances columns [lo, hi) of an allocation lie in.
+  auto tmem_refs = [&](const Event::Cols& cl, ir::Loc loc) {
+    std::vector<ir::Ref> v;
+    const TmemDecl& t = tmem.at(static_cast<std::size_t>(cl.alloc));
+    for (std::int64_t i = cl.lo / t.width; i * t.width < cl.hi; ++i) v.push_back(ir::Ref{t.decl, kb.c(i), ir::no_expr, loc});
+    return v;
+  };
+
   // The arrive events whose tokens a wait of the warp uses.
   std::map<const WarpRun*, std::set<int>> waited;
   for (const WarpRun& w : x.warps)
@@ -257,6 +308,17 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       return ops;
     }
     for (const Bytes& b : e.data) op.bufs.push_back(ref(b));
+    for (const Event::Cols& cl : e.tmem_data)
+      for (const ir::Ref& r : tmem_refs(cl, op.loc)) op.bufs.push_back(r);
+    if (e.tmem.alloc >= 0) {
+      if (op.code == ir::OpCode::tcgen05_mma) {
+        const std::vector<ir::Ref> d = tmem_refs(e.tmem, op.loc);
+        if (d.size() != 1) throw std::logic_error("lower: an MMA's D in several tensor-memory instances");
+        op.tmem = d.front();
+      } else {
+        op.tmem = ir::Ref{tmem.at(static_cast<std::size_t>(e.tmem.alloc)).decl, ir::no_expr, ir::no_expr, op.loc};
+      }
+    }
     ops.push_back(std::move(op));
     return ops;
   };

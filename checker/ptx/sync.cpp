@@ -271,6 +271,16 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
       if (shared) load_lanes_.back() = lanes;
       for (int l = 0; l < 32; ++l)
         if ((lanes >> l) & 1) loaded(l, in.args[0], shared ? id : -1);
+      // A 32-bit load of where tcgen05.alloc wrote its columns' address.
+      if (shared && access_width(in) == 4 && in.args[0].kind == Operand::Kind::reg)
+        for (int l = 0; l < 32; ++l) {
+          if (!((lanes >> l) & 1)) continue;
+          const Bytes b = bytes_at(in, l, in.args[1], 4);
+          if (b.global || b.cta != cta) continue;
+          ctx.word_reads.insert(b.lo);
+          for (std::size_t a = 0; a < ctx.tmem_allocs.size(); ++a)
+            if (ctx.tmem_allocs[a].slot == b.lo) set(l, in.args[0], Val{Val::K::tmem, 0, static_cast<int>(a), -1, 0});
+        }
     }
     return true;
   }
@@ -332,8 +342,11 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     wgmma(in, lanes);
     return true;
   }
-  if (m == "tcgen05" || m == "clusterlaunchcontrol" || m == "tensormap" ||
-      m == "multimem")
+  if (m == "tcgen05") {
+    tcgen05(in, lanes);
+    return true;
+  }
+  if (m == "clusterlaunchcontrol" || m == "tensormap" || m == "multimem")
     not_yet("'" + m + "'");
 
   // ---- mbarrier ----

@@ -16,7 +16,10 @@ struct Val {
   // shared memory (cvta.shared) at offset v; cluster: offset v of the shared
   // memory of CTA `base` of the cluster (mapa); unknown: data.
   // token: the state token of the warp's arrive event v (mbarrier.arrive's result).
-  enum class K : std::uint8_t { unknown, num, gptr, shared, cluster, token };
+  // tmem: a tensor-memory address of the columns tcgen05.alloc number `base`
+  // allocated (Context::tmem_allocs), v past their first (lane << 16 | column:
+  // PTX ISA tcgen05, "Tensor Memory Addressing").
+  enum class K : std::uint8_t { unknown, num, gptr, shared, cluster, token, tmem };
   K k = K::unknown;
   std::int64_t v = 0;
   int base = -1;
@@ -35,6 +38,8 @@ struct Val {
   // The first of a, b that is an unknown parameter's, else unknown.
   static Val unknown_of(const Val& a, const Val& b) { return a.from_param() ? a : b.from_param() ? b : Val{}; }
   [[nodiscard]] bool address() const { return k == K::gptr || k == K::shared || k == K::cluster; }
+  // An address of either memory, which add and sub move.
+  [[nodiscard]] bool offsettable() const { return address() || k == K::tmem; }
   friend bool operator==(const Val&, const Val&) = default;
   static Val num(std::int64_t x) { return Val{K::num, x, -1, -1, 0}; }
   static Val unknown() { return Val{}; }

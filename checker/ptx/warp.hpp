@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,14 @@ struct Context {
   // Strong operations with .acquire/.release semantics read without their
   // ordering (sync.cpp, strong_op): their lines and text, for a note.
   std::vector<std::pair<int, std::string>> unordered_strong;
+  // tcgen05.alloc sites (tcgen05.cpp), by the shared address each writes
+  // the columns' address to: a 32-bit load from there is that address. A
+  // warp that read such an address before the alloc was met sets
+  // `tmem_late`, and the warps run again knowing it (exec.cpp).
+  std::vector<Execution::TmemAlloc> tmem_allocs;
+  std::set<std::int64_t> word_reads;  // shared addresses of 32-bit loads
+  bool tmem_late = false;
+  bool tmem_unfollowed = false;  // a warp stopped at a tensor-memory address no alloc gave (tmem_addr)
 };
 
 // The notes of the branches and guards on loaded values read (either.cpp);
@@ -132,6 +141,10 @@ class Warp {
   // A strong operation's scope and semantics (sync.cpp): a Stop where the
   // model cannot read its scope; its ordering noted where it has one.
   void strong_op(const Instr& in);
+  // tcgen05.* (tcgen05.cpp).
+  void tcgen05(const Instr& in, std::uint32_t lanes);
+  // The tensor-memory address operand `o`, the same in each of `lanes`.
+  [[nodiscard]] Val tmem_addr(const Instr& in, std::uint32_t lanes, const Operand& o) const;
   // Runs a synchronization or memory instruction (sync.cpp); false where it is none.
   bool sync(const Instr& in, std::uint32_t lanes);
   // The loads whose data `in` reads in `lanes`: each is consumed (ir consume) first.

@@ -1,0 +1,163 @@
+// The PTX front end's tcgen05 (docs/ptx.md, "Tensor memory"): the address
+// tcgen05.alloc writes to shared memory followed into the MMA, loads and
+// dealloc that use it; the MMA's columns from its instruction descriptor;
+// a load's lane quarter from its address; the located errors for what it
+// does not read yet. The project's tcgen05 GEMM compiled by nvcc is in
+// ptx_kernels_test.cpp.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "checker/dsl/parser.hpp"
+#include "checker/explore.hpp"
+#include "checker/ptx/emit_bk.hpp"
+#include "checker/ptx/front.hpp"
+#include "tests/kernel_text.hpp"
+
+using namespace pc;
+
+namespace {
+
+// Two warps. Warp 1 allocates 64 columns (their address into `slot`);
+// after bar.sync 0 every warp reads `slot` (warp 0 before warp 1's alloc in
+// the order the front end runs the warps). Warp 0's lane 0 stores the
+// operand tile, fences it for the async proxy, issues one MMA (N = 64, M =
+// 128: IDESC) into the columns and commits it to `bar`; warp 1 waits, loads
+// its lane quarter (QUARTER: 32 << 16 for lanes 32-63), WAITs and frees the
+// columns.
+const std::string tc = R"(
+.version 8.7
+.target sm_100a
+.address_size 64
+.shared .align 8 .b64 bar;
+.shared .align 4 .b32 slot;
+.shared .align 128 .b8 tile[256];
+.visible .entry tc()
+.reqntid 64, 1, 1
+{
+	.reg .pred 	%p<8>;
+	.reg .b32 	%r<20>;
+	.reg .b64 	%rd<8>;
+	mov.u32 	%r1, %tid.x;
+	shr.u32 	%r2, %r1, 5;
+	mov.u32 	%r4, bar;
+	mov.u32 	%r5, slot;
+	mov.u32 	%r6, tile;
+	setp.ne.u32 	%p1, %r1, 0;
+	@%p1 bra 	INIT_DONE;
+	mbarrier.init.shared::cta.b64 	[%r4], 1;
+	fence.mbarrier_init.release.cluster;
+INIT_DONE:
+	setp.ne.u32 	%p2, %r2, 1;
+	@%p2 bra 	ALLOC_DONE;
+	tcgen05.alloc.GROUP.sync.aligned.shared::cta.b32 	[%r5], 64;
+	tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;
+ALLOC_DONE:
+	tcgen05.fence::before_thread_sync;
+	bar.sync 	0;
+	tcgen05.fence::after_thread_sync;
+	ld.shared.u32 	%r7, [%r5];
+	setp.ne.u32 	%p3, %r2, 0;
+	@%p3 bra 	CONSUMER;
+	@%p1 bra 	DONE;
+	st.shared.v4.u32 	[%r6], {%r1, %r1, %r1, %r1};
+	fence.proxy.async.shared::cta;
+	cvt.u64.u32 	%rd1, %r6;
+	shr.u64 	%rd2, %rd1, 4;
+	and.b64 	%rd3, %rd2, 16383;
+	or.b64 	%rd4, %rd3, 70368744177664;
+	mov.b32 	%r8, IDESC;
+	setp.ne.u32 	%p4, %r1, 0;
+	tcgen05.mma.cta_group::1.kind::f16 	[%r7], %rd4, %rd4, %r8, %p4;
+	tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 	[%r4];
+	bra.uni 	DONE;
+CONSUMER:
+	mbarrier.try_wait.parity.shared::cta.b64 	%p5, [%r4], 0;
+	@!%p5 bra 	CONSUMER;
+	tcgen05.fence::after_thread_sync;
+	add.u32 	%r9, %r7, QUARTER;
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 	{%r10, %r11}, [%r9];
+	WAIT
+	tcgen05.dealloc.cta_group::1.sync.aligned.b32 	%r7, 64;
+DONE:
+	ret;
+}
+)";
+
+std::string kernel(const std::string& quarter = "2097152", const std::string& wait = "tcgen05.wait::ld.sync.aligned;",
+                   const std::string& idesc = "135267472", const std::string& group = "cta_group::1") {
+  return testing::with(testing::with(testing::with(testing::with(tc, "QUARTER", quarter), "WAIT", wait), "IDESC", idesc), "GROUP", group);
+}
+
+ptx::Loaded load(const std::string& text) { return ptx::load(text, "tc.ptx", ptx::Launch{}); }
+
+std::string first_error(const ptx::Loaded& l) { return l.errors.empty() ? std::string() : l.errors[0].message; }
+
+std::string outcome(const std::string& text) {
+  const ptx::Loaded k = load(text);
+  const std::string err = first_error(k);
+  CAPTURE(err);
+  REQUIRE(k.ok());
+  check::Options o;
+  const std::string reduced = check::outcome_name(check::check(k.kernel, o));
+  o.reduction = false;
+  CHECK(check::outcome_name(check::check(k.kernel, o)) == reduced);
+  return reduced;
+}
+
+}  // namespace
+
+TEST_CASE("ptx tcgen05: the alloc's address followed into the MMA, the loads and the dealloc") {
+  const ptx::Loaded k = load(kernel());
+  CAPTURE(first_error(k));
+  REQUIRE(k.ok());
+  // One tensor-memory declaration of the 64 columns the MMA's D takes.
+  int tensor = 0;
+  for (const ir::BufferDecl& b : k.kernel.buffers)
+    if (b.space == ir::Space::tensor) {
+      ++tensor;
+      CHECK(b.size == 1);
+      CHECK(b.cols == 64);
+    }
+  CHECK(tensor == 1);
+  // Warp 1's operations, in order; the load of its lane quarter 1.
+  std::vector<ir::OpCode> codes;
+  for (const ir::Stmt& s : k.kernel.roles.at(1).body) {
+    codes.push_back(s.op.code);
+    if (s.op.code == ir::OpCode::tcgen05_ld) CHECK(k.kernel.exprs.at(static_cast<std::size_t>(s.op.quarter)).value == 1);
+  }
+  const std::vector<ir::OpCode> want{ir::OpCode::tcgen05_alloc, ir::OpCode::write, ir::OpCode::tcgen05_relinquish};
+  REQUIRE(codes.size() > want.size());
+  CHECK(std::vector<ir::OpCode>(codes.begin(), codes.begin() + 3) == want);
+  CHECK(std::count(codes.begin(), codes.end(), ir::OpCode::tcgen05_dealloc) == 1);
+  CHECK(outcome(kernel()) == "verified");
+  // --emit-bk reads back into the same search.
+  const dsl::Parsed back = dsl::parse(ptx::emit_bk(k.kernel, "tc.ptx"), "tc.emitted.bk");
+  CAPTURE(back.errors.empty() ? "" : back.errors[0].message);
+  REQUIRE(back.ok());
+  CHECK(check::check(back.kernel, {}).states == check::check(k.kernel, {}).states);
+}
+
+TEST_CASE("ptx tcgen05: the model's rules apply to the PTX") {
+  // Warp 1 addresses lanes 0-31, another warp's quarter.
+  CHECK(outcome(kernel("0")) == "tmem_lane_quarter");
+  // No tcgen05.wait::ld: the dealloc frees columns its own load may still read.
+  CHECK(outcome(kernel("2097152", "")) == "tmem_dealloc_in_use");
+}
+
+TEST_CASE("ptx tcgen05: what the front end does not read is a located error") {
+  auto error = [](const std::string& text) {
+    const ptx::Loaded k = load(text);
+    REQUIRE(!k.ok());
+    CHECK(k.errors[0].loc.line > 0);
+    return k.errors[0].message;
+  };
+  CHECK(error(kernel("2097152", "tcgen05.wait::ld.sync.aligned;", "135267472", "cta_group::2")).find(".cta_group::2") != std::string::npos);
+  // A D of N = 0 columns.
+  CHECK(error(kernel("2097152", "tcgen05.wait::ld.sync.aligned;", "134217728")).find("N = 0") != std::string::npos);
+  // A load 16 lanes into the quarter with a 32-lane shape.
+  CHECK(error(kernel("3145728")).find("lane quarter") != std::string::npos);
+  // An address the alloc did not write: the slot's neighbour.
+  const std::string other = testing::with(kernel(), "ld.shared.u32 \t%r7, [%r5];", "ld.shared.u32 \t%r7, [%r5+256];");
+  CHECK(error(other).find("not one the front end follows") != std::string::npos);
+}
