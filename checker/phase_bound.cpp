@@ -53,7 +53,8 @@ PhaseBounds::PhaseBounds(const Program& p) : p_(p), usable_(p.num_mbars() <= 64)
       const ir::Op& op = *in.op;
       std::int64_t count = 0, id = 0;
       const bool count_known = op.count != ir::no_expr && is_constant(p, op.count) && (count = eval(p, op.count, nullptr)) > 0;
-      const bool id_known = op.id != ir::no_expr && is_constant(p, op.id) && (id = eval(p, op.id, nullptr)) >= 0 && id < spec::named::num_ids;
+      // (__syncthreads has no id operand: barrier 0, PTX ISA bar)
+      const bool id_known = op.id == ir::no_expr || (is_constant(p, op.id) && (id = eval(p, op.id, nullptr)) >= 0 && id < spec::named::num_ids);
       if (!id_known) return;  // any slot: none held
       const int slot = p.named_slot[static_cast<std::size_t>(id)];
       if (slot < 0) continue;
@@ -270,7 +271,7 @@ bool PhaseBounds::run(const State& s, int a, const Query::Frozen& frozen, bool h
       if (fp == ir::Footprint::barrier && slots_ > 0 && ir::op_family(op.code) != ir::OpFamily::amd) {
         const bool resumed = at_start && ag.stage == spec::agent::waiting;
         const bool waits = ir::op_has(op.code, ir::opf::named_wait);
-        const std::optional<std::int64_t> id = op.id == ir::no_expr ? std::nullopt : value(op.id);
+        const std::optional<std::int64_t> id = op.id == ir::no_expr ? std::optional<std::int64_t>(0) : value(op.id);
         const int first_slot = info.cta * p_.named_used;
         int slot = -1;
         if (id && *id >= 0 && *id < spec::named::num_ids) slot = p_.named_slot[static_cast<std::size_t>(*id)];
