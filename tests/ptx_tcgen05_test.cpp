@@ -152,7 +152,8 @@ TEST_CASE("ptx tcgen05: what the front end does not read is a located error") {
     CHECK(k.errors[0].loc.line > 0);
     return k.errors[0].message;
   };
-  CHECK(error(kernel("2097152", "tcgen05.wait::ld.sync.aligned;", "135267472", "cta_group::2")).find(".cta_group::2") != std::string::npos);
+  // The pair's alloc in a cluster of one CTA.
+  CHECK(error(kernel("2097152", "tcgen05.wait::ld.sync.aligned;", "135267472", "cta_group::2")).find("CTA pair") != std::string::npos);
   // A D of N = 0 columns.
   CHECK(error(kernel("2097152", "tcgen05.wait::ld.sync.aligned;", "134217728")).find("N = 0") != std::string::npos);
   // A load 16 lanes into the quarter with a 32-lane shape.
@@ -160,4 +161,124 @@ TEST_CASE("ptx tcgen05: what the front end does not read is a located error") {
   // An address the alloc did not write: the slot's neighbour.
   const std::string other = testing::with(kernel(), "ld.shared.u32 \t%r7, [%r5];", "ld.shared.u32 \t%r7, [%r5+256];");
   CHECK(error(other).find("not one the front end follows") != std::string::npos);
+}
+
+namespace {
+
+// A cluster of two CTAs, two warps each. Each CTA's thread 0 initialises
+// `bar` and stores its operand tile, fenced for the async proxy; warp 1 of
+// each CTA joins the pair's alloc of 64 columns. After a cluster barrier,
+// thread 0 of CTA 0 issues the pair's MMA (M = 256: each CTA's tile and
+// half of D) and commits it to `bar` in both CTAs; warp 1 of each waits,
+// loads its lane quarter and, after the FINAL cluster barrier, joins the
+// pair's dealloc.
+const std::string pair_text = R"(
+.version 8.7
+.target sm_100a
+.address_size 64
+.shared .align 8 .b64 bar;
+.shared .align 4 .b32 slot;
+.shared .align 128 .b8 tile[256];
+.visible .entry pair()
+.reqntid 64, 1, 1
+.reqnctapercluster 2, 1, 1
+{
+	.reg .pred 	%p<8>;
+	.reg .b16 	%rs<4>;
+	.reg .b32 	%r<20>;
+	.reg .b64 	%rd<8>;
+	mov.u32 	%r1, %tid.x;
+	shr.u32 	%r2, %r1, 5;
+	mov.u32 	%r3, %cluster_ctarank;
+	mov.u32 	%r4, bar;
+	mov.u32 	%r5, slot;
+	mov.u32 	%r6, tile;
+	setp.ne.u32 	%p1, %r1, 0;
+	@%p1 bra 	INIT_DONE;
+	mbarrier.init.shared::cta.b64 	[%r4], 1;
+	fence.mbarrier_init.release.cluster;
+	st.shared.v4.u32 	[%r6], {%r1, %r1, %r1, %r1};
+	fence.proxy.async.shared::cta;
+INIT_DONE:
+	setp.ne.u32 	%p2, %r2, 1;
+	@%p2 bra 	ALLOC_DONE;
+	tcgen05.alloc.cta_group::2.sync.aligned.shared::cta.b32 	[%r5], 64;
+	tcgen05.relinquish_alloc_permit.cta_group::2.sync.aligned;
+ALLOC_DONE:
+	tcgen05.fence::before_thread_sync;
+	barrier.cluster.arrive.release.aligned;
+	barrier.cluster.wait.acquire.aligned;
+	tcgen05.fence::after_thread_sync;
+	ld.shared.u32 	%r7, [%r5];
+	setp.ne.u32 	%p3, %r2, 0;
+	@%p3 bra 	CONSUMER;
+	setp.ne.u32 	%p6, %r3, 0;
+	or.pred 	%p7, %p1, %p6;
+	@%p7 bra 	DONE;
+	cvt.u64.u32 	%rd1, %r6;
+	shr.u64 	%rd2, %rd1, 4;
+	and.b64 	%rd3, %rd2, 16383;
+	or.b64 	%rd4, %rd3, 70368744177664;
+	mov.b32 	%r8, 269485200;
+	setp.ne.u32 	%p4, %r1, 0;
+	tcgen05.mma.cta_group::2.kind::f16 	[%r7], %rd4, %rd4, %r8, %p4;
+	mov.b16 	%rs1, 3;
+	tcgen05.commit.cta_group::2.mbarrier::arrive::one.shared::cluster.multicast::cluster.b64 	[%r4], %rs1;
+	bra.uni 	DONE;
+CONSUMER:
+	mbarrier.try_wait.parity.shared::cta.b64 	%p5, [%r4], 0;
+	@!%p5 bra 	CONSUMER;
+	tcgen05.fence::after_thread_sync;
+	add.u32 	%r9, %r7, 2097152;
+	tcgen05.ld.sync.aligned.32x32b.x2.b32 	{%r10, %r11}, [%r9];
+	tcgen05.wait::ld.sync.aligned;
+	tcgen05.fence::before_thread_sync;
+DONE:
+	FINAL
+	@%p2 bra 	END;
+	tcgen05.fence::after_thread_sync;
+	tcgen05.dealloc.cta_group::2.sync.aligned.b32 	%r7, 64;
+END:
+	ret;
+}
+)";
+
+const std::string final_barrier = "barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;";
+
+}  // namespace
+
+TEST_CASE("ptx tcgen05: the CTA pair's alloc, MMA, commit and dealloc (.cta_group::2)") {
+  const std::string ok = testing::with(pair_text, "FINAL", final_barrier);
+  const ptx::Loaded k = load(ok);
+  CAPTURE(first_error(k));
+  REQUIRE(k.ok());
+  CHECK(k.kernel.cluster_ctas == 2);
+  // The pair's MMA reads the tile of both CTAs, each a collective of the pair.
+  bool mma = false;
+  for (const ir::Role& r : k.kernel.roles)
+    for (const ir::Stmt& s : r.body) {
+      if (ir::op_family(s.op.code) == ir::OpFamily::tcgen05 && s.op.code != ir::OpCode::tcgen05_ld &&
+          s.op.code != ir::OpCode::tcgen05_wait_ld && s.op.code != ir::OpCode::tcgen05_fence_before &&
+          s.op.code != ir::OpCode::tcgen05_fence_after)
+        CHECK(s.op.cta_pair);
+      if (s.op.code != ir::OpCode::tcgen05_mma) continue;
+      mma = true;
+      REQUIRE(s.op.bufs.size() == 4);  // A and B (the same tile here), each in both CTAs
+      CHECK(s.op.bufs[1].cta != ir::no_expr);
+    }
+  CHECK(mma);
+  CHECK(outcome(ok) == "verified");
+  const dsl::Parsed back = dsl::parse(ptx::emit_bk(k.kernel, "pair.ptx"), "pair.emitted.bk");
+  CAPTURE(back.errors.empty() ? "" : back.errors[0].message);
+  REQUIRE(back.ok());
+  CHECK(check::check(back.kernel, {}).states == check::check(k.kernel, {}).states);
+  // Without the cluster barrier before the dealloc, the first CTA's dealloc
+  // frees both halves, and the other's warp may load its own after it.
+  CHECK(outcome(testing::with(pair_text, "FINAL", "")) == "tmem_unallocated");
+  // A cluster of one CTA has no pair.
+  ptx::Launch one;
+  one.cluster = 1;
+  const ptx::Loaded single = ptx::load(ok, "pair.ptx", one);
+  REQUIRE(!single.ok());
+  CHECK(single.errors[0].message.find("CTA pair") != std::string::npos);
 }

@@ -94,6 +94,7 @@ class Printer {
     if (r.cta != ir::no_expr) s += " @ " + std::to_string(value(r.cta));
     return s;
   }
+  static std::string pair(const ir::Op& op) { return op.cta_pair ? " cta_group 2" : ""; }
   std::string bufs(const ir::Op& op) const {
     std::string s;
     for (const ir::Ref& r : op.bufs) s += (s.empty() ? "" : ", ") + ref(r, false);
@@ -196,15 +197,16 @@ class Printer {
                (op.regs == (spec::agent::regs_acc | spec::agent::regs_a) ? ", " : "") + (op.regs & spec::agent::regs_a ? "a" : "");
       case OpCode::wgmma: return kw + " read " + bufs(op) + (op.regs & spec::agent::regs_a ? " regs a" : "");
       case OpCode::tcgen05_alloc:
-      case OpCode::tcgen05_dealloc: return prefix + kw + " " + ref(op.tmem, false);
-      case OpCode::tcgen05_relinquish:
+      case OpCode::tcgen05_dealloc: return prefix + kw + " " + ref(op.tmem, false) + pair(op);
+      case OpCode::tcgen05_relinquish: return prefix + kw + pair(op);
       case OpCode::tcgen05_wait_ld:
       case OpCode::tcgen05_wait_st:
       case OpCode::tcgen05_fence_before:
       case OpCode::tcgen05_fence_after: return prefix + kw;
-      case OpCode::tcgen05_mma: return prefix + kw + " read " + bufs(op) + " into " + ref(op.tmem, false);
+      case OpCode::tcgen05_mma: return prefix + kw + " read " + bufs(op) + " into " + ref(op.tmem, false) + pair(op);
       case OpCode::tcgen05_commit:
-        return prefix + kw + " " + bar + (op.multicast != ir::no_expr ? " multicast " + std::to_string(value(op.multicast)) : "");
+        return prefix + kw + " " + bar + (op.multicast != ir::no_expr ? " multicast " + std::to_string(value(op.multicast)) : "") +
+               pair(op);
       case OpCode::tcgen05_ld:
       case OpCode::tcgen05_st:
         return prefix + kw + " " + bufs(op) + (op.quarter != ir::no_expr ? " lanes " + std::to_string(value(op.quarter)) : "");

@@ -178,6 +178,8 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
             return out;
           }
           e.data.push_back(Bytes{false, w.cta, -1, best->first, best->second});
+          // A pair MMA (.cta_group::2) reads the same bytes of the peer CTA too.
+          if (e.op.cta_pair) e.data.push_back(Bytes{false, w.cta ^ 1, -1, best->first, best->second});
         }
   }
 

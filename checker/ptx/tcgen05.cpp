@@ -9,7 +9,10 @@
 // descriptor": N >> 3 in bits 22-17), its shared operands the buffers their
 // descriptors' start addresses lie in (as wgmma's, lower.cpp); a tcgen05.ld
 // or .st accesses the columns its shape and count name, in the lane quarter
-// its address's lane names. Only .cta_group::1 is read yet.
+// its address's lane names. With .cta_group::2 the alloc, dealloc and
+// relinquish are the CTA pair's collectives, and an MMA of the pair reads
+// its operands' bytes in both CTAs (its descriptors name the same offsets
+// in each: PTX ISA tcgen05.mma, "CTA pair").
 #include <algorithm>
 
 #include "checker/ptx/warp.hpp"
@@ -67,7 +70,12 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
   auto not_yet = [&](const std::string& what) {
     stop(in, "'" + in.text + "': " + what + " is not supported by the PTX front end yet (docs/ptx.md)");
   };
-  if (in.has("cta_group::2")) not_yet(".cta_group::2 (the CTA pair's tensor memory)");
+  // .cta_group::2: the CTA pair's (spec/tmem.hpp; docs/dsl.md `cta_group 2`):
+  // a collective of one warp in each CTA, or an MMA of the pair and its commit.
+  const bool pair = in.has("cta_group::2");
+  if (pair && ctx.cluster % 2 != 0)
+    stop(in, "'" + in.text + "' works on a CTA pair (PTX ISA tcgen05, \"CTA Pair\"): the launch's cluster has " +
+                 std::to_string(ctx.cluster) + " CTA" + (ctx.cluster == 1 ? "" : "s") + " (--cluster N, N even)");
   auto need = [&](std::size_t n) {
     if (in.args.size() < n) stop(in, "'" + in.text + "' needs " + std::to_string(n) + " operands");
   };
@@ -95,6 +103,7 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
       stop(in, "tcgen05.alloc sites that write their address to the same shared bytes allocate different column counts: not supported yet");
     }
     ev.op.code = OpCode::tcgen05_alloc;
+    ev.op.cta_pair = pair;
     ev.tmem = {id, 0, cols};
     emit(in, lanes, std::move(ev));
     Event w;  // the address written to shared memory
@@ -186,6 +195,7 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
   } else {
     not_yet("tcgen05." + sub);
   }
+  ev.op.cta_pair = pair;
   emit(in, lanes, std::move(ev));
 }
 
