@@ -11,6 +11,7 @@
 #include "checker/ptx/emit_bk.hpp"
 #include "checker/ptx/front.hpp"
 #include "tests/kernel_text.hpp"
+#include "tests/ptx_checks.hpp"
 #include "tests/ptx_text.hpp"
 
 using namespace pc;
@@ -23,21 +24,7 @@ using testing::wait;
 
 std::string kernel(const std::string& p, const std::string& w) { return handoff_ptx(p, w); }
 
-ptx::Loaded load(const std::string& text, ptx::Launch l = {}) { return ptx::load(text, "test.ptx", l); }
-
-std::string first_error(const ptx::Loaded& l) { return l.errors.empty() ? std::string() : l.errors[0].message; }
-
-std::string outcome(const std::string& text, ptx::Launch l = {}) {
-  const ptx::Loaded k = load(text, l);
-  const std::string err = first_error(k);
-  CAPTURE(err);
-  REQUIRE(k.ok());
-  check::Options o;
-  const std::string reduced = check::outcome_name(check::check(k.kernel, o));
-  o.reduction = false;
-  CHECK(check::outcome_name(check::check(k.kernel, o)) == reduced);
-  return reduced;
-}
+using namespace testing::ptx_checks;
 
 }  // namespace
 

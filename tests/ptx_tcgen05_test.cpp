@@ -13,6 +13,7 @@
 #include "checker/ptx/emit_bk.hpp"
 #include "checker/ptx/front.hpp"
 #include "tests/kernel_text.hpp"
+#include "tests/ptx_checks.hpp"
 
 using namespace pc;
 
@@ -89,21 +90,7 @@ std::string kernel(const std::string& quarter = "2097152", const std::string& wa
   return testing::with(testing::with(testing::with(testing::with(tc, "QUARTER", quarter), "WAIT", wait), "IDESC", idesc), "GROUP", group);
 }
 
-ptx::Loaded load(const std::string& text) { return ptx::load(text, "tc.ptx", ptx::Launch{}); }
-
-std::string first_error(const ptx::Loaded& l) { return l.errors.empty() ? std::string() : l.errors[0].message; }
-
-std::string outcome(const std::string& text) {
-  const ptx::Loaded k = load(text);
-  const std::string err = first_error(k);
-  CAPTURE(err);
-  REQUIRE(k.ok());
-  check::Options o;
-  const std::string reduced = check::outcome_name(check::check(k.kernel, o));
-  o.reduction = false;
-  CHECK(check::outcome_name(check::check(k.kernel, o)) == reduced);
-  return reduced;
-}
+using namespace testing::ptx_checks;
 
 }  // namespace
 
@@ -278,7 +265,7 @@ TEST_CASE("ptx tcgen05: the CTA pair's alloc, MMA, commit and dealloc (.cta_grou
   // A cluster of one CTA has no pair.
   ptx::Launch one;
   one.cluster = 1;
-  const ptx::Loaded single = ptx::load(ok, "pair.ptx", one);
+  const ptx::Loaded single = load(ok, one);
   REQUIRE(!single.ok());
   CHECK(single.errors[0].message.find("CTA pair") != std::string::npos);
 }
