@@ -269,3 +269,36 @@ TEST_CASE("ptx tcgen05: the CTA pair's alloc, MMA, commit and dealloc (.cta_grou
   REQUIRE(!single.ok());
   CHECK(single.errors[0].message.find("CTA pair") != std::string::npos);
 }
+
+TEST_CASE("ptx tcgen05: a copy from shared memory into tensor memory, and a shift") {
+  // The first kernel with a tcgen05.cp of the tile into columns 0-7 where
+  // its MMA was: warp 1 loads them after the commit.
+  const std::string mma = "tcgen05.mma.cta_group::1.kind::f16 \t[%r7], %rd4, %rd4, %r8, %p4;";
+  const std::string cp = testing::with(kernel(), mma, "tcgen05.cp.cta_group::1.128x256b \t[%r7], %rd4;");
+  const ptx::Loaded k = load(cp);
+  CAPTURE(first_error(k));
+  REQUIRE(k.ok());
+  bool copy = false;
+  for (const ir::Stmt& s : k.kernel.roles.at(0).body) copy |= s.op.code == ir::OpCode::tcgen05_cp;
+  CHECK(copy);
+  for (const ir::BufferDecl& b : k.kernel.buffers)
+    if (b.space == ir::Space::tensor) CHECK(b.cols == 8);  // the copy's 8 columns, 8 instances of them
+  CHECK(outcome(cp) == "verified");
+  const dsl::Parsed back = dsl::parse(ptx::emit_bk(k.kernel, "cp.ptx"), "cp.emitted.bk");
+  CAPTURE(back.errors.empty() ? "" : back.errors[0].message);
+  REQUIRE(back.ok());
+  CHECK(check::check(back.kernel, {}).states == check::check(k.kernel, {}).states);
+  // Warp 1 loads without waiting for the commit: its load races the copy.
+  const std::string no_wait = testing::with(cp, "mbarrier.try_wait.parity.shared::cta.b64 \t%p5, [%r4], 0;\n\t@!%p5 bra \tCONSUMER;", "");
+  CHECK(outcome(no_wait) != "verified");
+  // A shift of the MMA's columns before the MMA, tracked by the same commit
+  // (tcgen05.shift -> tcgen05.mma is a pipelined pair: spec/tmem.hpp).
+  const std::string shift = "tcgen05.shift.cta_group::1.down \t[%r7];";
+  const ptx::Loaded ks = load(testing::with(kernel(), mma, shift + "\n\t" + mma));
+  CAPTURE(first_error(ks));
+  REQUIRE(ks.ok());
+  CHECK(outcome(testing::with(kernel(), mma, shift + "\n\t" + mma)) == "verified");
+  // After the MMA, with no commit waited for between, the shift is
+  // reported: the model's stance (docs/spec.md, "Tensor memory").
+  CHECK(outcome(testing::with(kernel(), mma, mma + "\n\t" + shift)) == "data_race");
+}

@@ -204,6 +204,8 @@ class Printer {
       case OpCode::tcgen05_fence_before:
       case OpCode::tcgen05_fence_after: return prefix + kw;
       case OpCode::tcgen05_mma: return prefix + kw + " read " + bufs(op) + " into " + ref(op.tmem, false) + pair(op);
+      case OpCode::tcgen05_cp: return prefix + kw + " " + bufs(op) + " -> " + ref(op.tmem, false);
+      case OpCode::tcgen05_shift: return prefix + kw + " " + ref(op.tmem, false) + pair(op);
       case OpCode::tcgen05_commit:
         return prefix + kw + " " + bar + (op.multicast != ir::no_expr ? " multicast " + std::to_string(value(op.multicast)) : "") +
                pair(op);

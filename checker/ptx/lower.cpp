@@ -237,7 +237,8 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
     std::set<Span> ranges;
     for (const WarpRun& w : x.warps)
       for (const Event& e : w.events) {
-        if (e.tmem.alloc == static_cast<int>(a) && e.op.code == ir::OpCode::tcgen05_mma) ranges.insert({e.tmem.lo, e.tmem.hi});
+        if (e.tmem.alloc == static_cast<int>(a) && (e.op.code == ir::OpCode::tcgen05_mma || e.op.code == ir::OpCode::tcgen05_cp))
+          ranges.insert({e.tmem.lo, e.tmem.hi});
         for (const Event::Cols& cl : e.tmem_data)
           if (cl.alloc == static_cast<int>(a)) ranges.insert({cl.lo, cl.hi});
       }
@@ -313,7 +314,9 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
     for (const Event::Cols& cl : e.tmem_data)
       for (const ir::Ref& r : tmem_refs(cl, op.loc)) op.bufs.push_back(r);
     if (e.tmem.alloc >= 0) {
-      if (op.code == ir::OpCode::tcgen05_mma) {
+      if (op.code == ir::OpCode::tcgen05_mma || op.code == ir::OpCode::tcgen05_cp || op.code == ir::OpCode::tcgen05_shift) {
+        // (an MMA's D and a copy's columns are ranges the instances are cut
+        // from, so each lies in one; a shift names one column)
         const std::vector<ir::Ref> d = tmem_refs(e.tmem, op.loc);
         if (d.size() != 1) throw std::logic_error("lower: an MMA's D in several tensor-memory instances");
         op.tmem = d.front();

@@ -188,6 +188,33 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
     if (ld)
       for (int l = 0; l < 32; ++l)
         if ((lanes >> l) & 1) set(l, in.args[0], Val::unknown());
+  } else if (sub == "cp") {
+    // tcgen05.cp.cta_group::1.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;: the
+    // source's bytes through its shared-memory descriptor (as an MMA
+    // operand's), the destination's columns from the shape: 256 bits a
+    // lane (.128x256b, .4x256b) are 8 columns, 128 bits (.128x128b,
+    // .64x128b, .32x128b) 4 (PTX ISA tcgen05.cp).
+    need(2);
+    if (pair) not_yet("a tcgen05.cp of the CTA pair (.cta_group::2)");
+    const std::int64_t cols = in.has("128x256b") || in.has("4x256b") ? 8
+                              : in.has("128x128b") || in.has("64x128b") || in.has("32x128b") ? 4 : 0;
+    if (cols == 0) stop(in, "'" + in.text + "' needs a shape (.128x256b, .4x256b, .128x128b, .64x128b, .32x128b)");
+    const Val a = tmem_addr(in, lanes, in.args[0]);
+    for (int l = 0; l < 32; ++l) {
+      if (!((lanes >> l) & 1)) continue;
+      const Val x = get(l, in.args[1], Type{64});
+      if (!x.known()) stop(in, "the shared-memory descriptor of '" + in.text + "' is a value the front end does not know");
+      ev.desc = {(x.v & 0x3FFF) << 4};
+    }
+    ev.op.code = OpCode::tcgen05_cp;
+    ev.tmem = cols_of(a, cols);
+  } else if (sub == "shift") {
+    // tcgen05.shift.cta_group::N.down [taddr];: the MMA unit rewrites the
+    // rows of the columns at taddr (the instance they lie in).
+    need(1);
+    const Val a = tmem_addr(in, lanes, in.args[0]);
+    ev.op.code = OpCode::tcgen05_shift;
+    ev.tmem = cols_of(a, 1);
   } else if (sub == "wait::ld" || sub == "wait::st") {
     ev.op.code = sub == "wait::ld" ? OpCode::tcgen05_wait_ld : OpCode::tcgen05_wait_st;
   } else if (sub == "fence::before_thread_sync" || sub == "fence::after_thread_sync") {
