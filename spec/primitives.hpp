@@ -40,6 +40,34 @@ inline constexpr relaxed_t relaxed{};
 struct cluster_scope_t {};
 inline constexpr cluster_scope_t cluster_scope{};
 
+// ---- Matrix descriptors, host and device: the 64-bit words through which
+// wgmma and tcgen05.mma read shared memory. The start address, the leading
+// and stride byte offsets are kept >> 4 in bits 13-0, 29-16 and 45-32; the
+// swizzle mode is bits 63-62 for wgmma (PTX ISA "Matrix Descriptor Format":
+// 0 none, 1 128B, 2 64B, 3 32B) and bits 63-61 for tcgen05, which also has
+// the fixed 0b001 in bits 48-46 (PTX ISA "Shared memory descriptor": 0 none,
+// 2 128B, 4 64B, 6 32B). checker/ptx/desc.hpp reads them back.
+enum class Swizzle : std::uint8_t { none, b32, b64, b128 };
+PC_HOST_DEVICE constexpr std::uint64_t desc_fields(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo) {
+  return std::uint64_t{(addr >> 4) & 0x3FFFu} | (std::uint64_t{(lbo >> 4) & 0x3FFFu} << 16) | (std::uint64_t{(sbo >> 4) & 0x3FFFu} << 32);
+}
+PC_HOST_DEVICE constexpr std::uint64_t wgmma_desc_bits(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo, Swizzle sw) {
+  const std::uint64_t mode = sw == Swizzle::b128 ? 1 : sw == Swizzle::b64 ? 2 : sw == Swizzle::b32 ? 3 : 0;
+  return desc_fields(addr, lbo, sbo) | (mode << 62);
+}
+PC_HOST_DEVICE constexpr std::uint64_t tcgen05_desc_bits(std::uint32_t addr, std::uint32_t lbo, std::uint32_t sbo, Swizzle sw) {
+  const std::uint64_t mode = sw == Swizzle::b128 ? 2 : sw == Swizzle::b64 ? 4 : sw == Swizzle::b32 ? 6 : 0;
+  return desc_fields(addr, lbo, sbo) | (std::uint64_t{1} << 46) | (mode << 61);
+}
+// The instruction descriptor of a tcgen05 .kind::f16 MMA with BF16 A and B,
+// FP32 D (PTX ISA "Instruction descriptor"): D format in bits 5-4, A and B
+// formats in bits 9-7 and 12-10, A and B MN-major (transposed) in bits 15
+// and 16, N >> 3 in bits 22-17, M >> 4 in bits 28-24.
+PC_HOST_DEVICE constexpr std::uint32_t idesc_bf16_f32(std::uint32_t m, std::uint32_t n, bool a_mn_major = false, bool b_mn_major = false) {
+  return (1u << 4) | (1u << 7) | (1u << 10) | (std::uint32_t{a_mn_major} << 15) | (std::uint32_t{b_mn_major} << 16) | ((n >> 3) << 17) |
+         ((m >> 4) << 24);
+}
+
 #if defined(__CUDACC__) && !defined(__HIPCC__)
 // ============================ NVIDIA device (PTX) ============================
 
@@ -239,18 +267,9 @@ __device__ inline void tcgen05_dealloc(std::uint32_t taddr, std::uint32_t cols) 
 __device__ inline void tcgen05_relinquish_alloc_permit() {
   asm volatile("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;" ::: "memory");
 }
-// A shared-memory matrix descriptor (PTX ISA "Shared memory descriptor"):
-// the start address >> 4 in bits 13-0, leading and stride byte offsets >> 4
-// in bits 29-16 and 45-32, the fixed 0b001 in bits 48-46, no swizzle.
+// A tcgen05 shared-memory descriptor of `p`, no swizzle (tcgen05_desc_bits).
 __device__ inline std::uint64_t smem_descriptor(const void* p, std::uint32_t lbo, std::uint32_t sbo) {
-  return (std::uint64_t{(smem(p) >> 4) & 0x3FFFu}) | (std::uint64_t{(lbo >> 4) & 0x3FFFu} << 16) |
-         (std::uint64_t{(sbo >> 4) & 0x3FFFu} << 32) | (std::uint64_t{1} << 46);
-}
-// The instruction descriptor of a .kind::f16 MMA with BF16 A and B, FP32 D,
-// both K-major (PTX ISA "Instruction descriptor"): D format in bits 5-4, A
-// and B formats in bits 9-7 and 12-10, N >> 3 in bits 22-17, M >> 4 in bits 28-24.
-__host__ __device__ constexpr std::uint32_t idesc_bf16_f32(std::uint32_t m, std::uint32_t n) {
-  return (1u << 4) | (1u << 7) | (1u << 10) | ((n >> 3) << 17) | ((m >> 4) << 24);
+  return tcgen05_desc_bits(smem(p), lbo, sbo, Swizzle::none);
 }
 // tcgen05.mma.cta_group::1.kind::f16 [d], adesc, bdesc, idesc, accumulate;   PTX 8.6, sm_100a
 // One thread issues it; D (tensor memory) += A * B, or = where !accumulate.

@@ -63,7 +63,7 @@ struct Event {
   int lane = -1;                     // executed by one lane: which
   bool makes_token = false;          // an arrive whose state token the warp keeps
   int token = -1;                    // a wait on a token: the warp's event that made it
-  std::vector<std::int64_t> desc;    // wgmma, tcgen05.mma: its descriptors' shared-memory start addresses (lower.cpp finds the buffers)
+  std::vector<Bytes> desc;           // wgmma, tcgen05.mma, tcgen05.cp: the shared bytes their descriptors name (desc.hpp)
   // Tensor memory: columns [lo, hi) of tcgen05.alloc number `alloc`
   // (Context::tmem_allocs). `tmem`: an MMA's D, or the allocation an alloc
   // or dealloc names; `tmem_data`: what a tcgen05.ld or .st accesses, an

@@ -155,31 +155,29 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       if (e.has_bar) mbar_addr.insert(e.bar.lo);
   for (std::int64_t a : mbar_addr) mbar[a] = kb.mbarrier(shared_name(a), 1, 0);
 
-  // A wgmma's or tcgen05.mma's shared operands: the largest range any other
-  // access makes that holds its descriptor's start address (a whole buffer:
-  // docs/ptx.md).
+  // An MMA's shared operands: the bytes its descriptors name (desc.hpp),
+  // some of which another access of the kernel must touch (a copy or a
+  // store fills them), else the descriptor names memory nothing fills.
   {
-    std::set<Span> touched;
+    std::set<std::pair<int, Span>> written;
     for (const WarpRun& w : x.warps)
       for (const Event& e : w.events)
         for (const Bytes& b : e.data)
-          if (!b.global) touched.insert({b.lo, b.hi});
+          if (!b.global) written.insert({b.cta, {b.lo, b.hi}});
     for (WarpRun& w : x.warps)
       for (Event& e : w.events)
-        for (const std::int64_t a : e.desc) {
-          const Span* best = nullptr;
-          for (const Span& t : touched)
-            if (t.first <= a && a < t.second && (!best || t.second - t.first > best->second - best->first)) best = &t;
-          if (!best) {
+        for (const Bytes& d : e.desc) {
+          const bool any = std::any_of(written.begin(), written.end(), [&](const auto& t) {
+            return t.first == d.cta && t.second.first < d.hi && d.lo < t.second.second;
+          });
+          if (!any) {
             out.errors.push_back(Diagnostic{file, e.op.loc,
-                                            "the MMA operand at shared address " + std::to_string(a) + " (" + shared_name(a) +
-                                                ") lies in no bytes that a copy or a store of the kernel writes",
+                                            "the MMA operand's shared bytes [" + std::to_string(d.lo) + ", " + std::to_string(d.hi) + ") (" +
+                                                shared_name(d.lo) + ") are none that a copy, a store or a load of the kernel touches",
                                             true});
             return out;
           }
-          e.data.push_back(Bytes{false, w.cta, -1, best->first, best->second});
-          // A pair MMA (.cta_group::2) reads the same bytes of the peer CTA too.
-          if (e.op.cta_pair) e.data.push_back(Bytes{false, w.cta ^ 1, -1, best->first, best->second});
+          e.data.push_back(d);
         }
   }
 

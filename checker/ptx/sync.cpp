@@ -2,8 +2,9 @@
 // the instruction's qualifiers choose the op of checker/ops.hpp's table and
 // its options; its operands, computed per lane, give the bytes and the
 // numbers. The rules of each op are spec/'s: nothing here decides an outcome.
-#include <bit>
 #include <algorithm>
+#include <bit>
+#include <cstdio>
 
 #include "checker/ptx/warp.hpp"
 #include "spec/agent.hpp"
@@ -156,14 +157,32 @@ void Warp::tensor_copy(const Instr& in, std::uint32_t lanes) {
   emit(in, lanes, std::move(ev));
 }
 
+std::vector<Bytes> Warp::desc_bytes(const Instr& in, std::uint32_t lanes, std::size_t k, DescFormat format, const Operand2d& operand,
+                                    bool pair) const {
+  std::optional<std::int64_t> v;
+  for (int l = 0; l < 32; ++l) {
+    if (!((lanes >> l) & 1)) continue;
+    const Val x = get(l, in.args.at(k), Type{64});
+    if (!x.known()) stop(in, "the matrix descriptor of '" + in.text + "' is a value the front end does not know");
+    if (v && *v != x.v) stop(in, "the lanes give '" + in.text + "' different matrix descriptors: not supported yet");
+    v = x.v;
+  }
+  const DescBytes d = descriptor_bytes(static_cast<std::uint64_t>(v.value_or(0)), format, operand);
+  if (!d.error.empty()) stop(in, "'" + in.text + "': " + d.error);
+  std::vector<Bytes> out;
+  for (const int peer : pair ? std::vector<int>{cta, cta ^ 1} : std::vector<int>{cta})
+    for (const auto& [lo, hi] : d.spans) out.push_back(Bytes{false, peer, -1, lo, hi});
+  return out;
+}
+
 // wgmma (PTX ISA "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
 // .fence, .commit_group, .wait_group N, and .mma_async, whose shared-memory
-// operands are read through 64-bit matrix descriptors: the front end takes
-// each descriptor's start address (bits 13-0: the address >> 4, "Matrix
-// Descriptor Format") and reads the whole buffer that holds it (lower.cpp);
-// the shape, strides and swizzle are not decoded yet. Its accumulator and
-// register A operands are tagged, so that a later instruction touching them
-// is a wgmma_regs access.
+// operands are read through 64-bit matrix descriptors: A is 64 rows and B N
+// rows (the shape .m64nNkK) of K elements of their types, K-major unless
+// the instruction's imm-trans operand (f16 and bf16 only) says MN-major;
+// desc.hpp turns each descriptor into the bytes it names. Its accumulator
+// and register A operands are tagged, so that a later instruction touching
+// them is a wgmma_regs access.
 void Warp::wgmma(const Instr& in, std::uint32_t lanes) {
   const std::string sub = in.parts.size() > 1 ? in.parts[1] : "";
   Event ev;
@@ -181,10 +200,27 @@ void Warp::wgmma(const Instr& in, std::uint32_t lanes) {
     ev.op.code = ir::OpCode::wgmma;
     const bool a_regs = in.args[1].kind == Operand::Kind::vec;
     if (a_regs) ev.op.regs = spec::agent::regs_a;
-    for (std::size_t k = a_regs ? 2 : 1; k <= 2; ++k) {
-      const std::int64_t desc = uniform(in, lanes, k, "matrix descriptor");
-      ev.desc.push_back((desc & 0x3FFF) << 4);
-    }
+    // .m64nNkK and the types of A and B, the last two of the instruction.
+    std::int64_t m = 0, n = 0, kk = 0;
+    for (const std::string& p : in.parts)
+      if (std::sscanf(p.c_str(), "m%ldn%ldk%ld", &m, &n, &kk) == 3) break;
+    if (m != 64 || n <= 0 || kk <= 0) stop(in, "'" + in.text + "' needs a shape .m64nNkK");
+    auto bits = [&](const std::string& t) {
+      return t == "f16" || t == "bf16" ? 16 : t == "tf32" ? 32 : t == "e4m3" || t == "e5m2" || t == "s8" || t == "u8" ? 8 : t == "b1" ? 1 : 0;
+    };
+    const int abits = bits(in.parts[in.parts.size() - 2]), bbits = bits(in.parts.back());
+    if (abits == 0 || bbits == 0) stop(in, "'" + in.text + "' needs the types of A and B last");
+    // imm-trans-a, imm-trans-b: the last two operands (one, imm-trans-b, where A is in registers), f16 and bf16 only.
+    const bool trans_ops = abits == 16 && in.args.size() == (a_regs ? 7u : 8u);
+    auto imm = [&](std::size_t k) {
+      const Val x = get(std::countr_zero(lanes), in.args[k], Type{32});
+      if (!x.known()) stop(in, "the transpose operand of '" + in.text + "' is a value the front end does not know");
+      return x.v != 0;
+    };
+    const bool trans_a = trans_ops && !a_regs && imm(in.args.size() - 2);
+    const bool trans_b = trans_ops && imm(in.args.size() - 1);
+    if (!a_regs) for (const Bytes& b : desc_bytes(in, lanes, 1, DescFormat::wgmma, {m, kk, abits, !trans_a}, false)) ev.desc.push_back(b);
+    for (const Bytes& b : desc_bytes(in, lanes, 2, DescFormat::wgmma, {n, kk, bbits, !trans_b}, false)) ev.desc.push_back(b);
     for (int l = 0; l < 32; ++l) {
       if (!((lanes >> l) & 1)) continue;
       tag_wgmma(l, in.args[0], spec::agent::regs_acc);

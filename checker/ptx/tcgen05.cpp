@@ -6,13 +6,14 @@
 // is that address (Val::K::tmem, sync.cpp), and adding to it moves it
 // (lane << 16 | column: "Tensor Memory Addressing"). An MMA's D is the
 // columns N of its instruction descriptor names from its address ("Instruction
-// descriptor": N >> 3 in bits 22-17), its shared operands the buffers their
-// descriptors' start addresses lie in (as wgmma's, lower.cpp); a tcgen05.ld
+// descriptor": N >> 3 in bits 22-17), its shared operands the bytes their
+// descriptors name for its shape (desc.hpp: A M rows, B N rows, 32 bytes of
+// K each, K-major unless the instruction descriptor transposes them); a tcgen05.ld
 // or .st accesses the columns its shape and count name, in the lane quarter
 // its address's lane names. With .cta_group::2 the alloc, dealloc and
 // relinquish are the CTA pair's collectives, and an MMA of the pair reads
-// its operands' bytes in both CTAs (its descriptors name the same offsets
-// in each: PTX ISA tcgen05.mma, "CTA pair").
+// half its A's rows and half its B's in each CTA of the pair, at the
+// offsets its descriptors name (PTX ISA tcgen05.mma, "CTA pair").
 #include <algorithm>
 
 #include "checker/ptx/warp.hpp"
@@ -133,29 +134,34 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
     const Val d = tmem_addr(in, lanes, in.args[0]);
     if ((d.v >> 16) != 0) stop(in, "the D address of '" + in.text + "' names lane " + std::to_string(d.v >> 16) + ": an MMA's D starts at lane 0");
     std::optional<std::int64_t> idesc;
-    std::vector<std::int64_t> desc;
     for (int l = 0; l < 32; ++l) {
       if (!((lanes >> l) & 1)) continue;
       const Val i = get(l, in.args[3], Type{32});
       if (!i.known()) stop(in, "the instruction descriptor of '" + in.text + "' is a value the front end does not know");
+      if (idesc && *idesc != i.v) stop(in, "the lanes give '" + in.text + "' different instruction descriptors: not supported yet");
       idesc = i.v;
-      desc.clear();
-      for (std::size_t k = in.args[1].kind == Operand::Kind::addr ? 2 : 1; k <= 2; ++k) {
-        const Val x = get(l, in.args[k], Type{64});
-        if (!x.known()) stop(in, "the shared-memory descriptor of '" + in.text + "' is a value the front end does not know");
-        desc.push_back((x.v & 0x3FFF) << 4);  // start address >> 4, bits 13-0 ("Shared memory descriptor")
-      }
     }
-    const std::int64_t n = ((*idesc >> 17) & 0x3F) << 3;  // N >> 3 in bits 22-17
-    if (n == 0) stop(in, "the instruction descriptor of '" + in.text + "' gives N = 0");
+    // "Instruction descriptor": N >> 3 in bits 22-17, M >> 4 in bits 28-24,
+    // A and B MN-major (transposed) in bits 15 and 16.
+    const std::int64_t n = ((*idesc >> 17) & 0x3F) << 3;
+    const std::int64_t m = ((*idesc >> 24) & 0x1F) << 4;
+    if (n == 0 || m == 0) stop(in, "the instruction descriptor of '" + in.text + "' gives M = " + std::to_string(m) + ", N = " + std::to_string(n));
+    // K of one MMA by kind: always 32 bytes of each row ("Matrix shape").
+    const int bits = in.has("kind::tf32") ? 32 : in.has("kind::f16") ? 16 : in.has("kind::mxf4") || in.has("kind::mxf4nvf4") ? 4 : 8;
+    const std::int64_t k = 256 / bits;
+    // A pair MMA's A is M/2 rows and its B N/2 rows in each CTA ("CTA pair").
+    const std::int64_t split = pair ? 2 : 1;
     ev.op.code = OpCode::tcgen05_mma;
-    ev.desc = desc;
     ev.tmem = cols_of(d, n);
     if (in.args[1].kind == Operand::Kind::addr) {
-      // A in tensor memory: its columns as D's (a K slice of A's rows).
+      // A in tensor memory: a lane per row, K elements of 32-bit columns.
       const Val a = tmem_addr(in, lanes, in.args[1]);
-      ev.tmem_data.push_back(cols_of(a, n));
+      ev.tmem_data.push_back(cols_of(a, k * bits / 32));
+    } else {
+      ev.desc = desc_bytes(in, lanes, 1, DescFormat::tcgen05, {m / split, k, bits, ((*idesc >> 15) & 1) == 0}, pair);
     }
+    for (const Bytes& b : desc_bytes(in, lanes, 2, DescFormat::tcgen05, {n / split, k, bits, ((*idesc >> 16) & 1) == 0}, pair))
+      ev.desc.push_back(b);
   } else if (sub == "commit") {
     // tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64 [mbar]{, ctaMask};
     need(1);
@@ -200,12 +206,9 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
                               : in.has("128x128b") || in.has("64x128b") || in.has("32x128b") ? 4 : 0;
     if (cols == 0) stop(in, "'" + in.text + "' needs a shape (.128x256b, .4x256b, .128x128b, .64x128b, .32x128b)");
     const Val a = tmem_addr(in, lanes, in.args[0]);
-    for (int l = 0; l < 32; ++l) {
-      if (!((lanes >> l) & 1)) continue;
-      const Val x = get(l, in.args[1], Type{64});
-      if (!x.known()) stop(in, "the shared-memory descriptor of '" + in.text + "' is a value the front end does not know");
-      ev.desc = {(x.v & 0x3FFF) << 4};
-    }
+    // The source: the shape's rows of 256 or 128 bits, K-major.
+    const std::int64_t rows = in.has("128x256b") || in.has("128x128b") ? 128 : in.has("64x128b") ? 64 : in.has("32x128b") ? 32 : 4;
+    ev.desc = desc_bytes(in, lanes, 1, DescFormat::tcgen05, {rows, cols * 32 / 8, 8, true}, false);
     ev.op.code = OpCode::tcgen05_cp;
     ev.tmem = cols_of(a, cols);
   } else if (sub == "shift") {

@@ -13,6 +13,7 @@
 
 #include "checker/builder.hpp"
 #include "checker/ptx/cfg.hpp"
+#include "checker/ptx/desc.hpp"
 #include "checker/ptx/exec.hpp"
 #include "checker/ptx/value.hpp"
 
@@ -145,6 +146,11 @@ class Warp {
   void tcgen05(const Instr& in, std::uint32_t lanes);
   // The tensor-memory address operand `o`, the same in each of `lanes`.
   [[nodiscard]] Val tmem_addr(const Instr& in, std::uint32_t lanes, const Operand& o) const;
+  // The shared bytes of this CTA (and, for a pair MMA, of its peer) that
+  // the descriptor operand `k` names for `operand` (desc.hpp); the
+  // descriptor's value the same in every lane.
+  [[nodiscard]] std::vector<Bytes> desc_bytes(const Instr& in, std::uint32_t lanes, std::size_t k, DescFormat format, const Operand2d& operand,
+                                              bool pair) const;
   // Runs a synchronization or memory instruction (sync.cpp); false where it is none.
   bool sync(const Instr& in, std::uint32_t lanes);
   // The loads whose data `in` reads in `lanes`: each is consumed (ir consume) first.
