@@ -251,6 +251,38 @@ __device__ inline void red_async_add_u32(std::uint32_t dst, std::uint32_t v, std
                : "memory");
 }
 
+// ---- wgmma (sm_90a; PTX ISA "Asynchronous Warpgroup Level Matrix
+// Multiply-Accumulate"): all 128 threads of a warp group run each of these.
+// wgmma.fence.sync.aligned;   PTX 8.0, sm_90a
+__device__ inline void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;" ::: "memory"); }
+// wgmma.commit_group.sync.aligned;   PTX 8.0, sm_90a
+__device__ inline void wgmma_commit_group() { asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory"); }
+// wgmma.wait_group.sync.aligned N;   PTX 8.0, sm_90a: at most N groups of the warp still pending.
+template <int N>
+__device__ inline void wgmma_wait_group() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+// A wgmma shared-memory descriptor of `p` (wgmma_desc_bits).
+__device__ inline std::uint64_t wgmma_descriptor(const void* p, std::uint32_t lbo, std::uint32_t sbo, Swizzle sw) {
+  return wgmma_desc_bits(smem(p), lbo, sbo, sw);
+}
+// wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {d}, adesc, bdesc, p, 1, 1, 0, 0;   PTX 8.0, sm_90a
+// D (each thread's 32 floats of the 64x64 tile) += A (64x16, K-major) * B
+// (64x16, K-major), or = where !accumulate.
+__device__ inline void wgmma_m64n64k16_bf16(float (&d)[32], std::uint64_t adesc, std::uint64_t bdesc, bool accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %34, 0;\n"
+      " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, %32, %33, p, 1, 1, 0, 0;\n}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "l"(adesc), "l"(bdesc), "r"(static_cast<std::uint32_t>(accumulate))
+      : "memory");
+}
+
 // ---- tcgen05 (sm_100a; PTX ISA "TensorCore 5th Generation Family
 // Instructions"), .cta_group::1: a CTA's own tensor memory and MMAs. Only a
 // kernel compiled for sm_100a may call these (ptxas refuses them elsewhere).

@@ -1,8 +1,9 @@
 // The PTX front end's runs of reads made one step (checker/ptx/coalesce.hpp)
 // keep verdicts: on generated kernels the coalesced kernel, searched with
 // and without the reductions, gets the verdict of the kernel as written
-// searched with none, and the same warning kinds when it verifies. And the
-// runs it makes: what merges, what stops a run.
+// searched with none, and the same warning kinds when it verifies; so do
+// generated warp groups' runs of wgmma. And the runs it makes: what merges,
+// what stops a run.
 #include <doctest/doctest.h>
 
 #include <random>
@@ -103,4 +104,51 @@ TEST_CASE("coalesce: generated kernels get the verdict of their runs as written"
   MESSAGE(compared << " generated kernels with runs compared, " << verified << " verified");
   CHECK(compared >= tier::sample().scaled(250));
   CHECK(verified >= tier::sample().scaled(20));
+}
+
+TEST_CASE("coalesce: a warp group's consecutive wgmmas are one, and keep the verdict") {
+  dsl::Parsed p = dsl::parse("kernel k\nsmem a[2] bytes 256\nrole g warpgroup:\n  wgmma_fence\n  wgmma read a[0]\n  wgmma read a[1]\n"
+                             "  wgmma read a[0]\n  wgmma_regs a\n  wgmma_fence\n  wgmma read a[0] regs a\n  wgmma read a[1]\n  wgmma_commit\n"
+                             "  wgmma_wait 0\n",
+                             "k.bk");
+  REQUIRE(p.ok());
+  CHECK(ptx::coalesce_reads(p.kernel) == 2);
+  std::vector<std::size_t> reads;  // the wgmmas left, by their buffers
+  for (const ir::Stmt& s : p.kernel.roles.at(0).body)
+    if (s.op.code == ir::OpCode::wgmma) reads.push_back(s.op.bufs.size());
+  // a[0], a[1] and a[0] again (its index another expression); then A from
+  // registers, which a shared-A wgmma does not join.
+  CHECK(reads == std::vector<std::size_t>{3, 1, 1});
+
+  std::mt19937 rng(20261207);
+  int drawn = 0, compared = 0, verified = 0;
+  for (int i = 0; i < 1600; ++i) {
+    const std::string text = testgen::wgmma_warp_kernel(rng);
+    CAPTURE(text);
+    const dsl::Parsed g = dsl::parse(text, "gen.bk");
+    if (!g.ok()) continue;
+    if (!tier::sample().take(drawn++)) continue;
+    ir::Kernel runs = g.kernel;
+    if (ptx::coalesce_reads(runs) == 0) continue;
+    check::Options none;
+    none.reduction = false;
+    try {
+      const check::Result plain = check::check(g.kernel, none);
+      const check::Result one = check::check(runs, none);
+      const check::Result reduced = check::check(runs, {});
+      REQUIRE(plain.verdict != check::Verdict::inconclusive);
+      CHECK(one.verdict == plain.verdict);
+      CHECK(reduced.verdict == plain.verdict);
+      CHECK(check::outcome_name(one) == check::outcome_name(plain));
+      if (plain.verdict == check::Verdict::verified) {
+        ++verified;
+        CHECK(warning_kinds(one) == warning_kinds(plain));
+      }
+      ++compared;
+    } catch (const check::KernelError&) {
+    }
+  }
+  MESSAGE(compared << " generated warp groups with runs of wgmma compared, " << verified << " verified");
+  CHECK(compared >= tier::sample().scaled(40));
+  CHECK(verified >= tier::sample().scaled(5));
 }

@@ -18,6 +18,12 @@ bool plain_access(const ir::Stmt& s) {
   return std::all_of(op.bufs.begin(), op.bufs.end(), [](const ir::Ref& r) { return r.cta == ir::no_expr; });
 }
 
+// A wgmma a run of wgmmas may hold: the agent's own CTA's memory.
+bool plain_wgmma(const ir::Stmt& s) {
+  if (s.kind != ir::StmtKind::op || s.op.code != ir::OpCode::wgmma || s.op.bufs.empty()) return false;
+  return std::all_of(s.op.bufs.begin(), s.op.bufs.end(), [](const ir::Ref& r) { return r.cta == ir::no_expr; });
+}
+
 // The same threads: the lanes, the warp and the lane-0 test.
 bool same_threads(const ir::Op& a, const ir::Op& b) {
   return a.lanes == b.lanes && a.lane_mask == b.lane_mask && a.lane0 == b.lane0 && a.warp == b.warp && a.mask == b.mask;
@@ -38,6 +44,18 @@ int coalesce(std::vector<ir::Stmt>& body) {
   std::vector<ir::Stmt> out;
   out.reserve(body.size());
   for (std::size_t i = 0; i < body.size();) {
+    if (plain_wgmma(body[i])) {
+      // Consecutive wgmmas of the same threads and the same A (shared or
+      // registers): one wgmma of all their buffers.
+      ir::Stmt w = body[i];
+      std::size_t j = i + 1;
+      for (; j < body.size() && plain_wgmma(body[j]) && same_threads(body[j].op, w.op) && body[j].op.regs == w.op.regs; ++j)
+        for (const ir::Ref& r : body[j].op.bufs) add_ref(w.op.bufs, r);
+      removed += static_cast<int>(j - i - 1);
+      out.push_back(std::move(w));
+      i = j;
+      continue;
+    }
     if (!plain_access(body[i])) {
       out.push_back(std::move(body[i++]));
       continue;

@@ -22,6 +22,18 @@
 // CTAs' memory (the CTA start and end checks order those by steps) and other
 // operations are left as they are.
 //
+// Runs of wgmma, likewise: nvcc issues a stage's K slices as one
+// wgmma.mma_async each (four of m64nNk16 for a 64-element K tile), which a
+// hand translation writes as one `wgmma read`. Consecutive wgmmas of one
+// role, by the same threads, with the same A (shared or registers) and the
+// agent's own CTA's buffers, become one wgmma of all their buffers. Each is
+// a join of the warp group's four warps that registers async reads in the
+// open wgmma group; between two of the run a warp does nothing else, so
+// another agent's step there is ordered with both reads alike (the reads are
+// pending until a wgmma.wait_group either way), the later wgmma's checks
+// (its fence, its registers) see what the earlier one's saw, and inside the
+// run every warp is enabled or joined.
+//
 // Checked against the uncoalesced kernel on generated kernels and on the
 // project's CUDA kernels (tests/ptx_coalesce_test.cpp, ptx_kernels_test.cpp);
 // `--no-reduction` turns it off.
@@ -31,7 +43,8 @@
 
 namespace pc::ptx {
 
-// Coalesces every role's runs in place; returns the operations removed.
+// Coalesces every role's runs (of reads, of wgmmas) in place; returns the
+// operations removed.
 int coalesce_reads(ir::Kernel& k);
 
 }  // namespace pc::ptx
