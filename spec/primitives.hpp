@@ -283,6 +283,25 @@ __device__ inline void wgmma_m64n64k16_bf16(float (&d)[32], std::uint64_t adesc,
       : "memory");
 }
 
+// wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {d}, {a}, bdesc, p, 1, 1, TransB;   PTX 8.0, sm_90a
+// The same with A from registers (each thread's four 32-bit registers of
+// BF16 pairs, the accumulator's fragment layout), B K-major (TransB 0) or
+// N-major (1).
+template <int TransB>
+__device__ inline void wgmma_m64n64k16_bf16_rs(float (&d)[32], const std::uint32_t (&a)[4], std::uint64_t bdesc, bool accumulate) {
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %37, 0;\n"
+      " wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16 {"
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}, {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]),
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]),
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]),
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(bdesc), "r"(static_cast<std::uint32_t>(accumulate)), "n"(TransB)
+      : "memory");
+}
+
 // ---- tcgen05 (sm_100a; PTX ISA "TensorCore 5th Generation Family
 // Instructions"), .cta_group::1: a CTA's own tensor memory and MMAs. Only a
 // kernel compiled for sm_100a may call these (ptxas refuses them elsewhere).
