@@ -139,3 +139,44 @@ TEST_CASE("cli ptx: verdicts, source lines, replay and usage") {
   CHECK(e.err.find(odd + ":") != std::string::npos);
   CHECK(e.err.find("brkpt.foo") != std::string::npos);
 }
+
+TEST_CASE("cli ptx: --meta reads the launch from Triton's metadata") {
+  const std::string src = temp_file(test, "meta.cu", "// handoff\n  tile[lane] = 1.0f;\n  arrive(bar);\n  x = tile[lane];\n");
+  const std::string ok = temp_file(test, "meta_ok.ptx", with_lines(pc::testing::handoff_ptx(pc::testing::produce, pc::testing::wait), src));
+  const std::string bad = temp_file(test, "meta_bad.ptx", with_lines(pc::testing::handoff_ptx(pc::testing::produce, ""), src));
+  // As Triton writes it: two warps, no shared memory beyond the kernel's,
+  // a cluster of one, and keys the front end does not need.
+  const std::string meta = temp_file(test, "handoff.json",
+                                     "{\n \"name\": \"handoff\",\n \"num_warps\": 2,\n \"num_stages\": 3,\n \"shared\": 0,\n"
+                                     " \"cluster_dims\": [1, 1, 1],\n \"target\": {\"backend\": \"cuda\", \"arch\": 90, \"warp_size\": 32},\n"
+                                     " \"debug\": false, \"ptx_version\": null\n}\n");
+  const Run fine = run(test, ok + " --meta " + meta + " --json");
+  CHECK(fine.status == 0);
+  CHECK(fine.out.find("\"verified\"") != std::string::npos);
+  // The replay repeats it.
+  const Run race = run(test, bad + " --meta " + meta);
+  CHECK(race.status == 1);
+  const std::size_t at = race.out.find("replay: check-kernel ");
+  REQUIRE(at != std::string::npos);
+  const std::string cmd = race.out.substr(at + 21, race.out.find('\n', at) - at - 21);
+  CHECK(cmd.find("--meta " + meta) != std::string::npos);
+  CHECK(run(test, cmd).status == 1);
+  // An option given wins: 96 threads, a third warp that neither stores nor
+  // reads, still verified; a name the module lacks is the usual error.
+  CHECK(run(test, ok + " --meta " + meta + " --block 96").status == 0);
+  const std::string other = temp_file(test, "other.json", "{\"name\": \"nope\", \"num_warps\": 2}");
+  CHECK(run(test, ok + " --meta " + other).status == 2);
+  CHECK(run(test, ok + " --meta " + other + " --entry handoff").status == 0);
+  // Bad metadata: bad input (exit 2), located in the JSON file.
+  const std::string broken = temp_file(test, "broken.json", "{\n \"num_warps\": 2,\n \"shared\" 0\n}\n");
+  const Run b = run(test, ok + " --meta " + broken);
+  CHECK(b.status == 2);
+  CHECK(b.err.find(broken + ":3:11:") != std::string::npos);
+  const std::string wrong = temp_file(test, "wrong.json", "{\"num_warps\": \"four\"}");
+  const Run w = run(test, ok + " --meta " + wrong);
+  CHECK(w.status == 2);
+  CHECK(w.err.find("num_warps") != std::string::npos);
+  CHECK(run(test, ok + " --meta " + temp_dir(test).string() + "/absent.json").status == 2);
+  CHECK(run(test, ok + " --meta").status == 2);
+  CHECK(run(test, cli_support::good + " --meta " + meta).status == 2);  // a .bk file
+}

@@ -56,6 +56,10 @@ options for a .ptx file (each warp is an agent; see docs/ptx.md):
                        whose guard is a value loaded from memory, goes the
                        ways WAYS says each time a warp reaches it: 1 (the
                        guard holds), 0, or a list (1,1,0: the last repeats)
+  --meta FILE.json     Triton's metadata beside the PTX (its cache's NAME.json):
+                       the entry, the block (num_warps), the dynamic shared
+                       memory (shared) and the cluster (cluster_dims) where
+                       no option above gives them
   --emit-bk            print the kernel the front end built as .bk (what is
                        checked), instead of checking it
 
@@ -493,7 +497,7 @@ EarlyExit check_combinations(const Cli& c) {
     return usage("--prove excludes --sweep and --replay (it covers every value of one parameter in one search)");
   bool any_ptx = false, all_ptx = true;
   for (const std::string& f : c.files) any_ptx |= pc::ptx::is_ptx_path(f), all_ptx &= pc::ptx::is_ptx_path(f);
-  if (c.ptx.given && !any_ptx) return usage("--entry, --block, --cluster, --grid, --smem-bytes, --arg, --box, --assume and --emit-bk go with a .ptx file");
+  if (c.ptx.given && !any_ptx) return usage("--entry, --block, --cluster, --grid, --smem-bytes, --arg, --box, --assume, --meta and --emit-bk go with a .ptx file");
   if (c.ptx.emit_bk && (!all_ptx || c.want_json || c.want_sarif || !c.opt.replay.empty() || !c.html_out.empty()))
     return usage("--emit-bk prints .ptx files as .bk: it takes .ptx files only, and no --json, --sarif, --replay or --trace-html");
   if (any_ptx && (c.want_sweep || !c.prove_param.empty() || c.symbolic || c.want_place || !c.params.empty()))

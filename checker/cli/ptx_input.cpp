@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "checker/cli/json_read.hpp"
 #include "checker/dsl/parser.hpp"
 #include "checker/ptx/emit_bk.hpp"
 #include "checker/ptx/front.hpp"
@@ -42,12 +43,69 @@ bool parse_int(const std::string& s, std::int64_t& v) {
   return true;
 }
 
+// --meta FILE: the JSON Triton writes beside a kernel's PTX (its cache's
+// NAME.json, CompiledKernel.metadata): the launch its runtime makes, for
+// what no option gives. `name` is the entry; `num_warps` (after warp
+// specialization, every partition's warps) times the target's warp size the
+// block; `shared` the dynamic shared memory; `cluster_dims` (or `num_ctas`)
+// the cluster.
+std::optional<Diagnostic> apply_meta(const std::string& path, ptx::Launch& l) {
+  auto error = [&](ir::Loc at, const std::string& m) { return Diagnostic{path, at, m, false}; };
+  std::string text;
+  if (!read_file(path, text)) return error({}, "cannot read the metadata file (or it is larger than 16 MiB)");
+  Json j;
+  JsonError e;
+  if (!parse_json(text, j, e)) return error({e.line, e.col}, "not JSON: " + e.message);
+  if (j.kind != Json::Kind::object) return error({1, 1}, "Triton's metadata is one JSON object");
+  auto whole = [](const Json* v, double lo, double hi) {
+    return v != nullptr && v->kind == Json::Kind::number && v->num >= lo && v->num <= hi && v->num == static_cast<double>(static_cast<std::int64_t>(v->num));
+  };
+  if (const Json* n = j.get("name"); n != nullptr && l.entry.empty()) {
+    if (n->kind != Json::Kind::string || n->str.empty()) return error({}, "\"name\" is not the kernel's name");
+    l.entry = n->str;
+  }
+  if (const Json* w = j.get("num_warps"); w != nullptr && l.block[0] == 0) {
+    double size = 32;
+    if (const Json* t = j.get("target"); t != nullptr && whole(t->get("warp_size"), 1, 64)) size = t->get("warp_size")->num;
+    if (!whole(w, 1, 1024 / size)) return error({}, "\"num_warps\" is not a number of warps of at most 1024 threads");
+    l.block[0] = static_cast<int>(w->num * size), l.block[1] = l.block[2] = 1;
+  }
+  if (const Json* sh = j.get("shared"); sh != nullptr && l.smem_bytes < 0) {
+    if (!whole(sh, 0, 1 << 20)) return error({}, "\"shared\" is not a number of bytes");
+    l.smem_bytes = static_cast<std::int64_t>(sh->num);
+  }
+  if (l.cluster == 0) {
+    std::int64_t ctas = 0;
+    if (const Json* c = j.get("cluster_dims"); c != nullptr) {
+      ctas = 1;
+      if (c->kind != Json::Kind::array || c->items.empty() || c->items.size() > 3) return error({}, "\"cluster_dims\" is not [x, y, z]");
+      for (const Json& d : c->items) {
+        if (!whole(&d, 1, 16)) return error({}, "\"cluster_dims\" is not [x, y, z] of CTAs");
+        ctas *= static_cast<std::int64_t>(d.num);
+      }
+    } else if (const Json* n = j.get("num_ctas"); n != nullptr) {
+      if (!whole(n, 1, 16)) return error({}, "\"num_ctas\" is not a number of CTAs (1 to 16)");
+      ctas = static_cast<std::int64_t>(n->num);
+    }
+    if (ctas > 16) return error({}, "the cluster of \"cluster_dims\" has more than 16 CTAs");
+    if (ctas > 1) l.cluster = static_cast<int>(ctas);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int& i) {
   const std::string a = argv[i];
   if (a == "--emit-bk") {
     o.emit_bk = o.given = true;
+    return std::string();
+  }
+  if (a == "--meta") {
+    if (i + 1 >= argc || std::string(argv[i + 1]).empty()) return std::string("--meta needs the JSON file Triton wrote beside the PTX");
+    o.meta = argv[++i];
+    o.given = true;
+    o.text += (o.text.empty() ? "" : " ") + a + " " + o.meta;
     return std::string();
   }
   if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--grid" && a != "--smem-bytes" && a != "--arg" && a != "--box" &&
@@ -109,7 +167,14 @@ bool load_ptx(report::FileReport& f, const PtxOptions& o, ir::Kernel& k) {
     f.diagnostics.push_back(Diagnostic{f.file, {}, "cannot read the file (or it is larger than 16 MiB)", false});
     return false;
   }
-  ptx::Loaded l = ptx::load(f.source, f.file, o.launch);
+  ptx::Launch launch = o.launch;
+  if (!o.meta.empty())
+    if (auto d = apply_meta(o.meta, launch)) {
+      f.failure = check::Failure::bad_input;
+      f.diagnostics.push_back(std::move(*d));
+      return false;
+    }
+  ptx::Loaded l = ptx::load(f.source, f.file, launch);
   if (!l.ok()) {
     f.failure = check::Failure::bad_input;
     f.diagnostics = std::move(l.errors);

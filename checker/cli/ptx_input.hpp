@@ -18,6 +18,7 @@ struct PtxOptions {
   ptx::Launch launch;
   bool given = false;
   bool emit_bk = false;  // --emit-bk: print the kernel as .bk instead of checking it
+  std::string meta;      // --meta FILE: Triton's metadata, the launch where no option gives it
   std::string text;  // the options as a replay must repeat them
 };
 
