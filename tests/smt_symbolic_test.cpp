@@ -204,6 +204,32 @@ TEST_CASE("symbolic: what the encoding cannot express is named, with a reason") 
   for (const smt::Finding& x : fs) CHECK(x.status != smt::Status::counterexample);
 }
 
+TEST_CASE("symbolic: a role's count from a parameter with its placement written beside it") {
+  // `x N at warp 1`: the count follows N; a parameter in the placement is
+  // named, not followed.
+  const std::string src =
+      "kernel placed\nparam N = 2 in 1..4\nmbarrier done count N\n"
+      "role p warp at warp 0:\n  wait done parity 0\n"
+      "role c warp x N at warp 1:\n  one: arrive done\n";
+  auto fs = smt::check_symbolic(parse(src, "placed.bk").kernel);
+  CAPTURE(show(fs));
+  CHECK(find(fs, "arrival_count", smt::Status::proven) != nullptr);
+  for (const smt::Finding& f : fs) CHECK(f.status != smt::Status::not_checked);
+  // One arrival short of the count for every N: refuted.
+  std::string short_by_one = src;
+  short_by_one.replace(short_by_one.find("count N"), 7, "count N + 1");
+  auto bad = smt::check_symbolic(parse(short_by_one, "placed.bk").kernel);
+  CHECK(find(bad, "arrival_count", smt::Status::counterexample) != nullptr);
+  // The placement from a parameter: named.
+  std::string moved = "kernel placed\nparam N = 2 in 1..4\nparam W = 1 in 1..2\nmbarrier done count N\n"
+                      "role p warp at warp 0:\n  wait done parity 0\n"
+                      "role c warp x N at warp W:\n  one: arrive done\n";
+  auto named = smt::check_symbolic(parse(moved, "placed.bk").kernel);
+  bool said = false;
+  for (const smt::Finding& f : named) said |= f.reason.find("outside its instance count") != std::string::npos;
+  CHECK(said);
+}
+
 TEST_CASE("symbolic: ring pipelines over every trip count, multicast per destination CTA, role counts from parameters") {
   struct Mutation {
     const char* file;

@@ -143,11 +143,14 @@ void Sym::recover_declarations() {
   role_count_.assign(k_.roles.size(), std::nullopt);
   for (std::size_t i = 0; i < k_.roles.size(); ++i) {
     const ir::Role& ro = k_.roles[i];
+    // The line's expressions: `warps N`, the count, `on cta K[..M]` and `at
+    // warp W`, in the order written. Those with no parameter are what the IR
+    // keeps; one with a parameter must be the count.
     auto r = take(ro.loc.line);
-    if (ro.cta >= 0 && !r.empty()) r.pop_back();
-    if (ro.cta >= 0 && ro.cta_end != ro.cta + 1 && !r.empty()) r.pop_back();  // `on cta K..M`
+    r.erase(std::remove_if(r.begin(), r.end(), [&](ExprId e) { return !mentions_param(e); }), r.end());
     if (r.size() == 1 && matches(r[0], ro.count)) role_count_[i] = r[0];
-    else if (r.size() > 1) decl_problem_ = "the instance count of role " + ro.name + " is not in the IR as an expression";
+    else if (!r.empty())
+      decl_problem_ = "role " + ro.name + "'s line has a parameter outside its instance count (its warps, CTA or first warp), which the IR keeps only as a value";
   }
   // What is left: `cluster`, `cta threads` and role placements. The IR keeps
   // their values only; a parameter in them cannot be followed.
