@@ -269,6 +269,7 @@ inline constexpr std::string_view aligned_rule =
   X(tcgen05_st, "tcgen05_st", tcgen05, aligned, nvidia, 100, access, write, none, tmem_buffers, opf::tmem | opf::arch_specific, "TMEM[i] {, TMEM[j]}") \
   X(tcgen05_wait_ld, "tcgen05_wait_ld", tcgen05, aligned, nvidia, 100, own, none, none, none, opf::arch_specific, "")              \
   X(tcgen05_wait_st, "tcgen05_wait_st", tcgen05, aligned, nvidia, 100, own, none, none, none, opf::arch_specific, "")              \
+  X(tcgen05_regs, "tcgen05_regs", tcgen05, aligned, nvidia, 100, none, none, none, none, opf::arch_specific | opf::no_bmc, "")       \
   X(tcgen05_shift, "tcgen05_shift", tcgen05, leader, nvidia, 100, access, write, none, tmem_pair,                       \
     opf::tmem | opf::pair | opf::arch_specific | opf::no_bmc, "TMEM[i] [cta_group 2]")                                               \
   X(tcgen05_cp, "tcgen05_cp", tcgen05, leader, nvidia, 100, tmem_cp, read, none, tmem_cp, opf::async_proxy | opf::arch_specific | opf::no_bmc,      \

@@ -32,7 +32,7 @@ struct AgentState {
   bool wgmma_fenced = false;      // a wgmma.fence before the agent's first wgmma
   bool tc_synced = false;         // a thread synchronization since the last tcgen05.fence::after_thread_sync
   std::uint8_t unused0 = 0;       // the unused fields are always zero: the type has no padding (state_hash.cpp hashes its words)
-  std::uint8_t wgmma_regs = 0;    // the registers its threads accessed since its last wgmma.fence (spec::agent::regs_acc, regs_a)
+  std::uint8_t wgmma_regs = 0;    // the registers its threads accessed since its last wgmma.fence (spec::agent::regs_acc, regs_a), and a tcgen05.ld not yet waited for (regs_tmem_ld)
   std::uint32_t ticket = 0;       // the named-barrier instance joined (stage 1)
   std::uint16_t collectives = 0;  // a warp of a role split per warp: the warp-group wgmma operations it has joined
   std::uint16_t arrived = 0;      // threads of the arrive at pc that arrived: a part that completed a phase (the rest arrive next)

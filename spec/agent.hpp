@@ -75,8 +75,25 @@ inline constexpr std::uint8_t regs_a = 2;
 [[nodiscard]] constexpr std::uint8_t regs_after_access(std::uint8_t unfenced, std::uint8_t which) {
   return static_cast<std::uint8_t>(unfenced | which);
 }
-// wgmma.fence: every prior register access is ordered before the later wgmmas.
-[[nodiscard]] constexpr std::uint8_t regs_after_fence() { return 0; }
+// wgmma.fence: every prior register access is ordered before the later
+// wgmmas (a tcgen05.ld still in flight stays so: regs_tmem_ld).
+[[nodiscard]] constexpr std::uint8_t regs_after_fence(std::uint8_t regs = 0);
+// tcgen05.ld is asynchronous (PTX ISA tcgen05.ld): its destination
+// registers hold what it loads once it has completed, and tcgen05.wait::ld
+// blocks the executing thread until all its prior tcgen05.ld operations have
+// completed (PTX ISA tcgen05.wait). A thread access of them before the wait
+// reads, or overwrites, registers the load may still write (CUTLASS's
+// fence_view_async_tmem_load is that wait, before any use; docs/spec.md,
+// "tcgen05.ld registers"). `regs_tmem_ld` in the agent's
+// register state: a tcgen05.ld of its not yet waited for; the model names no
+// register, so `tcgen05_regs` (docs/dsl.md) stands for a use of those the
+// loads write.
+inline constexpr std::uint8_t regs_tmem_ld = 4;
+[[nodiscard]] constexpr std::uint8_t regs_after_tmem_ld(std::uint8_t regs) { return static_cast<std::uint8_t>(regs | regs_tmem_ld); }
+[[nodiscard]] constexpr std::uint8_t regs_after_wait_ld(std::uint8_t regs) {
+  return static_cast<std::uint8_t>(regs & ~regs_tmem_ld);
+}
+constexpr std::uint8_t regs_after_fence(std::uint8_t regs) { return static_cast<std::uint8_t>(regs & regs_tmem_ld); }
 // The registers a wgmma accesses: its accumulator always, A's fragments when
 // it takes A from registers. A wgmma's own accumulator accesses set nothing:
 // "except when these are accumulator register accesses across multiple

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "spec/agent.hpp"
 #include "spec/hb.hpp"
 #include "spec/ordering.hpp"
 #include "spec/violation.hpp"
@@ -159,6 +160,12 @@ inline constexpr int max_cta_threads = 1024;
 // `uses`: the registers this wgmma accesses (spec::agent::wgmma_uses).
 [[nodiscard]] constexpr Violation wgmma_issue(bool fenced_before, std::uint8_t unfenced = 0, std::uint8_t uses = 0) {
   return fenced_before && (unfenced & uses) == 0 ? Violation::none : Violation::async_group_misuse;
+}
+
+// A thread access of the registers of a tcgen05.ld not yet waited for
+// (spec::agent::regs_tmem_ld): the load may still write them.
+[[nodiscard]] constexpr Violation tmem_regs_access(std::uint8_t regs) {
+  return (regs & spec::agent::regs_tmem_ld) != 0 ? Violation::async_group_misuse : Violation::none;
 }
 
 // tcgen05.fence::after_thread_sync orders the thread's later asynchronous

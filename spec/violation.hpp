@@ -48,7 +48,7 @@ namespace pc::spec {
     "reserved: no longer reported (lapping is judged by the deadlock or race it causes)") \
   X(cluster_barrier_misuse, "cluster_barrier_misuse", error,                                       \
     "barrier.cluster.wait without a matching arrive, or two arrives without a wait")        \
-  X(async_group_misuse, "async_group_misuse", error, "wgmma or bulk async-group protocol broken (e.g. wgmma without wgmma.fence)") \
+  X(async_group_misuse, "async_group_misuse", error, "wgmma, bulk async-group or tcgen05.ld protocol broken (e.g. wgmma without wgmma.fence, tcgen05.ld registers used before tcgen05.wait::ld)") \
   X(amd_missing_waitcnt, "amd_missing_waitcnt", error,                                             \
     "an AMD barrier crossed with LDS operations still outstanding (no s_waitcnt lgkmcnt(0))") \
   X(split_barrier_misuse, "split_barrier_misuse", error, "gfx12 s_barrier_wait without a preceding s_barrier_signal") \

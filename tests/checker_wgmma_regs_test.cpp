@@ -129,3 +129,57 @@ TEST_CASE("wgmma registers: the parser takes acc and a, and rejects anything els
   CHECK_FALSE(dsl::parse(make("  wgmma_regs\n", true), "t.bk").ok());
   CHECK_FALSE(dsl::parse(make("", true, "regs acc"), "t.bk").ok());
 }
+
+TEST_CASE("tcgen05.ld registers: a use before tcgen05.wait::ld is async_group_misuse, after it verifies") {
+  namespace agent = spec::agent;
+  namespace rules = spec::rules;
+  // The rule: a load in flight until its wait; a wgmma.fence does not wait for it.
+  std::uint8_t regs = agent::regs_after_tmem_ld(0);
+  CHECK(rules::tmem_regs_access(regs) == Violation::async_group_misuse);
+  CHECK(rules::tmem_regs_access(agent::regs_after_fence(regs)) == Violation::async_group_misuse);
+  regs = agent::regs_after_wait_ld(regs);
+  CHECK(rules::tmem_regs_access(regs) == Violation::none);
+  // The wgmma rule does not see it: the fence clears the wgmma registers only.
+  CHECK(rules::wgmma_issue(true, agent::regs_after_tmem_ld(0), agent::wgmma_uses(true)) == Violation::none);
+  // A kernel: one warp allocates, MMAs into the accumulator, commits; the
+  // other waits, loads its lane quarter and uses the registers (USE) around
+  // its tcgen05.wait::ld.
+  const std::string k = R"(kernel ldregs
+tmem acc cols 32
+smem a bytes 256
+mbarrier full
+role mma warp at warp 0:
+  tcgen05_alloc acc
+  one: init full count 1
+  one: fence_mbarrier_init
+  all: tcgen05_fence_before_thread_sync
+  syncthreads
+  all: tcgen05_fence_after_thread_sync
+  one: write a
+  fence_proxy_async
+  tcgen05_mma read a into acc
+  tcgen05_commit full
+  bar_sync 1, 64
+  all: tcgen05_fence_after_thread_sync
+  tcgen05_dealloc acc
+role epi warp at warp 1:
+  all: tcgen05_fence_before_thread_sync
+  syncthreads
+  all: tcgen05_fence_after_thread_sync
+  wait full parity 0
+  all: tcgen05_fence_after_thread_sync
+  tcgen05_ld acc
+BEFORE  tcgen05_wait_ld
+AFTER  all: tcgen05_fence_before_thread_sync
+  bar_sync 1, 64
+)";
+  auto make_ld = [&](const char* before, const char* after) {
+    return testing::with(testing::with(k, "BEFORE", before), "AFTER", after);
+  };
+  CHECK(testing::agreed_outcome(make_ld("", "  tcgen05_regs\n")) == "verified");
+  CHECK(testing::agreed_outcome(make_ld("  tcgen05_regs\n", "")) == "async_group_misuse");
+  const dsl::Parsed p = dsl::parse(make_ld("  tcgen05_regs\n", ""), "test.bk");
+  REQUIRE(p.ok());
+  const check::Result r = check::check(p.kernel, check::Options{});
+  CHECK(r.message.find("no tcgen05.wait::ld since it") != std::string::npos);
+}

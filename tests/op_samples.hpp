@@ -71,6 +71,7 @@ inline std::string sample(ir::OpCode c) {
     case OpCode::tcgen05_st: return "tcgen05_st T[1]";
     case OpCode::tcgen05_wait_ld: return "tcgen05_wait_ld";
     case OpCode::tcgen05_wait_st: return "tcgen05_wait_st";
+    case OpCode::tcgen05_regs: return "tcgen05_regs";
     case OpCode::tcgen05_cp: return "tcgen05_cp A[0] -> T[1]";
     case OpCode::tcgen05_shift: return "tcgen05_shift T[1]";
     case OpCode::clc_try_cancel: return "clc_try_cancel R -> full[1]";
@@ -156,6 +157,7 @@ inline std::string with_all_operands(ir::OpCode c) {
     case OpCode::tcgen05_st: return "tcgen05_st T[1] lanes 3";
     case OpCode::tcgen05_wait_ld: return "tcgen05_wait_ld";
     case OpCode::tcgen05_wait_st: return "tcgen05_wait_st";
+    case OpCode::tcgen05_regs: return "tcgen05_regs";
     case OpCode::tcgen05_cp: return "one: tcgen05_cp A[0] -> T[1]";
     case OpCode::tcgen05_shift: return "one: tcgen05_shift T[1]";
     case OpCode::clc_try_cancel: return "one: clc_try_cancel R[0] -> full[1] multicast 3";

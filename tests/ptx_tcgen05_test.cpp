@@ -130,6 +130,17 @@ TEST_CASE("ptx tcgen05: the model's rules apply to the PTX") {
   CHECK(outcome(kernel("0")) == "tmem_lane_quarter");
   // No tcgen05.wait::ld: the dealloc frees columns its own load may still read.
   CHECK(outcome(kernel("2097152", "")) == "tmem_dealloc_in_use");
+  // The load's registers used before the wait: tcgen05_regs, the load may
+  // still write them; after it, not (their tags cleared by the wait).
+  const std::string use = "add.u32 \t%r12, %r10, %r11;";
+  const std::string wait = "tcgen05.wait::ld.sync.aligned;";
+  CHECK(outcome(kernel("2097152", use + "\n\t" + wait)) == "async_group_misuse");
+  const std::string after = kernel("2097152", wait + "\n\t" + use);
+  CHECK(outcome(after) == "verified");
+  const ptx::Loaded k = load(after);
+  REQUIRE(k.ok());
+  for (const ir::Role& r : k.kernel.roles)
+    for (const ir::Stmt& s : r.body) CHECK(s.op.code != ir::OpCode::tcgen05_regs);
 }
 
 TEST_CASE("ptx tcgen05: what the front end does not read is a located error") {

@@ -190,7 +190,8 @@ class Printer {
         return prefix + kw + " " + bufs(op) + " -> " + bar_.at(static_cast<std::size_t>(op.bar.object)) + " bytes " +
                std::to_string(value(op.bytes));
       case OpCode::wgmma_fence:
-      case OpCode::wgmma_commit: return kw;
+      case OpCode::wgmma_commit:
+      case OpCode::tcgen05_regs: return kw;
       case OpCode::wgmma_wait: return kw + " " + std::to_string(value(op.n));
       case OpCode::wgmma_regs:
         return kw + " " + std::string(op.regs & spec::agent::regs_acc ? "acc" : "") +

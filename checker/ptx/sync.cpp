@@ -188,7 +188,7 @@ void Warp::wgmma(const Instr& in, std::uint32_t lanes) {
   Event ev;
   if (sub == "fence") {
     ev.op.code = ir::OpCode::wgmma_fence;
-    regs_seen_ = 0;
+    regs_seen_ &= spec::agent::regs_tmem_ld;  // a tcgen05.ld in flight stays so
   } else if (sub == "commit_group") {
     ev.op.code = ir::OpCode::wgmma_commit;
   } else if (sub == "wait_group") {

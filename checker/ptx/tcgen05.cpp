@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "checker/ptx/warp.hpp"
+#include "spec/agent.hpp"
 
 namespace pc::ptx {
 namespace {
@@ -191,9 +192,14 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
     ev.op.code = ld ? OpCode::tcgen05_ld : OpCode::tcgen05_st;
     ev.op.quarter = c(lane / 32);
     ev.tmem_data.push_back(cols_of(a, cols));
+    // Its registers: data, written when the load completes (tagged until
+    // tcgen05.wait::ld: a use before is the model's tcgen05_regs).
     if (ld)
       for (int l = 0; l < 32; ++l)
-        if ((lanes >> l) & 1) set(l, in.args[0], Val::unknown());
+        if ((lanes >> l) & 1) {
+          set(l, in.args[0], Val::unknown());
+          tag_wgmma(l, in.args[0], spec::agent::regs_tmem_ld);
+        }
   } else if (sub == "cp") {
     // tcgen05.cp.cta_group::1.shape{.multicast}{.dst_fmt.src_fmt} [taddr], s-desc;: the
     // source's bytes through its shared-memory descriptor (as an MMA
@@ -220,6 +226,7 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
     ev.tmem = cols_of(a, 1);
   } else if (sub == "wait::ld" || sub == "wait::st") {
     ev.op.code = sub == "wait::ld" ? OpCode::tcgen05_wait_ld : OpCode::tcgen05_wait_st;
+    if (sub == "wait::ld") tmem_ld_waited();
   } else if (sub == "fence::before_thread_sync" || sub == "fence::after_thread_sync") {
     ev.op.code = sub == "fence::before_thread_sync" ? OpCode::tcgen05_fence_before : OpCode::tcgen05_fence_after;
   } else {

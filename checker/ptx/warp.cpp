@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "checker/ptx/warp.hpp"
+#include "spec/agent.hpp"
 
 namespace pc::ptx {
 namespace {
@@ -363,7 +364,9 @@ void Warp::tag_wgmma(int lane, const Operand& o, std::uint8_t which) {
 // An instruction other than a wgmma that reads or writes a wgmma's
 // registers: the threads access them (the model's wgmma_regs; a later wgmma
 // that uses them needs a wgmma.fence between, PTX ISA wgmma.fence). Once
-// per kind between two fences: more say nothing more.
+// per kind between two fences: more say nothing more. Likewise the
+// registers a tcgen05.ld writes, until tcgen05.wait::ld clears their tags:
+// the model's tcgen05_regs, once between two waits.
 void Warp::wgmma_regs(const Instr& in, std::uint32_t lanes) {
   std::uint8_t which = 0;
   std::vector<int> rs = uses_of(in);
@@ -373,12 +376,25 @@ void Warp::wgmma_regs(const Instr& in, std::uint32_t lanes) {
       if ((lanes >> l) & 1) which |= regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(r)].wgmma;
   which &= static_cast<std::uint8_t>(~regs_seen_);
   if (!which) return;
+  regs_seen_ |= which;
+  // The warp's threads, whichever lanes touched them.
+  if (which & spec::agent::regs_tmem_ld) {
+    Event ev;
+    ev.op.code = ir::OpCode::tcgen05_regs;
+    emit(in, 0xffffffffu, std::move(ev));
+  }
+  which &= static_cast<std::uint8_t>(~spec::agent::regs_tmem_ld);
+  if (!which) return;
   Event ev;
   ev.op.code = ir::OpCode::wgmma_regs;
   ev.op.regs = which;
-  (void)lanes;
-  emit(in, 0xffffffffu, std::move(ev));  // the warp's threads, whichever lanes touched them
-  regs_seen_ |= which;
+  emit(in, 0xffffffffu, std::move(ev));
+}
+
+void Warp::tmem_ld_waited() {
+  for (std::size_t i = 0; i < regs.size(); ++i)
+    if (regs[i].wgmma & spec::agent::regs_tmem_ld) slot_at(i).wgmma &= static_cast<std::uint8_t>(~spec::agent::regs_tmem_ld);
+  regs_seen_ &= static_cast<std::uint8_t>(~spec::agent::regs_tmem_ld);
 }
 
 void Warp::exit_lanes(std::uint32_t lanes) {

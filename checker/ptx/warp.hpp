@@ -137,6 +137,8 @@ class Warp {
   void tag_wgmma(int lane, const Operand& o, std::uint8_t which);
   // The wgmma registers `in` touches in `lanes`: the model's wgmma_regs first.
   void wgmma_regs(const Instr& in, std::uint32_t lanes);
+  // tcgen05.wait::ld: the registers its loads wrote are the threads' again.
+  void tmem_ld_waited();
   // A cp.async.bulk.tensor or cp.reduce.async.bulk.tensor (sync.cpp).
   void tensor_copy(const Instr& in, std::uint32_t lanes);
   // A strong operation's scope and semantics (sync.cpp): a Stop where the

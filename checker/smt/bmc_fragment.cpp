@@ -218,6 +218,7 @@ Step Unroller::op(const ir::Op& op, int index) {
     case OpCode::red_async:
     case OpCode::tcgen05_cp:
     case OpCode::tcgen05_shift:
+    case OpCode::tcgen05_regs:
     case OpCode::fence_acq_rel:
     case OpCode::fence_sc:
     case OpCode::fence_release:

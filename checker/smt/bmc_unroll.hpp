@@ -91,7 +91,7 @@ class Unroller {
       return;
     if (op.code == OpCode::wgmma_fence) {
       wgmma_fenced_ = spec::agent::wgmma_fenced_after_fence();
-      wgmma_regs_ = spec::agent::regs_after_fence();
+      wgmma_regs_ = spec::agent::regs_after_fence(wgmma_regs_);
     } else if (op.code == OpCode::wgmma_regs) {
       wgmma_regs_ = spec::agent::regs_after_access(wgmma_regs_, op.regs);
     } else (void)spec::async_group::commit(op.code == OpCode::wgmma_commit ? mma_ : op.code == OpCode::cp_async_commit ? cp_ : bulk_);

@@ -235,7 +235,7 @@ Exec::Pc Exec::wgmma_warps(const ir::Op& op) {
 
 Exec::Pc Exec::on_wgmma_fence([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   ag_.wgmma_fenced = spec::agent::wgmma_fenced_after_fence();
-  ag_.wgmma_regs = spec::agent::regs_after_fence();
+  ag_.wgmma_regs = spec::agent::regs_after_fence(ag_.wgmma_regs);
   SAY("wgmma_fence");
   return Pc::next;
 }
@@ -404,6 +404,7 @@ Exec::Pc Exec::on_tcgen05_ld(const ir::Op& op, [[maybe_unused]] const Lanes& l) 
                 ld ? "tcgen05.ld of" : "tcgen05.st to", ld ? spec::tmem::Async::ld : spec::tmem::Async::st);
     if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf_at(r, me_.cta));
   }
+  if (ld) ag_.wgmma_regs = spec::agent::regs_after_tmem_ld(ag_.wgmma_regs);  // its registers too, until tcgen05.wait::ld
   SAY(std::string(ld ? "tcgen05_ld " : "tcgen05_st ") + names + " (in flight)");
   return Pc::next;
 }
@@ -413,10 +414,23 @@ Exec::Pc Exec::on_tcgen05_wait_ld(const ir::Op& op, [[maybe_unused]] const Lanes
   const bool ld = op.code == OpCode::tcgen05_wait_ld;
   if (me_.warps > 1) hb::mark_warp_local(s_.mem, me_.hb.unit(hb::Unit::tmem), me_.hb.lanes());
   hb::retire_kind(s_.mem, me_.hb.unit(hb::Unit::tmem), ld ? hb::Kind::read : hb::Kind::write, me_.hb.lanes());
+  if (ld) ag_.wgmma_regs = spec::agent::regs_after_wait_ld(ag_.wgmma_regs);
   SAY(ld ? "tcgen05.wait::ld" : "tcgen05.wait::st");
   return Pc::next;
 }
 Exec::Pc Exec::on_tcgen05_wait_st(const ir::Op& op, const Lanes& l) { return on_tcgen05_wait_ld(op, l); }
+
+// tcgen05_regs: the agent's threads access the registers its tcgen05.ld
+// operations write, which they hold only after tcgen05.wait::ld
+// (rules::tmem_regs_access).
+Exec::Pc Exec::on_tcgen05_regs([[maybe_unused]] const ir::Op& op, [[maybe_unused]] const Lanes& l) {
+  if (const Violation v = rules::tmem_regs_access(ag_.wgmma_regs); v != Violation::none)
+    stop(v, me_.name + "'s threads use the registers of a tcgen05.ld with no tcgen05.wait::ld since it (PTX ISA tcgen05.wait: "
+                       "the wait blocks until the thread's prior tcgen05.ld operations have completed; before, the load may still "
+                       "write them)");
+  SAY("tcgen05_regs (the loads waited for)");
+  return Pc::next;
+}
 
 Exec::Pc Exec::on_tcgen05_alloc(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   if (op.cta_pair) {  // tmem_pair moves the agent on itself
