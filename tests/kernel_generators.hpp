@@ -253,9 +253,11 @@ inline std::string tmem_kernel(std::mt19937& rng) {
         case 1: k += "  tcgen05_dealloc " + std::string(pick(4) ? "U" : "T") + "\n"; break;
         case 2: k += "  one: tcgen05_commit " + bar + "\n  wait " + bar + " parity 0\n"; break;
         case 3: k += pick(3) ? "  tcgen05_wait_ld\n  tcgen05_fence_before_thread_sync\n" : "  tcgen05_relinquish_alloc_permit\n"; break;
-        case 4: k += "  tcgen05_ld " + t + "\n"; break;
+        // (a use of the loads' registers in some slots, before the wait or
+        // after it: the same random draws)
+        case 4: k += "  tcgen05_ld " + t + "\n" + (i % 4 == 3 ? "  tcgen05_regs\n" : ""); break;
         case 5: k += "  tcgen05_st " + t + "\n"; break;
-        case 6: k += "  tcgen05_wait_ld\n"; break;
+        case 6: k += "  tcgen05_wait_ld\n" + std::string(i % 2 == 1 ? "  tcgen05_regs\n" : ""); break;
         case 7: k += "  tcgen05_wait_st\n"; break;
         // (tcgen05.shift in every third slot of it: the same random draws)
         case 8: k += (i % 3 == 2 ? "  one: tcgen05_shift " + t : "  one: tcgen05_cp s[0] -> " + t) + "\n"; break;
