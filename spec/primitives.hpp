@@ -78,6 +78,27 @@ __device__ inline std::uint32_t smem(const void* p) {
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 }
 
+// The differential harness's delays (harnesses/differential, built with
+// -DPC_STRESS): before and after each arrive and bulk copy and after each
+// wait, half the time, a warp sleeps for up to 2 us, drawn from the SM's
+// clock, its CTA and its warp. No branch and no memory access: the PTX front
+// end reads `nanosleep` as no step, so the stressed kernel is the same
+// search as the plain one (tests/ptx_kernels_test.cpp checks that).
+// Otherwise it compiles to nothing.
+__device__ inline void stress() {
+#if defined(PC_STRESS)
+  std::uint32_t h;
+  asm volatile("mov.u32 %0, %%clock;" : "=r"(h));
+  h ^= blockIdx.x * 0x9E3779B9u ^ (threadIdx.x / 32) * 0x85EBCA6Bu;
+  h ^= h >> 16;
+  h *= 0x7FEB352Du;
+  h ^= h >> 15;
+  h *= 0x846CA68Bu;
+  h ^= h >> 16;
+  asm volatile("nanosleep.u32 %0;" ::"r"((h >> 21) & (0u - (h & 1u))));
+#endif
+}
+
 // mbarrier.init.shared::cta.b64 [addr], count;            PTX 7.0, sm_80
 __device__ inline void mbarrier_init(mbarrier_t* bar, std::uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(smem(bar)), "r"(count) : "memory");
@@ -85,31 +106,41 @@ __device__ inline void mbarrier_init(mbarrier_t* bar, std::uint32_t count) {
 // mbarrier.arrive.release.cta.shared::cta.b64 state, [addr], count;   PTX 8.0, sm_90
 __device__ inline std::uint64_t mbarrier_arrive(mbarrier_t* bar, std::uint32_t count, release_t = {}) {
   std::uint64_t state;
+  stress();
   asm volatile("mbarrier.arrive.release.cta.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  stress();
   return state;
 }
 // mbarrier.arrive.relaxed.cta.shared::cta.b64 state, [addr], count;   PTX 8.6, sm_90
 __device__ inline std::uint64_t mbarrier_arrive(mbarrier_t* bar, std::uint32_t count, relaxed_t) {
   std::uint64_t state;
+  stress();
   asm volatile("mbarrier.arrive.relaxed.cta.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  stress();
   return state;
 }
 // mbarrier.arrive.noComplete.shared::cta.b64 state, [addr], count;    PTX 7.0, sm_80
 __device__ inline std::uint64_t mbarrier_arrive_nocomplete(mbarrier_t* bar, std::uint32_t count) {
   std::uint64_t state;
+  stress();
   asm volatile("mbarrier.arrive.noComplete.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  stress();
   return state;
 }
 // mbarrier.arrive_drop.shared::cta.b64 state, [addr], count;          PTX 7.0, sm_80 (count: sm_90)
 __device__ inline std::uint64_t mbarrier_arrive_drop(mbarrier_t* bar, std::uint32_t count) {
   std::uint64_t state;
+  stress();
   asm volatile("mbarrier.arrive_drop.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(count) : "memory");
+  stress();
   return state;
 }
 // mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 state, [addr], tx;   PTX 8.0, sm_90
 __device__ inline std::uint64_t mbarrier_arrive_expect_tx(mbarrier_t* bar, std::uint32_t tx) {
   std::uint64_t state;
+  stress();
   asm volatile("mbarrier.arrive.expect_tx.release.cta.shared::cta.b64 %0, [%1], %2;" : "=l"(state) : "r"(smem(bar)), "r"(tx) : "memory");
+  stress();
   return state;
 }
 // mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [addr], tx;          PTX 8.0, sm_90
@@ -126,6 +157,7 @@ __device__ inline bool mbarrier_test_wait_parity(mbarrier_t* bar, std::uint32_t 
   asm volatile(
       "{ .reg .pred p; mbarrier.test_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
       : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
+  stress();
   return ok != 0;
 }
 // mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [addr], parity;    PTX 7.8, sm_90
@@ -134,6 +166,7 @@ __device__ inline bool mbarrier_try_wait_parity(mbarrier_t* bar, std::uint32_t p
   asm volatile(
       "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
       : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
+  stress();
   return ok != 0;
 }
 // mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [addr], parity;  PTX 8.0, sm_90
@@ -142,6 +175,7 @@ __device__ inline bool mbarrier_try_wait_parity(mbarrier_t* bar, std::uint32_t p
   asm volatile(
       "{ .reg .pred p; mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
       : "=r"(ok) : "r"(smem(bar)), "r"(parity) : "memory");
+  stress();
   return ok != 0;
 }
 // mbarrier.test_wait.acquire.cta.shared::cta.b64 p, [addr], state;          PTX 7.0, sm_80
@@ -149,6 +183,7 @@ __device__ inline bool mbarrier_test_wait(mbarrier_t* bar, std::uint64_t state) 
   std::uint32_t ok;
   asm volatile("{ .reg .pred p; mbarrier.test_wait.acquire.cta.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
                : "=r"(ok) : "r"(smem(bar)), "l"(state) : "memory");
+  stress();
   return ok != 0;
 }
 // mbarrier.pending_count.b64 count, state;                             PTX 7.0, sm_80
@@ -181,19 +216,23 @@ __device__ inline void cluster_arrive(relaxed_t) { asm volatile("barrier.cluster
 __device__ inline void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory"); }
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], size, [bar];   PTX 8.0, sm_90
 __device__ inline void tma_load_1d(void* dst, const void* src, std::uint32_t bytes, mbarrier_t* bar) {
+  stress();
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(smem(dst)),
                "l"(src), "r"(bytes), "r"(smem(bar))
                : "memory");
+  stress();
 }
 // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [dst], [src], size, [bar], mask;
 //                                                                      PTX 8.0, sm_90
 // The copy lands at dst's offset in each CTA of `mask` (bit i: CTA rank i of
 // the cluster) and completes `bytes` on the mbarrier at bar's offset there.
 __device__ inline void tma_load_1d_multicast(void* dst, const void* src, std::uint32_t bytes, mbarrier_t* bar, std::uint16_t mask) {
+  stress();
   asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1], %2, [%3], %4;" ::"r"(
                    smem(dst)),
                "l"(src), "r"(bytes), "r"(smem(bar)), "h"(mask)
                : "memory");
+  stress();
 }
 // cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size;      PTX 8.0, sm_90
 __device__ inline void tma_store_1d(void* dst, const void* src, std::uint32_t bytes) {
@@ -235,13 +274,17 @@ __device__ inline std::uint32_t mapa_shared(const void* p, std::uint32_t cta) {
 // release at cluster scope orders the thread's accesses before the phase
 // for a waiter in that CTA that acquires at cluster scope.
 __device__ inline void mbarrier_arrive_cluster(std::uint32_t bar) {
+  stress();
   asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar) : "memory");
+  stress();
 }
 // st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [dst], v, [bar];   PTX 8.1, sm_90
 // dst and bar: shared::cluster addresses (mapa_shared) of one CTA of the cluster.
 __device__ inline void st_async_b32(std::uint32_t dst, std::uint32_t v, std::uint32_t bar) {
+  stress();
   asm volatile("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%0], %1, [%2];" ::"r"(dst), "r"(v), "r"(bar)
                : "memory");
+  stress();
 }
 // red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [dst], v, [bar];   PTX 8.1, sm_90
 // dst and bar: shared::cluster addresses of one CTA other than the executing thread's.

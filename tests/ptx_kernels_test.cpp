@@ -20,7 +20,9 @@
 // groups: ptx_coalesce_test.cpp); and, where its
 // PTX branches on values loaded from memory (docs/ptx.md),
 //   // loaded branches: N
-// the number of such branches, each noted in the verdict. A kernel for a
+// the number of such branches, each noted in the verdict. Its PTX built
+// with the differential harness's delays (-DPC_STRESS) gives the same
+// verdict in the same states. A kernel for a
 // target other than the device machine's Hopper (`// arch: sm_100a`: its
 // tcgen05 cannot run there) is also assembled with ptxas for that target,
 // so that the instructions it was checked as are ones the target takes.
@@ -123,6 +125,18 @@ TEST_CASE("ptx kernels: each CUDA kernel's PTX gives its .bk twin's verdict") {
     CAPTURE(found);
     CHECK(check::outcome_name(r) == expect);
     ++checked;
+    // The same kernel with the differential harness's delays
+    // (harnesses/differential: the PTX it launches on a GPU) is the same
+    // search: its clock reads and sleeps are no steps.
+    const std::string stress_path = std::string(PC_BINARY_DIR) + "/kernels/cuda/stress/" + name + ".ptx";
+    REQUIRE(std::filesystem::exists(stress_path));
+    const std::string stress_text = cli_support::slurp(stress_path);
+    if (ptx_text.find("mbarrier.") != std::string::npos) CHECK(stress_text.find("nanosleep.u32") != std::string::npos);
+    const ptx::Loaded stressed = ptx::load(stress_text, stress_path, l);
+    REQUIRE(stressed.ok());
+    const check::Result rs = check::check(stressed.kernel, {});
+    CHECK(check::outcome_name(rs) == expect);
+    CHECK(rs.states == r.states);
     // The plain search of the kernel as read, with its runs of reads apart
     // (--no-reduction: checker/ptx/coalesce.hpp), gives the same verdict.
     ptx::Launch apart = l;
