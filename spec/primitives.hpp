@@ -398,6 +398,29 @@ __device__ inline void tcgen05_wait_ld() { asm volatile("tcgen05.wait::ld.sync.a
 __device__ inline void tcgen05_fence_before_thread_sync() { asm volatile("tcgen05.fence::before_thread_sync;" ::: "memory"); }
 __device__ inline void tcgen05_fence_after_thread_sync() { asm volatile("tcgen05.fence::after_thread_sync;" ::: "memory"); }
 
+// ---- cluster launch control (sm_100a; PTX ISA "clusterlaunchcontrol"):
+// a request to cancel a cluster not yet launched, whose 16-byte response
+// the async proxy writes into shared memory, completing 16 bytes on `bar`.
+// clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [addr], [mbar];   PTX 8.6, sm_100a
+__device__ inline void clc_try_cancel(void* response, mbarrier_t* bar) {
+  asm volatile("clusterlaunchcontrol.try_cancel.async.shared::cta.mbarrier::complete_tx::bytes.b128 [%0], [%1];" ::"r"(smem(response)),
+               "r"(smem(bar))
+               : "memory");
+}
+// ld.shared.b128 r, [addr]; clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, r;
+// and, where it was, .query_cancel.get_first_ctaid::x.b32.b128: whether the
+// response canceled a cluster (a new tile for this CTA), and that cluster's
+// first CTA's x.                                                     PTX 8.6, sm_100a
+__device__ inline bool clc_query(const void* response, std::uint32_t& first_cta_x) {
+  std::uint32_t ok, x = 0;
+  asm volatile(
+      "{ .reg .b128 r; .reg .pred p; ld.shared.b128 r, [%2]; clusterlaunchcontrol.query_cancel.is_canceled.pred.b128 p, r; "
+      "selp.u32 %0, 1, 0, p; @p clusterlaunchcontrol.query_cancel.get_first_ctaid::x.b32.b128 %1, r; }"
+      : "=r"(ok), "+r"(x) : "r"(smem(response)) : "memory");
+  first_cta_x = x;
+  return ok != 0;
+}
+
 #endif
 
 #if defined(__HIPCC__)

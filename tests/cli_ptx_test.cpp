@@ -180,3 +180,13 @@ TEST_CASE("cli ptx: --meta reads the launch from Triton's metadata") {
   CHECK(run(test, ok + " --meta").status == 2);
   CHECK(run(test, cli_support::good + " --meta " + meta).status == 2);  // a .bk file
 }
+
+TEST_CASE("cli ptx: --clc takes the clusters waiting to launch, with a .ptx file only") {
+  const std::string ok = temp_file(test, "clc_ok.ptx", pc::testing::handoff_ptx(pc::testing::produce, pc::testing::wait));
+  CHECK(run(test, ok + " --clc 2").status == 0);
+  const Run big = run(test, ok + " --clc 256");
+  CHECK(big.status == 2);
+  CHECK(big.err.find("--clc needs") != std::string::npos);
+  CHECK(run(test, ok + " --clc two").status == 2);
+  CHECK(run(test, good + " --clc 1").status == 2);  // a .bk file declares `clc N`
+}

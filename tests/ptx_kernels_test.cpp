@@ -6,7 +6,7 @@
 // the kernel with its runs of reads apart agrees, and a correct kernel's
 // states are within 4x of its twin's. Each .cu says
 //   // twin: kernels/cuda/NAME.bk
-//   // check-kernel: --entry NAME --block X [--cluster N] [--arg K=V]
+//   // check-kernel: --entry NAME --block X [--cluster N] [--clc N] [--arg K=V]
 //   // expect: verified | VIOLATION_KIND
 // and, where the plain search of its runs apart is millions of states (nine
 // warps, each an agent),
@@ -64,6 +64,7 @@ bool launch_of(const std::string& options, ptx::Launch& l) {
     if (opt == "--entry") l.entry = value;
     else if (opt == "--block" && ptx::parse_dims(value, l.block)) continue;
     else if (opt == "--cluster") l.cluster = std::stoi(value);
+    else if (opt == "--clc") l.clc = std::stoi(value);
     else if (opt == "--arg" && value.find('=') != std::string::npos)
       l.args.emplace_back(value.substr(0, value.find('=')), std::stoll(value.substr(value.find('=') + 1)));
     else return false;

@@ -52,6 +52,9 @@ options for a .ptx file (each warp is an agent; see docs/ptx.md):
                        a 64-bit parameter not given is a pointer of its own
   --box NAME=BYTES     the bytes of one box of the tensor map parameter NAME
                        (or its index), for cp.async.bulk.tensor
+  --clc N              clusters waiting to launch that clusterlaunchcontrol
+                       .try_cancel may take (default 0): each query's answer
+                       is a new tile at most N times
   --assume LINE=WAYS   the branch (or guarded instruction) at PTX line LINE,
                        whose guard is a value loaded from memory, goes the
                        ways WAYS says each time a warp reaches it: 1 (the
@@ -497,7 +500,7 @@ EarlyExit check_combinations(const Cli& c) {
     return usage("--prove excludes --sweep and --replay (it covers every value of one parameter in one search)");
   bool any_ptx = false, all_ptx = true;
   for (const std::string& f : c.files) any_ptx |= pc::ptx::is_ptx_path(f), all_ptx &= pc::ptx::is_ptx_path(f);
-  if (c.ptx.given && !any_ptx) return usage("--entry, --block, --cluster, --grid, --smem-bytes, --arg, --box, --assume, --meta and --emit-bk go with a .ptx file");
+  if (c.ptx.given && !any_ptx) return usage("--entry, --block, --cluster, --grid, --smem-bytes, --arg, --box, --clc, --assume, --meta and --emit-bk go with a .ptx file");
   if (c.ptx.emit_bk && (!all_ptx || c.want_json || c.want_sarif || !c.opt.replay.empty() || !c.html_out.empty()))
     return usage("--emit-bk prints .ptx files as .bk: it takes .ptx files only, and no --json, --sarif, --replay or --trace-html");
   if (any_ptx && (c.want_sweep || !c.prove_param.empty() || c.symbolic || c.want_place || !c.params.empty()))

@@ -109,7 +109,7 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
     return std::string();
   }
   if (a != "--entry" && a != "--block" && a != "--cluster" && a != "--grid" && a != "--smem-bytes" && a != "--arg" && a != "--box" &&
-      a != "--assume")
+      a != "--assume" && a != "--clc")
     return std::nullopt;
   if (i + 1 >= argc) return a + " needs a value";
   const std::string v = argv[++i];
@@ -128,6 +128,11 @@ std::optional<std::string> ptx_option(PtxOptions& o, int argc, char** argv, int&
     std::int64_t n = 0;
     if (!parse_int(v, n) || n < 1 || n > 16) return "--cluster needs a number of CTAs (1 to 16), not '" + v + "'";
     o.launch.cluster = static_cast<int>(n);
+  } else if (a == "--clc") {
+    std::int64_t n = 0;
+    if (!parse_int(v, n) || n < 0 || n > 255)
+      return "--clc needs the clusters waiting to launch that clusterlaunchcontrol.try_cancel may take (0 to 255), not '" + v + "'";
+    o.launch.clc = static_cast<int>(n);
   } else if (a == "--smem-bytes") {
     std::int64_t n = 0;
     if (!parse_int(v, n) || n < 0 || n > (1 << 20)) return "--smem-bytes needs a number of bytes, not '" + v + "'";

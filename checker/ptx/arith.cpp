@@ -186,6 +186,20 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       }
       std::optional<bool> p = r, q;
       if (r) q = !*r;
+      // A cluster launch control answer (0 or 1) compared with 0 or 1: that
+      // answer, or its negation (clc.cpp).
+      if (!r && boolop.empty() && (cmp == "eq" || cmp == "ne") && !t.fp) {
+        const bool ab = a.k == Val::K::clc && b.known() && (b.v == 0 || b.v == 1);
+        const bool ba = b.k == Val::K::clc && a.known() && (a.v == 0 || a.v == 1);
+        if (ab || ba) {
+          const Val& q0 = ab ? a : b;
+          const std::int64_t k = ab ? b.v : a.v;
+          const Val eq = k == 1 ? q0 : q0.flipped();
+          set(l, in.args[0], cmp == "eq" ? eq : eq.flipped());
+          if (in.args[0].reg2 >= 0) slot(l, in.args[0].reg2) = cmp == "eq" ? eq.flipped() : eq;
+          continue;
+        }
+      }
       if (!boolop.empty()) {
         const Val cv = in.args.size() > 3 ? get(l, in.args[3], Type{1, false, false, true}) : Val::unknown();
         auto comb = [&](std::optional<bool> v) -> std::optional<bool> {
@@ -208,6 +222,13 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
   if (m == "selp") {
     return each([&](int l) {
       const Val c = get(l, in.args[3], Type{1, false, false, true});
+      if (c.k == Val::K::clc) {
+        // 1 or 0 by a cluster launch control answer: that answer as an integer (clc.cpp).
+        const Val x = get(l, in.args[1], t), y = get(l, in.args[2], t);
+        if (x.known() && y.known() && x.v == 1 && y.v == 0) return c;
+        if (x.known() && y.known() && x.v == 0 && y.v == 1) return c.flipped();
+        return Val::unknown();
+      }
       if (!c.known()) return Val::unknown_of(c, Val::unknown_of(get(l, in.args[1], t), get(l, in.args[2], t)));
       Val v = get(l, in.args[c.v ? 1 : 2], t);
       if (v.known()) v.v = norm(v.v, t);
@@ -238,7 +259,7 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       if (m == "add" && b.offsettable() && a.known()) return Val{b.k, a.v + b.v, b.base};
       if (m == "sub" && a.offsettable() && b.offsettable() && a.k == b.k && a.base == b.base) return Val::num(a.v - b.v);
       if (t.pred) {
-        if (m == "not") return a.known() ? Val::num(!a.v) : Val::unknown_of(a, Val::unknown());
+        if (m == "not") return a.known() ? Val::num(!a.v) : a.k == Val::K::clc ? a.flipped() : Val::unknown_of(a, Val::unknown());
         if (!a.known() || !b.known()) {
           // and/or with a known side can decide alone.
           if (m == "and" && ((a.known() && !a.v) || (b.known() && !b.v))) return Val::num(0);

@@ -66,7 +66,7 @@ void Warp::restore(const Way& start, std::size_t n0) {
   stale_ = start.stale;
 }
 
-void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice) {
+void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice, int query) {
   // An event index of a way (a load a register holds, an arrive whose token
   // it holds or a wait names) moves with the way's events: after the mark
   // that opens it, where the ways are a choice.
@@ -75,10 +75,12 @@ void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice) {
     if (by == 0) return;
     for (auto& [i, v] : w.changed) {
       if (v.load >= from) v.load += by;
-      if (v.k == Val::K::token && v.v >= from) v.v += by;
+      if ((v.k == Val::K::token || v.k == Val::K::clc) && v.v >= from) v.v += by;
     }
-    for (Event& e : w.events)
+    for (Event& e : w.events) {
       if (e.token >= from) e.token += by;
+      if (e.query >= from) e.query += by;
+    }
   };
   shift(a, choice ? 1 : 0);
   shift(b, static_cast<int>(a.events.size()) + (choice ? 2 : 0));
@@ -86,7 +88,10 @@ void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice) {
   load_lanes_.assign(n0, 0);
   for (std::size_t i = 0; i < n0; ++i) load_lanes_[i] = a.load_lanes[i] | b.load_lanes[i];  // a load either way left unused
   // The events: `either`, the first way, `second`, the other, `end`.
-  if (choice) mark(in, Event::Mark::either);
+  if (choice) {
+    mark(in, query >= 0 ? Event::Mark::query : Event::Mark::either);
+    out_->events.back().query = query;  // the first way: where the query answered 1 (clc.cpp)
+  }
   for (Event& e : a.events) out_->events.push_back(std::move(e));
   load_lanes_.insert(load_lanes_.end(), a.load_lanes.begin() + from, a.load_lanes.end());
   if (choice) mark(in, Event::Mark::second);

@@ -59,6 +59,7 @@ class Printer {
       << "kernel " << names_(k_.name) << "\n\n";
     if (k_.cluster_ctas > 1) o << "cluster " << k_.cluster_ctas << "\n";
     o << "cta threads = " << k_.cta_threads << "\n";
+    if (k_.clc_queue > 0) o << "clc " << k_.clc_queue << "\n";
     for (std::size_t i = 0; i < k_.buffers.size(); ++i) {
       const ir::BufferDecl& b = k_.buffers[i];
       if (b.space == ir::Space::tensor) {
@@ -116,8 +117,11 @@ class Printer {
       return;
     }
     if (s.kind != ir::StmtKind::if_else) throw std::logic_error("emit_bk: a statement the PTX front end does not make");
+    // `if warp == k` (a split role), or `if clcN == 1` (a cluster launch control answer: clc.cpp).
     const ir::Expr& c = k_.exprs.at(static_cast<std::size_t>(s.expr));
-    o << indent << "if warp == " << value(c.b) << ":\n";
+    const ir::Expr& lhs = k_.exprs.at(static_cast<std::size_t>(c.a));
+    const std::string name = lhs.var == ir::var_warp ? "warp" : r.vars.at(static_cast<std::size_t>(lhs.var));
+    o << indent << "if " << name << " == " << value(c.b) << ":" << (lhs.var == ir::var_warp ? "" : "    # line " + std::to_string(s.loc.line)) << "\n";
     for (const ir::Stmt& x : s.body) stmt(o, r, x, indent + "  ");
     if (s.else_body.empty()) return;
     o << indent << "else:\n";
@@ -213,6 +217,9 @@ class Printer {
       case OpCode::tcgen05_ld:
       case OpCode::tcgen05_st:
         return prefix + kw + " " + bufs(op) + (op.quarter != ir::no_expr ? " lanes " + std::to_string(value(op.quarter)) : "");
+      case OpCode::clc_try_cancel:
+        return prefix + kw + " " + bufs(op) + " -> " + bar + (op.multicast != ir::no_expr ? " multicast " + std::to_string(value(op.multicast)) : "");
+      case OpCode::clc_query: return var(op.dest_var) + " = " + prefix + kw + " " + bufs(op);
       default: throw std::logic_error("emit_bk: an op the PTX front end does not make: " + kw);
     }
   }

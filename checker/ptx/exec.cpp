@@ -167,6 +167,11 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
         error(x, file, {}, "--assume " + std::to_string(line) + ": no warp reached line " + std::to_string(line) +
                                " with a guard it does not know (a branch or guarded instruction on a value loaded from memory)");
   x.loaded_branches = note_either(ctx, x.notes);
+  if (ctx.clc_branches > 0)
+    x.notes.push_back("cluster launch control: " + std::to_string(ctx.clc_branches) + " branch" + (ctx.clc_branches == 1 ? "" : "es") +
+                      " on a query's answer, each the model's `if` on that answer (a new tile, or none); at most " +
+                      std::to_string(launch.clc) + " answer" + (launch.clc == 1 ? " is" : "s are") +
+                      " a new tile (--clc N: the clusters waiting to launch)");
   return x;
 }
 

@@ -40,6 +40,9 @@ struct Launch {
   // LINE, whose guard some lanes do not know (a value loaded from memory),
   // whether it holds, per time a warp reaches it (the last repeats).
   std::map<int, std::vector<bool>> assume;
+  // --clc N: clusters waiting to launch that clusterlaunchcontrol.try_cancel
+  // may take (ir::Kernel::clc_queue, spec/clc.hpp).
+  int clc = 0;
 };
 
 // A span of bytes: in shared memory (of CTA `cta` of the cluster) or in the
@@ -78,8 +81,14 @@ struct Event {
   // Not an operation but the structure of a choice (ir::StmtKind::either):
   // the events between `either` and `second` are its first way, those from
   // there to `end` its second; choices nest.
-  enum class Mark : std::uint8_t { none, either, second, end };
+  // `query` opens `if` on the model's answer to a cluster launch control
+  // query (the warp's clc_query event `query`, Warp::clc_branch): its first
+  // way where the answer is `when` (1: canceled, a new tile), then
+  // `second`, the other, `end`.
+  enum class Mark : std::uint8_t { none, either, query, second, end };
   Mark mark = Mark::none;
+  int query = -1;
+  bool when = true;
 };
 
 struct WarpRun {
@@ -98,6 +107,7 @@ struct Execution {
   std::vector<Diagnostic> errors;
   std::vector<std::string> notes;    // what the user should know of how it was read
   int loaded_branches = 0;           // branches on values loaded from memory, read both ways (either.cpp)
+  int clc_branches = 0;              // branches on the answers of cluster launch control queries (clc_branch)
   std::map<int, std::string> pointer_names;  // global bases past the parameters and variables: "params+640"
   // tcgen05.alloc sites: the shared address each writes the columns' address
   // to, and the columns (Context::tmem_allocs).

@@ -278,6 +278,11 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
   // Warp w's i-th event as IR operations (one, but a single-buffer op over
   // several ranges is one per range); a token-making arrive gets a variable
   // of the role, the same for the same event of each warp of a split role.
+  auto query_var = [&](std::map<int, int>& vars, int event, ir::Role& r) {
+    auto it = vars.find(event);
+    if (it == vars.end()) it = vars.emplace(event, ir::KernelBuilder::var(r, "clc" + std::to_string(vars.size()))).first;
+    return it->second;
+  };
   auto lowered = [&](const WarpRun& w, std::size_t i, std::map<int, int>& token_var, ir::Role& r) {
     const Event& e = w.events[i];
     ir::Op op = e.op;
@@ -292,6 +297,9 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       op.dest_var = it->second;
     }
     if (e.token >= 0) op.token_var = token_var.at(e.token);
+    // A cluster launch control query's answer: a variable of the role, which
+    // the `if` of a branch on it reads (Event::Mark::query, clc.cpp).
+    if (op.code == ir::OpCode::clc_query) op.dest_var = query_var(token_var, static_cast<int>(i), r);
     auto cta_of = [&](const Bytes& b) { return b.global || b.cta == w.cta ? ir::no_expr : kb.c(b.cta); };
     auto ref = [&](const Bytes& b) {
       const int d = b.global ? gmem[b.param].decl.at({b.lo, b.hi}) : smem.decl.at({b.lo, b.hi});
@@ -364,6 +372,13 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
           open.push_back(ir::KernelBuilder::either({}, {}, e.op.loc));
           into.push_back(&open.back().body);
           continue;
+        case Event::Mark::query: {
+          // `if clcN == 1:` the way where the query answered "canceled", `else:` the other.
+          const ir::ExprId cond = kb.bin(ir::BinOp::eq, kb.v(query_var(token_var, e.query, r)), kb.c(e.when ? 1 : 0));
+          open.push_back(ir::KernelBuilder::if_else(cond, {}, {}, e.op.loc));
+          into.push_back(&open.back().body);
+          continue;
+        }
         case Event::Mark::second: into.back() = &open.back().else_body; continue;
         case Event::Mark::end:
           into.pop_back();
@@ -446,7 +461,7 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
       int depth = 0;
       for (std::size_t i = 0; i < group[k]->events.size(); ++i) {
         const Event& e = group[k]->events[i];
-        depth += e.mark == Event::Mark::either ? 1 : e.mark == Event::Mark::end ? -1 : 0;
+        depth += e.mark == Event::Mark::either || e.mark == Event::Mark::query ? 1 : e.mark == Event::Mark::end ? -1 : 0;
         if (e.mark == Event::Mark::none && ir::op_family(e.op.code) == ir::OpFamily::wgmma) {
           if (depth > 0) {
             out.errors.push_back(Diagnostic{file, e.op.loc,
@@ -534,6 +549,7 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
   k.target = ir::Target::nvidia;
   k.cluster_ctas = x.cluster;
   k.cta_threads = x.block[0] * x.block[1] * x.block[2];
+  k.clc_queue = launch.clc;
   if (launch.coalesce) coalesce_reads(k);
   out.kernel = std::move(k);
   return out;

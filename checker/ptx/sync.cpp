@@ -382,7 +382,11 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     tcgen05(in, lanes);
     return true;
   }
-  if (m == "clusterlaunchcontrol" || m == "tensormap" || m == "multimem")
+  if (m == "clusterlaunchcontrol") {
+    clc(in, lanes);
+    return true;
+  }
+  if (m == "tensormap" || m == "multimem")
     not_yet("'" + m + "'");
 
   // ---- mbarrier ----

@@ -19,7 +19,11 @@ struct Val {
   // tmem: a tensor-memory address of the columns tcgen05.alloc number `base`
   // allocated (Context::tmem_allocs), v past their first (lane << 16 | column:
   // PTX ISA tcgen05, "Tensor Memory Addressing").
-  enum class K : std::uint8_t { unknown, num, gptr, shared, cluster, token, tmem };
+  // clc: what a clusterlaunchcontrol.query_cancel.is_canceled of the
+  // warp's event v gave (1 for a canceled cluster, a new tile) where base is
+  // 1, or its negation where base is 0: the model decides it (lower.cpp
+  // gives the event a variable; a branch on it is Warp::clc_branch).
+  enum class K : std::uint8_t { unknown, num, gptr, shared, cluster, token, tmem, clc };
   K k = K::unknown;
   std::int64_t v = 0;
   int base = -1;
@@ -42,6 +46,9 @@ struct Val {
   [[nodiscard]] bool offsettable() const { return address() || k == K::tmem; }
   friend bool operator==(const Val&, const Val&) = default;
   static Val num(std::int64_t x) { return Val{K::num, x, -1, -1, 0}; }
+  static Val clc(int query, bool holds) { return Val{K::clc, query, holds ? 1 : 0, -1, 0}; }
+  // The value with its sense flipped (a query's negation), where it is a query's.
+  [[nodiscard]] Val flipped() const { return k == K::clc ? clc(static_cast<int>(v), base == 0) : Val::unknown(); }
   static Val unknown() { return Val{}; }
 };
 

@@ -163,7 +163,7 @@ Val Warp::get(int lane, const Operand& o, Type t) const {
   switch (o.kind) {
     case Operand::Kind::reg: {
       Val v = regs[static_cast<std::size_t>(lane) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(o.reg)];
-      if (o.reg2 == -2) v = v.known() ? Val::num(v.v == 0) : Val::unknown();  // !%p
+      if (o.reg2 == -2) v = v.known() ? Val::num(v.v == 0) : v.k == Val::K::clc ? v.flipped() : Val::unknown();  // !%p
       return v;
     }
     case Operand::Kind::imm: return Val::num(norm(o.imm, t));
@@ -682,7 +682,21 @@ void Warp::step() {
                      (p.v ? " at byte " + std::to_string(p.v) : "") + ", which was not given: give --arg " + at + "=VALUE");
       }
       if (m == "bra") {
-        either(in, g, unknown);
+        // A cluster launch control query's answer, the same in those lanes:
+        // the model's `if` on it (clc.cpp).
+        int query = -1;
+        bool when = true, same = true;
+        for (int l = 0; l < 32 && same; ++l) {
+          if (!((unknown >> l) & 1)) continue;
+          const Val p = regs[static_cast<std::size_t>(l) * static_cast<std::size_t>(nregs) + static_cast<std::size_t>(in.guard)];
+          // The lane takes it where the value is 1 (0 with !%p): the answer is base, or its negation.
+          const bool w = (p.base == 1) != in.guard_neg;
+          same = p.k == Val::K::clc && (query < 0 || (query == p.v && when == w));
+          query = static_cast<int>(p.v);
+          when = w;
+        }
+        if (same) clc_branch(in, g, unknown, query, when);
+        else either(in, g, unknown);
         return;
       }
       if (m == "ret" || m == "exit" || m == "trap" || m == "call")

@@ -57,6 +57,7 @@ struct Context {
   std::vector<Execution::TmemAlloc> tmem_allocs;
   std::set<std::int64_t> word_reads;  // shared addresses of 32-bit loads
   bool tmem_late = false;
+  int clc_branches = 0;  // branches on cluster launch control answers read (clc.cpp)
   bool tmem_unfollowed = false;  // a warp stopped at a tensor-memory address no alloc gave (tmem_addr)
 };
 
@@ -144,6 +145,8 @@ class Warp {
   // A strong operation's scope and semantics (sync.cpp): a Stop where the
   // model cannot read its scope; its ordering noted where it has one.
   void strong_op(const Instr& in);
+  // clusterlaunchcontrol.* (clc.cpp).
+  void clc(const Instr& in, std::uint32_t lanes);
   // tcgen05.* (tcgen05.cpp).
   void tcgen05(const Instr& in, std::uint32_t lanes);
   // The tensor-memory address operand `o`, the same in each of `lanes`.
@@ -212,7 +215,13 @@ class Warp {
   // The two ways after the warp's first n0 events, `regs` holding the state
   // before them: one after the other, or as a choice between marks; a
   // register the ways leave different is not known after them.
-  void join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice);
+  // With `query` (the warp's clc_query event), not a choice but the model's
+  // `if` on that query's answer: a where it is 1, b where it is 0 (clc.cpp).
+  void join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice, int query = -1);
+  // A branch whose guard is a cluster launch control query's answer in the
+  // lanes `unknown` (Val::clc): they take it where the answer is `when`
+  // (clc.cpp).
+  void clc_branch(const Instr& in, std::uint32_t taken, std::uint32_t unknown, int query, bool when);
   // Pops the entries whose lanes are done or reconverged; false when none is left.
   bool advance();
   void exit_lanes(std::uint32_t lanes);
@@ -275,6 +284,7 @@ class Warp {
   std::vector<int> either_at_;             // the branches on unknown values being read both ways (either), innermost last
   std::vector<int> either_way_;            // for each: the way being read (0 taken, 1 not)
   int either_depth_ = 0;                   // how many such ways are being read
+  int clc_canceled_ = 0;                   // the clc_branch ways being read where a query answered "canceled"
   std::map<int, int> assume_visits_;       // --assume lines: the times this warp reached each (assumed)
   std::vector<std::pair<std::size_t, Val>> undo_;  // within them: each register slot written, its value before
 };
