@@ -29,11 +29,16 @@ namespace pc::spec::rules {
 // of the use (by `proxy`) against the init, a generic write of the barrier's
 // memory (PTX ISA mbarrier.init; fence.mbarrier_init / fence.proxy.async make
 // it visible to the async proxy, "Proxies"). The async proxy's use of a
-// barrier the same thread initialised with no proxy fence between is the
-// `async_init_unfenced` stance (docs/spec.md, "Stances"): a warning.
-enum class InitUse : std::uint8_t { visible, unfenced_own_init, unordered };
+// barrier whose init happens before it (the same thread, or another thread
+// ordered by a barrier or a release and acquire: proxy_race comes only where
+// the generic order holds) with no proxy fence between is the
+// `async_init_unfenced` stance (docs/spec.md, "Stances"): a warning. The
+// H100, harness tests `init_then_own_tma_no_fence` and
+// `init_then_other_tma_no_fence`; Triton's lowering (init, a CTA barrier,
+// another warp's TMA) relies on the second.
+enum class InitUse : std::uint8_t { visible, unfenced_own_init, unfenced_init, unordered };
 [[nodiscard]] constexpr InitUse init_use(const hb::Check& c) {
-  if (c.violation == Violation::proxy_race && c.other_thread == c.issuer) return InitUse::unfenced_own_init;
+  if (c.violation == Violation::proxy_race) return c.other_thread == c.issuer ? InitUse::unfenced_own_init : InitUse::unfenced_init;
   return c.violation == Violation::none ? InitUse::visible : InitUse::unordered;
 }
 

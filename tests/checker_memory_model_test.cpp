@@ -390,6 +390,15 @@ TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict make
                            "  one: init full[0] count 1\nFENCE  syncwarp\n  one: arrive_expect_tx full[0] bytes 4096\n"
                            "  one: tma_load tile[0] -> full[0]\n  wait full[0] parity 0\n  all: read tile[0]\n";
   auto ki = [&](const std::string& fence) { return with(init, "FENCE", fence); };
+  // Another warp's TMA after a barrier that orders the init before it
+  // (Triton's prologue), with no proxy fence: the same warning; without the
+  // barrier the init is not ordered before the use at all.
+  const std::string other = "kernel o\nsmem tile[1] bytes 4096\nmbarrier full[1]\nrole init warp:\n  one: init full[0] count 1\n"
+                            "FENCE  syncthreads\nrole loader warp:\n  syncthreads\n  one: arrive_expect_tx full[0] bytes 4096\n"
+                            "  one: tma_load tile[0] -> full[0]\n  wait full[0] parity 0\n  all: read tile[0]\n";
+  auto ko = [&](const std::string& fence) { return with(other, "FENCE", fence); };
+  CHECK(check::outcome_name(run(with(ko(""), "  syncthreads\n  one: arrive_expect_tx", "  one: arrive_expect_tx"), true)) ==
+        "unsynchronized_init");
   // tcgen05.mma after a wait with no tcgen05.fence::after_thread_sync: the
   // letter of the tcgen05 memory consistency model; a fence before the wait
   // does not count, one after it does.
@@ -407,6 +416,7 @@ TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict make
     std::string warned, clean;
     const char* kind;
   } cases[] = {{ki(""), ki("  one: fence_mbarrier_init\n"), "async_init_unfenced"},
+               {ko(""), ko("  one: fence_mbarrier_init\n"), "async_init_unfenced"},
                {kt("", ""), kt("", "  tcgen05_fence_after_thread_sync\n"), "tcgen05_unfenced"},
                {kt("  tcgen05_fence_after_thread_sync\n", "  tcgen05_fence_before_thread_sync\n"),
                 kt("  tcgen05_fence_before_thread_sync\n", "  one: tcgen05_fence_after_thread_sync\n"), "tcgen05_unfenced"}};

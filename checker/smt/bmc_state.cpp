@@ -373,9 +373,11 @@ void Encoder::require_live(const State& s, int m, std::vector<Raise>& raises) {
 // step.cpp, require_init_visible: the hb check of a read of the barrier's
 // memory by `issuers` through the generic proxy, or the async one
 // (rules::init_use): an init not ordered before the use is
-// unsynchronized_init; the async proxy's use of an init that the issuing
-// thread made with no proxy fence between is a warning, not raised.
-void Encoder::require_init_visible(const State& s, int m, const std::vector<int>& issuers, bool async, std::vector<Raise>& raises) {
+// unsynchronized_init; the async proxy's use of an init ordered before it
+// (by the issuing thread, or by another thread and a barrier) with no proxy
+// fence between is a warning, not raised.
+void Encoder::require_init_visible(const State& s, int m, const std::vector<int>& issuers, bool /*async: its proxy is a warning*/,
+                                   std::vector<Raise>& raises) {
   const int pseudo = f_.first_pseudo + m;
   for (int e = 0; e < E_; ++e) {
     const bmc::Event& init = f_.events[static_cast<std::size_t>(e)];
@@ -384,7 +386,6 @@ void Encoder::require_init_visible(const State& s, int m, const std::vector<int>
     for (const int t : issuers) {
       const z3::expr ordered = init.thread == t ? c_.bool_val(true) : K(s, t, e, false);
       raises.push_back({Violation::unsynchronized_init, and2(live, not1(ordered))});
-      if (async && init.thread != t) raises.push_back({Violation::unsynchronized_init, and2(live, not1(K(s, t, e, true)))});
     }
   }
 }

@@ -215,6 +215,11 @@ class Exec {
              p_.mbar_name(mbar) + " is used by the async proxy (complete-tx) right after " + me_.name +
                  " initialised it, with no fence.mbarrier_init or fence.proxy.async between");
         return;
+      case rules::InitUse::unfenced_init:
+        warn(Violation::async_init_unfenced,
+             p_.mbar_name(mbar) + " is used by the async proxy (complete-tx) after another thread's init of it, which a barrier "
+                                  "orders before this use but no fence.mbarrier_init or fence.proxy.async made visible to the async proxy");
+        return;
       case rules::InitUse::unordered: break;
     }
     stop(Violation::unsynchronized_init,

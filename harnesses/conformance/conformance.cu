@@ -1299,6 +1299,67 @@ __global__ void init_own_tma(int iters, const std::uint32_t* src, int chunks, un
   }
 }
 
+// 2b. init_then_other_tma_no_fence (Triton's prologue: one thread inits the
+// barriers, a CTA barrier, another warp's TMA on them). Lane l of warp 0
+// inits barrier l (count 1), with no fence.mbarrier_init and no
+// fence.proxy.async (Fence: both, the control); named barrier 1 (warps 0
+// and 1); lane l of warp 1 arms it with arrive.expect_tx 16 and issues a
+// 16-byte cp.async.bulk global->shared on it, waits with a watchdog and
+// checks the 16 bytes; named barrier 2; lane l of warp 0 invalidates it.
+// Warp 2 stresses. Outcomes: 0 right data, 1 wrong data, 2 hung.
+template <bool Fence>
+__global__ void init_other_tma(int iters, const std::uint32_t* src, int chunks, unsigned long long* out, std::uint32_t* gscratch) {
+  __shared__ alignas(8) std::uint64_t bars[32];
+  __shared__ alignas(128) std::uint32_t dst[32][4];
+  __shared__ alignas(128) volatile std::uint32_t scratch[64];
+  __shared__ volatile int stop;
+  __shared__ volatile int abort_run;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  std::uint32_t seed = 0x9e3779b9u ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  if (threadIdx.x == 0) stop = 0, abort_run = 0;
+  __syncthreads();
+  unsigned long long ok = 0, wrong = 0, hung = 0;
+  if (warp < 2) {
+    const std::uint32_t bar = saddr(&bars[lane]), d = saddr(&dst[lane][0]);
+    for (int i = 0; i < iters; ++i) {
+      const int c = static_cast<int>((blockIdx.x * 32u + lane * 7u + i * 13u) % static_cast<unsigned>(chunks));
+      if (warp == 0) {
+        mbar_init(bar, 1);
+        if (Fence) {
+          fence_mbar_init();
+          fence_proxy_async();
+        }
+      }
+      asm volatile("barrier.sync.aligned 1, 64;" ::: "memory");
+      if (warp == 1) {
+        arrive_expect_tx(bar, 16);
+        bulk_load(d, src + 4 * c, 16, bar);
+        if (!wait<0>(bar, 0, 1ll << 24)) {
+          ++hung;
+          abort_run = 1;
+        } else {
+          bool good = true;
+          for (int k = 0; k < 4; ++k) good &= ld_cta(d + 4 * k) == static_cast<std::uint32_t>(4 * c + k + 1);
+          if (good) ++ok;
+          else ++wrong;
+        }
+      }
+      asm volatile("barrier.sync.aligned 2, 64;" ::: "memory");
+      if (abort_run) break;
+      if (warp == 0) mbar_inval(bar);
+    }
+    asm volatile("barrier.sync.aligned 3, 64;" ::: "memory");
+    if (threadIdx.x == 0) stop = 1;
+  } else {
+    stress(scratch, gscratch, seed, &stop);
+  }
+  if (warp == 1) {
+    add(out, 0, ok);
+    add(out, 1, wrong);
+    add(out, 2, hung);
+  }
+}
+
 // barrier.sync.aligned 1, 128;  (a named barrier over the 128 readers)    PTX 6.0, sm_70
 __device__ inline void bar_sync_readers() { asm volatile("barrier.sync.aligned 1, 128;" ::: "memory"); }
 // barrier.red.or.pred p, 2, 128, q;  (bar.red over the 128 readers)        PTX 6.0, sm_70
@@ -1584,6 +1645,12 @@ inline const char* letter_of(const std::string& test) {
            "async proxy; the same thread issuing both does not remove the need. Without it the complete-tx may act on the "
            "barrier as it was before the init: the behaviour is not defined, so every outcome is allowed (right data, "
            "wrong data, a hang, a fault). With the fences (control) only `completed, right data` is allowed.";
+  if (test == "init_then_other_tma_no_fence")
+    return "As init_then_own_tma_no_fence, with the TMA issued by another warp after a named barrier that orders the "
+           "init before it in the generic proxy: the barrier does not make a generic write visible to the async proxy "
+           "(PTX ISA, Memory Consistency Model, Proxies), so without fence.mbarrier_init or fence.proxy.async by the "
+           "initialising thread every outcome is allowed. With the fences (control) only `completed, right data` is "
+           "allowed.";
   if (test == "generic_read_then_tma_overwrite")
     return "barrier.sync (and an mbarrier release/acquire) orders the generic proxy; a write by the async proxy after "
            "generic reads of the same location is, by the letter, ordered only through fence.proxy.async (PTX ISA, "
@@ -1692,7 +1759,8 @@ inline int run(const std::vector<Variant>& vs, unsigned long long* dcounts, std:
 
 inline bool is_test(const std::string& n) {
   return n == "scope_cta_remote_arrive" || n == "scope_cluster_remote_arrive" || n == "scope_relaxed_remote_arrive" ||
-         n == "init_then_own_tma_no_fence" || n == "generic_read_then_tma_overwrite" || n == "leader_wait_group_read_then_lanes_write";
+         n == "init_then_own_tma_no_fence" || n == "init_then_other_tma_no_fence" || n == "generic_read_then_tma_overwrite" ||
+         n == "leader_wait_group_read_then_lanes_write";
 }
 
 }  // namespace contested_host
@@ -1862,6 +1930,33 @@ inline std::vector<Variant> variants(int sms, unsigned long long want, unsigned 
     v.fault_allowed = true;
     v.launch = [=](std::uint32_t) {
       contested::init_own_tma<false><<<blocks, 64>>>(iters, src16, chunks16, out, gscratch);
+      return cudaPeekAtLastError();
+    };
+    v.want = want;
+    vs.push_back(v);
+  }
+  // 2b. init by warp 0, named barrier, warp 1's TMA with no fence (Triton's prologue).
+  {
+    const int blocks = sms * 16, iters = 256;
+    const unsigned long long per = static_cast<unsigned long long>(blocks) * 32 * iters;
+    Variant v;
+    v.test = "init_then_other_tma_no_fence";
+    v.variant = "fence.mbarrier_init + fence.proxy.async after the init";
+    v.control = true;
+    v.outcomes = {{"completed, right data", true}, {"completed, wrong data", false}, {"hung", false}};
+    v.launch = [=](std::uint32_t) {
+      contested::init_other_tma<true><<<blocks, 96>>>(iters, src16, chunks16, out, gscratch);
+      return cudaPeekAtLastError();
+    };
+    v.per_launch = per;
+    v.want = ctl;
+    vs.push_back(v);
+    v.variant = "init; bar.sync; another warp's arrive.expect_tx and TMA load (no fence)";
+    v.control = false;
+    v.outcomes = {{"completed, right data", true}, {"completed, wrong data", true}, {"hung", true}};
+    v.fault_allowed = true;
+    v.launch = [=](std::uint32_t) {
+      contested::init_other_tma<false><<<blocks, 96>>>(iters, src16, chunks16, out, gscratch);
       return cudaPeekAtLastError();
     };
     v.want = want;
