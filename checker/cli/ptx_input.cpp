@@ -48,7 +48,7 @@ bool parse_int(const std::string& s, std::int64_t& v) {
 // what no option gives. `name` is the entry; `num_warps` (after warp
 // specialization, every partition's warps) times the target's warp size the
 // block; `shared` the dynamic shared memory; `cluster_dims` (or `num_ctas`)
-// the cluster.
+// the cluster; `tensordesc_meta` the boxes of its tensor descriptors.
 std::optional<Diagnostic> apply_meta(const std::string& path, ptx::Launch& l) {
   auto error = [&](ir::Loc at, const std::string& m) { return Diagnostic{path, at, m, false}; };
   std::string text;
@@ -67,6 +67,7 @@ std::optional<Diagnostic> apply_meta(const std::string& path, ptx::Launch& l) {
   if (const Json* w = j.get("num_warps"); w != nullptr && l.block[0] == 0) {
     double size = 32;
     if (const Json* t = j.get("target"); t != nullptr && whole(t->get("warp_size"), 1, 64)) size = t->get("warp_size")->num;
+    else if (whole(j.get("warp_size"), 1, 64)) size = j.get("warp_size")->num;  // Triton 3.6 also writes it at the top
     if (!whole(w, 1, 1024 / size)) return error({}, "\"num_warps\" is not a number of warps of at most 1024 threads");
     l.block[0] = static_cast<int>(w->num * size), l.block[1] = l.block[2] = 1;
   }
@@ -76,7 +77,7 @@ std::optional<Diagnostic> apply_meta(const std::string& path, ptx::Launch& l) {
   }
   if (l.cluster == 0) {
     std::int64_t ctas = 0;
-    if (const Json* c = j.get("cluster_dims"); c != nullptr) {
+    if (const Json* c = j.get("cluster_dims"); c != nullptr && c->kind != Json::Kind::null) {
       ctas = 1;
       if (c->kind != Json::Kind::array || c->items.empty() || c->items.size() > 3) return error({}, "\"cluster_dims\" is not [x, y, z]");
       for (const Json& d : c->items) {
@@ -89,6 +90,23 @@ std::optional<Diagnostic> apply_meta(const std::string& path, ptx::Launch& l) {
     }
     if (ctas > 16) return error({}, "the cluster of \"cluster_dims\" has more than 16 CTAs");
     if (ctas > 1) l.cluster = static_cast<int>(ctas);
+  }
+  // `tensordesc_meta`: the kernel's tensor descriptors in parameter order,
+  // each's box (`block_size`) and element size: the bytes one box copies.
+  if (const Json* d = j.get("tensordesc_meta"); d != nullptr && d->kind != Json::Kind::null) {
+    if (d->kind != Json::Kind::array) return error({}, "\"tensordesc_meta\" is not a list of tensor descriptors");
+    for (const Json& t : d->items) {
+      const Json* b = t.get("block_size");
+      const Json* e = t.get("elem_size");
+      if (b == nullptr || b->kind != Json::Kind::array || b->items.empty() || !whole(e, 1, 16))
+        return error({}, "an entry of \"tensordesc_meta\" has no block_size list and elem_size");
+      std::int64_t bytes = static_cast<std::int64_t>(e->num);
+      for (const Json& x : b->items) {
+        if (!whole(&x, 1, 256)) return error({}, "a block_size of \"tensordesc_meta\" is not a box dimension (1 to 256)");
+        bytes *= static_cast<std::int64_t>(x.num);
+      }
+      l.desc_boxes.push_back(bytes);
+    }
   }
   return std::nullopt;
 }

@@ -258,6 +258,11 @@ void Warp::arith(const Instr& in, std::uint32_t lanes) {
       if ((m == "add" || m == "sub") && a.offsettable() && b.known()) return Val{a.k, m == "add" ? a.v + b.v : a.v - b.v, a.base};
       if (m == "add" && b.offsettable() && a.known()) return Val{b.k, a.v + b.v, b.base};
       if (m == "sub" && a.offsettable() && b.offsettable() && a.k == b.k && a.base == b.base) return Val::num(a.v - b.v);
+      // An address plus a product of integers (mad.lo, mad.wide: Triton's pointer arithmetic).
+      if (m == "mad" && !hi && cc.offsettable() && a.known() && b.known()) {
+        const std::int64_t prod = wide ? norm(a.v, t) * norm(b.v, t) : norm(a.v * b.v, t);
+        return Val{cc.k, cc.v + prod, cc.base};
+      }
       if (t.pred) {
         if (m == "not") return a.known() ? Val::num(!a.v) : a.k == Val::K::clc ? a.flipped() : Val::unknown_of(a, Val::unknown());
         if (!a.known() || !b.known()) {

@@ -39,7 +39,10 @@ std::vector<int> successors(const Function& f, int i) {
   const int n = static_cast<int>(f.code.size());
   const std::string& m = in.parts[0];
   std::vector<int> s;
-  if (m == "bra" || m == "brx") {
+  if (m == "brx") {
+    for (int t : in.targets) s.push_back(t >= 0 ? t : n);
+    if (in.guard >= 0 || in.targets.empty()) s.push_back(i + 1);
+  } else if (m == "bra") {
     s.push_back(in.target_index >= 0 ? in.target_index : n);
     if (in.guard >= 0) s.push_back(i + 1);
   } else if (m == "ret" || m == "exit" || m == "trap") {

@@ -55,6 +55,8 @@ Warp::Way Warp::way_from(std::size_t n0) {
   w.single = single_lane_;
   w.seen = regs_seen_;
   w.stale = stale_;
+  w.epoch = epoch_;
+  w.synced = synced_;
   return w;
 }
 
@@ -64,6 +66,8 @@ void Warp::restore(const Way& start, std::size_t n0) {
   single_lane_ = start.single;
   regs_seen_ = start.seen;
   stale_ = start.stale;
+  epoch_ = start.epoch;
+  synced_ = start.synced;
 }
 
 void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice, int query) {
@@ -114,6 +118,8 @@ void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice, in
   }
   single_lane_ = std::max(a.single, b.single);
   regs_seen_ = a.seen | b.seen;
+  epoch_ = a.epoch == b.epoch ? a.epoch : -1;
+  synced_ = a.synced || b.synced || choice;
   stale_ = std::move(a.stale);
   for (int r : b.stale)
     if (std::find(stale_.begin(), stale_.end(), r) == stale_.end()) stale_.push_back(r);

@@ -162,6 +162,9 @@ Execution execute(const Module& m, const Launch& launch, const std::string& file
   }
   x.tmem_allocs = ctx.tmem_allocs;
   if (x.ok())
+    if (auto d = check_stored_values(ctx, x.warps, file)) x.errors.push_back(std::move(*d));
+  if (x.ok()) same_value_stores(ctx, x.warps);
+  if (x.ok())
     for (const auto& [line, ways] : launch.assume)
       if (!ctx.assumed.count(line))
         error(x, file, {}, "--assume " + std::to_string(line) + ": no warp reached line " + std::to_string(line) +

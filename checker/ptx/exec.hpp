@@ -33,6 +33,10 @@ struct Launch {
   // Tensor maps by parameter (name, suffix or index): the bytes of one box,
   // which a cp.async.bulk.tensor copies (--box).
   std::vector<std::pair<std::string, std::int64_t>> boxes;
+  // The boxes of the kernel's tensor descriptors in parameter order (the
+  // 128-byte .b8 parameters: Triton's `tensordesc_meta`, --meta), where
+  // --box names none.
+  std::vector<std::int64_t> desc_boxes;
   // Each run of a warp's plain reads and consumes made one step
   // (coalesce.hpp); check-kernel's --no-reduction leaves them apart.
   bool coalesce = true;

@@ -42,6 +42,9 @@ struct Instr {
   std::vector<Operand> args;
   std::string target;                // bra: the label
   int target_index = -1;             // bra: the instruction it jumps to (resolved by the parser)
+  // brx.idx: the instructions of its .branchtargets list, by index (the
+  // list's label is `target`; resolved by the parser).
+  std::vector<int> targets;
   Where at;
   [[nodiscard]] bool has(const std::string& q) const {
     for (std::size_t i = 1; i < parts.size(); ++i)

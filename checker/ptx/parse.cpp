@@ -359,6 +359,7 @@ class Parser {
     fn_ = &f;
     scopes_.assign(1, {});
     scope_labels_.clear();
+    branch_tables_.clear();
     branch_scopes_.clear();
     next_scope_ = 0;
     body();
@@ -369,6 +370,24 @@ class Parser {
       Instr& in = f.code[i];
       if (in.target.empty() || in.parts[0] == "call") continue;  // a call names a function, not a label
       const auto chain = branch_scopes_.find(static_cast<int>(i));
+      if (in.parts[0] == "brx") {
+        // The list's labels, each resolved as a branch's (the list is the function's).
+        const auto list = branch_tables_.find(in.target);
+        if (list == branch_tables_.end()) {
+          error(in.at.line, in.at.col, "brx.idx names no .branchtargets list '" + in.target + "'");
+          continue;
+        }
+        for (const std::string& l : list->second) {
+          int to = -1;
+          if (chain != branch_scopes_.end())
+            for (auto s = chain->second.rbegin(); s != chain->second.rend() && to < 0; ++s)
+              if (const auto it = scope_labels_.find({*s, l}); it != scope_labels_.end()) to = it->second;
+          if (to < 0) error(in.at.line, in.at.col, "the .branchtargets list '" + in.target + "' names an unknown label '" + l + "'");
+          in.targets.push_back(to);
+        }
+        in.target_index = in.targets.empty() ? -1 : in.targets.front();
+        continue;
+      }
       if (chain != branch_scopes_.end())
         for (auto s = chain->second.rbegin(); s != chain->second.rend() && in.target_index < 0; ++s)
           if (const auto it = scope_labels_.find({*s, in.target}); it != scope_labels_.end()) in.target_index = it->second;
@@ -485,6 +504,15 @@ class Parser {
       if (t.kind == Token::Kind::ident && is(":", 1)) {  // a label
         next();
         next();
+        if (is(".branchtargets")) {  // LABEL: .branchtargets L0, L1, ...; (brx.idx's list)
+          next();
+          std::vector<std::string>& list = branch_tables_[t.text];
+          list.clear();
+          do list.push_back(next().text);
+          while (accept(","));
+          expect(";");
+          continue;
+        }
         if (scopes_.size() == 1) fn_->labels[t.text] = static_cast<int>(fn_->code.size());
         scope_labels_[{scopes_.back().id, t.text}] = static_cast<int>(fn_->code.size());
         continue;
@@ -525,6 +553,12 @@ class Parser {
       a = b + 1;
     }
     const std::string& m = in.parts[0];
+    if (m == "brx") {  // brx.idx{.uni} index, tlist;
+      Operand o;
+      if (!operand(o)) return skip_statement();
+      in.args.push_back(std::move(o));
+      expect(",");
+    }
     if (m == "bra" || m == "brx") {
       const Token l = next();
       in.target = l.text;
@@ -690,6 +724,7 @@ class Parser {
   Function* fn_ = nullptr;
   std::vector<Scope> scopes_;
   std::map<std::pair<int, std::string>, int> scope_labels_;  // (block, label) -> index into code
+  std::map<std::string, std::vector<std::string>> branch_tables_;  // `L: .branchtargets ...` -> its labels
   std::map<int, std::vector<int>> branch_scopes_;           // a branch's index -> the blocks around it, outermost first
   int next_scope_ = 0;
   std::map<std::string, bool> local_names_;

@@ -301,12 +301,20 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
     ev.data = lane_bytes(in, lanes, in.args[load ? 1 : 0], access_width(in));
     const bool shared = !ev.data.empty() && !ev.data[0].global;
     emit(in, lanes, std::move(ev));
+    // Shared stores are kept for other warps' loads after a barrier of the
+    // whole CTA, which may read their values (epoch.cpp).
+    if (!load && shared && !strong && in.args.size() > 1) record_store(in, lanes, in.args[0], in.args[1], access_width(in));
     if (load) {
       const int id = static_cast<int>(out_->events.size()) - 1;
       // A shared-memory load's data: its first use consumes it.
       if (shared) load_lanes_.back() = lanes;
       for (int l = 0; l < 32; ++l)
-        if ((lanes >> l) & 1) loaded(l, in.args[0], shared ? id : -1);
+        if ((lanes >> l) & 1) {
+          const std::optional<std::int64_t> stored =
+              shared && !strong && in.args[0].kind == Operand::Kind::reg ? stored_value(in, l, in.args[1], access_width(in)) : std::nullopt;
+          if (stored) set(l, in.args[0], Val::num(norm(*stored, type_of(in.parts))));
+          else loaded(l, in.args[0], shared ? id : -1);
+        }
       // A 32-bit load of where tcgen05.alloc wrote its columns' address.
       if (shared && access_width(in) == 4 && in.args[0].kind == Operand::Kind::reg)
         for (int l = 0; l < 32; ++l) {

@@ -118,6 +118,12 @@ std::int64_t Warp::box_bytes(const Instr& in, const Operand& map, std::uint32_t 
     std::int64_t at = 0;
     if (param_named(n, &at) == param && at == off) return b;
   }
+  // Triton's tensor descriptors (--meta): the k-th 128-byte parameter's.
+  if (off == 0 && ctx.fn->params[static_cast<std::size_t>(param)].bytes == 128) {
+    std::size_t k = 0;
+    for (int i = 0; i < param; ++i) k += ctx.fn->params[static_cast<std::size_t>(i)].bytes == 128 ? 1 : 0;
+    if (k < ctx.launch.desc_boxes.size()) return ctx.launch.desc_boxes[k];
+  }
   const std::string which = std::to_string(param) + (off ? "+" + std::to_string(off) : "");
   stop(in, "the box of the tensor map at parameter '" + name + "'" + (off ? " + " + std::to_string(off) : "") +
                " is not known: give --box " + which + "=BYTES (the product of its box dimensions times the "
@@ -317,6 +323,7 @@ void Warp::emit(const Instr& in, std::uint32_t lanes, Event ev) {
   }
   out_->events.push_back(std::move(ev));
   load_lanes_.push_back(0);
+  after_event(out_->events.back());
 }
 
 void Warp::loaded(int lane, const Operand& o, int load) {
@@ -633,9 +640,9 @@ std::optional<std::string> Warp::check_retries(std::uint32_t lanes, const Operan
   return why;
 }
 
-void Warp::branch(const Instr& in, std::uint32_t g) {
+void Warp::branch(const Instr& in, std::uint32_t g, int to) {
   Entry& e = stack_.back();
-  const int target = in.target_index;
+  const int target = to >= 0 ? to : in.target_index;
   if (g == e.mask) {
     e.pc = target;
   } else if (g == 0) {
@@ -712,8 +719,26 @@ void Warp::step() {
     ++stack_.back().pc;
     return;
   }
-  if (m == "bra" || m == "brx") {
-    if (m == "brx") stop(in, "brx.idx (an indirect branch) is not supported");
+  if (m == "brx") {
+    // brx.idx: the lanes g go to the list's entry their index names, the
+    // same in each of them (Triton's warp-specialization dispatch).
+    std::optional<std::int64_t> idx;
+    for (int l = 0; l < 32; ++l) {
+      if (!((g >> l) & 1)) continue;
+      const Val v = get(l, in.args.at(0), Type{32});
+      if (!v.known())
+        stop(in, "the index of '" + in.text + "' (lane " + std::to_string(l) +
+                     ") is a value the front end does not know (loaded from memory it does not follow): not supported yet");
+      if (idx && *idx != v.v) stop(in, "the lanes of '" + in.text + "' take different entries of its list: not supported yet");
+      idx = v.v;
+    }
+    if (idx && (*idx < 0 || *idx >= static_cast<std::int64_t>(in.targets.size())))
+      stop(in, "'" + in.text + "' takes entry " + std::to_string(*idx) + " of a list of " + std::to_string(in.targets.size()) +
+                   " (PTX ISA brx.idx: undefined)");
+    branch(in, g, idx ? in.targets[static_cast<std::size_t>(*idx)] : -1);
+    return;
+  }
+  if (m == "bra") {
     branch(in, g);
     return;
   }

@@ -58,8 +58,39 @@ struct Context {
   std::set<std::int64_t> word_reads;  // shared addresses of 32-bit loads
   bool tmem_late = false;
   int clc_branches = 0;  // branches on cluster launch control answers read (clc.cpp)
+  // Shared-memory stores (st.shared) of every warp so far, per lane, with
+  // the storing warp's epoch (barriers of the whole CTA passed; -1: not
+  // known), and the loads whose value was read from them (epoch.cpp).
+  struct SharedStore {
+    int cta = 0;
+    std::int64_t lo = 0;
+    std::vector<int> bytes;  // -1: not known
+    bool known = false;
+    int warp = 0;            // warp + 1000 * its CTA
+    int epoch = -1;
+    int line = 0;
+    int event = -1;          // the storing warp's write event (-1: on a way of a branch read both ways)
+  };
+  std::vector<SharedStore> shared_stores;
+  struct StoredRead {
+    int cta = 0;
+    std::int64_t lo = 0, hi = 0;
+    int epoch = 0, reader = 0;
+    std::int64_t value = 0;
+    Where at;
+  };
+  std::vector<StoredRead> stored_reads;
   bool tmem_unfollowed = false;  // a warp stopped at a tensor-memory address no alloc gave (tmem_addr)
 };
+
+// Each load whose value was read from another warp's stores (epoch.cpp)
+// read the same from every warp's stores, and no other write touches its
+// bytes: else the error to report.
+[[nodiscard]] std::optional<Diagnostic> check_stored_values(const Context& ctx, const std::vector<WarpRun>& warps, const std::string& file);
+
+// The stores of one known value that other warps store to the same bytes
+// too: morally strong writes (epoch.cpp).
+void same_value_stores(const Context& ctx, std::vector<WarpRun>& warps);
 
 // The notes of the branches and guards on loaded values read (either.cpp);
 // the number of distinct branches.
@@ -145,6 +176,13 @@ class Warp {
   // A strong operation's scope and semantics (sync.cpp): a Stop where the
   // model cannot read its scope; its ordering noted where it has one.
   void strong_op(const Instr& in);
+  // An event the warp made: its epoch and whether it synchronized since (epoch.cpp).
+  void after_event(const Event& e);
+  // A st.shared by `lanes`: each lane's bytes and value, for later loads of other warps (epoch.cpp).
+  void record_store(const Instr& in, std::uint32_t lanes, const Operand& addr, const Operand& value, std::int64_t width);
+  // What a load by `lane` right after a barrier of the whole CTA reads, where
+  // other warps' stores before that barrier say it (epoch.cpp).
+  [[nodiscard]] std::optional<std::int64_t> stored_value(const Instr& in, int lane, const Operand& addr, std::int64_t width);
   // clusterlaunchcontrol.* (clc.cpp).
   void clc(const Instr& in, std::uint32_t lanes);
   // tcgen05.* (tcgen05.cpp).
@@ -175,7 +213,7 @@ class Warp {
   };
   void step();
   // A branch taken by the lanes `g` of the top entry: a jump, a fall-through, or a split.
-  void branch(const Instr& in, std::uint32_t g);
+  void branch(const Instr& in, std::uint32_t g, int to = -1);
   // A branch the lanes `unknown` may take or not (a predicate from loaded
   // data): both ways read, to where they meet again (either.cpp).
   void either(const Instr& in, std::uint32_t taken, std::uint32_t unknown);
@@ -207,6 +245,8 @@ class Warp {
     int single = -1;
     std::uint8_t seen = 0;
     std::vector<int> stale;
+    int epoch = 0;
+    bool synced = false;
   };
   // The warp's state but its registers and events: taken into a way (its
   // events from n0 moved out), and put back to run the next way.
@@ -285,6 +325,8 @@ class Warp {
   std::vector<int> either_way_;            // for each: the way being read (0 taken, 1 not)
   int either_depth_ = 0;                   // how many such ways are being read
   int clc_canceled_ = 0;                   // the clc_branch ways being read where a query answered "canceled"
+  int epoch_ = 0;                          // barriers of the whole CTA passed (-1: not known, after ways that differ)
+  bool synced_ = false;                    // an operation other than a plain access since the last of them
   std::map<int, int> assume_visits_;       // --assume lines: the times this warp reached each (assumed)
   std::vector<std::pair<std::size_t, Val>> undo_;  // within them: each register slot written, its value before
 };
