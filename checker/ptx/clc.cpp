@@ -135,12 +135,8 @@ void Warp::clc_branch(const Instr& in, std::uint32_t taken, std::uint32_t unknow
   if (!ways[1].ran) {
     // No cluster is left to cancel on this path: the model answers "not
     // canceled" (spec/clc.hpp), so the warp goes that way alone.
-    Ran& on = ways[0];
-    restore(on.way, n0);
-    for (Event& e : on.way.events) out_->events.push_back(std::move(e));
-    for (const auto& [i, v] : on.way.changed)
-      if (!(v == regs[i])) slot_at(i) = v;
-    stack_ = std::move(on.stack);
+    take(ways[0].way, n0);
+    stack_ = std::move(ways[0].stack);
     return;
   }
   if (ways[0].stack != ways[1].stack)

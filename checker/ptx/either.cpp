@@ -70,6 +70,13 @@ void Warp::restore(const Way& start, std::size_t n0) {
   synced_ = start.synced;
 }
 
+void Warp::take(Way& w, std::size_t n0) {
+  restore(w, n0);
+  for (Event& e : w.events) out_->events.push_back(std::move(e));
+  for (const auto& [i, v] : w.changed)
+    if (!(v == regs[i])) slot_at(i) = v;
+}
+
 void Warp::join(const Instr& in, Way& a, Way& b, std::size_t n0, bool choice, int query) {
   // An event index of a way (a load a register holds, an arrive whose token
   // it holds or a wait names) moves with the way's events: after the mark
@@ -215,10 +222,7 @@ void Warp::either(const Instr& in, std::uint32_t taken, std::uint32_t unknown) {
     // The other way alone, as it ran (regs holds the start here).
     Ran& on = a.aborts ? b : a;
     ctx.either_asserts.emplace_back((a.aborts ? a : b).aborts->line, branch_text);
-    restore(on.way, n0);
-    for (Event& e : on.way.events) out_->events.push_back(std::move(e));
-    for (const auto& [i, v] : on.way.changed)
-      if (!(v == regs[i])) slot_at(i) = v;
+    take(on.way, n0);
     stack_ = std::move(on.stack);
     return;
   }

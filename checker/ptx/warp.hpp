@@ -252,6 +252,9 @@ class Warp {
   // events from n0 moved out), and put back to run the next way.
   [[nodiscard]] Way way_from(std::size_t n0);
   void restore(const Way& start, std::size_t n0);
+  // One way alone, as it ran (regs holding the state before it): its state,
+  // its events after the warp's first n0, the registers it wrote.
+  void take(Way& w, std::size_t n0);
   // The two ways after the warp's first n0 events, `regs` holding the state
   // before them: one after the other, or as a choice between marks; a
   // register the ways leave different is not known after them.
