@@ -48,7 +48,7 @@ bool full_barrier(const Event& e, int threads, const ir::Kernel& k) {
 // below m is known and those of one epoch agree.
 std::optional<std::int64_t> resolve(const std::vector<Context::SharedStore>& all, int cta, std::int64_t lo, std::int64_t hi, int m,
                                     int reader, bool* own) {
-  std::int64_t v = 0;
+  std::uint64_t v = 0;
   for (std::int64_t b = lo; b < hi; ++b) {
     int best = -1;
     std::optional<int> byte;
@@ -70,9 +70,9 @@ std::optional<std::int64_t> resolve(const std::vector<Context::SharedStore>& all
       }
     }
     if (best < 0 || clash || !byte || *byte < 0) return std::nullopt;
-    v |= static_cast<std::int64_t>(*byte) << (8 * (b - lo));
+    v |= static_cast<std::uint64_t>(*byte) << (8 * (b - lo));
   }
-  return v;
+  return static_cast<std::int64_t>(v);
 }
 
 }  // namespace
