@@ -106,8 +106,9 @@ void Warp::record_store(const Instr& in, std::uint32_t lanes, const Operand& add
     s.known = true;
     for (const Operand& o : elems) {
       const Val v = get(l, o, t);
-      s.known = s.known && v.known();
-      for (std::int64_t i = 0; i < each; ++i) s.bytes.push_back(v.known() ? static_cast<int>((static_cast<std::uint64_t>(v.v) >> (8 * i)) & 0xFF) : -1);
+      s.known = s.known && v.known() && each <= 8;
+      for (std::int64_t i = 0; i < each; ++i)
+        s.bytes.push_back(v.known() && i < 8 ? static_cast<int>((static_cast<std::uint64_t>(v.v) >> (8 * i)) & 0xFF) : -1);
     }
     ctx.shared_stores.push_back(std::move(s));
   }
