@@ -59,7 +59,8 @@ std::optional<std::int64_t> resolve(const std::vector<Context::SharedStore>& all
         *own = true;
         return std::nullopt;
       }
-      if (s.epoch < 0 || s.epoch >= m) continue;
+      if (s.epoch < 0) return std::nullopt;  // a store on a way of a branch read both ways: its epoch is not known
+      if (s.epoch >= m) continue;
       const int x = s.known ? s.bytes[static_cast<std::size_t>(b - s.lo)] : -1;
       if (s.epoch > best) {
         best = s.epoch;
