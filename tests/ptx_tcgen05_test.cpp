@@ -123,6 +123,18 @@ TEST_CASE("ptx tcgen05: the alloc's address followed into the MMA, the loads and
   CAPTURE(back.errors.empty() ? "" : back.errors[0].message);
   REQUIRE(back.ok());
   CHECK(check::check(back.kernel, {}).states == check::check(k.kernel, {}).states);
+  // The commit with no state space, its mbarrier's shared::cta address
+  // zero-extended to 64 bits (as Triton writes it): the same barrier, the
+  // same search.
+  std::string zext = kernel();
+  const std::string commit = "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 \t[%r4];";
+  REQUIRE(zext.find(commit) != std::string::npos);
+  zext.replace(zext.find(commit), commit.size(), "cvt.u64.u32 \t%rd5, %r4;\n\ttcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 \t[%rd5];");
+  const ptx::Loaded z = load(zext);
+  CAPTURE(first_error(z));
+  REQUIRE(z.ok());
+  CHECK(check::check(z.kernel, {}).states == check::check(k.kernel, {}).states);
+  CHECK(outcome(zext) == "verified");
 }
 
 TEST_CASE("ptx tcgen05: the model's rules apply to the PTX") {

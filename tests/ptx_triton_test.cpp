@@ -125,6 +125,57 @@ TEST_CASE("ptx triton: several warps storing the same known value do not race; d
   CHECK(outcome(k("\tadd.u32 \t%r3, %r2, 5;")) == "data_race");  // each warp its own value
 }
 
+TEST_CASE("ptx triton: an address stored whole before the barrier is that address for the warp that loads it") {
+  // Warp 0 stores a generic address of `buf` into `cap` (Triton's captures
+  // for the worker partitions: the tensor-memory address, a pointer), both
+  // warps pass barrier 1 of the CTA, warp 1 loads `cap` and writes through
+  // it; warp 0 reads `buf` (READ: after the second barrier, or before it).
+  auto k = [](const std::string& value, bool read_after) {
+    const std::string read = "\tld.shared.u32 \t%r5, [buf];";
+    return std::string(R"(
+.version 8.7
+.target sm_90a
+.address_size 64
+.shared .align 8 .b8 cap[8];
+.shared .align 4 .b8 buf[64];
+.visible .entry cap_addr()
+.reqntid 64, 1, 1
+{
+	.reg .pred 	%p<4>;
+	.reg .b32 	%r<20>;
+	.reg .b64 	%rd<8>;
+	mov.u32 	%r1, %tid.x;
+	shr.u32 	%r2, %r1, 5;
+	setp.ne.s32 	%p1, %r2, 0;
+	@%p1 bra 	WORKER;
+	mov.u64 	%rd1, buf;
+	cvta.shared.u64 	%rd2, %rd1;
+)") + value + R"(
+	st.shared.u64 	[cap], %rd2;
+	barrier.sync 	1;
+)" + (read_after ? "" : read) + R"(
+	barrier.sync 	1;
+)" + (read_after ? read : "") + R"(
+	ret;
+WORKER:
+	barrier.sync 	1;
+	ld.shared.u64 	%rd3, [cap];
+	st.u32 	[%rd3], 1;
+	barrier.sync 	1;
+	ret;
+}
+)";
+  };
+  CHECK(outcome(k("", true)) == "verified");
+  // Read before the second barrier: it races warp 1's write, which is of buf.
+  CHECK(outcome(k("", false)) == "data_race");
+  // Each lane a different address (buf plus its lane's offset): not one
+  // address, so warp 1's store address is not known: a located error.
+  const ptx::Loaded each = load(k("\tmul.wide.u32 \t%rd4, %r1, 0;\n\tadd.u64 \t%rd2, %rd2, %rd4;\n\tand.b32 \t%r3, %r1, 1;\n\tmul.wide.u32 \t%rd5, %r3, 4;\n\tadd.u64 \t%rd2, %rd2, %rd5;", true));
+  REQUIRE(!each.ok());
+  CHECK(first_error(each).find("st.u32") != std::string::npos);
+}
+
 TEST_CASE("ptx triton: the project's Gluon ring, compiled by Triton, with its metadata") {
   using cli_support::run;
   const cli_support::Run ok = run(test, data + "gluon_ring.ptx --meta " + data + "gluon_ring.json");

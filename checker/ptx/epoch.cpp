@@ -43,24 +43,44 @@ bool full_barrier(const Event& e, int threads, const ir::Kernel& k) {
   return k.exprs.at(static_cast<std::size_t>(e.op.count)).value == threads;
 }
 
+bool overlaps(const Context::SharedStore& s, int cta, std::int64_t lo, std::int64_t hi) {
+  return s.cta == cta && s.lo < hi && lo < s.lo + static_cast<std::int64_t>(s.bytes.size());
+}
+
+// An address stored whole to exactly [lo, hi) by every latest store below m
+// of those bytes (the same address): that address, else nothing.
+std::optional<Val> resolve_whole(const std::vector<Context::SharedStore>& all, int cta, std::int64_t lo, std::int64_t hi, int m) {
+  int best = -1;
+  for (const Context::SharedStore& s : all)
+    if (overlaps(s, cta, lo, hi) && s.epoch < m) best = std::max(best, s.epoch);
+  std::optional<Val> v;
+  for (const Context::SharedStore& s : all) {
+    if (!overlaps(s, cta, lo, hi) || s.epoch != best) continue;
+    const bool exact = s.lo == lo && s.lo + static_cast<std::int64_t>(s.bytes.size()) == hi;
+    if (!exact || s.whole.k == Val::K::unknown || (v && *v != s.whole)) return std::nullopt;
+    v = s.whole;
+  }
+  return v;
+}
+
 // The value of bytes [lo, hi) of CTA `cta` in epoch `m` for warp `reader`,
-// from the stores `all` (little-endian), where every byte's latest store
-// below m is known and those of one epoch agree.
-std::optional<std::int64_t> resolve(const std::vector<Context::SharedStore>& all, int cta, std::int64_t lo, std::int64_t hi, int m,
-                                    int reader, bool* own) {
+// from the stores `all`: an address stored whole there, or the integer
+// (little-endian) where every byte's latest store below m is known and
+// those of one epoch agree.
+std::optional<Val> resolve(const std::vector<Context::SharedStore>& all, int cta, std::int64_t lo, std::int64_t hi, int m, int reader) {
+  for (const Context::SharedStore& s : all) {
+    if (!overlaps(s, cta, lo, hi)) continue;
+    if (s.warp == reader) return std::nullopt;
+    if (s.epoch < 0) return std::nullopt;  // a store on a way of a branch read both ways: its epoch is not known
+  }
+  if (std::optional<Val> w = resolve_whole(all, cta, lo, hi, m)) return w;
   std::uint64_t v = 0;
   for (std::int64_t b = lo; b < hi; ++b) {
     int best = -1;
     std::optional<int> byte;
     bool clash = false;
     for (const Context::SharedStore& s : all) {
-      if (s.cta != cta || b < s.lo || b >= s.lo + static_cast<std::int64_t>(s.bytes.size())) continue;
-      if (s.warp == reader) {
-        *own = true;
-        return std::nullopt;
-      }
-      if (s.epoch < 0) return std::nullopt;  // a store on a way of a branch read both ways: its epoch is not known
-      if (s.epoch >= m) continue;
+      if (!overlaps(s, cta, b, b + 1) || s.epoch >= m) continue;
       const int x = s.known ? s.bytes[static_cast<std::size_t>(b - s.lo)] : -1;
       if (s.epoch > best) {
         best = s.epoch;
@@ -73,7 +93,7 @@ std::optional<std::int64_t> resolve(const std::vector<Context::SharedStore>& all
     if (best < 0 || clash || !byte || *byte < 0) return std::nullopt;
     v |= static_cast<std::uint64_t>(*byte) << (8 * (b - lo));
   }
-  return static_cast<std::int64_t>(v);
+  return Val::num(static_cast<std::int64_t>(v));
 }
 
 }  // namespace
@@ -105,6 +125,10 @@ void Warp::record_store(const Instr& in, std::uint32_t lanes, const Operand& add
     const std::vector<Operand> elems = value.kind == Operand::Kind::vec ? value.elems : std::vector<Operand>{value};
     const std::int64_t each = width / static_cast<std::int64_t>(elems.size());
     s.known = true;
+    if (elems.size() == 1) {
+      const Val v = get(l, value, t);
+      if (v.address() || v.k == Val::K::tmem) s.whole = Val{v.k, v.v, v.base, -1, 0};
+    }
     for (const Operand& o : elems) {
       const Val v = get(l, o, t);
       s.known = s.known && v.known() && each <= 8;
@@ -115,12 +139,11 @@ void Warp::record_store(const Instr& in, std::uint32_t lanes, const Operand& add
   }
 }
 
-std::optional<std::int64_t> Warp::stored_value(const Instr& in, int lane, const Operand& addr, std::int64_t width) {
+std::optional<Val> Warp::stored_value(const Instr& in, int lane, const Operand& addr, std::int64_t width) {
   if (synced_ || epoch_ <= 0 || either_depth_ > 0 || width > 8) return std::nullopt;
   const Bytes b = bytes_at(in, lane, addr, width);
   if (b.global) return std::nullopt;
-  bool own = false;
-  const std::optional<std::int64_t> v = resolve(ctx.shared_stores, b.cta, b.lo, b.hi, epoch_, warp + 1000 * cta, &own);
+  const std::optional<Val> v = resolve(ctx.shared_stores, b.cta, b.lo, b.hi, epoch_, warp + 1000 * cta);
   if (v) ctx.stored_reads.push_back(Context::StoredRead{b.cta, b.lo, b.hi, epoch_, warp + 1000 * cta, *v, in.at});
   return v;
 }
@@ -139,6 +162,11 @@ void same_value_stores(const Context& ctx, std::vector<WarpRun>& warps) {
       if (s.epoch >= 0 && t.epoch >= 0 && s.epoch != t.epoch) continue;  // a barrier of the whole CTA between them
       const std::int64_t lo = std::max(s.lo, t.lo);
       const std::int64_t hi = std::min(s.lo + static_cast<std::int64_t>(s.bytes.size()), t.lo + static_cast<std::int64_t>(t.bytes.size()));
+      if (lo >= hi) continue;
+      if (s.whole.k != Val::K::unknown && s.whole == t.whole && s.lo == t.lo && s.bytes.size() == t.bytes.size()) {
+        others = true;  // the same address stored whole
+        continue;
+      }
       for (std::int64_t b = lo; b < hi; ++b) {
         others = true;
         const int x = s.bytes[static_cast<std::size_t>(b - s.lo)], y = t.bytes[static_cast<std::size_t>(b - t.lo)];
@@ -161,8 +189,7 @@ void same_value_stores(const Context& ctx, std::vector<WarpRun>& warps) {
 
 std::optional<Diagnostic> check_stored_values(const Context& ctx, const std::vector<WarpRun>& warps, const std::string& file) {
   for (const Context::StoredRead& r : ctx.stored_reads) {
-    bool own = false;
-    const std::optional<std::int64_t> v = resolve(ctx.shared_stores, r.cta, r.lo, r.hi, r.epoch, r.reader, &own);
+    const std::optional<Val> v = resolve(ctx.shared_stores, r.cta, r.lo, r.hi, r.epoch, r.reader);
     // Any other write of those bytes (an async copy, an atomic) is a value not followed.
     bool other = false;
     for (const WarpRun& w : warps)
@@ -176,7 +203,7 @@ std::optional<Diagnostic> check_stored_values(const Context& ctx, const std::vec
       }
     if (!v || *v != r.value || other)
       return Diagnostic{file, ir::Loc{r.at.line, r.at.col},
-                        "this load's value was read as " + std::to_string(r.value) +
+                        "this load's value was read as " + (r.value.known() ? std::to_string(r.value.v) : std::string("an address")) +
                             ", what another warp stored before the barrier of the whole CTA both passed, but a warp that ran "
                             "later stores to those bytes too (or writes them otherwise): not supported yet",
                         true};

@@ -310,10 +310,17 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
       if (shared) load_lanes_.back() = lanes;
       for (int l = 0; l < 32; ++l)
         if ((lanes >> l) & 1) {
-          const std::optional<std::int64_t> stored =
+          const std::optional<Val> stored =
               shared && !strong && in.args[0].kind == Operand::Kind::reg ? stored_value(in, l, in.args[1], access_width(in)) : std::nullopt;
-          if (stored) set(l, in.args[0], Val::num(norm(*stored, type_of(in.parts))));
-          else loaded(l, in.args[0], shared ? id : -1);
+          if (stored && stored->known()) {
+            set(l, in.args[0], Val::num(norm(stored->v, type_of(in.parts))));
+          } else if (stored) {  // an address: its first use consumes the load, as data's does
+            Val a = *stored;
+            a.load = shared ? id : -1;
+            set(l, in.args[0], a);
+          } else {
+            loaded(l, in.args[0], shared ? id : -1);
+          }
         }
       // A 32-bit load of where tcgen05.alloc wrote its columns' address.
       if (shared && access_width(in) == 4 && in.args[0].kind == Operand::Kind::reg)
@@ -323,7 +330,7 @@ bool Warp::sync(const Instr& in, std::uint32_t lanes) {
           if (b.global || b.cta != cta) continue;
           ctx.word_reads.insert(b.lo);
           for (std::size_t a = 0; a < ctx.tmem_allocs.size(); ++a)
-            if (ctx.tmem_allocs[a].slot == b.lo) set(l, in.args[0], Val{Val::K::tmem, 0, static_cast<int>(a), -1, 0});
+            if (ctx.tmem_allocs[a].slot == b.lo) set(l, in.args[0], Val{Val::K::tmem, 0, static_cast<int>(a), id, 0});
         }
     }
     return true;

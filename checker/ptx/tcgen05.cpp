@@ -166,7 +166,24 @@ void Warp::tcgen05(const Instr& in, std::uint32_t lanes) {
   } else if (sub == "commit") {
     // tcgen05.commit.cta_group::1.mbarrier::arrive::one{.shared::cluster}{.multicast::cluster}.b64 [mbar]{, ctaMask};
     need(1);
-    const std::vector<Bytes> b = lane_bytes(in, lanes, in.args[0], 8);
+    std::vector<Bytes> b;
+    if (!in.has("shared::cluster") && !in.has("shared::cta") && !in.has("shared")) {
+      // No state space: generic addressing by the letter. Triton and other
+      // compilers pass the mbarrier's shared::cta address zero-extended to
+      // 64 bits (cvt.u64.u32), read here as that address (docs/ptx.md,
+      // "Blackwell"); a generic address of the shared window reads as usual.
+      for (int l = 0; l < 32; ++l)
+        if ((lanes >> l) & 1) {
+          const Val a = address(l, in.args[0]);
+          if (a.k != Val::K::num) continue;
+          Bytes x;
+          x.cta = cta;
+          x.lo = a.v;
+          x.hi = a.v + 8;
+          if (b.empty() || b.back().lo != x.lo) b.push_back(x);
+        }
+    }
+    if (b.empty()) b = lane_bytes(in, lanes, in.args[0], 8);
     if (b.size() != 1 || b[0].global) stop(in, "the lanes of '" + in.text + "' name different mbarriers: not supported yet");
     ev.op.code = OpCode::tcgen05_commit;
     ev.has_bar = true;

@@ -70,13 +70,16 @@ struct Context {
     int epoch = -1;
     int line = 0;
     int event = -1;          // the storing warp's write event (-1: on a way of a branch read both ways)
+    // An address stored whole (one element: a tensor-memory address, a
+    // pointer), which a load of exactly these bytes reads as that address.
+    Val whole;
   };
   std::vector<SharedStore> shared_stores;
   struct StoredRead {
     int cta = 0;
     std::int64_t lo = 0, hi = 0;
     int epoch = 0, reader = 0;
-    std::int64_t value = 0;
+    Val value;
     Where at;
   };
   std::vector<StoredRead> stored_reads;
@@ -182,7 +185,7 @@ class Warp {
   void record_store(const Instr& in, std::uint32_t lanes, const Operand& addr, const Operand& value, std::int64_t width);
   // What a load by `lane` right after a barrier of the whole CTA reads, where
   // other warps' stores before that barrier say it (epoch.cpp).
-  [[nodiscard]] std::optional<std::int64_t> stored_value(const Instr& in, int lane, const Operand& addr, std::int64_t width);
+  [[nodiscard]] std::optional<Val> stored_value(const Instr& in, int lane, const Operand& addr, std::int64_t width);
   // clusterlaunchcontrol.* (clc.cpp).
   void clc(const Instr& in, std::uint32_t lanes);
   // tcgen05.* (tcgen05.cpp).
