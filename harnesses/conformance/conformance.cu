@@ -1360,6 +1360,76 @@ __global__ void init_other_tma(int iters, const std::uint32_t* src, int chunks, 
   }
 }
 
+// 2c. generic_write_then_tma_overwrite (Triton's reuse of shared memory:
+// the word tcgen05.alloc wrote its address to, read after a barrier, is later
+// a TMA destination, with no proxy fence between). Lane l of warp 1 inits its
+// mbarrier once (fenced). Each round, lane l of warp 0 writes row l (32
+// bytes: the 16 the copy overwrites and the 16 after them) with generic
+// stores of values of that round (Fence: then fence.proxy.async, the
+// control); named barrier 1 (warps 0 and 1); lane l of warp 1 arms its
+// mbarrier with arrive.expect_tx 16, issues a 16-byte cp.async.bulk into the
+// row's first half, waits for the round's phase with a watchdog and checks
+// the row: the copy's 16 bytes, then the generic values after them; named
+// barrier 2. Warp 2 stresses. Outcomes: 0 right data, 1 a generic value where
+// the copy wrote, 2 the neighbour lost its generic value, 3 hung.
+template <bool Fence>
+__global__ void write_then_tma(int iters, const std::uint32_t* src, int chunks, unsigned long long* out, std::uint32_t* gscratch) {
+  __shared__ alignas(8) std::uint64_t bars[32];
+  __shared__ alignas(128) std::uint32_t rows[32][8];
+  __shared__ alignas(128) volatile std::uint32_t scratch[64];
+  __shared__ volatile int stop;
+  __shared__ volatile int abort_run;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  std::uint32_t seed = 0x9e3779b9u ^ (blockIdx.x * 7919u + threadIdx.x * 104729u) | 1u;
+  const std::uint32_t bar = saddr(&bars[lane]), row = saddr(&rows[lane][0]);
+  if (threadIdx.x == 0) stop = 0, abort_run = 0;
+  if (warp == 1) {
+    mbar_init(bar, 1);
+    fence_mbar_init();
+    fence_proxy_async();
+  }
+  __syncthreads();
+  unsigned long long ok = 0, lost_copy = 0, lost_neighbour = 0, hung = 0;
+  if (warp < 2) {
+    for (int i = 0; i < iters; ++i) {
+      const int c = static_cast<int>((blockIdx.x * 32u + lane * 7u + i * 13u) % static_cast<unsigned>(chunks));
+      const std::uint32_t mark = 0x80000000u | (static_cast<std::uint32_t>(i) << 8) | (static_cast<std::uint32_t>(lane) << 3);
+      if (warp == 0) {
+        for (int k = 0; k < 8; ++k) st_cta(row + 4 * k, mark | k);
+        if (Fence) fence_proxy_async();
+      }
+      asm volatile("barrier.sync.aligned 1, 64;" ::: "memory");
+      if (warp == 1) {
+        arrive_expect_tx(bar, 16);
+        bulk_load(row, src + 4 * c, 16, bar);
+        if (!wait<0>(bar, static_cast<std::uint32_t>(i & 1), 1ll << 24)) {
+          ++hung;
+          abort_run = 1;
+        } else {
+          bool copy = true, neighbour = true;
+          for (int k = 0; k < 4; ++k) copy &= ld_cta(row + 4 * k) == static_cast<std::uint32_t>(4 * c + k + 1);
+          for (int k = 4; k < 8; ++k) neighbour &= ld_cta(row + 4 * k) == (mark | k);
+          if (!copy) ++lost_copy;
+          else if (!neighbour) ++lost_neighbour;
+          else ++ok;
+        }
+      }
+      asm volatile("barrier.sync.aligned 2, 64;" ::: "memory");
+      if (abort_run) break;
+    }
+    asm volatile("barrier.sync.aligned 3, 64;" ::: "memory");
+    if (threadIdx.x == 0) stop = 1;
+  } else {
+    stress(scratch, gscratch, seed, &stop);
+  }
+  if (warp == 1) {
+    add(out, 0, ok);
+    add(out, 1, lost_copy);
+    add(out, 2, lost_neighbour);
+    add(out, 3, hung);
+  }
+}
+
 // barrier.sync.aligned 1, 128;  (a named barrier over the 128 readers)    PTX 6.0, sm_70
 __device__ inline void bar_sync_readers() { asm volatile("barrier.sync.aligned 1, 128;" ::: "memory"); }
 // barrier.red.or.pred p, 2, 128, q;  (bar.red over the 128 readers)        PTX 6.0, sm_70
@@ -1651,6 +1721,13 @@ inline const char* letter_of(const std::string& test) {
            "(PTX ISA, Memory Consistency Model, Proxies), so without fence.mbarrier_init or fence.proxy.async by the "
            "initialising thread every outcome is allowed. With the fences (control) only `completed, right data` is "
            "allowed.";
+  if (test == "generic_write_then_tma_overwrite")
+    return "barrier.sync orders the generic proxy; a write by the async proxy after a generic write of the same "
+           "location is, by the letter, ordered only through fence.proxy.async (PTX ISA, Memory Consistency Model, "
+           "Proxies). Without one the two writes are not ordered, so the location may end with either value: the "
+           "generic value where the copy wrote is allowed. The bytes next to them, which only the generic stores "
+           "wrote, must keep their values (`neighbour lost` is not allowed), and the copy always completes (no hang). "
+           "With the fence (control) only the copy's data is allowed.";
   if (test == "generic_read_then_tma_overwrite")
     return "barrier.sync (and an mbarrier release/acquire) orders the generic proxy; a write by the async proxy after "
            "generic reads of the same location is, by the letter, ordered only through fence.proxy.async (PTX ISA, "
@@ -1759,7 +1836,8 @@ inline int run(const std::vector<Variant>& vs, unsigned long long* dcounts, std:
 
 inline bool is_test(const std::string& n) {
   return n == "scope_cta_remote_arrive" || n == "scope_cluster_remote_arrive" || n == "scope_relaxed_remote_arrive" ||
-         n == "init_then_own_tma_no_fence" || n == "init_then_other_tma_no_fence" || n == "generic_read_then_tma_overwrite" ||
+         n == "init_then_own_tma_no_fence" || n == "init_then_other_tma_no_fence" || n == "generic_write_then_tma_overwrite" ||
+         n == "generic_read_then_tma_overwrite" ||
          n == "leader_wait_group_read_then_lanes_write";
 }
 
@@ -1957,6 +2035,34 @@ inline std::vector<Variant> variants(int sms, unsigned long long want, unsigned 
     v.fault_allowed = true;
     v.launch = [=](std::uint32_t) {
       contested::init_other_tma<false><<<blocks, 96>>>(iters, src16, chunks16, out, gscratch);
+      return cudaPeekAtLastError();
+    };
+    v.want = want;
+    vs.push_back(v);
+  }
+  // 2c. generic writes, named barrier, another warp's TMA over them with no fence (Triton's reuse of shared memory).
+  {
+    const int blocks = sms * 16, iters = 256;
+    const unsigned long long per = static_cast<unsigned long long>(blocks) * 32 * iters;
+    Variant v;
+    v.test = "generic_write_then_tma_overwrite";
+    v.variant = "fence.proxy.async after the writes";
+    v.control = true;
+    v.outcomes = {{"copy's data, neighbour kept", true}, {"generic value where the copy wrote", false},
+                  {"neighbour lost", false}, {"hung", false}};
+    v.launch = [=](std::uint32_t) {
+      contested::write_then_tma<true><<<blocks, 96>>>(iters, src16, chunks16, out, gscratch);
+      return cudaPeekAtLastError();
+    };
+    v.per_launch = per;
+    v.want = ctl;
+    vs.push_back(v);
+    v.variant = "generic writes; bar.sync; another warp's TMA load over them (no fence)";
+    v.control = false;
+    v.outcomes = {{"copy's data, neighbour kept", true}, {"generic value where the copy wrote", true},
+                  {"neighbour lost", false}, {"hung", false}};
+    v.launch = [=](std::uint32_t) {
+      contested::write_then_tma<false><<<blocks, 96>>>(iters, src16, chunks16, out, gscratch);
       return cudaPeekAtLastError();
     };
     v.want = want;
