@@ -76,7 +76,8 @@ Check conflict(const Event& prior, const Access& a, std::uint8_t issuer) {
     return c;
   }
   if (a.proxy == Proxy::async && !(prior.after_async & me) && prior.proxy == Proxy::generic) {
-    if (prior.write) c.violation = Violation::proxy_race;
+    if (prior.write && a.kind == Kind::write && a.overwrite && prior.thread != issuer) c.warning = Violation::cross_proxy_waw;
+    else if (prior.write) c.violation = Violation::proxy_race;
     else if (a.kind == Kind::write) c.violation = Violation::cross_proxy_war;
   }
   return c;

@@ -198,6 +198,15 @@ struct Access {
   // strong store; kind read: a strong load): it conflicts with plain
   // accesses, never with another atomic one of the same buffer (Event::atomic).
   bool atomic = false;
+  // An async-proxy write that only overwrites (a TMA load's landing, a TMA
+  // store's write of global memory, a cluster launch control response): it
+  // reads nothing of what it overwrites. After another thread's generic
+  // write that happens before it with no proxy fence between, it is the
+  // `cross_proxy_waw` warning, not `proxy_race` (docs/spec.md, "Stances";
+  // H100, harness test generic_write_then_tma_overwrite); after the issuing
+  // thread's own write (program order only) it stays `proxy_race`. A
+  // reduction (cp.reduce.async.bulk) reads its destination: not an overwrite.
+  bool overwrite = false;
   // The unit's own earlier accesses are ordered before this one: a tcgen05.mma
   // after the same thread's tcgen05.mma or tcgen05.cp, which the ISA executes
   // in order ("Pipelined tcgen05 instructions"); and so is an earlier access
@@ -237,7 +246,10 @@ struct Access {
 //    `scope_race` when only a scope kept them apart);
 //  - an async-proxy access to a generic write needs the issuer in `after_async`,
 //    also when the issuer made that write itself (PTX ISA "Proxies": a proxy
-//    fence is needed between proxies); else `proxy_race`;
+//    fence is needed between proxies); else `proxy_race`, or, for an
+//    `overwrite` ordered after another thread's write in the generic proxy,
+//    the `cross_proxy_waw` warning (H100, harness test
+//    generic_write_then_tma_overwrite);
 //  - an async-proxy write after generic reads, ordered but with no proxy fence:
 //    `cross_proxy_war` (H100, harness test generic_read_then_tma_overwrite:
 //    reads still in flight at the release return the new data), unless the

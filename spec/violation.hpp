@@ -59,6 +59,8 @@ namespace pc::spec {
     "an overwrite of what another CTA accessed, ordered only through a release or acquire of too narrow a scope (warning)") \
   X(cross_proxy_war, "cross_proxy_war", error,                                                     \
     "generic-proxy reads not known to be consumed at the release, then an async-proxy write of the same buffer with no fence.proxy.async between") \
+  X(cross_proxy_waw, "cross_proxy_waw", warning,                                                     \
+    "an async-proxy overwrite (a TMA load) of another thread's generic write ordered before it, with no fence.proxy.async between (warning)") \
   X(async_init_unfenced, "async_init_unfenced", warning,                                             \
     "an mbarrier's initialising thread uses it through the async proxy with no fence.mbarrier_init or fence.proxy.async (warning)") \
   X(bad_copy_size, "bad_copy_size", error,                                                         \

@@ -409,6 +409,20 @@ TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict make
   auto kt = [&](const std::string& before, const std::string& after) {
     return with(with(tc, "BEFORE", before), "AFTER", after);
   };
+  // Generic writes, a barrier, then another warp's TMA load over them with
+  // no proxy fence (Triton's reuse of the word tcgen05.alloc wrote): the
+  // cross_proxy_waw warning. Without the barrier the two writes race.
+  const std::string waw = "kernel v\nsmem tile[1] bytes 4096\nmbarrier full[1] count 1\nrole writer warp:\n  all: write tile[0]\n"
+                          "FENCE  syncthreads\nrole loader warp:\n  syncthreads\n  one: arrive_expect_tx full[0] bytes 4096\n"
+                          "  one: tma_load tile[0] -> full[0]\n  wait full[0] parity 0\n  all: read tile[0]\n";
+  auto kv = [&](const std::string& fence) { return with(waw, "FENCE", fence); };
+  CHECK(check::outcome_name(run(with(kv(""), "  syncthreads\n  one: arrive_expect_tx", "  one: arrive_expect_tx"), true)) ==
+        "data_race");
+  // The async proxy reading such a write (a TMA store of it) stays proxy_race.
+  CHECK(check::outcome_name(run("kernel s\ngmem out bytes 4096\nsmem tile[1] bytes 4096\nrole w warp:\n  all: write tile[0]\n"
+                                "  syncthreads\nrole l warp:\n  syncthreads\n  one: tma_store tile[0] to out\n  commit_group\n"
+                                "  wait_group 0\n",
+                                true)) == "proxy_race");
   // Generic reads then a TMA overwrite with no proxy fence: an error (the
   // H100 returns the new data to reads in flight at the release).
   pair(k(""), "cross_proxy_war", k("  all: fence_proxy_async\n"));
@@ -417,6 +431,7 @@ TEST_CASE("warning kinds: the search goes on, the verdict says so, --strict make
     const char* kind;
   } cases[] = {{ki(""), ki("  one: fence_mbarrier_init\n"), "async_init_unfenced"},
                {ko(""), ko("  one: fence_mbarrier_init\n"), "async_init_unfenced"},
+               {kv(""), kv("  all: fence_proxy_async\n"), "cross_proxy_waw"},
                {kt("", ""), kt("", "  tcgen05_fence_after_thread_sync\n"), "tcgen05_unfenced"},
                {kt("  tcgen05_fence_after_thread_sync\n", "  tcgen05_fence_before_thread_sync\n"),
                 kt("  tcgen05_fence_before_thread_sync\n", "  one: tcgen05_fence_after_thread_sync\n"), "tcgen05_unfenced"}};

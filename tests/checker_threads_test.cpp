@@ -41,7 +41,7 @@ bool agree(const std::string& text, check::Options o = {}) {
       CAPTURE(n);
       same_result(one, run(p.kernel, n, o));
     }
-    replays(p.kernel, one);
+    replays(p.kernel, one, o);
     ++compared;
     violations += one.verdict == check::Verdict::violation;
     return true;

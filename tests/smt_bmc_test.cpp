@@ -413,6 +413,30 @@ TEST_CASE("engines agree: a deadlock and a race, with their steps") {
   REQUIRE(ok.ok());
   CHECK(smt::bounded_search(ok.kernel).verdict == smt::BmcResult::Verdict::verified);
   CHECK(check::check(ok.kernel, check::Options{}).verdict == check::Verdict::verified);
+  // Generic writes, a barrier, another warp's TMA load over them with no
+  // proxy fence: a warning in the explicit search (cross_proxy_waw), which
+  // the SMT search does not raise; with the writer's barrier left out, both
+  // find the writes' race.
+  const std::string waw = "kernel v\nsmem tile[1] bytes 4096\nmbarrier full[1] count 1\nrole w warp:\n  all: write tile[0]\n"
+                          "  syncthreads\nrole l warp:\n  syncthreads\n  one: arrive_expect_tx full[0] bytes 4096\n"
+                          "  one: tma_load tile[0] -> full[0]\n  wait full[0] parity 0\n";
+  const dsl::Parsed over = dsl::parse(waw, "t.bk");
+  REQUIRE(over.ok());
+  CHECK(smt::bounded_search(over.kernel).verdict == smt::BmcResult::Verdict::verified);
+  const check::Result ow = check::check(over.kernel, check::Options{});
+  CHECK(ow.verdict == check::Verdict::verified);
+  REQUIRE(ow.warnings.size() == 1);
+  CHECK(ow.warnings[0].kind == spec::Violation::cross_proxy_waw);
+  std::string unordered = waw;
+  for (const std::string cut : {"  all: write tile[0]\n  syncthreads\n", "  syncthreads\n  one: arrive"}) {
+    const std::size_t at = unordered.find(cut);
+    REQUIRE(at != std::string::npos);
+    unordered.replace(at, cut.size(), cut.substr(0, cut.find('\n') + 1) == "  syncthreads\n" ? "  one: arrive" : "  all: write tile[0]\n");
+  }
+  const dsl::Parsed racy = dsl::parse(unordered, "t.bk");
+  REQUIRE(racy.ok());
+  CHECK(smt::bounded_search(racy.kernel).kind == spec::Violation::data_race);
+  CHECK(check::check(racy.kernel, check::Options{}).violation == spec::Violation::data_race);
   // What it does not cover is named, with the line.
   const dsl::Parsed fence = dsl::parse("kernel t\nmbarrier m[1] count 1\nrole p warp:\n  fence_acq_rel cta\n", "t.bk");
   REQUIRE(fence.ok());

@@ -56,10 +56,12 @@ inline void same_result(const check::Result& one, const check::Result& many) {
   CHECK(unreached_text(many) == unreached_text(one));
 }
 
-// The counterexample replays to its kind.
-inline void replays(const ir::Kernel& k, const check::Result& r) {
+// The counterexample replays to its kind (a warning's, with --strict as the
+// search had it).
+inline void replays(const ir::Kernel& k, const check::Result& r, const check::Options& searched = {}) {
   if (r.verdict != check::Verdict::violation) return;
   check::Options o;
+  o.strict = searched.strict;
   o.replay = r.replay;
   const check::Result again = check::check(k, o);
   CHECK(outcome_name(again) == outcome_name(r));

@@ -85,6 +85,10 @@ const std::vector<RuleHelp>& table() {
        "test generic_read_then_tma_overwrite). Put fence_proxy_async after the reads, or `consume` the loaded values "
        "(the instruction that uses them: an mma.sync, a dependent store) before releasing the buffer.",
        {"concurrency", "race", "async-proxy"}},
+      {"cross_proxy_waw",
+       "Put fence_proxy_async after the generic writes (in the writing thread, before the synchronization that orders "
+       "them before the copy): the PTX ISA orders accesses of one location through two proxies only with a proxy fence.",
+       {"concurrency", "race", "async-proxy"}},
       {"async_init_unfenced",
        "Put fence_mbarrier_init (or fence_proxy_async) between the init and the first async-proxy use of the barrier.",
        {"concurrency", "mbarrier", "async-proxy"}},

@@ -106,6 +106,7 @@ struct Step {
     int remote = -1;  // the CTA the buffer is in, where another (it must not have exited)
     int mbar = -1;    // tma_load: the barrier this copy completes on
     bool write = false;  // unit_access: this part is a write (Step::write: every part is)
+    bool overwrite = false;  // tma_load, clc_cancel: an async write that reads nothing (hb::Access::overwrite)
     std::vector<int> events;
   };
   std::vector<Part> parts;

@@ -424,8 +424,10 @@ void Encoder::access(State& s, const Step& st, const Step::Part& part, const std
       }
       if (async && generic(e)) {
         const z3::expr unfenced = and2(and2(live, ordered), !K(s, t, e, true));
-        if (prior.write) raises.push_back({Violation::proxy_race, unfenced});
-        else raises.push_back({Violation::cross_proxy_war, unfenced});
+        // An overwrite ordered after another thread's write: the
+        // cross_proxy_waw warning, not raised.
+        if (prior.write && !(write && part.overwrite && prior.thread != t)) raises.push_back({Violation::proxy_race, unfenced});
+        else if (!prior.write) raises.push_back({Violation::cross_proxy_war, unfenced});
       }
     }
   if (unit >= 0)

@@ -30,6 +30,7 @@ void Unroller::op_clc_cancel(Step& s, const ir::Op& op, int index) {
     part.buf = buf(dst, c);
     part.remote = remote(c);
     part.mbar = mbar(op.bar, c);
+    part.overwrite = true;
     part.events.push_back(event(part.buf, true, s.unit, 0, true));
     s.tmas.push_back(static_cast<int>(f_.tmas.size()));
     Tma t{a_, index, part.events[0], part.mbar, s.tx};
@@ -75,6 +76,7 @@ void Unroller::op_tma_load(Step& s, const ir::Op& op, int index) {
     part.buf = buf(dst, c);
     part.remote = remote(c);
     part.mbar = mbar(op.bar, spec::rules::signalled_cta(c, named_cta));
+    part.overwrite = true;
     part.events.push_back(event(part.buf, true, s.unit, 0, true));
     s.tmas.push_back(static_cast<int>(f_.tmas.size()));
     Tma t{a_, index, part.events[0], part.mbar, s.tx};

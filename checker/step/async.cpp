@@ -36,7 +36,9 @@ Exec::Pc Exec::on_tma_load(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
     require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
     if (c != me_.cta) require_started(c, hb::bit(leader), "a multicast TMA load");
     if (bar_cta != me_.cta && bar_cta != c) require_peer(bar_cta, hb::bit(leader), "a TMA load's complete-tx");
-    race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false), "TMA load into", buf);
+    race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false, false, false,
+                     spec::tmem::MmaPart::none, true),
+         "TMA load into", buf);
     Pending pe{PendingKind::tma_load, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,
                static_cast<std::int32_t>(bytes), false, static_cast<std::uint16_t>(map + 1)};
     s_.pending.insert(std::upper_bound(s_.pending.begin(), s_.pending.end(), pe), pe);
@@ -70,7 +72,9 @@ Exec::Pc Exec::on_tma_store(const ir::Op& op, [[maybe_unused]] const Lanes& l) {
   std::string to;
   if (op.global.object >= 0) {
     const int dst = buf_at(op.global, me_.cta);
-    race(unit_access(dst, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::bulk, group, false), "TMA store into", dst);
+    race(unit_access(dst, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::bulk, group, false, false, false,
+                     spec::tmem::MmaPart::none, op.code != OpCode::tma_reduce),
+         op.code == OpCode::tma_reduce ? "TMA reduce into" : "TMA store into", dst);
     if (describe_) to = " to " + p_.buffer_name(dst);
   }
   SAY(std::string(ir::op_keyword(op.code)) + " " + (op.bufs.empty() ? std::string() : p_.buffer_name(buf_at(op.bufs[0], me_.cta))) + to);

@@ -27,7 +27,8 @@ Exec::Pc Exec::on_clc_try_cancel(const ir::Op& op, [[maybe_unused]] const Lanes&
     const int buf = buf_at(op.bufs.at(0), c);
     require_init_visible(mbar, hb::Proxy::async, hb::bit(leader));
     if (c != me_.cta) require_started(c, hb::bit(leader), "a multicast clusterlaunchcontrol.try_cancel");
-    race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false),
+    race(unit_access(buf, hb::Kind::write, hb::Proxy::async, hb::bit(leader), hb::Unit::tma, 0, false, false, false,
+                     spec::tmem::MmaPart::none, true),
          "try_cancel response into", buf);
     for (const bool canceled : {true, false}) {
       Pending pe{PendingKind::clc_response, static_cast<std::uint8_t>(a_), ag_.pc, static_cast<std::uint16_t>(mbar), buf,

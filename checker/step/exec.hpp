@@ -265,12 +265,13 @@ class Exec {
   // and red.async: `atomic`), issued by `issuers`.
   hb::Check unit_access(int buf, hb::Kind k, hb::Proxy proxy, hb::Threads issuers, hb::Unit u, std::uint16_t group,
                         bool every, bool after_own_unit = false, bool atomic = false,
-                        spec::tmem::MmaPart mma = spec::tmem::MmaPart::none) {
+                        spec::tmem::MmaPart mma = spec::tmem::MmaPart::none, bool overwrite = false) {
     require_no_live_mbarrier(buf, k, proxy == hb::Proxy::async ? "the async proxy" : "an async copy or store");
     hb::Access acc;
     acc.after_own_unit = after_own_unit;
     acc.mma = static_cast<std::uint8_t>(mma);
     acc.atomic = atomic;
+    acc.overwrite = overwrite;
     acc.buf = buf;
     acc.aliases = p_.aliases_of(buf);
     acc.covered = p_.covered_by(buf);

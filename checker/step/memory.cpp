@@ -40,6 +40,11 @@ void Exec::race(const hb::Check& c, const std::string& what, int buf, bool every
                    "fence_proxy_async global: the shared_cta and shared_cluster forms order shared memory only)"
                  : ": no fence.proxy.async between them");
       break;
+    case Violation::cross_proxy_waw:
+      msg = mine + " (async proxy) overwrites the generic write" + of_other + " by " + other +
+            ", which is ordered before it in the generic proxy only: no fence.proxy.async between them (the PTX ISA asks "
+            "for one; the copy's data always won on the H100: harness test generic_write_then_tma_overwrite)";
+      break;
     case Violation::cross_proxy_war:
       msg = mine + " (async proxy) overwrites what " + other + " read" + of_other +
             " through the generic proxy: those reads are not known to be consumed at the release that orders them "
