@@ -197,3 +197,28 @@ TEST_CASE("ptx triton: the project's Gluon ring, compiled by Triton, with its me
   // --strict: the warning is an error.
   CHECK(run(test, data + "gluon_ring.ptx --meta " + data + "gluon_ring.json --strict").status == 1);
 }
+
+TEST_CASE("ptx triton: the project's Gluon tcgen05 matmul (Blackwell), compiled by Triton, with its metadata") {
+  using cli_support::run;
+  // The workers load the tensor-memory address the default partition stored
+  // before the dispatch barrier; the MMA warp commits to a zero-extended
+  // shared::cta address; Triton lays the A ring over the word tcgen05.alloc
+  // wrote, with no proxy fence: the cross_proxy_waw warning.
+  const cli_support::Run ok = run(test, data + "gluon_tc_gemm.ptx --meta " + data + "gluon_tc_gemm.json");
+  CAPTURE(ok.out);
+  CAPTURE(ok.err);
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("VERIFIED") != std::string::npos);
+  CHECK(ok.out.find("warning cross_proxy_waw") != std::string::npos);
+  CHECK(ok.out.find("async_init_unfenced") != std::string::npos);
+  // The bug planted in the Python source (the accumulator loaded with no
+  // wait on acc_bar): the load races the MMA, both at their Python lines.
+  const cli_support::Run bug =
+      run(test, data + "gluon_tc_gemm_bug_no_acc_wait.ptx --meta " + data + "gluon_tc_gemm_bug_no_acc_wait.json");
+  CAPTURE(bug.out);
+  CHECK(bug.status == 1);
+  CHECK(bug.out.find("VIOLATION data_race") != std::string::npos);
+  CHECK(bug.out.find("harnesses/triton/gluon_tc_gemm.py:65:") != std::string::npos);
+  CHECK(bug.out.find("harnesses/triton/gluon_tc_gemm.py:55:") != std::string::npos);
+  CHECK(run(test, data + "gluon_tc_gemm.ptx --meta " + data + "gluon_tc_gemm.json --strict").status == 1);
+}
