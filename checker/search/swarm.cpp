@@ -48,6 +48,13 @@ class Bitstate {
     set(b);
     return fresh;
   }
+  // Whether put(fp) would find both bits set: then it never finds one
+  // clear later (bits are only ever set).
+  [[nodiscard]] bool has(std::uint64_t fp) const {
+    const std::uint64_t h = remix(fp ^ seed_);
+    const std::uint64_t a = h & mask_, b = (h >> 32 | h << 32) * 0x9E3779B97F4A7C15ull & mask_;
+    return test(a) && test(b);
+  }
 
  private:
   [[nodiscard]] bool test(std::uint64_t i) const { return (words_[i >> 6] >> (i & 63)) & 1; }
@@ -59,7 +66,7 @@ class Bitstate {
 struct Succ {
   Action action;
   std::uint64_t fp;
-  std::string bytes;
+  std::string bytes;  // empty where the bitstate already held fp at the expansion: never visited
 };
 struct Frame {
   std::string bytes;
@@ -120,7 +127,11 @@ void Swarm::search(unsigned i) {
       w.load(top.bytes);
       const std::uint64_t before = w.transitions;
       next_of.expand(
-          w, 0, stack.size() - 1, [&](std::uint64_t fp, Action a, auto&& queued) { top.succ.push_back(Succ{a, fp, std::string(queued())}); },
+          w, 0, stack.size() - 1,
+          [&](std::uint64_t fp, Action a, auto&& queued) {
+            // A successor already seen is skipped when its turn comes: no bytes kept for it.
+            top.succ.push_back(Succ{a, fp, seen.has(fp) ? std::string() : std::string(queued())});
+          },
           [](std::uint64_t) {});
       transitions += w.transitions - before;
       if (w.found.any) {
