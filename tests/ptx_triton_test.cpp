@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "checker/explore.hpp"
 #include "checker/ptx/front.hpp"
@@ -176,51 +177,46 @@ WORKER:
   CHECK(first_error(each).find("st.u32") != std::string::npos);
 }
 
-TEST_CASE("ptx triton: the project's Gluon ring, compiled by Triton, with its metadata") {
+// A Gluon kernel from tests/data/triton checked as a user checks it (with
+// its metadata): NAME verifies with a warning of each kind in `warnings`,
+// which --strict makes errors; BUG (the bug planted in the Python source)
+// is a data_race reported at each of the Python `lines`.
+static void gluon_pair(const std::string& name, const std::vector<std::string>& warnings, const std::string& bug,
+                const std::vector<std::string>& lines) {
   using cli_support::run;
-  const cli_support::Run ok = run(test, data + "gluon_ring.ptx --meta " + data + "gluon_ring.json");
+  const std::string meta = data + name + ".ptx --meta " + data + name + ".json";
+  const cli_support::Run ok = run(test, meta);
   CAPTURE(ok.out);
   CAPTURE(ok.err);
   CHECK(ok.status == 0);
   CHECK(ok.out.find("VERIFIED") != std::string::npos);
+  for (const std::string& w : warnings) CHECK_MESSAGE(ok.out.find(w) != std::string::npos, w);
+  const cli_support::Run b = run(test, data + bug + ".ptx --meta " + data + bug + ".json");
+  CAPTURE(b.out);
+  CHECK(b.status == 1);
+  CHECK(b.out.find("VIOLATION data_race") != std::string::npos);
+  for (const std::string& l : lines) CHECK_MESSAGE(b.out.find("harnesses/triton/" + l + ":") != std::string::npos, l);
+  // --strict: the warnings are errors.
+  CHECK(run(test, meta + " --strict").status == 1);
+}
+
+TEST_CASE("ptx triton: the project's Gluon ring, compiled by Triton, with its metadata") {
   // Triton inits the barriers, passes a barrier of the CTA, and another warp's
-  // TMA completes on them with no proxy fence: the stance's warning.
-  CHECK(ok.out.find("async_init_unfenced") != std::string::npos);
-  // The bug planted in the Python source (the stage released before it is
-  // read): a race, its read at the Python line that loads the tile.
-  const cli_support::Run bug =
-      run(test, data + "gluon_ring_bug_release_before_read.ptx --meta " + data + "gluon_ring_bug_release_before_read.json");
-  CAPTURE(bug.out);
-  CHECK(bug.status == 1);
-  CHECK(bug.out.find("VIOLATION data_race") != std::string::npos);
-  CHECK(bug.out.find("harnesses/triton/gluon_ring.py:41:") != std::string::npos);
-  // --strict: the warning is an error.
-  CHECK(run(test, data + "gluon_ring.ptx --meta " + data + "gluon_ring.json --strict").status == 1);
+  // TMA completes on them with no proxy fence: the stance's warning. The bug
+  // planted in the Python source (the stage released before it is read): a
+  // race, its read at the Python line that loads the tile.
+  gluon_pair("gluon_ring", {"async_init_unfenced"}, "gluon_ring_bug_release_before_read", {"gluon_ring.py:41"});
 }
 
 TEST_CASE("ptx triton: the project's Gluon tcgen05 matmul (Blackwell), compiled by Triton, with its metadata") {
-  using cli_support::run;
   // The workers load the tensor-memory address the default partition stored
   // before the dispatch barrier; the MMA warp commits to a zero-extended
   // shared::cta address; Triton lays the A ring over the word tcgen05.alloc
-  // wrote, with no proxy fence: the cross_proxy_waw warning.
-  const cli_support::Run ok = run(test, data + "gluon_tc_gemm.ptx --meta " + data + "gluon_tc_gemm.json");
-  CAPTURE(ok.out);
-  CAPTURE(ok.err);
-  CHECK(ok.status == 0);
-  CHECK(ok.out.find("VERIFIED") != std::string::npos);
-  CHECK(ok.out.find("warning cross_proxy_waw") != std::string::npos);
-  CHECK(ok.out.find("async_init_unfenced") != std::string::npos);
-  // The bug planted in the Python source (the accumulator loaded with no
-  // wait on acc_bar): the load races the MMA, both at their Python lines.
-  const cli_support::Run bug =
-      run(test, data + "gluon_tc_gemm_bug_no_acc_wait.ptx --meta " + data + "gluon_tc_gemm_bug_no_acc_wait.json");
-  CAPTURE(bug.out);
-  CHECK(bug.status == 1);
-  CHECK(bug.out.find("VIOLATION data_race") != std::string::npos);
-  CHECK(bug.out.find("harnesses/triton/gluon_tc_gemm.py:65:") != std::string::npos);
-  CHECK(bug.out.find("harnesses/triton/gluon_tc_gemm.py:55:") != std::string::npos);
-  CHECK(run(test, data + "gluon_tc_gemm.ptx --meta " + data + "gluon_tc_gemm.json --strict").status == 1);
+  // wrote, with no proxy fence: the cross_proxy_waw warning. The bug planted
+  // in the Python source (the accumulator loaded with no wait on acc_bar):
+  // the load races the MMA, both at their Python lines.
+  gluon_pair("gluon_tc_gemm", {"warning cross_proxy_waw", "async_init_unfenced"}, "gluon_tc_gemm_bug_no_acc_wait",
+             {"gluon_tc_gemm.py:65", "gluon_tc_gemm.py:55"});
 }
 
 TEST_CASE("ptx triton: the Gluon ping-pong (consumers of one warp, and of four): its planted bug found by the swarm") {
