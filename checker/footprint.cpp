@@ -12,7 +12,9 @@ namespace {
 
 using ir::OpCode;
 
-constexpr int max_words = 8;  // 512 resources
+// 2,048 resources: the sets are on the stack of persistent(), filled only as
+// far as a kernel uses (a kernel of 600 resources fills 10 words of each).
+constexpr int max_words = 32;
 
 }  // namespace
 

@@ -1583,6 +1583,47 @@ inline std::string read_runs_kernel(std::mt19937& rng) {
   return k;
 }
 
+// Buffers always accessed together (the PTX front end's joining,
+// checker/ptx/together.hpp): a producer and two consumers hand work over
+// through `full` and `empty`, each writing, reading or consuming units of
+// buffers: the pairs x[0] and y[0] (shared arrays), z and w (shared), g and
+// h (global), each pair named by one operation, by all lanes or one, and at
+// times one member alone, by a TMA load or next to a buffer that aliases it,
+// which keeps the pair apart. Each wait is left out at random, so many
+// kernels race and many verify; what matters is that the kernel with its
+// pairs joined agrees with the kernel as written, state for state.
+inline std::string together_kernel(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  static constexpr const char* units[] = {"x[0], y[0]", "z, w", "g, h", "y[0], x[0]", "x[0]", "w", "h", "x[0], y[0], z, w"};
+  static constexpr const char* kinds[] = {"write ", "read ", "consume "};
+  static constexpr const char* lanes[] = {"all: ", "one: "};
+  auto ops = [&](int n) {
+    std::string k;
+    for (; n > 0; --n) {
+      const int u = pick(10);
+      k += std::string("  ") + lanes[pick(2)] + kinds[pick(3)] + units[u < 4 ? u : u < 8 ? pick(3) : 4 + pick(4)] + "\n";
+    }
+    return k;
+  };
+  const bool tma = pick(4) == 0, alias = pick(5) == 0;
+  std::string k = "kernel together\nsmem x[1] bytes 64\nsmem y[1] bytes 64\nsmem z bytes 32\nsmem w bytes 32\n";
+  if (alias) k += "smem v bytes 16 aliases y[0] offset 16\n";
+  k += "gmem g bytes 64\ngmem h bytes 64\nmbarrier full[1] count 1\nmbarrier empty[1] count 2\nmbarrier f[1] count 1\n";
+  k += "role p warp:\n" + ops(1 + pick(3));
+  if (tma) k += "  one: arrive_expect_tx f[0] bytes 64\n  one: tma_load x[0] -> f[0]\n  wait f[0] parity 0\n";
+  k += "  one: arrive full[0]\n";
+  if (pick(4) != 0) k += "  wait empty[0] parity 0\n";
+  k += ops(1 + pick(2));
+  for (int r = 0; r < 2; ++r) {
+    k += "role q" + std::to_string(r) + " warp:\n";
+    if (pick(5) != 0) k += "  wait full[0] parity 0\n";
+    k += ops(1 + pick(3));
+    if (alias && pick(2) == 0) k += "  all: read v\n";
+    k += "  one: arrive empty[0]\n";
+  }
+  return k;
+}
+
 // Arrivals that processes outside a persistent set may make
 // (checker/phase_bound.hpp): a producer hands out work through `full`
 // (count 1, in each CTA) only once every consumer has arrived on CTA 0's

@@ -17,6 +17,7 @@
 #include "checker/ptx/coalesce.hpp"
 #include "checker/ptx/front.hpp"
 #include "checker/ptx/parse.hpp"
+#include "checker/ptx/together.hpp"
 #include "spec/tmem.hpp"
 
 namespace pc::ptx {
@@ -550,7 +551,10 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
   k.cluster_ctas = x.cluster;
   k.cta_threads = x.block[0] * x.block[1] * x.block[2];
   k.clc_queue = launch.clc;
-  if (launch.coalesce) coalesce_reads(k);
+  if (launch.coalesce) {
+    join_buffers(k);
+    coalesce_reads(k);
+  }
   out.kernel = std::move(k);
   return out;
 }
