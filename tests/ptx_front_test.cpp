@@ -84,6 +84,23 @@ TEST_CASE("ptx: overlapping byte ranges alias each other") {
         "data_race");
 }
 
+TEST_CASE("ptx: barrier memory reused as data: the mbarrier lies over the data") {
+  // After its wait and load, the consumer's lane 0 invalidates the barrier
+  // and stores into its bytes, as Triton's attention loads K into the bytes
+  // of the barrier it loaded Q with: the mbarrier is declared over the
+  // bytes the data names.
+  const std::string reuse = "\tsetp.ne.u32 \t%p1, %r4, 0;\n\t@%p1 bra \tDONE;\n\tmbarrier.inval.shared::cta.b64 \t[%r2];\n"
+                            "\tst.shared.u32 \t[%r2], 7;\nDONE:\n";
+  const std::string ok = testing::with(kernel(produce, wait), "DONE:\n", reuse);
+  const ptx::Loaded k = load(ok);
+  REQUIRE(k.ok());
+  REQUIRE(k.kernel.mbarriers.size() == 1);
+  CHECK(k.kernel.mbarriers[0].alias.of >= 0);
+  CHECK(outcome(ok) == "verified");
+  // Without the inval the store writes a live barrier's bytes.
+  CHECK(outcome(testing::with(ok, "\tmbarrier.inval.shared::cta.b64 \t[%r2];\n", "")) == "barrier_memory_reuse");
+}
+
 TEST_CASE("ptx: global memory through a pointer parameter; overlapping ranges are one buffer") {
   // Each producer lane also stores its word at param_0 + 4 * lane; the
   // consumer warp reads 16 bytes at param_0 with one lane: a range that

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -41,12 +42,15 @@ using Span = std::pair<std::int64_t, std::int64_t>;
 
 struct Memory {
   std::map<Span, int> decl;  // range -> buffer declaration
+  std::map<Span, int> root;  // each set of overlapping ranges: the span of them all -> the declaration they lie in
 };
 
 // Declarations for a set of ranges of one space (shared, or one parameter's
 // global memory).
+// `bare`: ranges that only widen the sets they overlap (an mbarrier's bytes
+// that data reuses), with no buffer of their own.
 void declare(ir::KernelBuilder& kb, const std::set<Span>& ranges, ir::Space space,
-             const std::function<std::string(Span)>& name, Memory& out) {
+             const std::function<std::string(Span)>& name, Memory& out, const std::set<Span>& bare = {}) {
   std::vector<Span> v(ranges.begin(), ranges.end());
   std::size_t i = 0;
   while (i < v.size()) {
@@ -64,6 +68,7 @@ void declare(ir::KernelBuilder& kb, const std::set<Span>& ranges, ir::Space spac
     };
     if (j - i == 1) {
       out.decl[v[i]] = add(v[i], -1);
+      out.root[v[i]] = out.decl[v[i]];
     } else if (space == ir::Space::global) {
       // Global memory is not laid out in the model (no aliases): ranges
       // that share bytes are one buffer, their union. An access of part of
@@ -75,9 +80,10 @@ void declare(ir::KernelBuilder& kb, const std::set<Span>& ranges, ir::Space spac
       // The allocation the others lie in: the range spanning them all, or
       // one no access names.
       const int root = add(whole, -1);
+      out.root[whole] = root;
       if (ranges.count(whole)) out.decl[whole] = root;
       for (std::size_t k = i; k < j; ++k)
-        if (v[k] != whole) out.decl[v[k]] = add(v[k], root);
+        if (v[k] != whole && !bare.count(v[k])) out.decl[v[k]] = add(v[k], root);
     }
     i = j;
   }
@@ -193,20 +199,30 @@ Loaded load(std::string_view text, const std::string& file, const Launch& launch
           continue;
         }
         shared.insert({b.lo, b.hi});
-        for (std::int64_t a : mbar_addr)
-          if (b.lo < a + 8 && a < b.hi && out.errors.empty())
-            out.errors.push_back(Diagnostic{file, e.op.loc,
-                                            "shared bytes [" + std::to_string(b.lo) + ", " + std::to_string(b.hi) +
-                                                ") accessed as data hold the mbarrier at " + shared_name(a) +
-                                                ": barrier memory reused as data is not supported by the PTX front end yet",
-                                            true});
       }
       for (const Bytes& b : e.global) global[b.param].insert({b.lo, b.hi});
     }
-  if (!out.errors.empty()) return out;
+  // Barrier memory reused as data (Triton's attention loads K into the
+  // bytes of the barrier it loaded Q with, after mbarrier.inval): the
+  // mbarrier lies over the data's allocation (ir::MbarrierDecl::alias), so
+  // a data access of its bytes while it is live is barrier_memory_reuse,
+  // and an init over a live one reinit_live_barrier (docs/dsl.md, "Memory
+  // layout").
+  std::set<Span> reused, bare;
+  for (std::int64_t a : mbar_addr)
+    for (const Span& sp : shared)
+      if (sp.first < a + 8 && a < sp.second) reused.insert({a, a + 8});
+  for (const Span& sp : reused)
+    if (!shared.count(sp)) bare.insert(sp), shared.insert(sp);
   Memory smem;
   declare(kb, shared, ir::Space::shared,
-          [&](Span s) { return span_name(s); }, smem);
+          [&](Span s) { return span_name(s); }, smem, bare);
+  for (const Span& sp : reused) {
+    auto it = smem.root.upper_bound({sp.first, std::numeric_limits<std::int64_t>::max()});
+    if (it == smem.root.begin()) throw std::logic_error("lower: an mbarrier's bytes in no allocation");
+    --it;
+    kb.kernel().mbarriers[static_cast<std::size_t>(mbar.at(sp.first))].alias = ir::Alias{it->second, false, 0, sp.first - it->first.first, {}};
+  }
   std::map<int, Memory> gmem;
   for (const auto& [param, ranges] : global) {
     std::string pname = static_cast<std::size_t>(param) < fn.params.size() ? plain(fn.params[static_cast<std::size_t>(param)].name, fn.name)
