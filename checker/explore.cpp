@@ -99,6 +99,11 @@ class Search {
   }
   // The verdict and, with links, the trace of a finished search.
   void conclude(Result& r, const Searched& s, const Links* links) const;
+  // A reduction asked for that the kernel is too large for: said so.
+  void note_reductions(Result& r) const {
+    if (opt_.reduction && opt_.partial_order && !model_.dependencies().usable())
+      r.notes.push_back(model_.dependencies().unusable_reason());
+  }
   void fill_agents(Result& r) const {
     const Program& p = model_.program();
     for (const AgentInfo& a : p.agents)
@@ -158,6 +163,7 @@ Result Search::run() {
     t.profile = std::move(r.profile);
     r = std::move(t);
   }
+  note_reductions(r);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }
@@ -185,6 +191,7 @@ Result Search::hunt() {
                               ": a bug hunt, not a proof; the search without --swarm verifies"
                         : stop_detail(s.s.stop_reason, opt_, r.states);
   }
+  note_reductions(r);
   r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   return r;
 }

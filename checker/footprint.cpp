@@ -129,7 +129,7 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   cluster_join_ = clc_seen_ + 1;  // read by an arrive on the cluster barrier, written by none (`quiet_cluster`)
   count_ = cluster_join_ + 1;
   const int words = (count_ + 63) / 64;
-  if (words > max_words) return;  // unusable: words_ stays 0
+  if (words > max_words) return;  // unusable: words_ stays 0 (unusable_reason)
   words_ = words;
   auto resource = [&](int mem_buf) {
     return mem_buf < p.num_buffers() ? buf(mem_buf) : mbar_base_ + (mem_buf - p.num_buffers());
@@ -594,6 +594,13 @@ class Footprints::FutureVisitor final : public PhaseBounds::Visitor {
  private:
   const Footprints& f_;
 };
+
+std::string Footprints::unusable_reason() const {
+  if (usable()) return "";
+  return "the partial-order reduction is off: the kernel has " + std::to_string(count_) +
+         " resources (mbarrier and buffer instances shared by agents, named-barrier slots and the like), more than the " +
+         std::to_string(max_words * 64) + " its sets hold (docs/checker.md, \"Reductions\")";
+}
 
 std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const {
   const int agents = static_cast<int>(s.agents.size());

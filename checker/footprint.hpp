@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,8 @@ class Footprints {
 
   // False when the kernel has more resources than the sets hold: no reduction.
   [[nodiscard]] bool usable() const { return words_ > 0; }
+  // Why not, for the user: "" where usable.
+  [[nodiscard]] std::string unusable_reason() const;
 
   // A persistent set at s, as a mask over the processes (agents 0..n-1,
   // then the pending events): the enabled next steps of the processes in it

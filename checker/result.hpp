@@ -246,6 +246,10 @@ struct Result {
   // than the trace's steps.
   std::vector<Snapshot> step_states;
   StateProfile profile;      // with Options::profile_states
+  // What the user should know of how the search ran: a reduction asked for
+  // that the kernel is too large for ("the partial-order reduction is off:
+  // ..."). Printed with the input's notes.
+  std::vector<std::string> notes;
 };
 
 // What a `# expect:` line names: "verified", "inconclusive", or the violation.

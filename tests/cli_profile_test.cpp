@@ -122,6 +122,29 @@ TEST_CASE("an inconclusive search says which limit stopped it and how to raise i
   CHECK(slurp(src + "/docs/cli.md").find("50000000") != std::string::npos);
 }
 
+TEST_CASE("a kernel past the partial-order reduction's resources is searched without it, and the report says so") {
+  // 2,148 buffer instances that two agents touch, each a resource: more
+  // than the sets hold.
+  const std::string k = temp_file("cli_profile_test", "wide.bk",
+                                  "kernel wide\nsmem b[1024] bytes 16\nsmem c[1024] bytes 16\nsmem d[100] bytes 16\n"
+                                  "mbarrier m[1] count 1\nrole w warp:\n  for i in 0 .. 1024:\n    all: write b[i], c[i]\n"
+                                  "  for i in 0 .. 100:\n    all: write d[i]\n  syncwarp\n  one: arrive m[0]\n"
+                                  "role r warp:\n  wait m[0] parity 0\n  for i in 0 .. 1024:\n    all: read b[i], c[i]\n"
+                                  "  for i in 0 .. 100:\n    all: read d[i]\n");
+  const Run r = run(k + " --max-states 2000");
+  CHECK(r.status == 3);
+  CHECK(r.out.find("note: the partial-order reduction is off: the kernel has ") != std::string::npos);
+  CHECK(r.out.find("more than the 2048 its sets hold") != std::string::npos);
+  jsonmini::Value j;
+  REQUIRE(jsonmini::Reader(run(k + " --max-states 2000 --json").out).parse(j));
+  REQUIRE(kernel0(j).get("notes"));
+  REQUIRE(kernel0(j).get("notes")->a.size() == 1);
+  CHECK(kernel0(j).get("notes")->a[0].s.find("partial-order reduction is off") != std::string::npos);
+  // Asked for no reduction, or within the sets: no note.
+  CHECK(run(k + " --max-states 2000 --no-reduction").out.find("note:") == std::string::npos);
+  CHECK(run(src + "/kernels/cutlass_tma_multicast.bk").out.find("partial-order reduction is off") == std::string::npos);
+}
+
 // A search of millions of states (the scale suite's Hopper GEMM, which does
 // not finish in minutes: docs/benchmarks.md), interrupted after a
 // second: the verdict so far, with its states and the profile, exit 3.

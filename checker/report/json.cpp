@@ -94,6 +94,7 @@ std::string json(const std::vector<FileReport>& files, int exit_status) {
     if (r.profile.taken) o << ",\n      \"profile\": " << profile_json(f);
     o << ",\n      \"notes\": [";
     for (std::size_t n = 0; n < f.notes.size(); ++n) o << (n ? ", " : "") << q(f.notes[n]);
+    for (std::size_t n = 0; n < r.notes.size(); ++n) o << (n || !f.notes.empty() ? ", " : "") << q(r.notes[n]);
     o << "]";
     if (!r.not_proved.empty()) o << ",\n      \"not_proved\": " << q(r.not_proved);
     if (!r.proved_for.empty()) o << ",\n      \"proved_for\": " << q(r.proved_for);

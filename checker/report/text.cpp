@@ -284,6 +284,7 @@ std::string text(const FileReport& f, bool verbose_trace, Coverage coverage) {
   if (!f.expect.empty()) o << (matches_expectation(f) ? "  [as expected]" : "  [EXPECTED " + f.expect + "]");
   o << '\n';
   for (const std::string& n : f.notes) o << "  note: " << n << '\n';
+  for (const std::string& n : r.notes) o << "  note: " << n << '\n';
   if (r.verdict == check::Verdict::inconclusive && !r.stop_detail.empty()) o << "  " << r.stop_detail << '\n';
   if (f.sweep.on && !f.sweep.failing.empty())
     o << "  at the first failing point " << params_text(f.sweep.failing) << " (" << f.sweep.result_states << " states, "
