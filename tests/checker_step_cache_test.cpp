@@ -42,6 +42,7 @@ constexpr std::uint64_t corpus_cap = 100'000;
 
 struct Totals {
   std::uint64_t transitions = 0, hits = 0, from_bytes = 0;
+  std::uint64_t largest = 0, largest_hits = 0;  // the search of the most transitions, and its steps reused
   int compared = 0;
 };
 
@@ -83,6 +84,7 @@ void same_with_and_without(Run&& run, std::uint64_t cap, Totals& t) {
     CHECK(b.step_cache_hits == 0);
     t.transitions += a.transitions;
     t.hits += a.step_cache_hits;
+    if (a.transitions > t.largest) t.largest = a.transitions, t.largest_hits = a.step_cache_hits;
     t.from_bytes += c.step_cache_states;
     CHECK(a.step_cache_states == 0);  // every reused step checked: each state loaded
     ++t.compared;
@@ -155,13 +157,16 @@ TEST_CASE("step cache: generated kernels give the same results with it, every re
   CHECK(t.from_bytes > (tier::sanitized && tier::ci() ? 100u : 1'000u));
   CHECK(parsed > 1200);
   // A tenth of the steps reused over every kernel; half that share in a
-  // rotating sample (tests/tier.hpp), where one large kernel can hold most
-  // of the transitions (6.7% at one of the 8 offsets on 2026-12-02). The
-  // sanitized CI tier's sample (1 in 16) can be one such kernel and little
-  // else (1.5% at def790a's offset: 18,421 of 1,205,950): it looks for
-  // memory errors, and the floor is held by the plain CI tier's sample and
-  // by both full tiers.
-  if (!(tier::sanitized && tier::ci())) CHECK(t.hits > t.transitions / (tier::sample().rotates ? 20 : 10));
+  // rotating sample (tests/tier.hpp) without its largest search, which can
+  // hold most of the transitions and few reused steps (6.7% with it at one
+  // of the 8 offsets on 2026-12-02; 3.4% at ef3aef2's, 82,631 of 2,403,644,
+  // once a warp group's wgmma no longer made a state of each order its
+  // warps pass it in). The sanitized CI tier's sample (1 in 16) can be one
+  // such kernel and little else (1.5% at def790a's offset: 18,421 of
+  // 1,205,950): it looks for memory errors, and the floor is held by the
+  // plain CI tier's sample and by both full tiers.
+  if (!tier::sample().rotates) CHECK(t.hits > t.transitions / 10);
+  else if (!(tier::sanitized && tier::ci())) CHECK(t.hits - t.largest_hits > (t.transitions - t.largest) / 20);
 }
 
 TEST_CASE("step cache: an outcome is found only for the same agent, own part and shared parts") {

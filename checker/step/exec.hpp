@@ -265,7 +265,7 @@ class Exec {
   // and red.async: `atomic`), issued by `issuers`.
   hb::Check unit_access(int buf, hb::Kind k, hb::Proxy proxy, hb::Threads issuers, hb::Unit u, std::uint16_t group,
                         bool every, bool after_own_unit = false, bool atomic = false,
-                        spec::tmem::MmaPart mma = spec::tmem::MmaPart::none, bool overwrite = false) {
+                        spec::tmem::MmaPart mma = spec::tmem::MmaPart::none, bool overwrite = false, int unit_agent = -1) {
     require_no_live_mbarrier(buf, k, proxy == hb::Proxy::async ? "the async proxy" : "an async copy or store");
     hb::Access acc;
     acc.after_own_unit = after_own_unit;
@@ -279,10 +279,10 @@ class Exec {
     acc.proxy = proxy;
     acc.issuers = issuers;
     acc.spread = every ? static_cast<std::uint8_t>(me_.parts + 1) : 0;
-    acc.unit = unit_thread(u);
+    acc.unit = unit_agent < 0 ? unit_thread(u) : p_.agents[static_cast<std::size_t>(unit_agent)].hb.unit(u);
     acc.group = group;
     acc.partial_units = partial_units(me_, issuers);
-    if (describe_) info_.accesses.push_back({hb::bit(me_.hb.unit(u)), buf, k == hb::Kind::write, proxy});
+    if (describe_) info_.accesses.push_back({hb::bit(acc.unit), buf, k == hb::Kind::write, proxy});
     return hb::access(s_.mem, acc);
   }
   // The thread of the agent's async unit u. An access by a unit the layout

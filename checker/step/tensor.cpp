@@ -195,8 +195,10 @@ std::vector<int> Exec::warp_group_of(int a) const {
 // of a warp group (PTX ISA wgmma.mma_async: ".sync ... .aligned: all threads
 // in the warpgroup must execute the same wgmma.mma_async instruction"; the
 // warpgroup performs the MMA collectively). Each warp joins it (stage 1) and
-// goes on once all four have joined; the first to go on performs its reads,
-// as its warp's MMA unit, after what all four warps knew when they joined.
+// goes on once all four have joined; the first to go on performs the reads,
+// as the MMA unit of the warp group's first warp (the group's MMA is no one
+// warp's: which warp goes on first changes no state), after what all four
+// warps knew when they joined.
 // Each warp's wgmma_wait retires them (above).
 Exec::Pc Exec::wgmma_warps(const ir::Op& op) {
   auto join = [&] {
@@ -223,7 +225,9 @@ Exec::Pc Exec::wgmma_warps(const ir::Op& op) {
       const std::uint16_t group = ag_.mma.issued;
       for (const ir::Ref& r : op.bufs) {
         const int buf = buf_at(r, me_.cta);
-        race(unit_access(buf, hb::Kind::read, hb::Proxy::async, issuers, hb::Unit::mma, group, false), "wgmma read of", buf, true);
+        race(unit_access(buf, hb::Kind::read, hb::Proxy::async, issuers, hb::Unit::mma, group, false, false, false,
+                         spec::tmem::MmaPart::none, false, warp_group_of(a_).front()),
+             "wgmma read of", buf, true);
         if (describe_) names += (names.empty() ? "" : ", ") + p_.buffer_name(buf);
       }
     }
