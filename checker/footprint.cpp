@@ -127,7 +127,22 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   clc_ = tmem_pair_base_ + ctas;  // cluster launch control: the clusters left, the requests
   clc_seen_ = clc_ + 1;           // the failures each CTA observed (spec::clc::State::failed_seen)
   cluster_join_ = clc_seen_ + 1;  // read by an arrive on the cluster barrier, written by none (`quiet_cluster`)
-  count_ = cluster_join_ + 1;
+  // per agent: the wgmma its warp group joins, where it is the group's
+  // first warp in a role split per warp (a join counts on it, a pass reads it)
+  wgmma_join_ = cluster_join_ + 1;
+  group_first_.resize(p.agents.size());
+  for (std::size_t a = 0; a < p.agents.size(); ++a) {
+    const AgentInfo& me = p.agents[a];
+    group_first_[a] = static_cast<int>(a);
+    for (std::size_t b = 0; b < a; ++b) {
+      const AgentInfo& o = p.agents[b];
+      if (o.role == me.role && o.cta == me.cta && o.instance == me.instance && o.warp / 4 == me.warp / 4) {
+        group_first_[a] = static_cast<int>(b);
+        break;
+      }
+    }
+  }
+  count_ = wgmma_join_ + static_cast<int>(p.agents.size());
   const int words = (count_ + 63) / 64;
   if (words > max_words) return;  // unusable: words_ stays 0 (unusable_reason)
   words_ = words;
@@ -403,16 +418,15 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
   switch (ir::op_footprint(op.code)) {
     case ir::Footprint::access:
       // In a role split per warp, the warp group's four warps join one
-      // wgmma (step_wgmma.cpp, wgmma_warps): each one's step reads the
-      // others' control state, so they depend on each other (their arrive
-      // pools stand for it).
+      // wgmma (step/tensor.cpp, wgmma_warps): a join counts on the group's
+      // resource (the joins commute: each writes its own warp's state, and
+      // none goes on), a pass reads it (it goes on once all four have
+      // joined; persistent() keeps the part of the stage the warp is at,
+      // and `quiet` says when they commute).
       if (op.code == OpCode::wgmma && p_.kernel->roles[static_cast<std::size_t>(p_.agents[static_cast<std::size_t>(agent)].role)].per_warp) {
-        const AgentInfo& me = p_.agents[static_cast<std::size_t>(agent)];
-        for (std::size_t a = 0; a < p_.agents.size(); ++a) {
-          const AgentInfo& o = p_.agents[a];
-          if (o.role == me.role && o.cta == me.cta && o.instance == me.instance && o.warp / 4 == me.warp / 4)
-            writes(set, pool_base_ + static_cast<int>(a));
-        }
+        const int r = wgmma_join_ + group_first(agent);
+        counts(set, r);
+        reads(set, r);
       }
       buffers(write, false);
       if (op.global.object >= 0) buf_in(op.global, cta, true, false);  // a TMA store's global destination
@@ -631,6 +645,13 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       if (ir::op_footprint(op.code) == ir::Footprint::exit) at_exit |= std::uint64_t{1} << a;
       if (ir::op_has(op.code, ir::opf::thread_arrive)) arrivals[a] = max_arrivals(op, a, vars);
       if (op.code == OpCode::cluster_sync && ag.cluster_ticket != 0) st[count_part * words_ + cluster_ / 64] &= ~(std::uint64_t{1} << (cluster_ % 64));
+      // A split warp group's wgmma: the join (a count) or, once joined, the
+      // pass (a read), a step of its own.
+      if (op.code == OpCode::wgmma && p_.kernel->roles[static_cast<std::size_t>(info.role)].per_warp) {
+        const int r = wgmma_join_ + group_first(a);
+        const int drop = ag.stage == spec::agent::waiting ? count_part : read_part;
+        st[drop * words_ + r / 64] &= ~(std::uint64_t{1} << (r % 64));
+      }
       // A bar.sync or bar.red: its arrive (a count), or, once it has
       // arrived, its wait (a read), a step of its own (step/named.cpp).
       if (ir::op_footprint(op.code) == ir::Footprint::barrier && ir::op_has(op.code, ir::opf::named_wait)) {
@@ -807,6 +828,22 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     // An agent's pool is counted on only by its st.async landings, each
     // freeing its own slot (pending_footprint): they commute.
     if (r >= pool_base_ && r < pool_base_ + agents) return true;
+    // A split warp group's wgmma. Joins commute with each other (each
+    // writes its warp's own state and none goes on: wgmma_warps) and with
+    // a pass, which waits for every join of its instance, so a join is
+    // quiet; another warp's next join comes after its own pass. A pass is
+    // quiet once all four have joined: the passes then commute (the first
+    // performs the reads, the same ones whichever it is: as the group's
+    // first warp's MMA unit, after what the four knew), and no warp's join
+    // of a later wgmma comes before its own pass.
+    if (r >= wgmma_join_ && r < wgmma_join_ + agents) {
+      if (p >= agents) return false;
+      if (bit(step + p * width, count_part, words_, r)) return true;
+      const std::int64_t mine = s.agents[static_cast<std::size_t>(p)].collectives;
+      for (int w = 0; w < agents; ++w)
+        if (wgmma_join_ + group_first(w) == r && s.agents[static_cast<std::size_t>(w)].collectives < mine) return false;
+      return true;
+    }
     // The queries of launch-control responses set the failures observed,
     // which commute; a request reads them: quiet where p's step is no
     // request and no process outside the set may make one.

@@ -53,7 +53,7 @@ class Footprints {
   class FutureVisitor;
   const Program& p_;
   int words_ = 0;      // 64-bit words per set of resources; 0 when unusable
-  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, cluster_join_ = 0, count_ = 0;
+  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, cluster_join_ = 0, wgmma_join_ = 0, count_ = 0;
   // Per buffer instance, its resource; -1 where it needs none: no agent
   // touches it, or one agent only, with plain reads and writes (no async
   // operation, no alias another touches), which commute with every other
@@ -63,6 +63,8 @@ class Footprints {
   std::vector<std::uint64_t> step_;     // per agent and pc (pc == code size: the exit at the end)
   std::vector<std::uint64_t> future_;   // the union over every pc reachable from this one, with the async events each issues
   std::vector<int> cta_of_;             // per agent: its CTA
+  std::vector<int> group_first_;        // per agent: the first agent of its warp group (a role split per warp), else itself
+  [[nodiscard]] int group_first(int agent) const { return group_first_[static_cast<std::size_t>(agent)]; }
   std::vector<bool> cluster_arrive_;    // per agent: its code has a cluster_arrive (an arrive with no wait)
   std::vector<bool> whole_slot_;        // per named slot: an exit may complete it (used with no thread count, or AMD's)
   std::vector<bool> whole_only_;        // per named slot: every op on it is for the whole CTA (no count, or bar.sync's 0), none AMD's
