@@ -118,8 +118,8 @@ Footprints::Footprints(const Program& p) : p_(p), phases_(p) {
   named_base_ = buf_base_ + shared;  // per CTA: its named-barrier slots (program.hpp, named_slot)
   alive_base_ = named_base_ + ctas * p.named_used;
   cluster_ = alive_base_ + ctas;
-  pool_base_ = cluster_ + 1;
-  tmem_base_ = pool_base_ + static_cast<int>(p.agents.size());  // per CTA: its tensor-memory allocator
+  commits_base_ = cluster_ + 1;
+  tmem_base_ = commits_base_ + static_cast<int>(p.agents.size());  // per CTA: its tensor-memory allocator
   // per CTA: its allocator's permit and the pair's collective in flight
   // (spec::tmem::Cta's `relinquished`, `pair`), which the uses of the
   // allocations do not read
@@ -506,19 +506,18 @@ void Footprints::op_footprint(const ir::Op& op, int agent, const std::int64_t* v
       buffers(true, events);
       mbar(op.bar, issue(How::count), events);
       return;
-    // An async arrival takes a sync object of the agent's pool, which its
-    // landing frees (step.cpp, arrive_slot): the pool is a resource. A
-    // cp.async.mbarrier.arrive without .noinc raises the pending count at
-    // its issue.
+    // An async arrival holds a sync object of the agent's pool from its
+    // issue to its landing, numbered by its issue among those in flight
+    // (step.cpp, free_slot): its issue commutes with another's landing, and
+    // the pool needs no resource. A cp.async.mbarrier.arrive without .noinc
+    // raises the pending count at its issue.
     case ir::Footprint::async_arrive:
-      writes(set, pool_base_ + agent);
       if (op.multicast != ir::no_expr) return multicast(false, How::arrive);
       mbar(op.bar, events ? How::arrive : op.code == OpCode::cp_async_mbarrier_arrive && !op.noinc ? How::count : How::read, events);
       return;
     // st.async: an async write into the buffer of the CTA named, whose
     // landing completes on the barrier there (the pool holds its release).
     case ir::Footprint::async_store:
-      writes(set, pool_base_ + agent);
       buffers(true, events);
       mbar(op.bar, issue(How::count), events);
       return;
@@ -568,12 +567,11 @@ void Footprints::pending_footprint(const Pending& e, Set set) const {
   else
     counts(set, mbar_base_ + e.mbar);
   // The tcgen05.commit arrivals of one agent complete in order (step.cpp):
-  // one may enable another, so they share a resource, the agent's pool. An
-  // st.async's landing frees its own slot of the pool, which commutes with
-  // another landing's (persistent(), `quiet`); an issue takes the lowest
-  // free slot, and writes the pool.
-  if (e.kind == PendingKind::tcgen05_arrive || e.kind == PendingKind::cp_async_arrive) writes(set, pool_base_ + e.agent);
-  if (e.kind == PendingKind::st_async) counts(set, pool_base_ + e.agent);
+  // one may enable another, so they share a resource, the agent's commit
+  // order. A commit's issue leaves a later one, which enables or disables
+  // none in flight. The sync object each async arrival holds is no resource
+  // (op_footprint, async_arrive).
+  if (e.kind == PendingKind::tcgen05_arrive) writes(set, commits_base_ + e.agent);
   // A response's answer reads and changes the CLC state, and its landing
   // removes its twins (step.cpp): all of a request's responses share it.
   if (e.kind == PendingKind::clc_response) writes(set, clc_);
@@ -825,9 +823,6 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
   };
   auto quiet = [&](int p, int r, std::uint64_t set) {
     if (r == cluster_) return quiet_cluster(p, set);
-    // An agent's pool is counted on only by its st.async landings, each
-    // freeing its own slot (pending_footprint): they commute.
-    if (r >= pool_base_ && r < pool_base_ + agents) return true;
     // A split warp group's wgmma. Joins commute with each other (each
     // writes its warp's own state and none goes on: wgmma_warps) and with
     // a pass, which waits for every join of its instance, so a join is

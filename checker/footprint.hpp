@@ -3,8 +3,8 @@
 // footprint is two sets of resources, those a step reads and those it writes:
 // an mbarrier instance, a buffer instance, a named-barrier slot of one CTA,
 // the liveness of one CTA (what exits and what targets a CTA from outside or
-// through async operations), the cluster barrier, an agent's pool of
-// async-arrival sync objects, a CTA's tensor-memory allocations and, apart,
+// through async operations), the cluster barrier, the order of an agent's
+// tcgen05.commit arrivals, a CTA's tensor-memory allocations and, apart,
 // its allocation permit and pair collective, cluster launch control and,
 // apart, the failures each CTA observed, and a marker that an arrive on the
 // cluster barrier reads. Two steps of different agents that write nothing the other
@@ -53,7 +53,7 @@ class Footprints {
   class FutureVisitor;
   const Program& p_;
   int words_ = 0;      // 64-bit words per set of resources; 0 when unusable
-  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, pool_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, cluster_join_ = 0, wgmma_join_ = 0, count_ = 0;
+  int mbar_base_ = 0, buf_base_ = 0, named_base_ = 0, alive_base_ = 0, cluster_ = 0, commits_base_ = 0, tmem_base_ = 0, tmem_pair_base_ = 0, clc_ = 0, clc_seen_ = 0, cluster_join_ = 0, wgmma_join_ = 0, count_ = 0;
   // Per buffer instance, its resource; -1 where it needs none: no agent
   // touches it, or one agent only, with plain reads and writes (no async
   // operation, no alias another touches), which commute with every other

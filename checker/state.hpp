@@ -67,6 +67,17 @@ struct Pending {
   auto operator<=>(const Pending&) const = default;
 };
 
+// Whether an event holds a sync object of its agent's arrival pool (`slot`).
+[[nodiscard]] constexpr bool holds_slot(PendingKind k) {
+  return k == PendingKind::tcgen05_arrive || k == PendingKind::cp_async_arrive || k == PendingKind::st_async;
+}
+// Event e as it is named after `landed` landed: an event of the same agent
+// holding a later sync object holds the one below it (Stepper::free_slot).
+[[nodiscard]] constexpr Pending after_landing(Pending e, const Pending& landed) {
+  if (holds_slot(landed.kind) && holds_slot(e.kind) && e.agent == landed.agent && e.slot > landed.slot) --e.slot;
+  return e;
+}
+
 // A part of a state whose length is fixed for a kernel (its agents, their
 // variables, its barriers): a view of the state's one block of memory, so
 // that a state copies with one memcpy (State). Indexed and iterated as a

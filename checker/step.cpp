@@ -118,6 +118,18 @@ StepInfo Stepper::agent_step(State& s, int a) const {
   return info;
 }
 
+// An async arrival's sync object is free again (its release moved to the
+// barrier): the agent's others above it are numbered one lower, so that the
+// objects in flight are always the first of the agent's pool, in the order
+// of their issue (Exec::arrive_slot takes the next). Which landed first then
+// names nothing differently: an issue and another's landing commute, as the
+// partial-order reduction takes them to (checker/footprint.cpp).
+void Stepper::free_slot(State& s, const Pending& pe) const {
+  const int end = p_.arrive_slot_first[pe.agent] + p_.arrive_slot_count[pe.agent];
+  spec::hb::renumber_down(s.mem, pe.slot, end);
+  for (Pending& q : s.pending) q = after_landing(q, pe);
+}
+
 StepInfo Stepper::pending_step(State& s, int i) const {
   StepInfo info;
   const Pending pe = s.pending[static_cast<std::size_t>(i)];
@@ -166,6 +178,7 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     if (r.out.violation == Violation::none) {
       const bool remote = p_.agents[pe.agent].cta != cta;
       so::st_async_lands(s.mem, pe.slot, mbar_channels(p_, pe.mbar), remote);
+      free_slot(s, pe);
     }
   } else if (pe.kind == PendingKind::tma_load) {
     r = mb::complete_tx(st, pe.bytes);
@@ -185,6 +198,7 @@ StepInfo Stepper::pending_step(State& s, int i) const {
     if (pe.kind == PendingKind::clc_response) s.values[static_cast<std::size_t>(pe.buf)] = pe.canceled;
   } else {
     so::arrival_lands(s.mem, pe.slot, p_.mbar_sync(pe.mbar));
+    free_slot(s, pe);
     r = mb::arrive(st, mb::ArriveArgs{pe.bytes, false, false, 0});
   }
   if (r.out.violation != Violation::none) {

@@ -84,6 +84,8 @@ class Stepper {
   }
   // Pending event `i` (index into s.pending) completes.
   [[nodiscard]] StepInfo pending_step(State& s, int i) const;
+  // An async arrival of pe.agent has landed: its sync object is free.
+  void free_slot(State& s, const Pending& pe) const;
   // Whether the agent's next step touches only what is its own: its
   // variables and control flow, and with `private_ops` also its fences and its
   // async-group bookkeeping. Such a step is always enabled, never fails and

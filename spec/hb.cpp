@@ -282,6 +282,20 @@ void move(Memory& m, int from_sync, int to_sync) {
   }
 }
 
+void renumber_down(Memory& m, int free_sync, int end) {
+  // The bits above free_sync and below end move down by one; the others stay.
+  const Syncs range = (end >= max_syncs ? ~Syncs{0} : (Syncs{1} << end) - 1) & ~((Syncs{2} << free_sync) - 1);
+  const auto down = [&](Syncs& x) { x = (x & ~range & ~(Syncs{1} << free_sync)) | ((x & range) >> 1); };
+  for (Event& e : m.events) {
+    down(e.released);
+    down(e.released_async);
+    down(e.released_weak);
+    down(e.visible);
+    down(e.visible_async);
+    down(e.visible_weak);
+  }
+}
+
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync) {
   const auto [lo, hi] = range(m, buf);
   for (std::size_t i = lo; i < hi; ++i) {

@@ -355,6 +355,13 @@ void release_unit(Memory& m, std::uint8_t unit, std::uint16_t group, int sync, T
 // `from_sync` is free again: an async arrival whose release was fixed when it
 // was issued (into a sync object of its own) lands on its mbarrier.
 void move(Memory& m, int from_sync, int to_sync);
+// Sync objects free_sync + 1 .. end - 1 are numbered one lower, free_sync
+// being free (nothing released into it, nothing sees it): a number is only
+// a name, so the memory means what it meant. The checker keeps the sync
+// objects an agent's async arrivals hold numbered by their issue, densely
+// (checker/step.cpp, free_slot), so that the order in which they land does
+// not name the same memory differently.
+void renumber_down(Memory& m, int free_sync, int end);
 // The write of async unit `thread` to `buf` is released into `sync`: the
 // complete-tx of a TMA load releases that copy's data and nothing else.
 void release_write(Memory& m, int buf, std::uint8_t thread, int sync);

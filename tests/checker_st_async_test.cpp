@@ -6,10 +6,12 @@
 // error, exit 2.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "checker/dsl/parser.hpp"
 #include "checker/explore.hpp"
+#include "checker/model.hpp"
 #include "checker/program.hpp"
 #include "spec/rules.hpp"
 #include "tests/agreed_check.hpp"
@@ -124,4 +126,71 @@ TEST_CASE("red.async: into the issuing CTA is undefined, bad input") {
       {"bytes", "kernel t\ncluster 2\nsmem sum bytes 4\nmbarrier full count 1\nrole w warp:\n  one: red_async sum @ 1 -> full bytes 16\n",
        6, 40, "4 or 8 bytes per thread"},
   });
+}
+
+// The sync object that holds an st.async's release until it lands is a name
+// (checker/step.cpp, free_slot): those in flight are numbered by their issue,
+// so a state reached by the first store landing before the second is issued
+// is the state reached by the second issued before the first lands. The
+// partial-order reduction takes the two to commute (checker/footprint.cpp).
+TEST_CASE("st.async: an issue and an earlier store's landing reach one state in either order") {
+  const std::string text = testing::started(
+      "kernel t\ncluster 2\nsmem a bytes 128\nsmem b bytes 128\nsmem c bytes 128\n"
+      "mbarrier fa count 1\nmbarrier fb count 1\nmbarrier fc count 1\n"
+      "role prod warp on cta 0:\n  all: st_async a @ 1 -> fa bytes 4\n  all: st_async b @ 1 -> fb bytes 4\n"
+      "  all: st_async c @ 1 -> fc bytes 4\n"
+      "role cons warp on cta 1:\n  one: arrive_expect_tx fa bytes 128\n  one: arrive_expect_tx fb bytes 128\n"
+      "  one: arrive_expect_tx fc bytes 128\n  wait fa parity 0 cluster\n  wait fb parity 0 cluster\n"
+      "  wait fc parity 0 cluster\n  all: read a\n  all: read b\n  all: read c\n");
+  const dsl::Parsed p = dsl::parse(text, "t.bk");
+  REQUIRE(p.ok());
+  const check::Model m(p.kernel, false);
+  REQUIRE(m.agents() == 2);
+  auto step = [&](check::State& s, int x) {
+    check::StepInfo info;
+    REQUIRE(m.apply(s, x, info));
+    REQUIRE(info.violation == spec::Violation::none);
+  };
+  auto stores = [](const check::State& s) {
+    int n = 0;
+    for (const check::Pending& e : s.pending) n += e.kind == check::PendingKind::st_async;
+    return n;
+  };
+  // Both warps through the cluster barrier, the consumer's expects made,
+  // then the producer's first two stores issued.
+  // The consumer goes first wherever it can (it blocks at its first wait).
+  check::State s = m.initial();
+  for (int i = 0; i < 40 && stores(s) < 2; ++i) {
+    check::StepInfo info;
+    check::State t = s;
+    if (m.apply(t, 1, info)) {
+      REQUIRE(info.violation == spec::Violation::none);
+      s = t;
+      continue;
+    }
+    step(s, 0);
+  }
+  REQUIRE(stores(s) == 2);
+  REQUIRE(s.pending[0].slot != s.pending[1].slot);
+  const int first = s.pending[0].slot < s.pending[1].slot ? 0 : 1;  // the store to `a`, issued first
+  // The first store lands, then the third is issued; and the other way round.
+  check::State lands_first = s, issues_first = s;
+  step(lands_first, m.agents() + first);
+  step(lands_first, 0);
+  step(issues_first, 0);
+  REQUIRE(stores(issues_first) == 3);
+  // The first store's event, found by its value in the state after the issue.
+  int event = -1;
+  for (std::size_t i = 0; i < issues_first.pending.size(); ++i)
+    if (issues_first.pending[i] == s.pending[static_cast<std::size_t>(first)]) event = m.agents() + static_cast<int>(i);
+  REQUIRE(event >= 0);
+  step(issues_first, event);
+  CHECK(lands_first == issues_first);
+  // The two stores left hold the pool's first two sync objects.
+  int lowest = 255, highest = 0;
+  for (const check::Pending& e : lands_first.pending) {
+    lowest = std::min<int>(lowest, e.slot);
+    highest = std::max<int>(highest, e.slot);
+  }
+  CHECK(highest == lowest + 1);
 }

@@ -32,11 +32,24 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
     else kept_events.push_back(s.pending[static_cast<std::size_t>(a - m_.agents())]);
   }
   const bool choices = m_.program().has_choice;
-  auto is_kept = [&](const State& u, int x) {
+  // A pending event is named by its value, which a landing of its agent's
+  // may renumber (after_landing): the kept events as named at each state.
+  using Events = std::vector<Pending>;
+  // The event that action x of u lands, if it is one.
+  auto landing = [&](const State& u, int x) -> const Pending* {
+    if (x < m_.agents() || m_.mover(u, x) >= 0 || x - m_.agents() >= static_cast<int>(u.pending.size())) return nullptr;
+    return &u.pending[static_cast<std::size_t>(x - m_.agents())];
+  };
+  // The events as named after action x of u.
+  auto after = [&](Events evs, const State& u, int x) {
+    if (const Pending* l = landing(u, x))
+      for (Pending& e : evs) e = after_landing(e, *l);
+    return evs;
+  };
+  auto is_kept = [&](const State& u, const Events& events, int x) {
     if (x >= m_.agents() && m_.mover(u, x) >= 0) x = m_.mover(u, x);  // a second way: its agent's
     if (x < m_.agents()) return std::find(kept_agents.begin(), kept_agents.end(), x) != kept_agents.end();
-    return std::find(kept_events.begin(), kept_events.end(), u.pending[static_cast<std::size_t>(x - m_.agents())]) !=
-           kept_events.end();
+    return std::find(events.begin(), events.end(), u.pending[static_cast<std::size_t>(x - m_.agents())]) != events.end();
   };
   // One step of action x, taken from t; false when not enabled.
   auto take = [&](State& t, int x, StepInfo& info) {
@@ -47,9 +60,9 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
     return true;
   };
   // The kept processes as actions of state u (-1: gone).
-  auto kept_actions = [&](const State& u) {
+  auto kept_actions = [&](const State& u, const Events& events) {
     std::vector<int> xs = kept_agents;
-    for (const Pending& pe : kept_events) {
+    for (const Pending& pe : events) {
       const auto it = std::find(u.pending.begin(), u.pending.end(), pe);
       xs.push_back(it == u.pending.end() ? -1 : m_.agents() + static_cast<int>(it - u.pending.begin()));
     }
@@ -65,7 +78,7 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
   // Which kept processes have an enabled step at s: they must stay enabled
   // along every path of left-out steps (Godefroid, LNCS 1032, persistent sets).
   std::vector<bool> enabled_at_s;
-  for (int x : kept_actions(s)) {
+  for (int x : kept_actions(s, kept_events)) {
     State t = s;
     StepInfo i;
     enabled_at_s.push_back(take(t, x, i));
@@ -73,12 +86,12 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
   // Paths of left-out steps from s, breadth-first, a few steps deep: at each
   // state on them, every left-out step commutes with every kept step.
   constexpr int max_path = 2, max_states = 16;
-  std::vector<State> frontier{s}, next;
+  std::vector<std::pair<State, Events>> frontier{{s, kept_events}}, next;
   int seen = 0;
   for (int len = 0; len <= max_path && !frontier.empty(); ++len) {
     next.clear();
-    for (const State& u : frontier) {
-      const std::vector<int> kx = kept_actions(u);
+    for (const auto& [u, events] : frontier) {
+      const std::vector<int> kx = kept_actions(u, events);
       for (std::size_t k = 0; k < kx.size(); ++k) {
         if (!enabled_at_s[k]) continue;
         State t = u;
@@ -91,7 +104,7 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
       }
       const int n = m_.processes(u);
       for (int q = 0; q < n; ++q) {
-        if (is_kept(u, q)) continue;
+        if (is_kept(u, events, q)) continue;
         State uq = u;
         StepInfo iq;
         if (!take(uq, q, iq)) continue;
@@ -105,10 +118,11 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
           State upq = up, uqp = uq;
           StepInfo ipq, iqp;
           const int q_after_p = q < m_.agents() ? q : m_.mover(u, q) >= 0 ? m_.alternatives(up) + m_.mover(u, q) : [&] {
-            const auto it = std::find(up.pending.begin(), up.pending.end(), u.pending[static_cast<std::size_t>(q - m_.agents())]);
+            const Events named = after({u.pending[static_cast<std::size_t>(q - m_.agents())]}, u, p);
+            const auto it = std::find(up.pending.begin(), up.pending.end(), named[0]);
             return it == up.pending.end() ? -1 : m_.agents() + static_cast<int>(it - up.pending.begin());
           }();
-          const int p_after_q = kept_actions(uq)[k];
+          const int p_after_q = kept_actions(uq, after(events, u, q))[k];
           if (!take(upq, q_after_p, ipq)) fail(u, p, q, "do not commute: the kept step disables the left-out one");
           if (!take(uqp, p_after_q, iqp)) fail(u, p, q, "do not commute: the left-out step disables the kept one");
           if (ipq.violation != iqp.violation)
@@ -117,7 +131,7 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
           if (ipq.violation != spec::Violation::none) continue;
           if (!(upq == uqp)) fail(u, p, q, "do not commute: the two orders reach different states");
         }
-        if (iq.violation == spec::Violation::none && ++seen <= max_states) next.push_back(std::move(uq));
+        if (iq.violation == spec::Violation::none && ++seen <= max_states) next.emplace_back(std::move(uq), after(events, u, q));
       }
     }
     frontier.swap(next);

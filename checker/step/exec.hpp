@@ -161,8 +161,7 @@ class Exec {
     for (int slot = first; slot < first + p_.arrive_slot_count[static_cast<std::size_t>(a_)]; ++slot) {
       bool used = false;
       for (const Pending& q : s_.pending)
-        used |= (q.kind == PendingKind::tcgen05_arrive || q.kind == PendingKind::cp_async_arrive || q.kind == PendingKind::st_async) &&
-                q.agent == a_ && q.slot == slot;
+        used |= holds_slot(q.kind) && q.agent == a_ && q.slot == slot;
       if (!used) return static_cast<std::uint8_t>(slot);
     }
     throw KernelError(me_.name + " has more than " + std::to_string(p_.arrive_slot_count[static_cast<std::size_t>(a_)]) +
