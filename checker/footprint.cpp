@@ -643,6 +643,30 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       if (ir::op_footprint(op.code) == ir::Footprint::exit) at_exit |= std::uint64_t{1} << a;
       if (ir::op_has(op.code, ir::opf::thread_arrive)) arrivals[a] = max_arrivals(op, a, vars);
       if (op.code == OpCode::cluster_sync && ag.cluster_ticket != 0) st[count_part * words_ + cluster_ / 64] &= ~(std::uint64_t{1} << (cluster_ % 64));
+      // The second half of a pair's tcgen05.alloc or dealloc (cta_group 2),
+      // the peer's warp having issued the first (spec::tmem::pair_issue):
+      // it clears the peer's collective in flight, reads its own, and
+      // orders its warp after the first half's writes of the allocation
+      // (hb::learn_write in its own threads' column), which only the first
+      // half of a collective writes as lanes; a read of the allocation by
+      // another warp commutes with it.
+      if ((op.code == OpCode::tcgen05_alloc || op.code == OpCode::tcgen05_dealloc) && op.cta_pair && op.tmem.object >= 0 &&
+          !s.tmem.empty()) {
+        const int cta = cta_of_[static_cast<std::size_t>(a)], peer = spec::tmem::peer(cta);
+        if (s.tmem[static_cast<std::size_t>(cta)].pair == spec::tmem::PairOp::none &&
+            s.tmem[static_cast<std::size_t>(peer)].pair != spec::tmem::PairOp::none) {
+          std::fill_n(st, width, 0);
+          const int d = op.tmem.object;
+          for (const int c : {cta, peer}) {
+            const int first = c * p_.buffers_per_cta + p_.buffer_base[static_cast<std::size_t>(d)];
+            for (int x = 0; x < p_.kernel->buffers[static_cast<std::size_t>(d)].size; ++x) reads(st, buf(first + x));
+          }
+          reads(st, tmem_pair_base_ + cta);
+          writes(st, tmem_pair_base_ + peer);
+          reads(st, alive_base_ + peer);
+          close_aliases(st);
+        }
+      }
       // A split warp group's wgmma: the join (a count) or, once joined, the
       // pass (a read), a step of its own.
       if (op.code == OpCode::wgmma && p_.kernel->roles[static_cast<std::size_t>(info.role)].per_warp) {
@@ -920,6 +944,16 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     }
     return true;
   };
+  // Whether p's step (sp; `enabled`: it may be enabled) and a step in q's
+  // future (fq) meet where one writes: whatever is quiet.
+  auto writes_meet = [&](const std::uint64_t* sp, const std::uint64_t* fq, bool enabled) {
+    for (int w = 0; w < words_; ++w) {
+      const std::uint64_t rp = sp[w], wp = sp[words_ + w], cp = sp[2 * words_ + w];
+      const std::uint64_t rq = fq[w], wq = fq[words_ + w], cq = fq[2 * words_ + w];
+      if (enabled ? (wp & (rq | wq | cq)) | ((rp | cp) & wq) : ((rp | wp | cp) & wq) | (wp & cq)) return true;
+    }
+    return false;
+  };
   // May q, now or later, interfere with p's next step? Where p's step may
   // be enabled: when one writes what the other reads or writes, or, unless
   // the barrier is quiet, when one counts on an mbarrier the other counts
@@ -930,11 +964,10 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     const std::uint64_t* sp = step + p * width;
     const std::uint64_t* fq = fut + q * width;
     const bool enabled = seeds >> p & 1;
+    if (writes_meet(sp, fq, enabled)) return true;
     for (int w = 0; w < words_; ++w) {
-      const std::uint64_t rp = sp[w], wp = sp[words_ + w], cp = sp[2 * words_ + w];
-      const std::uint64_t rq = fq[w], wq = fq[words_ + w], cq = fq[2 * words_ + w];
-      const std::uint64_t hard = enabled ? (wp & (rq | wq | cq)) | ((rp | cp) & wq) : ((rp | wp | cp) & wq) | (wp & cq);
-      if (hard) return true;
+      const std::uint64_t rp = sp[w], cp = sp[2 * words_ + w];
+      const std::uint64_t rq = fq[w], cq = fq[2 * words_ + w];
       std::uint64_t soft = enabled ? (cp & (cq | rq)) | (rp & cq) : rp & cq;
       while (soft) {
         const int r = w * 64 + std::countr_zero(soft);
@@ -991,15 +1024,23 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     }
   // Where that keeps more than one step: again, with each outside agent's
   // future the footprint of its runs from where it is, with the seed
-  // alone in the set (checker/phase_bound.hpp), which stays valid as the
-  // set grows.
+  // in the set (checker/phase_bound.hpp), which stays valid as the set
+  // grows; with it, the pending events that every set built from the seed
+  // holds: those whose step writes what the seed's step touches or the
+  // other way round (`meets` adds them whatever the futures of the agents:
+  // an event's future is its step), such as the launch-control responses
+  // of one request, each of which may decide the answer of all.
   if (best_size > 1 && phases_.usable()) {
     std::uint64_t runs[64 * parts * max_words];
     for (int seed = 0; seed < procs && best_size > 1; ++seed) {
       if (!((seeds & live) >> seed & 1)) continue;
       hold_seed = seed;
       PhaseBounds::Query& q = query();
-      const PhaseBounds::Query::Frozen frozen = q.frozen(live & ~(std::uint64_t{1} << seed));
+      std::uint64_t members = std::uint64_t{1} << seed;
+      for (int x = agents; x < procs; ++x)
+        if (x != seed && (live >> x & 1) && writes_meet(step + seed * width, future + x * width, (seeds >> seed & 1) != 0))
+          members |= std::uint64_t{1} << x;
+      const PhaseBounds::Query::Frozen frozen = q.frozen(live & ~members);
       for (int x = 0; x < procs; ++x) {
         const std::uint64_t* f = x < agents && x != seed && (live >> x & 1) ? q.future(frozen, x) : nullptr;
         std::copy_n(f != nullptr ? f : future + x * width, width, runs + x * width);
