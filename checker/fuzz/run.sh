@@ -11,7 +11,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=$root/build-fuzz
 cxx=$(command -v clang++-14 || command -v clang++)
 cmake -S "$root/checker/fuzz" -B "$out" -G Ninja -DCMAKE_CXX_COMPILER="$cxx" >/dev/null
-cmake --build "$out" -j "$(nproc 2>/dev/null || echo 2)" >/dev/null
+# A build error is printed (the build's output is kept in build-fuzz/build.log).
+cmake --build "$out" -j "$(nproc 2>/dev/null || echo 2)" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log" >&2; exit 1; }
 
 # Seeds: every corpus kernel, and every fenced block of docs/dsl.md that
 # declares a kernel.

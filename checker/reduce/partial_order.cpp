@@ -90,7 +90,9 @@ void PartialOrder::check_commute(const State& s, std::uint64_t keep, std::uint64
   int seen = 0;
   for (int len = 0; len <= max_path && !frontier.empty(); ++len) {
     next.clear();
-    for (const auto& [u, events] : frontier) {
+    for (const auto& node : frontier) {
+      const State& u = node.first;  // (named, not a structured binding: the lambdas below capture it)
+      const Events& events = node.second;
       const std::vector<int> kx = kept_actions(u, events);
       for (std::size_t k = 0; k < kx.size(); ++k) {
         if (!enabled_at_s[k]) continue;
