@@ -954,6 +954,44 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     }
     return false;
   };
+  // quiet() is a function of (p, r, set) and of the futures and the seed it
+  // reads: a closure asks it again for each q while the set stays the same.
+  struct QuietMemo {
+    int p = -1, r = -1, hold = -1;
+    std::uint64_t set = 0;
+    const std::uint64_t* fut = nullptr;
+    bool value = false;
+  } memo[4];
+  int memo_next = 0;
+  auto quiet_memo = [&](int p, int r, std::uint64_t set) {
+    for (const QuietMemo& m : memo)
+      if (m.p == p && m.r == r && m.set == set && m.fut == fut && m.hold == hold_seed) return m.value;
+    const bool value = quiet(p, r, set);
+    memo[memo_next] = QuietMemo{p, r, hold_seed, set, fut, value};
+    memo_next = (memo_next + 1) % 4;
+    return value;
+  };
+  // What meets(p, q, set) reads of the pair whatever the set, for the
+  // futures `fut` points to (reset where it changes): `hard`, one writes
+  // what the other touches; `soft`, a resource both count on or one counts
+  // on and the other reads (the set decides whether it is quiet); `exits`,
+  // a last exit of q's CTA or p's that the other's step or future touches
+  // (the set decides whether it may be the last).
+  std::uint64_t pair_known[64], pair_hard[64], pair_soft[64], pair_exits[64];
+  auto reset_pairs = [&] {
+    for (QuietMemo& m : memo) m = QuietMemo{};
+    std::fill_n(pair_known, procs, 0);
+    std::fill_n(pair_hard, procs, 0);
+    std::fill_n(pair_soft, procs, 0);
+    std::fill_n(pair_exits, procs, 0);
+  };
+  reset_pairs();
+  // The resources p's step and q's future meet on softly, as a word.
+  auto soft_word = [&](const std::uint64_t* sp, const std::uint64_t* fq, bool enabled, int w) {
+    const std::uint64_t rp = sp[w], cp = sp[2 * words_ + w];
+    const std::uint64_t rq = fq[w], cq = fq[2 * words_ + w];
+    return enabled ? (cp & (cq | rq)) | (rp & cq) : rp & cq;
+  };
   // May q, now or later, interfere with p's next step? Where p's step may
   // be enabled: when one writes what the other reads or writes, or, unless
   // the barrier is quiet, when one counts on an mbarrier the other counts
@@ -964,26 +1002,45 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
     const std::uint64_t* sp = step + p * width;
     const std::uint64_t* fq = fut + q * width;
     const bool enabled = seeds >> p & 1;
-    if (writes_meet(sp, fq, enabled)) return true;
-    for (int w = 0; w < words_; ++w) {
-      const std::uint64_t rp = sp[w], cp = sp[2 * words_ + w];
-      const std::uint64_t rq = fq[w], cq = fq[2 * words_ + w];
-      std::uint64_t soft = enabled ? (cp & (cq | rq)) | (rp & cq) : rp & cq;
-      while (soft) {
-        const int r = w * 64 + std::countr_zero(soft);
-        soft &= soft - 1;
-        if (!quiet(p, r, set)) return true;
+    const std::uint64_t qb = std::uint64_t{1} << q;
+    if (!(pair_known[p] & qb)) {
+      pair_known[p] |= qb;
+      if (writes_meet(sp, fq, enabled)) {
+        pair_hard[p] |= qb;
+      } else {
+        for (int w = 0; w < words_; ++w)
+          if (soft_word(sp, fq, enabled, w) != 0) pair_soft[p] |= qb;
+        // The last exit of a CTA: it reads the CTA's liveness (what targets
+        // the CTA touches it) and its tensor memory's allocator.
+        if (q < agents) {
+          const int c = cta_of_[static_cast<std::size_t>(q)];
+          if (touches(sp, alive_base_ + c) || last_exit_reads(c, sp)) pair_exits[p] |= qb;
+        }
+        if (at_exit >> p & 1) {
+          const int c = cta_of_[static_cast<std::size_t>(p)];
+          if (touches(fq, alive_base_ + c) || last_exit_reads(c, fq)) pair_exits[p] |= qb;
+        }
       }
     }
-    // The last exit of a CTA: it reads the CTA's liveness (what targets the
-    // CTA touches it) and its tensor memory's allocator.
-    if (q < agents && may_be_last(q, set)) {
-      const int c = cta_of_[static_cast<std::size_t>(q)];
-      if (touches(sp, alive_base_ + c) || last_exit_reads(c, sp)) return true;
-    }
-    if ((at_exit >> p & 1) && may_be_last(p, set)) {
-      const int c = cta_of_[static_cast<std::size_t>(p)];
-      if (touches(fq, alive_base_ + c) || last_exit_reads(c, fq)) return true;
+    if (pair_hard[p] & qb) return true;
+    if (pair_soft[p] & qb)
+      for (int w = 0; w < words_; ++w) {
+        std::uint64_t soft = soft_word(sp, fq, enabled, w);
+        while (soft) {
+          const int r = w * 64 + std::countr_zero(soft);
+          soft &= soft - 1;
+          if (!quiet_memo(p, r, set)) return true;
+        }
+      }
+    if (pair_exits[p] & qb) {
+      if (q < agents && may_be_last(q, set)) {
+        const int c = cta_of_[static_cast<std::size_t>(q)];
+        if (touches(sp, alive_base_ + c) || last_exit_reads(c, sp)) return true;
+      }
+      if ((at_exit >> p & 1) && may_be_last(p, set)) {
+        const int c = cta_of_[static_cast<std::size_t>(p)];
+        if (touches(fq, alive_base_ + c) || last_exit_reads(c, fq)) return true;
+      }
     }
     return false;
   };
@@ -1046,6 +1103,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
         std::copy_n(f != nullptr ? f : future + x * width, width, runs + x * width);
       }
       fut = runs;
+      reset_pairs();
       consider(close(seed));
       fut = future;
     }
