@@ -31,6 +31,7 @@ struct Memo {
     std::vector<std::uint64_t> future;
   };
   std::unordered_map<std::string, Entry> runs;
+  std::string key;  // the key being looked up (runs(), which run() does not call)
 };
 constexpr std::size_t memo_limit = 1 << 14;
 thread_local Memo memo;
@@ -414,7 +415,9 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(const Frozen& frozen, int age
   for (int n = 0; n < b_.slots_; ++n)
     if ((frozen.named >> n & 1) && s_.named[static_cast<std::size_t>(n)].generation > ag.ticket) passed |= std::uint64_t{1} << n;
   const std::uint64_t head[] = {b_.owner_, a, ag.pc, ag.exited, frozen.mbars, frozen.named, parities, ag.stage, passed, held_ ? 1u + ticket : 0u};
-  std::string key(reinterpret_cast<const char*>(head), sizeof head);
+  // Built in the thread's buffer: a lookup that hits allocates nothing.
+  std::string& key = memo.key;
+  key.assign(reinterpret_cast<const char*>(head), sizeof head);
   key.append(reinterpret_cast<const char*>(s_.vars.data() + base), (end - base) * sizeof(std::int64_t));
   if (const auto hit = memo.runs.find(key); hit != memo.runs.end()) {
     std::copy(hit->second.most.begin(), hit->second.most.end(), most);
@@ -425,7 +428,7 @@ PhaseBounds::Query::Runs& PhaseBounds::Query::runs(const Frozen& frozen, int age
   const bool ok = b_.run(s_, agent, frozen, held_, most, visitor_, future);
   it->done[a] = ok ? 2 : 1;
   if (memo.runs.size() >= memo_limit) memo.runs.clear();
-  memo.runs.emplace(std::move(key), Memo::Entry{ok, std::vector<std::int64_t>(most, most + wide), std::vector<std::uint64_t>(future, future + width_)});
+  memo.runs.emplace(key, Memo::Entry{ok, std::vector<std::int64_t>(most, most + wide), std::vector<std::uint64_t>(future, future + width_)});
   return *it;
 }
 

@@ -105,7 +105,7 @@ State Symmetry::canonical(const State& s) const {
   bool moved = false;
   for (const Group& g : groups_) {
     std::vector<int> order = g.agents;
-    std::stable_sort(order.begin(), order.end(), [&](int x, int y) {
+    auto less = [&](int x, int y) {
       const AgentState& a = s.agents[static_cast<std::size_t>(x)];
       const AgentState& b = s.agents[static_cast<std::size_t>(y)];
       if (auto c = a <=> b; c != 0) return c < 0;
@@ -117,7 +117,15 @@ State Symmetry::canonical(const State& s) const {
         return c < 0;
       return std::lexicographical_compare(seen_of(x), seen_of(x) + static_cast<std::ptrdiff_t>(nm), seen_of(y),
                                           seen_of(y) + static_cast<std::ptrdiff_t>(nm));
-    });
+    };
+    // A stable insertion sort: the agents of a state's group are mostly in
+    // order already, and std::stable_sort takes a buffer from the heap.
+    for (std::size_t i = 1; i < order.size(); ++i) {
+      const int x = order[i];
+      std::size_t j = i;
+      for (; j > 0 && less(x, order[j - 1]); --j) order[j] = order[j - 1];
+      order[j] = x;
+    }
     for (std::size_t i = 0; i < g.agents.size(); ++i) {
       to[static_cast<std::size_t>(order[i])] = g.agents[i];
       moved |= order[i] != g.agents[i];
