@@ -653,8 +653,7 @@ std::uint64_t Footprints::persistent(const State& s, std::uint64_t seeds) const 
       if ((op.code == OpCode::tcgen05_alloc || op.code == OpCode::tcgen05_dealloc) && op.cta_pair && op.tmem.object >= 0 &&
           !s.tmem.empty()) {
         const int cta = cta_of_[static_cast<std::size_t>(a)], peer = spec::tmem::peer(cta);
-        if (s.tmem[static_cast<std::size_t>(cta)].pair == spec::tmem::PairOp::none &&
-            s.tmem[static_cast<std::size_t>(peer)].pair != spec::tmem::PairOp::none) {
+        if (spec::tmem::joins_peer(s.tmem[static_cast<std::size_t>(cta)], s.tmem[static_cast<std::size_t>(peer)])) {
           std::fill_n(st, width, 0);
           const int d = op.tmem.object;
           for (const int c : {cta, peer}) {

@@ -171,6 +171,11 @@ struct PairResult {
   bool first = false;  // this issue is the first of a new collective: it performed it
 };
 
+// Whether a warp of the CTA whose state is `mine` issues the second half of
+// a collective: its peer's warp issued the first, and its own CTA has none
+// waiting (pair_issue below joins it to the peer's).
+[[nodiscard]] constexpr bool joins_peer(Cta mine, Cta peer) { return mine.pair == PairOp::none && peer.pair != PairOp::none; }
+
 // The issue of `op` on allocation `which` (`cols` columns) by a warp of the
 // CTA whose state is `mine`, whose peer CTA is `peer` (`peer_exited`: all of
 // its threads have exited). Its violations, and the sentences they rest on,
@@ -183,8 +188,7 @@ struct PairResult {
 [[nodiscard]] constexpr PairResult pair_issue(Cta mine, Cta peer, bool peer_exited, PairOp op, int which, std::int64_t cols) {
   if (mine.pair != PairOp::none)
     return {mine, peer, op == PairOp::dealloc ? Outcome::fail(Violation::tmem_misuse) : Outcome::blocked()};
-  const bool first = peer.pair == PairOp::none;
-  if (!first) {  // the second: it joins the peer's
+  if (joins_peer(mine, peer)) {  // the second: it joins the peer's
     if (peer.pair != op || (op != PairOp::relinquish && peer.pair_which != which))
       return {mine, peer, Outcome::fail(Violation::tmem_misuse)};
     peer.pair = PairOp::none;
