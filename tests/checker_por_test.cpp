@@ -141,11 +141,12 @@ TEST_CASE("corpus: the partial-order reduction keeps the verdicts and violation 
       ++capped;
     }
     without += b.states;
-    // --check-reduction over the first 20,000 states of each kernel (breadth
-    // first: every schedule up to some depth); all of the smaller ones.
+    // --check-reduction over the first states of each kernel (breadth
+    // first: every schedule up to some depth; tier::check_reduction_states);
+    // all of the smaller ones.
     check::Options o = corpus::reduced_options();
     o.check_reduction = true;
-    o.max_states = 20'000;
+    o.max_states = tier::check_reduction_states();
     const check::Result& c = corpus::search(k, o);
     checked += c.states;
     if (c.verdict != check::Verdict::inconclusive) CHECK(outcome_name(c) == k.ir().expect);

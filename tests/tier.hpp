@@ -101,4 +101,13 @@ struct Sample {
 // the cap is compared by `--full`.
 [[nodiscard]] inline std::uint64_t plain_cap() { return ci() && !sanitized ? 1'000'000 : 0; }
 
+// --check-reduction over the first states (breadth first) of each corpus
+// kernel the tier compares (checker_por_test.cpp): 20,000; 2,000 in the
+// sanitized CI tier, which looks for memory errors and not verdicts (each
+// step the reductions take alone is checked against the others there, about
+// 40 times slower than in the plain build: half of its corpus process on
+// 2026-12-07, once the reductions had brought the 2-CTA models under
+// small_states()).
+[[nodiscard]] inline std::uint64_t check_reduction_states() { return sanitized && ci() ? 2'000 : 20'000; }
+
 }  // namespace pc::tier
