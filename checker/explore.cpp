@@ -280,7 +280,7 @@ Result check(const ir::Kernel& k, const Options& opt) {
     }
   }
   if (opt.trips) {
-    const ir::Kernel tk = trip_kernel(k, opt.trips->param);
+    const ir::Kernel tk = trip_kernel(k, opt.trips->param, opt.trips->nested ? opt.trips->passes : 0);
     try {
       Search s(tk, opt);
       return opt.replay.empty() ? s.run() : s.replay();

@@ -86,11 +86,13 @@ class Model {
       if (plan_.active && i >= static_cast<int>(s.pending.size())) {
         const bool decide = i == static_cast<int>(s.pending.size());
         info = StepInfo{};
+        const int q = &st != &step_ ? trip_oracle_pass(plan_, prog_, s, decide) : -1;
         info.enabled = decide ? trip_decide(plan_, prog_, s) : trip_raise(plan_, prog_, s);
         if (info.enabled && &st != &step_) {  // describing a trace
           const std::string& name = prog_.kernel->params[static_cast<std::size_t>(plan_.shift.param)].name;
-          const std::int64_t n = trip_least(plan_, prog_, s);
+          const std::int64_t n = trip_least_of(plan_, prog_, s, q);
           info.text = decide ? name + " decided: " + std::to_string(n) : name + " is at least " + std::to_string(n);
+          if (plan_.shift.nested) info.text += " (pass " + std::to_string(q) + " of the outer loop)";
         }
         return info.enabled;
       }

@@ -160,6 +160,12 @@ inline void run_control(const Program& p, AgentState& ag, std::int64_t* vars, co
 
 inline void Stepper::control_step(State& s, int a, const Instr& in) const {
   run_control(p_, s.agents[static_cast<std::size_t>(a)], s.vars.data() + p_.var_base[static_cast<std::size_t>(a)], in);
+  // --prove over nested loops: a pass of the outer loop begins with its own N.
+  if (trips_ != nullptr && trips_->shift.nested && in.kind == InstrKind::assign) {
+    const auto ai = static_cast<std::size_t>(a);
+    const std::vector<Instr>& code = p_.code[static_cast<std::size_t>(p_.agents[ai].role)];
+    trip_pass_begins(*trips_, p_, s, ai, static_cast<std::size_t>(&in - code.data()));
+  }
 }
 
 // Inline: the search asks it after every step, and again after each local

@@ -2,18 +2,19 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <climits>
 #include <optional>
 
 namespace pc::check {
 namespace {
 
-void shift_vars(std::vector<ir::Stmt>& body) {
+void shift_vars(std::vector<ir::Stmt>& body, int by) {
   for (ir::Stmt& s : body) {
-    if (s.var >= trip_var) ++s.var;
-    if (s.op.token_var >= trip_var) ++s.op.token_var;
-    if (s.op.dest_var >= trip_var) ++s.op.dest_var;
-    shift_vars(s.body);
-    shift_vars(s.else_body);
+    if (s.var >= trip_var) s.var += by;
+    if (s.op.token_var >= trip_var) s.op.token_var += by;
+    if (s.op.dest_var >= trip_var) s.op.dest_var += by;
+    shift_vars(s.body, by);
+    shift_vars(s.else_body, by);
   }
 }
 
@@ -48,6 +49,60 @@ std::optional<std::int64_t> n_coef(const std::vector<ir::Expr>& ex, ir::ExprId e
 
 std::int64_t floor_div(std::int64_t a, std::int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
 
+// e with every read of N (trip_var) reading trip_class instead; nodes are
+// copied, not changed (another expression may share them).
+ir::ExprId to_class(std::vector<ir::Expr>& ex, ir::ExprId e) {
+  if (!trip_reads(ex, e)) return e;
+  ir::Expr x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::var) {
+    x.var = trip_class;
+  } else {
+    x.a = to_class(ex, x.a);
+    x.b = to_class(ex, x.b);
+  }
+  ex.push_back(x);
+  return static_cast<ir::ExprId>(ex.size() - 1);
+}
+
+// e with N read as trip_class except in the comparisons trip_thresholds takes.
+ir::ExprId split_reads(std::vector<ir::Expr>& ex, ir::ExprId e) {
+  if (!trip_reads(ex, e)) return e;
+  ir::Expr x = ex[static_cast<std::size_t>(e)];
+  if (x.kind == ir::ExprKind::binary && is_comparison(x.bin)) {
+    const bool ra = trip_reads(ex, x.a), rb = trip_reads(ex, x.b);
+    const auto a = ra != rb ? n_coef(ex, ra ? x.a : x.b) : std::nullopt;
+    if (a && *a >= 1) return e;
+  }
+  if (x.kind == ir::ExprKind::var) return to_class(ex, e);
+  x.a = split_reads(ex, x.a);
+  x.b = split_reads(ex, x.b);
+  ex.push_back(x);
+  return static_cast<ir::ExprId>(ex.size() - 1);
+}
+
+void split_body(std::vector<ir::Expr>& ex, std::vector<ir::Stmt>& body) {
+  for (ir::Stmt& s : body) {
+    s.expr = split_reads(ex, s.expr);
+    // A loop's bound N stays N: the pass's trip count.
+    if (!(s.kind == ir::StmtKind::for_loop && s.hi != ir::no_expr && ex[static_cast<std::size_t>(s.hi)].kind == ir::ExprKind::var))
+      s.hi = split_reads(ex, s.hi);
+    s.lo = split_reads(ex, s.lo);
+    ir::Op& op = s.op;
+    for (ir::Ref* r : {&op.bar, &op.tmem, &op.global, &op.tmap}) {
+      r->index = split_reads(ex, r->index);
+      r->cta = split_reads(ex, r->cta);
+    }
+    for (ir::Ref& r : op.bufs) {
+      r.index = split_reads(ex, r.index);
+      r.cta = split_reads(ex, r.cta);
+    }
+    for (ir::ExprId* e : {&op.count, &op.bytes, &op.parity, &op.id, &op.n, &op.multicast, &op.mask, &op.quarter, &op.value})
+      *e = split_reads(ex, *e);
+    split_body(ex, s.body);
+    split_body(ex, s.else_body);
+  }
+}
+
 }  // namespace
 
 bool trip_entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& bound) {
@@ -62,13 +117,6 @@ bool trip_entered(const TripPlan& plan, const State& s, std::size_t a, std::int6
 namespace {
 
 std::int64_t& n_of(const Program& p, State& s, std::size_t a) { return s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)]; }
-
-// Some agent waits at a gate that its lower bound does not open.
-bool any_gate_closed(const TripPlan& plan, const Program& p, const State& s) {
-  for (std::size_t a = 0; a < s.agents.size(); ++a)
-    if (!trip_gate_open(plan, p, s, static_cast<int>(a))) return true;
-  return false;
-}
 
 void set_n(const Program& p, State& s, std::int64_t v) {
   for (std::size_t a = 0; a < s.agents.size(); ++a) n_of(p, s, a) = v;
@@ -174,18 +222,26 @@ bool trip_thresholds(const std::vector<ir::Expr>& ex, ir::ExprId e, std::vector<
   return trip_thresholds(ex, x.a, out) && trip_thresholds(ex, x.b, out);
 }
 
-ir::Kernel trip_kernel(const ir::Kernel& k, int param) {
+ir::Kernel trip_kernel(const ir::Kernel& k, int param, int passes) {
   ir::Kernel t = k;
+  const bool nested = passes > 0;
+  const int added = nested ? 2 + passes : 1;
   for (ir::Expr& x : t.exprs) {
-    if (x.kind == ir::ExprKind::var && x.var >= trip_var) ++x.var;
+    if (x.kind == ir::ExprKind::var && x.var >= trip_var) x.var += added;
     if (x.kind == ir::ExprKind::constant && x.param == param) {
       x.kind = ir::ExprKind::var;  // keeps `param`: it names N
       x.var = trip_var;
     }
   }
+  const std::string& name = k.params[static_cast<std::size_t>(param)].name;
   for (ir::Role& r : t.roles) {
-    r.vars.insert(r.vars.begin() + trip_var, k.params[static_cast<std::size_t>(param)].name);
-    shift_vars(r.body);
+    r.vars.insert(r.vars.begin() + trip_var, name);
+    if (nested) {
+      r.vars.insert(r.vars.begin() + trip_class, name + " (its class)");
+      for (int q = 0; q < passes; ++q) r.vars.insert(r.vars.begin() + trip_table + q, name + " (pass " + std::to_string(q) + ")");
+    }
+    shift_vars(r.body, added);
+    if (nested) split_body(t.exprs, r.body);
   }
   return t;
 }
@@ -234,10 +290,36 @@ TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>
       if (!trip_thresholds(p.exprs, in.expr, g)) g.assign(1, TripThreshold{});
     }
   }
+  // Nested: per role, the outer loop's branch (the first branch_false on
+  // `outer < bound` whose target follows a jump back to it, before the trip
+  // loop's) and the assignments to its counter.
+  std::vector<std::pair<int, int>> outers(p.code.size(), {-1, -1});
+  plan.pass_hook.resize(p.code.size());
+  for (std::size_t r = 0; r < p.code.size() && shift->nested; ++r) {
+    const std::vector<Instr>& code = p.code[r];
+    plan.pass_hook[r].assign(code.size(), 0);
+    const int outer = r < shift->outer.size() ? shift->outer[r] : -1;
+    if (outer < 0 || loops[r].first < 0) continue;
+    for (std::size_t pc = 0; pc < code.size(); ++pc) {
+      const Instr& in = code[pc];
+      if (in.kind == InstrKind::assign && in.var == outer) plan.pass_hook[r][pc] = 1;
+      if (in.kind != InstrKind::branch_false || static_cast<int>(pc) >= loops[r].first || in.target <= loops[r].second) continue;
+      const ir::Expr& cond = p.exprs[static_cast<std::size_t>(in.expr)];
+      const ir::Expr& lhs = p.exprs[static_cast<std::size_t>(cond.a)];
+      const bool back = code[static_cast<std::size_t>(in.target - 1)].kind == InstrKind::jump &&
+                        code[static_cast<std::size_t>(in.target - 1)].target == static_cast<int>(pc);
+      if (back && cond.kind == ir::ExprKind::binary && cond.bin == ir::BinOp::lt && lhs.kind == ir::ExprKind::var && lhs.var == outer)
+        outers[r] = {static_cast<int>(pc), in.target};
+    }
+  }
+  plan.outer.assign(n, -1);
+  plan.outer_loop.assign(n, {0, 0});
+  plan.modular.assign(n, {});
   for (std::size_t a = 0; a < n; ++a) {
     const auto role = static_cast<std::size_t>(p.agents[a].role);
     const int counter = shift->counter[role];
     if (counter < 0 || loops[role].first < 0) continue;
+    if (shift->nested && outers[role].first < 0) continue;
     // An agent whose CTA, instance or warp fails a guard does not run the loop.
     std::vector<std::int64_t> vars(p.kernel->roles[role].vars.size(), 0);
     vars[ir::var_cta] = p.agents[a].cta;
@@ -251,12 +333,34 @@ TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>
     plan.scale[a] = shift->scale[role];
     for (const auto& [v, c] : shift->shifted[role]) plan.shifted[a].emplace_back(base + v, c);
     plan.loop[a] = loops[role];
+    if (shift->nested) {
+      plan.outer[a] = base + shift->outer[role];
+      plan.outer_loop[a] = outers[role];
+      for (const int v : shift->modular[role]) plan.modular[a].push_back(base + v);
+    }
   }
   return plan;
 }
 
 void trip_start(const TripPlan& plan, const Program& p, State& s) {
-  if (plan.active) set_n(p, s, trip_undecided + plan.shift.least);
+  if (!plan.active) return;
+  set_n(p, s, trip_undecided + plan.shift.least);
+  // N's class, read only where pass 0's reads do not depend on it
+  // (checker/smt/trips.cpp), until pass 0 decides it.
+  if (!plan.shift.nested) return;
+  for (std::size_t a = 0; a < s.agents.size(); ++a) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_class)] = plan.shift.least;
+  for (int q = 0; q < plan.shift.passes; ++q) trip_pass_n(p, s, q) = q == 0 ? trip_undecided + plan.shift.least : -1;
+}
+
+int trip_pass(const TripPlan& plan, const Program& p, const State& s, std::size_t a) {
+  (void)p;
+  if (plan.counter[a] < 0 || s.agents[a].exited) return -1;
+  if (!plan.shift.nested) return 0;
+  const int pc = s.agents[a].pc;
+  if (pc <= plan.outer_loop[a].first) return 0;
+  if (pc >= plan.outer_loop[a].second) return -1;
+  const auto role = static_cast<std::size_t>(p.agents[a].role);
+  return static_cast<int>(s.vars[static_cast<std::size_t>(plan.outer[a])] - plan.shift.outer_lo[role]);
 }
 
 bool trip_gate_open(const TripPlan& plan, const Program& p, const State& s, int a) {
@@ -286,31 +390,120 @@ bool trip_gate_open(const TripPlan& plan, const Program& p, const State& s, int 
   return true;
 }
 
-std::int64_t trip_least(const TripPlan& plan, const Program& p, const State& s) {
-  const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+namespace {
+
+// The agents of pass q: their N is the pass's.
+bool in_pass(const TripPlan& plan, const Program& p, const State& s, std::size_t a, int q) {
+  return trip_pass(plan, p, s, a) == q;
+}
+
+// An agent of pass q (-1: none).
+int agent_of(const TripPlan& plan, const Program& p, const State& s, int q) {
+  for (std::size_t a = 0; a < s.agents.size(); ++a)
+    if (in_pass(plan, p, s, a, q)) return static_cast<int>(a);
+  return -1;
+}
+
+// The least value at or above v that pass q's N may take: of N's class
+// (trip_class) after pass 0 (nested loops), any value in pass 0.
+std::int64_t in_class(const TripPlan& plan, const Program& p, const State& s, int q, std::int64_t v) {
+  if (!plan.shift.nested || q == 0) return v;
+  const std::int64_t c = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_class)], P = plan.shift.period;
+  return v <= c ? c : c + (v - c + P - 1) / P * P;
+}
+
+// Pass q's N: the table's (nested loops), or the first agent's.
+std::int64_t pass_n(const TripPlan& plan, const Program& p, const State& s, int q) {
+  if (plan.shift.nested) {
+    const std::int64_t n = q >= 0 && q < plan.shift.passes ? trip_pass_n(p, s, q) : -1;
+    return n < 0 ? trip_undecided + in_class(plan, p, s, q, plan.shift.least) : n;
+  }
+  return s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+}
+
+}  // namespace
+
+std::int64_t trip_least_of(const TripPlan& plan, const Program& p, const State& s, int q) {
+  const std::int64_t n = pass_n(plan, p, s, q);
   if (!trip_is_undecided(n)) return n;
   std::int64_t low = n - trip_undecided;
   for (std::size_t a = 0; a < plan.counter.size(); ++a)
-    if (std::int64_t b = 0; trip_entered(plan, s, a, b)) low = std::max(low, b);
-  return low;
+    if (std::int64_t b = 0; in_pass(plan, p, s, a, q) && trip_entered(plan, s, a, b)) low = std::max(low, b);
+  return in_class(plan, p, s, q, low);
+}
+
+namespace {
+
+// Pass q's N is undecided, and its decision matters: an agent has entered
+// the least N's last trip (it may leave the loop next), or one waits at a gate.
+bool pass_wants(const TripPlan& plan, const Program& p, const State& s, int q, bool decide) {
+  if (agent_of(plan, p, s, q) < 0 || !trip_is_undecided(pass_n(plan, p, s, q))) return false;
+  bool gate = false;
+  std::int64_t highest = LLONG_MIN;
+  for (std::size_t a = 0; a < s.agents.size(); ++a) {
+    if (!in_pass(plan, p, s, a, q)) continue;
+    gate = gate || !trip_gate_open(plan, p, s, static_cast<int>(a));
+    if (std::int64_t b = 0; trip_entered(plan, s, a, b)) highest = std::max(highest, b);
+  }
+  if (gate) return true;
+  // (N's least, not its class's least value: the key keeps counters at or
+  // above the first only; the value decided is of the class either way.)
+  return decide && highest >= plan.shift.least;
+}
+
+void set_pass_n(const TripPlan& plan, const Program& p, State& s, int q, std::int64_t v) {
+  for (std::size_t a = 0; a < s.agents.size(); ++a)
+    if (!plan.shift.nested || in_pass(plan, p, s, a, q)) n_of(p, s, a) = v;
+  if (plan.shift.nested) trip_pass_n(p, s, q) = v;
+}
+
+}  // namespace
+
+int trip_oracle_pass(const TripPlan& plan, const Program& p, const State& s, bool decide) {
+  for (int q = 0; q < plan.shift.passes; ++q)
+    if (pass_wants(plan, p, s, q, decide)) return q;
+  return -1;
+}
+
+std::int64_t trip_least(const TripPlan& plan, const Program& p, const State& s) {
+  int low = -1;
+  for (std::size_t a = 0; a < s.agents.size(); ++a)
+    if (const int q = trip_pass(plan, p, s, a); q >= 0 && (low < 0 || q < low)) low = q;
+  if (low >= 0) return trip_least_of(plan, p, s, low);
+  // Every runner is past its loops: the N the first agent holds.
+  const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+  return trip_is_undecided(n) ? n - trip_undecided : n;
 }
 
 bool trip_decide(const TripPlan& plan, const Program& p, State& s) {
-  if (!trip_is_undecided(s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)])) return false;
-  // Deciding waits until it matters: an agent has entered the least N's last
-  // trip (it may leave the loop next), or one waits at a gate.
-  std::int64_t highest = plan.shift.least - 1;
-  for (std::size_t a = 0; a < plan.counter.size(); ++a)
-    if (std::int64_t b = 0; trip_entered(plan, s, a, b)) highest = std::max(highest, b);
-  if (highest < plan.shift.least && !any_gate_closed(plan, p, s)) return false;
-  set_n(p, s, trip_least(plan, p, s));
+  const int q = trip_oracle_pass(plan, p, s, true);
+  if (q < 0) return false;
+  const std::int64_t v = trip_least_of(plan, p, s, q);
+  set_pass_n(plan, p, s, q, v);
+  // Pass 0 decides N's class: the least value of v's residue at or above N's least.
+  if (plan.shift.nested && q == 0) {
+    const std::int64_t c = plan.shift.least + (v - plan.shift.least) % plan.shift.period;
+    for (std::size_t a = 0; a < s.agents.size(); ++a) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_class)] = c;
+  }
   return true;
 }
 
 bool trip_raise(const TripPlan& plan, const Program& p, State& s) {
-  if (!trip_is_undecided(s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)]) || !any_gate_closed(plan, p, s)) return false;
-  set_n(p, s, trip_undecided + trip_least(plan, p, s) + 1);
+  const int q = trip_oracle_pass(plan, p, s, false);
+  if (q < 0) return false;
+  set_pass_n(plan, p, s, q, trip_undecided + in_class(plan, p, s, q, trip_least_of(plan, p, s, q) + 1));
   return true;
+}
+
+void trip_pass_begins(const TripPlan& plan, const Program& p, State& s, std::size_t a, std::size_t pc) {
+  const auto role = static_cast<std::size_t>(p.agents[a].role);
+  if (plan.pass_hook[role].empty() || !plan.pass_hook[role][pc] || plan.outer[a] < 0) return;
+  const std::int64_t t = s.vars[static_cast<std::size_t>(plan.outer[a])];
+  const int q = static_cast<int>(t - plan.shift.outer_lo[role]);
+  if (q <= 0 || t >= plan.shift.outer_hi[role] || q >= plan.shift.passes) return;
+  std::int64_t& n = trip_pass_n(p, s, q);
+  if (n < 0) n = trip_undecided + in_class(plan, p, s, q, plan.shift.least);
+  n_of(p, s, a) = n;
 }
 
 }  // namespace pc::check

@@ -29,6 +29,14 @@ inline constexpr std::int64_t trip_undecided = std::int64_t{1} << 50;
 [[nodiscard]] inline bool trip_is_undecided(std::int64_t n) { return n >= trip_undecided / 2; }
 // The variable standing for N in every role of the kernel trip_kernel makes.
 inline constexpr int trip_var = ir::num_builtin_vars;
+// Nested trip loops (`for t in lo .. C:` around `for k in lo .. N:`): each
+// pass of the outer loop has its own N (trip_var: the agent's pass's), all of
+// one residue modulo P; N's value outside a comparison reads trip_class, that
+// residue's least value at or above N's least, known once pass 0 has decided.
+inline constexpr int trip_class = ir::num_builtin_vars + 1;
+// And, from trip_table, each pass's N (the first agent's copy is the table;
+// -1: no agent has begun the pass), which an agent that begins a pass takes.
+inline constexpr int trip_table = ir::num_builtin_vars + 2;
 
 // What the key shifts, as checker/smt/trips.cpp derived and proved it.
 struct TripShift {
@@ -47,6 +55,15 @@ struct TripShift {
   // for the body), which read only an agent's CTA, instance and warp: an
   // agent whose values fail one does not run the loop.
   std::vector<std::vector<std::pair<ir::ExprId, bool>>> guards;
+  // Nested trip loops: per role, the outer loop's counter (-1: none) and its
+  // first value and bound (constants), and the variables that equal the
+  // real run's up to a multiple of P at or above 0 (values computed from
+  // trip_class: `base = t * N`), which the key requires to be at or above 0.
+  bool nested = false;
+  int passes = 1;  // the outer loops' largest count
+  std::vector<int> outer;
+  std::vector<std::int64_t> outer_lo, outer_hi;
+  std::vector<std::vector<int>> modular;
 };
 
 // The search met a state the proof does not cover (a shifted variable below
@@ -56,8 +73,11 @@ struct NotProved : std::runtime_error {
 };
 
 // The kernel with N a variable of every role (index trip_var; the variables
-// after it move up by one), read wherever N was.
-[[nodiscard]] ir::Kernel trip_kernel(const ir::Kernel& k, int param);
+// after it move up by one), read wherever N was. Nested (passes > 0):
+// trip_class too, read wherever N is read other than by a comparison
+// `x REL a * N + r` (a >= 1) or as a loop's bound, and the table of passes'
+// N (the variables after trip_var move up by 2 + passes).
+[[nodiscard]] ir::Kernel trip_kernel(const ir::Kernel& k, int param, int passes = 0);
 
 // A comparison `other REL side` that reads N, where side is a * N + R
 // (a >= 1; R and other do not read N): its value is the same for every
@@ -82,6 +102,13 @@ struct TripPlan {
   std::vector<std::int64_t> scale;                                 // per agent: its trip loop's scale
   std::vector<std::vector<std::pair<int, std::int64_t>>> shifted;  // per agent: (index into State::vars, coefficient)
   std::vector<std::pair<int, int>> loop;                           // per agent: its trip loop's code, [branch, end)
+  // Nested: per agent, its outer loop's counter (index into State::vars; -1:
+  // none) and code [branch, end), and its modular variables (State::vars).
+  std::vector<int> outer;
+  std::vector<std::pair<int, int>> outer_loop;
+  std::vector<std::vector<int>> modular;
+  // Per role, per instruction: an assignment to the outer counter (a pass begins).
+  std::vector<std::vector<char>> pass_hook;
   // Per role, per instruction: the comparisons through which an assignment
   // or a branch reads N (none: not a gate). The trip loop's own branch is none.
   std::vector<std::vector<std::vector<TripThreshold>>> gates;
@@ -113,6 +140,26 @@ bool trip_raise(const TripPlan& plan, const Program& p, State& s);
 // scale) + 1), into bound, where a is inside its trip loop's body; else false.
 bool trip_entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& bound);
 // N's lower bound in an undecided state (L, and one more than the highest
-// trip entered), or N where it is decided.
+// trip entered), or N where it is decided: of the lowest pass an agent is in
+// (nested loops; the one pass otherwise).
 [[nodiscard]] std::int64_t trip_least(const TripPlan& plan, const Program& p, const State& s);
+// Nested: pass q's N in the table.
+[[nodiscard]] inline std::int64_t& trip_pass_n(const Program& p, State& s, int q) {
+  return s.vars[static_cast<std::size_t>(p.var_base[0] + trip_table + q)];
+}
+[[nodiscard]] inline std::int64_t trip_pass_n(const Program& p, const State& s, int q) {
+  return s.vars[static_cast<std::size_t>(p.var_base[0] + trip_table + q)];
+}
+// The same for pass q.
+[[nodiscard]] std::int64_t trip_least_of(const TripPlan& plan, const Program& p, const State& s, int q);
+// The pass agent a is in: its outer counter less the first value inside
+// the outer loop, 0 before it (and for a single trip loop), -1 past it or
+// where a runs no trip loop.
+[[nodiscard]] int trip_pass(const TripPlan& plan, const Program& p, const State& s, std::size_t a);
+// The pass the oracle's next decision or raise is for (-1: none).
+[[nodiscard]] int trip_oracle_pass(const TripPlan& plan, const Program& p, const State& s, bool decide);
+// Nested: agent a has just assigned its outer counter at instruction pc. A
+// new pass takes the N of an agent already in it, or an undecided N of the
+// class (its lower bound the least value of the class at or above N's least).
+void trip_pass_begins(const TripPlan& plan, const Program& p, State& s, std::size_t a, std::size_t pc);
 }  // namespace pc::check

@@ -12,12 +12,22 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
   // bounds N by floor(k / c) + 1, or is c * N past the loop: k >= c * least
   // keeps it).
   const std::int64_t P = plan.shift.period;
+  const bool nested = plan.shift.nested;
+  // Nested loops: the agents of the lowest pass an agent is in move; those
+  // ahead of them, in a later pass with its own N, do not.
+  int low = -1;
+  if (nested)
+    for (std::size_t a = 0; a < plan.counter.size(); ++a)
+      if (const int q = trip_pass(plan, p, s, a); q >= 0 && (low < 0 || q < low)) low = q;
+  auto member = [&](std::size_t a) { return plan.counter[a] >= 0 && (!nested || (low >= 0 && trip_pass(plan, p, s, a) == low)); };
   std::int64_t d = LLONG_MAX;
   bool inside = true;  // every agent that runs a trip loop is inside its body
   bool runners = false, live_counters = false;
+  int first = -1;      // a member: its N is the shifted pass's
   for (std::size_t a = 0; a < plan.counter.size(); ++a) {
-    if (plan.counter[a] < 0) continue;
+    if (!member(a)) continue;
     runners = true;
+    if (first < 0) first = static_cast<int>(a);
     if (s.agents[a].pc < plan.loop[a].first && !s.agents[a].exited) {
       d = -1;
       break;
@@ -37,19 +47,21 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
   // nothing bounds nothing). Where every agent that runs a trip loop is past
   // it, its counter read by nothing, the live shifted variables bound the
   // shift too, each at or above 0.
-  const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
+  const std::size_t na = static_cast<std::size_t>(nested ? std::max(first, 0) : 0);
+  const std::int64_t n = s.vars[static_cast<std::size_t>(p.var_base[na] + trip_var)];
   if (d >= 0 && runners && !trip_is_undecided(n)) {
     d = std::min(d, n < plan.shift.least ? 0 : (n - plan.shift.least) / P * P);
     if (!live_counters)
       for (std::size_t a = 0; a < plan.shifted.size(); ++a)
         for (const auto& [v, c] : plan.shifted[a])
-          if (c > 0 && trip_live(plan, p, s, a, v - p.var_base[a])) {
+          if (c > 0 && member(a) && trip_live(plan, p, s, a, v - p.var_base[a])) {
             const std::int64_t x = s.vars[static_cast<std::size_t>(v)];
             d = std::min(d, x < 0 ? 0 : x / (c * P) * P);
           }
   }
   if (d == LLONG_MAX) d = -1;
   for (std::size_t a = 0; a < plan.shifted.size(); ++a) {
+    const bool moves = d > 0 && (!nested || member(a));
     for (const auto& [v, c] : plan.shifted[a]) {
       std::int64_t& x = s.vars[static_cast<std::size_t>(v)];
       // A variable not read before it is assigned again (a producer tail's
@@ -59,26 +71,44 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
         x = 0;
         continue;
       }
-      if (d <= 0) continue;
+      if (!moves) continue;
       x -= c * d;
       // The proof covers shifted variables that are not negative
       // (checker/smt/trips.cpp); the key state's are no larger than the state's.
       if (x < 0) throw NotProved("a variable that moves with the trip counter is negative in a shifted state");
     }
     // N, or its lower bound L while undecided.
-    if (d > 0) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] -= d;
+    if (moves) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] -= d;
+    if (nested && a == 0 && d > 0 && low >= 0 && low < plan.shift.passes && trip_pass_n(p, s, low) >= 0) trip_pass_n(p, s, low) -= d;
+    // A modular variable's value is the real run's less a multiple of P at
+    // or above 0, which the proof takes as at or above 0.
+    if (nested)
+      for (const int v : plan.modular[a])
+        if (s.vars[static_cast<std::size_t>(v)] < 0 && trip_live(plan, p, s, a, v - p.var_base[a]))
+          throw NotProved("a variable computed from the trip count's class is negative");
   }
   // While N is undecided and every agent that runs a trip loop is inside it,
   // a lower bound L at or below the least of their bounds (floor(k / c) + 1)
   // is read by nothing (trip_gate_open and the oracle take the larger): it
   // becomes that least bound.
-  const std::int64_t n0 = s.vars[static_cast<std::size_t>(p.var_base[0] + trip_var)];
-  if (d >= 0 && inside && trip_is_undecided(n0)) {
+  const std::int64_t n0 = s.vars[static_cast<std::size_t>(p.var_base[na] + trip_var)];
+  if (d >= 0 && inside && runners && trip_is_undecided(n0)) {
     std::int64_t least = LLONG_MAX;
     for (std::size_t a = 0; a < plan.counter.size(); ++a)
-      if (std::int64_t b = 0; trip_entered(plan, s, a, b)) least = std::min(least, b);
-    if (least != LLONG_MAX && n0 - trip_undecided < least)
-      for (std::size_t a = 0; a < s.agents.size(); ++a) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] = trip_undecided + least;
+      if (std::int64_t b = 0; member(a) && trip_entered(plan, s, a, b)) least = std::min(least, b);
+    if (least != LLONG_MAX && n0 - trip_undecided < least) {
+      for (std::size_t a = 0; a < s.agents.size(); ++a)
+        if (!nested || member(a)) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] = trip_undecided + least;
+      if (nested) trip_pass_n(p, s, low) = trip_undecided + least;
+    }
+  }
+  // Nested: the passes before the lowest an agent is in are read by
+  // nothing, nor is the N of an agent in no pass (past its loops) that
+  // nothing reads there.
+  if (nested) {
+    for (int q = 0; q < plan.shift.passes && (low < 0 || q < low); ++q) trip_pass_n(p, s, q) = -1;
+    for (std::size_t a = 0; a < s.agents.size(); ++a)
+      if (trip_pass(plan, p, s, a) < 0 && !trip_live(plan, p, s, a, trip_var)) s.vars[static_cast<std::size_t>(p.var_base[a] + trip_var)] = 0;
   }
   // mbarrier phases by parity: spec/mbarrier.cpp reads a phase only as
   // `phase & 1` (test_wait_parity, and tokens by parity); last_seen is written

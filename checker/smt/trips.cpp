@@ -24,14 +24,61 @@ struct Site {
   bool op = false;  // an operation's operand
   // The `for` loops around it whose first value is a constant: (variable, it).
   std::vector<std::pair<int, std::int64_t>> within;
+  // Nested loops: after the outer loop, where the key no longer moves the
+  // agent's variables with the trip counter.
+  bool past = false;
+  // What holds where it is evaluated, in its loop's body: the `if`s around
+  // it (condition, branch taken) and the assignments before it in its
+  // iteration whose variable and reads nothing assigns in between
+  // (variable, expression): `g = base + k` before `if k > 0: ... (g - 1) % S`.
+  std::vector<std::pair<ExprId, bool>> conds{};
+  std::vector<std::pair<int, ExprId>> defs{};
 };
 
 using Within = std::vector<std::pair<int, std::int64_t>>;
 
-void op_sites(const ir::Stmt& s, std::vector<Site>& out, const Within& within) {
+// Where sites are: the loops around them, the `if`s and the assignments
+// that hold there.
+struct Context {
+  Within within;
+  std::vector<std::pair<ExprId, bool>> conds;
+  std::vector<std::pair<int, ExprId>> defs;
+};
+
+Site site_at(ExprId e, int target, const ir::Loc& loc, bool op, const Context& cx) {
+  Site s{e, target, loc, op, cx.within};
+  s.conds = cx.conds;
+  s.defs = cx.defs;
+  return s;
+}
+
+bool reads_var(const std::vector<ir::Expr>& ex, ExprId e, int var);
+
+// The variables a statement may assign (loops, assignments, operations' results).
+void assigned_by(const ir::Stmt& s, std::vector<int>& out) {
+  if (s.kind == ir::StmtKind::assign || s.kind == ir::StmtKind::for_loop) out.push_back(s.var);
+  if (s.kind == ir::StmtKind::op) {
+    if (s.op.dest_var >= 0) out.push_back(s.op.dest_var);
+    if (s.op.token_var >= 0) out.push_back(s.op.token_var);
+  }
+  for (const ir::Stmt& b : s.body) assigned_by(b, out);
+  for (const ir::Stmt& b : s.else_body) assigned_by(b, out);
+}
+
+// The context less what the statement's assignments make false.
+void forget(const std::vector<ir::Expr>& ex, const ir::Stmt& s, Context& cx) {
+  std::vector<int> vs;
+  assigned_by(s, vs);
+  for (const int v : vs) {
+    std::erase_if(cx.defs, [&](const std::pair<int, ExprId>& d) { return d.first == v || reads_var(ex, d.second, v); });
+    std::erase_if(cx.conds, [&](const std::pair<ExprId, bool>& c) { return reads_var(ex, c.first, v); });
+  }
+}
+
+void op_sites(const ir::Stmt& s, std::vector<Site>& out, const Context& cx) {
   const ir::Op& op = s.op;
   auto add = [&](ExprId e) {
-    if (e != ir::no_expr) out.push_back(Site{e, -1, s.loc, true, within});
+    if (e != ir::no_expr) out.push_back(site_at(e, -1, s.loc, true, cx));
   };
   auto ref = [&](const ir::Ref& r) {
     add(r.index);
@@ -46,37 +93,52 @@ void op_sites(const ir::Stmt& s, std::vector<Site>& out, const Within& within) {
 }
 
 // The sites of `body`; `exprs` (with `within`, the loops around body) to
-// note the loops whose first value is a constant.
-void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const std::vector<ir::Expr>* exprs = nullptr,
-           const Within& within = {}) {
+// note the loops whose first value is a constant, and what holds at each.
+void sites_in(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const std::vector<ir::Expr>* exprs, Context cx) {
   for (const ir::Stmt& s : body) {
     switch (s.kind) {
-      case ir::StmtKind::op: op_sites(s, out, within); break;
-      case ir::StmtKind::assign: out.push_back(Site{s.expr, s.var, s.loc, false, within}); break;
+      case ir::StmtKind::op: op_sites(s, out, cx); break;
+      case ir::StmtKind::assign: out.push_back(site_at(s.expr, s.var, s.loc, false, cx)); break;
       case ir::StmtKind::for_loop: {
-        out.push_back(Site{s.lo, s.var, s.loc, false, within});
-        out.push_back(Site{s.hi, -1, s.loc, false, within});
-        Within in = within;
+        out.push_back(site_at(s.lo, s.var, s.loc, false, cx));
+        out.push_back(site_at(s.hi, -1, s.loc, false, cx));
+        Context in = cx;
+        if (exprs) forget(*exprs, s, in);  // what the body assigns, on an earlier trip
         if (exprs && (*exprs)[static_cast<std::size_t>(s.lo)].kind == ir::ExprKind::constant)
-          in.emplace_back(s.var, (*exprs)[static_cast<std::size_t>(s.lo)].value);
-        sites(s.body, out, exprs, in);
+          in.within.emplace_back(s.var, (*exprs)[static_cast<std::size_t>(s.lo)].value);
+        sites_in(s.body, out, exprs, in);
         break;
       }
-      case ir::StmtKind::if_else:
-        out.push_back(Site{s.expr, -1, s.loc, false, within});
-        sites(s.body, out, exprs, within);
-        sites(s.else_body, out, exprs, within);
+      case ir::StmtKind::if_else: {
+        out.push_back(site_at(s.expr, -1, s.loc, false, cx));
+        Context yes = cx, no = cx;
+        if (exprs) {
+          yes.conds.emplace_back(s.expr, true);
+          no.conds.emplace_back(s.expr, false);
+        }
+        sites_in(s.body, out, exprs, yes);
+        sites_in(s.else_body, out, exprs, no);
         break;
-      case ir::StmtKind::assert_true: out.push_back(Site{s.expr, -1, s.loc, false, within}); break;
+      }
+      case ir::StmtKind::assert_true: out.push_back(site_at(s.expr, -1, s.loc, false, cx)); break;
       case ir::StmtKind::either:
-        sites(s.body, out, exprs, within);
-        sites(s.else_body, out, exprs, within);
+        sites_in(s.body, out, exprs, cx);
+        sites_in(s.else_body, out, exprs, cx);
         break;
     }
+    if (!exprs) continue;
+    forget(*exprs, s, cx);
+    if (s.kind == ir::StmtKind::assign && !reads_var(*exprs, s.expr, s.var)) cx.defs.emplace_back(s.var, s.expr);
   }
 }
 
-// Variables an operation writes (test_wait results, tokens, bar_red).
+void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const std::vector<ir::Expr>* exprs = nullptr,
+           const Within& within = {}) {
+  Context cx;
+  cx.within = within;
+  sites_in(body, out, exprs, cx);
+}
+
 void written_by_ops(const std::vector<ir::Stmt>& body, std::vector<std::pair<int, ir::Loc>>& out) {
   for (const ir::Stmt& s : body) {
     if (s.kind == ir::StmtKind::op) {
@@ -144,6 +206,14 @@ struct RolePlan {
   std::vector<Site> checked;                         // the sites in and after the trip loop
   std::vector<check::TripThreshold> thresholds;      // the comparisons that read N inside the loop
   std::vector<int> nonneg;                           // variables never negative: loop variables from a constant >= 0
+  // Nested: the outer loop's counter, first value and bound, and the sites
+  // a pass runs (before, in and after the trip loop), of which pass 0's
+  // must not read N's class, not yet known there.
+  int outer = -1;
+  std::int64_t outer_lo = 0, outer_hi = 0;
+  std::vector<Site> in_pass;
+  std::vector<Site> early;   // in a pass, before it leaves the trip loop (pass 0's N may be undecided there)
+  std::vector<int> modular;  // found by first_moving
 };
 
 // The variables of a role that are never negative: set only by `for`
@@ -219,7 +289,7 @@ std::size_t index_in(const std::vector<ir::Stmt>& block, const ir::Stmt* s) {
 
 // Plans one role: its trip loop, the sites to check, the coefficients.
 // Returns the reason it cannot be covered, or "".
-std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
+std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool nested) {
   const std::vector<ir::Expr>& ex = t.exprs;
   std::vector<Place> loops;
   Place top;
@@ -235,10 +305,31 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
   }
   const Place& pl = loops[0];
   const ir::Stmt& loop = *pl.loop;
-  for (const ir::Stmt* s : pl.around)
-    if (s->kind == ir::StmtKind::for_loop)
+  const ir::Stmt* outer = nullptr;
+  bool guarded = false;
+  for (std::size_t i = 0; i < pl.around.size(); ++i) {
+    const ir::Stmt* s = pl.around[i];
+    if (s->kind != ir::StmtKind::for_loop) {
+      guarded = true;
+      continue;
+    }
+    if (outer || i + 1 != pl.around.size())
       return at(loop.loc) + ": the loop over the trip count is inside the loop at " + at(s->loc) +
-             " (nested loops: every trip of the outer loop runs the trip count's trips, which no shift of the counters follows)";
+             " and another statement in it (nested loops: the trip loop must be directly in the body of one loop, over a constant count)";
+    outer = s;
+  }
+  if (nested && !outer)
+    return at(loop.loc) + ": role " + r.name +
+           "'s loop over the trip count is in no other loop, where another role's is (nested loops: every trip loop must be)";
+  if (outer) {
+    const ir::Expr& lo = ex[static_cast<std::size_t>(outer->lo)];
+    const ir::Expr& hi = ex[static_cast<std::size_t>(outer->hi)];
+    if (lo.kind != ir::ExprKind::constant || hi.kind != ir::ExprKind::constant || hi.value <= lo.value || lo.value < 0)
+      return at(outer->loc) + ": the loop around the trip loop does not run from a constant at or above 0 to a larger constant";
+    rp.outer = outer->var;
+    rp.outer_lo = lo.value;
+    rp.outer_hi = hi.value;
+  }
   // The bound: N, or a constant times N (a loop flattened over TILES * N).
   const ir::Expr& hi = ex[static_cast<std::size_t>(loop.hi)];
   if (hi.kind == ir::ExprKind::binary && hi.bin == ir::BinOp::mul) {
@@ -252,10 +343,18 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
     return at(loop.loc) + ": the loop's bound is neither the trip count nor a constant (1 to 1024) times it";
   }
   // The ifs around it decide, per agent, whether it runs the loop.
-  std::vector<Site> before, skipped, shared, body, after;
+  std::vector<Site> before, skipped, shared, body, after, pre, past;
   const std::vector<ir::Stmt>* block = &r.body;
   for (std::size_t i = 0; i < pl.around.size(); ++i) {
     const ir::Stmt& s = *pl.around[i];
+    if (&s == outer) {
+      // Before the outer loop; after it, in every runner.
+      split_sites(*block, index_in(*block, &s), before, past);
+      before.push_back(Site{s.lo, -1, s.loc, false, {}});
+      before.push_back(Site{s.hi, -1, s.loc, false, {}});
+      block = &s.body;
+      continue;
+    }
     if (!reads_only_builtins(ex, s.expr))
       return at(loop.loc) + ": the loop over the trip count is inside the `if` at " + at(s.loc) +
              ", whose condition reads variables other than cta, instance and warp";
@@ -265,8 +364,20 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
     before.push_back(Site{s.expr, -1, s.loc, false, {}});
     block = pl.in_body[i] ? &s.body : &s.else_body;
   }
-  split_sites(*block, index_in(*block, &loop), before, after);
+  split_sites(*block, index_in(*block, &loop), outer ? pre : before, after);
   rp.counter = loop.var;
+  // Nested: in a pass, before its trip loop, N is read by comparisons (a
+  // gate, as in the loop) and its class by anything else; before the outer
+  // loop, its class is not read (pass 0 has not decided it).
+  if (outer) {
+    const Within w{{outer->var, rp.outer_lo}};
+    for (Site& s : pre) s.within = w;
+    for (Site& s : after) s.within = w;
+  }
+  for (const std::vector<Site>* list : {&before, &skipped, &shared})
+    for (const Site& s : *list)
+      if (nested && reads_var(ex, s.e, check::trip_class))
+        return at(s.loc) + ": role " + r.name + " reads the trip count other than by a comparison before its loops, where it is not yet decided";
   if (reads_var(ex, loop.lo, trip_var)) return at(loop.loc) + ": the trip loop's first value reads the trip count";
   // Before the loop, N is read only by comparisons (a gate: the search
   // decides N, or raises its lower bound, until the comparison is settled),
@@ -275,9 +386,9 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
   for (const Site& s : before) {
     if (!reads_var(ex, s.e, trip_var)) continue;
     std::vector<check::TripThreshold> th;
-    if (!pl.around.empty() || s.op || !check::trip_thresholds(ex, s.e, th))
+    if (guarded || s.op || !check::trip_thresholds(ex, s.e, th))
       return at(s.loc) + ": role " + r.name + " reads the trip count before its loop over it, where it is not yet decided" +
-             (pl.around.empty() ? " (other than by a comparison in an `if` or an assignment)" : " (and not every agent of the role runs the loop)");
+             (!guarded ? " (other than by a comparison in an `if` or an assignment)" : " (and not every agent of the role runs the loop)");
   }
   for (const std::vector<Site>* list : {&skipped, &shared})
     for (const Site& s : *list)
@@ -285,9 +396,12 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
         return at(s.loc) + ": role " + r.name + " reads the trip count where an agent that does not run its loop (" + at(loop.loc) +
                ") may be, before it is decided";
   Within in_loop;
+  if (outer) in_loop.emplace_back(outer->var, rp.outer_lo);
   if (ex[static_cast<std::size_t>(loop.lo)].kind == ir::ExprKind::constant) in_loop.emplace_back(loop.var, ex[static_cast<std::size_t>(loop.lo)].value);
   sites(loop.body, body, &ex, in_loop);
-  for (const Site& s : body) {
+  std::vector<Site> gated = body;
+  gated.insert(gated.end(), pre.begin(), pre.end());
+  for (const Site& s : gated) {
     if (!reads_var(ex, s.e, trip_var)) continue;
     if (s.op || !check::trip_thresholds(ex, s.e, rp.thresholds))
       return at(s.loc) + ": the trip count is read inside its loop (role " + r.name +
@@ -297,6 +411,19 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
   rp.checked = body;
   rp.checked.insert(rp.checked.end(), after.begin(), after.end());
   rp.checked.insert(rp.checked.end(), shared.begin(), shared.end());
+  if (outer) {
+    rp.early = body;
+    rp.early.insert(rp.early.end(), pre.begin(), pre.end());
+    rp.checked.insert(rp.checked.end(), pre.begin(), pre.end());
+    rp.in_pass = rp.checked;
+    for (Site& x : past) x.past = true;
+    rp.checked.insert(rp.checked.end(), past.begin(), past.end());
+    if (std::find(rp.nonneg.begin(), rp.nonneg.end(), rp.outer) == rp.nonneg.end())
+      return at(outer->loc) + ": the counter " + r.vars[static_cast<std::size_t>(rp.outer) ] + " of the loop around the trip loop is assigned elsewhere";
+    for (const Site& s : rp.in_pass)
+      if (s.target == rp.counter)
+        return at(s.loc) + ": the trip counter " + r.vars[static_cast<std::size_t>(rp.counter)] + " is assigned outside its loop";
+  }
   // Coefficients, to a fixpoint: a variable assigned an affine expression of
   // shifted ones moves with them.
   rp.coef = {{rp.counter, rp.scale}, {trip_var, 1}};
@@ -310,7 +437,7 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
   for (int round = 0; round < 8; ++round) {
     bool changed = false;
     for (const Site& s : rp.checked) {
-      if (s.target < 0) continue;
+      if (s.target < 0 || s.past) continue;
       const std::int64_t c = linear(ex, s.e, rp.coef).value_or(0);
       const auto it = rp.coef.find(s.target);
       const std::int64_t now = it == rp.coef.end() ? 0 : it->second;
@@ -363,60 +490,145 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp) {
 
 // Whether every checked site of the role is unchanged by a shift of P * j
 // (j >= 1) from counters >= T; on failure, the first site that is not.
-std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, const RolePlan& rp, std::int64_t P, std::int64_t T,
+// Nested loops: N's class (trip_class) is the least value of N's residue
+// at or above N's least, so the real N is it plus P * m (m >= 0); a
+// variable whose assignment moves by such a multiple where it is not
+// unchanged is modular (rp.modular): it too is the real run's less P * m
+// (m >= 0), at or above 0 (the key checks that), and so on. In a pass's
+// code, a read of the class must give one value for every class where the
+// outer counter is at its first value (pass 0 decides the class).
+std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, std::int64_t P, std::int64_t T,
                                  std::int64_t least) {
   z3::context c;
-  std::vector<z3::expr> x, xs;
+  std::vector<z3::expr> x, m;
   const z3::expr j = c.int_const("j");
   const z3::expr d = c.int_val(static_cast<int64_t>(P)) * j;
+  const z3::expr Pv = c.int_val(static_cast<int64_t>(P));
   z3::solver s(c);
   s.add(j >= 1);
+  auto coef_of = [&](int v) {
+    const auto it = rp.coef.find(v);
+    return it == rp.coef.end() ? std::int64_t{0} : it->second;
+  };
   for (std::size_t v = 0; v < r.vars.size(); ++v) {
     x.push_back(c.int_const(("v" + std::to_string(v)).c_str()));
-    const auto it = rp.coef.find(static_cast<int>(v));
-    const std::int64_t k = it == rp.coef.end() ? 0 : it->second;
-    xs.push_back(x.back() + c.int_val(static_cast<int64_t>(k)) * d);
-    if (k > 0) s.add(x.back() >= 0);
+    m.push_back(c.int_const(("m" + std::to_string(v)).c_str()));
+    if (coef_of(static_cast<int>(v)) > 0) s.add(x.back() >= 0);
   }
   s.add(x[static_cast<std::size_t>(rp.counter)] >= c.int_val(static_cast<int64_t>(T)));
   for (const int v : rp.nonneg) s.add(x[static_cast<std::size_t>(v)] >= 0);
   s.add(x[trip_var] >= c.int_val(static_cast<int64_t>(least)));
+  const bool nested = rp.outer >= 0;
+  std::vector<int> modular;
+  auto make_modular = [&](int v) {
+    modular.push_back(v);
+    s.add(x[static_cast<std::size_t>(v)] >= 0);
+    s.add(m[static_cast<std::size_t>(v)] >= 0);
+  };
+  if (nested) {
+    const z3::expr& o = x[static_cast<std::size_t>(rp.outer)];
+    s.add(o >= c.int_val(static_cast<int64_t>(rp.outer_lo)) && o <= c.int_val(static_cast<int64_t>(rp.outer_hi)));
+    s.add(x[check::trip_class] < c.int_val(static_cast<int64_t>(least + P)));
+    s.add(x[check::trip_class] >= c.int_val(static_cast<int64_t>(least)));
+    make_modular(check::trip_class);
+  }
   auto term = [&](ExprId e, const std::vector<z3::expr>& env) {
     return encode(c, t.exprs, e, [&](const ir::Expr& n) -> z3::expr {
       if (n.kind == ir::ExprKind::constant) return c.int_val(static_cast<int64_t>(n.value));
       return env.at(static_cast<std::size_t>(n.var));
     });
   };
-  // A gate's threshold moves with N (by d), so that a shifted state's gates
-  // open where the state's do: other - (side at N = 0) moves by a * d.
-  std::vector<z3::expr> x0 = x, xs0 = xs;
-  x0[trip_var] = c.int_val(0);
-  xs0[trip_var] = c.int_val(0);
-  for (const check::TripThreshold& th : rp.thresholds) {
-    const z3::expr moved = term(th.other, xs) - term(th.side, xs0), here = term(th.other, x) - term(th.side, x0);
-    s.push();
-    s.add(moved != here + c.int_val(static_cast<int64_t>(th.scale)) * d);
-    const z3::check_result res = s.check();
-    s.pop();
-    if (res != z3::unsat) return Site{th.other, -1, t.exprs[static_cast<std::size_t>(th.other)].loc, false, {}};
-  }
-  for (const Site& site : rp.checked) {
-    z3::expr moved = term(site.e, xs), here = term(site.e, x);
-    if (site.target >= 0) {
-      const auto it = rp.coef.find(site.target);
-      if (it != rp.coef.end()) here = here + c.int_val(static_cast<int64_t>(it->second)) * d;
-    }
-    s.push();
+  auto is_modular = [&](int v) { return std::find(modular.begin(), modular.end(), v) != modular.end(); };
+  std::vector<z3::expr> xs;
+  // What holds where the site is evaluated, in the state and (moved) in the
+  // real run's.
+  auto within = [&](const Site& site, bool moved = false) {
     // Inside a loop over a variable set only by loops from constants at or
     // above 0 (never negative), it is at least that loop's first value.
     for (const auto& [v, lo] : site.within)
       if (std::find(rp.nonneg.begin(), rp.nonneg.end(), v) != rp.nonneg.end())
         s.add(x[static_cast<std::size_t>(v)] >= c.int_val(static_cast<int64_t>(lo)));
-    s.add(moved != here);
+    for (const auto& [e, taken] : site.conds) s.add((term(e, x) != 0) == c.bool_val(taken));
+    for (const auto& [v, e] : site.defs) {
+      s.add(x[static_cast<std::size_t>(v)] == term(e, x));
+      if (moved) s.add(xs[static_cast<std::size_t>(v)] == term(e, xs));
+    }
+  };
+  auto unsat = [&](const z3::expr& claim_fails) {
+    s.add(claim_fails);
     const z3::check_result res = s.check();
     s.pop();
-    if (res != z3::unsat) return site;
+    return res == z3::unsat;
+  };
+  // Pass 0's reads of the class before its N is decided (before an agent
+  // leaves the trip loop of pass 0: pass 0's decision sets the class).
+  if (nested)
+    for (const Site& site : rp.early) {
+      if (!reads_var(t.exprs, site.e, check::trip_class)) continue;
+      std::vector<z3::expr> other = x;
+      other[check::trip_class] = c.int_const("other_class");
+      s.push();
+      within(site);
+      s.add(other[check::trip_class] >= c.int_val(static_cast<int64_t>(least)));
+      s.add(x[static_cast<std::size_t>(rp.outer)] == c.int_val(static_cast<int64_t>(rp.outer_lo)));
+      if (!unsat(term(site.e, x) != term(site.e, other))) return site;
+    }
+  auto shifted = [&] {
+    xs.clear();
+    for (std::size_t v = 0; v < x.size(); ++v)
+      xs.push_back(x[v] + c.int_val(static_cast<int64_t>(coef_of(static_cast<int>(v)))) * d +
+                   (is_modular(static_cast<int>(v)) ? Pv * m[v] : c.int_val(0)));
+  };
+  // A gate's threshold moves with N (by d), so that a shifted state's gates
+  // open where the state's do: other - (side at N = 0) moves by a * d.
+  auto gates_move = [&]() -> std::optional<Site> {
+    std::vector<z3::expr> x0 = x, xs0 = xs;
+    x0[trip_var] = c.int_val(0);
+    xs0[trip_var] = c.int_val(0);
+    for (const check::TripThreshold& th : rp.thresholds) {
+      const z3::expr moved = term(th.other, xs) - term(th.side, xs0), here = term(th.other, x) - term(th.side, x0);
+      s.push();
+      if (!unsat(moved != here + c.int_val(static_cast<int64_t>(th.scale)) * d))
+        return Site{th.other, -1, t.exprs[static_cast<std::size_t>(th.other)].loc, false, {}};
+    }
+    return std::nullopt;
+  };
+  shifted();
+  if (!nested)
+    if (auto th = gates_move()) return th;
+  // Sites are taken again while a variable becomes modular (a site may
+  // read one that a later site makes so); the first that fails then.
+  for (bool again = true; again;) {
+    again = false;
+    shifted();
+    std::optional<Site> bad;
+    for (const Site& site : rp.checked) {
+      const z3::expr moved = term(site.e, xs);
+      z3::expr here = term(site.e, x);
+      if (site.target >= 0 && !site.past) here = here + c.int_val(static_cast<int64_t>(coef_of(site.target))) * d;
+      const z3::expr diff = moved - here;
+      const bool mod = site.target >= 0 && is_modular(site.target);
+      s.push();
+      within(site, true);
+      if (unsat(mod ? !(diff >= 0 && z3::mod(diff, Pv) == 0) : diff != 0)) continue;
+      if (nested && site.target >= 0 && !mod) {
+        s.push();
+        within(site, true);
+        if (unsat(!(diff >= 0 && z3::mod(diff, Pv) == 0))) {
+          make_modular(site.target);
+          again = true;
+          break;
+        }
+      }
+      if (!bad) bad = site;
+    }
+    if (!again && bad) return bad;
   }
+  if (nested)
+    if (auto th = gates_move()) return th;
+  rp.modular.clear();
+  for (const int v : modular)
+    if (v != check::trip_class) rp.modular.push_back(v);
   return std::nullopt;
 }
 
@@ -475,11 +687,36 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
       return out;
     }
 
-  const ir::Kernel t = check::trip_kernel(k, param);
+  // Nested loops: a trip loop inside a `for`.
+  bool nested = false;
+  int passes = 1;
+  {
+    const ir::Kernel t1 = check::trip_kernel(k, param);
+    for (const ir::Role& r : t1.roles) {
+      std::vector<Place> loops;
+      Place top;
+      find_trip_loops(t1, r.body, top, loops);
+      for (const Place& pl : loops)
+        for (const ir::Stmt* s : pl.around)
+          if (s->kind == ir::StmtKind::for_loop) {
+            nested = true;
+            const ir::Expr& lo = t1.exprs[static_cast<std::size_t>(s->lo)];
+            const ir::Expr& hi = t1.exprs[static_cast<std::size_t>(s->hi)];
+            if (lo.kind == ir::ExprKind::constant && hi.kind == ir::ExprKind::constant && hi.value - lo.value > passes) {
+              if (hi.value - lo.value > 64) {
+                out.reason = at(s->loc) + ": the loop around the trip loop runs more than 64 times";
+                return out;
+              }
+              passes = static_cast<int>(hi.value - lo.value);
+            }
+          }
+    }
+  }
+  const ir::Kernel t = check::trip_kernel(k, param, nested ? passes : 0);
   std::vector<RolePlan> plans(t.roles.size());
   bool any = false;
   for (std::size_t r = 0; r < t.roles.size(); ++r) {
-    if (std::string why = plan_role(t, t.roles[r], plans[r]); !why.empty()) {
+    if (std::string why = plan_role(t, t.roles[r], plans[r], nested); !why.empty()) {
       out.reason = why;
       return out;
     }
@@ -501,7 +738,13 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
       sh->period = P;
       sh->threshold = T;
       sh->least = least;
+      sh->nested = nested;
+      sh->passes = passes;
       for (const RolePlan& rp : plans) {
+        sh->outer.push_back(rp.outer);
+        sh->outer_lo.push_back(rp.outer_lo);
+        sh->outer_hi.push_back(rp.outer_hi);
+        sh->modular.push_back(rp.modular);
         sh->counter.push_back(rp.counter);
         sh->scale.push_back(rp.scale);
         sh->guards.push_back(rp.guards);

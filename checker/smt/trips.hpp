@@ -1,6 +1,8 @@
 // --prove's proof obligation (docs/checker.md, "Every trip count"): for a
 // trip-count parameter N, the kernel's trip loops (`for k in lo .. N`, one at
-// the top of a role's body at most), the variables linear in their counters,
+// the top of a role's body at most, or directly in one loop over constants
+// in every role: nested, where N's value is read through its class and the
+// variables computed from it are modular), the variables linear in their counters,
 // and a period P and threshold T such that every expression the roles
 // evaluate in or after their trip loop gives the same value (an assignment to
 // a shifted variable: its value moved by the same shift) when the counters,
