@@ -83,9 +83,9 @@ ir::ExprId split_reads(std::vector<ir::Expr>& ex, ir::ExprId e) {
 void split_body(std::vector<ir::Expr>& ex, std::vector<ir::Stmt>& body) {
   for (ir::Stmt& s : body) {
     s.expr = split_reads(ex, s.expr);
-    // A loop's bound N stays N: the pass's trip count.
-    if (!(s.kind == ir::StmtKind::for_loop && s.hi != ir::no_expr && ex[static_cast<std::size_t>(s.hi)].kind == ir::ExprKind::var))
-      s.hi = split_reads(ex, s.hi);
+    // A loop's bound reads N itself (the pass's trip count): the proof
+    // takes a loop over N or C * N as the trip loop, and refuses another.
+    if (s.kind != ir::StmtKind::for_loop) s.hi = split_reads(ex, s.hi);
     s.lo = split_reads(ex, s.lo);
     ir::Op& op = s.op;
     for (ir::Ref* r : {&op.bar, &op.tmem, &op.global, &op.tmap}) {

@@ -300,7 +300,8 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
     std::vector<Site> all;
     sites(r.body, all);
     for (const Site& s : all)
-      if (reads_var(ex, s.e, trip_var)) return at(s.loc) + ": role " + r.name + " reads the trip count and runs no loop over it";
+      if (reads_var(ex, s.e, trip_var) || (nested && reads_var(ex, s.e, check::trip_class)))
+        return at(s.loc) + ": role " + r.name + " reads the trip count and runs no loop over it";
     return "";
   }
   const Place& pl = loops[0];
