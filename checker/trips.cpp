@@ -103,6 +103,93 @@ void split_body(std::vector<ir::Expr>& ex, std::vector<ir::Stmt>& body) {
   }
 }
 
+bool assigns(const std::vector<ir::Stmt>& body, int v) {
+  for (const ir::Stmt& s : body) {
+    if ((s.kind == ir::StmtKind::assign || s.kind == ir::StmtKind::for_loop) && s.var == v) return true;
+    if (s.kind == ir::StmtKind::op && (s.op.dest_var == v || s.op.token_var == v)) return true;
+    if (assigns(s.body, v) || assigns(s.else_body, v)) return true;
+  }
+  return false;
+}
+
+ir::ExprId add_expr(std::vector<ir::Expr>& ex, ir::Expr x) {
+  ex.push_back(x);
+  return static_cast<ir::ExprId>(ex.size() - 1);
+}
+
+// Nested loops: a loop `for g in 0 .. C * N` at the top of a role (or in its
+// `if`s) becomes `for t in 0 .. C: for k in 0 .. N: g = t * N + k; body`,
+// then `g = C * N`: the same run at every N, its passes those of the
+// other roles' tile loops (CUTLASS's producer runs every tile's k blocks in
+// one loop). Its g reads N's class then.
+void unflatten(ir::Kernel& t, ir::Role& r, std::vector<ir::Stmt>& body) {
+  std::vector<ir::Expr>& ex = t.exprs;
+  for (std::size_t i = 0; i < body.size(); ++i) {
+    ir::Stmt& s = body[i];
+    if (s.kind == ir::StmtKind::if_else) {
+      unflatten(t, r, s.body);
+      unflatten(t, r, s.else_body);
+      continue;
+    }
+    if (s.kind != ir::StmtKind::for_loop) continue;
+    const ir::Expr lo = ex[static_cast<std::size_t>(s.lo)], hi = ex[static_cast<std::size_t>(s.hi)];
+    if (lo.kind != ir::ExprKind::constant || lo.value != 0 || hi.kind != ir::ExprKind::binary || hi.bin != ir::BinOp::mul) continue;
+    const ir::Expr ha = ex[static_cast<std::size_t>(hi.a)], hb = ex[static_cast<std::size_t>(hi.b)];
+    const bool a_n = ha.kind == ir::ExprKind::var && ha.var == trip_var, b_n = hb.kind == ir::ExprKind::var && hb.var == trip_var;
+    const ir::ExprId c = a_n ? hi.b : b_n ? hi.a : ir::no_expr;
+    if (c == ir::no_expr || ex[static_cast<std::size_t>(c)].kind != ir::ExprKind::constant || ex[static_cast<std::size_t>(c)].value < 1 ||
+        assigns(s.body, s.var))
+      continue;
+    const ir::ExprId n_id = a_n ? hi.a : hi.b;
+    const int tv = static_cast<int>(r.vars.size()), kv = tv + 1;
+    r.vars.push_back(r.vars[static_cast<std::size_t>(s.var)] + " (tile)");
+    r.vars.push_back(r.vars[static_cast<std::size_t>(s.var)] + " (in tile)");
+    ir::Expr v{};
+    v.kind = ir::ExprKind::var;
+    v.loc = s.loc;
+    v.var = tv;
+    const ir::ExprId t_id = add_expr(ex, v);
+    v.var = kv;
+    const ir::ExprId k_id = add_expr(ex, v);
+    ir::Expr b{};
+    b.kind = ir::ExprKind::binary;
+    b.loc = s.loc;
+    b.bin = ir::BinOp::mul;
+    b.a = t_id;
+    b.b = n_id;
+    const ir::ExprId tn = add_expr(ex, b);
+    b.bin = ir::BinOp::add;
+    b.a = tn;
+    b.b = k_id;
+    const ir::ExprId g = add_expr(ex, b);
+    ir::Stmt set_g{};
+    set_g.kind = ir::StmtKind::assign;
+    set_g.loc = s.loc;
+    set_g.var = s.var;
+    set_g.expr = g;
+    ir::Stmt inner{};
+    inner.kind = ir::StmtKind::for_loop;
+    inner.loc = s.loc;
+    inner.var = kv;
+    inner.lo = s.lo;
+    inner.hi = n_id;
+    inner.body.push_back(set_g);
+    for (ir::Stmt& x : s.body) inner.body.push_back(std::move(x));
+    ir::Stmt outer{};
+    outer.kind = ir::StmtKind::for_loop;
+    outer.loc = s.loc;
+    outer.var = tv;
+    outer.lo = s.lo;
+    outer.hi = c;
+    outer.body.push_back(std::move(inner));
+    ir::Stmt last = set_g;
+    last.expr = s.hi;
+    s = std::move(outer);
+    body.insert(body.begin() + static_cast<std::ptrdiff_t>(i) + 1, std::move(last));
+    ++i;
+  }
+}
+
 }  // namespace
 
 bool trip_entered(const TripPlan& plan, const State& s, std::size_t a, std::int64_t& bound) {
@@ -241,7 +328,10 @@ ir::Kernel trip_kernel(const ir::Kernel& k, int param, int passes) {
       for (int q = 0; q < passes; ++q) r.vars.insert(r.vars.begin() + trip_table + q, name + " (pass " + std::to_string(q) + ")");
     }
     shift_vars(r.body, added);
-    if (nested) split_body(t.exprs, r.body);
+    if (nested) {
+      unflatten(t, r, r.body);
+      split_body(t.exprs, r.body);
+    }
   }
   return t;
 }
@@ -302,7 +392,6 @@ TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>
     if (outer < 0 || loops[r].first < 0) continue;
     for (std::size_t pc = 0; pc < code.size(); ++pc) {
       const Instr& in = code[pc];
-      if (in.kind == InstrKind::assign && in.var == outer) plan.pass_hook[r][pc] = 1;
       if (in.kind != InstrKind::branch_false || static_cast<int>(pc) >= loops[r].first || in.target <= loops[r].second) continue;
       const ir::Expr& cond = p.exprs[static_cast<std::size_t>(in.expr)];
       const ir::Expr& lhs = p.exprs[static_cast<std::size_t>(cond.a)];
@@ -311,6 +400,11 @@ TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>
       if (back && cond.kind == ir::ExprKind::binary && cond.bin == ir::BinOp::lt && lhs.kind == ir::ExprKind::var && lhs.var == outer)
         outers[r] = {static_cast<int>(pc), in.target};
     }
+    // The outer loop's own assignments: its first value (just before its
+    // branch) and its step (before the jump back); not one after the loop.
+    for (int pc = outers[r].first - 1; outers[r].first >= 0 && pc < outers[r].second; ++pc)
+      if (pc >= 0 && code[static_cast<std::size_t>(pc)].kind == InstrKind::assign && code[static_cast<std::size_t>(pc)].var == outer)
+        plan.pass_hook[r][static_cast<std::size_t>(pc)] = 1;
   }
   plan.outer.assign(n, -1);
   plan.outer_loop.assign(n, {0, 0});

@@ -419,11 +419,18 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
     rp.in_pass = rp.checked;
     for (Site& x : past) x.past = true;
     rp.checked.insert(rp.checked.end(), past.begin(), past.end());
-    if (std::find(rp.nonneg.begin(), rp.nonneg.end(), rp.outer) == rp.nonneg.end())
-      return at(outer->loc) + ": the counter " + r.vars[static_cast<std::size_t>(rp.outer) ] + " of the loop around the trip loop is assigned elsewhere";
-    for (const Site& s : rp.in_pass)
+    // The outer counter counts the passes: nothing in the loop assigns it
+    // (after it, CUTLASS's accumulator tail `t = TILES + c` may).
+    std::vector<std::pair<int, ir::Loc>> by_ops;
+    written_by_ops(outer->body, by_ops);
+    for (const auto& [v, loc] : by_ops)
+      if (v == rp.outer) return at(loc) + ": an operation writes the counter " + r.vars[static_cast<std::size_t>(v)] + " of the loop around the trip loop";
+    for (const Site& s : rp.in_pass) {
+      if (s.target == rp.outer)
+        return at(s.loc) + ": the counter " + r.vars[static_cast<std::size_t>(rp.outer)] + " of the loop around the trip loop is assigned in it";
       if (s.target == rp.counter)
         return at(s.loc) + ": the trip counter " + r.vars[static_cast<std::size_t>(rp.counter)] + " is assigned outside its loop";
+    }
   }
   // Coefficients, to a fixpoint: a variable assigned an affine expression of
   // shifted ones moves with them.
@@ -527,8 +534,6 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, RolePla
     s.add(m[static_cast<std::size_t>(v)] >= 0);
   };
   if (nested) {
-    const z3::expr& o = x[static_cast<std::size_t>(rp.outer)];
-    s.add(o >= c.int_val(static_cast<int64_t>(rp.outer_lo)) && o <= c.int_val(static_cast<int64_t>(rp.outer_hi)));
     s.add(x[check::trip_class] < c.int_val(static_cast<int64_t>(least + P)));
     s.add(x[check::trip_class] >= c.int_val(static_cast<int64_t>(least)));
     make_modular(check::trip_class);
@@ -549,6 +554,11 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, RolePla
     for (const auto& [v, lo] : site.within)
       if (std::find(rp.nonneg.begin(), rp.nonneg.end(), v) != rp.nonneg.end())
         s.add(x[static_cast<std::size_t>(v)] >= c.int_val(static_cast<int64_t>(lo)));
+    // In a pass, the outer counter is in its range.
+    if (nested && !site.past) {
+      const z3::expr& o = x[static_cast<std::size_t>(rp.outer)];
+      s.add(o >= c.int_val(static_cast<int64_t>(rp.outer_lo)) && o < c.int_val(static_cast<int64_t>(rp.outer_hi)));
+    }
     for (const auto& [e, taken] : site.conds) s.add((term(e, x) != 0) == c.bool_val(taken));
     for (const auto& [v, e] : site.defs) {
       s.add(x[static_cast<std::size_t>(v)] == term(e, x));
@@ -711,6 +721,20 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
               passes = static_cast<int>(hi.value - lo.value);
             }
           }
+    }
+    // A loop over C * N beside nested ones runs as C passes (trip_kernel).
+    for (const ir::Role& r : t1.roles) {
+      std::vector<Place> loops;
+      Place top;
+      find_trip_loops(t1, r.body, top, loops);
+      for (const Place& pl : loops) {
+        const ir::Expr& hi = t1.exprs[static_cast<std::size_t>(pl.loop->hi)];
+        if (!nested || hi.kind != ir::ExprKind::binary || hi.bin != ir::BinOp::mul) continue;
+        for (const ExprId side : {hi.a, hi.b}) {
+          const ir::Expr& c = t1.exprs[static_cast<std::size_t>(side)];
+          if (c.kind == ir::ExprKind::constant && c.value > passes && c.value <= 64) passes = static_cast<int>(c.value);
+        }
+      }
     }
   }
   const ir::Kernel t = check::trip_kernel(k, param, nested ? passes : 0);
