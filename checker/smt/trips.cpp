@@ -132,6 +132,16 @@ void sites_in(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const s
   }
 }
 
+// What holds after the statements of `body` run from cx (the `if`s around
+// them no longer).
+Context after_run(const std::vector<ir::Expr>& ex, const std::vector<ir::Stmt>& body, Context cx) {
+  for (const ir::Stmt& s : body) {
+    forget(ex, s, cx);
+    if (s.kind == ir::StmtKind::assign && !reads_var(ex, s.expr, s.var)) cx.defs.emplace_back(s.var, s.expr);
+  }
+  return cx;
+}
+
 void sites(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const std::vector<ir::Expr>* exprs = nullptr,
            const Within& within = {}) {
   Context cx;
@@ -365,16 +375,28 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
     before.push_back(Site{s.expr, -1, s.loc, false, {}});
     block = pl.in_body[i] ? &s.body : &s.else_body;
   }
-  split_sites(*block, index_in(*block, &loop), outer ? pre : before, after);
+  // A pass's statements before and after its trip loop, with what holds
+  // there (what the statements before the loop assign, unless the loop
+  // assigns it: `base = t * N` before `g = base + k`).
+  Context pre_cx, post_cx;
+  if (outer) {
+    const std::size_t at_loop = index_in(*block, &loop);
+    const std::vector<ir::Stmt> first(block->begin(), block->begin() + static_cast<std::ptrdiff_t>(at_loop));
+    const std::vector<ir::Stmt> last(block->begin() + static_cast<std::ptrdiff_t>(at_loop) + 1, block->end());
+    pre_cx.within = {{outer->var, rp.outer_lo}};
+    sites_in(first, pre, &ex, pre_cx);
+    pre_cx = after_run(ex, first, pre_cx);
+    forget(ex, loop, pre_cx);
+    post_cx = pre_cx;
+    sites_in(last, after, &ex, post_cx);
+  } else {
+    split_sites(*block, index_in(*block, &loop), before, after);
+  }
   rp.counter = loop.var;
   // Nested: in a pass, before its trip loop, N is read by comparisons (a
   // gate, as in the loop) and its class by anything else; before the outer
   // loop, its class is not read (pass 0 has not decided it).
-  if (outer) {
-    const Within w{{outer->var, rp.outer_lo}};
-    for (Site& s : pre) s.within = w;
-    for (Site& s : after) s.within = w;
-  }
+
   for (const std::vector<Site>* list : {&before, &skipped, &shared})
     for (const Site& s : *list)
       if (nested && reads_var(ex, s.e, check::trip_class))
@@ -399,7 +421,9 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
   Within in_loop;
   if (outer) in_loop.emplace_back(outer->var, rp.outer_lo);
   if (ex[static_cast<std::size_t>(loop.lo)].kind == ir::ExprKind::constant) in_loop.emplace_back(loop.var, ex[static_cast<std::size_t>(loop.lo)].value);
-  sites(loop.body, body, &ex, in_loop);
+  Context cx = pre_cx;
+  cx.within = in_loop;
+  sites_in(loop.body, body, &ex, cx);
   std::vector<Site> gated = body;
   gated.insert(gated.end(), pre.begin(), pre.end());
   for (const Site& s : gated) {
