@@ -117,6 +117,16 @@ ir::ExprId add_expr(std::vector<ir::Expr>& ex, ir::Expr x) {
   return static_cast<ir::ExprId>(ex.size() - 1);
 }
 
+ir::Stmt for_stmt(const ir::Loc& loc, int var, ir::ExprId lo, ir::ExprId hi) {
+  ir::Stmt f{};
+  f.kind = ir::StmtKind::for_loop;
+  f.loc = loc;
+  f.var = var;
+  f.lo = lo;
+  f.hi = hi;
+  return f;
+}
+
 // Nested loops: a loop `for g in 0 .. C * N` at the top of a role (or in its
 // `if`s) becomes `for t in 0 .. C: for k in 0 .. N: g = t * N + k; body`,
 // then `g = C * N`: the same run at every N, its passes those of the
@@ -167,20 +177,10 @@ void unflatten(ir::Kernel& t, ir::Role& r, std::vector<ir::Stmt>& body) {
     set_g.loc = s.loc;
     set_g.var = s.var;
     set_g.expr = g;
-    ir::Stmt inner{};
-    inner.kind = ir::StmtKind::for_loop;
-    inner.loc = s.loc;
-    inner.var = kv;
-    inner.lo = s.lo;
-    inner.hi = n_id;
+    ir::Stmt inner = for_stmt(s.loc, kv, s.lo, n_id);
     inner.body.push_back(set_g);
     for (ir::Stmt& x : s.body) inner.body.push_back(std::move(x));
-    ir::Stmt outer{};
-    outer.kind = ir::StmtKind::for_loop;
-    outer.loc = s.loc;
-    outer.var = tv;
-    outer.lo = s.lo;
-    outer.hi = c;
+    ir::Stmt outer = for_stmt(s.loc, tv, s.lo, c);
     outer.body.push_back(std::move(inner));
     ir::Stmt last = set_g;
     last.expr = s.hi;

@@ -75,6 +75,13 @@ void forget(const std::vector<ir::Expr>& ex, const ir::Stmt& s, Context& cx) {
   }
 }
 
+// What holds after `s` runs: the context less what it assigns, and its
+// assignment as a definition when it does not read its own variable.
+void after_step(const std::vector<ir::Expr>& ex, const ir::Stmt& s, Context& cx) {
+  forget(ex, s, cx);
+  if (s.kind == ir::StmtKind::assign && !reads_var(ex, s.expr, s.var)) cx.defs.emplace_back(s.var, s.expr);
+}
+
 void op_sites(const ir::Stmt& s, std::vector<Site>& out, const Context& cx) {
   const ir::Op& op = s.op;
   auto add = [&](ExprId e) {
@@ -126,19 +133,14 @@ void sites_in(const std::vector<ir::Stmt>& body, std::vector<Site>& out, const s
         sites_in(s.else_body, out, exprs, cx);
         break;
     }
-    if (!exprs) continue;
-    forget(*exprs, s, cx);
-    if (s.kind == ir::StmtKind::assign && !reads_var(*exprs, s.expr, s.var)) cx.defs.emplace_back(s.var, s.expr);
+    if (exprs) after_step(*exprs, s, cx);
   }
 }
 
 // What holds after the statements of `body` run from cx (the `if`s around
 // them no longer).
 Context after_run(const std::vector<ir::Expr>& ex, const std::vector<ir::Stmt>& body, Context cx) {
-  for (const ir::Stmt& s : body) {
-    forget(ex, s, cx);
-    if (s.kind == ir::StmtKind::assign && !reads_var(ex, s.expr, s.var)) cx.defs.emplace_back(s.var, s.expr);
-  }
+  for (const ir::Stmt& s : body) after_step(ex, s, cx);
   return cx;
 }
 
