@@ -350,6 +350,17 @@ TripPlan make_trip_plan(const Program& p, const std::shared_ptr<const TripShift>
   plan.live.resize(p.code.size());
   for (std::size_t r = 0; r < p.code.size(); ++r)
     plan.live[r] = liveness(p, p.code[r], static_cast<int>(p.kernel->roles[r].vars.size()));
+  // The operations that retire groups (spec::async_group::wait, called from
+  // checker/step: on_bulk_wait_group, on_cp_async_wait, on_wgmma_wait).
+  plan.group_waits.assign(p.code.size(), {0, 0, 0});
+  for (std::size_t r = 0; r < p.code.size(); ++r)
+    for (const Instr& in : p.code[r]) {
+      if (in.kind != InstrKind::op) continue;
+      const ir::OpCode c = in.op->code;
+      if (c == ir::OpCode::bulk_wait_group || c == ir::OpCode::bulk_wait_group_read) plan.group_waits[r][0] = 1;
+      if (c == ir::OpCode::wgmma_wait) plan.group_waits[r][1] = 1;
+      if (c == ir::OpCode::cp_async_wait || c == ir::OpCode::cp_async_wait_all) plan.group_waits[r][2] = 1;
+    }
   // Per role: the trip loop's branch, the branch_false on `counter < bound`
   // with a bound that reads N that closes a loop (program.cpp), and the gates.
   std::vector<std::pair<int, int>> loops(p.code.size(), {-1, -1});

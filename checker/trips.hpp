@@ -10,6 +10,7 @@
 // needs.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -116,6 +117,10 @@ struct TripPlan {
   // be read before they are assigned from there (a bit per variable, as
   // words); the key does not shift a dead variable, it sets it to 0.
   std::vector<std::vector<std::vector<std::uint64_t>>> live;
+  // Per role, per kind of async group (bulk, mma, cp.async): whether its
+  // code waits for groups of that kind (a wait_group), which compares their
+  // accesses' groups with the groups it retires (checker/reduce/trips.cpp).
+  std::vector<std::array<char, 3>> group_waits;
 };
 // Whether variable v (of its role) of agent a may be read before it is
 // assigned from where a is.

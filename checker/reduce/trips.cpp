@@ -1,9 +1,25 @@
 #include "checker/reduce/trips.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 
 namespace pc::check {
+
+namespace {
+
+// The async units whose accesses carry an agent's groups of a kind (bulk,
+// mma, cp.async): a bulk group's are its bulk copies' and the tensor-map
+// reads of its TMA loads (spec::sync_order::bulk_wait retires both).
+using GroupUnits = std::array<std::uint8_t, 2>;
+GroupUnits group_units(const spec::hb::AgentThreads& th, int kind) {
+  using spec::hb::Unit;
+  if (kind == 0) return {th.unit(Unit::bulk), th.unit(Unit::tma)};
+  const std::uint8_t u = th.unit(kind == 1 ? Unit::mma : Unit::cp_async);
+  return {u, u};
+}
+
+}  // namespace
 
 void trip_key(const TripPlan& plan, const Program& p, State& s) {
   // Trip counters: shifted once every agent that runs a trip loop is in it
@@ -114,33 +130,45 @@ void trip_key(const TripPlan& plan, const Program& p, State& s) {
   // `phase & 1` (test_wait_parity, and tokens by parity); last_seen is written
   // only when a trace is described.
   for (spec::mbarrier::State& m : s.mbars) m.phase &= 1u;
-  // Async groups per agent and kind, relative to the least non-zero number
-  // among the counts and the groups of its events and arrivals in flight (0
-  // stays 0: none; tcgen05 groups never retire, they complete by arrival).
+  // Async groups per agent and kind. An access's group is read only by
+  // comparisons with a group a later step names (spec/hb.cpp: release_unit,
+  // retire, tc_fence_unit): a wait's (at least `retired`, which it raises:
+  // spec::async_group::wait) or a tcgen05.commit's (committed + 1 on). With
+  // L the least such group, the accesses of groups up to L compare alike:
+  // their group becomes L (a tensor-memory accumulator's last write of an
+  // earlier tile, which no later access of that kind replaces). Then the
+  // numbers are relative to the least non-zero one among the counts and the
+  // groups of its accesses and commits in flight (0 stays 0: none).
   for (std::size_t a = 0; a < s.agents.size(); ++a) {
     const spec::hb::AgentThreads& th = p.agents[a].hb;
     AgentState& ag = s.agents[a];
     Groups* gs[3] = {&ag.bulk, &ag.mma, &ag.cp};
-    const spec::hb::Unit units[3] = {spec::hb::Unit::bulk, spec::hb::Unit::mma, spec::hb::Unit::cp_async};
     for (int kind = 0; kind < 3; ++kind) {
       Groups& g = *gs[kind];
       if (g.committed == 0 && g.issued == 0 && g.retired == 0) continue;  // not in use
-      const std::uint8_t unit = th.unit(units[kind]);
+      const GroupUnits units = group_units(th, kind);
+      auto ours = [&](const spec::hb::Event& e) { return e.group > 0 && (e.thread == units[0] || e.thread == units[1]); };
+      auto commit_of = [&](const Pending& pe) { return kind == 1 && pe.kind == PendingKind::tcgen05_arrive && pe.agent == a && pe.group > 0; };
+      const bool waits = plan.group_waits[static_cast<std::size_t>(p.agents[a].role)][static_cast<std::size_t>(kind)] != 0;
+      const std::int64_t L = waits ? g.retired : std::int64_t{g.committed} + 1;
+      if (L > 0)
+        for (spec::hb::Event& e : s.mem.events)
+          if (ours(e) && e.group < L) e.group = static_cast<std::uint16_t>(L);
       std::int64_t m = LLONG_MAX;
       for (const std::int64_t v : {std::int64_t{g.committed}, std::int64_t{g.retired}, std::int64_t{g.issued}})
         if (v > 0) m = std::min(m, v);
       for (const spec::hb::Event& e : s.mem.events)
-        if (e.group > 0 && e.thread == unit) m = std::min<std::int64_t>(m, e.group);
+        if (ours(e)) m = std::min<std::int64_t>(m, e.group);
       for (const Pending& pe : s.pending)
-        if (kind == 1 && pe.agent == a && pe.group > 0) m = std::min<std::int64_t>(m, pe.group);
+        if (commit_of(pe)) m = std::min<std::int64_t>(m, pe.group);
       if (m == LLONG_MAX || m <= 1) continue;
       const auto d = static_cast<std::uint16_t>(m - 1);
       for (std::uint16_t* v : {&g.committed, &g.retired, &g.issued})
         if (*v > 0) *v = static_cast<std::uint16_t>(*v - d);
       for (spec::hb::Event& e : s.mem.events)
-        if (e.group > 0 && e.thread == unit) e.group = static_cast<std::uint16_t>(e.group - d);
+        if (ours(e)) e.group = static_cast<std::uint16_t>(e.group - d);
       for (Pending& pe : s.pending)
-        if (kind == 1 && pe.agent == a && pe.group > 0) pe.group = static_cast<std::uint16_t>(pe.group - d);
+        if (commit_of(pe)) pe.group = static_cast<std::uint16_t>(pe.group - d);
     }
   }
   std::sort(s.pending.begin(), s.pending.end());

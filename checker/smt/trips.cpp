@@ -217,29 +217,49 @@ struct RolePlan {
   std::map<int, std::int64_t> coef;                  // shifted variables (the counter and N included)
   std::vector<Site> checked;                         // the sites in and after the trip loop
   std::vector<check::TripThreshold> thresholds;      // the comparisons that read N inside the loop
-  std::vector<int> nonneg;                           // variables never negative: loop variables from a constant >= 0
+  std::vector<int> nonneg;                           // variables never negative (nonneg_vars)
+  std::vector<int> by_loops;                         // of them, those set by `for` loops only
   // Nested: the outer loop's counter, first value and bound, and the sites
   // a pass runs (before, in and after the trip loop), of which pass 0's
   // must not read N's class, not yet known there.
   int outer = -1;
   std::int64_t outer_lo = 0, outer_hi = 0;
   std::vector<Site> in_pass;
-  std::vector<Site> early;   // in a pass, before it leaves the trip loop (pass 0's N may be undecided there)
+  std::vector<Site> early;   // in pass 0, before it leaves the trip loop (its N may be undecided there)
+  std::vector<std::pair<Site, bool>> first_pass;  // the per-pass `if`s around the trip loop in pass 0, the branch to the loop
   std::vector<int> modular;  // found by first_moving
 };
 
-// The variables of a role that are never negative: set only by `for`
-// loops from a constant at or above 0 (each step adds 1; every variable
-// starts at 0), assigned nowhere else and written by no operation.
-std::vector<int> nonneg_vars(const ir::Kernel& t, const ir::Role& r) {
-  std::vector<char> loop(r.vars.size(), 0), other(r.vars.size(), 0);
+// Whether e is a constant at or above 0, or v plus one (either order).
+bool counts_up(const std::vector<ir::Expr>& ex, ExprId e, int v) {
+  const ir::Expr& x = ex[static_cast<std::size_t>(e)];
+  auto nonneg_constant = [&](ExprId i) {
+    const ir::Expr& c = ex[static_cast<std::size_t>(i)];
+    return c.kind == ir::ExprKind::constant && c.value >= 0;
+  };
+  auto is_v = [&](ExprId i) {
+    const ir::Expr& y = ex[static_cast<std::size_t>(i)];
+    return y.kind == ir::ExprKind::var && y.var == v;
+  };
+  if (x.kind == ir::ExprKind::constant) return x.value >= 0;
+  return x.kind == ir::ExprKind::binary && x.bin == ir::BinOp::add &&
+         ((is_v(x.a) && nonneg_constant(x.b)) || (is_v(x.b) && nonneg_constant(x.a)));
+}
+
+// The variables of a role that are never negative (every variable starts
+// at 0): set only by `for` loops from a constant at or above 0 (each step
+// adds 1) and by assignments of a constant at or above 0 or of itself plus
+// one (a running tile count `n = n + 1`), written by no operation. With
+// loops_only, those set by `for` loops only.
+std::vector<int> nonneg_vars(const ir::Kernel& t, const ir::Role& r, bool loops_only = false) {
+  std::vector<char> up(r.vars.size(), 0), other(r.vars.size(), 0);
   std::function<void(const std::vector<ir::Stmt>&)> walk = [&](const std::vector<ir::Stmt>& b) {
     for (const ir::Stmt& s : b) {
       if (s.kind == ir::StmtKind::for_loop) {
         const ir::Expr& lo = t.exprs[static_cast<std::size_t>(s.lo)];
-        (lo.kind == ir::ExprKind::constant && lo.value >= 0 ? loop : other)[static_cast<std::size_t>(s.var)] = 1;
+        (lo.kind == ir::ExprKind::constant && lo.value >= 0 ? up : other)[static_cast<std::size_t>(s.var)] = 1;
       } else if (s.kind == ir::StmtKind::assign) {
-        other[static_cast<std::size_t>(s.var)] = 1;
+        (!loops_only && counts_up(t.exprs, s.expr, s.var) ? up : other)[static_cast<std::size_t>(s.var)] = 1;
       } else if (s.kind == ir::StmtKind::op) {
         if (s.op.dest_var >= 0) other[static_cast<std::size_t>(s.op.dest_var)] = 1;
         if (s.op.token_var >= 0) other[static_cast<std::size_t>(s.op.token_var)] = 1;
@@ -251,7 +271,7 @@ std::vector<int> nonneg_vars(const ir::Kernel& t, const ir::Role& r) {
   walk(r.body);
   std::vector<int> out;
   for (std::size_t v = ir::num_builtin_vars; v < r.vars.size(); ++v)
-    if (loop[v] && !other[v]) out.push_back(static_cast<int>(v));
+    if (up[v] && !other[v]) out.push_back(static_cast<int>(v));
   return out;
 }
 
@@ -318,17 +338,22 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
   }
   const Place& pl = loops[0];
   const ir::Stmt& loop = *pl.loop;
+  // The ifs outside the outer loop (or around a loop in no other) decide
+  // per agent whether it runs the loop; those inside it, per pass (CUTLASS's
+  // tile scheduler: `if valid == 1:`, valid the last response).
   const ir::Stmt* outer = nullptr;
   bool guarded = false;
+  std::vector<std::size_t> per_pass;  // indices in pl.around
   for (std::size_t i = 0; i < pl.around.size(); ++i) {
     const ir::Stmt* s = pl.around[i];
     if (s->kind != ir::StmtKind::for_loop) {
-      guarded = true;
+      if (outer) per_pass.push_back(i);
+      else guarded = true;
       continue;
     }
-    if (outer || i + 1 != pl.around.size())
-      return at(loop.loc) + ": the loop over the trip count is inside the loop at " + at(s->loc) +
-             " and another statement in it (nested loops: the trip loop must be directly in the body of one loop, over a constant count)";
+    if (outer)
+      return at(loop.loc) + ": the loop over the trip count is inside the loop at " + at(s->loc) + " and the loop at " +
+             at(outer->loc) + " (nested loops: the trip loop must be in the body of one loop, over a constant count, or in `if`s there)";
     outer = s;
   }
   if (nested && !outer)
@@ -355,23 +380,29 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
   } else if (hi.kind != ir::ExprKind::var || hi.var != trip_var) {
     return at(loop.loc) + ": the loop's bound is neither the trip count nor a constant (1 to 1024) times it";
   }
-  // The ifs around it decide, per agent, whether it runs the loop.
+  // The ifs outside the outer loop decide, per agent, whether it runs the loop.
   std::vector<Site> before, skipped, shared, body, after, pre, past;
   const std::vector<ir::Stmt>* block = &r.body;
+  Context first_cx;  // what holds where the outer loop begins its first pass
+  auto prefix = [](const std::vector<ir::Stmt>& b, const ir::Stmt* s) {
+    return std::vector<ir::Stmt>(b.begin(), b.begin() + static_cast<std::ptrdiff_t>(index_in(b, s)));
+  };
   for (std::size_t i = 0; i < pl.around.size(); ++i) {
     const ir::Stmt& s = *pl.around[i];
+    first_cx = after_run(ex, prefix(*block, &s), first_cx);
     if (&s == outer) {
       // Before the outer loop; after it, in every runner.
       split_sites(*block, index_in(*block, &s), before, past);
       before.push_back(Site{s.lo, -1, s.loc, false, {}});
       before.push_back(Site{s.hi, -1, s.loc, false, {}});
       block = &s.body;
-      continue;
+      break;
     }
     if (!reads_only_builtins(ex, s.expr))
       return at(loop.loc) + ": the loop over the trip count is inside the `if` at " + at(s.loc) +
              ", whose condition reads variables other than cta, instance and warp";
     rp.guards.emplace_back(s.expr, pl.in_body[i]);
+    first_cx.conds.emplace_back(s.expr, pl.in_body[i]);
     split_sites(*block, index_in(*block, &s), before, shared);
     sites(pl.in_body[i] ? s.else_body : s.body, skipped);
     before.push_back(Site{s.expr, -1, s.loc, false, {}});
@@ -379,18 +410,57 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
   }
   // A pass's statements before and after its trip loop, with what holds
   // there (what the statements before the loop assign, unless the loop
-  // assigns it: `base = t * N` before `g = base + k`).
+  // assigns it: `base = t * N` before `g = base + k`). Per-pass `if`s
+  // between the outer loop and the trip loop: their conditions are sites
+  // before the trip loop; their other branches and the statements after
+  // them run in a pass whose trip loop the agent may skip (`pass_other`).
+  std::vector<Site> pass_other, early_pre, early_body;
   Context pre_cx, post_cx;
+  Within in_loop;
+  if (outer) in_loop.emplace_back(outer->var, rp.outer_lo);
+  if (ex[static_cast<std::size_t>(loop.lo)].kind == ir::ExprKind::constant) in_loop.emplace_back(loop.var, ex[static_cast<std::size_t>(loop.lo)].value);
   if (outer) {
-    const std::size_t at_loop = index_in(*block, &loop);
-    const std::vector<ir::Stmt> first(block->begin(), block->begin() + static_cast<std::ptrdiff_t>(at_loop));
-    const std::vector<ir::Stmt> last(block->begin() + static_cast<std::ptrdiff_t>(at_loop) + 1, block->end());
+    // From cx at the top of the outer loop's body to the trip loop: the sites
+    // before it (and the others, where asked); the context at the loop.
+    auto walk = [&](Context cx, std::vector<Site>& before_loop, std::vector<Site>* other, std::vector<std::pair<Site, bool>>* takes) {
+      const std::vector<ir::Stmt>* b = &outer->body;
+      for (const std::size_t i : per_pass) {
+        const ir::Stmt& g = *pl.around[i];
+        const std::vector<ir::Stmt> head = prefix(*b, &g);
+        sites_in(head, before_loop, &ex, cx);
+        cx = after_run(ex, head, cx);
+        before_loop.push_back(site_at(g.expr, -1, g.loc, false, cx));
+        if (takes) takes->emplace_back(site_at(g.expr, -1, g.loc, false, cx), pl.in_body[i]);
+        if (other) {
+          Context no = cx, past_if = cx;
+          no.conds.emplace_back(g.expr, !pl.in_body[i]);
+          sites_in(pl.in_body[i] ? g.else_body : g.body, *other, &ex, no);
+          after_step(ex, g, past_if);
+          const std::vector<ir::Stmt> tail(b->begin() + static_cast<std::ptrdiff_t>(index_in(*b, &g)) + 1, b->end());
+          sites_in(tail, *other, &ex, past_if);
+        }
+        cx.conds.emplace_back(g.expr, pl.in_body[i]);
+        b = pl.in_body[i] ? &g.body : &g.else_body;
+      }
+      const std::vector<ir::Stmt> head = prefix(*b, &loop);
+      sites_in(head, before_loop, &ex, cx);
+      cx = after_run(ex, head, cx);
+      block = b;
+      return cx;
+    };
     pre_cx.within = {{outer->var, rp.outer_lo}};
-    sites_in(first, pre, &ex, pre_cx);
-    pre_cx = after_run(ex, first, pre_cx);
+    pre_cx = walk(pre_cx, pre, &pass_other, nullptr);
+    // The first pass, from what the statements before the outer loop
+    // assign: pass 0's reads of N's class, and its `if`s, which must take
+    // the trip loop (pass 0 decides the class).
+    first_cx.within = pre_cx.within;
+    Context early_cx = walk(first_cx, early_pre, nullptr, &rp.first_pass);
+    const std::vector<ir::Stmt> last(block->begin() + static_cast<std::ptrdiff_t>(index_in(*block, &loop)) + 1, block->end());
     forget(ex, loop, pre_cx);
     post_cx = pre_cx;
     sites_in(last, after, &ex, post_cx);
+    early_cx.within = in_loop;
+    sites_in(loop.body, early_body, &ex, early_cx);
   } else {
     split_sites(*block, index_in(*block, &loop), before, after);
   }
@@ -420,9 +490,17 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
       if (reads_var(ex, s.e, trip_var))
         return at(s.loc) + ": role " + r.name + " reads the trip count where an agent that does not run its loop (" + at(loop.loc) +
                ") may be, before it is decided";
-  Within in_loop;
-  if (outer) in_loop.emplace_back(outer->var, rp.outer_lo);
-  if (ex[static_cast<std::size_t>(loop.lo)].kind == ir::ExprKind::constant) in_loop.emplace_back(loop.var, ex[static_cast<std::size_t>(loop.lo)].value);
+  // In a pass whose trip loop an agent skips, its N stays undecided; after
+  // the outer loop too, then.
+  for (const Site& s : pass_other)
+    if (reads_var(ex, s.e, trip_var))
+      return at(s.loc) + ": role " + r.name + " reads the trip count where an agent that skips its loop (" + at(loop.loc) +
+             ") in a pass may be, where it is not decided";
+  if (!per_pass.empty())
+    for (const Site& s : past)
+      if (reads_var(ex, s.e, trip_var))
+        return at(s.loc) + ": role " + r.name + " reads the trip count after the loop at " + at(outer->loc) +
+               ", where an agent that skipped its loop over it in the last passes has not decided it";
   Context cx = pre_cx;
   cx.within = in_loop;
   sites_in(loop.body, body, &ex, cx);
@@ -435,13 +513,15 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
              "), before it is decided, other than by a comparison `x < a * N + c` (a >= 1; or <=, >, >=, ==, !=) in an `if` or an assignment";
   }
   rp.nonneg = nonneg_vars(t, r);
+  rp.by_loops = nonneg_vars(t, r, true);
   rp.checked = body;
   rp.checked.insert(rp.checked.end(), after.begin(), after.end());
   rp.checked.insert(rp.checked.end(), shared.begin(), shared.end());
   if (outer) {
-    rp.early = body;
-    rp.early.insert(rp.early.end(), pre.begin(), pre.end());
+    rp.early = early_body;
+    rp.early.insert(rp.early.end(), early_pre.begin(), early_pre.end());
     rp.checked.insert(rp.checked.end(), pre.begin(), pre.end());
+    rp.checked.insert(rp.checked.end(), pass_other.begin(), pass_other.end());
     rp.in_pass = rp.checked;
     for (Site& x : past) x.past = true;
     rp.checked.insert(rp.checked.end(), past.begin(), past.end());
@@ -532,7 +612,7 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
 // code, a read of the class must give one value for every class where the
 // outer counter is at its first value (pass 0 decides the class).
 std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, std::int64_t P, std::int64_t T,
-                                 std::int64_t least) {
+                                 std::int64_t least, std::string& why) {
   z3::context c;
   std::vector<z3::expr> x, m;
   const z3::expr j = c.int_const("j");
@@ -578,7 +658,7 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, RolePla
     // Inside a loop over a variable set only by loops from constants at or
     // above 0 (never negative), it is at least that loop's first value.
     for (const auto& [v, lo] : site.within)
-      if (std::find(rp.nonneg.begin(), rp.nonneg.end(), v) != rp.nonneg.end())
+      if (std::find(rp.by_loops.begin(), rp.by_loops.end(), v) != rp.by_loops.end())
         s.add(x[static_cast<std::size_t>(v)] >= c.int_val(static_cast<int64_t>(lo)));
     // In a pass, the outer counter is in its range.
     if (nested && !site.past) {
@@ -597,6 +677,18 @@ std::optional<Site> first_moving(const ir::Kernel& t, const ir::Role& r, RolePla
     s.pop();
     return res == z3::unsat;
   };
+  // Pass 0 takes its trip loop in every agent that runs it: its `if`s take
+  // the branch to it where the outer counter is at its first value (pass 0
+  // decides N's class, which later passes read).
+  if (nested)
+    for (const auto& [site, taken] : rp.first_pass) {
+      s.push();
+      within(site);
+      s.add(x[static_cast<std::size_t>(rp.outer)] == c.int_val(static_cast<int64_t>(rp.outer_lo)));
+      if (unsat((term(site.e, x) != 0) != c.bool_val(taken))) continue;
+      why = ": the `if` there may skip the loop over the trip count in the first pass of the loop around it (which decides the trip count's class)";
+      return site;
+    }
   // Pass 0's reads of the class before its N is decided (before an agent
   // leaves the trip loop of pass 0: pass 0's decision sets the class).
   if (nested)
@@ -778,11 +870,13 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
     return out;
   }
   std::optional<Site> failed;
+  std::string why;  // the failure's, where it is not a site that moves
   for (const std::int64_t P : {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
     for (std::int64_t T = least; T <= least + 2; ++T) {
       failed.reset();
+      why.clear();
       for (std::size_t r = 0; r < t.roles.size() && !failed; ++r)
-        if (plans[r].counter >= 0) failed = first_moving(t, t.roles[r], plans[r], P, T, least);
+        if (plans[r].counter >= 0) failed = first_moving(t, t.roles[r], plans[r], P, T, least, why);
       if (failed) continue;
       auto sh = std::make_shared<check::TripShift>();
       sh->param = param;
@@ -808,7 +902,7 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
       return out;
     }
   }
-  out.reason = at(failed->loc) + ": an expression there is not periodic in the trip counter with any period up to 64";
+  out.reason = at(failed->loc) + (why.empty() ? ": an expression there is not periodic in the trip counter with any period up to 64" : why);
   return out;
 }
 
