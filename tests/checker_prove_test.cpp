@@ -137,17 +137,18 @@ const std::string nested_mixed =
 // CUTLASS's sm100 tile scheduler: a pass runs its tile only while the last
 // launch-control response said "a new tile" (`if valid == 1:`); the ring's
 // base is the running tile count n (g = n * N + k), the producer's tail
-// after the tile loop reads n * N + c.
+// after the tile loop reads n * N + c. The tile loop's bound is a constant
+// expression (the tiles launch control may give, and the first).
 const std::string nested_clc =
-    "kernel nested_clc\nparam N = 3 in 1..64\nclc 1\nsmem buf[2] bytes 64\nsmem resp bytes 16\n"
+    "kernel nested_clc\nparam N = 3 in 1..64\nparam CLC_LEFT = 2\nclc 1\nsmem buf[2] bytes 64\nsmem resp bytes 16\n"
     "mbarrier full[2] count 1\nmbarrier empty[2] count 1\nmbarrier cfull count 1\nmbarrier cempty count 64\n"
-    "role producer warp:\n  valid = 1\n  n = 0\n  for t in 0 .. 3:\n    if valid == 1:\n      for k in 0 .. N:\n"
+    "role producer warp:\n  valid = 1\n  n = 0\n  for t in 0 .. CLC_LEFT + 1:\n    if valid == 1:\n      for k in 0 .. N:\n"
     "        g = n * N + k\n        wait empty[g % 2] parity (g / 2 + 1) % 2\n        one: write buf[g % 2]\n"
     "        one: arrive full[g % 2]\n      one: wait cempty parity (n + 1) % 2\n      one: arrive_expect_tx cfull bytes 16\n"
     "      one: clc_try_cancel resp -> cfull\n      wait cfull parity n % 2\n      nv = clc_query resp\n      fence_proxy_async\n"
     "      arrive cempty\n      n = n + 1\n      valid = nv\n"
     "  for c in 0 .. 2:\n    g = n * N + c\n    wait empty[g % 2] parity (g / 2 + 1) % 2\n"
-    "role consumer warp:\n  valid = 1\n  n = 0\n  for t in 0 .. 3:\n    if valid == 1:\n      for k in 0 .. N:\n"
+    "role consumer warp:\n  valid = 1\n  n = 0\n  for t in 0 .. CLC_LEFT + 1:\n    if valid == 1:\n      for k in 0 .. N:\n"
     "        g = n * N + k\n        wait full[g % 2] parity (g / 2) % 2\n        one: read buf[g % 2]\n"
     "        one: arrive empty[g % 2]\n      wait cfull parity n % 2\n      nv = clc_query resp\n      fence_proxy_async\n"
     "      arrive cempty\n      n = n + 1\n      valid = nv\n";

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "checker/expr.hpp"
 #include "checker/smt/encode.hpp"
 
 namespace pc::smt {
@@ -360,13 +361,12 @@ std::string plan_role(const ir::Kernel& t, const ir::Role& r, RolePlan& rp, bool
     return at(loop.loc) + ": role " + r.name +
            "'s loop over the trip count is in no other loop, where another role's is (nested loops: every trip loop must be)";
   if (outer) {
-    const ir::Expr& lo = ex[static_cast<std::size_t>(outer->lo)];
-    const ir::Expr& hi = ex[static_cast<std::size_t>(outer->hi)];
-    if (lo.kind != ir::ExprKind::constant || hi.kind != ir::ExprKind::constant || hi.value <= lo.value || lo.value < 0)
+    const std::optional<std::int64_t> lo = ir::fold_constant(ex, outer->lo).value, hi = ir::fold_constant(ex, outer->hi).value;
+    if (!lo || !hi || *hi <= *lo || *lo < 0)
       return at(outer->loc) + ": the loop around the trip loop does not run from a constant at or above 0 to a larger constant";
     rp.outer = outer->var;
-    rp.outer_lo = lo.value;
-    rp.outer_hi = hi.value;
+    rp.outer_lo = *lo;
+    rp.outer_hi = *hi;
   }
   // The bound: N, or a constant times N (a loop flattened over TILES * N).
   const ir::Expr& hi = ex[static_cast<std::size_t>(loop.hi)];
@@ -829,14 +829,13 @@ TripProof prove_trips(const ir::Kernel& k, const std::string& name) {
         for (const ir::Stmt* s : pl.around)
           if (s->kind == ir::StmtKind::for_loop) {
             nested = true;
-            const ir::Expr& lo = t1.exprs[static_cast<std::size_t>(s->lo)];
-            const ir::Expr& hi = t1.exprs[static_cast<std::size_t>(s->hi)];
-            if (lo.kind == ir::ExprKind::constant && hi.kind == ir::ExprKind::constant && hi.value - lo.value > passes) {
-              if (hi.value - lo.value > 64) {
+            const std::optional<std::int64_t> lo = ir::fold_constant(t1.exprs, s->lo).value, hi = ir::fold_constant(t1.exprs, s->hi).value;
+            if (lo && hi && *hi - *lo > passes) {
+              if (*hi - *lo > 64) {
                 out.reason = at(s->loc) + ": the loop around the trip loop runs more than 64 times";
                 return out;
               }
-              passes = static_cast<int>(hi.value - lo.value);
+              passes = static_cast<int>(*hi - *lo);
             }
           }
     }
