@@ -190,6 +190,10 @@ struct StateProfile {
     std::uint64_t states = 0;
   };
   bool taken = false;
+  // The search counted where it is not the result's: --prove's, which
+  // stopped at a limit before it closed (the result is then the explicit
+  // search's at the given value).
+  std::string of;
   std::uint64_t states = 0;    // the states counted: every state stored
   std::vector<Line> lines;     // the most states first (then by agent, line)
   std::vector<Phase> phases;   // by barrier, then phase

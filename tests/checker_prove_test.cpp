@@ -588,4 +588,16 @@ TEST_CASE("prove: check-kernel --prove NAME, its text, JSON and exit status") {
   CHECK(refused_bug.out.find("at ITERS=4 (the explicit search; not proved for every ITERS: ") != std::string::npos);
   CHECK(run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove").status == 2);
   CHECK(run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove K_TILES --sweep").status == 2);
+  // A proof search that stops at a limit: the profile is its own (26,704
+  // states close it), said so, not the explicit search's.
+  const Run capped = run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove K_TILES --max-states 3000 --profile-states");
+  CHECK(capped.status == 3);
+  CHECK(capped.out.find("the search stopped at its limit (max-states) before it closed") != std::string::npos);
+  CHECK(capped.out.find("states stored by the --prove K_TILES search, which stopped at its limit;") != std::string::npos);
+  const Run capped_json = run("prove_cli", src + "/kernels/tlx_ws_gemm_hopper.bk --prove K_TILES --max-states 3000 --profile-states --json");
+  CHECK(capped_json.out.find("\"of\": \"the --prove K_TILES search, which stopped at its limit\"") != std::string::npos);
+  // Where the proof covers no kernel, the profile is the explicit search's.
+  const Run plain = run("prove_cli", src + "/kernels/amd_lds_gather_pipeline.bk --prove ITERS --profile-states");
+  CHECK(plain.out.find("  profile: ") != std::string::npos);
+  CHECK(plain.out.find("stored by ") == std::string::npos);
 }

@@ -306,10 +306,16 @@ void prove(pc::report::FileReport& f, const pc::ir::Kernel& k, const std::string
     f.result = std::move(r);
     return;
   }
-  if (r.verdict == pc::check::Verdict::inconclusive)
-    return explicit_at(r.inconclusive_reason == "not-proved"
-                           ? r.not_proved
-                           : "the search stopped at its limit (" + r.inconclusive_reason + ") before it closed");
+  if (r.verdict == pc::check::Verdict::inconclusive) {
+    if (r.inconclusive_reason == "not-proved") return explicit_at(r.not_proved);
+    explicit_at("the search stopped at its limit (" + r.inconclusive_reason + ") before it closed");
+    // Where the states of the search that did not close came from.
+    if (r.profile.taken) {
+      f.result.profile = std::move(r.profile);
+      f.result.profile.of = "the --prove " + name + " search, which stopped at its limit";
+    }
+    return;
+  }
   if (r.trip_value < 0) {
     f.result = std::move(r);
     return;

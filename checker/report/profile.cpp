@@ -49,7 +49,8 @@ std::string profile_text(const FileReport& f) {
   if (!p.taken) return {};
   auto agent = [&](int a) { return a >= 0 && static_cast<std::size_t>(a) < r.agents.size() ? r.agents[static_cast<std::size_t>(a)].name : "?"; };
   std::ostringstream o;
-  o << "  profile: " << p.states << " states stored; in each, every agent is at a line, every mbarrier at a phase\n";
+  o << "  profile: " << p.states << " states stored" << (p.of.empty() ? "" : " by " + p.of)
+    << "; in each, every agent is at a line, every mbarrier at a phase\n";
   o << "    top agent lines (the states in which the agent is at that line):\n";
   for (std::size_t i = 0; i < p.lines.size() && i < top_lines; ++i) {
     char buf[160];
@@ -98,7 +99,7 @@ std::string profile_json(const FileReport& f) {
   const check::StateProfile& p = r.profile;
   auto agent = [&](int a) { return a >= 0 && static_cast<std::size_t>(a) < r.agents.size() ? q(r.agents[static_cast<std::size_t>(a)].name) : std::string("null"); };
   std::ostringstream o;
-  o << "{\"states\": " << p.states << ", \"lines\": [";
+  o << "{\"states\": " << p.states << (p.of.empty() ? "" : ", \"of\": " + q(p.of)) << ", \"lines\": [";
   for (std::size_t i = 0; i < p.lines.size(); ++i)
     o << (i ? ", " : "") << "{\"agent\": " << agent(p.lines[i].agent) << ", \"line\": " << p.lines[i].line
       << ", \"states\": " << p.lines[i].states << "}";
