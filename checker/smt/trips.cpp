@@ -231,7 +231,7 @@ struct RolePlan {
   std::vector<int> modular;  // found by first_moving
 };
 
-// Whether e is a constant at or above 0, or v plus one (either order).
+// Whether e is a constant at or above 0, or v plus such a constant (either order).
 bool counts_up(const std::vector<ir::Expr>& ex, ExprId e, int v) {
   const ir::Expr& x = ex[static_cast<std::size_t>(e)];
   auto nonneg_constant = [&](ExprId i) {
@@ -242,7 +242,7 @@ bool counts_up(const std::vector<ir::Expr>& ex, ExprId e, int v) {
     const ir::Expr& y = ex[static_cast<std::size_t>(i)];
     return y.kind == ir::ExprKind::var && y.var == v;
   };
-  if (x.kind == ir::ExprKind::constant) return x.value >= 0;
+  if (nonneg_constant(e)) return true;
   return x.kind == ir::ExprKind::binary && x.bin == ir::BinOp::add &&
          ((is_v(x.a) && nonneg_constant(x.b)) || (is_v(x.b) && nonneg_constant(x.a)));
 }
@@ -250,8 +250,8 @@ bool counts_up(const std::vector<ir::Expr>& ex, ExprId e, int v) {
 // The variables of a role that are never negative (every variable starts
 // at 0): set only by `for` loops from a constant at or above 0 (each step
 // adds 1) and by assignments of a constant at or above 0 or of itself plus
-// one (a running tile count `n = n + 1`), written by no operation. With
-// loops_only, those set by `for` loops only.
+// such a constant (a running tile count `n = n + 1`), written by no
+// operation. With loops_only, those set by `for` loops only.
 std::vector<int> nonneg_vars(const ir::Kernel& t, const ir::Role& r, bool loops_only = false) {
   std::vector<char> up(r.vars.size(), 0), other(r.vars.size(), 0);
   std::function<void(const std::vector<ir::Stmt>&)> walk = [&](const std::vector<ir::Stmt>& b) {
